@@ -1,0 +1,115 @@
+//! The command line (SPEC section 2), parsed with clap's derive API. Names of
+//! flags and subcommands are part of the contract.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::Mode;
+use crate::report::Format;
+
+/// The single read-only verification gate of a repository.
+///
+/// Runs the whitelisted checks of checks.toml for a mode, writes one evidence
+/// document and exits 0 (PASS), 1 (FAIL) or 2 (ERROR); 130 when interrupted.
+#[derive(Debug, Parser)]
+#[command(name = "run-check", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// A subcommand; without one, run-check runs the checks.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the check run.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the checks (the default when no subcommand is given)
+    Check(CheckArgs),
+    /// Print the plan: the checks a mode runs, with resolved programs
+    List(ListArgs),
+    /// Validate checks.toml only: exit 0 when valid, 2 when not
+    Validate(Location),
+}
+
+/// Where the worktree and config are.
+#[derive(Debug, Args, Clone)]
+pub struct Location {
+    /// Config file [default: <worktree>/checks.toml]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Root the checks run in [default: current directory]
+    #[arg(long, value_name = "PATH")]
+    pub worktree: Option<PathBuf>,
+}
+
+/// CHECK OPTIONS.
+#[derive(Debug, Args, Clone)]
+pub struct CheckArgs {
+    /// Which checks run, and how
+    #[arg(long, value_enum, default_value = "strict")]
+    pub mode: Mode,
+    /// Report format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to PATH atomically; stdout then gets nothing
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Where the worktree and config are.
+    #[command(flatten)]
+    pub location: Location,
+    /// Run only this check (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Do not run this check (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub skip: Vec<String>,
+    /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Fast mode: keep launching checks after a failure
+    #[arg(long)]
+    pub no_fail_fast: bool,
+    /// No progress lines on stderr
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `list` options.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The mode whose checks to list
+    #[arg(long, value_enum, default_value = "strict")]
+    pub mode: Mode,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Where the worktree and config are.
+    #[command(flatten)]
+    pub location: Location,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn bare_options_mean_check() {
+        let cli =
+            Cli::try_parse_from(["run-check", "--mode", "fast", "--only", "a", "--only", "b"])
+                .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.check.mode, Mode::Fast);
+        assert_eq!(cli.check.only, ["a", "b"]);
+        let cli = Cli::try_parse_from(["run-check", "check", "--format", "json"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Check(ref a)) if a.format == Format::Json));
+    }
+}

@@ -1,0 +1,283 @@
+//! The subcommands, each a short pipeline over the library stages. Human
+//! output (progress, banner, warnings) goes to stderr; reports go to stdout or
+//! the `--out` file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::cli::{CheckArgs, ListArgs, Location};
+use crate::config::{self, CheckKind, Config};
+use crate::error::Error;
+use crate::evidence::{self, Status};
+use crate::exit_code;
+use crate::meta::{self, Meta};
+use crate::output::Output;
+use crate::plan::{self, Plan, Selection};
+use crate::report::{self, Format};
+use crate::runner::{self, Event};
+use crate::signal;
+
+/// The worktree (canonical) and the loaded config.
+fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
+    let worktree = location
+        .worktree
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let worktree = worktree
+        .canonicalize()
+        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", worktree.display())))?;
+    if !worktree.is_dir() {
+        return Err(Error::Usage(format!(
+            "--worktree `{}` is not a directory",
+            worktree.display()
+        )));
+    }
+    let (path, display) = match &location.config {
+        Some(path) => (path.clone(), path.clone()),
+        None => {
+            let path = worktree.join("checks.toml");
+            let display = match &location.worktree {
+                Some(dir) => dir.join("checks.toml"),
+                None => PathBuf::from("checks.toml"),
+            };
+            (path, display)
+        }
+    };
+    let config = config::load(&path, &display)?;
+    Ok((worktree, config))
+}
+
+/// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
+pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
+    let started = Instant::now();
+    let timestamp = meta::timestamp();
+    let (worktree, config) = locate(&args.location)?;
+    let selection = Selection {
+        mode: args.mode,
+        only: args.only.clone(),
+        skip: args.skip.clone(),
+        jobs: args.jobs,
+        no_fail_fast: args.no_fail_fast,
+    };
+    let plan = plan::build(&config, &worktree, &selection)?;
+    let output = Output::open(args.out.as_deref())?;
+    let cancel = signal::install().map_err(Error::Internal)?;
+
+    // Git and platform facts are gathered while the checks run.
+    let facts = std::thread::scope(|scope| {
+        let git = scope.spawn(|| meta::git(&worktree));
+        let platform = scope.spawn(meta::platform);
+        let mut progress = Progress::new(args.quiet, &plan);
+        let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
+        let git = git.join().unwrap_or_default();
+        let platform = platform.join().unwrap_or_else(|_| meta::platform());
+        (results, git, platform)
+    });
+    let (results, git, platform) = facts;
+    let interrupted = cancel.is_cancelled();
+    let meta = Meta {
+        tool: meta::tool(),
+        timestamp,
+        platform,
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        worktree: worktree.display().to_string(),
+        git,
+        config: meta::ConfigRef {
+            path: config.path.display().to_string(),
+            sha256: config.sha256.clone(),
+        },
+        task: None,
+        argv,
+        commands: plan
+            .checks
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.spawned)
+            .map(|(c, _)| meta::display_command(c.argv()))
+            .collect(),
+    };
+    let evidence = evidence::assemble(&plan, &results, meta, started.elapsed(), interrupted);
+    let report_on_stdout = output.is_stdout() && args.format == Format::Text;
+    output.write(&report::render(args.format, &evidence))?;
+    if !report_on_stdout {
+        eprintln!("{}", evidence.summary.banner);
+    }
+    Ok(evidence.summary.exit_code)
+}
+
+/// Progress lines on stderr, one per finished check.
+struct Progress {
+    quiet: bool,
+    width: usize,
+}
+
+impl Progress {
+    fn new(quiet: bool, plan: &Plan<'_>) -> Progress {
+        let width = plan
+            .checks
+            .iter()
+            .map(|c| c.name().len())
+            .max()
+            .unwrap_or(0);
+        if !quiet {
+            eprintln!(
+                "run-check {}: {} checks, {} at a time",
+                plan.mode.as_str(),
+                plan.checks.len(),
+                plan.jobs
+            );
+        }
+        Progress { quiet, width }
+    }
+
+    fn show(&mut self, event: Event<'_>) {
+        if self.quiet {
+            return;
+        }
+        if let Event::Finished(check, result) = event {
+            let detail = match (&result.skip_reason, &result.error, result.timed_out) {
+                (Some(reason), _, _) => reason.clone(),
+                (_, Some(error), _) => error.clone(),
+                (_, _, true) => format!(
+                    "timed out after {}",
+                    crate::duration::display(check.timeout)
+                ),
+                _ => match result.exit_code {
+                    Some(code) if code != 0 => format!("exit {code}"),
+                    _ => String::new(),
+                },
+            };
+            let time = if result.status == Status::Skip {
+                String::new()
+            } else {
+                format!("{:.2}s", result.duration.as_secs_f64())
+            };
+            let line = format!(
+                "{} {:w$}  {:>7}  {}",
+                report::status_word(result.status),
+                check.name(),
+                time,
+                detail,
+                w = self.width
+            );
+            let _ = writeln!(std::io::stderr().lock(), "{}", line.trim_end());
+        }
+    }
+}
+
+/// One row of `list --format json`.
+#[derive(Serialize)]
+struct ListRow<'a> {
+    name: &'a str,
+    kind: &'static str,
+    command: &'a [String],
+    program: Option<String>,
+    program_error: Option<&'a str>,
+    timeout_ms: u64,
+    cwd: String,
+    needs: Vec<&'a str>,
+    dimension: config::Dimension,
+    severity: config::Severity,
+}
+
+/// `run-check list`: the checks a mode would run, with resolved programs.
+pub fn list(args: &ListArgs) -> Result<i32, Error> {
+    let (worktree, config) = locate(&args.location)?;
+    let selection = Selection {
+        mode: args.mode,
+        only: vec![],
+        skip: vec![],
+        jobs: None,
+        no_fail_fast: false,
+    };
+    let plan = plan::build(&config, &worktree, &selection)?;
+    let rows: Vec<ListRow<'_>> = plan
+        .checks
+        .iter()
+        .map(|c| ListRow {
+            name: c.name(),
+            kind: match c.config.kind {
+                CheckKind::Run(_) => "run",
+                CheckKind::Scan(_) => "scan",
+            },
+            command: c.argv(),
+            program: c.program.as_ref().ok().map(|p| p.display().to_string()),
+            program_error: match (&c.config.kind, &c.program) {
+                (CheckKind::Run(_), Err(why)) => Some(why.as_str()),
+                _ => None,
+            },
+            timeout_ms: evidence::millis(c.timeout),
+            cwd: relative(&c.cwd, &worktree),
+            needs: c.needs.iter().map(|&i| plan.checks[i].name()).collect(),
+            dimension: c.config.dimension,
+            severity: c.config.severity,
+        })
+        .collect();
+    let text = match args.format {
+        Format::Json => String::from_utf8_lossy(&report::json(&rows)).into_owned(),
+        Format::Text => {
+            let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            let mut text = String::new();
+            for row in &rows {
+                let program = match (&row.program, row.program_error) {
+                    (_, Some(why)) => format!("NOT FOUND ({why})"),
+                    (Some(p), None) => p.clone(),
+                    (None, None) => "(built-in scan)".into(),
+                };
+                let needs = if row.needs.is_empty() {
+                    String::new()
+                } else {
+                    format!("  needs {}", row.needs.join(", "))
+                };
+                text.push_str(&format!(
+                    "{:width$}  {:>5}  {}  [{}]{needs}\n",
+                    row.name,
+                    crate::duration::display(std::time::Duration::from_millis(row.timeout_ms)),
+                    meta::display_command(row.command),
+                    program,
+                ));
+            }
+            text
+        }
+    };
+    Output::Stdout.write(text.as_bytes())?;
+    eprintln!(
+        "{} checks in {} mode ({})",
+        rows.len(),
+        args.mode.as_str(),
+        config.path.display()
+    );
+    Ok(exit_code::PASS)
+}
+
+/// `run-check validate`: the config is loaded and checked; nothing runs.
+pub fn validate(location: &Location) -> Result<i32, Error> {
+    let (worktree, config) = locate(location)?;
+    for check in &config.checks {
+        if let CheckKind::Run(argv) = &check.kind
+            && let Err(why) = plan::resolve_program(&argv[0], &worktree)
+        {
+            eprintln!("warning: check `{}`: {why}", check.name);
+        }
+    }
+    println!(
+        "{}: valid ({} checks, {} fixes)",
+        config.path.display(),
+        config.checks.len(),
+        config.fixes.len()
+    );
+    Ok(exit_code::PASS)
+}
+
+fn relative(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}

@@ -1,0 +1,63 @@
+//! run-check: the single read-only verification gate of a repository.
+//!
+//! The pipeline is `cli` → `config::load` → `plan::build` →
+//! `runner::run_plan` → `evidence::assemble` → `report::render` →
+//! `output`. Each stage consumes the previous one's output; only `runner`
+//! spawns checks and only `output` writes files.
+
+pub mod cli;
+pub mod config;
+pub mod duration;
+pub mod error;
+pub mod evidence;
+pub mod excerpt;
+pub mod exit_code;
+pub mod meta;
+pub mod output;
+pub mod plan;
+pub mod report;
+pub mod runner;
+pub mod signal;
+
+mod commands;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+/// Runs run-check with these arguments (the first is the program name) and
+/// returns the process exit code. Errors are printed on stderr as one line.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // --help and --version exit 0; usage errors exit 2.
+            let _ = err.print();
+            return err.exit_code();
+        }
+    };
+    let argv: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let result = match cli.command {
+        None => commands::check(&cli.check, argv),
+        Some(Command::Check(check)) => commands::check(&check, argv),
+        Some(Command::List(list)) => commands::list(&list),
+        Some(Command::Validate(location)) => commands::validate(&location),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.exit_code()
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Config + command line → Plan: which checks this run executes, in which
+//! order, with resolved facts (absolute program paths from `which`, effective
+//! timeouts, absolute working directories, `needs` as indices). Building a plan
+//! spawns nothing, so `list` and policy checks are free of side effects.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::config::{CheckConfig, CheckKind, Config, Mode};
+use crate::error::Error;
+
+/// What to select from the config.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The mode.
+    pub mode: Mode,
+    /// `--only` names (empty: all).
+    pub only: Vec<String>,
+    /// `--skip` names.
+    pub skip: Vec<String>,
+    /// `--jobs`, overriding `settings.jobs`.
+    pub jobs: Option<usize>,
+    /// `--no-fail-fast`.
+    pub no_fail_fast: bool,
+}
+
+/// A resolved run.
+#[derive(Debug)]
+pub struct Plan<'c> {
+    /// The mode.
+    pub mode: Mode,
+    /// Absolute, canonical worktree.
+    pub worktree: PathBuf,
+    /// Effective parallelism (at least 1).
+    pub jobs: usize,
+    /// Stop launching after the first failure (fast mode unless --no-fail-fast).
+    pub fail_fast: bool,
+    /// Bytes kept from each end of each stream.
+    pub excerpt_bytes: usize,
+    /// The selected checks, in file order.
+    pub checks: Vec<PlannedCheck<'c>>,
+}
+
+/// One selected check with its resolved facts.
+#[derive(Debug)]
+pub struct PlannedCheck<'c> {
+    /// The check as configured.
+    pub config: &'c CheckConfig,
+    /// The absolute program path, or why it could not be found.
+    pub program: Result<PathBuf, String>,
+    /// Effective timeout.
+    pub timeout: Duration,
+    /// Absolute working directory.
+    pub cwd: PathBuf,
+    /// Indices (in `Plan::checks`) of the selected checks this one needs.
+    pub needs: Vec<usize>,
+}
+
+impl PlannedCheck<'_> {
+    /// The check's name.
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// The argv as configured (empty for scan checks).
+    pub fn argv(&self) -> &[String] {
+        match &self.config.kind {
+            CheckKind::Run(argv) => argv,
+            CheckKind::Scan(_) => &[],
+        }
+    }
+}
+
+/// Logical CPUs, at least 1.
+pub fn logical_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Builds the plan of `selection` over `config` in `worktree` (canonical).
+pub fn build<'c>(
+    config: &'c Config,
+    worktree: &Path,
+    selection: &Selection,
+) -> Result<Plan<'c>, Error> {
+    for (flag, names) in [("--only", &selection.only), ("--skip", &selection.skip)] {
+        for name in names {
+            if !config.checks.iter().any(|c| &c.name == name) {
+                return Err(Error::Usage(format!(
+                    "{flag} `{name}`: no check of that name in {}",
+                    config.path.display()
+                )));
+            }
+        }
+    }
+    let selected: Vec<&CheckConfig> = config
+        .checks
+        .iter()
+        .filter(|c| c.modes.contains(&selection.mode))
+        .filter(|c| selection.only.is_empty() || selection.only.contains(&c.name))
+        .filter(|c| !selection.skip.contains(&c.name))
+        .collect();
+
+    let mut checks = Vec::with_capacity(selected.len());
+    for check in &selected {
+        let cwd = resolve_cwd(config, worktree, check)?;
+        // A need that is not selected in this run orders nothing.
+        let needs = check
+            .needs
+            .iter()
+            .filter_map(|need| selected.iter().position(|c| &c.name == need))
+            .collect();
+        let program = match &check.kind {
+            CheckKind::Run(argv) => resolve_program(&argv[0], worktree),
+            CheckKind::Scan(_) => Err("scan".into()),
+        };
+        checks.push(PlannedCheck {
+            config: check,
+            program,
+            timeout: check.timeout.unwrap_or(config.settings.timeout),
+            cwd,
+            needs,
+        });
+    }
+    let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
+        0 => logical_cpus(),
+        n => n,
+    };
+    Ok(Plan {
+        mode: selection.mode,
+        worktree: worktree.to_path_buf(),
+        jobs,
+        fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
+        excerpt_bytes: config.settings.excerpt_bytes,
+        checks,
+    })
+}
+
+/// Resolves a whitelisted program: a name with a path separator relative to
+/// the worktree, a bare name on PATH with `which`.
+pub fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String> {
+    if program.contains('/') || program.contains('\\') {
+        let relative: PathBuf = Path::new(program)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        let path = worktree.join(relative);
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("program `{program}` not found in the worktree"))
+        }
+    } else {
+        which::which(program).map_err(|_| format!("program `{program}` not found on PATH"))
+    }
+}
+
+/// The absolute working directory of a check; one that resolves (through a
+/// symlink) outside the worktree is a config error. One that does not exist is
+/// left for the runner to report as the check's error.
+fn resolve_cwd(config: &Config, worktree: &Path, check: &CheckConfig) -> Result<PathBuf, Error> {
+    let cwd = worktree.join(&check.cwd);
+    if let Ok(real) = cwd.canonicalize() {
+        if !real.starts_with(worktree) {
+            return Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!("`cwd` of check `{}`", check.name)),
+                message: format!("resolves to {}, outside the worktree", real.display()),
+            });
+        }
+        return Ok(real);
+    }
+    Ok(cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+
+    fn config(text: &str) -> Config {
+        config::parse(text, Path::new("checks.toml"), String::new()).unwrap()
+    }
+
+    fn selection(mode: Mode) -> Selection {
+        Selection {
+            mode,
+            only: vec![],
+            skip: vec![],
+            jobs: Some(3),
+            no_fail_fast: false,
+        }
+    }
+
+    const TEXT: &str = r#"
+[settings]
+allow = ["true", "./tool.sh", "definitely-not-a-program-xyz"]
+timeout = "7s"
+[[check]]
+name = "a"
+run = ["true"]
+modes = ["fast", "strict"]
+[[check]]
+name = "b"
+run = ["./tool.sh"]
+needs = ["a"]
+timeout = "1s"
+[[check]]
+name = "c"
+run = ["definitely-not-a-program-xyz"]
+needs = ["b"]
+modes = ["fast"]
+"#;
+
+    #[test]
+    fn selects_by_mode_and_maps_needs_to_indices() {
+        let config = config(TEXT);
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dir.path().canonicalize().unwrap();
+        let plan = build(&config, &worktree, &selection(Mode::Fast)).unwrap();
+        let names: Vec<&str> = plan.checks.iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["a", "c"]);
+        // `c` needs `b`, which fast mode does not select: no ordering.
+        assert!(plan.checks[1].needs.is_empty());
+        assert!(plan.fail_fast);
+        assert_eq!(plan.jobs, 3);
+        assert_eq!(plan.checks[0].timeout, Duration::from_secs(7));
+        assert_eq!(
+            plan.checks[1].program,
+            Err("program `definitely-not-a-program-xyz` not found on PATH".to_string())
+        );
+
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        assert_eq!(plan.checks[1].needs, vec![0]);
+        assert_eq!(plan.checks[1].timeout, Duration::from_secs(1));
+        assert!(!plan.fail_fast);
+        assert_eq!(
+            plan.checks[1].program,
+            Err("program `./tool.sh` not found in the worktree".to_string())
+        );
+        std::fs::write(worktree.join("tool.sh"), "").unwrap();
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        assert_eq!(plan.checks[1].program, Ok(worktree.join("tool.sh")));
+        assert!(plan.checks[0].program.as_ref().unwrap().is_absolute());
+    }
+
+    #[test]
+    fn only_and_skip_filter_and_reject_unknown_names() {
+        let config = config(TEXT);
+        let dir = tempfile::tempdir().unwrap();
+        let mut sel = selection(Mode::Strict);
+        sel.skip = vec!["a".into()];
+        let plan = build(&config, dir.path(), &sel).unwrap();
+        assert_eq!(plan.checks.len(), 1);
+        sel.only = vec!["zz".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `zz`: no check of that name in checks.toml"
+        );
+    }
+}

@@ -1,0 +1,262 @@
+//! Runs a `Plan`: at most `jobs` checks at a time, started in file order as
+//! their `needs` finish, with fail-fast and cancellation. Process handling is
+//! in `process`; platform tree-killing behind the same names in `unix` and
+//! `windows`. The scheduler itself never spawns a process.
+
+pub mod process;
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod platform;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod platform;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::config::CheckKind;
+use crate::evidence::Status;
+use crate::excerpt::Excerpt;
+use crate::plan::{Plan, PlannedCheck};
+use crate::signal::Cancel;
+use process::End;
+
+/// Skip reason of checks not started because run-check was interrupted.
+pub const INTERRUPTED: &str = "interrupted";
+/// Skip reason of checks not started after a failure in fast mode.
+pub const FAIL_FAST: &str = "fail-fast";
+
+/// The outcome of one planned check.
+#[derive(Debug)]
+pub struct CheckResult {
+    /// pass / fail / error / skip.
+    pub status: Status,
+    /// The process's exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Wall time.
+    pub duration: Duration,
+    /// Killed for running past its timeout.
+    pub timed_out: bool,
+    /// Captured stdout (None when nothing ran).
+    pub stdout: Option<Excerpt>,
+    /// Captured stderr (None when nothing ran).
+    pub stderr: Option<Excerpt>,
+    /// Why it was skipped.
+    pub skip_reason: Option<String>,
+    /// Why it errored (one line).
+    pub error: Option<String>,
+    /// Whether a process was started (its command belongs in `meta.commands`).
+    pub spawned: bool,
+}
+
+impl CheckResult {
+    fn skipped(reason: impl Into<String>) -> CheckResult {
+        CheckResult {
+            status: Status::Skip,
+            exit_code: None,
+            duration: Duration::ZERO,
+            timed_out: false,
+            stdout: None,
+            stderr: None,
+            skip_reason: Some(reason.into()),
+            error: None,
+            spawned: false,
+        }
+    }
+
+    fn errored(reason: impl Into<String>) -> CheckResult {
+        CheckResult {
+            status: Status::Error,
+            error: Some(reason.into()),
+            skip_reason: None,
+            ..CheckResult::skipped("")
+        }
+    }
+
+    /// Whether checks that need this one may run: it passed.
+    fn lets_dependants_run(&self) -> bool {
+        self.status == Status::Pass
+    }
+}
+
+/// Progress reported while the plan runs.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A check started.
+    Started(&'a PlannedCheck<'a>),
+    /// A check ended (or was skipped or could not start).
+    Finished(&'a PlannedCheck<'a>, &'a CheckResult),
+}
+
+/// Runs every check of `plan`; returns one result per planned check, in plan
+/// order. Reports progress through `on_event` (called from this thread only).
+pub fn run_plan(
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<CheckResult> {
+    let n = plan.checks.len();
+    let mut results: Vec<Option<CheckResult>> = (0..n).map(|_| None).collect();
+    let mut started = vec![false; n];
+    let mut stop_reason: Option<&'static str> = None;
+    let (tx, rx) = mpsc::channel::<(usize, CheckResult)>();
+
+    std::thread::scope(|scope| {
+        let mut running = 0usize;
+        loop {
+            if stop_reason.is_none() && cancel.is_cancelled() {
+                stop_reason = Some(INTERRUPTED);
+            }
+            if stop_reason.is_none() {
+                // Launch ready checks in file order while slots are free.
+                for i in 0..n {
+                    if started[i] {
+                        continue;
+                    }
+                    let check = &plan.checks[i];
+                    let failed_need = check.needs.iter().find(|&&d| {
+                        results[d]
+                            .as_ref()
+                            .is_some_and(|r| !r.lets_dependants_run())
+                    });
+                    if let Some(&d) = failed_need {
+                        let need = &results[d].as_ref().expect("finished").status;
+                        let reason = format!(
+                            "needs `{}`, which ended `{}`",
+                            plan.checks[d].name(),
+                            need.as_str()
+                        );
+                        started[i] = true;
+                        let result = CheckResult::skipped(reason);
+                        on_event(Event::Finished(check, &result));
+                        results[i] = Some(result);
+                        continue;
+                    }
+                    if check.needs.iter().any(|&d| results[d].is_none()) {
+                        continue;
+                    }
+                    if running >= plan.jobs {
+                        break;
+                    }
+                    started[i] = true;
+                    match immediate_result(check) {
+                        Some(result) => {
+                            on_event(Event::Finished(check, &result));
+                            if plan.fail_fast && result.status.is_failure() {
+                                stop_reason = Some(FAIL_FAST);
+                            }
+                            results[i] = Some(result);
+                            if stop_reason.is_some() {
+                                break;
+                            }
+                        }
+                        None => {
+                            on_event(Event::Started(check));
+                            running += 1;
+                            let tx = tx.clone();
+                            let excerpt_bytes = plan.excerpt_bytes;
+                            scope.spawn(move || {
+                                let result = run_check(check, excerpt_bytes, cancel);
+                                let _ = tx.send((i, result));
+                            });
+                        }
+                    }
+                }
+            }
+            if running == 0 {
+                // Nothing runs and nothing more can be launched (or we stopped):
+                // needs are acyclic, so a pending check would have been ready.
+                let blocked = (0..n).any(|i| !started[i]);
+                if stop_reason.is_some() || !blocked {
+                    break;
+                }
+                continue;
+            }
+            let Ok((i, result)) = rx.recv() else { break };
+            running -= 1;
+            on_event(Event::Finished(&plan.checks[i], &result));
+            if plan.fail_fast && result.status.is_failure() && stop_reason.is_none() {
+                stop_reason = Some(FAIL_FAST);
+            }
+            results[i] = Some(result);
+        }
+    });
+
+    let reason = stop_reason.unwrap_or(INTERRUPTED);
+    results
+        .into_iter()
+        .zip(&plan.checks)
+        .map(|(result, check)| {
+            result.unwrap_or_else(|| {
+                let result = CheckResult::skipped(reason);
+                on_event(Event::Finished(check, &result));
+                result
+            })
+        })
+        .collect()
+}
+
+/// The result of a check that needs no process: a program that was not
+/// found, or a scan (not in this build).
+fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
+    match (&check.config.kind, &check.program) {
+        (CheckKind::Scan(_), _) => Some(CheckResult::errored(
+            "built-in `scan` checks are not supported by this build of run-check yet",
+        )),
+        (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
+        (CheckKind::Run(_), Ok(_)) => None,
+    }
+}
+
+/// Runs one process check and classifies its end into a status.
+fn run_check(check: &PlannedCheck<'_>, excerpt_bytes: usize, cancel: &Cancel) -> CheckResult {
+    let program = check
+        .program
+        .as_ref()
+        .expect("immediate_result handles a missing program");
+    let spec = process::Spec {
+        program,
+        args: &check.argv()[1..],
+        cwd: &check.cwd,
+        env: &check.config.env,
+        timeout: check.timeout,
+        excerpt_bytes,
+    };
+    let outcome = process::run(&spec, cancel);
+    let mut result = CheckResult {
+        status: Status::Error,
+        exit_code: None,
+        duration: outcome.duration,
+        timed_out: false,
+        stdout: Some(outcome.stdout),
+        stderr: Some(outcome.stderr),
+        skip_reason: None,
+        error: None,
+        spawned: true,
+    };
+    match outcome.end {
+        End::Exited(code) => {
+            result.exit_code = Some(code);
+            result.status = if code == 0 {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+        }
+        End::TimedOut => {
+            result.status = Status::Fail;
+            result.timed_out = true;
+        }
+        End::Interrupted => {
+            result.status = Status::Skip;
+            result.skip_reason = Some(INTERRUPTED.into());
+        }
+        End::Signaled(signal) => result.error = Some(format!("killed by {signal}")),
+        End::Failed(why) => {
+            result.spawned = false;
+            result.error = Some(why);
+        }
+    }
+    result
+}
