@@ -1,1 +1,270 @@
+//! The `Test` builder: a temp git worktree with a checks.toml and fixture
+//! files, the real `run-check` binary run in it, and typed access to what it
+//! produced (exit code, stdout, stderr, evidence JSON).
 
+#![allow(
+    dead_code,
+    reason = "each test module uses a different part of the builder"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_run-check"))
+}
+
+/// The repository root (for the wrappers and scripts).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A test worktree and the command to run in it.
+#[must_use]
+pub struct Test {
+    dir: TempDir,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl Test {
+    /// A fresh git repository with one empty commit on `main`.
+    pub fn new() -> Test {
+        let test = Test::bare();
+        git(test.path(), &["init", "-q", "-b", "main"]);
+        git(
+            test.path(),
+            &["commit", "-q", "--allow-empty", "-m", "init"],
+        );
+        test
+    }
+
+    /// A plain temp directory (not a git repository).
+    pub fn bare() -> Test {
+        Test {
+            dir: tempfile::Builder::new()
+                .prefix("run-check-test-")
+                .tempdir()
+                .expect("tempdir"),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    /// The worktree.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes checks.toml.
+    pub fn config(self, text: &str) -> Test {
+        self.file("checks.toml", text)
+    }
+
+    /// Writes a file (creating directories).
+    pub fn file(self, path: &str, contents: &str) -> Test {
+        let full = self.path().join(path);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).expect("create dirs");
+        }
+        std::fs::write(&full, contents).expect("write file");
+        self
+    }
+
+    /// Writes an executable script.
+    pub fn script(self, path: &str, contents: &str) -> Test {
+        let test = self.file(path, contents);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let full = test.path().join(path);
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        test
+    }
+
+    /// Appends arguments.
+    pub fn args(mut self, args: &[&str]) -> Test {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// Sets an environment variable for run-check.
+    pub fn env(mut self, name: &str, value: &str) -> Test {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// The command, ready to spawn in the worktree.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(bin());
+        command
+            .args(&self.args)
+            .current_dir(self.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        command
+    }
+
+    /// Runs run-check to completion.
+    pub fn run(self) -> Run {
+        let started = Instant::now();
+        let output = self.command().output().expect("spawn run-check");
+        Run {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            elapsed: started.elapsed(),
+            test: self,
+        }
+    }
+}
+
+/// What one run of run-check produced.
+#[must_use]
+pub struct Run {
+    /// Exit code (None when killed by a signal).
+    pub code: Option<i32>,
+    /// Captured stdout.
+    pub stdout: String,
+    /// Captured stderr.
+    pub stderr: String,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// The worktree, kept alive.
+    pub test: Test,
+}
+
+impl Run {
+    /// Asserts the exit code and returns self.
+    #[track_caller]
+    pub fn status(self, code: i32) -> Run {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts exit 0.
+    #[track_caller]
+    pub fn success(self) -> Run {
+        self.status(0)
+    }
+
+    /// Parses a JSON file of the worktree.
+    #[track_caller]
+    pub fn json_file(&self, path: &str) -> Value {
+        let text = std::fs::read_to_string(self.test.path().join(path))
+            .unwrap_or_else(|e| panic!("read {path}: {e}\n--- stderr\n{}", self.stderr));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {path}: {e}"))
+    }
+
+    /// Parses stdout as JSON.
+    #[track_caller]
+    pub fn json_stdout(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", self.stdout))
+    }
+
+    /// The stderr lines that are not progress lines.
+    pub fn stderr_lines(&self) -> Vec<&str> {
+        self.stderr.lines().collect()
+    }
+}
+
+/// The entry of check `name` in an evidence document.
+#[track_caller]
+pub fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
+    evidence["checks"]
+        .as_array()
+        .expect("checks array")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check `{name}` in evidence"))
+}
+
+/// Runs git in `dir` with a fixed identity; panics on failure.
+#[track_caller]
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=run-check-test",
+            "-c",
+            "user.email=test@example.com",
+        ])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("git");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Live (non-zombie) processes whose command line contains `marker` (Linux
+/// /proc; elsewhere `ps`).
+pub fn live_processes(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !cmdline.contains(marker) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The state follows the parenthesised command name.
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next());
+        if state != Some("Z") {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes.
+pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if condition() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

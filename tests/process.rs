@@ -1,0 +1,226 @@
+//! Process handling (SPEC sections 2 and 6): timeouts kill the whole tree,
+//! nothing is left running, output is bounded, checks run in parallel up to
+//! `--jobs`, and Ctrl-C/SIGTERM write partial evidence and exit 130.
+
+use std::time::Duration;
+
+use crate::support::{Test, check, live_processes, wait_until};
+
+const ALLOW: &str = "[settings]\nallow = [\"sh\", \"sleep\", \"true\"]\n";
+
+#[test]
+fn a_timeout_kills_the_whole_tree() {
+    // A unique duration marks this test's processes.
+    let run = Test::new()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"tree\"\nrun = [\"sh\", \"-c\", \"sleep 977 & sleep 977\"]\ntimeout = \"1s\"\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let tree = check(&run.json_stdout(), "tree").clone();
+    assert_eq!(tree["status"], "fail");
+    assert_eq!(tree["timed_out"], true);
+    assert_eq!(tree["exit_code"], serde_json::Value::Null);
+    // Killed after about a second, not after 977 s (a generous bound: this
+    // is a correctness check, not a timing target).
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert!(tree["duration_ms"].as_u64().unwrap() >= 1000);
+    let left = live_processes("sleep 977");
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_check_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let run = Test::new()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"stubborn\"\nrun = [\"sh\", \"-c\", \"trap '' TERM; sleep 978 & sleep 978; wait\"]\ntimeout = \"500ms\"\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    assert_eq!(check(&run.json_stdout(), "stubborn")["timed_out"], true);
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    let left = live_processes("sleep 978");
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn background_leftovers_of_a_passing_check_are_killed() {
+    let run = Test::new()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"leaky\"\nrun = [\"sh\", \"-c\", \"sleep 979 > /dev/null 2>&1 & echo started\"]\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    assert_eq!(
+        check(&run.json_stdout(), "leaky")["stdout_excerpt"],
+        "started\n"
+    );
+    let left = live_processes("sleep 979");
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn excerpts_keep_head_and_tail_with_the_omitted_count() {
+    // 5000 lines of "line N"; keep 64 bytes at each end.
+    let run = Test::new()
+        .config(
+            "[settings]\nallow = [\"sh\"]\nexcerpt_bytes = 64\n\
+             [[check]]\nname = \"chatty\"\nrun = [\"sh\", \"-c\", \"i=1; while [ $i -le 5000 ]; do echo line $i; i=$((i+1)); done\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let chatty = check(&run.json_stdout(), "chatty").clone();
+    let excerpt = chatty["stdout_excerpt"].as_str().unwrap();
+    let total = chatty["stdout_bytes"].as_u64().unwrap();
+    // Lines 1-9 take 7 bytes, 10-99 8, 100-999 9, 1000-5000 10.
+    assert_eq!(total, 9 * 7 + 90 * 8 + 900 * 9 + 4001 * 10);
+    assert_eq!(chatty["excerpt_truncated"], true);
+    assert!(excerpt.starts_with("line 1\nline 2\n"), "{excerpt}");
+    assert!(excerpt.ends_with("line 4999\nline 5000\n"), "{excerpt}");
+    assert!(
+        excerpt.contains(&format!("\n… [{} bytes omitted] …\n", total - 128)),
+        "{excerpt}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn four_hundred_megabytes_of_output_keep_memory_flat() {
+    use std::os::unix::process::ExitStatusExt;
+    // 400 MB of 50-byte lines, then a last line to find in the excerpt.
+    let test = Test::new()
+        .config(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"flood\"\nrun = [\"sh\", \"-c\", \"yes 0123456789012345678901234567890123456789012345678 | head -c 400000000; echo LAST-LINE-MARKER\"]\ntimeout = \"5m\"\n",
+        )
+        .args(&["--format", "json", "--out", "ev.json"]);
+    let child = test.command().spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own unwaited child; the pointers are live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let exit = std::process::ExitStatus::from_raw(status);
+    assert_eq!(exit.code(), Some(0));
+    // ru_maxrss is in KiB on Linux: the largest of run-check and the
+    // processes it waited for (sh, yes, head: all small).
+    let peak_kib = usage.ru_maxrss;
+    assert!(peak_kib < 40 * 1024, "peak RSS {peak_kib} KiB");
+    let text = std::fs::read_to_string(test.path().join("ev.json")).unwrap();
+    let ev: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let flood = check(&ev, "flood");
+    assert_eq!(
+        flood["stdout_bytes"],
+        400_000_000u64 + "LAST-LINE-MARKER\n".len() as u64
+    );
+    assert!(
+        flood["stdout_excerpt"]
+            .as_str()
+            .unwrap()
+            .ends_with("\nLAST-LINE-MARKER\n")
+    );
+    assert_eq!(flood["excerpt_truncated"], true);
+    drop(child);
+}
+
+fn sleepers(n: usize) -> String {
+    let mut text = ALLOW.to_string();
+    for i in 0..n {
+        text.push_str(&format!(
+            "[[check]]\nname = \"sleep{i}\"\nrun = [\"sleep\", \"1\"]\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn four_sleeps_take_about_one_second_with_four_jobs() {
+    let run = Test::new()
+        .config(&sleepers(4))
+        .args(&["--jobs", "4", "--format", "json"])
+        .run()
+        .success();
+    // Sequential would take at least 4 s; parallel is about 1 s. The bound is
+    // loose because the machines are shared and noisy.
+    assert!(run.elapsed >= Duration::from_secs(1));
+    assert!(
+        run.elapsed < Duration::from_millis(3500),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[test]
+fn four_sleeps_take_about_four_seconds_with_one_job() {
+    let run = Test::new()
+        .config(&sleepers(4))
+        .args(&["--jobs", "1", "--format", "json"])
+        .run()
+        .success();
+    assert!(run.elapsed >= Duration::from_secs(4), "{:?}", run.elapsed);
+    let ev = run.json_stdout();
+    assert_eq!(ev["summary"]["passed"], 4);
+}
+
+#[cfg(unix)]
+fn interrupt_with(signal: libc::c_int) {
+    let marker = if signal == libc::SIGINT {
+        "sleep 981"
+    } else {
+        "sleep 982"
+    };
+    let config = format!(
+        "{ALLOW}[[check]]\nname = \"quick\"\nrun = [\"true\"]\n\
+         [[check]]\nname = \"long\"\nrun = [\"sh\", \"-c\", \"{marker} & {marker}\"]\nneeds = [\"quick\"]\n\
+         [[check]]\nname = \"later\"\nrun = [\"true\"]\nneeds = [\"long\"]\n"
+    );
+    let test = Test::new()
+        .config(&config)
+        .args(&["--format", "json", "--out", "ev.json"]);
+    let mut child = test.command().spawn().expect("spawn");
+    assert!(
+        wait_until(Duration::from_secs(20), || live_processes(marker).len()
+            >= 2),
+        "the long check never started"
+    );
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let ev: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(test.path().join("ev.json")).unwrap())
+            .unwrap();
+    assert_eq!(ev["summary"]["exit_code"], 130);
+    assert_eq!(ev["summary"]["all_checks_passed"], false);
+    assert_eq!(check(&ev, "quick")["status"], "pass");
+    for name in ["long", "later"] {
+        assert_eq!(check(&ev, name)["status"], "skip", "{name}");
+        assert_eq!(check(&ev, name)["skip_reason"], "interrupted", "{name}");
+    }
+    assert!(
+        ev["summary"]["banner"]
+            .as_str()
+            .unwrap()
+            .starts_with("Interrupted: 1 of 3")
+    );
+    let left = live_processes(marker);
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_partial_evidence_and_exits_130() {
+    interrupt_with(libc::SIGINT);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_writes_partial_evidence_and_exits_130() {
+    interrupt_with(libc::SIGTERM);
+}
