@@ -85,10 +85,19 @@ pub struct ListArgs {
     pub mode: Mode,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: ListFormat,
     /// Where the worktree and config are.
     #[command(flatten)]
     pub location: Location,
+}
+
+/// Output format of `list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// One line per check: name, timeout, command, resolved program
+    Text,
+    /// An array of objects (name, kind, command, program, timeout_ms, cwd, needs, ...)
+    Json,
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::cli::{CheckArgs, ListArgs, Location};
+use crate::cli::{CheckArgs, ListArgs, ListFormat, Location};
 use crate::config::{self, CheckKind, Config};
 use crate::error::Error;
 use crate::evidence::{self, Status};
@@ -46,7 +46,7 @@ fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
             (path, display)
         }
     };
-    let config = config::load(&path, &display)?;
+    let config = config::load(&path, &display, location.config.is_some())?;
     Ok((worktree, config))
 }
 
@@ -63,8 +63,10 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         no_fail_fast: args.no_fail_fast,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
-    let output = Output::open(args.out.as_deref())?;
+    // The handler goes in before the output file exists, so an early Ctrl-C
+    // still ends in evidence (every check `interrupted`), never a stray file.
     let cancel = signal::install().map_err(Error::Internal)?;
+    let output = Output::open(args.out.as_deref())?;
 
     // Git and platform facts are gathered while the checks run.
     let facts = std::thread::scope(|scope| {
@@ -219,15 +221,15 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
         })
         .collect();
     let text = match args.format {
-        Format::Json => String::from_utf8_lossy(&report::json(&rows)).into_owned(),
-        Format::Text => {
+        ListFormat::Json => String::from_utf8_lossy(&report::json(&rows)).into_owned(),
+        ListFormat::Text => {
             let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
             let mut text = String::new();
             for row in &rows {
                 let program = match (&row.program, row.program_error) {
                     (_, Some(why)) => format!("NOT FOUND ({why})"),
                     (Some(p), None) => p.clone(),
-                    (None, None) => "(built-in scan)".into(),
+                    (None, None) => "built-in scan".into(),
                 };
                 let needs = if row.needs.is_empty() {
                     String::new()
@@ -238,7 +240,11 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
                     "{:width$}  {:>5}  {}  [{}]{needs}\n",
                     row.name,
                     crate::duration::display(std::time::Duration::from_millis(row.timeout_ms)),
-                    meta::display_command(row.command),
+                    if row.command.is_empty() {
+                        "(scan)".to_string()
+                    } else {
+                        meta::display_command(row.command)
+                    },
                     program,
                 ));
             }
@@ -259,6 +265,7 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
 pub fn validate(location: &Location) -> Result<i32, Error> {
     let (worktree, config) = locate(location)?;
     for check in &config.checks {
+        plan::resolve_cwd(&config, &worktree, check)?;
         if let CheckKind::Run(argv) = &check.kind
             && let Err(why) = plan::resolve_program(&argv[0], &worktree)
         {

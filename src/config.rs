@@ -407,16 +407,20 @@ struct RawFix {
 
 /// Reads and validates a config file. `display` is how the path is named in
 /// messages and evidence.
-pub fn load(path: &Path, display: &Path) -> Result<Config, Error> {
+pub fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let message = if explicit {
+                "no such file (named by --config)"
+            } else {
+                "no such file (create checks.toml in the worktree or pass --config PATH)"
+            };
             return Err(Error::Config {
                 path: display.to_path_buf(),
                 location: None,
                 key: None,
-                message: "no such file (create checks.toml in the worktree or pass --config PATH)"
-                    .into(),
+                message: message.into(),
             });
         }
         Err(err) => return Err(Error::io("read config", display, err)),
@@ -447,9 +451,48 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Parses and validates config text.
 pub fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
-    let raw: RawConfig = toml::from_str(text)
-        .map_err(|err| Error::config_at(path, text, err.span(), None, err.message().to_string()))?;
+    let raw: RawConfig = toml::from_str(text).map_err(|err| {
+        let message = err.message().to_string();
+        // serde names an unknown field itself, not a bad value's key: add it.
+        let key = err
+            .span()
+            .and_then(|span| key_at(text, span.start))
+            .filter(|key| {
+                let last = key.rsplit('.').next().unwrap_or(key);
+                !message.contains(&format!("`{last}`"))
+            });
+        Error::config_at(path, text, err.span(), key, message)
+    })?;
     Validator { text, path }.validate(raw, sha256)
+}
+
+/// The dotted key assigned on the line holding `offset`, qualified by the
+/// table header above it (`check.parser`), when the line is a `key = value`.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = text[start..end].trim();
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
+    if key.is_empty() || key.starts_with('[') || key.contains(char::is_whitespace) {
+        return None;
+    }
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|header| {
+            header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+    Some(match table {
+        Some(table) if !table.is_empty() => format!("{table}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 struct Validator<'a> {
@@ -490,7 +533,8 @@ impl Validator<'_> {
     fn regex(&self, raw: &Spanned<String>, key: &str) -> Result<Regex, Error> {
         Regex::new(raw.get_ref()).map_err(|err| {
             let why = err.to_string();
-            let why = why.lines().last().unwrap_or("invalid").trim().to_string();
+            let why = why.lines().last().unwrap_or("invalid").trim();
+            let why = why.strip_prefix("error: ").unwrap_or(why).to_string();
             self.err(
                 raw.span(),
                 key,
@@ -1131,6 +1175,26 @@ mod tests {
             load_str("[judge]\nweights = { security = 0.4, quality = 0.35, performance = 0.25 }\n")
                 .unwrap();
         assert_eq!(config.judge.weights.unwrap().quality, 0.35);
+    }
+
+    #[test]
+    fn a_bad_value_names_its_key() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nparser = \"nope\"\n"),
+            "checks.toml:6:10: check.parser: unknown variant `nope`, expected one of `auto`, \
+             `none`, `gcc`, `rustc`, `cargo-json`, `tsc`, `pytest`, `mypy`, `eslint`, `go`, \
+             `phase-result`",
+        );
+        rejects(
+            "[settings]\njobs = \"two\"\n",
+            "checks.toml:2:8: settings.jobs: invalid type: string \"two\", expected usize",
+        );
+        assert_eq!(
+            key_at("[[check]]\nname = 1\n", 12),
+            Some("check.name".into())
+        );
+        assert_eq!(key_at("top = 1\n", 3), Some("top".into()));
+        assert_eq!(key_at("[[check]\n", 3), None);
     }
 
     #[test]

@@ -37,10 +37,23 @@ where
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(err) => {
-            // --help and --version exit 0; usage errors exit 2.
+        Err(err) if err.exit_code() == 0 => {
+            // --help and --version.
             let _ = err.print();
-            return err.exit_code();
+            return 0;
+        }
+        Err(err) => {
+            // One line, like every other error: drop clap's usage block.
+            let rendered = err.render().to_string();
+            let line = rendered
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            eprintln!("{line} (see `run-check --help`)");
+            return exit_code::ERROR;
         }
     };
     let argv: Vec<String> = args

@@ -42,11 +42,20 @@ impl Output {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
+        if !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "--out `{}`: directory `{}` does not exist",
+                path.display(),
+                dir.display()
+            )));
+        }
+        // tempfile's own message names the random temporary path; name the
+        // user's path instead, with the OS reason.
         let temp = tempfile::Builder::new()
             .prefix(".run-check-")
             .suffix(".tmp")
             .tempfile_in(dir)
-            .map_err(|err| Error::io("create the output file in", dir, err))?;
+            .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
         Ok(Output::File {
             temp,
             path: path.to_path_buf(),
@@ -127,10 +136,13 @@ mod tests {
     fn missing_directory_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let err = Output::open(Some(&dir.path().join("nope/ev.json"))).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("failed to create the output file in `"),
-            "{err}"
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "--out `{}`: directory `{}` does not exist",
+                dir.path().join("nope/ev.json").display(),
+                dir.path().join("nope").display()
+            )
         );
     }
 }

@@ -157,7 +157,11 @@ pub fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String
 /// The absolute working directory of a check; one that resolves (through a
 /// symlink) outside the worktree is a config error. One that does not exist is
 /// left for the runner to report as the check's error.
-fn resolve_cwd(config: &Config, worktree: &Path, check: &CheckConfig) -> Result<PathBuf, Error> {
+pub fn resolve_cwd(
+    config: &Config,
+    worktree: &Path,
+    check: &CheckConfig,
+) -> Result<PathBuf, Error> {
     let cwd = worktree.join(&check.cwd);
     if let Ok(real) = cwd.canonicalize() {
         if !real.starts_with(worktree) {

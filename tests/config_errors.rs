@@ -1,1 +1,491 @@
-//! placeholder
+//! Every config error of SPEC section 3 (and issue 2's bad input): exit 2, one
+//! `error: ` line on stderr naming the file (and the line and key where the
+//! contract asks for them), nothing on stdout, no check run, no report file
+//! and no stray temp file left behind.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::support::{Run, Test};
+
+/// A valid check that must never run: every config below carries it, so a
+/// `ran-marker` file in the worktree proves a check ran despite the error.
+/// These six lines open most configs here; the text appended after them
+/// starts with a blank line 7, so its first table is on line 8.
+const MARKER: &str = r#"[settings]
+allow = ["touch"]
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+"#;
+
+/// What the single stderr line must be.
+#[derive(Clone, Copy)]
+enum Line<'a> {
+    /// Exactly this line.
+    Is(&'a str),
+    /// A line starting with this (the rest lists alternatives that grow with
+    /// the schema, or quotes a third-party message).
+    StartsWith(&'a str),
+}
+
+/// The names in `dir` (not recursive).
+fn entries(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .expect("read worktree")
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// Asserts exit 2, empty stdout and exactly one stderr line matching `line`.
+#[track_caller]
+fn assert_error_line(run: &Run, line: Line<'_>) {
+    assert_eq!(
+        run.code,
+        Some(2),
+        "exit code\n--- stdout\n{}\n--- stderr\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(run.stdout, "", "stdout must be empty on a config error");
+    let lines = run.stderr_lines();
+    assert_eq!(lines.len(), 1, "exactly one stderr line:\n{}", run.stderr);
+    match line {
+        Line::Is(expected) => assert_eq!(lines[0], expected),
+        Line::StartsWith(prefix) => assert!(
+            lines[0].starts_with(prefix),
+            "stderr line\n  {}\ndoes not start with\n  {prefix}",
+            lines[0]
+        ),
+    }
+}
+
+/// Runs `test` twice, plain and with `--out ev.json`: both must fail with the
+/// one `line`, run no check, and leave the worktree exactly as it was (no
+/// `ran-marker`, no `ev.json`, no temp file).
+#[track_caller]
+fn rejects(test: Test, line: Line<'_>) {
+    let before = entries(test.path());
+    let run = test.run();
+    assert_error_line(&run, line);
+    assert!(!run.test.path().join("ran-marker").exists(), "a check ran");
+    assert_eq!(entries(run.test.path()), before, "the worktree changed");
+
+    let run = run.test.args(&["--out", "ev.json"]).run();
+    assert_error_line(&run, line);
+    assert!(!run.test.path().join("ran-marker").exists(), "a check ran");
+    assert!(
+        !run.test.path().join("ev.json").exists(),
+        "ev.json was written"
+    );
+    assert_eq!(entries(run.test.path()), before, "the worktree changed");
+}
+
+/// [`MARKER`] followed by `rest`.
+fn with_marker(rest: &str) -> Test {
+    Test::new().config(&format!("{MARKER}{rest}"))
+}
+
+#[test]
+fn the_marker_check_does_run_in_a_valid_config() {
+    // The guard for every test below: without the error, the marker appears.
+    // (Exit 0 or 1: read-only verification may count the marker as a change.)
+    let run = with_marker("").run();
+    assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+    assert!(run.test.path().join("ran-marker").exists());
+}
+
+#[test]
+fn malformed_toml() {
+    rejects(
+        with_marker("\n[[check]\nname = \"t\"\n"),
+        Line::Is("error: checks.toml:8:9: unclosed array table, expected `]`"),
+    );
+}
+
+#[test]
+fn missing_default_checks_toml() {
+    rejects(
+        Test::new(),
+        Line::Is(
+            "error: checks.toml: no such file (create checks.toml in the worktree or pass --config PATH)",
+        ),
+    );
+}
+
+#[test]
+fn missing_config_path_does_not_fall_back_to_checks_toml() {
+    // A valid checks.toml is right there; `--config` names another file.
+    rejects(
+        with_marker("").args(&["--config", "other.toml"]),
+        Line::StartsWith("error: other.toml: no such file"),
+    );
+}
+
+#[test]
+fn unknown_top_level_key() {
+    rejects(
+        Test::new().config(&format!("bogus = 1\n{MARKER}")),
+        Line::StartsWith(
+            "error: checks.toml:1:1: unknown field `bogus`, expected one of `version`",
+        ),
+    );
+}
+
+#[test]
+fn unknown_key_in_settings() {
+    rejects(
+        Test::new().config(
+            r#"[settings]
+allow = ["touch"]
+jobz = 1
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+"#,
+        ),
+        Line::StartsWith("error: checks.toml:3:1: unknown field `jobz`, expected one of `jobs`"),
+    );
+}
+
+#[test]
+fn unknown_key_in_check() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeot = \"1s\"\n"),
+        Line::StartsWith("error: checks.toml:11:1: unknown field `timeot`, expected one of `name`"),
+    );
+}
+
+#[test]
+fn duplicate_check_names() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"marker\"\nrun = [\"touch\", \"x\"]\n"),
+        Line::Is("error: checks.toml:9:8: check.name: duplicate check name `marker`"),
+    );
+}
+
+#[test]
+fn unknown_need() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nneeds = [\"nope\"]\n"),
+        Line::Is("error: checks.toml:9:1: `needs` of check `t`: unknown check `nope`"),
+    );
+}
+
+#[test]
+fn needs_cycle() {
+    rejects(
+        with_marker(
+            r#"
+[[check]]
+name = "a"
+run = ["touch", "x"]
+needs = ["c"]
+
+[[check]]
+name = "b"
+run = ["touch", "x"]
+needs = ["a"]
+
+[[check]]
+name = "c"
+run = ["touch", "x"]
+needs = ["b"]
+"#,
+        ),
+        Line::Is("error: checks.toml:9:1: `needs` of check `a`: cycle: a -> c -> b -> a"),
+    );
+}
+
+#[test]
+fn a_check_needing_itself() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nneeds = [\"t\"]\n"),
+        Line::Is("error: checks.toml:11:10: `needs` of check `t`: a check cannot need itself"),
+    );
+}
+
+#[test]
+fn bad_duration_of_a_check() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeout = \"5x\"\n"),
+        Line::Is(
+            "error: checks.toml:11:11: `timeout` of check `t`: invalid duration `5x`: unknown unit `x` \
+             (use ms, s, m or h) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+        ),
+    );
+}
+
+#[test]
+fn bad_duration_in_settings() {
+    rejects(
+        Test::new().config(
+            r#"[settings]
+allow = ["touch"]
+timeout = "5x"
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+"#,
+        ),
+        Line::StartsWith("error: checks.toml:3:11: settings.timeout: invalid duration `5x`: "),
+    );
+}
+
+#[test]
+fn bad_glob_in_paths() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\npaths = [\"src/[\"]\n"),
+        Line::Is(
+            "error: checks.toml:11:10: `paths` of check `t`: invalid glob `src/[`: \
+             unclosed character class; missing ']'",
+        ),
+    );
+}
+
+#[test]
+fn bad_regex_in_score() {
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nscore = { regex = '(' }\n",
+        ),
+        // The rest is the regex crate's own wording.
+        Line::StartsWith(
+            "error: checks.toml:11:19: `score.regex` of check `t`: invalid regex `(`: ",
+        ),
+    );
+}
+
+#[test]
+fn bad_regex_in_matcher() {
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\n\n\
+             [[check.matcher]]\nregex = '(?P<message>['\n",
+        ),
+        Line::StartsWith(
+            "error: checks.toml:13:9: `matcher.regex` of check `t`: invalid regex `(?P<message>[`: ",
+        ),
+    );
+}
+
+#[test]
+fn both_run_and_scan() {
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nscan = { rules = [\"secrets\"] }\n",
+        ),
+        Line::Is(
+            "error: checks.toml:10:7: `run` of check `t`: has both `run` and `scan`; keep one",
+        ),
+    );
+}
+
+#[test]
+fn neither_run_nor_scan() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nmodes = [\"strict\"]\n"),
+        Line::Is("error: checks.toml:9:8: check `t`: has neither `run` nor `scan`"),
+    );
+}
+
+#[test]
+fn program_not_in_allow() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"rm\", \"-f\", \"ran-marker\"]\n"),
+        Line::Is(
+            "error: checks.toml:10:7: `run` of check `t`: program `rm` is not in `settings.allow`; \
+             add it there to allow it",
+        ),
+    );
+}
+
+#[test]
+fn a_path_program_must_be_listed_as_written() {
+    // `tool.sh` is listed, `./tool.sh` is not: the whitelist compares as written.
+    rejects(
+        Test::new()
+            .config(
+                r#"[settings]
+allow = ["touch", "tool.sh"]
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+
+[[check]]
+name = "t"
+run = ["./tool.sh"]
+"#,
+            )
+            .script("tool.sh", "#!/bin/sh\ntouch ran-marker\n"),
+        Line::Is(
+            "error: checks.toml:10:7: `run` of check `t`: program `./tool.sh` is not in \
+             `settings.allow`; add it there to allow it",
+        ),
+    );
+}
+
+#[test]
+fn a_shell_runs_only_when_itself_listed() {
+    // `touch` is listed, so the whitelist is not empty; `sh` is not.
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"sh\", \"-c\", \"touch ran-marker\"]\n"),
+        Line::Is(
+            "error: checks.toml:10:7: `run` of check `t`: program `sh` is not in `settings.allow` \
+             (a shell runs only when it is itself listed); add it there to allow it",
+        ),
+    );
+}
+
+#[test]
+fn unknown_parser() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nparser = \"nope\"\n"),
+        Line::StartsWith(
+            "error: checks.toml:11:10: check.parser: unknown variant `nope`, expected one of `auto`",
+        ),
+    );
+}
+
+#[test]
+fn unknown_parser_names_the_key() {
+    let run =
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\nparser = \"nope\"\n")
+            .run()
+            .status(2);
+    assert!(run.stderr.contains("parser"), "{}", run.stderr);
+}
+
+#[test]
+fn judge_weights_not_summing_to_one() {
+    rejects(
+        with_marker("\n[judge]\nweights = { security = 0.5, quality = 0.5, performance = 0.5 }\n"),
+        Line::Is("error: checks.toml:8:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)"),
+    );
+}
+
+#[test]
+fn cwd_that_leaves_the_worktree() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncwd = \"../x\"\n"),
+        Line::Is("error: checks.toml:11:7: `cwd` of check `t`: may not leave the worktree"),
+    );
+}
+
+#[test]
+fn absolute_cwd() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncwd = \"/tmp\"\n"),
+        Line::Is(
+            "error: checks.toml:11:7: `cwd` of check `t`: must be relative to the worktree, not absolute",
+        ),
+    );
+}
+
+/// A worktree whose check `t` has `cwd = "esc"`, a symlink to a directory
+/// outside it, and that directory (kept alive by the caller).
+#[cfg(unix)]
+fn symlink_escape() -> (Test, tempfile::TempDir) {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let test = with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncwd = \"esc\"\n");
+    std::os::unix::fs::symlink(outside.path(), test.path().join("esc")).expect("symlink");
+    (test, outside)
+}
+
+#[cfg(unix)]
+#[test]
+fn cwd_that_escapes_through_a_symlink() {
+    let (test, outside) = symlink_escape();
+    let real = outside.path().canonicalize().expect("canonical");
+    rejects(
+        test,
+        Line::Is(&format!(
+            "error: checks.toml:9:1: `cwd` of check `t`: resolves to {}, outside the worktree",
+            real.display()
+        )),
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn list_rejects_a_cwd_escaping_through_a_symlink() {
+    let (test, _outside) = symlink_escape();
+    let run = test.args(&["list"]).run();
+    assert_error_line(
+        &run,
+        Line::StartsWith("error: checks.toml:9:1: `cwd` of check `t`: resolves to "),
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn validate_rejects_a_cwd_escaping_through_a_symlink() {
+    let (test, _outside) = symlink_escape();
+    let run = test.args(&["validate"]).run();
+    assert_error_line(
+        &run,
+        Line::StartsWith("error: checks.toml:9:1: `cwd` of check `t`: resolves to "),
+    );
+}
+
+#[test]
+fn non_utf8_checks_toml() {
+    let test = Test::new();
+    let mut bytes = MARKER.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# caf\xe9\n");
+    std::fs::write(test.path().join("checks.toml"), &bytes).expect("write checks.toml");
+    rejects(
+        test,
+        Line::Is(&format!(
+            "error: checks.toml: not valid UTF-8 (invalid byte at offset {})",
+            MARKER.len() + 5
+        )),
+    );
+}
+
+#[test]
+fn out_in_a_missing_directory() {
+    let run = with_marker("").args(&["--out", "nodir/ev.json"]).run();
+    assert_error_line(
+        &run,
+        Line::Is("error: --out `nodir/ev.json`: directory `nodir` does not exist"),
+    );
+    assert!(!run.test.path().join("ran-marker").exists(), "a check ran");
+    assert!(!run.test.path().join("nodir").exists());
+}
+
+#[test]
+fn out_in_a_missing_directory_names_the_out_path() {
+    let run = with_marker("")
+        .args(&["--out", "nodir/ev.json"])
+        .run()
+        .status(2);
+    let line = run.stderr_lines()[0];
+    assert!(line.contains("nodir/ev.json"), "{line}");
+    assert!(!line.contains(".tmp"), "{line}");
+}
+
+#[test]
+fn out_naming_a_directory() {
+    let test = with_marker("").file("sub/keep", "");
+    let run = test.args(&["--out", "sub"]).run();
+    assert_error_line(
+        &run,
+        Line::Is("error: --out `sub` is a directory; name a file"),
+    );
+    assert!(!run.test.path().join("ran-marker").exists(), "a check ran");
+    assert_eq!(
+        entries(&run.test.path().join("sub")),
+        BTreeSet::from(["keep".to_string()])
+    );
+}

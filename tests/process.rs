@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use crate::support::{Test, check, live_processes, wait_until};
+#[cfg(unix)]
+use crate::support::wait_until;
+use crate::support::{Test, check, live_processes};
 
 const ALLOW: &str = "[settings]\nallow = [\"sh\", \"sleep\", \"true\"]\n";
 

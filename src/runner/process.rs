@@ -141,13 +141,12 @@ pub fn run(spec: &Spec<'_>, cancel: &Cancel) -> ProcessResult {
     let mut stopped: Option<(End, Instant)> = None;
     let waited = loop {
         let now = Instant::now();
-        let mut wake = deadline.min(now + TICK);
-        if let Some((_, at)) = &stopped {
-            wake = wake
-                .max(now)
-                .min(*at + GRACE)
-                .max(now + Duration::from_millis(10));
-        }
+        let wake = match &stopped {
+            None => deadline.min(now + TICK),
+            // Stopping: wake for the end of the grace period (or sooner for a
+            // second Ctrl-C), never in the past.
+            Some((_, at)) => (now + TICK).min((*at + GRACE).max(now + Duration::from_millis(10))),
+        };
         match handle.wait_deadline(wake) {
             Ok(Some(output)) => break Ok(output.status),
             Ok(None) => {}
