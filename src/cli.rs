@@ -72,6 +72,9 @@ pub struct CheckArgs {
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
     pub no_fail_fast: bool,
+    /// Fast mode: also verify the checks changed nothing (always on in strict)
+    #[arg(long)]
+    pub verify_read_only: bool,
     /// No progress lines on stderr
     #[arg(long, short)]
     pub quiet: bool,

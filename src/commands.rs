@@ -9,9 +9,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::cli::{CheckArgs, ListArgs, ListFormat, Location};
+use crate::config::Mode;
 use crate::config::{self, CheckKind, Config};
 use crate::error::Error;
-use crate::evidence::{self, Status};
+use crate::evidence::{self, ReadOnly, Status};
 use crate::exit_code;
 use crate::meta::{self, Meta};
 use crate::output::Output;
@@ -19,6 +20,7 @@ use crate::plan::{self, Plan, Selection};
 use crate::report::{self, Format};
 use crate::runner::{self, Event};
 use crate::signal;
+use crate::snapshot::Verifier;
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -26,8 +28,9 @@ fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
         .worktree
         .clone()
         .unwrap_or_else(|| PathBuf::from("."));
-    let worktree = worktree
-        .canonicalize()
+    // dunce: on Windows, a plain `C:\x` path rather than `\\?\C:\x`, which
+    // cmd.exe cannot use as a working directory.
+    let worktree = dunce::canonicalize(&worktree)
         .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", worktree.display())))?;
     if !worktree.is_dir() {
         return Err(Error::Usage(format!(
@@ -67,13 +70,32 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // still ends in evidence (every check `interrupted`), never a stray file.
     let cancel = signal::install().map_err(Error::Internal)?;
     let output = Output::open(args.out.as_deref())?;
+    // The first snapshot is taken after the output file is opened, so its
+    // temporary file is in both snapshots.
+    let verify = args.mode == Mode::Strict || args.verify_read_only;
+    let mut verifier = match verify {
+        true => Some(Verifier::start(&worktree, plan.jobs == 1).map_err(|why| {
+            Error::Internal(format!(
+                "read-only verification: cannot take the first snapshot: {why}"
+            ))
+        })?),
+        false => None,
+    };
 
     // Git and platform facts are gathered while the checks run.
     let facts = std::thread::scope(|scope| {
         let git = scope.spawn(|| meta::git(&worktree));
         let platform = scope.spawn(meta::platform);
         let mut progress = Progress::new(args.quiet, &plan);
-        let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
+        let results = runner::run_plan(&plan, cancel, &mut |event| {
+            // One check at a time: a snapshot after each names the culprit.
+            if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
+                && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
+            {
+                verifier.after_check(check.name(), result.duration);
+            }
+            progress.show(event)
+        });
         let git = git.join().unwrap_or_default();
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
         (results, git, platform)
@@ -103,7 +125,19 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             .map(|(c, _)| meta::display_command(c.argv()))
             .collect(),
     };
-    let evidence = evidence::assemble(&plan, &results, meta, started.elapsed(), interrupted);
+    let (read_only, read_only_diagnostics) = match verifier {
+        Some(verifier) => verifier.finish(),
+        None => (ReadOnly::off(), Vec::new()),
+    };
+    let evidence = evidence::assemble(
+        &plan,
+        &results,
+        meta,
+        started.elapsed(),
+        interrupted,
+        read_only,
+        read_only_diagnostics,
+    );
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
     if !report_on_stdout {

@@ -56,6 +56,35 @@ pub enum Mode {
     Strict,
 }
 
+impl DiagSeverity {
+    /// The word used in evidence.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagSeverity::Error => "error",
+            DiagSeverity::Warning => "warning",
+            DiagSeverity::Note => "note",
+            DiagSeverity::Info => "info",
+            DiagSeverity::Help => "help",
+        }
+    }
+
+    /// Reads a tool's severity word (`error`, `Warning`, `warn`, `fatal
+    /// error`, `E`, ...); `None` when it is not one.
+    pub fn from_word(word: &str) -> Option<DiagSeverity> {
+        let word = word.trim().to_ascii_lowercase();
+        Some(match word.as_str() {
+            "error" | "err" | "e" | "fatal" | "fatal error" | "failure" | "failed" => {
+                DiagSeverity::Error
+            }
+            "warning" | "warn" | "w" => DiagSeverity::Warning,
+            "note" | "n" => DiagSeverity::Note,
+            "info" | "information" | "i" => DiagSeverity::Info,
+            "help" | "hint" | "suggestion" => DiagSeverity::Help,
+            _ => return None,
+        })
+    }
+}
+
 impl Mode {
     /// The word used in config, evidence and messages.
     pub fn as_str(self) -> &'static str {
@@ -93,10 +122,11 @@ pub enum Severity {
 }
 
 /// The severity of one diagnostic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum DiagSeverity {
     /// An error.
+    #[default]
     Error,
     /// A warning.
     Warning,

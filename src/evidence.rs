@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Dimension, Severity};
+use crate::diagnostics;
 use crate::exit_code;
 use crate::meta::Meta;
 use crate::plan::Plan;
@@ -126,6 +127,8 @@ pub struct CheckRecord {
     pub artifacts: Vec<Artifact>,
     /// Diagnostics of this check in `diagnostics`.
     pub diagnostics_count: usize,
+    /// Diagnostics found beyond the cap of 1000 per check, not listed.
+    pub diagnostics_dropped: u64,
     /// The check's 0..100 score, when configured and found.
     pub score: Option<f64>,
     /// Why it was skipped.
@@ -186,7 +189,24 @@ pub struct ReadOnly {
     pub verified: bool,
     /// Paths created, deleted or changed by the checks.
     pub modified: Vec<String>,
+    /// Why the verification could not be completed (then the run is ERROR).
+    #[serde(default)]
+    pub error: Option<String>,
 }
+
+impl ReadOnly {
+    /// Verification was not asked for (fast mode without --verify-read-only).
+    pub fn off() -> ReadOnly {
+        ReadOnly {
+            verified: false,
+            modified: Vec::new(),
+            error: None,
+        }
+    }
+}
+
+/// The banner of a run whose checks changed the worktree (SPEC section 5).
+pub const MODIFIED_BANNER: &str = "Workspace modified by checks";
 
 /// Milliseconds, saturating.
 pub fn millis(d: Duration) -> u64 {
@@ -200,12 +220,17 @@ pub fn assemble(
     meta: Meta,
     duration: Duration,
     interrupted: bool,
+    read_only: ReadOnly,
+    read_only_diagnostics: Vec<Diagnostic>,
 ) -> Evidence {
+    let mut diagnostics = Vec::new();
     let checks: Vec<CheckRecord> = plan
         .checks
         .iter()
         .zip(results)
         .map(|(check, result)| {
+            let before = diagnostics.len();
+            let dropped = collect_diagnostics(check, result, &plan.worktree, &mut diagnostics);
             let (stdout_excerpt, stdout_bytes, out_cut) = excerpt_fields(result.stdout.as_ref());
             let (stderr_excerpt, stderr_bytes, err_cut) = excerpt_fields(result.stderr.as_ref());
             CheckRecord {
@@ -223,32 +248,82 @@ pub fn assemble(
                 stdout_bytes,
                 stderr_bytes,
                 excerpt_truncated: out_cut || err_cut,
-                artifacts: Vec::new(),
-                diagnostics_count: 0,
-                score: None,
+                artifacts: result.artifacts.artifacts.clone(),
+                diagnostics_count: diagnostics.len() - before,
+                diagnostics_dropped: dropped,
+                score: result.parsed.iter().find_map(|p| p.score),
                 skip_reason: result.skip_reason.clone(),
                 error: result.error.clone(),
-                data: serde_json::Map::new(),
+                data: result.parsed.iter().filter_map(|p| p.data.clone()).fold(
+                    serde_json::Map::new(),
+                    |mut all, data| {
+                        all.extend(data);
+                        all
+                    },
+                ),
             }
         })
         .collect();
-    let summary = summarize(&checks, millis(duration), interrupted);
+    let summary = summarize(&checks, millis(duration), interrupted, &read_only);
+    diagnostics.extend(read_only_diagnostics);
     Evidence {
         schema_version: SCHEMA_VERSION,
         meta,
         mode: plan.mode.as_str().to_string(),
         summary,
         checks,
-        diagnostics: Vec::new(),
+        diagnostics,
         contracts: Contracts {
-            read_only: ReadOnly {
-                verified: false,
-                modified: Vec::new(),
-            },
+            read_only,
             task: None,
             change_budget: None,
         },
     }
+}
+
+/// Appends a check's diagnostics (stdout, stderr, then artifacts), capped at
+/// `MAX_PER_CHECK` in all, with files made worktree-relative. Returns how
+/// many were dropped.
+fn collect_diagnostics(
+    check: &crate::plan::PlannedCheck<'_>,
+    result: &CheckResult,
+    worktree: &std::path::Path,
+    out: &mut Vec<Diagnostic>,
+) -> u64 {
+    let mut dropped: u64 = result.parsed.iter().map(|p| p.dropped).sum();
+    let found = result
+        .parsed
+        .iter()
+        .flat_map(|p| &p.found)
+        .chain(&result.artifacts.found);
+    // Scan findings are worktree-relative already; tool output is relative
+    // to the directory the tool ran in.
+    let base = match check.config.kind {
+        crate::config::CheckKind::Scan(_) => worktree,
+        crate::config::CheckKind::Run(_) => check.cwd.as_path(),
+    };
+    let mut kept = 0;
+    for f in found {
+        if kept == diagnostics::MAX_PER_CHECK {
+            dropped += 1;
+            continue;
+        }
+        kept += 1;
+        out.push(Diagnostic {
+            check: check.name().to_string(),
+            file: f
+                .file
+                .as_deref()
+                .map(|file| diagnostics::relativize(file, base, worktree)),
+            line: f.line,
+            column: f.column,
+            severity: f.severity.as_str().to_string(),
+            rule: f.rule.clone(),
+            message: f.message.clone(),
+            suggestion: f.suggestion.clone(),
+        });
+    }
+    dropped
 }
 
 fn excerpt_fields(excerpt: Option<&crate::excerpt::Excerpt>) -> (String, u64, bool) {
@@ -259,7 +334,12 @@ fn excerpt_fields(excerpt: Option<&crate::excerpt::Excerpt>) -> (String, u64, bo
 }
 
 /// Counts, banner and exit code of a list of check records.
-pub fn summarize(checks: &[CheckRecord], duration_ms: u64, interrupted: bool) -> Summary {
+pub fn summarize(
+    checks: &[CheckRecord],
+    duration_ms: u64,
+    interrupted: bool,
+    read_only: &ReadOnly,
+) -> Summary {
     let names = |status: Status| -> Vec<&str> {
         checks
             .iter()
@@ -271,16 +351,20 @@ pub fn summarize(checks: &[CheckRecord], duration_ms: u64, interrupted: bool) ->
     let passed = checks.iter().filter(|c| c.status == Status::Pass).count();
     let skipped = checks.iter().filter(|c| c.status == Status::Skip).count();
     let total = checks.len();
+    let modified = !read_only.modified.is_empty();
     let exit_code = if interrupted {
         exit_code::INTERRUPTED
-    } else if !errored.is_empty() {
+    } else if !errored.is_empty() || read_only.error.is_some() {
         exit_code::ERROR
-    } else if !failed.is_empty() {
+    } else if !failed.is_empty() || modified {
         exit_code::FAIL
     } else {
         exit_code::PASS
     };
     let mut parts = Vec::new();
+    if modified {
+        parts.push(MODIFIED_BANNER.to_string());
+    }
     if !failed.is_empty() {
         parts.push(format!(
             "{} of {total} checks failed: {}",
@@ -294,6 +378,9 @@ pub fn summarize(checks: &[CheckRecord], duration_ms: u64, interrupted: bool) ->
             errored.len(),
             errored.join(", ")
         ));
+    }
+    if let Some(why) = &read_only.error {
+        parts.push(format!("read-only verification failed: {why}"));
     }
     let banner = if interrupted {
         let finished = total - skipped;
@@ -343,6 +430,7 @@ mod tests {
             excerpt_truncated: false,
             artifacts: vec![],
             diagnostics_count: 0,
+            diagnostics_dropped: 0,
             score: None,
             skip_reason: None,
             error: None,
@@ -356,6 +444,7 @@ mod tests {
             &[record("a", Status::Pass), record("b", Status::Skip)],
             5,
             false,
+            &ReadOnly::off(),
         );
         assert!(s.all_checks_passed);
         assert_eq!(s.banner, "All checks passed!");
@@ -371,14 +460,14 @@ mod tests {
             record("d", Status::Error),
             record("e", Status::Skip),
         ];
-        let s = summarize(&checks, 0, false);
+        let s = summarize(&checks, 0, false, &ReadOnly::off());
         assert!(!s.all_checks_passed);
         assert_eq!(
             s.banner,
             "2 of 5 checks failed: a, c; 1 of 5 checks errored: d"
         );
         assert_eq!(s.exit_code, 2);
-        let s = summarize(&checks[..3], 0, false);
+        let s = summarize(&checks[..3], 0, false, &ReadOnly::off());
         assert_eq!(s.banner, "2 of 3 checks failed: a, c");
         assert_eq!(s.exit_code, 1);
     }
@@ -389,9 +478,38 @@ mod tests {
             &[record("a", Status::Pass), record("b", Status::Skip)],
             0,
             true,
+            &ReadOnly::off(),
         );
         assert_eq!(s.exit_code, 130);
         assert!(!s.all_checks_passed);
         assert_eq!(s.banner, "Interrupted: 1 of 2 checks finished");
+    }
+
+    #[test]
+    fn a_modified_worktree_fails_the_run_with_its_banner() {
+        let modified = ReadOnly {
+            verified: true,
+            modified: vec!["src/a.rs".into()],
+            error: None,
+        };
+        let s = summarize(&[record("a", Status::Pass)], 0, false, &modified);
+        assert_eq!((s.exit_code, s.all_checks_passed), (1, false));
+        assert_eq!(s.banner, "Workspace modified by checks");
+        let s = summarize(&[record("a", Status::Fail)], 0, false, &modified);
+        assert_eq!(
+            s.banner,
+            "Workspace modified by checks; 1 of 1 checks failed: a"
+        );
+        let broken = ReadOnly {
+            verified: false,
+            modified: vec![],
+            error: Some("`git status` failed".into()),
+        };
+        let s = summarize(&[record("a", Status::Pass)], 0, false, &broken);
+        assert_eq!(s.exit_code, 2);
+        assert_eq!(
+            s.banner,
+            "read-only verification failed: `git status` failed"
+        );
     }
 }

@@ -5,8 +5,10 @@
 //! `output`. Each stage consumes the previous one's output; only `runner`
 //! spawns checks and only `output` writes files.
 
+pub mod artifacts;
 pub mod cli;
 pub mod config;
+pub mod diagnostics;
 pub mod duration;
 pub mod error;
 pub mod evidence;
@@ -17,7 +19,9 @@ pub mod output;
 pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod scan;
 pub mod signal;
+pub mod snapshot;
 
 mod commands;
 

@@ -163,7 +163,7 @@ pub fn resolve_cwd(
     check: &CheckConfig,
 ) -> Result<PathBuf, Error> {
     let cwd = worktree.join(&check.cwd);
-    if let Ok(real) = cwd.canonicalize() {
+    if let Ok(real) = dunce::canonicalize(&cwd) {
         if !real.starts_with(worktree) {
             return Err(Error::Config {
                 path: config.path.clone(),

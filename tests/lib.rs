@@ -4,12 +4,22 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.
+mod artifacts;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
 /// Every config error of SPEC section 3: exit 2, one line, nothing runs.
 mod config_errors;
+/// Diagnostics from real tool output, the cap, paths made worktree-relative.
+mod diagnostics;
+/// Report formats: junit, sarif, github, markdown, validated structurally.
+mod formats;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
+/// Read-only verification: modified, created, deleted paths; ignored output.
+mod readonly;
+/// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.
+mod scan;
 /// Exit codes and statuses of the check run: pass, fail, error, skip.
 mod statuses;
 /// run-check.sh, run-check.ps1 (syntax) and the Makefile.

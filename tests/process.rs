@@ -92,7 +92,7 @@ fn excerpts_keep_head_and_tail_with_the_omitted_count() {
 #[cfg(target_os = "linux")]
 #[test]
 fn four_hundred_megabytes_of_output_keep_memory_flat() {
-    use std::os::unix::process::ExitStatusExt;
+    use crate::support::wait_with_peak_rss;
     // 400 MB of 50-byte lines, then a last line to find in the excerpt.
     let test = Test::new()
         .config(
@@ -100,19 +100,9 @@ fn four_hundred_megabytes_of_output_keep_memory_flat() {
              [[check]]\nname = \"flood\"\nrun = [\"sh\", \"-c\", \"yes 0123456789012345678901234567890123456789012345678 | head -c 400000000; echo LAST-LINE-MARKER\"]\ntimeout = \"5m\"\n",
         )
         .args(&["--format", "json", "--out", "ev.json"]);
-    let child = test.command().spawn().expect("spawn");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own unwaited child; the pointers are live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    let exit = std::process::ExitStatus::from_raw(status);
+    let mut child = test.command().spawn().expect("spawn");
+    let (exit, peak_kib) = wait_with_peak_rss(&mut child);
     assert_eq!(exit.code(), Some(0));
-    // ru_maxrss is in KiB on Linux: the largest of run-check and the
-    // processes it waited for (sh, yes, head: all small).
-    let peak_kib = usage.ru_maxrss;
     assert!(peak_kib < 40 * 1024, "peak RSS {peak_kib} KiB");
     let text = std::fs::read_to_string(test.path().join("ev.json")).unwrap();
     let ev: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -128,7 +118,6 @@ fn four_hundred_megabytes_of_output_keep_memory_flat() {
             .ends_with("\nLAST-LINE-MARKER\n")
     );
     assert_eq!(flood["excerpt_truncated"], true);
-    drop(child);
 }
 
 fn sleepers(n: usize) -> String {

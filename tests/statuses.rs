@@ -109,6 +109,7 @@ fn a_missing_program_is_an_error_status_and_exit_2() {
 #[test]
 fn a_failed_need_skips_its_dependants_and_a_passed_one_orders_them() {
     let run = Test::new()
+        .file(".gitignore", "made\nmust-not-exist\n")
         .config(&config(
             "[[check]]\nname = \"slow\"\nrun = [\"sh\", \"-c\", \"sleep 0.3; touch made\"]\n\
              [[check]]\nname = \"after\"\nrun = [\"test\", \"-f\", \"made\"]\nneeds = [\"slow\"]\n\

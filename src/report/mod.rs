@@ -1,6 +1,10 @@
 //! Report formats rendered from one `Evidence`. Renderers only consume data:
 //! they never run processes or touch files (`output` writes).
 
+mod github;
+mod junit;
+mod markdown;
+mod sarif;
 mod text;
 
 use crate::evidence::Evidence;
@@ -12,6 +16,14 @@ pub enum Format {
     Text,
     /// The evidence document (SPEC section 6).
     Json,
+    /// JUnit XML: one testcase per check.
+    Junit,
+    /// SARIF 2.1.0: one run, diagnostics as results.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=F,line=L,col=C::msg`).
+    Github,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
 }
 
 /// Renders `evidence` in `format`.
@@ -19,6 +31,10 @@ pub fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
     match format {
         Format::Text => text::render(evidence).into_bytes(),
         Format::Json => json(evidence),
+        Format::Junit => junit::render(evidence).into_bytes(),
+        Format::Sarif => sarif::render(evidence).into_bytes(),
+        Format::Github => github::render(evidence).into_bytes(),
+        Format::Markdown => markdown::render(evidence).into_bytes(),
     }
 }
 

@@ -15,7 +15,9 @@ mod platform;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::artifacts::{self, Collected};
 use crate::config::CheckKind;
+use crate::diagnostics::{Collector, Parsed};
 use crate::evidence::Status;
 use crate::excerpt::Excerpt;
 use crate::plan::{Plan, PlannedCheck};
@@ -48,6 +50,10 @@ pub struct CheckResult {
     pub error: Option<String>,
     /// Whether a process was started (its command belongs in `meta.commands`).
     pub spawned: bool,
+    /// What the output parsers found, stdout's then stderr's.
+    pub parsed: Vec<Parsed>,
+    /// Artifacts recorded after the check ended.
+    pub artifacts: Collected,
 }
 
 impl CheckResult {
@@ -62,6 +68,8 @@ impl CheckResult {
             skip_reason: Some(reason.into()),
             error: None,
             spawned: false,
+            parsed: Vec::new(),
+            artifacts: Collected::default(),
         }
     }
 
@@ -155,9 +163,8 @@ pub fn run_plan(
                             on_event(Event::Started(check));
                             running += 1;
                             let tx = tx.clone();
-                            let excerpt_bytes = plan.excerpt_bytes;
                             scope.spawn(move || {
-                                let result = run_check(check, excerpt_bytes, cancel);
+                                let result = run_check(check, plan, cancel);
                                 let _ = tx.send((i, result));
                             });
                         }
@@ -197,20 +204,45 @@ pub fn run_plan(
         .collect()
 }
 
-/// The result of a check that needs no process: a program that was not
-/// found, or a scan (not in this build).
+/// The result of a check that cannot start: its program was not found.
 fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     match (&check.config.kind, &check.program) {
-        (CheckKind::Scan(_), _) => Some(CheckResult::errored(
-            "built-in `scan` checks are not supported by this build of run-check yet",
-        )),
         (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
-        (CheckKind::Run(_), Ok(_)) => None,
+        _ => None,
+    }
+}
+
+/// Runs one check (a process or a built-in scan) and classifies its end.
+fn run_check(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> CheckResult {
+    match &check.config.kind {
+        CheckKind::Scan(scan) => run_scan(scan, plan),
+        CheckKind::Run(_) => run_process(check, plan, cancel),
+    }
+}
+
+/// A built-in scan: no process; fails on any error-level finding.
+fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
+    let started = std::time::Instant::now();
+    let result = crate::scan::run(scan, &plan.worktree);
+    let failed = result
+        .found
+        .iter()
+        .any(|f| f.severity == crate::config::DiagSeverity::Error);
+    CheckResult {
+        status: if failed { Status::Fail } else { Status::Pass },
+        duration: started.elapsed(),
+        skip_reason: None,
+        parsed: vec![Parsed {
+            found: result.found,
+            dropped: result.dropped,
+            ..Parsed::default()
+        }],
+        ..CheckResult::skipped("")
     }
 }
 
 /// Runs one process check and classifies its end into a status.
-fn run_check(check: &PlannedCheck<'_>, excerpt_bytes: usize, cancel: &Cancel) -> CheckResult {
+fn run_process(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> CheckResult {
     let program = check
         .program
         .as_ref()
@@ -221,9 +253,19 @@ fn run_check(check: &PlannedCheck<'_>, excerpt_bytes: usize, cancel: &Cancel) ->
         cwd: &check.cwd,
         env: &check.config.env,
         timeout: check.timeout,
-        excerpt_bytes,
+        excerpt_bytes: plan.excerpt_bytes,
     };
-    let outcome = process::run(&spec, cancel);
+    let collectors = [Collector::new(check.config), Collector::new(check.config)];
+    let outcome = process::run(&spec, collectors, cancel);
+    let parsed = [outcome.stdout_parsed, outcome.stderr_parsed]
+        .into_iter()
+        .flatten()
+        .collect();
+    let artifacts = if outcome.end == End::Interrupted {
+        Collected::default()
+    } else {
+        artifacts::collect(&check.config.artifacts, &plan.worktree)
+    };
     let mut result = CheckResult {
         status: Status::Error,
         exit_code: None,
@@ -234,6 +276,8 @@ fn run_check(check: &PlannedCheck<'_>, excerpt_bytes: usize, cancel: &Cancel) ->
         skip_reason: None,
         error: None,
         spawned: true,
+        parsed,
+        artifacts,
     };
     match outcome.end {
         End::Exited(code) => {

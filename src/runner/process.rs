@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::platform;
+use crate::diagnostics::{Collector, Parsed};
 use crate::excerpt::Excerpt;
 use crate::signal::{Cancel, KILL};
 
@@ -67,6 +68,10 @@ pub struct ProcessResult {
     pub stdout: Excerpt,
     /// Captured stderr.
     pub stderr: Excerpt,
+    /// What stdout's collector parsed (None without a collector).
+    pub stdout_parsed: Option<Parsed>,
+    /// What stderr's collector parsed.
+    pub stderr_parsed: Option<Parsed>,
 }
 
 impl ProcessResult {
@@ -76,12 +81,30 @@ impl ProcessResult {
             duration: start.elapsed(),
             stdout: Excerpt::new(limit),
             stderr: Excerpt::new(limit),
+            stdout_parsed: None,
+            stderr_parsed: None,
         }
     }
 }
 
-/// Runs one process to completion (or timeout, or cancellation).
-pub fn run(spec: &Spec<'_>, cancel: &Cancel) -> ProcessResult {
+/// One stream's capture, shared with its drain thread.
+struct Capture {
+    excerpt: Excerpt,
+    collector: Option<Collector>,
+}
+
+impl Capture {
+    fn push(&mut self, bytes: &[u8]) {
+        self.excerpt.push(bytes);
+        if let Some(collector) = &mut self.collector {
+            collector.push(bytes);
+        }
+    }
+}
+
+/// Runs one process to completion (or timeout, or cancellation). The
+/// collectors, when given, parse stdout and stderr while they stream.
+pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel) -> ProcessResult {
     let start = Instant::now();
     let limit = spec.excerpt_bytes;
     if !spec.cwd.is_dir() {
@@ -120,8 +143,9 @@ pub fn run(spec: &Spec<'_>, cancel: &Cancel) -> ProcessResult {
         }
     };
     let (done_tx, done_rx) = mpsc::channel();
-    let stdout = drain(out_read, limit, done_tx.clone());
-    let stderr = drain(err_read, limit, done_tx);
+    let [out_collector, err_collector] = collectors;
+    let stdout = drain(out_read, limit, out_collector, done_tx.clone());
+    let stderr = drain(err_read, limit, err_collector, done_tx);
 
     let tree = handle.pids().first().map(|&pid| platform::Tree::adopt(pid));
     let tree = match tree {
@@ -180,11 +204,17 @@ pub fn run(spec: &Spec<'_>, cancel: &Cancel) -> ProcessResult {
             break;
         }
     }
-    let take = |shared: &Arc<Mutex<Excerpt>>| match shared.lock() {
-        Ok(excerpt) => excerpt.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
+    // A drain thread still running (a process outside the tree holds the
+    // pipe) keeps appending to its excerpt; we take what is there now.
+    let take = |shared: &Arc<Mutex<Capture>>| {
+        let mut capture = match shared.lock() {
+            Ok(capture) => capture,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let parsed = capture.collector.take().map(Collector::finish);
+        (capture.excerpt.clone(), parsed)
     };
-    let (stdout, stderr) = (take(&stdout), take(&stderr));
+    let ((stdout, stdout_parsed), (stderr, stderr_parsed)) = (take(&stdout), take(&stderr));
 
     let end = match (waited, stopped) {
         (_, Some((why, _))) => why,
@@ -201,13 +231,23 @@ pub fn run(spec: &Spec<'_>, cancel: &Cancel) -> ProcessResult {
         duration,
         stdout,
         stderr,
+        stdout_parsed,
+        stderr_parsed,
     }
 }
 
-/// Reads a pipe to its end on its own thread into a shared bounded excerpt;
-/// signals `done` at end-of-file or on a read error.
-fn drain(mut pipe: PipeReader, limit: usize, done: mpsc::Sender<()>) -> Arc<Mutex<Excerpt>> {
-    let shared = Arc::new(Mutex::new(Excerpt::new(limit)));
+/// Reads a pipe to its end on its own thread into a shared bounded excerpt
+/// (and collector); signals `done` at end-of-file or on a read error.
+fn drain(
+    mut pipe: PipeReader,
+    limit: usize,
+    collector: Option<Collector>,
+    done: mpsc::Sender<()>,
+) -> Arc<Mutex<Capture>> {
+    let shared = Arc::new(Mutex::new(Capture {
+        excerpt: Excerpt::new(limit),
+        collector,
+    }));
     let sink = Arc::clone(&shared);
     let reader = move || {
         let mut buf = vec![0u8; CHUNK];
@@ -215,7 +255,7 @@ fn drain(mut pipe: PipeReader, limit: usize, done: mpsc::Sender<()>) -> Arc<Mute
             match pipe.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => match sink.lock() {
-                    Ok(mut excerpt) => excerpt.push(&buf[..n]),
+                    Ok(mut capture) => capture.push(&buf[..n]),
                     Err(_) => break,
                 },
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
@@ -226,13 +266,15 @@ fn drain(mut pipe: PipeReader, limit: usize, done: mpsc::Sender<()>) -> Arc<Mute
     };
     let spawned = std::thread::Builder::new()
         .name("run-check-drain".into())
-        .stack_size(128 * 1024)
+        .stack_size(2 * 1024 * 1024)
         .spawn(reader);
     if spawned.is_err() {
         // No thread: nothing reads this pipe, so the child may block on a full
         // pipe until its timeout. Rare (thread exhaustion); the result says so.
-        if let Ok(mut excerpt) = shared.lock() {
-            excerpt.push(b"run-check: could not start a thread to read this stream\n");
+        if let Ok(mut capture) = shared.lock() {
+            capture
+                .excerpt
+                .push(b"run-check: could not start a thread to read this stream\n");
         }
     }
     shared

@@ -268,3 +268,30 @@ pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> boo
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Waits for `child` and returns its exit status with the peak resident set
+/// size (KiB) of the child's own program, read from `VmHWM` in
+/// /proc/PID/status while it runs (polled every 5 ms; the high-water mark only
+/// grows, so the last reading before exit is the peak). `wait4`'s `ru_maxrss`
+/// is not used: on Linux it also counts what the forking test process had
+/// resident at the fork, which says nothing about run-check.
+#[cfg(target_os = "linux")]
+pub fn wait_with_peak_rss(child: &mut std::process::Child) -> (std::process::ExitStatus, u64) {
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path) {
+            let hwm = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            if let Some(hwm) = hwm {
+                peak = peak.max(hwm);
+            }
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            return (status, peak);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

@@ -1,0 +1,491 @@
+//! Diagnostics parsed out of a check's output while it streams.
+//!
+//! A `Collector` sits beside each stream's excerpt: it splits bytes into
+//! lines (each cut at `MAX_LINE` bytes, so memory stays bounded), strips ANSI
+//! colour, and hands each line to the check's `LineParser` (chosen by
+//! `parser`), then to its custom matchers and its score regex. At most
+//! `MAX_PER_CHECK` diagnostics are kept per stream; the rest are counted.
+//! Parsers only read text: they never decide a check's status (a tool's own
+//! "All checks passed!" means nothing to the verdict).
+
+pub mod cargo_json;
+pub mod eslint;
+pub mod gcc;
+pub mod go;
+pub mod mypy;
+pub mod phase_result;
+pub mod pytest;
+pub mod rustc;
+pub mod tsc;
+
+use std::path::{Component, Path, PathBuf};
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::config::{CheckConfig, DiagSeverity, Parser};
+
+/// Diagnostics kept per check (SPEC section 6).
+pub const MAX_PER_CHECK: usize = 1000;
+/// Longest line handed to a parser; the rest of a longer line is dropped.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// A diagnostic as a parser reports it (the check name and worktree-relative
+/// path are added when the evidence is assembled).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Found {
+    /// File as the tool printed it.
+    pub file: Option<String>,
+    /// 1-based line.
+    pub line: Option<u64>,
+    /// 1-based column.
+    pub column: Option<u64>,
+    /// Severity.
+    pub severity: DiagSeverity,
+    /// Rule or code (`E0308`, `clippy::needless_return`, `no-unused-vars`).
+    pub rule: Option<String>,
+    /// Message.
+    pub message: String,
+    /// Suggested fix, when the tool gives one.
+    pub suggestion: Option<String>,
+}
+
+/// A streaming parser of one output format.
+pub trait LineParser: Send {
+    /// One line, without its terminator, ANSI colour removed. Returns
+    /// whether the line belonged to this format (used by `auto` to stop at
+    /// the first parser that recognises a line).
+    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool;
+
+    /// The end of the stream: emit anything still pending.
+    fn finish(&mut self, _out: &mut Vec<Found>) {}
+
+    /// Key/value data for the check's `data` (only `phase-result`).
+    fn data(&mut self) -> Option<Map<String, Value>> {
+        None
+    }
+}
+
+/// The parser of a `parser` setting; `None` for `parser = "none"`.
+pub fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
+    Some(match kind {
+        Parser::None => return None,
+        Parser::Auto => Box::new(Auto::new()),
+        Parser::Gcc => Box::new(gcc::Gcc::new(false)),
+        Parser::Rustc => Box::new(rustc::Rustc::new()),
+        Parser::CargoJson => Box::new(cargo_json::CargoJson::new()),
+        Parser::Tsc => Box::new(tsc::Tsc::new()),
+        Parser::Pytest => Box::new(pytest::Pytest::new()),
+        Parser::Mypy => Box::new(mypy::Mypy::new()),
+        Parser::Eslint => Box::new(eslint::Eslint::new()),
+        Parser::Go => Box::new(go::Go::new()),
+        Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
+    })
+}
+
+/// `parser = "auto"`: every format that can be recognised without guessing,
+/// tried in order; the first that claims a line has it. Formats whose lines
+/// carry no marker of their own (go vet's `file:line:col: message`, ruff's
+/// concise lines) are left to their explicit parsers.
+pub struct Auto {
+    parsers: Vec<Box<dyn LineParser>>,
+}
+
+impl Auto {
+    /// All the recognisable formats.
+    pub fn new() -> Auto {
+        Auto {
+            parsers: vec![
+                Box::new(cargo_json::CargoJson::new()),
+                Box::new(rustc::Rustc::new()),
+                Box::new(tsc::Tsc::new()),
+                Box::new(mypy::Mypy::new()),
+                Box::new(gcc::Gcc::new(true)),
+                Box::new(pytest::Pytest::new()),
+                Box::new(eslint::Eslint::new()),
+            ],
+        }
+    }
+}
+
+impl Default for Auto {
+    fn default() -> Self {
+        Auto::new()
+    }
+}
+
+impl LineParser for Auto {
+    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        self.parsers.iter_mut().any(|p| p.line(line, out))
+    }
+
+    fn finish(&mut self, out: &mut Vec<Found>) {
+        for parser in &mut self.parsers {
+            parser.finish(out);
+        }
+    }
+}
+
+/// A custom `[[check.matcher]]`, ready to run.
+#[derive(Debug, Clone)]
+struct CustomMatcher {
+    regex: Regex,
+    severity: DiagSeverity,
+}
+
+impl CustomMatcher {
+    fn apply(&self, line: &str) -> Option<Found> {
+        let caps = self.regex.captures(line)?;
+        let text = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
+        let number = |name: &str| text(name).and_then(|n| n.parse().ok());
+        Some(Found {
+            file: text("file").filter(|f| !f.is_empty()),
+            line: number("line"),
+            column: number("column"),
+            severity: text("severity")
+                .and_then(|s| DiagSeverity::from_word(&s))
+                .unwrap_or(self.severity),
+            rule: text("rule").filter(|r| !r.is_empty()),
+            message: text("message").unwrap_or_default(),
+            suggestion: None,
+        })
+    }
+}
+
+/// What a stream yielded.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Kept diagnostics, in output order.
+    pub found: Vec<Found>,
+    /// Diagnostics beyond the cap.
+    pub dropped: u64,
+    /// The last score the score regex matched.
+    pub score: Option<f64>,
+    /// PHASE_RESULT data.
+    pub data: Option<Map<String, Value>>,
+}
+
+/// Line splitting and parsing of one stream.
+pub struct Collector {
+    parser: Option<Box<dyn LineParser>>,
+    matchers: Vec<CustomMatcher>,
+    score: Option<Regex>,
+    partial: Vec<u8>,
+    /// The current line passed MAX_LINE: ignore bytes up to its end.
+    overflow: bool,
+    batch: Vec<Found>,
+    parsed: Parsed,
+}
+
+impl std::fmt::Debug for Collector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collector")
+            .field("parsed", &self.parsed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Collector {
+    /// The collector of a check; `None` when the check asks for nothing
+    /// (`parser = "none"`, no matcher, no score), so its output is not split.
+    pub fn new(check: &CheckConfig) -> Option<Collector> {
+        let parser = parser_for(check.parser);
+        if parser.is_none() && check.matchers.is_empty() && check.score.is_none() {
+            return None;
+        }
+        Some(Collector {
+            parser,
+            matchers: check
+                .matchers
+                .iter()
+                .map(|m| CustomMatcher {
+                    regex: m.regex.clone(),
+                    severity: m.severity,
+                })
+                .collect(),
+            score: check.score.clone(),
+            partial: Vec::new(),
+            overflow: false,
+            batch: Vec::new(),
+            parsed: Parsed::default(),
+        })
+    }
+
+    /// Feeds a chunk of output.
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        while let Some(end) = memchr::memchr(b'\n', bytes) {
+            self.extend_partial(&bytes[..end]);
+            let line = std::mem::take(&mut self.partial);
+            self.feed(&line);
+            self.partial = line;
+            self.partial.clear();
+            self.overflow = false;
+            bytes = &bytes[end + 1..];
+        }
+        self.extend_partial(bytes);
+    }
+
+    fn extend_partial(&mut self, bytes: &[u8]) {
+        if self.overflow {
+            return;
+        }
+        let room = MAX_LINE - self.partial.len();
+        if bytes.len() > room {
+            self.partial.extend_from_slice(&bytes[..room]);
+            self.overflow = true;
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    fn feed(&mut self, raw: &[u8]) {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = String::from_utf8_lossy(raw);
+        let text = strip_ansi(&text);
+        if let Some(parser) = &mut self.parser {
+            parser.line(&text, &mut self.batch);
+        }
+        for matcher in &self.matchers {
+            if let Some(found) = matcher.apply(&text) {
+                self.batch.push(found);
+            }
+        }
+        if let Some(score) = &self.score
+            && let Some(value) = score
+                .captures(&text)
+                .and_then(|c| c.get(1))
+                .and_then(|m| m.as_str().trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+        {
+            self.parsed.score = Some(value);
+        }
+        self.keep_batch();
+    }
+
+    fn keep_batch(&mut self) {
+        for found in self.batch.drain(..) {
+            if self.parsed.found.len() < MAX_PER_CHECK {
+                self.parsed.found.push(found);
+            } else {
+                self.parsed.dropped += 1;
+            }
+        }
+    }
+
+    /// The end of the stream.
+    pub fn finish(mut self) -> Parsed {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            self.feed(&line);
+        }
+        if let Some(parser) = &mut self.parser {
+            parser.finish(&mut self.batch);
+            self.parsed.data = parser.data();
+        }
+        self.keep_batch();
+        self.parsed
+    }
+}
+
+/// Removes ANSI escape sequences (colour) from a line.
+pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            // CSI: ESC [ parameters final-byte
+            Some('[') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC: ESC ] ... BEL or ESC \
+            Some(']') => {
+                chars.next();
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                        if c == '\u{1b}' {
+                            chars.next();
+                        }
+                        break;
+                    }
+                }
+            }
+            _ => {
+                chars.next();
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A diagnostic's file, relative to the worktree when it points inside it.
+/// Relative paths are taken relative to the check's working directory.
+pub fn relativize(file: &str, cwd: &Path, worktree: &Path) -> String {
+    let path = Path::new(file);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let normal = normalize(&absolute);
+    match normal.strip_prefix(worktree) {
+        Ok(rel) if !rel.as_os_str().is_empty() => to_slashes(rel),
+        _ if path.is_absolute() => file.to_string(),
+        // Relative but outside the worktree (`../x`): keep what the tool said.
+        _ => file.to_string(),
+    }
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn to_slashes(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collector(
+        parser: Parser,
+        matchers: &[(&str, DiagSeverity)],
+        score: Option<&str>,
+    ) -> Collector {
+        Collector {
+            parser: parser_for(parser),
+            matchers: matchers
+                .iter()
+                .map(|(r, s)| CustomMatcher {
+                    regex: Regex::new(r).unwrap(),
+                    severity: *s,
+                })
+                .collect(),
+            score: score.map(|s| Regex::new(s).unwrap()),
+            partial: Vec::new(),
+            overflow: false,
+            batch: Vec::new(),
+            parsed: Parsed::default(),
+        }
+    }
+
+    #[test]
+    fn matcher_groups_fill_the_fields_across_chunk_boundaries() {
+        let mut c = collector(
+            Parser::None,
+            &[(
+                r"^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>\w+): (?P<message>.+)$",
+                DiagSeverity::Error,
+            )],
+            None,
+        );
+        c.push(b"src/a.c:1");
+        c.push(b"2: warning: unused x\r\nnoise\nlib/b.c:3: bogus: odd");
+        let parsed = c.finish();
+        assert_eq!(
+            parsed.found,
+            vec![
+                Found {
+                    file: Some("src/a.c".into()),
+                    line: Some(12),
+                    severity: DiagSeverity::Warning,
+                    message: "unused x".into(),
+                    ..Found::default()
+                },
+                Found {
+                    file: Some("lib/b.c".into()),
+                    line: Some(3),
+                    severity: DiagSeverity::Error,
+                    message: "odd".into(),
+                    ..Found::default()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn the_cap_keeps_the_first_thousand_and_counts_the_rest() {
+        let mut c = collector(
+            Parser::None,
+            &[(r"^(?P<message>x\d+)$", DiagSeverity::Error)],
+            None,
+        );
+        let mut text = String::new();
+        for i in 0..1500 {
+            text.push_str(&format!("x{i}\n"));
+        }
+        c.push(text.as_bytes());
+        let parsed = c.finish();
+        assert_eq!(parsed.found.len(), 1000);
+        assert_eq!(parsed.dropped, 500);
+        assert_eq!(parsed.found[999].message, "x999");
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_ansi_is_stripped() {
+        let mut c = collector(
+            Parser::None,
+            &[(r"^(?P<message>m.*)$", DiagSeverity::Note)],
+            None,
+        );
+        let long = format!("m{}\n", "y".repeat(3 * MAX_LINE));
+        c.push(long.as_bytes());
+        c.push(b"\x1b[31mmred\x1b[0m\n");
+        let parsed = c.finish();
+        assert_eq!(parsed.found[0].message.len(), MAX_LINE);
+        assert_eq!(parsed.found[1].message, "mred");
+    }
+
+    #[test]
+    fn the_last_score_wins() {
+        let mut c = collector(Parser::None, &[], Some(r"coverage: (\d+(?:\.\d+)?)%"));
+        c.push(b"coverage: 50%\nlater coverage: 81.5%\ncoverage: n/a%\n");
+        assert_eq!(c.finish().score, Some(81.5));
+    }
+
+    #[test]
+    fn paths_become_worktree_relative() {
+        let wt = Path::new("/w");
+        assert_eq!(relativize("src/a.rs", Path::new("/w"), wt), "src/a.rs");
+        assert_eq!(relativize("./a.rs", Path::new("/w/sub"), wt), "sub/a.rs");
+        assert_eq!(relativize("/w/x/../y.rs", Path::new("/w"), wt), "y.rs");
+        assert_eq!(
+            relativize("/elsewhere/z.rs", Path::new("/w"), wt),
+            "/elsewhere/z.rs"
+        );
+        assert_eq!(relativize("../out.rs", Path::new("/w"), wt), "../out.rs");
+    }
+
+    #[test]
+    fn ansi_sequences() {
+        assert_eq!(strip_ansi("\x1b[1;31merror\x1b[0m: x"), "error: x");
+        assert_eq!(strip_ansi("\x1b]8;;http://x\x07link\x1b]8;;\x07"), "link");
+        assert_eq!(strip_ansi("plain"), "plain");
+    }
+}

@@ -1,0 +1,452 @@
+//! The `markdown` report, for a pull-request comment:
+//!
+//! ````markdown
+//! ### ❌ 1 of 2 checks failed: lint
+//!
+//! run-check 0.1.0 · `strict` · 2 checks: 1 pass, 1 fail, 0 error, 0 skip · 1.23s · `0123abc` (main)
+//!
+//! | Check | Status | Time | Details |
+//! |---|---|---|---|
+//! | `clippy` | ✅ pass | 0.81s |  |
+//! | `lint` | ❌ fail | 0.02s | exit 1 · 1 diagnostic |
+//!
+//! <details><summary>lint — exit 1</summary>
+//!
+//! ```text
+//! src/a.c:3:5: error: bad thing
+//! ```
+//!
+//! </details>
+//!
+//! #### Diagnostics (1)
+//!
+//! - `src/a.c:3:5` — bad thing (error, lint)
+//! ````
+//!
+//! The banner is written verbatim in the heading. Cells escape `|`, HTML and
+//! newlines; excerpts are fenced with more backticks than they contain and
+//! keep their last `MAX_EXCERPT_LINES` lines (at most `MAX_EXCERPT_CHARS`);
+//! at most `MAX_DIAGNOSTICS` diagnostics are listed and the rest counted.
+
+use std::fmt::Write;
+
+use crate::diagnostics::strip_ansi;
+use crate::evidence::{CheckRecord, Diagnostic, Evidence, Status};
+
+/// Diagnostics listed at most.
+pub const MAX_DIAGNOSTICS: usize = 50;
+/// Lines of an excerpt shown at most (the last ones).
+pub const MAX_EXCERPT_LINES: usize = 60;
+/// Characters of an excerpt shown at most (the last ones).
+pub const MAX_EXCERPT_CHARS: usize = 6000;
+/// Characters of a diagnostic message shown at most.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+pub(super) fn render(evidence: &Evidence) -> String {
+    let s = &evidence.summary;
+    let mut out = String::new();
+    let mark = if s.all_checks_passed { "✅" } else { "❌" };
+    let _ = writeln!(out, "### {mark} {}\n", s.banner);
+    let meta = &evidence.meta;
+    let mut facts = vec![
+        format!("run-check {}", meta.tool.version),
+        format!("`{}`", evidence.mode),
+        format!(
+            "{} checks: {} pass, {} fail, {} error, {} skip",
+            s.total, s.passed, s.failed, s.errored, s.skipped
+        ),
+        seconds(s.duration_ms),
+    ];
+    if let Some(commit) = &meta.git.commit {
+        let short: String = commit.chars().take(12).collect();
+        let mut fact = code(&short);
+        if let Some(branch) = &meta.git.branch {
+            let _ = write!(fact, " ({})", inline(branch));
+        }
+        facts.push(fact);
+    }
+    let _ = writeln!(out, "{}\n", facts.join(" · "));
+    out.push_str("| Check | Status | Time | Details |\n|---|---|---|---|\n");
+    for check in &evidence.checks {
+        let count = evidence
+            .diagnostics
+            .iter()
+            .filter(|d| d.check == check.name)
+            .count();
+        let time = if check.status == Status::Skip {
+            "—".to_string()
+        } else {
+            seconds(check.duration_ms)
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&code(&check.name)),
+            status(check.status),
+            time,
+            cell(&details(check, count)),
+        );
+    }
+    let read_only = &evidence.contracts.read_only;
+    if !read_only.modified.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**Workspace modified by checks:** {}",
+            read_only
+                .modified
+                .iter()
+                .map(|p| code(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(why) = &read_only.error {
+        let _ = writeln!(out, "\n**Read-only verification failed:** {}", inline(why));
+    }
+    for check in evidence.checks.iter().filter(|c| c.status.is_failure()) {
+        failure_block(&mut out, check);
+    }
+    if !evidence.diagnostics.is_empty() {
+        diagnostics(&mut out, evidence);
+    }
+    out
+}
+
+fn status(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "✅ pass",
+        Status::Fail => "❌ fail",
+        Status::Error => "⚠️ error",
+        Status::Skip => "⏭️ skip",
+    }
+}
+
+/// The Details cell: exit, timeout, error or skip reason, diagnostics count,
+/// score.
+fn details(check: &CheckRecord, diagnostics: usize) -> String {
+    let mut parts = Vec::new();
+    if let Some(reason) = &check.skip_reason {
+        parts.push(reason.clone());
+    }
+    if let Some(error) = &check.error {
+        parts.push(error.clone());
+    }
+    if check.timed_out {
+        parts.push("timed out; process tree killed".into());
+    } else if let Some(code) = check.exit_code.filter(|&c| c != 0) {
+        parts.push(format!("exit {code}"));
+    }
+    let total = diagnostics as u64 + check.diagnostics_dropped;
+    if total > 0 {
+        parts.push(format!(
+            "{total} diagnostic{}",
+            if total == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(score) = check.score {
+        parts.push(format!("score {score}"));
+    }
+    parts.join(" · ")
+}
+
+/// A `<details>` block with the tail of the check's stderr (else stdout).
+fn failure_block(out: &mut String, check: &CheckRecord) {
+    let excerpt = if check.stderr_excerpt.trim().is_empty() {
+        &check.stdout_excerpt
+    } else {
+        &check.stderr_excerpt
+    };
+    let summary = match details(check, 0) {
+        d if d.is_empty() => html(&check.name),
+        d => format!(
+            "{} — {}",
+            html(&check.name),
+            html(&d.replace(['\n', '\r'], " "))
+        ),
+    };
+    let _ = writeln!(out, "\n<details><summary>{summary}</summary>\n");
+    let excerpt = tail(&clean(&strip_ansi(excerpt)));
+    if excerpt.trim().is_empty() {
+        out.push_str("(no output)\n");
+    } else {
+        let fence = "`".repeat(longest_backtick_run(&excerpt).max(2) + 1);
+        let _ = write!(out, "{fence}text\n{excerpt}");
+        if !excerpt.ends_with('\n') {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{fence}");
+    }
+    out.push_str("\n</details>\n");
+}
+
+/// The diagnostics section: the first `MAX_DIAGNOSTICS`, the rest counted.
+fn diagnostics(out: &mut String, evidence: &Evidence) {
+    let dropped: u64 = evidence.checks.iter().map(|c| c.diagnostics_dropped).sum();
+    let total = evidence.diagnostics.len() as u64 + dropped;
+    let _ = writeln!(out, "\n#### Diagnostics ({total})\n");
+    for d in evidence.diagnostics.iter().take(MAX_DIAGNOSTICS) {
+        let _ = writeln!(out, "- {}", diagnostic_item(d));
+    }
+    let rest = total - (evidence.diagnostics.len().min(MAX_DIAGNOSTICS) as u64);
+    if rest > 0 {
+        let _ = writeln!(out, "- … and {rest} more (see the evidence)");
+    }
+}
+
+/// `` `file:line:col` — message (severity, check, rule) ``.
+fn diagnostic_item(d: &Diagnostic) -> String {
+    let mut location = d.file.clone().unwrap_or_default();
+    if let Some(line) = d.line {
+        let _ = write!(location, ":{line}");
+        if let Some(col) = d.column {
+            let _ = write!(location, ":{col}");
+        }
+    }
+    let mut message: String = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if message.chars().count() > MAX_MESSAGE_CHARS {
+        message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
+    }
+    let mut context = vec![d.severity.clone(), d.check.clone()];
+    if let Some(rule) = &d.rule {
+        context.push(rule.clone());
+    }
+    let context = inline(&context.join(", "));
+    let message = inline(&message);
+    if location.is_empty() {
+        format!("{message} ({context})")
+    } else {
+        format!("{} — {message} ({context})", code(&location))
+    }
+}
+
+/// The last `MAX_EXCERPT_LINES` lines / `MAX_EXCERPT_CHARS` characters.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut start = lines.len().saturating_sub(MAX_EXCERPT_LINES);
+    let mut chars: usize = lines[start..].iter().map(|l| l.chars().count() + 1).sum();
+    while chars > MAX_EXCERPT_CHARS && start + 1 < lines.len() {
+        chars -= lines[start].chars().count() + 1;
+        start += 1;
+    }
+    let mut shown = lines[start..].join("\n");
+    if shown.chars().count() > MAX_EXCERPT_CHARS {
+        let skip = shown.chars().count() - MAX_EXCERPT_CHARS;
+        shown = shown.chars().skip(skip).collect();
+    }
+    if start > 0 {
+        format!("… [{start} earlier lines not shown]\n{shown}\n")
+    } else {
+        format!("{shown}\n")
+    }
+}
+
+/// Control characters other than tab and newline become U+FFFD.
+fn clean(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
+/// An inline code span that survives any backticks inside.
+fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let fence = "`".repeat(longest_backtick_run(&text) + 1);
+    if text.starts_with('`') || text.ends_with('`') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
+/// Escapes HTML (for `<summary>` and text).
+fn html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Plain inline text: HTML and Markdown punctuation escaped, one line.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell: `|` escaped (also inside code spans, where GFM honours
+/// `\|`), newlines as `<br>`.
+fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '|' => out.push_str("\\|"),
+            '\n' => out.push_str("<br>"),
+            '\r' => {}
+            '<' if !in_code => out.push_str("&lt;"),
+            '>' if !in_code => out.push_str("&gt;"),
+            '&' if !in_code => out.push_str("&amp;"),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.2}s", ms as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::junit::sample;
+    use super::*;
+
+    #[test]
+    fn heading_table_details_and_diagnostics() {
+        let evidence = sample::evidence();
+        let out = render(&evidence);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("### ❌ {}", evidence.summary.banner));
+        assert!(out.contains(&evidence.summary.banner));
+        assert!(lines[2].starts_with("run-check 0.1.0 · `strict` · 5 checks: 1 pass, 2 fail"));
+        assert!(
+            lines[2].ends_with("· `0123456789ab` (main)"),
+            "{}",
+            lines[2]
+        );
+        let table = lines
+            .iter()
+            .position(|l| *l == "| Check | Status | Time | Details |")
+            .unwrap();
+        assert_eq!(lines[table + 1], "|---|---|---|---|");
+        assert_eq!(
+            &lines[table + 2..table + 7],
+            [
+                "| `ok` | ✅ pass | 0.81s |  |",
+                "| `lint` | ❌ fail | 1.50s | exit 3 · 2 diagnostics |",
+                "| `unit` | ❌ fail | 1.50s | timed out; process tree killed |",
+                "| `gone` | ⚠️ error | 1.50s | program `zz` not found on PATH |",
+                "| `later` | ⏭️ skip | — | needs `unit` failed |",
+            ]
+        );
+        // Every table row has exactly 5 unescaped pipes.
+        for row in &lines[table..table + 7] {
+            assert_eq!(row.replace("\\|", "").matches('|').count(), 5, "{row}");
+        }
+        assert_eq!(out.matches("<details>").count(), 3);
+        assert_eq!(out.matches("</details>").count(), 3);
+        assert!(out.contains("<details><summary>lint — exit 3</summary>"));
+        assert!(out.contains("#### Diagnostics (2)"));
+        assert!(out.contains("- `src/a.c:3:5` — bad thing (error, lint)"));
+        assert!(out.contains(
+            "- `src/b,c:d.rs:1` — odd 100% message second \\| line (warning, lint, W:1)"
+        ));
+    }
+
+    #[test]
+    fn the_fence_is_longer_than_any_backtick_run() {
+        let out = render(&sample::evidence());
+        // The lint excerpt has a run of three backticks: the fence has four.
+        let start = out.find("````text\n").expect("four-backtick fence");
+        let rest = &out[start + 9..];
+        let end = rest.find("\n````\n").expect("closing fence");
+        let body = &rest[..end];
+        assert_eq!(
+            body,
+            "error: <bad> & \"worse\" ]]> \u{FFFD}\u{FFFD}\n```rust\n``` x"
+        );
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{0}'));
+        // Without backticks inside, three.
+        assert!(out.contains("```text\nwaiting…\n```\n"));
+    }
+
+    #[test]
+    fn cells_escape_pipes_newlines_and_html() {
+        assert_eq!(cell("a|b\nc<d>&e"), "a\\|b<br>c&lt;d&gt;&amp;e");
+        assert_eq!(cell("`x|<y>`"), "`x\\|<y>`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`a"), "`` `a ``");
+        assert_eq!(
+            inline("*x* <y> | [z](u)"),
+            "\\*x\\* &lt;y&gt; \\| \\[z\\](u)"
+        );
+        let mut evidence = sample::evidence();
+        evidence.checks[3].error = Some("bad | pipe\nnext <b>".into());
+        let out = render(&evidence);
+        assert!(
+            out.contains("| `gone` | ⚠️ error | 1.50s | bad \\| pipe<br>next &lt;b&gt; |"),
+            "{out}"
+        );
+        assert!(out.contains("<summary>gone — bad | pipe next &lt;b&gt;</summary>"));
+    }
+
+    #[test]
+    fn at_most_fifty_diagnostics_with_the_rest_counted() {
+        let mut evidence = sample::evidence();
+        evidence.diagnostics = (0..70)
+            .map(|i| {
+                sample::diagnostic("lint", Some("a.rs"), Some(i + 1), None, "error", None, "x")
+            })
+            .collect();
+        evidence.checks[1].diagnostics_dropped = 5;
+        let out = render(&evidence);
+        assert!(out.contains("#### Diagnostics (75)"));
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("- `a.rs:")).count(),
+            MAX_DIAGNOSTICS
+        );
+        assert!(out.contains("- … and 25 more (see the evidence)"));
+        assert!(out.contains("| exit 3 · 75 diagnostics |"));
+    }
+
+    #[test]
+    fn long_excerpts_keep_their_tail() {
+        let text: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let shown = tail(&text);
+        assert!(shown.starts_with("… [140 earlier lines not shown]\nline 140\n"));
+        assert!(shown.ends_with("line 199\n"));
+        let wide = format!("{}\n", "x".repeat(3 * MAX_EXCERPT_CHARS));
+        assert!(tail(&wide).chars().count() <= MAX_EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn a_passing_run() {
+        let out = render(&sample::passing());
+        assert!(out.starts_with("### ✅ All checks passed!\n"));
+        assert!(!out.contains("<details>") && !out.contains("Diagnostics"));
+    }
+}

@@ -1,0 +1,499 @@
+//! The `sarif` report: SARIF 2.1.0 with one run. Every evidence diagnostic
+//! is a result; a failing or erroring check without error-level diagnostics
+//! (none, or only warnings and notes) is one result
+//! of its own (`run-check/<check>`), and a run that did not pass but has no
+//! result at all gets one (`run-check/run`) carrying the banner, so a failing
+//! run never renders as empty SARIF.
+//!
+//! File paths are worktree-relative URIs (forward slashes, percent-encoded)
+//! with `uriBaseId` `SRCROOT`, which `originalUriBaseIds` maps to the
+//! worktree; paths outside the worktree are absolute `file://` URIs.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::evidence::{Diagnostic, Evidence};
+
+/// The schema URI written as `$schema`.
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// The `uriBaseId` of worktree-relative paths.
+const SRCROOT: &str = "SRCROOT";
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool<'a>,
+    automation_details: AutomationDetails,
+    invocations: [Invocation<'a>; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    original_uri_base_ids: Option<Map<String, Value>>,
+    results: Vec<SarifResult>,
+    properties: Value,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver<'a> {
+    name: &'a str,
+    version: &'a str,
+    semantic_version: &'a str,
+    rules: Vec<Rule>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    short_description: Option<Message>,
+}
+
+#[derive(Serialize)]
+struct AutomationDetails {
+    id: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation<'a> {
+    execution_successful: bool,
+    exit_code: i32,
+    start_time_utc: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: String,
+    rule_index: usize,
+    level: &'static str,
+    message: Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<Location>,
+    properties: Value,
+}
+
+#[derive(Serialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_column: Option<u64>,
+}
+
+/// Rule ids in order of first use, each with its index.
+#[derive(Default)]
+struct Rules {
+    list: Vec<Rule>,
+}
+
+impl Rules {
+    fn index(&mut self, id: &str, description: Option<String>) -> usize {
+        if let Some(i) = self.list.iter().position(|r| r.id == id) {
+            return i;
+        }
+        self.list.push(Rule {
+            id: id.to_string(),
+            short_description: description.map(|text| Message { text }),
+        });
+        self.list.len() - 1
+    }
+}
+
+pub(super) fn render(evidence: &Evidence) -> String {
+    let s = &evidence.summary;
+    let mut rules = Rules::default();
+    let mut results = Vec::new();
+    for d in &evidence.diagnostics {
+        results.push(diagnostic_result(d, &mut rules));
+    }
+    for check in &evidence.checks {
+        let has_error = evidence
+            .diagnostics
+            .iter()
+            .any(|d| d.check == check.name && d.severity == "error");
+        if !check.status.is_failure() || has_error {
+            continue;
+        }
+        let outcome = if let Some(error) = &check.error {
+            format!("errored: {error}")
+        } else if check.timed_out {
+            "timed out; process tree killed".to_string()
+        } else {
+            match check.exit_code {
+                Some(code) => format!("failed (exit {code})"),
+                None => check.status.as_str().to_string(),
+            }
+        };
+        let id = format!("run-check/{}", check.name);
+        let description = format!("The check `{}` of checks.toml passes", check.name);
+        results.push(SarifResult {
+            rule_index: rules.index(&id, Some(description)),
+            rule_id: id,
+            level: "error",
+            message: Message {
+                text: format!("{} {outcome}", check.name),
+            },
+            locations: Vec::new(),
+            properties: serde_json::json!({ "check": check.name }),
+        });
+    }
+    if results.is_empty() && !s.all_checks_passed {
+        let id = "run-check/run";
+        results.push(SarifResult {
+            rule_index: rules.index(id, Some("The run-check run passes".into())),
+            rule_id: id.into(),
+            level: "error",
+            message: Message {
+                text: s.banner.clone(),
+            },
+            locations: Vec::new(),
+            properties: serde_json::json!({}),
+        });
+    }
+    let meta = &evidence.meta;
+    let original_uri_base_ids = directory_uri(&meta.worktree).map(|uri| {
+        let mut map = Map::new();
+        map.insert(SRCROOT.into(), serde_json::json!({ "uri": uri }));
+        map
+    });
+    let log = Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "run-check",
+                    version: &meta.tool.version,
+                    semantic_version: &meta.tool.version,
+                    rules: rules.list,
+                },
+            },
+            automation_details: AutomationDetails {
+                id: format!("run-check/{}/", evidence.mode),
+            },
+            invocations: [Invocation {
+                execution_successful: s.all_checks_passed,
+                exit_code: s.exit_code,
+                start_time_utc: &meta.timestamp,
+            }],
+            original_uri_base_ids,
+            results,
+            properties: serde_json::json!({
+                "mode": evidence.mode,
+                "banner": s.banner,
+                "commit": meta.git.commit,
+                "branch": meta.git.branch,
+                "summary": {
+                    "total": s.total, "passed": s.passed, "failed": s.failed,
+                    "errored": s.errored, "skipped": s.skipped, "duration_ms": s.duration_ms,
+                },
+            }),
+        }],
+    };
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn diagnostic_result(d: &Diagnostic, rules: &mut Rules) -> SarifResult {
+    let id = match &d.rule {
+        Some(rule) if !rule.is_empty() => rule.clone(),
+        _ => format!("run-check/{}", d.check),
+    };
+    let level = match d.severity.as_str() {
+        "error" => "error",
+        "note" | "info" | "help" => "note",
+        _ => "warning",
+    };
+    let text = if d.message.trim().is_empty() {
+        d.rule.clone().unwrap_or_else(|| "(no message)".into())
+    } else {
+        d.message.clone()
+    };
+    let locations = d
+        .file
+        .as_deref()
+        .filter(|f| !f.is_empty())
+        .map(|file| {
+            let (uri, uri_base_id) = file_uri(file);
+            vec![Location {
+                physical_location: PhysicalLocation {
+                    artifact_location: ArtifactLocation { uri, uri_base_id },
+                    region: d.line.filter(|&l| l > 0).map(|start_line| Region {
+                        start_line,
+                        start_column: d.column.filter(|&c| c > 0),
+                    }),
+                },
+            }]
+        })
+        .unwrap_or_default();
+    let mut properties = serde_json::json!({ "check": d.check, "severity": d.severity });
+    if let Some(suggestion) = &d.suggestion {
+        properties["suggestion"] = suggestion.clone().into();
+    }
+    SarifResult {
+        rule_index: rules.index(&id, None),
+        rule_id: id,
+        level,
+        message: Message { text },
+        locations,
+        properties,
+    }
+}
+
+/// A diagnostic's file as a URI: relative paths stay relative (to
+/// `SRCROOT`), absolute ones become `file://` URIs.
+fn file_uri(file: &str) -> (String, Option<&'static str>) {
+    let file = file.replace('\\', "/");
+    let drive =
+        file.len() >= 2 && file.as_bytes()[0].is_ascii_alphabetic() && file.as_bytes()[1] == b':';
+    if file.starts_with("//") {
+        // A UNC path: file://host/share/...
+        (format!("file:{}", encode(&file, true)), None)
+    } else if file.starts_with('/') {
+        (format!("file://{}", encode(&file, true)), None)
+    } else if drive {
+        (format!("file:///{}", encode(&file, true)), None)
+    } else {
+        (encode(&file, false), Some(SRCROOT))
+    }
+}
+
+/// The worktree as a directory URI (ending in `/`); `None` when it is not
+/// absolute.
+fn directory_uri(worktree: &str) -> Option<String> {
+    let (uri, base) = file_uri(worktree);
+    if base.is_some() || worktree.is_empty() {
+        return None;
+    }
+    Some(if uri.ends_with('/') {
+        uri
+    } else {
+        format!("{uri}/")
+    })
+}
+
+/// Percent-encodes everything but unreserved characters and `/` (and `:`
+/// when `colon` allows it, for a drive letter in an absolute URI).
+fn encode(path: &str, colon: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/')
+            || (colon && b == b':');
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::junit::sample;
+    use super::*;
+
+    fn render_json(evidence: &Evidence) -> Value {
+        serde_json::from_str(&render(evidence)).expect("valid JSON")
+    }
+
+    #[test]
+    fn one_run_with_the_tool_and_invocation() {
+        let v = render_json(&sample::evidence());
+        assert_eq!(v["$schema"], SCHEMA);
+        assert_eq!(v["version"], "2.1.0");
+        assert_eq!(v["runs"].as_array().unwrap().len(), 1);
+        let run = &v["runs"][0];
+        assert_eq!(run["tool"]["driver"]["name"], "run-check");
+        assert_eq!(run["tool"]["driver"]["version"], "0.1.0");
+        assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+        assert_eq!(run["invocations"][0]["exitCode"], 2);
+        assert_eq!(
+            run["originalUriBaseIds"]["SRCROOT"]["uri"],
+            "file:///w/my%20repo/"
+        );
+        assert_eq!(
+            run["properties"]["banner"],
+            sample::evidence().summary.banner
+        );
+    }
+
+    #[test]
+    fn diagnostics_become_results_and_failing_checks_without_any_too() {
+        let v = render_json(&sample::evidence());
+        let run = &v["runs"][0];
+        let results = run["results"].as_array().unwrap();
+        let ids: Vec<_> = results
+            .iter()
+            .map(|r| r["ruleId"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            ["run-check/lint", "W:1", "run-check/unit", "run-check/gone"]
+        );
+        let first = &results[0];
+        assert_eq!(first["level"], "error");
+        assert_eq!(first["message"]["text"], "bad thing");
+        let location = &first["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], "src/a.c");
+        assert_eq!(location["artifactLocation"]["uriBaseId"], "SRCROOT");
+        assert_eq!(
+            location["region"],
+            serde_json::json!({"startLine": 3, "startColumn": 5})
+        );
+        assert_eq!(results[1]["level"], "warning");
+        assert_eq!(
+            results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "src/b%2Cc%3Ad.rs"
+        );
+        assert_eq!(
+            results[1]["locations"][0]["physicalLocation"]["region"],
+            serde_json::json!({"startLine": 1})
+        );
+        assert_eq!(
+            results[2]["message"]["text"],
+            "unit timed out; process tree killed"
+        );
+        assert!(results[2].get("locations").is_none());
+        assert_eq!(
+            results[3]["message"]["text"],
+            "gone errored: program `zz` not found on PATH"
+        );
+        // One rule per distinct id, and each result points at its own.
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 4);
+        for r in results {
+            let index = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(rules[index]["id"], r["ruleId"]);
+        }
+    }
+
+    #[test]
+    fn levels_and_locations() {
+        let mut evidence = sample::passing();
+        evidence.diagnostics = ["error", "warning", "note", "info", "help"]
+            .iter()
+            .map(|s| sample::diagnostic("ok", None, Some(2), None, s, Some("r"), "m"))
+            .collect();
+        evidence.diagnostics.push(sample::diagnostic(
+            "ok",
+            Some("/elsewhere/x y.rs"),
+            None,
+            Some(4),
+            "warning",
+            None,
+            "",
+        ));
+        evidence.diagnostics.push(sample::diagnostic(
+            "ok",
+            Some("C:\\src\\z.rs"),
+            Some(1),
+            Some(1),
+            "error",
+            None,
+            "z",
+        ));
+        let v = render_json(&evidence);
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        let levels: Vec<_> = results
+            .iter()
+            .map(|r| r["level"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            levels,
+            [
+                "error", "warning", "note", "note", "note", "warning", "error"
+            ]
+        );
+        // No file: no locations (a line alone is not a location).
+        assert!(results[0].get("locations").is_none());
+        let outside = &results[5]["locations"][0]["physicalLocation"];
+        assert_eq!(
+            outside["artifactLocation"]["uri"],
+            "file:///elsewhere/x%20y.rs"
+        );
+        assert!(outside["artifactLocation"].get("uriBaseId").is_none());
+        assert!(outside.get("region").is_none(), "no line, no region");
+        assert_eq!(results[5]["ruleId"], "run-check/ok");
+        assert_eq!(results[5]["message"]["text"], "(no message)");
+        assert_eq!(
+            results[6]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///C:/src/z.rs"
+        );
+        assert_eq!(
+            v["runs"][0]["tool"]["driver"]["rules"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_passing_run_has_no_results_and_a_failing_run_always_has_one() {
+        let v = render_json(&sample::passing());
+        assert_eq!(v["runs"][0]["results"], serde_json::json!([]));
+        assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], true);
+        let mut evidence = sample::passing();
+        evidence.summary.all_checks_passed = false;
+        evidence.summary.exit_code = 130;
+        evidence.summary.banner = "Interrupted: 1 of 2 checks finished".into();
+        let v = render_json(&evidence);
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0]["ruleId"], "run-check/run");
+        assert_eq!(
+            results[0]["message"]["text"],
+            "Interrupted: 1 of 2 checks finished"
+        );
+    }
+
+    #[test]
+    fn rendering_is_deterministic() {
+        let evidence = sample::evidence();
+        assert_eq!(render(&evidence), render(&evidence));
+    }
+}

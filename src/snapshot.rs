@@ -1,0 +1,519 @@
+//! Read-only verification (SPEC section 5): a snapshot of the worktree before
+//! the first check and after the last, compared path by path.
+//!
+//! In a git worktree a snapshot is the `git status` entries (tracked changes,
+//! staged or not, and untracked files that are not ignored) with a content
+//! hash of each listed file, so a check that edits a clean file, edits an
+//! already-dirty file, stages something or creates a file shows up, while
+//! ignored build output never does. Outside git it is every file not matched
+//! by `.gitignore` (and not under `target/`, `node_modules/` or `.git/`) with
+//! size and content hash. Git is asked with `GIT_OPTIONAL_LOCKS=0`, so taking
+//! a snapshot never writes the index.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::evidence::{Diagnostic, ReadOnly};
+
+/// Directories never counted outside git (build output, dependencies, VCS).
+const ALWAYS_IGNORED: [&str; 3] = [".git", "target", "node_modules"];
+
+/// What a snapshot records of one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// git's two-letter status (`" M"`, `"??"`, ...); empty outside git.
+    code: String,
+    /// Content hash; `None` for a path that does not exist as a file.
+    hash: Option<[u8; 32]>,
+}
+
+/// The state of a worktree at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl Snapshot {
+    /// Paths (worktree-relative, `/` separators) that differ between `self`
+    /// (before) and `after`, sorted, each with what happened to it.
+    pub fn diff(&self, after: &Snapshot) -> Vec<Change> {
+        let mut changes: Vec<Change> = Vec::new();
+        for (path, entry) in &self.entries {
+            match after.entries.get(path) {
+                Some(now) if now == entry => {}
+                Some(now) => changes.push(Change::new(path, Some(entry), Some(now))),
+                None => changes.push(Change::new(path, Some(entry), None)),
+            }
+        }
+        for (path, now) in &after.entries {
+            if !self.entries.contains_key(path) {
+                changes.push(Change::new(path, None, Some(now)));
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes
+    }
+
+    /// Number of paths recorded.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing was recorded (a clean git worktree).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One path that differs between two snapshots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Worktree-relative path.
+    pub path: String,
+    /// `created`, `deleted` or `changed`.
+    pub kind: &'static str,
+}
+
+impl Change {
+    fn new(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+        let kind = match (before, after) {
+            (_, Some(now)) if now.code == "??" => "created",
+            (_, Some(now)) if now.hash.is_none() || now.code.contains('D') => "deleted",
+            // Only outside git does absence mean the file is gone.
+            (Some(was), None) if was.code.is_empty() => "deleted",
+            (None, Some(now)) if now.code.is_empty() => "created",
+            _ => "changed",
+        };
+        Change {
+            path: path.to_string(),
+            kind,
+        }
+    }
+}
+
+/// Read-only verification of one run: the first snapshot, the last one, and
+/// in between (only when checks run one at a time) snapshots that name the
+/// check that changed a path.
+///
+/// An intermediate snapshot costs a `git status`; taking one after a
+/// one-millisecond check would multiply the cost of a run of quick checks
+/// (SPEC section 12). So one is taken only after a check that ran at least
+/// `ATTRIBUTION_FACTOR` times as long as the first snapshot took; quick
+/// checks are grouped with the next snapshot, and a change found then is
+/// blamed on "one of the checks `a`, `b`". The overhead stays under
+/// 1/`ATTRIBUTION_FACTOR` of the checks' own time.
+#[derive(Debug)]
+pub struct Verifier {
+    snapshotter: Snapshotter,
+    before: Snapshot,
+    /// How long the first snapshot took.
+    cost: Duration,
+    /// The latest intermediate snapshot, when attributing.
+    last: Option<Snapshot>,
+    /// Checks finished since `last`.
+    pending: Vec<String>,
+    /// Path → the checks one of which changed it.
+    culprits: HashMap<String, Vec<String>>,
+}
+
+/// An intermediate snapshot follows a check that ran this many times as long
+/// as a snapshot takes.
+pub const ATTRIBUTION_FACTOR: u32 = 10;
+
+impl Verifier {
+    /// Takes the first snapshot. `attribute`: checks run one at a time, so
+    /// intermediate snapshots can name culprits.
+    pub fn start(worktree: &Path, attribute: bool) -> Result<Verifier, String> {
+        let snapshotter = Snapshotter::new(worktree);
+        let started = Instant::now();
+        let before = snapshotter.take()?;
+        Ok(Verifier {
+            snapshotter,
+            cost: started.elapsed(),
+            last: attribute.then(|| before.clone()),
+            before,
+            pending: Vec::new(),
+            culprits: HashMap::new(),
+        })
+    }
+
+    /// Called after check `name` ended (having run for `ran`) while no other
+    /// check runs.
+    pub fn after_check(&mut self, name: &str, ran: Duration) {
+        if self.last.is_none() {
+            return;
+        }
+        self.pending.push(name.to_string());
+        if ran >= self.cost * ATTRIBUTION_FACTOR
+            && let Ok(now) = self.snapshotter.take()
+        {
+            self.blame(&now);
+            self.last = Some(now);
+        }
+    }
+
+    /// Attributes the changes since `last` to the pending checks.
+    fn blame(&mut self, now: &Snapshot) {
+        let Some(last) = &self.last else { return };
+        for change in last.diff(now) {
+            self.culprits
+                .entry(change.path)
+                .or_insert_with(|| self.pending.clone());
+        }
+        self.pending.clear();
+    }
+
+    /// Takes the last snapshot and compares: the `contracts.read_only` value
+    /// and one `read-only` diagnostic per modified path.
+    pub fn finish(mut self) -> (ReadOnly, Vec<Diagnostic>) {
+        let after = match self.snapshotter.take() {
+            Ok(after) => after,
+            Err(why) => {
+                let read_only = ReadOnly {
+                    verified: false,
+                    modified: Vec::new(),
+                    error: Some(format!("cannot take the second snapshot: {why}")),
+                };
+                return (read_only, Vec::new());
+            }
+        };
+        if !self.pending.is_empty() {
+            self.blame(&after);
+        }
+        let changes = self.before.diff(&after);
+        let diagnostics = changes
+            .iter()
+            .map(|change| {
+                let (check, by) = match self.culprits.get(&change.path).map(Vec::as_slice) {
+                    Some([one]) => (one.clone(), format!("by check `{one}`")),
+                    Some(several) if !several.is_empty() => {
+                        let names: Vec<String> = several.iter().map(|n| format!("`{n}`")).collect();
+                        (
+                            "run-check".into(),
+                            format!("by one of the checks {}", names.join(", ")),
+                        )
+                    }
+                    _ => ("run-check".into(), "while the checks ran".into()),
+                };
+                Diagnostic {
+                    check,
+                    file: Some(change.path.clone()),
+                    line: None,
+                    column: None,
+                    severity: "error".into(),
+                    rule: Some("read-only".into()),
+                    message: format!("{} {by}", change.kind),
+                    suggestion: None,
+                }
+            })
+            .collect();
+        let read_only = ReadOnly {
+            verified: true,
+            modified: changes.into_iter().map(|c| c.path).collect(),
+            error: None,
+        };
+        (read_only, diagnostics)
+    }
+}
+
+/// How to take snapshots of one worktree, decided once per run.
+#[derive(Debug, Clone)]
+pub enum Snapshotter {
+    /// Through `git status` of the repository holding the worktree.
+    Git {
+        /// The git executable.
+        git: PathBuf,
+        /// The worktree (canonical).
+        worktree: PathBuf,
+        /// The repository's top level (canonical).
+        toplevel: PathBuf,
+    },
+    /// By walking the files outside git.
+    Walk {
+        /// The worktree (canonical).
+        worktree: PathBuf,
+    },
+}
+
+impl Snapshotter {
+    /// Git when the worktree is inside a git work tree, else a walk.
+    pub fn new(worktree: &Path) -> Snapshotter {
+        if let Ok(git) = which::which("git") {
+            let output = git_command(&git, worktree)
+                .args(["rev-parse", "--show-toplevel"])
+                .stderr(Stdio::null())
+                .output();
+            if let Ok(output) = output
+                && output.status.success()
+            {
+                let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
+                if let Ok(toplevel) = dunce::canonicalize(Path::new(&top)) {
+                    return Snapshotter::Git {
+                        git,
+                        worktree: worktree.to_path_buf(),
+                        toplevel,
+                    };
+                }
+            }
+        }
+        Snapshotter::Walk {
+            worktree: worktree.to_path_buf(),
+        }
+    }
+
+    /// Takes a snapshot; the error is one line saying why it could not.
+    pub fn take(&self) -> Result<Snapshot, String> {
+        match self {
+            Snapshotter::Git {
+                git,
+                worktree,
+                toplevel,
+            } => git_snapshot(git, worktree, toplevel),
+            Snapshotter::Walk { worktree } => Ok(walk_snapshot(worktree)),
+        }
+    }
+}
+
+fn git_command(git: &Path, dir: &Path) -> Command {
+    let mut command = Command::new(git);
+    command
+        .arg("-C")
+        .arg(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null());
+    command
+}
+
+fn git_snapshot(git: &Path, worktree: &Path, toplevel: &Path) -> Result<Snapshot, String> {
+    let output = git_command(git, toplevel)
+        .args([
+            "-c",
+            "core.quotePath=false",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignored=no",
+            "--no-renames",
+        ])
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|err| format!("failed to run `git status`: {err}"))?;
+    if !output.status.success() {
+        let why = String::from_utf8_lossy(&output.stderr);
+        return Err(format!("`git status` failed: {}", why.trim()));
+    }
+    let mut entries = BTreeMap::new();
+    for record in output.stdout.split(|&b| b == 0) {
+        if record.len() < 4 {
+            continue;
+        }
+        let code = String::from_utf8_lossy(&record[..2]).into_owned();
+        let path = String::from_utf8_lossy(&record[3..]).into_owned();
+        let absolute = toplevel.join(&path);
+        let hash = hash_file(&absolute);
+        entries.insert(display_path(&absolute, worktree), Entry { code, hash });
+    }
+    Ok(Snapshot { entries })
+}
+
+/// A path relative to the worktree with `/` separators; absolute when outside.
+fn display_path(path: &Path, worktree: &Path) -> String {
+    match path.strip_prefix(worktree) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// sha256 of a file's content (of the link text for a symlink); `None` when
+/// it is not there or is a directory.
+fn hash_file(path: &Path) -> Option<[u8; 32]> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let mut hasher = Sha256::new();
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).ok()?;
+        hasher.update(b"symlink:");
+        hasher.update(target.as_os_str().as_encoded_bytes());
+    } else if meta.is_file() {
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+    } else {
+        return None;
+    }
+    Some(hasher.finalize().into())
+}
+
+fn walk_snapshot(worktree: &Path) -> Snapshot {
+    let entries = Mutex::new(BTreeMap::new());
+    ignore::WalkBuilder::new(worktree)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| {
+            let name = entry.file_name().to_string_lossy();
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && ALWAYS_IGNORED.contains(&name.as_ref()))
+        })
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                if let Ok(entry) = entry {
+                    let is_file = entry
+                        .file_type()
+                        .is_some_and(|t| t.is_file() || t.is_symlink());
+                    if is_file {
+                        let hash = hash_file(entry.path());
+                        let path = display_path(entry.path(), worktree);
+                        if let Ok(mut entries) = entries.lock() {
+                            entries.insert(
+                                path,
+                                Entry {
+                                    code: String::new(),
+                                    hash,
+                                },
+                            );
+                        }
+                    }
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    Snapshot {
+        entries: entries.into_inner().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(changes: Vec<Change>) -> Vec<String> {
+        changes.into_iter().map(|c| c.path).collect()
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn git_snapshots_see_edits_creations_deletions_and_staging() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::write(root.join("dirty.txt"), "d").unwrap();
+        std::fs::write(root.join(".gitignore"), "out/\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
+        let snap = Snapshotter::new(&root);
+        assert!(matches!(snap, Snapshotter::Git { .. }));
+        let before = snap.take().unwrap();
+        assert_eq!(before.len(), 1);
+        assert_eq!(
+            paths(before.diff(&snap.take().unwrap())),
+            Vec::<String>::new()
+        );
+
+        std::fs::create_dir(root.join("out")).unwrap();
+        std::fs::write(root.join("out/ignored.bin"), "x").unwrap();
+        assert_eq!(
+            paths(before.diff(&snap.take().unwrap())),
+            Vec::<String>::new()
+        );
+
+        std::fs::write(root.join("dirty.txt"), "dirty, then changed").unwrap();
+        std::fs::write(root.join("a.txt"), "edited").unwrap();
+        std::fs::create_dir(root.join("new")).unwrap();
+        std::fs::write(root.join("new/file.txt"), "n").unwrap();
+        let kinds: Vec<(String, &str)> = before
+            .diff(&snap.take().unwrap())
+            .into_iter()
+            .map(|c| (c.path, c.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a.txt".to_string(), "changed"),
+                ("dirty.txt".to_string(), "changed"),
+                ("new/file.txt".to_string(), "created")
+            ]
+        );
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::remove_dir_all(root.join("new")).unwrap();
+        std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
+        git(&root, &["add", "dirty.txt"]);
+        // Same content, but now staged: the status code changed.
+        assert_eq!(paths(before.diff(&snap.take().unwrap())), ["dirty.txt"]);
+        std::fs::remove_file(root.join("a.txt")).unwrap();
+        let gone = before.diff(&snap.take().unwrap());
+        assert_eq!(
+            gone[0],
+            Change {
+                path: "a.txt".into(),
+                kind: "deleted"
+            }
+        );
+    }
+
+    #[test]
+    fn walk_snapshots_honour_gitignore_and_skip_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        std::fs::write(root.join("keep.txt"), "k").unwrap();
+        let snap = Snapshotter::Walk {
+            worktree: root.clone(),
+        };
+        let before = snap.take().unwrap();
+        assert_eq!(before.len(), 2);
+        std::fs::write(root.join("x.log"), "ignored").unwrap();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("target/debug/out"), "built").unwrap();
+        assert_eq!(
+            paths(before.diff(&snap.take().unwrap())),
+            Vec::<String>::new()
+        );
+        std::fs::write(root.join("keep.txt"), "changed").unwrap();
+        std::fs::remove_file(root.join(".gitignore")).unwrap();
+        let kinds: Vec<(String, &str)> = before
+            .diff(&snap.take().unwrap())
+            .into_iter()
+            .map(|c| (c.path, c.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (".gitignore".to_string(), "deleted"),
+                ("keep.txt".to_string(), "changed"),
+                ("x.log".to_string(), "created")
+            ]
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! Diagnostics end to end (SPEC section 6): real compilers run as checks,
+//! their output parsed into `diagnostics[]` with worktree-relative paths, the
+//! cap of 1000 per check with flat memory, custom matchers, scores,
+//! PHASE_RESULT data, and a tool's own words never deciding the verdict.
+
+use serde_json::{Value, json};
+
+use crate::support::{Test, check};
+
+fn diagnostics_of<'a>(ev: &'a Value, name: &str) -> Vec<&'a Value> {
+    ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["check"] == name)
+        .collect()
+}
+
+#[test]
+fn gcc_errors_become_diagnostics_relative_to_the_worktree() {
+    let run = Test::new()
+        .file("src/bad.c", "int main(void) {\n    int x = \"text\";\n    return y;\n}\n")
+        .config(
+            "[settings]\nallow = [\"gcc\"]\n\
+             [[check]]\nname = \"cc\"\nrun = [\"gcc\", \"-c\", \"bad.c\", \"-o\", \"/dev/null\"]\ncwd = \"src\"\nparser = \"gcc\"\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let found = diagnostics_of(&ev, "cc");
+    let error = found
+        .iter()
+        .find(|d| d["severity"] == "error")
+        .unwrap_or_else(|| panic!("no error diagnostic: {found:?}"));
+    // gcc ran in src/ and printed `bad.c`: the evidence says `src/bad.c`.
+    assert_eq!(error["file"], "src/bad.c");
+    assert_eq!(error["line"], 3);
+    assert_eq!(error["column"], 12);
+    // gcc quotes with ‘’ or '' depending on the locale.
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains('y') && message.contains("undeclared"),
+        "{error}"
+    );
+    assert_eq!(
+        check(&ev, "cc")["diagnostics_count"].as_u64().unwrap() as usize,
+        found.len()
+    );
+}
+
+#[test]
+fn rustc_errors_with_codes() {
+    let run = Test::new()
+        .file("bad.rs", "fn main() {\n    let x: u32 = \"no\";\n}\n")
+        .file(".gitignore", "target/\n")
+        .config(
+            "[settings]\nallow = [\"rustc\"]\n\
+             [[check]]\nname = \"rustc\"\nrun = [\"rustc\", \"--edition\", \"2021\", \"--emit=metadata\", \"--out-dir\", \"target\", \"bad.rs\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let found = diagnostics_of(&ev, "rustc");
+    let error = found
+        .iter()
+        .find(|d| d["rule"] == "E0308")
+        .unwrap_or_else(|| panic!("no E0308 with parser auto: {found:?}"));
+    assert_eq!(error["file"], "bad.rs");
+    assert_eq!(error["line"], 2);
+    assert_eq!(error["severity"], "error");
+    assert_eq!(error["message"], "mismatched types");
+}
+
+#[test]
+fn custom_matchers_and_scores() {
+    let script = "echo 'lint.cfg:7: too many widgets'; echo 'coverage: 87.5%'";
+    let run = Test::new()
+        .config(&format!(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"custom\"\nrun = [\"sh\", \"-c\", \"{script}\"]\nparser = \"none\"\n\
+             score = {{ regex = 'coverage: (\\d+(?:\\.\\d+)?)%' }}\n\
+             [[check.matcher]]\nregex = '^(?P<file>[^:]+):(?P<line>\\d+): (?P<message>.+)$'\nseverity = \"warning\"\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "custom")["score"], 87.5);
+    assert_eq!(
+        diagnostics_of(&ev, "custom"),
+        [
+            &json!({"check": "custom", "file": "lint.cfg", "line": 7, "column": null,
+                 "severity": "warning", "rule": null, "message": "too many widgets",
+                 "suggestion": null})
+        ]
+    );
+}
+
+#[test]
+fn phase_result_fills_data() {
+    let script = "echo working; echo PHASE_RESULT:; echo '- status: completed'; echo '- tests: 12 passed'; echo; echo done";
+    let run = Test::new()
+        .config(&format!(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"agent\"\nrun = [\"sh\", \"-c\", \"{script}\"]\nparser = \"phase-result\"\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(
+        check(&ev, "agent")["data"],
+        json!({"status": "completed", "tests": "12 passed"})
+    );
+}
+
+#[test]
+fn a_tools_own_words_never_decide_the_verdict() {
+    let run = Test::new()
+        .config(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"liar\"\nrun = [\"sh\", \"-c\", \"echo 'All checks passed!'; exit 1\"]\n\
+             [[check]]\nname = \"noisy\"\nrun = [\"sh\", \"-c\", \"echo 'x.c:1:1: error: looks bad' >&2; exit 0\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "liar")["status"], "fail");
+    // Diagnostics are information: a zero exit is still a pass.
+    assert_eq!(check(&ev, "noisy")["status"], "pass");
+    assert_eq!(check(&ev, "noisy")["diagnostics_count"], 1);
+    assert_eq!(ev["summary"]["banner"], "1 of 2 checks failed: liar");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn three_hundred_thousand_diagnostics_keep_a_thousand_and_flat_memory() {
+    // awk prints 300,000 gcc-style error lines.
+    let test = Test::new()
+        .config(
+            "[settings]\nallow = [\"awk\"]\n\
+             [[check]]\nname = \"flood\"\nrun = [\"awk\", \"BEGIN { for (i = 1; i <= 300000; i++) printf \\\"src/f%d.c:%d:1: error: problem number %d\\\\n\\\", i % 7, i, i; exit 1 }\"]\nparser = \"gcc\"\n",
+        )
+        .args(&["--format", "json", "--out", "ev.json"]);
+    let mut child = test.command().spawn().expect("spawn");
+    let (exit, peak_kib) = crate::support::wait_with_peak_rss(&mut child);
+    assert_eq!(exit.code(), Some(1));
+    assert!(peak_kib < 40 * 1024, "peak RSS {peak_kib} KiB");
+    let ev: Value =
+        serde_json::from_str(&std::fs::read_to_string(test.path().join("ev.json")).unwrap())
+            .unwrap();
+    let flood = check(&ev, "flood");
+    assert_eq!(flood["diagnostics_count"], 1000);
+    assert_eq!(flood["diagnostics_dropped"], 299_000);
+    let kept = diagnostics_of(&ev, "flood");
+    assert_eq!(kept.len(), 1000);
+    assert_eq!(kept[0]["file"], "src/f1.c");
+    assert_eq!(kept[999]["message"], "problem number 1000");
+}

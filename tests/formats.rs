@@ -1,0 +1,296 @@
+//! Report formats end to end (SPEC sections 2 and 6): the real binary writes
+//! `--format junit|sarif|github|markdown` reports, validated structurally
+//! (an XML parser, a JSON parser, the workflow-command grammar).
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::support::{Run, Test};
+
+/// One passing check and one failing check that prints a gcc-style error.
+const CONFIG: &str = r#"version = 1
+[settings]
+allow = ["sh", "true"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+
+[[check]]
+name = "bad"
+run = ["sh", "-c", "echo 'src/a.c:3:5: error: bad thing' >&2; exit 1"]
+parser = "gcc"
+"#;
+
+const PASSING: &str = r#"version = 1
+[settings]
+allow = ["true"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+"#;
+
+const BANNER: &str = "1 of 2 checks failed: bad";
+
+/// Runs `config` with `--format F --out report.F`; returns the run and the
+/// report text.
+fn report(config: &str, format: &str, code: i32) -> (Run, String) {
+    let out = format!("report.{format}");
+    let run = Test::new()
+        .config(config)
+        .args(&["--format", format, "--out", &out])
+        .run()
+        .status(code);
+    assert_eq!(run.stdout, "", "--out leaves stdout empty");
+    let text = std::fs::read_to_string(run.test.path().join(&out))
+        .unwrap_or_else(|e| panic!("read {out}: {e}\n--- stderr\n{}", run.stderr));
+    (run, text)
+}
+
+fn elements<'a, 'i>(doc: &'a roxmltree::Document<'i>, name: &str) -> Vec<roxmltree::Node<'a, 'i>> {
+    doc.descendants().filter(|n| n.has_tag_name(name)).collect()
+}
+
+#[test]
+fn junit_has_one_testcase_per_check_and_the_failure() {
+    let (_run, xml) = report(CONFIG, "junit", 1);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(root.attribute("tests"), Some("2"));
+    assert_eq!(root.attribute("failures"), Some("1"));
+    assert_eq!(root.attribute("errors"), Some("0"));
+    let suites = elements(&doc, "testsuite");
+    assert_eq!(suites.len(), 1);
+    assert_eq!(suites[0].attribute("name"), Some("run-check strict"));
+    let cases = elements(&doc, "testcase");
+    let names: Vec<_> = cases.iter().map(|c| c.attribute("name").unwrap()).collect();
+    assert_eq!(names, ["ok", "bad"]);
+    assert!(
+        cases
+            .iter()
+            .all(|c| c.attribute("classname") == Some("run-check.strict"))
+    );
+    assert!(
+        cases
+            .iter()
+            .all(|c| c.attribute("time").unwrap().parse::<f64>().is_ok())
+    );
+    let failures = elements(&doc, "failure");
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].parent().unwrap().attribute("name"), Some("bad"));
+    assert_eq!(
+        failures[0].attribute("message"),
+        Some("bad failed (exit 1)")
+    );
+    let body = failures[0].text().unwrap_or_default();
+    assert!(body.contains("src/a.c:3:5: error: bad thing"), "{body}");
+    let banner = elements(&doc, "property")
+        .into_iter()
+        .find(|p| p.attribute("name") == Some("banner"))
+        .and_then(|p| p.attribute("value"));
+    assert_eq!(banner, Some(BANNER));
+}
+
+#[test]
+fn junit_of_errors_skips_and_control_characters_is_well_formed() {
+    let config = r#"version = 1
+[settings]
+allow = ["sh", "no-such-program-zz"]
+
+[[check]]
+name = "noisy"
+run = ["sh", "-c", "printf 'a\\001b\\033[31mred\\033[0m <&> \"q\"\\n' >&2; exit 4"]
+
+[[check]]
+name = "gone"
+run = ["no-such-program-zz"]
+
+[[check]]
+name = "after"
+run = ["sh", "-c", "true"]
+needs = ["noisy"]
+"#;
+    let (_run, xml) = report(config, "junit", 2);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    let counts: Vec<_> = ["tests", "failures", "errors", "skipped"]
+        .iter()
+        .map(|a| root.attribute(*a).unwrap())
+        .collect();
+    assert_eq!(counts, ["3", "1", "1", "1"]);
+    let failure = &elements(&doc, "failure")[0];
+    let body = failure.text().unwrap();
+    assert!(
+        body.contains("red <&> \"q\""),
+        "colour stripped, text escaped: {body:?}"
+    );
+    assert!(!body.contains('\u{1}') && !body.contains('\u{1b}'));
+    let error = &elements(&doc, "error")[0];
+    assert_eq!(error.parent().unwrap().attribute("name"), Some("gone"));
+    assert!(!error.attribute("message").unwrap().is_empty());
+    let skipped = &elements(&doc, "skipped")[0];
+    assert_eq!(skipped.parent().unwrap().attribute("name"), Some("after"));
+}
+
+#[test]
+fn junit_of_a_passing_run() {
+    let (_run, xml) = report(PASSING, "junit", 0);
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("failures"), Some("0"));
+    assert!(elements(&doc, "failure").is_empty() && elements(&doc, "error").is_empty());
+}
+
+#[test]
+fn sarif_has_the_diagnostic_as_a_result_with_its_region() {
+    let (_run, text) = report(CONFIG, "sarif", 1);
+    let sarif: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(
+        sarif["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
+    let runs = sarif["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    assert_eq!(run["tool"]["driver"]["name"], "run-check");
+    assert!(run["tool"]["driver"]["version"].is_string());
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    assert_eq!(run["invocations"][0]["exitCode"], 1);
+    let results = run["results"].as_array().unwrap();
+    let result = results
+        .iter()
+        .find(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3)
+        .unwrap_or_else(|| panic!("no result on line 3: {results:?}"));
+    assert_eq!(result["level"], "error");
+    assert_eq!(result["message"]["text"], "bad thing");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "src/a.c");
+    assert_eq!(location["region"]["startColumn"], 5);
+    // Every rule a result names is declared.
+    let rules: Vec<_> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    for r in results {
+        assert!(rules.contains(&r["ruleId"]), "{r}");
+    }
+}
+
+#[test]
+fn sarif_of_a_failing_check_without_diagnostics_is_not_empty() {
+    let config = "version = 1\n[settings]\nallow = [\"false\"]\n[[check]]\nname = \"f\"\nrun = [\"false\"]\n";
+    let (_run, text) = report(config, "sarif", 1);
+    let sarif: Value = serde_json::from_str(&text).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ruleId"], "run-check/f");
+    assert_eq!(results[0]["level"], "error");
+    assert!(
+        results[0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains('f')
+    );
+
+    let (_run, text) = report(PASSING, "sarif", 0);
+    let sarif: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+        true
+    );
+}
+
+#[test]
+fn github_lines_are_workflow_commands_or_plain_and_the_banner_is_last() {
+    let (_run, text) = report(CONFIG, "github", 1);
+    let command =
+        Regex::new(r"^::(error|warning|notice)( [a-z]+=[^,:]*(,[a-z]+=[^,:]*)*)?::.*$").unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for line in &lines {
+        if line.starts_with("::") {
+            assert!(command.is_match(line), "not a workflow command: {line}");
+        } else {
+            assert!(!line.starts_with("##["), "{line}");
+        }
+    }
+    assert_eq!(lines.last(), Some(&BANNER));
+    let error = lines
+        .iter()
+        .find(|l| l.starts_with("::error file=src/a.c,"))
+        .unwrap_or_else(|| panic!("no annotation for src/a.c:\n{text}"));
+    assert!(error.contains("line=3"), "{error}");
+    assert!(error.contains("col=5"), "{error}");
+    assert!(error.ends_with("::bad thing"), "{error}");
+    assert!(lines.iter().any(|l| l.starts_with("PASS ok ")), "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("FAIL bad ")), "{text}");
+}
+
+#[test]
+fn github_escapes_messages_and_properties() {
+    let config = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]
+name = "esc"
+run = ["sh", "-c", "echo 'src/x,y.c:7:1: warning: 100% sure, a::b' >&2; exit 1"]
+parser = "gcc"
+"#;
+    let (_run, text) = report(config, "github", 1);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("::warning "))
+        .unwrap_or_else(|| panic!("no warning annotation:\n{text}"));
+    assert!(
+        line.starts_with("::warning file=src/x%2Cy.c,line=7,col=1,"),
+        "{line}"
+    );
+    assert!(line.ends_with("::100%25 sure, a::b"), "{line}");
+    // The failing check has a diagnostic, but only a warning: the run's
+    // failure is still an error annotation.
+    assert!(text.lines().any(|l| l.starts_with("::error ")), "{text}");
+}
+
+#[test]
+fn github_on_stdout_without_out() {
+    let run = Test::new()
+        .config(PASSING)
+        .args(&["--format", "github"])
+        .run()
+        .success();
+    assert_eq!(run.stdout.lines().last(), Some("All checks passed!"));
+    assert!(
+        !run.stdout.lines().any(|l| l.starts_with("::")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn markdown_has_the_banner_and_a_table() {
+    let (_run, text) = report(CONFIG, "markdown", 1);
+    assert!(text.contains(BANNER), "{text}");
+    assert!(text.lines().next().unwrap().contains('❌'), "{text}");
+    assert!(
+        text.contains("| Check | Status | Time | Details |"),
+        "{text}"
+    );
+    assert!(text.contains("|---|---|---|---|"));
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[1].contains("`bad`") && rows[1].contains("fail"),
+        "{}",
+        rows[1]
+    );
+    assert!(text.contains("<details><summary>bad"), "{text}");
+    assert!(text.contains("src/a.c:3:5"), "{text}");
+
+    let (_run, text) = report(PASSING, "markdown", 0);
+    assert!(text.starts_with("### ✅ All checks passed!"), "{text}");
+}

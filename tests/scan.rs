@@ -1,0 +1,304 @@
+//! Built-in scan checks end to end (SPEC section 3): the real binary scans a
+//! temp worktree; findings land in `diagnostics[]` with worktree-relative
+//! files, lines and `<set>/<name>` rules; secrets never reach any output;
+//! `.gitignore`d, binary and oversized files are not read; warnings alone
+//! pass.
+//!
+//! Secret samples are assembled at run time so that this file holds no
+//! literal a secret scanner would flag; the other patterns are written out
+//! (this file trips its own rule sets: scan it only with that in mind).
+
+use serde_json::Value;
+
+use crate::support::{Test, check};
+
+const SCAN: &str = r#"
+[[check]]
+name = "anti-cheat"
+scan = { paths = ["src/**", "tests/**"], rules = ["skipped-tests", "placeholder-asserts", "secrets", "debug-leftovers"] }
+
+[[check.rule]]
+id = "no-fixme"
+pattern = 'FIXME\b'
+message = "resolve the FIXME before merging"
+"#;
+
+fn aws_key() -> String {
+    format!("AKIA{}", "Z3X8C1V6B9N2M5Q7")
+}
+
+fn github_token() -> String {
+    format!("gh{}_{}", "p", "Zq81Xw72Ce63Vr54Bt45Ny36Mu27Li18Ko09")
+}
+
+fn password() -> String {
+    format!("{}-{}", "Tr0ub4dor", "horse-staple-93")
+}
+
+/// (file, line, rule) of every diagnostic of check `name`, sorted.
+fn found(ev: &Value, name: &str) -> Vec<(String, u64, String)> {
+    let mut out: Vec<(String, u64, String)> = ev["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["check"] == name)
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["rule"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn row(file: &str, line: u64, rule: &str) -> (String, u64, String) {
+    (file.to_string(), line, rule.to_string())
+}
+
+/// A worktree with every rule set's pattern at known lines, plus files that
+/// must not be read.
+fn cheating_tree() -> Test {
+    let mut big = "dbg!(big);\n".to_string();
+    big.push_str(&" ".repeat(1024 * 1024));
+    Test::new()
+        .config(SCAN)
+        .file(".gitignore", "src/generated/\n")
+        .file(
+            "src/lib.rs",
+            "pub fn add(a: u32, b: u32) -> u32 {\n    dbg!(a + b)\n}\n\n#[test]\n#[ignore]\nfn adds() {\n    assert!(true);\n}\n// FIXME: overflow\n",
+        )
+        .file(
+            "tests/test_app.py",
+            "import pytest\n\n@pytest.mark.skip(reason=\"later\")\ndef test_app():\n    assert True\n    breakpoint()\n",
+        )
+        .file(
+            "tests/app.test.js",
+            "it.skip('adds', () => {\n  expect(true).toBe(true);\n  console.log('here');\n});\n",
+        )
+        .file(
+            "tests/app_test.go",
+            "package app\n\nfunc TestApp(t *testing.T) {\n\tt.Skip(\"flaky\")\n}\n",
+        )
+        .file(
+            "src/settings.py",
+            &format!(
+                "DEBUG = False\npassword = \"{}\"\nAWS_ID = \"{}\"\nGH = \"{}\"\n",
+                password(),
+                aws_key(),
+                github_token()
+            ),
+        )
+        // Not read: ignored, outside `paths`, binary, over 1 MiB.
+        .file("src/generated/out.rs", "dbg!(generated);\n")
+        .file("docs/example.rs", "dbg!(docs);\n")
+        .file("src/blob.bin", "dbg!(blob);\n\0\0\0\n")
+        .file("src/big.rs", &big)
+}
+
+fn expected() -> Vec<(String, u64, String)> {
+    let mut rows = vec![
+        row("src/lib.rs", 2, "debug-leftovers/rust-dbg"),
+        row("src/lib.rs", 6, "skipped-tests/rust-ignore"),
+        row("src/lib.rs", 8, "placeholder-asserts/rust-assert-true"),
+        row("src/lib.rs", 10, "no-fixme"),
+        row("src/settings.py", 2, "secrets/credential-assignment"),
+        row("src/settings.py", 3, "secrets/aws-access-key-id"),
+        row("src/settings.py", 4, "secrets/github-token"),
+        row("tests/app.test.js", 1, "skipped-tests/js-skip"),
+        row(
+            "tests/app.test.js",
+            2,
+            "placeholder-asserts/js-expect-literal",
+        ),
+        row("tests/app.test.js", 3, "debug-leftovers/js-console-log"),
+        row("tests/app_test.go", 4, "skipped-tests/go-skip"),
+        row("tests/test_app.py", 3, "skipped-tests/python-skip"),
+        row(
+            "tests/test_app.py",
+            5,
+            "placeholder-asserts/python-assert-true",
+        ),
+        row("tests/test_app.py", 6, "debug-leftovers/python-breakpoint"),
+    ];
+    rows.sort();
+    rows
+}
+
+#[test]
+fn every_rule_set_is_reported_with_file_line_and_rule() {
+    let run = cheating_tree().args(&["--format", "json"]).run().status(1);
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "anti-cheat")["status"], "fail");
+    assert_eq!(ev["summary"]["exit_code"], 1);
+    assert_eq!(ev["summary"]["all_checks_passed"], false);
+    assert_eq!(found(&ev, "anti-cheat"), expected());
+    let diagnostics = ev["diagnostics"].as_array().unwrap();
+    assert!(diagnostics.iter().all(|d| d["severity"] == "error"));
+    let fixme = diagnostics
+        .iter()
+        .find(|d| d["rule"] == "no-fixme")
+        .unwrap();
+    assert_eq!(fixme["message"], "resolve the FIXME before merging");
+    assert_eq!(fixme["column"], 4);
+    assert_eq!(
+        check(&ev, "anti-cheat")["diagnostics_count"].as_u64(),
+        Some(expected().len() as u64)
+    );
+    // Diagnostics come sorted by file, then line.
+    let order: Vec<(String, u64)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+}
+
+#[test]
+fn secrets_never_reach_evidence_or_any_report() {
+    let secrets = [aws_key(), github_token(), password()];
+    for format in ["json", "text", "sarif", "github", "markdown", "junit"] {
+        let run = cheating_tree().args(&["--format", format]).run().status(1);
+        for secret in &secrets {
+            // Neither the whole value nor its distinctive tail.
+            for text in [secret.as_str(), &secret[secret.len() - 8..]] {
+                assert!(!run.stdout.contains(text), "{format} stdout has a secret");
+                assert!(!run.stderr.contains(text), "{format} stderr has a secret");
+            }
+        }
+        if format == "json" {
+            let ev = run.json_stdout();
+            let secrets_found: Vec<&Value> = ev["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["rule"].as_str().unwrap().starts_with("secrets/"))
+                .collect();
+            assert_eq!(secrets_found.len(), 3);
+            for d in secrets_found {
+                assert_eq!(d["suggestion"], Value::Null);
+                assert!(d["message"].as_str().unwrap().contains("value not shown"));
+            }
+        }
+    }
+    // The evidence file too.
+    let run = cheating_tree()
+        .args(&["--format", "json", "--out", "ev.json"])
+        .run()
+        .status(1);
+    let text = std::fs::read_to_string(run.test.path().join("ev.json")).unwrap();
+    for secret in &secrets {
+        assert!(!text.contains(secret.as_str()));
+    }
+}
+
+#[test]
+fn the_text_report_names_the_rule_and_file() {
+    let run = cheating_tree().run().status(1);
+    assert!(run.stdout.contains("anti-cheat"), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().last().unwrap().contains("anti-cheat"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_clean_tree_passes() {
+    let run = Test::new()
+        .config(SCAN)
+        .file(
+            "src/lib.rs",
+            "/// Adds.\npub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n",
+        )
+        .file(
+            "tests/test_app.py",
+            "def test_add():\n    assert add(1, 2) == 3\n    password = os.environ[\"PW\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
+    assert_eq!(check(&run.json_stdout(), "anti-cheat")["status"], "pass");
+}
+
+#[test]
+fn ignored_binary_and_oversized_files_are_not_read() {
+    let mut big = "dbg!(big);\n".to_string();
+    big.push_str(&" ".repeat(1024 * 1024));
+    let run = Test::new()
+        .config(SCAN)
+        .file(".gitignore", "src/generated/\n")
+        .file("src/generated/out.rs", "dbg!(generated);\n")
+        .file("src/blob.bin", "dbg!(blob);\n\0\n")
+        .file("src/big.rs", &big)
+        .file("src/ok.rs", "pub fn ok() {}\n")
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
+}
+
+#[test]
+fn gitignore_counts_outside_a_git_repository() {
+    let run = Test::bare()
+        .config(SCAN)
+        .file(".gitignore", "build/\n")
+        .file("src/build/gen.rs", "dbg!(x);\n")
+        .file("src/main.rs", "fn main() {\n    dbg!(1);\n}\n")
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    assert_eq!(
+        found(&run.json_stdout(), "anti-cheat"),
+        vec![row("src/main.rs", 2, "debug-leftovers/rust-dbg")]
+    );
+}
+
+#[test]
+fn warning_rules_alone_pass_with_warning_diagnostics() {
+    let run = Test::new()
+        .config(
+            "[[check]]\nname = \"todos\"\nscan = { paths = [\"src/**\"] }\n\
+             [[check.rule]]\nid = \"todo\"\npattern = 'TODO'\nseverity = \"warning\"\n",
+        )
+        .file("src/lib.rs", "// TODO: later\npub fn f() {}\n")
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "todos")["status"], "pass");
+    let d = &ev["diagnostics"][0];
+    assert_eq!(d["file"], "src/lib.rs");
+    assert_eq!(d["line"], 1);
+    assert_eq!(d["column"], 4);
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(d["rule"], "todo");
+    assert_eq!(d["message"], "matches pattern todo");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_worktree_are_not_followed() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("leak.rs"), "dbg!(outside);\n").unwrap();
+    let test = Test::new()
+        .config(SCAN)
+        .file("src/ok.rs", "pub fn ok() {}\n");
+    std::os::unix::fs::symlink(outside.path(), test.path().join("src/linked")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("leak.rs"),
+        test.path().join("src/leak.rs"),
+    )
+    .unwrap();
+    let run = test.args(&["--format", "json"]).run().success();
+    assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
+}
