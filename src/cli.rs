@@ -32,6 +32,22 @@ pub enum Command {
     List(ListArgs),
     /// Validate checks.toml only: exit 0 when valid, 2 when not
     Validate(Location),
+    /// Run the [[fix]] commands: the only command that writes to the worktree
+    Fix(FixArgs),
+}
+
+/// `fix` options.
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// Run only this fix (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// No progress lines on stderr
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Where the worktree and config are.
+    #[command(flatten)]
+    pub location: Location,
 }
 
 /// Where the worktree and config are.
@@ -69,6 +85,9 @@ pub struct CheckArgs {
     /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Base revision for changed files (fast mode's `paths`, the change budget)
+    #[arg(long, value_name = "REV", default_value = "HEAD")]
+    pub changed_since: String,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
     pub no_fail_fast: bool,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::cli::{CheckArgs, ListArgs, ListFormat, Location};
+use crate::cli::{CheckArgs, FixArgs, ListArgs, ListFormat, Location};
 use crate::config::Mode;
 use crate::config::{self, CheckKind, Config};
 use crate::error::Error;
@@ -58,12 +58,20 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
     let (worktree, config) = locate(&args.location)?;
+    // Fast mode runs a check with `paths` only when a changed file matches.
+    let changes = match args.mode {
+        Mode::Fast => Some(fast_changes(&worktree, &args.changed_since)?),
+        Mode::Strict => None,
+    };
     let selection = Selection {
         mode: args.mode,
         only: args.only.clone(),
         skip: args.skip.clone(),
         jobs: args.jobs,
         no_fail_fast: args.no_fail_fast,
+        changed: changes
+            .as_ref()
+            .and_then(|(files, note)| note.is_none().then(|| files.clone())),
     };
     let plan = plan::build(&config, &worktree, &selection)?;
     // The handler goes in before the output file exists, so an early Ctrl-C
@@ -86,7 +94,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let facts = std::thread::scope(|scope| {
         let git = scope.spawn(|| meta::git(&worktree));
         let platform = scope.spawn(meta::platform);
-        let mut progress = Progress::new(args.quiet, &plan);
+        let mut progress = Progress::new(args.quiet, &plan, plan.mode.as_str());
         let results = runner::run_plan(&plan, cancel, &mut |event| {
             // One check at a time: a snapshot after each names the culprit.
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
@@ -124,6 +132,12 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             .filter(|(_, r)| r.spawned)
             .map(|(c, _)| meta::display_command(c.argv()))
             .collect(),
+        changes: changes.map(|(files, note)| meta::ChangeSet {
+            base: args.changed_since.clone(),
+            files_changed: files.len(),
+            files: files.into_iter().take(1000).collect(),
+            note,
+        }),
     };
     let (read_only, read_only_diagnostics) = match verifier {
         Some(verifier) => verifier.finish(),
@@ -146,6 +160,19 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     Ok(evidence.summary.exit_code)
 }
 
+/// Fast mode's changed files, or why there are none to filter by (outside
+/// git every check runs). A base revision that does not exist is an ERROR.
+fn fast_changes(
+    worktree: &std::path::Path,
+    base: &str,
+) -> Result<(Vec<String>, Option<String>), Error> {
+    match crate::changes::changed(worktree, base) {
+        Ok(changes) => Ok((changes.files, None)),
+        Err(crate::changes::ChangesError::NotGit(why)) => Ok((Vec::new(), Some(why))),
+        Err(err) => Err(Error::Usage(err.to_string())),
+    }
+}
+
 /// Progress lines on stderr, one per finished check.
 struct Progress {
     quiet: bool,
@@ -153,7 +180,8 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(quiet: bool, plan: &Plan<'_>) -> Progress {
+    /// `what`: `strict`, `fast` or `fix`.
+    fn new(quiet: bool, plan: &Plan<'_>, what: &str) -> Progress {
         let width = plan
             .checks
             .iter()
@@ -161,12 +189,14 @@ impl Progress {
             .max()
             .unwrap_or(0);
         if !quiet {
-            eprintln!(
-                "run-check {}: {} checks, {} at a time",
-                plan.mode.as_str(),
-                plan.checks.len(),
-                plan.jobs
-            );
+            let n = plan.checks.len();
+            let noun = match (what, n) {
+                ("fix", 1) => "fix",
+                ("fix", _) => "fixes",
+                (_, 1) => "check",
+                _ => "checks",
+            };
+            eprintln!("run-check {what}: {n} {noun}, {} at a time", plan.jobs);
         }
         Progress { quiet, width }
     }
@@ -230,6 +260,7 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
         skip: vec![],
         jobs: None,
         no_fail_fast: false,
+        changed: None,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
     let rows: Vec<ListRow<'_>> = plan
@@ -293,6 +324,71 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
         config.path.display()
     );
     Ok(exit_code::PASS)
+}
+
+/// `run-check fix`: runs the `[[fix]]` commands one at a time, with the same
+/// whitelist, timeouts and output capture as checks; the last line says
+/// which failed. Exit 0 when every fix succeeded, 1 when one failed, 2 when
+/// one could not run, 130 when interrupted. Checking never runs a fix.
+pub fn fix(args: &FixArgs) -> Result<i32, Error> {
+    let (worktree, config) = locate(&args.location)?;
+    let plan = plan::build_fixes(&config, &worktree, &args.only)?;
+    let cancel = signal::install().map_err(Error::Internal)?;
+    let mut progress = Progress::new(args.quiet, &plan, "fix");
+    let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
+    let named = |status: Status| -> Vec<&str> {
+        plan.checks
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.status == status)
+            .map(|(c, _)| c.name())
+            .collect()
+    };
+    let (failed, errored) = (named(Status::Fail), named(Status::Error));
+    let total = plan.checks.len();
+    let mut parts = Vec::new();
+    if !failed.is_empty() {
+        parts.push(format!(
+            "{} of {total} fixes failed: {}",
+            failed.len(),
+            failed.join(", ")
+        ));
+    }
+    if !errored.is_empty() {
+        parts.push(format!(
+            "{} of {total} fixes errored: {}",
+            errored.len(),
+            errored.join(", ")
+        ));
+    }
+    // A failing fix's output is what the user needs to act on.
+    for (check, result) in plan.checks.iter().zip(&results) {
+        if result.status.is_failure() {
+            let excerpt = [&result.stderr, &result.stdout]
+                .into_iter()
+                .flatten()
+                .map(|e| e.render())
+                .find(|text| !text.trim().is_empty());
+            if let Some(text) = excerpt {
+                eprintln!("--- {} ---\n{}", check.name(), text.trim_end());
+            }
+        }
+    }
+    let code = if cancel.is_cancelled() {
+        eprintln!("Interrupted");
+        exit_code::INTERRUPTED
+    } else if parts.is_empty() {
+        eprintln!("All {total} fixes succeeded");
+        exit_code::PASS
+    } else {
+        eprintln!("{}", parts.join("; "));
+        if errored.is_empty() {
+            exit_code::FAIL
+        } else {
+            exit_code::ERROR
+        }
+    };
+    Ok(code)
 }
 
 /// `run-check validate`: the config is loaded and checked; nothing runs.

@@ -183,7 +183,9 @@ pub struct Config {
     /// `[[check]]`, in file order.
     pub checks: Vec<CheckConfig>,
     /// `[[fix]]`, in file order.
-    pub fixes: Vec<FixConfig>,
+    /// `[[fix]]`, in file order, as process checks (no modes: only
+    /// `run-check fix` runs them).
+    pub fixes: Vec<CheckConfig>,
 }
 
 /// `[settings]`.
@@ -322,21 +324,6 @@ pub struct CheckConfig {
     pub score: Option<Regex>,
     /// Custom problem matchers.
     pub matchers: Vec<Matcher>,
-}
-
-/// One `[[fix]]`.
-#[derive(Debug)]
-pub struct FixConfig {
-    /// Unique name among fixes.
-    pub name: String,
-    /// argv.
-    pub run: Vec<String>,
-    /// Its own timeout, if set.
-    pub timeout: Option<Duration>,
-    /// Working directory relative to the worktree.
-    pub cwd: PathBuf,
-    /// Extra environment variables.
-    pub env: BTreeMap<String, String>,
 }
 
 // ---- the file as serde sees it ----
@@ -681,7 +668,7 @@ impl Validator<'_> {
         // forward references; check those and cycles now.
         self.needs(&checks)?;
 
-        let mut fixes: Vec<FixConfig> = Vec::with_capacity(raw.fix.len());
+        let mut fixes: Vec<CheckConfig> = Vec::with_capacity(raw.fix.len());
         for fix in raw.fix {
             let name_key = "fix.name";
             self.name(&fix.name, name_key)?;
@@ -700,12 +687,24 @@ impl Validator<'_> {
             };
             let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
             self.env(&fix.env, fix.name.span(), &of("env"))?;
-            fixes.push(FixConfig {
+            let (line, _) = crate::error::line_col(self.text, fix.name.span().start);
+            fixes.push(CheckConfig {
                 name: fix.name.into_inner(),
-                run,
+                line,
+                kind: CheckKind::Run(run),
+                modes: Vec::new(),
+                dimension: Dimension::Quality,
+                severity: Severity::High,
                 timeout,
                 cwd,
                 env: fix.env,
+                paths: None,
+                path_globs: Vec::new(),
+                needs: Vec::new(),
+                parser: Parser::None,
+                artifacts: Vec::new(),
+                score: None,
+                matchers: Vec::new(),
             });
         }
 

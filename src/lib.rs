@@ -6,6 +6,7 @@
 //! spawns checks and only `output` writes files.
 
 pub mod artifacts;
+pub mod changes;
 pub mod cli;
 pub mod config;
 pub mod diagnostics;
@@ -69,6 +70,7 @@ where
         Some(Command::Check(check)) => commands::check(&check, argv),
         Some(Command::List(list)) => commands::list(&list),
         Some(Command::Validate(location)) => commands::validate(&location),
+        Some(Command::Fix(fix)) => commands::fix(&fix),
     };
     match result {
         Ok(code) => code,

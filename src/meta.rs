@@ -30,6 +30,22 @@ pub struct Meta {
     pub argv: Vec<String>,
     /// The commands that were executed, for humans (quoted, not for a shell).
     pub commands: Vec<String>,
+    /// Fast mode's changed files (null in strict mode).
+    #[serde(default)]
+    pub changes: Option<ChangeSet>,
+}
+
+/// `meta.changes`: what fast mode compared against.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ChangeSet {
+    /// `--changed-since`.
+    pub base: String,
+    /// How many files changed.
+    pub files_changed: usize,
+    /// The changed files (the first 1000).
+    pub files: Vec<String>,
+    /// Why no filtering happened (e.g. not a git repository), else null.
+    pub note: Option<String>,
 }
 
 /// `meta.tool`.

@@ -22,6 +22,8 @@ pub struct Selection {
     pub jobs: Option<usize>,
     /// `--no-fail-fast`.
     pub no_fail_fast: bool,
+    /// Fast mode's changed files (worktree-relative); `None`: no filtering.
+    pub changed: Option<Vec<String>>,
 }
 
 /// A resolved run.
@@ -54,6 +56,8 @@ pub struct PlannedCheck<'c> {
     pub cwd: PathBuf,
     /// Indices (in `Plan::checks`) of the selected checks this one needs.
     pub needs: Vec<usize>,
+    /// Why the check is skipped before it starts (fast mode's `paths`).
+    pub skip: Option<String>,
 }
 
 impl PlannedCheck<'_> {
@@ -113,12 +117,22 @@ pub fn build<'c>(
             CheckKind::Run(argv) => resolve_program(&argv[0], worktree),
             CheckKind::Scan(_) => Err("scan".into()),
         };
+        let skip = match (&selection.changed, &check.paths) {
+            (Some(changed), Some(globs)) if !changed.iter().any(|f| globs.is_match(f)) => {
+                Some(format!(
+                    "no changed file matches `paths` ({})",
+                    check.path_globs.join(", ")
+                ))
+            }
+            _ => None,
+        };
         checks.push(PlannedCheck {
             config: check,
             program,
             timeout: check.timeout.unwrap_or(config.settings.timeout),
             cwd,
             needs,
+            skip,
         });
     }
     let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
@@ -130,6 +144,49 @@ pub fn build<'c>(
         worktree: worktree.to_path_buf(),
         jobs,
         fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
+        excerpt_bytes: config.settings.excerpt_bytes,
+        checks,
+    })
+}
+
+/// The plan of `run-check fix`: the `[[fix]]` commands (all, or those named
+/// by `only`), one at a time in file order — they write, so never in parallel.
+pub fn build_fixes<'c>(
+    config: &'c Config,
+    worktree: &Path,
+    only: &[String],
+) -> Result<Plan<'c>, Error> {
+    for name in only {
+        if !config.fixes.iter().any(|f| &f.name == name) {
+            return Err(Error::Usage(format!(
+                "--only `{name}`: no fix of that name in {}",
+                config.path.display()
+            )));
+        }
+    }
+    let mut checks = Vec::new();
+    for fix in config
+        .fixes
+        .iter()
+        .filter(|f| only.is_empty() || only.contains(&f.name))
+    {
+        checks.push(PlannedCheck {
+            config: fix,
+            program: match &fix.kind {
+                CheckKind::Run(argv) => resolve_program(&argv[0], worktree),
+                CheckKind::Scan(_) => Err("scan".into()),
+            },
+            timeout: fix.timeout.unwrap_or(config.settings.timeout),
+            cwd: resolve_cwd(config, worktree, fix)?,
+            needs: Vec::new(),
+            skip: None,
+        });
+    }
+    Ok(Plan {
+        mode: Mode::Strict,
+        worktree: worktree.to_path_buf(),
+        jobs: 1,
+        fail_fast: false,
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
     })
@@ -193,6 +250,7 @@ mod tests {
             skip: vec![],
             jobs: Some(3),
             no_fail_fast: false,
+            changed: None,
         }
     }
 

@@ -12,6 +12,10 @@ mod cli;
 mod config_errors;
 /// Diagnostics from real tool output, the cap, paths made worktree-relative.
 mod diagnostics;
+/// Fast mode: `paths` against the changed files, `--changed-since`.
+mod fastmode;
+/// `run-check fix`: writers run only there, with the whitelist.
+mod fix;
 /// Report formats: junit, sarif, github, markdown, validated structurally.
 mod formats;
 /// Timeouts, process trees, bounded output, parallelism, signals.

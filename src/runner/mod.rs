@@ -54,6 +54,9 @@ pub struct CheckResult {
     pub parsed: Vec<Parsed>,
     /// Artifacts recorded after the check ended.
     pub artifacts: Collected,
+    /// A skip that is no failure (fast mode found nothing to check): checks
+    /// that need this one still run.
+    pub benign_skip: bool,
 }
 
 impl CheckResult {
@@ -70,6 +73,7 @@ impl CheckResult {
             spawned: false,
             parsed: Vec::new(),
             artifacts: Collected::default(),
+            benign_skip: false,
         }
     }
 
@@ -82,9 +86,10 @@ impl CheckResult {
         }
     }
 
-    /// Whether checks that need this one may run: it passed.
+    /// Whether checks that need this one may run: it passed, or fast mode
+    /// skipped it for lack of a relevant change.
     fn lets_dependants_run(&self) -> bool {
-        self.status == Status::Pass
+        self.status == Status::Pass || self.benign_skip
     }
 }
 
@@ -204,8 +209,15 @@ pub fn run_plan(
         .collect()
 }
 
-/// The result of a check that cannot start: its program was not found.
+/// The result of a check that does not start: skipped by fast mode's
+/// `paths`, or its program was not found.
 fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
+    if let Some(reason) = &check.skip {
+        return Some(CheckResult {
+            benign_skip: true,
+            ..CheckResult::skipped(reason.clone())
+        });
+    }
     match (&check.config.kind, &check.program) {
         (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
         _ => None,
@@ -278,6 +290,7 @@ fn run_process(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> Ch
         spawned: true,
         parsed,
         artifacts,
+        benign_skip: false,
     };
     match outcome.end {
         End::Exited(code) => {

@@ -1,0 +1,1161 @@
+//! The task contract of `--task` (SPEC section 7, seed 004 section 1): a task
+//! JSON is loaded, type-checked strictly and checked against its limits, and
+//! the change under test is measured against the change budget.
+//!
+//! Two kinds of problems, kept apart on purpose:
+//!
+//! - **Errors** (exit 2, nothing runs): the file is unreadable, is not JSON, or
+//!   is ill-typed — a required field missing, a field of the wrong JSON type,
+//!   `risk` not one of `low|medium|high`, an integer field holding a fraction.
+//!   The first problem in schema order is reported as one line naming the file
+//!   and the JSON path, e.g.
+//!   `task.json: $.acceptance.commands[1]: expected a string, found number`.
+//! - **Violations** (data in `contracts.task.violations`, the run still
+//!   judges its checks): a well-typed task that breaks a limit. Each names its
+//!   `field` (a path without the `$.`, e.g. `estimated_loc`) and what is wrong.
+//!
+//! Policies decided here (see README):
+//!
+//! - Every field of the seed's schema is required, `acceptance.criteria`
+//!   included. Unknown fields, at the top level or in `acceptance`, are
+//!   allowed and kept: tasks evolve, and `meta.task` is the task as given.
+//! - `estimated_loc` is a non-negative integer (a negative or fractional
+//!   count is an error); over [`MAX_LOC`] is a violation. The seed's target of
+//!   100–300 is advice, not a violation.
+//! - `parallel_count` must be an integer; outside
+//!   [`MIN_PARALLEL`]..=[`MAX_PARALLEL`] is a violation. The seed's
+//!   suggestion per risk (low 1, medium 2, high 3–5) is only a suggestion
+//!   ("建议"): a mismatch is not a violation.
+//! - `files_involved` longer than [`MAX_FILES`] entries is a violation.
+//! - `acceptance.commands` must contain a command that runs run-check's
+//!   strict JSON gate (see [`runs_strict_json`]); otherwise a violation.
+//! - Empty (or whitespace-only) `id`, `title`, `description` and
+//!   `acceptance.criteria` (a blank string, or an array without a non-blank
+//!   entry) are violations.
+//! - `public_contracts_touched`: `"N/A"` means none, any other non-blank
+//!   string describes the contracts, an array lists them (an empty array
+//!   also means none); only a blank string is a violation.
+//! - A UTF-8 byte order mark is skipped (Windows editors write one); a
+//!   UTF-16 file is an error asking for UTF-8.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::changes::{self, ChangesError};
+use crate::error::Error;
+
+/// Hard limit on the files a task may change (`files_involved`,
+/// `change_budget.max_files`).
+pub const MAX_FILES: usize = 10;
+/// Hard limit on the lines a task may change (`estimated_loc`,
+/// `change_budget.max_loc`).
+pub const MAX_LOC: u64 = 400;
+/// Smallest allowed `parallel_count`.
+pub const MIN_PARALLEL: i64 = 1;
+/// Largest allowed `parallel_count`.
+pub const MAX_PARALLEL: i64 = 5;
+/// The values of `risk`.
+pub const RISKS: [&str; 3] = ["low", "medium", "high"];
+/// The command `acceptance.commands` must contain (in some accepted form).
+pub const STRICT_JSON_COMMAND: &str = "run-check --mode strict --format json";
+
+/// A loaded, well-typed task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// The task exactly as given (unknown fields included), for `meta.task`.
+    pub value: Value,
+    /// Broken limits, in schema order; empty when the task is valid.
+    pub violations: Vec<Violation>,
+}
+
+impl Task {
+    /// The task's `id`.
+    pub fn id(&self) -> &str {
+        self.value["id"].as_str().unwrap_or_default()
+    }
+}
+
+/// One broken limit of a well-typed task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The field at fault, a JSON path without `$.` (e.g. `acceptance.commands`).
+    pub field: String,
+    /// What is wrong, one line.
+    pub message: String,
+}
+
+/// Reads and checks the task file at `path` (named in messages as given).
+pub fn load(path: &Path) -> Result<Task, Error> {
+    let bytes = std::fs::read(path).map_err(|err| Error::io("read task file", path, err))?;
+    from_slice(path, &bytes)
+}
+
+/// Checks the task JSON `bytes`; `path` only names the file in messages.
+pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
+    let error = |location, key, message: String| Error::Config {
+        path: path.to_path_buf(),
+        location,
+        key,
+        message,
+    };
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(error(
+            None,
+            None,
+            "the file is UTF-16 encoded; save it as UTF-8".into(),
+        ));
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+        let (line, column) = (err.line(), err.column().max(1));
+        let message = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        let message = message.strip_suffix(&suffix).unwrap_or(&message);
+        error(
+            Some((line, column)),
+            None,
+            format!("invalid JSON: {message}"),
+        )
+    })?;
+    match check(&value) {
+        Ok(violations) => Ok(Task { value, violations }),
+        Err(Problem { path, message }) => Err(error(None, Some(path), message)),
+    }
+}
+
+/// The `contracts.task` value: `{"id", "valid", "violations"}`.
+pub fn contract(task: &Task) -> Value {
+    json!({
+        "id": task.id(),
+        "valid": task.violations.is_empty(),
+        "violations": task.violations,
+    })
+}
+
+/// The `contracts.change_budget` value: the change in `worktree` against
+/// `base` (files and lines, see [`changes::changed`]) and whether it exceeds
+/// [`MAX_FILES`] or [`MAX_LOC`].
+pub fn change_budget(worktree: &Path, base: &str) -> Result<Value, ChangesError> {
+    let changes = changes::changed(worktree, base)?;
+    let files_changed = changes.files.len();
+    Ok(json!({
+        "base": changes.base,
+        "files_changed": files_changed,
+        "loc_changed": changes.loc,
+        "max_files": MAX_FILES,
+        "max_loc": MAX_LOC,
+        "exceeded": files_changed > MAX_FILES || changes.loc > MAX_LOC,
+    }))
+}
+
+/// A type error at a JSON path.
+struct Problem {
+    path: String,
+    message: String,
+}
+
+fn problem(path: &str, message: impl Into<String>) -> Problem {
+    Problem {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+/// The JSON type of `value`, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn field<'a>(object: &'a Map<String, Value>, path: &str, name: &str) -> Result<&'a Value, Problem> {
+    object
+        .get(name)
+        .ok_or_else(|| problem(path, "missing required field"))
+}
+
+fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, Problem> {
+    value
+        .as_object()
+        .ok_or_else(|| problem(path, format!("expected an object, found {}", kind(value))))
+}
+
+fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, Problem> {
+    value
+        .as_str()
+        .ok_or_else(|| problem(path, format!("expected a string, found {}", kind(value))))
+}
+
+/// An array of strings.
+fn strings<'a>(value: &'a Value, path: &str) -> Result<Vec<&'a str>, Problem> {
+    let Value::Array(items) = value else {
+        return Err(problem(
+            path,
+            format!("expected an array of strings, found {}", kind(value)),
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| string(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
+/// A string, or an array of strings.
+fn string_or_strings<'a>(value: &'a Value, path: &str) -> Result<Vec<&'a str>, Problem> {
+    match value {
+        Value::String(text) => Ok(vec![text.as_str()]),
+        Value::Array(_) => strings(value, path),
+        _ => Err(problem(
+            path,
+            format!(
+                "expected a string or an array of strings, found {}",
+                kind(value)
+            ),
+        )),
+    }
+}
+
+/// An integer (any JSON integer; `2.0` is not one).
+fn integer(value: &Value, path: &str) -> Result<i128, Problem> {
+    let found = match value {
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => return Ok(i128::from(i)),
+            (None, Some(u)) => return Ok(i128::from(u)),
+            _ => format!("number {n}"),
+        },
+        other => kind(other).to_string(),
+    };
+    Err(problem(path, format!("expected an integer, found {found}")))
+}
+
+/// Type-checks `value` (the first problem in schema order is an error) and
+/// returns its violations.
+fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
+    let mut violations = Vec::new();
+    let mut violation = |field: &str, message: String| {
+        violations.push(Violation {
+            field: field.to_string(),
+            message,
+        })
+    };
+    let task = object(value, "$")?;
+    for name in ["id", "title", "description"] {
+        let path = format!("$.{name}");
+        if string(field(task, &path, name)?, &path)?.trim().is_empty() {
+            violation(name, "must not be empty".into());
+        }
+    }
+
+    let risk = field(task, "$.risk", "risk")?;
+    if !risk.as_str().is_some_and(|r| RISKS.contains(&r)) {
+        let found = match risk.as_str() {
+            Some(text) => format!("{text:?}"),
+            None => kind(risk).to_string(),
+        };
+        return Err(problem(
+            "$.risk",
+            format!("expected one of \"low\", \"medium\", \"high\", found {found}"),
+        ));
+    }
+
+    let parallel = integer(
+        field(task, "$.parallel_count", "parallel_count")?,
+        "$.parallel_count",
+    )?;
+    if !(i128::from(MIN_PARALLEL)..=i128::from(MAX_PARALLEL)).contains(&parallel) {
+        violation(
+            "parallel_count",
+            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {parallel}"),
+        );
+    }
+
+    let acceptance = object(field(task, "$.acceptance", "acceptance")?, "$.acceptance")?;
+    let commands = strings(
+        field(acceptance, "$.acceptance.commands", "commands")?,
+        "$.acceptance.commands",
+    )?;
+    if !commands.iter().any(|c| runs_strict_json(c)) {
+        violation(
+            "acceptance.commands",
+            format!("no command runs `{STRICT_JSON_COMMAND}`"),
+        );
+    }
+    let criteria = string_or_strings(
+        field(acceptance, "$.acceptance.criteria", "criteria")?,
+        "$.acceptance.criteria",
+    )?;
+    if criteria.iter().all(|c| c.trim().is_empty()) {
+        violation(
+            "acceptance.criteria",
+            "must state at least one criterion".into(),
+        );
+    }
+
+    let loc = integer(
+        field(task, "$.estimated_loc", "estimated_loc")?,
+        "$.estimated_loc",
+    )?;
+    if loc < 0 {
+        return Err(problem(
+            "$.estimated_loc",
+            format!("expected a non-negative integer, found {loc}"),
+        ));
+    }
+    if loc > i128::from(MAX_LOC) {
+        violation(
+            "estimated_loc",
+            format!("{loc} exceeds the hard limit of {MAX_LOC}"),
+        );
+    }
+
+    let files = strings(
+        field(task, "$.files_involved", "files_involved")?,
+        "$.files_involved",
+    )?;
+    if files.len() > MAX_FILES {
+        violation(
+            "files_involved",
+            format!(
+                "{} files exceed the hard limit of {MAX_FILES}",
+                files.len()
+            ),
+        );
+    }
+
+    let contracts = field(
+        task,
+        "$.public_contracts_touched",
+        "public_contracts_touched",
+    )?;
+    string_or_strings(contracts, "$.public_contracts_touched")?;
+    if contracts.as_str().is_some_and(|c| c.trim().is_empty()) {
+        violation(
+            "public_contracts_touched",
+            "must not be empty; use \"N/A\" when no public contract is touched".into(),
+        );
+    }
+    Ok(violations)
+}
+
+/// Whether the command line `command` runs run-check's strict gate with a
+/// JSON report.
+///
+/// Accepted: a program named `run-check` (or `run-check.exe`, any
+/// directory, e.g. `./target/release/run-check`), the wrapper
+/// `run-check.sh` run directly or by `sh`/`bash`/`zsh`/`dash`/`ksh`, the
+/// wrapper `run-check.ps1` run directly, after PowerShell's `&`, or by
+/// `pwsh`/`powershell` (options such as `-NoProfile -ExecutionPolicy Bypass
+/// -File` allowed), and a shell's `-c` / PowerShell's `-Command` / `cmd /c`
+/// command string holding such a command; leading `NAME=value` assignments
+/// are skipped. The arguments must hold `--mode strict` and `--format json`
+/// (or `--mode=strict`, `--format=json`), each exactly once (run-check
+/// rejects a repeated flag), in any order among other options, optionally
+/// after the `check` subcommand; another subcommand (`list`, `judge`, ...),
+/// `--help` or `--version` does not count, and the default mode (strict) is
+/// not enough: the contract names the flag. A command line may chain
+/// commands with `&&`, `||`, `;`, `|` or newlines and redirect output
+/// (`> runs/T/run-check.json`); quotes are removed, backslashes are kept
+/// (Windows paths). Not accepted: `make` targets, `cargo run`, or a command
+/// that only mentions run-check (`echo run-check ...`).
+pub fn runs_strict_json(command: &str) -> bool {
+    runs_strict_json_at(command, 0)
+}
+
+/// Nesting limit for `sh -c "..."` inside `pwsh -Command "..."` and so on.
+const MAX_NESTING: usize = 3;
+
+fn runs_strict_json_at(command: &str, depth: usize) -> bool {
+    depth <= MAX_NESTING
+        && simple_commands(command)
+            .iter()
+            .any(|words| simple_command_runs(words, depth))
+}
+
+/// The simple commands of a command line, each as its words: quotes removed,
+/// split at unquoted `&&`, `||`, `|`, `;` and newlines.
+fn simple_commands(line: &str) -> Vec<Vec<String>> {
+    let mut commands = vec![Vec::new()];
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote = None;
+    let mut chars = line.chars().peekable();
+    fn end_word(commands: &mut [Vec<String>], word: &mut String, in_word: &mut bool) {
+        if *in_word {
+            if let Some(last) = commands.last_mut() {
+                last.push(std::mem::take(word));
+            }
+            *in_word = false;
+        }
+    }
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            } else {
+                word.push(c);
+            }
+            continue;
+        }
+        let separator = match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                in_word = true;
+                false
+            }
+            '\n' | ';' => true,
+            '|' => {
+                chars.next_if_eq(&'|');
+                true
+            }
+            '&' if chars.peek() == Some(&'&') => {
+                chars.next();
+                true
+            }
+            c if c.is_whitespace() => {
+                end_word(&mut commands, &mut word, &mut in_word);
+                false
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+                false
+            }
+        };
+        if separator {
+            end_word(&mut commands, &mut word, &mut in_word);
+            commands.push(Vec::new());
+        }
+    }
+    end_word(&mut commands, &mut word, &mut in_word);
+    commands.retain(|words| !words.is_empty());
+    commands
+}
+
+/// The file name of a program word, lower-cased (`.\Run-Check.ps1` →
+/// `run-check.ps1`).
+fn program_name(word: &str) -> String {
+    word.rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_ascii_lowercase()
+}
+
+/// `NAME=value` before a command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn simple_command_runs(words: &[String], depth: usize) -> bool {
+    let mut words = words;
+    while words.first().is_some_and(|w| is_assignment(w)) {
+        words = &words[1..];
+    }
+    if words.first().is_some_and(|w| w == "&") {
+        words = &words[1..];
+    }
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    let name = program_name(program);
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    match name {
+        "run-check" | "run-check.sh" | "run-check.ps1" => args_run_strict_json(args),
+        "sh" | "bash" | "zsh" | "dash" | "ksh" => {
+            interpreted(args, "run-check.sh", depth, &["-o", "-O", "+o", "+O"])
+        }
+        "pwsh" | "powershell" => interpreted(
+            args,
+            "run-check.ps1",
+            depth,
+            &[
+                "-executionpolicy",
+                "-ep",
+                "-ex",
+                "-workingdirectory",
+                "-wd",
+                "-inputformat",
+                "-outputformat",
+                "-settingsfile",
+                "-configurationname",
+            ],
+        ),
+        "cmd" => match args.split_first() {
+            Some((flag, rest)) if matches!(flag.to_ascii_lowercase().as_str(), "/c" | "/k") => {
+                runs_strict_json_at(&rest.join(" "), depth + 1)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `args` of a shell (`sh`-like or PowerShell): options, then either a
+/// command string (`-c`, `-Command`) or the wrapper `script` and its
+/// arguments. `valued` lists (lower-case) options that take a value.
+fn interpreted(args: &[String], script: &str, depth: usize, valued: &[&str]) -> bool {
+    let powershell = script.ends_with(".ps1");
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let lower = arg.to_ascii_lowercase();
+        if powershell && matches!(lower.as_str(), "-c" | "-command") {
+            // PowerShell joins the remaining arguments into the command.
+            return runs_strict_json_at(&args[i + 1..].join(" "), depth + 1);
+        }
+        if !powershell && lower.starts_with('-') && !lower.starts_with("--") && lower.contains('c')
+        {
+            // `sh -c`, `bash -lc`: the next argument is the command.
+            return args
+                .get(i + 1)
+                .is_some_and(|command| runs_strict_json_at(command, depth + 1));
+        }
+        if valued.contains(&lower.as_str()) {
+            i += 2;
+        } else if lower.starts_with('-') || lower.starts_with('+') {
+            // `-File` is an option too: the script follows it.
+            i += 1;
+        } else {
+            return program_name(arg) == script && args_run_strict_json(&args[i + 1..]);
+        }
+    }
+    false
+}
+
+/// run-check's options that take a value as the next argument.
+const VALUED_OPTIONS: [&str; 10] = [
+    "--out",
+    "--config",
+    "--worktree",
+    "--task",
+    "--only",
+    "--skip",
+    "--jobs",
+    "--changed-since",
+    "--shard",
+    "--mode",
+];
+
+/// A shell redirection word; `Some(true)` when its target is the next word
+/// (`>`, `2>>`), `Some(false)` when it is self-contained (`>out`, `2>&1`).
+fn redirection(word: &str) -> Option<bool> {
+    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest
+        .strip_prefix(['&', '*'])
+        .filter(|r| r.starts_with('>'))
+        .unwrap_or(rest);
+    let target = rest
+        .strip_prefix(">>")
+        .or_else(|| rest.strip_prefix('>'))
+        .or_else(|| rest.strip_prefix('<'))?;
+    Some(target.is_empty())
+}
+
+/// run-check's arguments hold `--mode strict` and `--format json` once each
+/// and no other subcommand, `--help` or `--version`.
+fn args_run_strict_json(args: &[String]) -> bool {
+    let mut modes = Vec::new();
+    let mut formats = Vec::new();
+    let mut i = usize::from(args.first().is_some_and(|a| a == "check"));
+    while let Some(arg) = args.get(i) {
+        if let Some(takes_next) = redirection(arg) {
+            i += 1 + usize::from(takes_next);
+            continue;
+        }
+        let next = args.get(i + 1).map(String::as_str);
+        match arg.as_str() {
+            "--mode" => modes.push(next),
+            "--format" => formats.push(next),
+            "-h" | "--help" | "-V" | "--version" => return false,
+            // A subcommand other than `check` (`list --format json`).
+            word if i == 0 && !word.starts_with('-') => return false,
+            word => {
+                if let Some(mode) = word.strip_prefix("--mode=") {
+                    modes.push(Some(mode));
+                } else if let Some(format) = word.strip_prefix("--format=") {
+                    formats.push(Some(format));
+                }
+            }
+        }
+        i += if VALUED_OPTIONS.contains(&arg.as_str()) || arg == "--format" {
+            2
+        } else {
+            1
+        };
+    }
+    modes == [Some("strict")] && formats == [Some("json")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+
+    /// A valid task; tests change one thing at a time.
+    fn valid() -> Value {
+        json!({
+            "id": "T-2026-02-02-001",
+            "title": "Add the task contract",
+            "description": "Load --task files so the verifier can judge scope.",
+            "risk": "medium",
+            "parallel_count": 2,
+            "acceptance": {
+                "commands": ["cargo test", "run-check --mode strict --format json"],
+                "criteria": ["summary.all_checks_passed = true"]
+            },
+            "estimated_loc": 250,
+            "files_involved": ["src/task.rs", "tests/task.rs"],
+            "public_contracts_touched": "N/A"
+        })
+    }
+
+    fn parse(value: &Value) -> Result<Task, Error> {
+        from_slice(Path::new("task.json"), value.to_string().as_bytes())
+    }
+
+    /// `valid()` with `pointer` set to `new` (or removed when `None`).
+    fn with(pointer: &str, new: Option<Value>) -> Value {
+        let mut task = valid();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let parent = task.pointer_mut(parent).unwrap();
+        match new {
+            Some(new) => match parent {
+                Value::Array(items) => items[key.parse::<usize>().unwrap()] = new,
+                Value::Object(map) => {
+                    map.insert(key.to_string(), new);
+                }
+                _ => unreachable!(),
+            },
+            None => {
+                parent.as_object_mut().unwrap().remove(key);
+            }
+        }
+        task
+    }
+
+    #[track_caller]
+    fn error(task: &Value) -> String {
+        let err = parse(task).expect_err("an error");
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(!message.contains('\n'), "one line: {message}");
+        message
+    }
+
+    #[track_caller]
+    fn violations(task: &Value) -> Vec<(String, String)> {
+        parse(task)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .violations
+            .into_iter()
+            .map(|v| (v.field, v.message))
+            .collect()
+    }
+
+    fn one(field: &str, message: &str) -> Vec<(String, String)> {
+        vec![(field.to_string(), message.to_string())]
+    }
+
+    #[test]
+    fn a_valid_task_has_no_violations_and_keeps_unknown_fields() {
+        let mut value = valid();
+        value["owner"] = json!({"team": "gate"});
+        value["acceptance"]["notes"] = json!(1);
+        let task = parse(&value).unwrap();
+        assert_eq!(task.value, value);
+        assert_eq!(task.violations, []);
+        assert_eq!(task.id(), "T-2026-02-02-001");
+        assert_eq!(
+            contract(&task),
+            json!({"id": "T-2026-02-02-001", "valid": true, "violations": []})
+        );
+    }
+
+    #[test]
+    fn missing_fields_are_errors_in_schema_order() {
+        for (pointer, path) in [
+            ("/id", "$.id"),
+            ("/title", "$.title"),
+            ("/description", "$.description"),
+            ("/risk", "$.risk"),
+            ("/parallel_count", "$.parallel_count"),
+            ("/acceptance", "$.acceptance"),
+            ("/acceptance/commands", "$.acceptance.commands"),
+            ("/acceptance/criteria", "$.acceptance.criteria"),
+            ("/estimated_loc", "$.estimated_loc"),
+            ("/files_involved", "$.files_involved"),
+            ("/public_contracts_touched", "$.public_contracts_touched"),
+        ] {
+            assert_eq!(
+                error(&with(pointer, None)),
+                format!("task.json: {path}: missing required field")
+            );
+        }
+        // Two problems: the first in schema order is reported.
+        let mut task = with("/estimated_loc", Some(json!("many")));
+        task.as_object_mut().unwrap().remove("title");
+        assert_eq!(error(&task), "task.json: $.title: missing required field");
+    }
+
+    #[test]
+    fn wrong_types_name_the_json_path() {
+        let cases = [
+            ("/id", json!(7), "$.id: expected a string, found number"),
+            ("/title", json!(null), "$.title: expected a string, found null"),
+            (
+                "/description",
+                json!(["a"]),
+                "$.description: expected a string, found array",
+            ),
+            (
+                "/risk",
+                json!("extreme"),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found \"extreme\"",
+            ),
+            (
+                "/risk",
+                json!("High"),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found \"High\"",
+            ),
+            (
+                "/risk",
+                json!(3),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found number",
+            ),
+            (
+                "/parallel_count",
+                json!("2"),
+                "$.parallel_count: expected an integer, found string",
+            ),
+            (
+                "/parallel_count",
+                json!(2.5),
+                "$.parallel_count: expected an integer, found number 2.5",
+            ),
+            (
+                "/parallel_count",
+                json!(2.0),
+                "$.parallel_count: expected an integer, found number 2.0",
+            ),
+            (
+                "/acceptance",
+                json!(["run-check --mode strict --format json"]),
+                "$.acceptance: expected an object, found array",
+            ),
+            (
+                "/acceptance/commands",
+                json!("run-check --mode strict --format json"),
+                "$.acceptance.commands: expected an array of strings, found string",
+            ),
+            (
+                "/acceptance/commands/1",
+                json!(42),
+                "$.acceptance.commands[1]: expected a string, found number",
+            ),
+            (
+                "/acceptance/criteria",
+                json!(true),
+                "$.acceptance.criteria: expected a string or an array of strings, found boolean",
+            ),
+            (
+                "/acceptance/criteria/0",
+                json!({"text": "x"}),
+                "$.acceptance.criteria[0]: expected a string, found object",
+            ),
+            (
+                "/estimated_loc",
+                json!("250"),
+                "$.estimated_loc: expected an integer, found string",
+            ),
+            (
+                "/estimated_loc",
+                json!(-1),
+                "$.estimated_loc: expected a non-negative integer, found -1",
+            ),
+            (
+                "/estimated_loc",
+                json!(1e3),
+                "$.estimated_loc: expected an integer, found number 1000.0",
+            ),
+            (
+                "/files_involved",
+                json!("src/task.rs"),
+                "$.files_involved: expected an array of strings, found string",
+            ),
+            (
+                "/files_involved/1",
+                json!(null),
+                "$.files_involved[1]: expected a string, found null",
+            ),
+            (
+                "/public_contracts_touched",
+                json!(null),
+                "$.public_contracts_touched: expected a string or an array of strings, found null",
+            ),
+            (
+                "/public_contracts_touched",
+                json!(["cli", 2]),
+                "$.public_contracts_touched[1]: expected a string, found number",
+            ),
+        ];
+        for (pointer, new, expected) in cases {
+            assert_eq!(
+                error(&with(pointer, Some(new))),
+                format!("task.json: {expected}"),
+                "{pointer}"
+            );
+        }
+        assert_eq!(
+            error(&json!([valid()])),
+            "task.json: $: expected an object, found array"
+        );
+    }
+
+    #[test]
+    fn unparsable_files_name_line_and_column() {
+        let path = Path::new("runs/T-1/task.json");
+        let err = from_slice(path, b"{\n  \"id\": \"T-1\",\n}\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "runs/T-1/task.json:3:1: invalid JSON: trailing comma"
+        );
+        assert_eq!(
+            from_slice(path, b"").unwrap_err().to_string(),
+            "runs/T-1/task.json:1:1: invalid JSON: EOF while parsing a value"
+        );
+        assert_eq!(
+            from_slice(path, b"{} {}").unwrap_err().to_string(),
+            "runs/T-1/task.json:1:4: invalid JSON: trailing characters"
+        );
+        assert_eq!(
+            from_slice(path, b"\xFF\xFE{\0}\0").unwrap_err().to_string(),
+            "runs/T-1/task.json: the file is UTF-16 encoded; save it as UTF-8"
+        );
+        // A UTF-8 byte order mark is skipped.
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend(valid().to_string().bytes());
+        assert_eq!(from_slice(path, &bom).unwrap().value, valid());
+    }
+
+    #[test]
+    fn an_unreadable_file_is_an_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let err = load(&missing).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("failed to read task file `{}`: ", missing.display())),
+            "{err}"
+        );
+        assert_eq!(err.exit_code(), 2);
+        assert!(matches!(load(dir.path()), Err(Error::Io { .. })));
+
+        let file = dir.path().join("task.json");
+        std::fs::write(&file, valid().to_string()).unwrap();
+        assert_eq!(load(&file).unwrap().value, valid());
+    }
+
+    #[test]
+    fn estimated_loc_boundary() {
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(400)))), []);
+        assert_eq!(
+            violations(&with("/estimated_loc", Some(json!(401)))),
+            one("estimated_loc", "401 exceeds the hard limit of 400")
+        );
+        // Beyond i64: still an integer, still a violation.
+        assert_eq!(
+            violations(&with("/estimated_loc", Some(json!(u64::MAX)))),
+            one(
+                "estimated_loc",
+                "18446744073709551615 exceeds the hard limit of 400"
+            )
+        );
+    }
+
+    #[test]
+    fn files_involved_boundary() {
+        let files = |n: usize| json!((0..n).map(|i| format!("src/f{i}.rs")).collect::<Vec<_>>());
+        assert_eq!(violations(&with("/files_involved", Some(files(0)))), []);
+        assert_eq!(violations(&with("/files_involved", Some(files(10)))), []);
+        assert_eq!(
+            violations(&with("/files_involved", Some(files(11)))),
+            one("files_involved", "11 files exceed the hard limit of 10")
+        );
+    }
+
+    #[test]
+    fn parallel_count_boundary_and_risk_is_only_a_suggestion() {
+        for n in [1, 5] {
+            assert_eq!(violations(&with("/parallel_count", Some(json!(n)))), []);
+        }
+        for n in [0, 6, -1] {
+            assert_eq!(
+                violations(&with("/parallel_count", Some(json!(n)))),
+                one(
+                    "parallel_count",
+                    &format!("must be between 1 and 5, found {n}")
+                )
+            );
+        }
+        // The seed's low=1, medium=2, high=3-5 is a suggestion.
+        let mut task = with("/risk", Some(json!("high")));
+        task["parallel_count"] = json!(1);
+        assert_eq!(violations(&task), []);
+        let mut task = with("/risk", Some(json!("low")));
+        task["parallel_count"] = json!(5);
+        assert_eq!(violations(&task), []);
+    }
+
+    #[test]
+    fn blank_texts_are_violations() {
+        for name in ["id", "title", "description"] {
+            assert_eq!(
+                violations(&with(&format!("/{name}"), Some(json!("  ")))),
+                one(name, "must not be empty")
+            );
+        }
+        for criteria in [json!(""), json!([]), json!(["", " "])] {
+            assert_eq!(
+                violations(&with("/acceptance/criteria", Some(criteria))),
+                one("acceptance.criteria", "must state at least one criterion")
+            );
+        }
+        assert_eq!(
+            violations(&with("/acceptance/criteria", Some(json!("tests pass")))),
+            []
+        );
+    }
+
+    #[test]
+    fn public_contracts_touched_forms() {
+        for ok in [
+            json!("N/A"),
+            json!("evidence JSON gains contracts.task"),
+            json!([]),
+            json!(["evidence.contracts.task", "--task"]),
+        ] {
+            assert_eq!(
+                violations(&with("/public_contracts_touched", Some(ok))),
+                []
+            );
+        }
+        assert_eq!(
+            violations(&with("/public_contracts_touched", Some(json!("")))),
+            one(
+                "public_contracts_touched",
+                "must not be empty; use \"N/A\" when no public contract is touched"
+            )
+        );
+    }
+
+    #[test]
+    fn violations_are_listed_in_schema_order_with_the_contract() {
+        let mut task = valid();
+        task["id"] = json!("");
+        task["parallel_count"] = json!(6);
+        task["acceptance"]["commands"] = json!(["cargo test"]);
+        task["estimated_loc"] = json!(401);
+        task["files_involved"] = json!(vec!["f"; 11]);
+        let task = parse(&task).unwrap();
+        assert_eq!(
+            contract(&task),
+            json!({"id": "", "valid": false, "violations": [
+                {"field": "id", "message": "must not be empty"},
+                {"field": "parallel_count", "message": "must be between 1 and 5, found 6"},
+                {"field": "acceptance.commands",
+                 "message": "no command runs `run-check --mode strict --format json`"},
+                {"field": "estimated_loc", "message": "401 exceeds the hard limit of 400"},
+                {"field": "files_involved", "message": "11 files exceed the hard limit of 10"},
+            ]})
+        );
+    }
+
+    #[test]
+    fn acceptance_commands_without_the_strict_gate() {
+        assert_eq!(
+            violations(&with("/acceptance/commands", Some(json!([])))),
+            one(
+                "acceptance.commands",
+                "no command runs `run-check --mode strict --format json`"
+            )
+        );
+    }
+
+    #[test]
+    fn accepted_strict_json_commands() {
+        for command in [
+            "run-check --mode strict --format json",
+            "run-check --format json --mode strict",
+            "run-check --mode=strict --format=json",
+            "run-check check --mode strict --format json",
+            "run-check --mode strict --quiet --format json --out runs/T-1/run-check.json",
+            "run-check --task runs/T-1/task.json --mode strict --format json",
+            "run-check --only json --mode strict --format json",
+            "  run-check   --mode strict --format json  ",
+            "run-check --mode 'strict' --format \"json\"",
+            "./run-check.sh --mode strict --format json",
+            "sh run-check.sh --mode strict --format json",
+            "bash ./run-check.sh --format json --mode strict",
+            "bash -lc './run-check.sh --mode strict --format json'",
+            "sh -c \"run-check --mode strict --format json\"",
+            "run-check.ps1 --mode strict --format json",
+            ".\\run-check.ps1 --mode strict --format json",
+            "& .\\run-check.ps1 --mode strict --format json",
+            "pwsh ./run-check.ps1 --mode strict --format json",
+            "pwsh -NoProfile -File ./run-check.ps1 --mode strict --format json",
+            "powershell.exe -NoProfile -ExecutionPolicy Bypass -File .\\run-check.ps1 --mode strict --format json",
+            "pwsh -Command ./run-check.ps1 --mode strict --format json",
+            "pwsh -c \"& ./run-check.ps1 --mode strict --format json\"",
+            "cmd /c run-check.exe --mode strict --format json",
+            "C:\\tools\\run-check.exe --mode strict --format json",
+            "./target/release/run-check --mode strict --format json",
+            "/usr/local/bin/run-check --mode strict --format json",
+            "RUST_LOG=debug run-check --mode strict --format json",
+            "run-check --mode strict --format json > runs/T-1/run-check.json",
+            "run-check --mode strict --format json >runs/T-1/run-check.json 2>&1",
+            "run-check --mode strict > out.json --format json",
+            "run-check --mode strict --format json | tee runs/T-1/run-check.json",
+            "cd sub && run-check --mode strict --format json",
+            "cargo build; ./run-check.sh --mode strict --format json",
+            "cargo test\n./run-check.sh --mode strict --format json",
+        ] {
+            assert!(runs_strict_json(command), "should accept: {command}");
+        }
+    }
+
+    #[test]
+    fn rejected_commands() {
+        for command in [
+            "",
+            "cargo test",
+            "run-check",
+            "run-check --format json",
+            "run-check --mode strict",
+            "run-check --mode fast --format json",
+            "run-check --mode strict --format text",
+            "run-check --mode strict --format junit",
+            "run-check --mode STRICT --format json",
+            "run-check --mode strict --format JSON",
+            "run-check --mode strict --mode strict --format json",
+            "run-check --mode strict --format json --format json",
+            "run-check --mode strict --format",
+            "run-check --mode --format json",
+            "run-check --mode strict --format json --help",
+            "run-check --mode strict --format json -V",
+            "run-check list --mode strict --format json",
+            "run-check judge --mode strict --format json",
+            "run-check --out --mode strict --format json",
+            "run-check --mode strict --format=jsonl",
+            "run-check --mode= strict --format json",
+            "run-check-old --mode strict --format json",
+            "my-run-check --mode strict --format json",
+            "echo run-check --mode strict --format json",
+            "echo 'run-check --mode strict --format json'",
+            "# run-check --mode strict --format json",
+            "make check-strict",
+            "cargo run -- --mode strict --format json",
+            "bash run-check.ps1 --mode strict --format json",
+            "pwsh run-check.sh --mode strict --format json",
+            "sh -c 'cargo test' run-check --mode strict --format json",
+            "run-check --mode strict > --format json",
+            "run-check --mode strict | jq --format json",
+            "run-check --mode strict && run-check --format json",
+        ] {
+            assert!(!runs_strict_json(command), "should reject: {command}");
+        }
+    }
+
+    #[test]
+    fn redirections() {
+        assert_eq!(redirection(">"), Some(true));
+        assert_eq!(redirection("2>>"), Some(true));
+        assert_eq!(redirection("&>"), Some(true));
+        assert_eq!(redirection("*>"), Some(true));
+        assert_eq!(redirection(">out.json"), Some(false));
+        assert_eq!(redirection("2>&1"), Some(false));
+        assert_eq!(redirection("<in"), Some(false));
+        assert_eq!(redirection("--format"), None);
+        assert_eq!(redirection("2"), None);
+        assert_eq!(redirection("&"), None);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    /// `n` lines.
+    fn lines(n: usize) -> String {
+        "x\n".repeat(n)
+    }
+
+    #[test]
+    fn change_budget_counts_files_and_lines_at_the_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("tracked.txt"), "a\nb\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "runs/\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "base"]);
+        let budget = |files: usize, loc: u64, exceeded: bool| {
+            json!({"base": "HEAD", "files_changed": files, "loc_changed": loc,
+                   "max_files": 10, "max_loc": 400, "exceeded": exceeded})
+        };
+        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(0, 0, false));
+
+        // 1 tracked line changed (2: one added, one deleted) + 9 untracked
+        // files of 398 lines = 10 files, 400 lines: at the limits.
+        std::fs::write(root.join("tracked.txt"), "a\nB\n").unwrap();
+        std::fs::write(root.join("big.txt"), lines(390)).unwrap();
+        for i in 0..8 {
+            std::fs::write(root.join(format!("f{i}.txt")), lines(1)).unwrap();
+        }
+        // Ignored files never count.
+        std::fs::create_dir(root.join("runs")).unwrap();
+        std::fs::write(root.join("runs/task.json"), lines(1000)).unwrap();
+        assert_eq!(
+            change_budget(&root, "HEAD").unwrap(),
+            budget(10, 400, false)
+        );
+
+        // 401 lines.
+        std::fs::write(root.join("big.txt"), lines(391)).unwrap();
+        assert_eq!(
+            change_budget(&root, "HEAD").unwrap(),
+            budget(10, 401, true)
+        );
+
+        // 11 files, 400 lines (an empty file is a changed file of 0 lines).
+        std::fs::write(root.join("big.txt"), lines(390)).unwrap();
+        std::fs::write(root.join("empty.txt"), "").unwrap();
+        assert_eq!(
+            change_budget(&root, "HEAD").unwrap(),
+            budget(11, 400, true)
+        );
+
+        assert!(matches!(
+            change_budget(&root, "no-such-rev"),
+            Err(ChangesError::BadRevision(_))
+        ));
+    }
+}
