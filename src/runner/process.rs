@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 use std::io::{PipeReader, Read};
 use std::path::Path;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::process::ExitStatus;
+#[cfg(not(unix))]
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::platform;
@@ -142,79 +143,28 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
             return ProcessResult::failed(start, limit, why);
         }
     };
-    let (done_tx, done_rx) = mpsc::channel();
-    let [out_collector, err_collector] = collectors;
-    let stdout = drain(out_read, limit, out_collector, done_tx.clone());
-    let stderr = drain(err_read, limit, err_collector, done_tx);
-
-    let tree = handle.pids().first().map(|&pid| platform::Tree::adopt(pid));
-    let tree = match tree {
+    let tree = match handle.pids().first().map(|&pid| platform::Tree::adopt(pid)) {
         Some(Ok(tree)) => Some(tree),
         _ => None,
     };
-    let terminate = |hard: bool| match &tree {
-        Some(tree) if hard => tree.kill(),
-        Some(tree) => tree.terminate(),
-        None => {
-            let _ = handle.kill();
-        }
+    let mut supervisor = Supervisor {
+        handle: &handle,
+        tree,
+        deadline: start + spec.timeout,
+        stopped: None,
     };
-
-    let deadline = start + spec.timeout;
-    // Why and when run-check asked the tree to stop.
-    let mut stopped: Option<(End, Instant)> = None;
-    let waited = loop {
-        let now = Instant::now();
-        let wake = match &stopped {
-            None => deadline.min(now + TICK),
-            // Stopping: wake for the end of the grace period (or sooner for a
-            // second Ctrl-C), never in the past.
-            Some((_, at)) => (now + TICK).min((*at + GRACE).max(now + Duration::from_millis(10))),
-        };
-        match handle.wait_deadline(wake) {
-            Ok(Some(output)) => break Ok(output.status),
-            Ok(None) => {}
-            Err(err) => break Err(err),
-        }
-        let now = Instant::now();
-        if stopped.is_none() {
-            if cancel.is_cancelled() {
-                terminate(false);
-                stopped = Some((End::Interrupted, now));
-            } else if now >= deadline {
-                terminate(false);
-                stopped = Some((End::TimedOut, now));
-            }
-        }
-        if let Some((_, at)) = &stopped
-            && (now >= *at + GRACE || cancel.level() >= KILL)
-        {
-            terminate(true);
-        }
-    };
+    let [out_collector, err_collector] = collectors;
+    let captures = [Capture::new(limit, out_collector), Capture::new(limit, err_collector)];
+    let (waited, captures) =
+        collect(&mut supervisor, [out_read, err_read], captures, cancel);
     let duration = start.elapsed();
     // Whatever the check left behind in its tree goes too: the gate leaves no
     // process running.
-    terminate(true);
-
-    let drain_deadline = Instant::now() + DRAIN_GRACE;
-    for _ in 0..2 {
-        let left = drain_deadline.saturating_duration_since(Instant::now());
-        if done_rx.recv_timeout(left).is_err() {
-            break;
-        }
-    }
-    // A drain thread still running (a process outside the tree holds the
-    // pipe) keeps appending to its excerpt; we take what is there now.
-    let take = |shared: &Arc<Mutex<Capture>>| {
-        let mut capture = match shared.lock() {
-            Ok(capture) => capture,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let parsed = capture.collector.take().map(Collector::finish);
-        (capture.excerpt.clone(), parsed)
-    };
-    let ((stdout, stdout_parsed), (stderr, stderr_parsed)) = (take(&stdout), take(&stderr));
+    supervisor.terminate(true);
+    let stopped = supervisor.stopped.take();
+    let [stdout, stderr] = captures;
+    let (stdout, stdout_parsed) = stdout.finish();
+    let (stderr, stderr_parsed) = stderr.finish();
 
     let end = match (waited, stopped) {
         (_, Some((why, _))) => why,
@@ -236,18 +186,184 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     }
 }
 
-/// Reads a pipe to its end on its own thread into a shared bounded excerpt
-/// (and collector); signals `done` at end-of-file or on a read error.
-fn drain(
-    mut pipe: PipeReader,
-    limit: usize,
-    collector: Option<Collector>,
-    done: mpsc::Sender<()>,
-) -> Arc<Mutex<Capture>> {
-    let shared = Arc::new(Mutex::new(Capture {
-        excerpt: Excerpt::new(limit),
-        collector,
-    }));
+/// Timeout, cancellation and grace rules for one running process.
+struct Supervisor<'h> {
+    handle: &'h duct::Handle,
+    tree: Option<platform::Tree>,
+    deadline: Instant,
+    /// Why and when run-check asked the tree to stop.
+    stopped: Option<(End, Instant)>,
+}
+
+impl Supervisor<'_> {
+    fn terminate(&self, hard: bool) {
+        match &self.tree {
+            Some(tree) if hard => tree.kill(),
+            Some(tree) => tree.terminate(),
+            None => {
+                let _ = self.handle.kill();
+            }
+        }
+    }
+
+    /// Applies the rules now: a cancellation or the deadline terminates the
+    /// tree; the end of the grace period (or a second Ctrl-C) kills it.
+    fn enforce(&mut self, cancel: &Cancel) {
+        let now = Instant::now();
+        if self.stopped.is_none() {
+            if cancel.is_cancelled() {
+                self.terminate(false);
+                self.stopped = Some((End::Interrupted, now));
+            } else if now >= self.deadline {
+                self.terminate(false);
+                self.stopped = Some((End::TimedOut, now));
+            }
+        }
+        if let Some((_, at)) = &self.stopped
+            && (now >= *at + GRACE || cancel.level() >= KILL)
+        {
+            self.terminate(true);
+        }
+    }
+
+    /// When the rules must be looked at next (never in the past).
+    fn next_check(&self) -> Instant {
+        let now = Instant::now();
+        match &self.stopped {
+            None => self.deadline.max(now).min(now + TICK),
+            Some((_, at)) => (now + TICK).min((*at + GRACE).max(now + Duration::from_millis(10))),
+        }
+    }
+
+    /// Waits for the process to exit, applying the rules meanwhile.
+    fn wait(&mut self, cancel: &Cancel) -> std::io::Result<ExitStatus> {
+        loop {
+            match self.handle.wait_deadline(self.next_check()) {
+                Ok(Some(output)) => return Ok(output.status),
+                Ok(None) => self.enforce(cancel),
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
+
+impl Capture {
+    fn new(limit: usize, collector: Option<Collector>) -> Capture {
+        Capture {
+            excerpt: Excerpt::new(limit),
+            collector,
+        }
+    }
+
+    fn finish(mut self) -> (Excerpt, Option<Parsed>) {
+        let parsed = self.collector.take().map(Collector::finish);
+        (self.excerpt, parsed)
+    }
+}
+
+/// Unix: reads both pipes on this thread, waiting on them with `poll`, and
+/// applies the supervisor's rules between reads (also while output never
+/// stops, so a chatty check still times out). When the process has exited
+/// but something it left holds a pipe open, the tree is killed and reading
+/// stops `DRAIN_GRACE` later. No thread per stream: a trivial check costs
+/// one spawn and one wait.
+#[cfg(unix)]
+fn collect(
+    supervisor: &mut Supervisor<'_>,
+    pipes: [PipeReader; 2],
+    mut captures: [Capture; 2],
+    cancel: &Cancel,
+) -> (std::io::Result<ExitStatus>, [Capture; 2]) {
+    let mut pipes = pipes.map(Some);
+    let mut buf = vec![0u8; CHUNK];
+    // Exit seen while pipes were still open, and when.
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    let mut next_check = supervisor.next_check();
+    while pipes.iter().any(Option::is_some) {
+        let now = Instant::now();
+        if now >= next_check {
+            match &exited {
+                Some((_, at)) if now >= *at + DRAIN_GRACE => break,
+                Some(_) => {}
+                None => {
+                    supervisor.enforce(cancel);
+                    if let Ok(Some(output)) = supervisor.handle.try_wait() {
+                        exited = Some((output.status, now));
+                        supervisor.terminate(true);
+                    }
+                }
+            }
+            next_check = match &exited {
+                Some((_, at)) => *at + DRAIN_GRACE,
+                None => supervisor.next_check(),
+            };
+        }
+        let ready = platform::wait_readable(&pipes, next_check.saturating_duration_since(now));
+        for (i, is_ready) in ready.into_iter().enumerate() {
+            let Some(pipe) = pipes[i].as_mut().filter(|_| is_ready) else {
+                continue;
+            };
+            match pipe.read(&mut buf) {
+                Ok(0) => pipes[i] = None,
+                Ok(n) => captures[i].push(&buf[..n]),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => pipes[i] = None,
+            }
+        }
+    }
+    let status = match exited {
+        Some((status, _)) => Ok(status),
+        None => supervisor.wait(cancel),
+    };
+    (status, captures)
+}
+
+/// Elsewhere (Windows): one thread per pipe reads into a shared capture while
+/// this thread waits for the process; output still arriving `DRAIN_GRACE`
+/// after the exit (a process outside the job holds a pipe) is not waited for.
+#[cfg(not(unix))]
+fn collect(
+    supervisor: &mut Supervisor<'_>,
+    pipes: [PipeReader; 2],
+    captures: [Capture; 2],
+    cancel: &Cancel,
+) -> (std::io::Result<ExitStatus>, [Capture; 2]) {
+    let (done_tx, done_rx) = mpsc::channel();
+    let [out_pipe, err_pipe] = pipes;
+    let [out_capture, err_capture] = captures;
+    let shared = [
+        drain(out_pipe, out_capture, done_tx.clone()),
+        drain(err_pipe, err_capture, done_tx),
+    ];
+    let status = supervisor.wait(cancel);
+    supervisor.terminate(true);
+    let drain_deadline = Instant::now() + DRAIN_GRACE;
+    for _ in 0..2 {
+        let left = drain_deadline.saturating_duration_since(Instant::now());
+        if done_rx.recv_timeout(left).is_err() {
+            break;
+        }
+    }
+    // A drain thread still running keeps appending to its excerpt; take what
+    // is there now.
+    let take = |shared: &Arc<Mutex<Capture>>| {
+        let mut capture = match shared.lock() {
+            Ok(capture) => capture,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        Capture {
+            excerpt: capture.excerpt.clone(),
+            collector: capture.collector.take(),
+        }
+    };
+    (status, [take(&shared[0]), take(&shared[1])])
+}
+
+/// Reads a pipe to its end on its own thread into a shared capture; signals
+/// `done` at end-of-file or on a read error.
+#[cfg(not(unix))]
+fn drain(mut pipe: PipeReader, capture: Capture, done: mpsc::Sender<()>) -> Arc<Mutex<Capture>> {
+    let shared = Arc::new(Mutex::new(capture));
     let sink = Arc::clone(&shared);
     let reader = move || {
         let mut buf = vec![0u8; CHUNK];
@@ -264,17 +380,12 @@ fn drain(
         }
         let _ = done.send(());
     };
-    let spawned = std::thread::Builder::new()
-        .name("run-check-drain".into())
-        .stack_size(2 * 1024 * 1024)
-        .spawn(reader);
+    let spawned = std::thread::Builder::new().name("run-check-drain".into()).spawn(reader);
     if spawned.is_err() {
         // No thread: nothing reads this pipe, so the child may block on a full
-        // pipe until its timeout. Rare (thread exhaustion); the result says so.
+        // pipe until its timeout. Rare (thread exhaustion); the excerpt says so.
         if let Ok(mut capture) = shared.lock() {
-            capture
-                .excerpt
-                .push(b"run-check: could not start a thread to read this stream\n");
+            capture.excerpt.push(b"run-check: could not start a thread to read this stream\n");
         }
     }
     shared

@@ -2,9 +2,11 @@
 //! `killpg` reaches every process it started (unless one left the group on
 //! purpose with `setsid`/`setpgid`).
 
-use std::io;
+use std::io::{self, PipeReader};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
 /// Prepares the command before spawn: a new process group led by the child.
 /// `process_group` is supported by `posix_spawn`, so spawning stays fast.
@@ -63,4 +65,32 @@ pub(crate) fn signal_of(status: &ExitStatus) -> Option<String> {
         _ => "signal",
     };
     Some(format!("{name} ({signal})"))
+}
+
+/// Waits until one of the open pipes is readable (or at its end) or
+/// `timeout` passes; says which are ready. An error (other than EINTR)
+/// reports every open pipe ready, so the caller's read sees it.
+pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) -> [bool; 2] {
+    let mut fds: Vec<libc::pollfd> = Vec::with_capacity(2);
+    let mut index = [usize::MAX; 2];
+    for (i, pipe) in pipes.iter().enumerate() {
+        if let Some(pipe) = pipe {
+            index[i] = fds.len();
+            fds.push(libc::pollfd {
+                fd: pipe.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+    }
+    // Round up so a sub-millisecond wait does not spin.
+    let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: `fds` is a live, correctly sized array of pollfd for the call.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+    if n < 0 {
+        let interrupted = io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
+        return [!interrupted && pipes[0].is_some(), !interrupted && pipes[1].is_some()];
+    }
+    let ready = |i: usize| index[i] != usize::MAX && fds[index[i]].revents != 0;
+    [ready(0), ready(1)]
 }
