@@ -480,7 +480,13 @@ pub fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
             });
         Error::config_at(path, text, err.span(), key, message)
     })?;
-    Validator { text, path }.validate(raw, sha256)
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+    Validator {
+        text,
+        path,
+        newlines,
+    }
+    .validate(raw, sha256)
 }
 
 /// The dotted key assigned on the line holding `offset`, qualified by the
@@ -515,11 +521,19 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
 struct Validator<'a> {
     text: &'a str,
     path: &'a Path,
+    /// Offsets of every `\n`, so a check's line is a binary search, not a
+    /// scan from the top (a 500-check config would be quadratic).
+    newlines: Vec<usize>,
 }
 
 type Span = std::ops::Range<usize>;
 
 impl Validator<'_> {
+    /// 1-based line of a byte offset.
+    fn line_of(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&n| n < offset) + 1
+    }
+
     fn err(&self, span: Span, key: impl Into<String>, message: impl Into<String>) -> Error {
         Error::config_at(self.path, self.text, Some(span), Some(key.into()), message)
     }
@@ -687,7 +701,7 @@ impl Validator<'_> {
             };
             let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
             self.env(&fix.env, fix.name.span(), &of("env"))?;
-            let (line, _) = crate::error::line_col(self.text, fix.name.span().start);
+            let line = self.line_of(fix.name.span().start);
             fixes.push(CheckConfig {
                 name: fix.name.into_inner(),
                 line,
@@ -909,7 +923,7 @@ impl Validator<'_> {
             }
             needs.push(need.get_ref().clone());
         }
-        let (line, _) = crate::error::line_col(self.text, raw.name.span().start);
+        let line = self.line_of(raw.name.span().start);
         Ok(CheckConfig {
             name: name.clone(),
             line,
