@@ -85,6 +85,9 @@ pub struct CheckArgs {
     /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Task contract JSON: checked, recorded, and the change measured against its budget
+    #[arg(long, value_name = "PATH")]
+    pub task: Option<PathBuf>,
     /// Base revision for changed files (fast mode's `paths`, the change budget)
     #[arg(long, value_name = "REV", default_value = "HEAD")]
     pub changed_since: String,

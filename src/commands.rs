@@ -58,6 +58,17 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
     let (worktree, config) = locate(&args.location)?;
+    // The task and its change budget are read before the output file exists
+    // (its temporary file would count as a changed file).
+    let task = args.task.as_deref().map(crate::task::load).transpose()?;
+    let change_budget = match &task {
+        None => None,
+        Some(_) => match crate::task::change_budget(&worktree, &args.changed_since) {
+            Ok(budget) => Some(budget),
+            Err(crate::changes::ChangesError::NotGit(_)) => None,
+            Err(err) => return Err(Error::Usage(err.to_string())),
+        },
+    };
     // Fast mode runs a check with `paths` only when a changed file matches.
     let changes = match args.mode {
         Mode::Fast => Some(fast_changes(&worktree, &args.changed_since)?),
@@ -123,7 +134,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             path: config.path.display().to_string(),
             sha256: config.sha256.clone(),
         },
-        task: None,
+        task: task.as_ref().map(|t| t.value.clone()),
         argv,
         commands: plan
             .checks
@@ -143,7 +154,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         Some(verifier) => verifier.finish(),
         None => (ReadOnly::off(), Vec::new()),
     };
-    let evidence = evidence::assemble(
+    let mut evidence = evidence::assemble(
         &plan,
         &results,
         meta,
@@ -152,6 +163,8 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         read_only,
         read_only_diagnostics,
     );
+    evidence.contracts.task = task.as_ref().map(crate::task::contract);
+    evidence.contracts.change_budget = change_budget;
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
     if !report_on_stdout {

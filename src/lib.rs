@@ -23,6 +23,7 @@ pub mod runner;
 pub mod scan;
 pub mod signal;
 pub mod snapshot;
+pub mod task;
 
 mod commands;
 

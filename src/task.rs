@@ -323,10 +323,7 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
     if files.len() > MAX_FILES {
         violation(
             "files_involved",
-            format!(
-                "{} files exceed the hard limit of {MAX_FILES}",
-                files.len()
-            ),
+            format!("{} files exceed the hard limit of {MAX_FILES}", files.len()),
         );
     }
 
@@ -711,7 +708,11 @@ mod tests {
     fn wrong_types_name_the_json_path() {
         let cases = [
             ("/id", json!(7), "$.id: expected a string, found number"),
-            ("/title", json!(null), "$.title: expected a string, found null"),
+            (
+                "/title",
+                json!(null),
+                "$.title: expected a string, found null",
+            ),
             (
                 "/description",
                 json!(["a"]),
@@ -854,8 +855,10 @@ mod tests {
         let err = load(&missing).unwrap_err();
         assert!(matches!(err, Error::Io { .. }), "{err:?}");
         assert!(
-            err.to_string()
-                .starts_with(&format!("failed to read task file `{}`: ", missing.display())),
+            err.to_string().starts_with(&format!(
+                "failed to read task file `{}`: ",
+                missing.display()
+            )),
             "{err}"
         );
         assert_eq!(err.exit_code(), 2);
@@ -946,10 +949,7 @@ mod tests {
             json!([]),
             json!(["evidence.contracts.task", "--task"]),
         ] {
-            assert_eq!(
-                violations(&with("/public_contracts_touched", Some(ok))),
-                []
-            );
+            assert_eq!(violations(&with("/public_contracts_touched", Some(ok))), []);
         }
         assert_eq!(
             violations(&with("/public_contracts_touched", Some(json!("")))),
@@ -1140,18 +1140,12 @@ mod tests {
 
         // 401 lines.
         std::fs::write(root.join("big.txt"), lines(391)).unwrap();
-        assert_eq!(
-            change_budget(&root, "HEAD").unwrap(),
-            budget(10, 401, true)
-        );
+        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(10, 401, true));
 
         // 11 files, 400 lines (an empty file is a changed file of 0 lines).
         std::fs::write(root.join("big.txt"), lines(390)).unwrap();
         std::fs::write(root.join("empty.txt"), "").unwrap();
-        assert_eq!(
-            change_budget(&root, "HEAD").unwrap(),
-            budget(11, 400, true)
-        );
+        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(11, 400, true));
 
         assert!(matches!(
             change_budget(&root, "no-such-rev"),

@@ -26,5 +26,7 @@ mod readonly;
 mod scan;
 /// Exit codes and statuses of the check run: pass, fail, error, skip.
 mod statuses;
+/// The task contract (`--task`): meta.task, violations, change budget, errors.
+mod task;
 /// run-check.sh, run-check.ps1 (syntax) and the Makefile.
 mod wrappers;

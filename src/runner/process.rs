@@ -154,9 +154,11 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         stopped: None,
     };
     let [out_collector, err_collector] = collectors;
-    let captures = [Capture::new(limit, out_collector), Capture::new(limit, err_collector)];
-    let (waited, captures) =
-        collect(&mut supervisor, [out_read, err_read], captures, cancel);
+    let captures = [
+        Capture::new(limit, out_collector),
+        Capture::new(limit, err_collector),
+    ];
+    let (waited, captures) = collect(&mut supervisor, [out_read, err_read], captures, cancel);
     let duration = start.elapsed();
     // Whatever the check left behind in its tree goes too: the gate leaves no
     // process running.
@@ -380,12 +382,16 @@ fn drain(mut pipe: PipeReader, capture: Capture, done: mpsc::Sender<()>) -> Arc<
         }
         let _ = done.send(());
     };
-    let spawned = std::thread::Builder::new().name("run-check-drain".into()).spawn(reader);
+    let spawned = std::thread::Builder::new()
+        .name("run-check-drain".into())
+        .spawn(reader);
     if spawned.is_err() {
         // No thread: nothing reads this pipe, so the child may block on a full
         // pipe until its timeout. Rare (thread exhaustion); the excerpt says so.
         if let Ok(mut capture) = shared.lock() {
-            capture.excerpt.push(b"run-check: could not start a thread to read this stream\n");
+            capture
+                .excerpt
+                .push(b"run-check: could not start a thread to read this stream\n");
         }
     }
     shared

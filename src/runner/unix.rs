@@ -89,7 +89,10 @@ pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) 
     let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
     if n < 0 {
         let interrupted = io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
-        return [!interrupted && pipes[0].is_some(), !interrupted && pipes[1].is_some()];
+        return [
+            !interrupted && pipes[0].is_some(),
+            !interrupted && pipes[1].is_some(),
+        ];
     }
     let ready = |i: usize| index[i] != usize::MAX && fds[index[i]].revents != 0;
     [ready(0), ready(1)]
