@@ -34,6 +34,8 @@ pub enum Command {
     Validate(Location),
     /// Run the [[fix]] commands: the only command that writes to the worktree
     Fix(FixArgs),
+    /// Merge shard evidence (--shard K/N runs) into one document
+    Merge(crate::merge::MergeArgs),
 }
 
 /// `fix` options.
@@ -91,6 +93,9 @@ pub struct CheckArgs {
     /// Base revision for changed files (fast mode's `paths`, the change budget)
     #[arg(long, value_name = "REV", default_value = "HEAD")]
     pub changed_since: String,
+    /// Run only shard K of N (1-based; checks split by a hash of their name)
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
     pub no_fail_fast: bool,

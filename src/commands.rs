@@ -83,6 +83,12 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         changed: changes
             .as_ref()
             .and_then(|(files, note)| note.is_none().then(|| files.clone())),
+        shard: args
+            .shard
+            .as_deref()
+            .map(plan::Shard::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
     // The handler goes in before the output file exists, so an early Ctrl-C
@@ -149,6 +155,12 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             files: files.into_iter().take(1000).collect(),
             note,
         }),
+        shard: plan.shard.as_ref().map(|(shard, all)| meta::ShardInfo {
+            index: shard.index,
+            count: shard.count,
+            checks_before_sharding: all.clone(),
+        }),
+        merged_from: None,
     };
     let (read_only, read_only_diagnostics) = match verifier {
         Some(verifier) => verifier.finish(),
@@ -274,6 +286,7 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
         jobs: None,
         no_fail_fast: false,
         changed: None,
+        shard: None,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
     let rows: Vec<ListRow<'_>> = plan

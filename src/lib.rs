@@ -15,6 +15,7 @@ pub mod error;
 pub mod evidence;
 pub mod excerpt;
 pub mod exit_code;
+pub mod merge;
 pub mod meta;
 pub mod output;
 pub mod plan;
@@ -72,6 +73,7 @@ where
         Some(Command::List(list)) => commands::list(&list),
         Some(Command::Validate(location)) => commands::validate(&location),
         Some(Command::Fix(fix)) => commands::fix(&fix),
+        Some(Command::Merge(merge)) => merge::run(&merge, argv),
     };
     match result {
         Ok(code) => code,

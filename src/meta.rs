@@ -33,6 +33,36 @@ pub struct Meta {
     /// Fast mode's changed files (null in strict mode).
     #[serde(default)]
     pub changes: Option<ChangeSet>,
+    /// With `--shard K/N`: which shard this is.
+    #[serde(default)]
+    pub shard: Option<ShardInfo>,
+    /// In a merged document: the shard evidence it was merged from.
+    #[serde(default)]
+    pub merged_from: Option<Vec<MergedFrom>>,
+}
+
+/// `meta.shard`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ShardInfo {
+    /// 1-based shard index.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+    /// Every check the run selected before sharding, in file order.
+    pub checks_before_sharding: Vec<String>,
+}
+
+/// One entry of `meta.merged_from`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MergedFrom {
+    /// The evidence file as named on the command line.
+    pub path: String,
+    /// Its `meta.shard`, when it had one.
+    pub shard: Option<ShardInfo>,
+    /// Its `meta.timestamp`.
+    pub timestamp: String,
+    /// Its `summary.exit_code`.
+    pub exit_code: i32,
 }
 
 /// `meta.changes`: what fast mode compared against.

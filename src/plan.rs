@@ -24,6 +24,46 @@ pub struct Selection {
     pub no_fail_fast: bool,
     /// Fast mode's changed files (worktree-relative); `None`: no filtering.
     pub changed: Option<Vec<String>>,
+    /// `--shard K/N`: run only shard K (1-based) of N.
+    pub shard: Option<Shard>,
+}
+
+/// One shard of a run split across machines (SPEC section 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `K/N` (1 ≤ K ≤ N).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u32 = k.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard (1-based) a check belongs to: a hash of its name alone, so
+    /// adding or removing other checks never moves it.
+    pub fn of(name: &str, count: u32) -> u32 {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(name.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        (u64::from_be_bytes(first) % u64::from(count)) as u32 + 1
+    }
+
+    /// Whether check `name` runs in this shard.
+    pub fn contains(&self, name: &str) -> bool {
+        Shard::of(name, self.count) == self.index
+    }
 }
 
 /// A resolved run.
@@ -41,6 +81,9 @@ pub struct Plan<'c> {
     pub excerpt_bytes: usize,
     /// The selected checks, in file order.
     pub checks: Vec<PlannedCheck<'c>>,
+    /// With `--shard`: the shard, and every check selected before sharding
+    /// (in file order), so `merge` can restore the order.
+    pub shard: Option<(Shard, Vec<String>)>,
 }
 
 /// One selected check with its resolved facts.
@@ -103,6 +146,17 @@ pub fn build<'c>(
         .filter(|c| selection.only.is_empty() || selection.only.contains(&c.name))
         .filter(|c| !selection.skip.contains(&c.name))
         .collect();
+    let shard = selection.shard.map(|shard| {
+        let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
+        (shard, all)
+    });
+    let selected: Vec<&CheckConfig> = match &selection.shard {
+        Some(shard) => selected
+            .into_iter()
+            .filter(|c| shard.contains(&c.name))
+            .collect(),
+        None => selected,
+    };
 
     let mut checks = Vec::with_capacity(selected.len());
     for check in &selected {
@@ -146,6 +200,7 @@ pub fn build<'c>(
         fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
+        shard,
     })
 }
 
@@ -189,6 +244,7 @@ pub fn build_fixes<'c>(
         fail_fast: false,
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
+        shard: None,
     })
 }
 
@@ -251,6 +307,7 @@ mod tests {
             jobs: Some(3),
             no_fail_fast: false,
             changed: None,
+            shard: None,
         }
     }
 
@@ -304,6 +361,24 @@ modes = ["fast"]
         let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
         assert_eq!(plan.checks[1].program, Ok(worktree.join("tool.sh")));
         assert!(plan.checks[0].program.as_ref().unwrap().is_absolute());
+    }
+
+    #[test]
+    fn shards_are_parsed_strictly_and_split_by_name_alone() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        // A name's shard never depends on the other names.
+        let names: Vec<String> = (0..50).map(|i| format!("check-{i}")).collect();
+        let before: Vec<u32> = names.iter().map(|n| Shard::of(n, 3)).collect();
+        assert!(before.iter().all(|&k| (1..=3).contains(&k)));
+        // Every shard gets some of 50 names (sha256 spreads them).
+        for k in 1..=3 {
+            assert!(before.contains(&k), "shard {k} empty");
+        }
+        assert_eq!(Shard::of("check-7", 3), before[7]);
+        assert_eq!(Shard::of("anything", 1), 1);
     }
 
     #[test]

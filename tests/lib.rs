@@ -24,6 +24,8 @@ mod process;
 mod readonly;
 /// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.
 mod scan;
+/// `--shard K/N` and `run-check merge`.
+mod shard;
 /// Exit codes and statuses of the check run: pass, fail, error, skip.
 mod statuses;
 /// The task contract (`--task`): meta.task, violations, change budget, errors.

@@ -1,0 +1,229 @@
+//! `--shard K/N` and `run-check merge` (SPEC section 11): shards cover every
+//! check exactly once, and merging them reproduces the unsharded summary,
+//! banner and exit code; inconsistent inputs are refused unless `--force`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::support::{Test, git};
+
+/// Twelve checks, two of which fail and one errors.
+fn config() -> String {
+    let mut text =
+        String::from("[settings]\nallow = [\"true\", \"false\", \"no-such-program-zz\"]\n");
+    for i in 0..12 {
+        let program = match i {
+            3 | 8 => "false",
+            5 => "no-such-program-zz",
+            _ => "true",
+        };
+        text.push_str(&format!(
+            "[[check]]\nname = \"c{i:02}\"\nrun = [\"{program}\"]\n"
+        ));
+    }
+    text
+}
+
+fn repo() -> Test {
+    let test = Test::new().config(&config()).file(".gitignore", "runs/\n");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "checks"]);
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    test
+}
+
+fn names(ev: &Value) -> Vec<String> {
+    ev["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Runs run-check in `dir` with `args`, returning (exit code, stdout, stderr).
+fn run_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn read(dir: &std::path::Path, path: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(path)).unwrap()).unwrap()
+}
+
+#[test]
+fn shards_cover_every_check_once_and_merge_reproduces_the_whole() {
+    let test = repo();
+    let dir = test.path();
+    let (code, _, _) = run_in(dir, &["--format", "json", "--out", "runs/all.json"]);
+    assert_eq!(code, Some(2));
+    let whole = read(dir, "runs/all.json");
+
+    let mut seen = BTreeSet::new();
+    let mut total = 0;
+    for k in 1..=3 {
+        let out = format!("runs/shard{k}.json");
+        let shard = format!("{k}/3");
+        run_in(dir, &["--shard", &shard, "--format", "json", "--out", &out]);
+        let ev = read(dir, &out);
+        assert_eq!(ev["meta"]["shard"]["index"], k);
+        assert_eq!(ev["meta"]["shard"]["count"], 3);
+        total += names(&ev).len();
+        seen.extend(names(&ev));
+    }
+    assert_eq!(total, 12, "a check ran in two shards");
+    assert_eq!(seen, names(&whole).into_iter().collect::<BTreeSet<_>>());
+
+    let (code, stdout, stderr) = run_in(
+        dir,
+        &[
+            "merge",
+            "runs/shard3.json",
+            "runs/shard1.json",
+            "runs/shard2.json",
+            "--out",
+            "runs/merged.json",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stdout, "");
+    let merged = read(dir, "runs/merged.json");
+    // Same checks in the same (config) order, same counts, banner, exit code.
+    assert_eq!(names(&merged), names(&whole));
+    for key in [
+        "all_checks_passed",
+        "banner",
+        "total",
+        "passed",
+        "failed",
+        "errored",
+        "skipped",
+        "exit_code",
+    ] {
+        assert_eq!(
+            merged["summary"][key], whole["summary"][key],
+            "summary.{key}"
+        );
+    }
+    assert_eq!(
+        merged["summary"]["banner"],
+        "2 of 12 checks failed: c03, c08; 1 of 12 checks errored: c05"
+    );
+    assert_eq!(stderr.lines().last(), merged["summary"]["banner"].as_str());
+    let from = merged["meta"]["merged_from"].as_array().unwrap();
+    assert_eq!(from.len(), 3);
+    assert_eq!(from[0]["path"], "runs/shard3.json");
+    assert_eq!(merged["meta"]["shard"], Value::Null);
+    assert_eq!(merged["meta"]["commands"].as_array().unwrap().len(), 11);
+}
+
+#[test]
+fn merge_refuses_inconsistent_inputs_unless_forced() {
+    let test = repo();
+    let dir = test.path();
+    run_in(
+        dir,
+        &[
+            "--shard",
+            "1/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s1.json",
+        ],
+    );
+    run_in(
+        dir,
+        &[
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s2.json",
+        ],
+    );
+
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: cannot merge: missing shard 2/2 (use --force to merge what is here)\n"
+    );
+
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/s1.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: cannot merge: shard 1/2 is given twice (use --force)\n"
+    );
+
+    // A new commit: the second shard no longer matches the first.
+    std::fs::write(dir.join("extra.txt"), "x").unwrap();
+    git(dir, &["add", "extra.txt"]);
+    git(dir, &["commit", "-q", "-m", "more"]);
+    run_in(
+        dir,
+        &[
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s2.json",
+        ],
+    );
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/s2.json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: cannot merge: `runs/s1.json` is of commit `"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1);
+
+    // --force merges anyway; stdout gets the document.
+    let (code, stdout, _) = run_in(dir, &["merge", "--force", "runs/s1.json", "runs/s2.json"]);
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(merged["summary"]["total"], 12);
+    assert_eq!(
+        code,
+        merged["summary"]["exit_code"].as_i64().map(|c| c as i32)
+    );
+
+    // The same check twice is never merged.
+    let (code, _, stderr) = run_in(dir, &["merge", "--force", "runs/s1.json", "runs/s1.json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("is in both `runs/s1.json` and `runs/s1.json`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors() {
+    let test = repo().file("runs/junk.json", "{\"schema_version\": 1}\n");
+    let dir = test.path();
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/junk.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: runs/junk.json:1:21: not an evidence document: missing field `meta`\n"
+    );
+    let (code, _, stderr) = run_in(dir, &["--shard", "4/3"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: --shard `4/3`: expected K/N with 1 <= K <= N, e.g. 2/4\n"
+    );
+    let (code, _, _) = run_in(dir, &["merge", "runs/missing.json"]);
+    assert_eq!(code, Some(2));
+}
