@@ -25,6 +25,7 @@ pub mod scan;
 pub mod signal;
 pub mod snapshot;
 pub mod task;
+pub mod vote;
 
 mod commands;
 
@@ -74,6 +75,7 @@ where
         Some(Command::Validate(location)) => commands::validate(&location),
         Some(Command::Fix(fix)) => commands::fix(&fix),
         Some(Command::Merge(merge)) => merge::run(&merge, argv),
+        Some(Command::Vote(args)) => vote::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -30,5 +30,7 @@ mod shard;
 mod statuses;
 /// The task contract (`--task`): meta.task, violations, change budget, errors.
 mod task;
+/// `run-check vote`: consensus levels, elimination, strict input validation.
+mod vote;
 /// run-check.sh, run-check.ps1 (syntax) and the Makefile.
 mod wrappers;

@@ -1,0 +1,349 @@
+//! `run-check vote` (SPEC section 9, seed 001): the real binary on a full
+//! example, stdin, determinism, and strict input validation (exit 2, one line
+//! naming the file and the JSON path). Inputs and outputs are validated
+//! against the published schemas.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::support::{Run, Test};
+
+/// Five evaluators vote on four candidates (seed 001's field names); the
+/// numbers are worked out by hand in [`example_output`].
+fn example() -> Value {
+    json!({
+        "votes": [
+            {
+                "evaluator_id": "eval_1",
+                "elimination_decision": {
+                    "eliminated": "candidate_C",
+                    "reason": "does not compile on Windows",
+                    "confidence": "High"
+                },
+                "quick_assessments": {
+                    "candidate_A": "solid",
+                    "candidate_B": "acceptable",
+                    "candidate_C": "broken",
+                    "candidate_D": "untested"
+                }
+            },
+            {
+                "evaluator_id": "eval_2",
+                "elimination_decision": {
+                    "eliminated": "candidate_C",
+                    "reason": "tests fail",
+                    "confidence": "Medium"
+                }
+            },
+            {
+                "evaluator_id": "eval_3",
+                "elimination_decision": {
+                    "eliminated": "candidate_C",
+                    "reason": "weak error handling",
+                    "confidence": "Low"
+                }
+            },
+            {
+                "evaluator_id": "eval_4",
+                "elimination_decision": {
+                    "eliminated": "candidate_B",
+                    "reason": "too slow",
+                    "confidence": "High"
+                },
+                "quick_assessments": {"candidate_B": {"score": 2}}
+            },
+            {
+                "evaluator_id": "eval_5",
+                "elimination_decision": {"eliminated": "candidate_C", "confidence": "Medium"}
+            }
+        ],
+        "elimination_threshold": 3,
+        "confidence_weights": {"High": 1.5, "Medium": 1.0, "Low": 0.5},
+        "require_unanimous": false
+    })
+}
+
+/// By hand: candidate_C gets 4 votes weighing 1.5 + 1.0 + 0.5 + 1.0 = 4.0 ≥ 3
+/// and is eliminated; candidate_B gets eval_4's High vote (1.5);
+/// candidate_A and candidate_D are only assessed (0 votes). Agreement is
+/// 4 of 5 = 0.8: strong. Both voted-for candidates split the evaluators.
+fn example_output() -> Value {
+    json!({
+        "aggregated_result": {
+            "eliminated_candidates": ["candidate_C"],
+            "survivors": ["candidate_A", "candidate_B", "candidate_D"]
+        },
+        "threshold_reached": true,
+        "vote_distribution": {
+            "candidate_A": {"raw_votes": 0, "weighted_votes": 0.0, "voters": []},
+            "candidate_B": {"raw_votes": 1, "weighted_votes": 1.5, "voters": ["eval_4"]},
+            "candidate_C": {
+                "raw_votes": 4,
+                "weighted_votes": 4.0,
+                "voters": ["eval_1", "eval_2", "eval_3", "eval_5"]
+            },
+            "candidate_D": {"raw_votes": 0, "weighted_votes": 0.0, "voters": []}
+        },
+        "consensus_analysis": {
+            "consensus_level": "strong",
+            "agreement_ratio": 0.8,
+            "conflicts": [
+                {
+                    "candidate": "candidate_B",
+                    "conflicting_evaluators": ["eval_1", "eval_2", "eval_3", "eval_5"],
+                    "description": "1 of 5 evaluators voted to eliminate \"candidate_B\" (eval_4); \
+                                    eval_1, eval_2, eval_3, eval_5 voted to eliminate \"candidate_C\""
+                },
+                {
+                    "candidate": "candidate_C",
+                    "conflicting_evaluators": ["eval_4"],
+                    "description": "4 of 5 evaluators voted to eliminate \"candidate_C\" \
+                                    (eval_1, eval_2, eval_3, eval_5); \
+                                    eval_4 voted to eliminate \"candidate_B\""
+                }
+            ]
+        },
+        "reasoning_summary": {
+            "candidate_B": ["eval_4 (High): too slow"],
+            "candidate_C": [
+                "eval_1 (High): does not compile on Windows",
+                "eval_2 (Medium): tests fail",
+                "eval_3 (Low): weak error handling",
+                "eval_5 (Medium): no reason given"
+            ]
+        }
+    })
+}
+
+fn vote_file(input: &str) -> Run {
+    Test::bare()
+        .file("in.json", input)
+        .args(&["vote", "in.json"])
+        .run()
+}
+
+fn vote_stdin(input: &str) -> (Option<i32>, String, String) {
+    let test = Test::bare().args(&["vote", "-"]);
+    let mut child = test
+        .command()
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn run-check");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    let output = child.wait_with_output().expect("wait");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Asserts exit 2, nothing on stdout and exactly `line` on stderr.
+#[track_caller]
+fn rejected(run: Run, line: &str) {
+    let run = run.status(2);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr_lines(), [line]);
+}
+
+fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::draft202012::new(schema).expect("schema compiles")
+}
+
+#[track_caller]
+fn assert_valid(schema: &Value, instance: &Value) {
+    let errors: Vec<String> = validator(schema)
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{instance}\n{errors:#?}");
+}
+
+#[test]
+fn full_example() {
+    let input = example();
+    assert_valid(&run_check::vote::input_schema(), &input);
+    let run = vote_file(&serde_json::to_string_pretty(&input).expect("json")).success();
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.json_stdout(), example_output());
+    assert_valid(&run_check::vote::output_schema(), &run.json_stdout());
+    // Pretty JSON, one final newline.
+    assert!(run.stdout.starts_with("{\n  \"aggregated_result\": {\n"));
+    assert!(run.stdout.ends_with("}\n") && !run.stdout.ends_with("\n\n"));
+}
+
+#[test]
+fn full_example_with_require_unanimous() {
+    // eval_4 did not vote for candidate_C: nobody is eliminated.
+    let mut input = example();
+    input["require_unanimous"] = json!(true);
+    let run = vote_file(&input.to_string()).success();
+    let mut expected = example_output();
+    expected["aggregated_result"] = json!({
+        "eliminated_candidates": [],
+        "survivors": ["candidate_A", "candidate_B", "candidate_C", "candidate_D"]
+    });
+    expected["threshold_reached"] = json!(false);
+    assert_eq!(run.json_stdout(), expected);
+    assert_valid(&run_check::vote::output_schema(), &run.json_stdout());
+}
+
+#[test]
+fn minimal_input_uses_the_default_weights() {
+    // Without confidence_weights: High 1.5 + Low 0.5 = 2.0 reaches 2.
+    let input = json!({
+        "votes": [
+            {"evaluator_id": "a", "elimination_decision": {"eliminated": "X", "confidence": "High"}},
+            {"evaluator_id": "b", "elimination_decision": {"eliminated": "X", "confidence": "Low"}}
+        ],
+        "elimination_threshold": 2
+    });
+    assert_valid(&run_check::vote::input_schema(), &input);
+    let out = vote_file(&input.to_string()).success().json_stdout();
+    assert_eq!(out["vote_distribution"]["X"]["weighted_votes"], json!(2.0));
+    assert_eq!(
+        out["aggregated_result"]["eliminated_candidates"],
+        json!(["X"])
+    );
+    assert_eq!(out["consensus_analysis"]["consensus_level"], "unanimous");
+    assert_eq!(out["consensus_analysis"]["agreement_ratio"], json!(1.0));
+    assert_eq!(out["consensus_analysis"]["conflicts"], json!([]));
+    assert_valid(&run_check::vote::output_schema(), &out);
+}
+
+#[test]
+fn stdin_input() {
+    let text = example().to_string();
+    let (code, stdout, stderr) = vote_stdin(&text);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).expect("json"),
+        example_output()
+    );
+    // Byte-identical to reading the file.
+    assert_eq!(stdout, vote_file(&text).success().stdout);
+
+    let (code, stdout, stderr) = vote_stdin("{\"votes\": []}");
+    assert_eq!(code, Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: <stdin>: $.votes: must contain at least one vote\n"
+    );
+}
+
+#[test]
+fn output_does_not_depend_on_vote_order() {
+    let forward = example();
+    let mut backward = example();
+    backward["votes"].as_array_mut().expect("votes").reverse();
+    let a = vote_file(&forward.to_string()).success().stdout;
+    let b = vote_file(&backward.to_string()).success().stdout;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn an_unknown_confidence_names_its_json_path() {
+    let mut input = example();
+    input["votes"][2]["elimination_decision"]["confidence"] = json!("Certain");
+    assert!(!validator(&run_check::vote::input_schema()).is_valid(&input));
+    rejected(
+        vote_file(&input.to_string()),
+        "error: in.json: $.votes[2].elimination_decision.confidence: \
+         unknown confidence \"Certain\" (expected High, Medium or Low)",
+    );
+}
+
+#[test]
+fn a_wrong_type_is_rejected_by_the_schema_and_the_binary() {
+    let mut input = example();
+    input["elimination_threshold"] = json!("3");
+    assert!(!validator(&run_check::vote::input_schema()).is_valid(&input));
+    rejected(
+        vote_file(&input.to_string()),
+        "error: in.json: $.elimination_threshold: expected an integer, found string",
+    );
+}
+
+#[test]
+fn strict_validation_errors() {
+    let cases = [
+        (
+            "/elimination_threshold",
+            json!(0),
+            "$.elimination_threshold: must be at least 1, found 0",
+        ),
+        (
+            "/votes/3/evaluator_id",
+            json!("eval_1"),
+            "$.votes[3].evaluator_id: duplicate evaluator id \"eval_1\" (first at $.votes[0])",
+        ),
+        (
+            "/require_unanimus",
+            json!(true),
+            "$.require_unanimus: unknown field \
+             (expected votes, elimination_threshold, confidence_weights or require_unanimous)",
+        ),
+        (
+            "/confidence_weights",
+            json!({"Certain": 2}),
+            "$.confidence_weights.Certain: unknown confidence \"Certain\" \
+             (expected High, Medium or Low)",
+        ),
+        (
+            "/votes",
+            json!([]),
+            "$.votes: must contain at least one vote",
+        ),
+    ];
+    for (pointer, new, message) in cases {
+        let mut input = example();
+        let (parent, key) = pointer.rsplit_once('/').expect("pointer");
+        match input.pointer_mut(parent).expect("parent") {
+            Value::Object(map) => {
+                map.insert(key.into(), new);
+            }
+            _ => panic!("{pointer}"),
+        }
+        rejected(
+            vote_file(&input.to_string()),
+            &format!("error: in.json: {message}"),
+        );
+    }
+    let mut input = example();
+    input["votes"][1]["elimination_decision"]
+        .as_object_mut()
+        .expect("decision")
+        .remove("eliminated");
+    rejected(
+        vote_file(&input.to_string()),
+        "error: in.json: $.votes[1].elimination_decision.eliminated: missing required field",
+    );
+}
+
+#[test]
+fn unreadable_and_malformed_input() {
+    let run = Test::bare().args(&["vote", "missing.json"]).run().status(2);
+    assert_eq!(run.stdout, "");
+    let lines = run.stderr_lines();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("error: failed to read vote input `missing.json`: "),
+        "{lines:?}"
+    );
+    rejected(
+        vote_file("{\"votes\": [\n"),
+        "error: in.json:2:1: invalid JSON: EOF while parsing a list",
+    );
+    // No argument: a usage error.
+    let run = Test::bare().args(&["vote"]).run().status(2);
+    assert_eq!(run.stderr_lines().len(), 1, "{}", run.stderr);
+}
