@@ -36,6 +36,8 @@ pub enum Command {
     Fix(FixArgs),
     /// Merge shard evidence (--shard K/N runs) into one document
     Merge(crate::merge::MergeArgs),
+    /// Turn evidence (and earlier rounds) into a verdict: scores, feedback, stalls
+    Judge(crate::judge::JudgeArgs),
     /// Aggregate reviewers' votes (seed 001)
     Vote(crate::vote::VoteArgs),
 }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod evidence;
 pub mod excerpt;
 pub mod exit_code;
+pub mod judge;
 pub mod merge;
 pub mod meta;
 pub mod output;
@@ -75,6 +76,7 @@ where
         Some(Command::Validate(location)) => commands::validate(&location),
         Some(Command::Fix(fix)) => commands::fix(&fix),
         Some(Command::Merge(merge)) => merge::run(&merge, argv),
+        Some(Command::Judge(args)) => judge::run(&args),
         Some(Command::Vote(args)) => vote::run(&args),
     };
     match result {

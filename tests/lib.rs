@@ -18,6 +18,8 @@ mod fastmode;
 mod fix;
 /// Report formats: junit, sarif, github, markdown, validated structurally.
 mod formats;
+/// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
+mod judge;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
 /// Read-only verification: modified, created, deleted paths; ignored output.

@@ -1,0 +1,836 @@
+//! The judge's INPUT: an evidence document (SPEC 6) or a seed-000
+//! aggregator input (detected by its `security_result` field), read into
+//! plain structs. Every problem is one error naming the file and the JSON
+//! path of the first problem found.
+//!
+//! Evidence: `schema_version` (must be 1), `checks` and `diagnostics` are
+//! required; of a check, `name` and `status`; of a diagnostic, `check`,
+//! `severity` and `message`. A check's `dimension` and `severity` default to
+//! `quality` and `high` (SPEC 3); `score`, `timed_out`, `error`, `exit_code`,
+//! `command` and `contracts` may be absent. Unknown fields are ignored (the
+//! evidence carries much the judge does not read).
+//!
+//! Seed-000 input: `security_result`, `quality_result` and
+//! `performance_result` are required, each with `passed` (boolean), `score`
+//! (0..100, or null for "nothing scored") and `issues`; an issue needs
+//! `severity` (Critical/High/Medium/Low, any case) and `type`. `iteration`,
+//! `tech_stack` and `previous_scores` are optional. Inside
+//! `tech_stack.quality_thresholds` and `tech_stack.weights` an unknown key is
+//! an error (a misspelt threshold must not be ignored); the rest of
+//! `tech_stack` (language, framework, ...) is free.
+
+use serde_json::{Map, Value};
+
+use crate::config::{DiagSeverity, Dimension, Severity};
+use crate::evidence::Status;
+
+use super::json::{
+    Access, Problem, array, boolean, child, count, count32, field, index, kind, number, object,
+    opt_string, optional, score, string, word,
+};
+use super::thresholds::Overrides;
+use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
+
+/// What the judge reads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Source {
+    /// An evidence document.
+    Evidence(EvidenceInput),
+    /// A seed-000 aggregator input.
+    Aggregator(AggregatorInput),
+}
+
+/// The parts of an evidence document the judge uses.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct EvidenceInput {
+    pub checks: Vec<EvidenceCheck>,
+    pub diagnostics: Vec<EvidenceDiagnostic>,
+    /// `contracts.read_only.modified`.
+    pub modified: Vec<String>,
+    /// `contracts.read_only.error`.
+    pub read_only_error: Option<String>,
+    /// `contracts.change_budget`.
+    pub budget: Option<Budget>,
+}
+
+/// One entry of `checks`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EvidenceCheck {
+    pub name: String,
+    pub status: Status,
+    pub dimension: Dimension,
+    pub severity: Severity,
+    pub score: Option<f64>,
+    pub timed_out: bool,
+    pub error: Option<String>,
+    pub exit_code: Option<i64>,
+    pub command: Vec<String>,
+}
+
+/// One entry of `diagnostics`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EvidenceDiagnostic {
+    pub check: String,
+    pub file: Option<String>,
+    pub line: Option<u64>,
+    pub severity: DiagSeverity,
+    pub rule: Option<String>,
+    pub message: String,
+    pub suggestion: Option<String>,
+}
+
+/// `contracts.change_budget`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Budget {
+    pub exceeded: bool,
+    pub files_changed: Option<u64>,
+    pub loc_changed: Option<u64>,
+    pub max_files: Option<u64>,
+    pub max_loc: Option<u64>,
+}
+
+/// A seed-000 aggregator input.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AggregatorInput {
+    /// `iteration`, when given.
+    pub iteration: Option<u32>,
+    /// `tech_stack.quality_thresholds` and `tech_stack.weights`.
+    pub overrides: Overrides,
+    /// `security_result`, `quality_result`, `performance_result`, in that order.
+    pub results: Vec<DimensionResult>,
+    /// `previous_scores`, oldest first.
+    pub previous_scores: Vec<f64>,
+}
+
+/// One `<dimension>_result`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DimensionResult {
+    pub dimension: Dimension,
+    pub passed: bool,
+    pub score: Option<f64>,
+    pub issues: Vec<GivenIssue>,
+}
+
+/// One issue of a seed-000 result, as given.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GivenIssue {
+    pub id: Option<String>,
+    pub source: Option<String>,
+    pub severity: IssueSeverity,
+    pub kind: String,
+    pub file: Option<String>,
+    pub line: Option<u64>,
+    pub description: Option<String>,
+    pub suggestion: Option<String>,
+    pub tech_stack_hint: Option<String>,
+}
+
+/// The evidence format version this judge reads.
+pub(crate) const EVIDENCE_SCHEMA_VERSION: u64 = 1;
+
+/// Reads `value` as evidence or as seed-000 input.
+pub(crate) fn read(value: &Value) -> Access<Source> {
+    let doc = object(value, "$")?;
+    if doc.contains_key("security_result") {
+        aggregator(doc).map(Source::Aggregator)
+    } else if doc.contains_key("checks") || doc.contains_key("schema_version") {
+        evidence(doc).map(Source::Evidence)
+    } else {
+        Err(Problem::new(
+            "$",
+            "expected an evidence document (with `checks`) or a seed-000 aggregator input \
+             (with `security_result`)",
+        ))
+    }
+}
+
+fn evidence(doc: &Map<String, Value>) -> Access<EvidenceInput> {
+    let version = count(field(doc, "$", "schema_version")?, "$.schema_version")?;
+    if version != EVIDENCE_SCHEMA_VERSION {
+        return Err(Problem::new(
+            "$.schema_version",
+            format!(
+                "unsupported evidence version {version} (this judge reads {EVIDENCE_SCHEMA_VERSION})"
+            ),
+        ));
+    }
+    let checks = array(field(doc, "$", "checks")?, "$.checks")?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| check(c, &index("$.checks", i)))
+        .collect::<Access<Vec<_>>>()?;
+    let diagnostics = array(field(doc, "$", "diagnostics")?, "$.diagnostics")?
+        .iter()
+        .enumerate()
+        .map(|(i, d)| diagnostic(d, &index("$.diagnostics", i)))
+        .collect::<Access<Vec<_>>>()?;
+    let mut input = EvidenceInput {
+        checks,
+        diagnostics,
+        ..EvidenceInput::default()
+    };
+    if let Some(contracts) = optional(doc, "contracts") {
+        let contracts = object(contracts, "$.contracts")?;
+        if let Some(read_only) = optional(contracts, "read_only") {
+            let path = "$.contracts.read_only";
+            let read_only = object(read_only, path)?;
+            if let Some(modified) = optional(read_only, "modified") {
+                let path = child(path, "modified");
+                input.modified = array(modified, &path)?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| string(m, &index(&path, i)).map(str::to_string))
+                    .collect::<Access<_>>()?;
+            }
+            input.read_only_error = opt_string(read_only, path, "error")?;
+        }
+        if let Some(budget) = optional(contracts, "change_budget") {
+            let path = "$.contracts.change_budget";
+            let budget = object(budget, path)?;
+            let counted = |name: &str| -> Access<Option<u64>> {
+                optional(budget, name)
+                    .map(|v| count(v, &child(path, name)))
+                    .transpose()
+            };
+            input.budget = Some(Budget {
+                exceeded: boolean(field(budget, path, "exceeded")?, &child(path, "exceeded"))?,
+                files_changed: counted("files_changed")?,
+                loc_changed: counted("loc_changed")?,
+                max_files: counted("max_files")?,
+                max_loc: counted("max_loc")?,
+            });
+        }
+    }
+    Ok(input)
+}
+
+fn check(value: &Value, path: &str) -> Access<EvidenceCheck> {
+    let c = object(value, path)?;
+    let name = string(field(c, path, "name")?, &child(path, "name"))?.to_string();
+    let status = match word(
+        field(c, path, "status")?,
+        &child(path, "status"),
+        &["pass", "fail", "error", "skip"],
+    )? {
+        "pass" => Status::Pass,
+        "fail" => Status::Fail,
+        "error" => Status::Error,
+        _ => Status::Skip,
+    };
+    let dimension = match optional(c, "dimension")
+        .map(|v| {
+            word(
+                v,
+                &child(path, "dimension"),
+                &["security", "quality", "performance"],
+            )
+        })
+        .transpose()?
+    {
+        Some("security") => Dimension::Security,
+        Some("performance") => Dimension::Performance,
+        _ => Dimension::Quality,
+    };
+    let severity = match optional(c, "severity")
+        .map(|v| {
+            word(
+                v,
+                &child(path, "severity"),
+                &["critical", "high", "medium", "low"],
+            )
+        })
+        .transpose()?
+    {
+        Some("critical") => Severity::Critical,
+        Some("medium") => Severity::Medium,
+        Some("low") => Severity::Low,
+        _ => Severity::High,
+    };
+    let score = optional(c, "score")
+        .map(|v| number(v, &child(path, "score")))
+        .transpose()?;
+    let timed_out = optional(c, "timed_out")
+        .map(|v| boolean(v, &child(path, "timed_out")))
+        .transpose()?
+        .unwrap_or(false);
+    let exit_code = optional(c, "exit_code")
+        .map(|v| {
+            v.as_i64().ok_or_else(|| {
+                Problem::new(
+                    &child(path, "exit_code"),
+                    format!("expected an integer, found {}", kind(v)),
+                )
+            })
+        })
+        .transpose()?;
+    let command = match optional(c, "command") {
+        None => Vec::new(),
+        Some(v) => {
+            let path = child(path, "command");
+            array(v, &path)?
+                .iter()
+                .enumerate()
+                .map(|(i, a)| string(a, &index(&path, i)).map(str::to_string))
+                .collect::<Access<_>>()?
+        }
+    };
+    Ok(EvidenceCheck {
+        name,
+        status,
+        dimension,
+        severity,
+        score,
+        timed_out,
+        error: opt_string(c, path, "error")?,
+        exit_code,
+        command,
+    })
+}
+
+fn diagnostic(value: &Value, path: &str) -> Access<EvidenceDiagnostic> {
+    let d = object(value, path)?;
+    let check = string(field(d, path, "check")?, &child(path, "check"))?.to_string();
+    let severity = match word(
+        field(d, path, "severity")?,
+        &child(path, "severity"),
+        &["error", "warning", "note", "info", "help"],
+    )? {
+        "error" => DiagSeverity::Error,
+        "warning" => DiagSeverity::Warning,
+        "note" => DiagSeverity::Note,
+        "info" => DiagSeverity::Info,
+        _ => DiagSeverity::Help,
+    };
+    let message = string(field(d, path, "message")?, &child(path, "message"))?.to_string();
+    let line = optional(d, "line")
+        .map(|v| count(v, &child(path, "line")))
+        .transpose()?;
+    Ok(EvidenceDiagnostic {
+        check,
+        file: opt_string(d, path, "file")?,
+        line,
+        severity,
+        rule: opt_string(d, path, "rule")?,
+        message,
+        suggestion: opt_string(d, path, "suggestion")?,
+    })
+}
+
+/// The keys of `tech_stack.quality_thresholds`.
+const THRESHOLD_KEYS: [&str; 9] = [
+    "security_min",
+    "quality_min",
+    "performance_min",
+    "overall_min",
+    "max_critical_issues",
+    "max_high_issues",
+    "max_iterations",
+    "stall_threshold",
+    "stall_rounds",
+];
+
+fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
+    let iteration = match optional(doc, "iteration") {
+        None => None,
+        Some(v) => {
+            let n = count32(v, "$.iteration")?;
+            if n == 0 {
+                return Err(Problem::new("$.iteration", "must be at least 1"));
+            }
+            Some(n)
+        }
+    };
+    let mut overrides = Overrides::default();
+    if let Some(tech_stack) = optional(doc, "tech_stack") {
+        let tech_stack = object(tech_stack, "$.tech_stack")?;
+        if let Some(t) = optional(tech_stack, "quality_thresholds") {
+            overrides = thresholds(t)?;
+        }
+        if let Some(w) = optional(tech_stack, "weights") {
+            let path = "$.tech_stack.weights";
+            let w = object(w, path)?;
+            for (key, value) in w {
+                let path = child(path, key);
+                let weight = match key.as_str() {
+                    "security" => &mut overrides.weight_security,
+                    "quality" => &mut overrides.weight_quality,
+                    "performance" => &mut overrides.weight_performance,
+                    _ => {
+                        return Err(Problem::new(
+                            &path,
+                            "unknown weight (expected security, quality or performance)",
+                        ));
+                    }
+                };
+                let n = number(value, &path)?;
+                if !(0.0..=1.0).contains(&n) {
+                    return Err(Problem::new(
+                        &path,
+                        format!("expected a weight within 0..1, found {value}"),
+                    ));
+                }
+                *weight = Some(n);
+            }
+        }
+    }
+    let results = DIMENSIONS
+        .into_iter()
+        .map(|dimension| {
+            let name = format!("{}_result", dimension_name(dimension));
+            let path = child("$", &name);
+            dimension_result(field(doc, "$", &name)?, &path, dimension)
+        })
+        .collect::<Access<Vec<_>>>()?;
+    let previous_scores = match optional(doc, "previous_scores") {
+        None => Vec::new(),
+        Some(v) => array(v, "$.previous_scores")?
+            .iter()
+            .enumerate()
+            .map(|(i, s)| score(s, &index("$.previous_scores", i)))
+            .collect::<Access<_>>()?,
+    };
+    Ok(AggregatorInput {
+        iteration,
+        overrides,
+        results,
+        previous_scores,
+    })
+}
+
+fn thresholds(value: &Value) -> Access<Overrides> {
+    let base = "$.tech_stack.quality_thresholds";
+    let t = object(value, base)?;
+    let mut o = Overrides::default();
+    for (key, value) in t {
+        let path = child(base, key);
+        let min = |value: &Value| -> Access<f64> {
+            let n = number(value, &path)?;
+            if (0.0..=100.0).contains(&n) {
+                Ok(n)
+            } else {
+                Err(Problem::new(&path, format!("{n} is outside 0..100")))
+            }
+        };
+        match key.as_str() {
+            "security_min" => o.security_min = Some(min(value)?),
+            "quality_min" => o.quality_min = Some(min(value)?),
+            "performance_min" => o.performance_min = Some(min(value)?),
+            "overall_min" => o.overall_min = Some(min(value)?),
+            "stall_threshold" => o.stall_threshold = Some(min(value)?),
+            "max_critical_issues" => o.max_critical_issues = Some(count32(value, &path)?),
+            "max_high_issues" => o.max_high_issues = Some(count32(value, &path)?),
+            "stall_rounds" => o.stall_rounds = Some(count32(value, &path)?),
+            "max_iterations" => {
+                let n = count32(value, &path)?;
+                if n == 0 {
+                    return Err(Problem::new(&path, "must be at least 1"));
+                }
+                o.max_iterations = Some(n);
+            }
+            _ => {
+                return Err(Problem::new(
+                    &path,
+                    format!(
+                        "unknown threshold (expected one of {})",
+                        THRESHOLD_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(o)
+}
+
+fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<DimensionResult> {
+    let r = object(value, path)?;
+    let passed = boolean(field(r, path, "passed")?, &child(path, "passed"))?;
+    let score = match field(r, path, "score")? {
+        Value::Null => None,
+        v => Some(score(v, &child(path, "score"))?),
+    };
+    let issues_path = child(path, "issues");
+    let issues = array(field(r, path, "issues")?, &issues_path)?
+        .iter()
+        .enumerate()
+        .map(|(i, issue)| given_issue(issue, &index(&issues_path, i)))
+        .collect::<Access<_>>()?;
+    Ok(DimensionResult {
+        dimension,
+        passed,
+        score,
+        issues,
+    })
+}
+
+fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
+    let i = object(value, path)?;
+    let severity_path = child(path, "severity");
+    let severity = match field(i, path, "severity")? {
+        Value::String(s) => IssueSeverity::ALL
+            .into_iter()
+            .find(|sev| sev.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                Problem::new(
+                    &severity_path,
+                    format!(
+                        "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"{s}\""
+                    ),
+                )
+            })?,
+        other => {
+            return Err(Problem::new(
+                &severity_path,
+                format!(
+                    "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found {}",
+                    kind(other)
+                ),
+            ));
+        }
+    };
+    let kind_ = string(field(i, path, "type")?, &child(path, "type"))?.to_string();
+    let line = optional(i, "line")
+        .map(|v| count(v, &child(path, "line")))
+        .transpose()?;
+    Ok(GivenIssue {
+        id: opt_string(i, path, "id")?,
+        source: opt_string(i, path, "source")?,
+        severity,
+        kind: kind_,
+        file: opt_string(i, path, "file")?,
+        line,
+        description: opt_string(i, path, "description")?,
+        suggestion: opt_string(i, path, "suggestion")?,
+        tech_stack_hint: opt_string(i, path, "tech_stack_hint")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Seed 000's input example (issues filled in).
+    pub(crate) fn seed_example() -> Value {
+        json!({
+            "iteration": 1,
+            "tech_stack": {
+                "language": "Python",
+                "framework": "FastAPI",
+                "constraints": ["async/await", "Pydantic v2"],
+                "quality_thresholds": {
+                    "security_min": 85, "quality_min": 80, "performance_min": 80,
+                    "overall_min": 80, "max_critical_issues": 0, "max_high_issues": 2,
+                    "max_iterations": 5, "stall_threshold": 5, "stall_rounds": 2
+                },
+                "weights": {"security": 0.4, "quality": 0.35, "performance": 0.25}
+            },
+            "security_result": {"passed": false, "score": 75, "issues": [{
+                "severity": "Critical", "type": "SQL_INJECTION", "file": "src/db.py", "line": 42,
+                "description": "string-built SQL query",
+                "suggestion": "cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))"
+            }]},
+            "quality_result": {"passed": true, "score": 85, "issues": []},
+            "performance_result": {"passed": true, "score": 90, "issues": []},
+            "previous_scores": [65, 72]
+        })
+    }
+
+    fn evidence_doc() -> Value {
+        json!({
+            "schema_version": 1,
+            "checks": [
+                {"name": "audit", "status": "fail", "dimension": "security", "severity": "critical",
+                 "score": null, "timed_out": false, "error": null, "exit_code": 1,
+                 "command": ["sh", "-c", "exit 1"]},
+                {"name": "unit", "status": "pass"}
+            ],
+            "diagnostics": [
+                {"check": "unit", "file": "a.rs", "line": 3, "severity": "warning",
+                 "rule": "dead_code", "message": "unused", "suggestion": null}
+            ],
+            "contracts": {"read_only": {"verified": true, "modified": ["x"]},
+                          "change_budget": {"files_changed": 12, "loc_changed": 10,
+                                            "max_files": 10, "max_loc": 400, "exceeded": true}}
+        })
+    }
+
+    fn problem(value: &Value) -> (String, String) {
+        let p = read(value).expect_err("a problem");
+        (p.path, p.message)
+    }
+
+    fn with(mut doc: Value, pointer: &str, new: Option<Value>) -> Value {
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let target = doc.pointer_mut(parent).unwrap();
+        match (target, new) {
+            (Value::Object(o), Some(v)) => {
+                o.insert(key.into(), v);
+            }
+            (Value::Object(o), None) => {
+                o.remove(key);
+            }
+            (Value::Array(a), Some(v)) => a[key.parse::<usize>().unwrap()] = v,
+            _ => unreachable!(),
+        }
+        doc
+    }
+
+    #[test]
+    fn evidence_is_read_with_defaults_for_the_optional_fields() {
+        let Source::Evidence(e) = read(&evidence_doc()).unwrap() else {
+            panic!("evidence")
+        };
+        assert_eq!(e.checks.len(), 2);
+        assert_eq!(e.checks[0].dimension, Dimension::Security);
+        assert_eq!(e.checks[0].severity, Severity::Critical);
+        assert_eq!(e.checks[0].exit_code, Some(1));
+        assert_eq!(e.checks[1].dimension, Dimension::Quality, "default");
+        assert_eq!(e.checks[1].severity, Severity::High, "default");
+        assert!(!e.checks[1].timed_out);
+        assert_eq!(e.diagnostics[0].severity, DiagSeverity::Warning);
+        assert_eq!(e.diagnostics[0].line, Some(3));
+        assert_eq!(e.modified, ["x"]);
+        assert_eq!(
+            e.budget,
+            Some(Budget {
+                exceeded: true,
+                files_changed: Some(12),
+                loc_changed: Some(10),
+                max_files: Some(10),
+                max_loc: Some(400)
+            })
+        );
+    }
+
+    #[test]
+    fn evidence_problems_name_the_json_path() {
+        let doc = evidence_doc;
+        let cases = [
+            (
+                with(doc(), "/schema_version", None),
+                "$.schema_version",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/schema_version", Some(json!(2))),
+                "$.schema_version",
+                "unsupported evidence version 2 (this judge reads 1)",
+            ),
+            (
+                with(doc(), "/checks", None),
+                "$.checks",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/checks", Some(json!({}))),
+                "$.checks",
+                "expected an array, found object",
+            ),
+            (
+                with(doc(), "/diagnostics", None),
+                "$.diagnostics",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/checks/1/name", None),
+                "$.checks[1].name",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/checks/1/status", Some(json!("passed"))),
+                "$.checks[1].status",
+                "expected one of \"pass\", \"fail\", \"error\", \"skip\", found \"passed\"",
+            ),
+            (
+                with(doc(), "/checks/0/dimension", Some(json!(3))),
+                "$.checks[0].dimension",
+                "expected one of \"security\", \"quality\", \"performance\", found number",
+            ),
+            (
+                with(doc(), "/checks/0/score", Some(json!("90"))),
+                "$.checks[0].score",
+                "expected a number, found string",
+            ),
+            (
+                with(doc(), "/checks/0/timed_out", Some(json!(0))),
+                "$.checks[0].timed_out",
+                "expected a boolean, found number",
+            ),
+            (
+                with(doc(), "/checks/0/command/1", Some(json!(1))),
+                "$.checks[0].command[1]",
+                "expected a string, found number",
+            ),
+            (
+                with(doc(), "/diagnostics/0/line", Some(json!(-1))),
+                "$.diagnostics[0].line",
+                "expected a non-negative integer, found -1",
+            ),
+            (
+                with(doc(), "/diagnostics/0/severity", Some(json!("fatal"))),
+                "$.diagnostics[0].severity",
+                "expected one of \"error\", \"warning\", \"note\", \"info\", \"help\", found \"fatal\"",
+            ),
+            (
+                with(doc(), "/contracts/change_budget/exceeded", None),
+                "$.contracts.change_budget.exceeded",
+                "missing required field",
+            ),
+            (json!([1]), "$", "expected an object, found array"),
+            (
+                json!({"votes": []}),
+                "$",
+                "expected an evidence document (with `checks`) or a seed-000 aggregator input \
+                 (with `security_result`)",
+            ),
+        ];
+        for (doc, path, message) in cases {
+            assert_eq!(problem(&doc), (path.to_string(), message.to_string()));
+        }
+    }
+
+    #[test]
+    fn seed_000_input_is_detected_by_security_result() {
+        let Source::Aggregator(a) = read(&seed_example()).unwrap() else {
+            panic!("aggregator")
+        };
+        assert_eq!(a.iteration, Some(1));
+        assert_eq!(a.previous_scores, [65.0, 72.0]);
+        assert_eq!(a.overrides.security_min, Some(85.0));
+        assert_eq!(a.overrides.stall_rounds, Some(2));
+        assert_eq!(a.overrides.weight_quality, Some(0.35));
+        assert_eq!(
+            a.results.iter().map(|r| r.score).collect::<Vec<_>>(),
+            [Some(75.0), Some(85.0), Some(90.0)]
+        );
+        let issue = &a.results[0].issues[0];
+        assert_eq!(issue.severity, IssueSeverity::Critical);
+        assert_eq!(issue.kind, "SQL_INJECTION");
+        assert_eq!(issue.line, Some(42));
+        assert_eq!(issue.id, None);
+        // Even with `checks` present, `security_result` decides.
+        let mut doc = seed_example();
+        doc["checks"] = json!([]);
+        assert!(matches!(read(&doc), Ok(Source::Aggregator(_))));
+        // Optional parts may be absent; a null score means nothing scored.
+        let minimal = json!({
+            "security_result": {"passed": true, "score": null, "issues": []},
+            "quality_result": {"passed": true, "score": 90, "issues": [{"severity": "low", "type": "T"}]},
+            "performance_result": {"passed": true, "score": 90, "issues": []}
+        });
+        let Source::Aggregator(a) = read(&minimal).unwrap() else {
+            panic!("aggregator")
+        };
+        assert_eq!((a.iteration, a.previous_scores.len()), (None, 0));
+        assert_eq!(a.overrides, Overrides::default());
+        assert_eq!(a.results[0].score, None);
+        assert_eq!(a.results[1].issues[0].severity, IssueSeverity::Low);
+    }
+
+    #[test]
+    fn seed_000_problems_name_the_json_path() {
+        let doc = seed_example;
+        let cases = [
+            (
+                with(doc(), "/quality_result", None),
+                "$.quality_result",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/security_result/score", Some(json!("75"))),
+                "$.security_result.score",
+                "expected a number, found string",
+            ),
+            (
+                with(doc(), "/security_result/score", Some(json!(101))),
+                "$.security_result.score",
+                "expected a score within 0..100, found 101",
+            ),
+            (
+                with(doc(), "/performance_result/passed", None),
+                "$.performance_result.passed",
+                "missing required field",
+            ),
+            (
+                with(
+                    doc(),
+                    "/security_result/issues/0/severity",
+                    Some(json!("Severe")),
+                ),
+                "$.security_result.issues[0].severity",
+                "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"Severe\"",
+            ),
+            (
+                with(doc(), "/security_result/issues/0/type", None),
+                "$.security_result.issues[0].type",
+                "missing required field",
+            ),
+            (
+                with(doc(), "/security_result/issues/0/line", Some(json!("42"))),
+                "$.security_result.issues[0].line",
+                "expected a non-negative integer, found string",
+            ),
+            (
+                with(doc(), "/iteration", Some(json!(0))),
+                "$.iteration",
+                "must be at least 1",
+            ),
+            (
+                with(doc(), "/iteration", Some(json!(1.5))),
+                "$.iteration",
+                "expected a non-negative integer, found number 1.5",
+            ),
+            (
+                with(
+                    doc(),
+                    "/tech_stack/quality_thresholds/security_min",
+                    Some(json!("85")),
+                ),
+                "$.tech_stack.quality_thresholds.security_min",
+                "expected a number, found string",
+            ),
+            (
+                with(
+                    doc(),
+                    "/tech_stack/quality_thresholds/secutiry_min",
+                    Some(json!(85)),
+                ),
+                "$.tech_stack.quality_thresholds.secutiry_min",
+                "unknown threshold (expected one of security_min, quality_min, performance_min, \
+                 overall_min, max_critical_issues, max_high_issues, max_iterations, \
+                 stall_threshold, stall_rounds)",
+            ),
+            (
+                with(
+                    doc(),
+                    "/tech_stack/quality_thresholds/max_iterations",
+                    Some(json!(0)),
+                ),
+                "$.tech_stack.quality_thresholds.max_iterations",
+                "must be at least 1",
+            ),
+            (
+                with(doc(), "/tech_stack/weights/security", Some(json!(1.5))),
+                "$.tech_stack.weights.security",
+                "expected a weight within 0..1, found 1.5",
+            ),
+            (
+                with(doc(), "/tech_stack/weights/speed", Some(json!(0.1))),
+                "$.tech_stack.weights.speed",
+                "unknown weight (expected security, quality or performance)",
+            ),
+            (
+                with(doc(), "/previous_scores/1", Some(json!(null))),
+                "$.previous_scores[1]",
+                "expected a number, found null",
+            ),
+        ];
+        for (doc, path, message) in cases {
+            assert_eq!(
+                problem(&doc),
+                (path.to_string(), message.to_string()),
+                "{path}"
+            );
+        }
+    }
+}

@@ -1,0 +1,784 @@
+//! `run-check judge` (SPEC section 8) through the real binary: evidence from
+//! real check runs judged over recorded rounds (iteration, trend, stall,
+//! PASS), seed-000 input, markdown, decisions, config lookup, concurrent
+//! `--record`, and bad input (exit 2, one stderr line naming the file and
+//! the JSON path or history line). Every verdict printed is validated
+//! against `run_check::judge::verdict_schema()`.
+//!
+//! Evidence and history live in `runs/`, ignored by git: strict mode
+//! verifies the checks leave the worktree unchanged, and the checks read
+//! their exit codes from `runs/` so that each round can differ.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::{Test, bin, git};
+
+/// Four checks, one per concern: `audit` (security, critical) and `lint`
+/// (quality, medium) exit with the number in `runs/audit` / `runs/lint`.
+const CONFIG: &str = r#"[settings]
+allow = ["sh", "true", "false"]
+
+[[check]]
+name = "audit"
+run = ["sh", "-c", "exit $(cat runs/audit)"]
+dimension = "security"
+severity = "critical"
+
+[[check]]
+name = "unit"
+run = ["true"]
+
+[[check]]
+name = "lint"
+run = ["sh", "-c", "exit $(cat runs/lint)"]
+severity = "medium"
+
+[[check]]
+name = "bench"
+run = ["true"]
+dimension = "performance"
+"#;
+
+/// A committed repository with `config` and `runs/` ignored.
+fn repo(config: &str) -> Test {
+    let test = Test::new()
+        .config(config)
+        .file(".gitignore", "runs/\n")
+        .file("runs/.keep", "");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    test
+}
+
+/// What one command printed.
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}\n{}", self.stdout, self.stderr))
+    }
+
+    #[track_caller]
+    fn status(self, code: i32) -> Ran {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+fn output(output: Output) -> Ran {
+    Ran {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Runs run-check with `args` in `dir`.
+fn run_check(dir: &Path, args: &[&str]) -> Ran {
+    output(
+        Command::new(bin())
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("spawn run-check"),
+    )
+}
+
+/// `run-check judge ARGS` in `dir`; a printed JSON verdict is checked against
+/// the verdict schema.
+fn judge(dir: &Path, args: &[&str]) -> Ran {
+    let mut all = vec!["judge"];
+    all.extend_from_slice(args);
+    let ran = run_check(dir, &all);
+    if ran.code != Some(2) && !args.contains(&"markdown") {
+        assert_schema_valid(&ran.json());
+    }
+    ran
+}
+
+#[track_caller]
+fn assert_schema_valid(verdict: &Value) {
+    let validator = jsonschema::draft202012::new(&run_check::judge::verdict_schema())
+        .expect("the verdict schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(verdict)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{verdict:#}\n{errors:#?}");
+}
+
+/// Sets the exit codes of `audit` and `lint`, runs the checks into
+/// `runs/<out>.json` and returns run-check's exit code.
+fn round(dir: &Path, audit: i32, lint: i32, out: &str) -> Option<i32> {
+    std::fs::write(dir.join("runs/audit"), audit.to_string()).unwrap();
+    std::fs::write(dir.join("runs/lint"), lint.to_string()).unwrap();
+    let path = format!("runs/{out}.json");
+    run_check(dir, &["--quiet", "--format", "json", "--out", &path]).code
+}
+
+/// Writes `value` as JSON to `path` in `dir`.
+fn write_json(dir: &Path, path: &str, value: &Value) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// Seed 000's input example.
+fn seed_input() -> Value {
+    json!({
+        "iteration": 1,
+        "tech_stack": {
+            "language": "Python",
+            "framework": "FastAPI",
+            "quality_thresholds": {"security_min": 85, "max_high_issues": 2},
+            "weights": {"security": 0.4, "quality": 0.35, "performance": 0.25}
+        },
+        "security_result": {"passed": false, "score": 75, "issues": [{
+            "severity": "Critical", "type": "SQL_INJECTION", "file": "src/db.py", "line": 42,
+            "description": "string-built SQL query",
+            "suggestion": "cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))",
+            "tech_stack_hint": "use SQLAlchemy"
+        }]},
+        "quality_result": {"passed": true, "score": 85, "issues": [
+            {"severity": "High", "type": "NO_TYPES", "file": "src/api.py", "line": 7,
+             "description": "untyped handler"},
+            {"severity": "Medium", "type": "LONG_FN", "file": "src/api.py", "line": 90,
+             "description": "function too long"}
+        ]},
+        "performance_result": {"passed": true, "score": 90, "issues": []},
+        "previous_scores": [65, 72]
+    })
+}
+
+#[test]
+fn evidence_rounds_iterate_stall_and_pass_with_a_recorded_history() {
+    let test = repo(CONFIG);
+    let dir = test.path();
+    let history = ["runs/h.jsonl", "--record"];
+    let judge_round = |ev: &str| {
+        let mut args = vec![ev, "--history"];
+        args.extend_from_slice(&history);
+        judge(dir, &args)
+    };
+
+    // Round 1: audit and lint fail. security 0, quality (100 + 0) / 2 = 50,
+    // performance 100: overall 0*0.4 + 50*0.35 + 100*0.25 = 42.5.
+    assert_eq!(round(dir, 1, 1, "ev1"), Some(1));
+    let v = judge_round("runs/ev1.json").status(1).json();
+    assert_eq!(v["iteration"], 1);
+    assert_eq!(
+        v["scores"],
+        json!({"security": 0.0, "quality": 50.0, "performance": 100.0})
+    );
+    assert_eq!(v["overall_score"], 42.5);
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(v["progress"]["trend"], "first");
+    assert_eq!(
+        v["issue_counts"],
+        json!({"critical": 1, "high": 0, "medium": 1, "low": 0})
+    );
+    assert_eq!(v["issues"]["critical"][0]["id"], "SEC-001");
+    assert_eq!(
+        v["issues"]["critical"][0]["fingerprint"],
+        "audit:unknown:unknown"
+    );
+    assert_eq!(v["issues"]["medium"][0]["id"], "QA-001");
+    assert_eq!(
+        v["feedback_for_code_writer"]["priority_order"],
+        json!(["SEC-001", "QA-001"])
+    );
+    assert_eq!(
+        v["next_action"],
+        "Fix SEC-001 (Critical) and run the checks again"
+    );
+    assert_eq!(v["decision"]["decision"], "REWORK");
+    assert_eq!(v["decision"]["next_agent"], "IMPLEMENTER");
+
+    // Round 2: audit fixed: 100*0.4 + 50*0.35 + 100*0.25 = 82.5 (+40, improving);
+    // quality 50 < 80 still fails.
+    assert_eq!(round(dir, 0, 1, "ev2"), Some(1));
+    let v = judge_round("runs/ev2.json").status(1).json();
+    assert_eq!(v["iteration"], 2);
+    assert_eq!(v["overall_score"], 82.5);
+    assert_eq!(
+        v["progress"],
+        json!({
+            "previous_score": 42.5, "current_score": 82.5, "improvement": 40.0,
+            "trend": "improving", "stall_warning": false, "stall_type": null,
+            "persistent_issues": ["QA-001"], "oscillation_detected": false,
+            "regression_detected": false, "regressions": [], "failed_dimensions": ["quality"]
+        })
+    );
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(
+        v["feedback_for_code_writer"]["summary"],
+        "to pass: raise quality from 50 to 80"
+    );
+
+    // Round 3: unchanged: +0 is stable with a stall warning, but one flat
+    // round is not yet a stall (stall_rounds 2).
+    assert_eq!(round(dir, 0, 1, "ev3"), Some(1));
+    let v = judge_round("runs/ev3.json").status(1).json();
+    assert_eq!(v["iteration"], 3);
+    assert_eq!(v["progress"]["trend"], "stable");
+    assert_eq!(v["progress"]["stall_warning"], true);
+    assert_eq!(v["recommendation"], "ITERATE");
+
+    // Round 4: a second flat round: STALLED_SCORE.
+    assert_eq!(round(dir, 0, 1, "ev4"), Some(1));
+    let v = judge_round("runs/ev4.json").status(1).json();
+    assert_eq!(v["iteration"], 4);
+    assert_eq!(v["recommendation"], "STALLED");
+    assert_eq!(v["progress"]["stall_type"], "STALLED_SCORE");
+
+    // Without --record nothing is appended: judging again is still round 5.
+    let v = judge(dir, &["runs/ev4.json", "--history", "runs/h.jsonl"])
+        .status(1)
+        .json();
+    assert_eq!(v["iteration"], 5);
+    assert_eq!(
+        v["recommendation"], "FAIL_MAX_ITERATIONS",
+        "iteration == max_iterations"
+    );
+
+    // Round 5 (the last allowed): everything passes; PASS takes precedence
+    // over FAIL_MAX_ITERATIONS; exit 0.
+    assert_eq!(round(dir, 0, 0, "ev5"), Some(0));
+    let v = judge_round("runs/ev5.json").status(0).json();
+    assert_eq!(v["iteration"], 5);
+    assert_eq!(v["passed"], true);
+    assert_eq!(v["overall_score"], 100.0);
+    assert_eq!(v["recommendation"], "PASS");
+    assert_eq!(v["progress"]["improvement"], 17.5);
+    assert_eq!(v["decision"]["decision"], "PASS");
+    assert_eq!(v["decision"]["next_agent"], "FINISH");
+    assert_eq!(
+        v["feedback_for_code_writer"]["iteration_budget"],
+        json!({"current": 5, "max": 5, "remaining": 0})
+    );
+
+    // The history holds the 5 recorded verdicts, one per line, each valid.
+    let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 5);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["iteration"], i + 1);
+        assert_schema_valid(line);
+    }
+    assert_eq!(
+        git(dir, &["status", "--porcelain"]),
+        "",
+        "judge wrote only in runs/"
+    );
+}
+
+#[test]
+fn fail_max_iterations_from_judge_in_the_current_directorys_checks_toml() {
+    let test = repo(&format!("{CONFIG}\n[judge]\nmax_iterations = 2\n"));
+    let dir = test.path();
+    assert_eq!(round(dir, 1, 0, "ev"), Some(1));
+    let args = ["runs/ev.json", "--history", "runs/h.jsonl", "--record"];
+    let v = judge(dir, &args).status(1).json();
+    assert_eq!(
+        (v["iteration"].clone(), v["recommendation"].clone()),
+        (json!(1), json!("ITERATE"))
+    );
+    assert_eq!(v["thresholds_used"]["max_iterations"], 2);
+    let v = judge(dir, &args).status(1).json();
+    assert_eq!(v["iteration"], 2);
+    assert_eq!(v["recommendation"], "FAIL_MAX_ITERATIONS");
+    assert!(
+        v["next_action"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stop and escalate to a human: iteration 2 of 2 did not pass"),
+        "{}",
+        v["next_action"]
+    );
+}
+
+#[test]
+fn config_lookup_explicit_local_and_defaults() {
+    let ev = json!({"schema_version": 1, "checks": [{"name": "a", "status": "pass"}], "diagnostics": []});
+    // No checks.toml: seed 000's defaults (SPEC 2: judge needs no checks.toml).
+    let test = Test::bare();
+    write_json(test.path(), "ev.json", &ev);
+    let v = judge(test.path(), &["ev.json"]).status(0).json();
+    assert_eq!(
+        v["thresholds_used"],
+        json!({"security_min": 85.0, "quality_min": 80.0, "performance_min": 80.0,
+               "overall_min": 80.0, "max_critical_issues": 0, "max_high_issues": 2,
+               "max_iterations": 5, "stall_threshold": 5.0, "stall_rounds": 2})
+    );
+    // Only quality was scored: it carries the whole weight.
+    assert_eq!(
+        v["weights_used"],
+        json!({"security": 0.0, "quality": 1.0, "performance": 0.0})
+    );
+    // ./checks.toml's [judge] applies ...
+    let test = test.config("[judge]\nquality_min = 90\n");
+    let v = judge(test.path(), &["ev.json"]).status(0).json();
+    assert_eq!(v["thresholds_used"]["quality_min"], 90.0);
+    // ... unless --config names another file.
+    let test = test.file("other.toml", "[judge]\nquality_min = 95\n");
+    let v = judge(test.path(), &["ev.json", "--config", "other.toml"])
+        .status(0)
+        .json();
+    assert_eq!(v["thresholds_used"]["quality_min"], 95.0);
+    // A broken checks.toml in the directory is an error, not ignored.
+    let test = test.config("[judge]\nquality_mn = 90\n");
+    let ran = judge(test.path(), &["ev.json"]).status(2);
+    assert!(
+        ran.stderr.starts_with("error: checks.toml:"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.stdout, "");
+    let ran = judge(test.path(), &["ev.json", "--config", "missing.toml"]).status(2);
+    assert_eq!(
+        ran.stderr,
+        "error: missing.toml: no such file (named by --config)\n"
+    );
+}
+
+#[test]
+fn seed_000_input_is_taken_as_given() {
+    let test = Test::bare();
+    write_json(test.path(), "in.json", &seed_input());
+    let v = judge(test.path(), &["in.json"]).status(1).json();
+    // 75*0.4 + 85*0.35 + 90*0.25 = 30 + 29.75 + 22.5 = 82.25; security 75 < 85.
+    assert_eq!(v["iteration"], 1, "the input's iteration field");
+    assert_eq!(v["overall_score"], 82.25);
+    assert_eq!(
+        v["scores"],
+        json!({"security": 75.0, "quality": 85.0, "performance": 90.0})
+    );
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(
+        v["issue_counts"],
+        json!({"critical": 1, "high": 1, "medium": 1, "low": 0})
+    );
+    assert_eq!(
+        v["issues"]["critical"][0],
+        json!({
+            "id": "SEC-001", "source": "security-reviewer", "severity": "Critical",
+            "type": "SQL_INJECTION", "file": "src/db.py", "line": 42,
+            "description": "string-built SQL query",
+            "suggestion": "cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))",
+            "tech_stack_hint": "use SQLAlchemy", "fingerprint": "SQL_INJECTION:src/db.py:42"
+        })
+    );
+    assert_eq!(v["issues"]["high"][0]["id"], "QA-001");
+    assert_eq!(v["issues"]["medium"][0]["id"], "QA-002");
+    assert_eq!(
+        v["feedback_for_code_writer"]["must_fix"],
+        json!([{"id": "SEC-001", "file": "src/db.py", "line": 42,
+                "action": "Fix SQL_INJECTION: string-built SQL query",
+                "code_hint": "cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))"}])
+    );
+    assert_eq!(
+        v["feedback_for_code_writer"]["score_gap"],
+        json!({"security": 10.0, "quality": 0.0, "performance": 0.0, "overall": 0.0})
+    );
+    // previous_scores [65, 72]: 72 -> 82.25 is +10.25.
+    assert_eq!(v["progress"]["previous_score"], 72.0);
+    assert_eq!(v["progress"]["improvement"], 10.25);
+    assert_eq!(v["progress"]["trend"], "improving");
+    assert_eq!(v["decision"]["decision"], "REWORK");
+    assert_eq!(v["decision"]["reason"], "did not pass: security_result");
+
+    // Without `iteration`: len(previous_scores) + 1 = 3; the recorded rounds
+    // follow previous_scores.
+    let mut input = seed_input();
+    input.as_object_mut().unwrap().remove("iteration");
+    write_json(test.path(), "in.json", &input);
+    let args = ["in.json", "--history", "h.jsonl", "--record"];
+    let v = judge(test.path(), &args).status(1).json();
+    assert_eq!(v["iteration"], 3);
+    let v = judge(test.path(), &args).status(1).json();
+    assert_eq!(v["iteration"], 4);
+    assert_eq!(v["progress"]["previous_score"], 82.25, "the recorded round");
+    assert_eq!(v["progress"]["trend"], "stable");
+    // 72 -> 82.25 -> 82.25 -> 82.25: two flat improvements.
+    let v = judge(test.path(), &args).status(1).json();
+    assert_eq!(v["iteration"], 5);
+    assert_eq!(v["recommendation"], "FAIL_MAX_ITERATIONS");
+
+    // The same input read from stdin.
+    let mut child = Command::new(bin())
+        .args(["judge", "-"])
+        .current_dir(test.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(seed_input().to_string().as_bytes())
+        .unwrap();
+    let ran = output(child.wait_with_output().unwrap()).status(1);
+    assert_eq!(ran.json()["overall_score"], 82.25);
+}
+
+#[test]
+fn seed_000_thresholds_and_weights_override_judge_key_by_key() {
+    let test = Test::bare().config("[judge]\nsecurity_min = 70\noverall_min = 90\n");
+    let mut input = seed_input();
+    input["tech_stack"]["quality_thresholds"] =
+        json!({"overall_min": 80, "max_critical_issues": 1, "max_high_issues": 1});
+    input["tech_stack"]["weights"] = json!({"security": 0.2, "quality": 0.55});
+    write_json(test.path(), "in.json", &input);
+    let v = judge(test.path(), &["in.json"]).status(0).json();
+    assert_eq!(v["thresholds_used"]["security_min"], 70.0, "[judge]");
+    assert_eq!(
+        v["thresholds_used"]["overall_min"], 80.0,
+        "input over [judge]"
+    );
+    assert_eq!(v["thresholds_used"]["quality_min"], 80.0, "default");
+    // 75*0.2 + 85*0.55 + 90*0.25 = 15 + 46.75 + 22.5 = 84.25
+    assert_eq!(
+        v["weights_used"],
+        json!({"security": 0.2, "quality": 0.55, "performance": 0.25})
+    );
+    assert_eq!(v["overall_score"], 84.25);
+    assert_eq!(v["recommendation"], "PASS");
+}
+
+#[test]
+fn markdown_renders_seed_000s_feedback_layout() {
+    let test = Test::bare();
+    write_json(test.path(), "in.json", &seed_input());
+    let ran = judge(test.path(), &["in.json", "--format", "markdown"]).status(1);
+    let md = ran.stdout;
+    let expected = "\
+# Verdict: ITERATE (iteration 1/5)
+
+To pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85
+
+## Issues to fix
+
+### Critical (must fix)
+1. **[SQL_INJECTION]** - src/db.py:42 (SEC-001)
+   - Problem: string-built SQL query
+   - Fix: cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))
+   - Hint: use SQLAlchemy
+
+### High (should fix)
+1. **[NO_TYPES]** - src/api.py:7 (QA-001)
+   - Problem: untyped handler
+
+### Medium (may fix)
+1. **[LONG_FN]** - src/api.py:90 (QA-002)
+   - Problem: function too long
+
+## Current state
+- Iteration: 1/5
+- Overall score: 72 → 82.25 (+10.25) (improving)
+- Security: 75, Quality: 85, Performance: 90
+- Decision: REWORK → IMPLEMENTER (did not pass: security_result)
+
+## Next step
+Fix SEC-001 (Critical), QA-001 (High) and run the checks again
+";
+    assert_eq!(md, expected);
+}
+
+#[test]
+fn decisions_environment_and_infrastructure_from_real_runs() {
+    let config = r#"[settings]
+allow = ["sh", "no-such-program-zz"]
+
+[[check]]
+name = "slow"
+run = ["sh", "-c", "sleep 5"]
+timeout = "300ms"
+"#;
+    let test = repo(config);
+    let dir = test.path();
+    assert_eq!(
+        run_check(
+            dir,
+            &["--quiet", "--format", "json", "--out", "runs/ev.json"]
+        )
+        .code,
+        Some(1)
+    );
+    let args = ["runs/ev.json", "--history", "runs/h.jsonl", "--record"];
+    // A timeout blocks as infrastructure: retry the validation once ...
+    let v = judge(dir, &args).status(1).json();
+    assert_eq!(
+        v["decision"],
+        json!({
+            "decision": "BLOCKED",
+            "blocked": [{"check": "slow", "category": "infrastructure", "reason": "timed out"}],
+            "next_agent": "VALIDATE",
+            "reason": "blocked: slow (infrastructure: timed out); retry the validation"
+        })
+    );
+    // ... and escalate to the user on the 2nd consecutive block.
+    let v = judge(dir, &args).status(1).json();
+    assert_eq!(v["decision"]["next_agent"], "USER");
+
+    // A program that is not found: environment, USER.
+    let test = repo(
+        "[settings]\nallow = [\"no-such-program-zz\"]\n\n[[check]]\nname = \"gone\"\nrun = [\"no-such-program-zz\"]\n",
+    );
+    let dir = test.path();
+    assert_eq!(
+        run_check(
+            dir,
+            &["--quiet", "--format", "json", "--out", "runs/ev.json"]
+        )
+        .code,
+        Some(2)
+    );
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    assert_eq!(v["decision"]["decision"], "BLOCKED");
+    assert_eq!(v["decision"]["blocked"][0]["category"], "environment");
+    assert_eq!(v["decision"]["next_agent"], "USER");
+}
+
+/// Starts `n` concurrent `judge INPUT --history runs/h.jsonl --record` in
+/// `dir` and asserts each exits `code`.
+fn concurrent_records(dir: &Path, input: &str, n: usize, code: i32) {
+    let children: Vec<_> = (0..n)
+        .map(|_| {
+            Command::new(bin())
+                .args(["judge", input, "--history", "runs/h.jsonl", "--record"])
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn concurrent_records_leave_every_line_intact() {
+    const N: usize = 24;
+    let test = Test::bare();
+    let dir = test.path();
+    write_json(dir, "runs/in.json", &seed_input());
+    concurrent_records(dir, "runs/in.json", N, 1);
+    let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
+    assert!(text.ends_with('\n'));
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an intact JSON line"))
+        .collect();
+    assert_eq!(lines.len(), N, "no line lost");
+    for line in &lines {
+        assert_schema_valid(line);
+        assert_eq!(line["overall_score"], 82.25);
+        assert_eq!(line["iteration"], 1, "the input's own iteration field");
+    }
+}
+
+#[test]
+fn concurrent_evidence_records_get_distinct_iterations() {
+    const N: usize = 24;
+    let test = Test::bare();
+    let dir = test.path();
+    write_json(
+        dir,
+        "runs/ev.json",
+        &json!({"schema_version": 1, "checks": [{"name": "a", "status": "fail"}], "diagnostics": []}),
+    );
+    concurrent_records(dir, "runs/ev.json", N, 1);
+    let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
+    let mut iterations: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("an intact JSON line");
+            v["iteration"].as_u64().expect("an iteration")
+        })
+        .collect();
+    iterations.sort_unstable();
+    assert_eq!(
+        iterations,
+        (1..=N as u64).collect::<Vec<_>>(),
+        "each judge saw every earlier line"
+    );
+}
+
+/// Asserts exit 2, nothing on stdout and exactly `line` on stderr.
+#[track_caller]
+fn rejected(ran: Ran, line: &str) {
+    let ran = ran.status(2);
+    assert_eq!(ran.stdout, "");
+    assert_eq!(ran.stderr, format!("{line}\n"));
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_the_json_path() {
+    let test = Test::bare();
+    let dir = test.path();
+    let case = |value: Value, line: &str| {
+        write_json(dir, "in.json", &value);
+        rejected(judge(dir, &["in.json"]), line);
+    };
+    case(
+        json!({"schema_version": 1, "diagnostics": []}),
+        "error: in.json: $.checks: missing required field",
+    );
+    case(
+        json!({"schema_version": 1, "checks": [{"name": "a", "status": 0}], "diagnostics": []}),
+        "error: in.json: $.checks[0].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found number",
+    );
+    case(
+        json!({"schema_version": 1, "checks": [], "diagnostics": [{"check": "a", "severity": "error"}]}),
+        "error: in.json: $.diagnostics[0].message: missing required field",
+    );
+    case(
+        json!({"checks": []}),
+        "error: in.json: $.schema_version: missing required field",
+    );
+    case(
+        json!({"votes": []}),
+        "error: in.json: $: expected an evidence document (with `checks`) or a seed-000 \
+         aggregator input (with `security_result`)",
+    );
+    let mut input = seed_input();
+    input["quality_result"]["score"] = json!("85");
+    case(
+        input,
+        "error: in.json: $.quality_result.score: expected a number, found string",
+    );
+    let mut input = seed_input();
+    input["security_result"]["issues"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("severity");
+    case(
+        input,
+        "error: in.json: $.security_result.issues[0].severity: missing required field",
+    );
+    let mut input = seed_input();
+    input["tech_stack"]["weights"] = json!({"security": 0.5});
+    case(
+        input,
+        "error: in.json: $.tech_stack.weights: the merged weights (security 0.5, quality 0.35, \
+         performance 0.25) sum to 1.1, not 1.0 (±0.001)",
+    );
+    // Not JSON at all.
+    std::fs::write(dir.join("in.json"), "{\"checks\": [}").unwrap();
+    rejected(
+        judge(dir, &["in.json"]),
+        "error: in.json:1:13: invalid JSON: expected value",
+    );
+    // A missing input file.
+    let ran = judge(dir, &["nope.json"]).status(2);
+    assert!(
+        ran.stderr
+            .starts_with("error: failed to read judge input `nope.json`: "),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.stderr.lines().count(), 1);
+    // --record needs --history.
+    let ran = judge(dir, &["in.json", "--record"]).status(2);
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+}
+
+#[test]
+fn an_unreadable_history_line_is_named_and_nothing_is_appended() {
+    let test = Test::bare();
+    let dir = test.path();
+    write_json(dir, "in.json", &seed_input());
+    let args = ["in.json", "--history", "h.jsonl", "--record"];
+    judge(dir, &args).status(1);
+    judge(dir, &args).status(1);
+    let good = std::fs::read_to_string(dir.join("h.jsonl")).unwrap();
+    let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
+
+    // A torn second line.
+    let torn = format!("{}\n{}\n", lines[0], &lines[1][..40]);
+    std::fs::write(dir.join("h.jsonl"), &torn).unwrap();
+    let ran = judge(dir, &args);
+    assert_eq!(ran.code, Some(2));
+    assert!(
+        ran.stderr
+            .starts_with("error: h.jsonl: line 2: invalid JSON: EOF while parsing"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("h.jsonl")).unwrap(),
+        torn,
+        "unchanged"
+    );
+
+    // A well-formed line of the wrong type.
+    lines[1] = lines[1].replacen("\"overall_score\":82.25", "\"overall_score\":\"82.25\"", 1);
+    std::fs::write(dir.join("h.jsonl"), lines.join("\n") + "\n").unwrap();
+    rejected(
+        judge(dir, &args),
+        "error: h.jsonl: line 2: $.overall_score: expected a number, found string",
+    );
+    // Also without --record.
+    rejected(
+        judge(dir, &["in.json", "--history", "h.jsonl"]),
+        "error: h.jsonl: line 2: $.overall_score: expected a number, found string",
+    );
+    // A blank line in the middle.
+    std::fs::write(
+        dir.join("h.jsonl"),
+        format!("{}\n\n{}\n", lines[0], lines[0]),
+    )
+    .unwrap();
+    rejected(
+        judge(dir, &args),
+        "error: h.jsonl: line 2: empty line (each line must be one verdict)",
+    );
+}
+
+#[test]
+fn the_verdict_schema_rejects_a_wrong_type() {
+    let test = Test::bare();
+    write_json(test.path(), "in.json", &seed_input());
+    let mut v = judge(test.path(), &["in.json"]).status(1).json();
+    let validator = jsonschema::validator_for(&run_check::judge::verdict_schema()).unwrap();
+    assert!(validator.is_valid(&v));
+    v["overall_score"] = json!("82.25");
+    assert!(!validator.is_valid(&v));
+    v["overall_score"] = json!(82.25);
+    v["progress"]["trend"] = json!(3);
+    assert!(!validator.is_valid(&v));
+    v["progress"]["trend"] = json!("improving");
+    v["decision"].as_object_mut().unwrap().remove("next_agent");
+    assert!(!validator.is_valid(&v));
+}
