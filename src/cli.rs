@@ -40,6 +40,8 @@ pub enum Command {
     Judge(crate::judge::JudgeArgs),
     /// Aggregate reviewers' votes (seed 001)
     Vote(crate::vote::VoteArgs),
+    /// Count retries per failure point and say when to escalate
+    Retry(crate::retry::RetryArgs),
 }
 
 /// `fix` options.

@@ -21,6 +21,7 @@ pub mod meta;
 pub mod output;
 pub mod plan;
 pub mod report;
+pub mod retry;
 pub mod runner;
 pub mod scan;
 pub mod signal;
@@ -78,6 +79,7 @@ where
         Some(Command::Merge(merge)) => merge::run(&merge, argv),
         Some(Command::Judge(args)) => judge::run(&args),
         Some(Command::Vote(args)) => vote::run(&args),
+        Some(Command::Retry(args)) => retry::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -24,6 +24,8 @@ mod judge;
 mod process;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
+/// `run-check retry`: decisions, exit codes, concurrent records.
+mod retry;
 /// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.
 mod scan;
 /// `--shard K/N` and `run-check merge`.

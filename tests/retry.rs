@@ -1,0 +1,1206 @@
+//! `run-check retry` (SPEC section 10): every decision and exit code,
+//! `[retry] max_retries`, reset, status, 30 concurrent records on one state
+//! file, corrupt state left alone, bad evidence, the state file's schema, and
+//! evidence written by run-check itself.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{Test, bin};
+
+/// What one run of `run-check` printed and returned.
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    #[track_caller]
+    fn status(self, code: i32) -> Out {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", self.stdout))
+    }
+
+    /// Asserts exit 2 with exactly one `error:` line on stderr; returns it.
+    #[track_caller]
+    fn error_line(self) -> String {
+        let out = self.status(2);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line on stderr: {:?}", out.stderr);
+        assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", out.stdout);
+        lines[0].to_string()
+    }
+}
+
+/// A scratch directory run-check runs in.
+struct Dir {
+    dir: TempDir,
+}
+
+impl Dir {
+    fn new() -> Dir {
+        Dir {
+            dir: tempfile::Builder::new()
+                .prefix("run-check-retry-")
+                .tempdir()
+                .expect("tempdir"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, name: &str, contents: &str) -> &Dir {
+        let full = self.path().join(name);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, contents).unwrap();
+        self
+    }
+
+    /// Writes evidence with this exit code as `ev/<name>.json`; returns its path.
+    fn evidence(&self, name: &str, exit_code: i32) -> String {
+        let path = format!("ev/{name}.json");
+        self.write(&path, &evidence(exit_code).to_string());
+        path
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        run_in(self.path(), args)
+    }
+
+    /// `retry record` of point (task T-1, phase verify, subagent) with the
+    /// evidence file and `--state state.json`.
+    fn record(&self, subagent: &str, evidence: &str) -> Out {
+        self.run(&[
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "verify",
+            "--subagent",
+            subagent,
+            "--evidence",
+            evidence,
+            "--state",
+            "state.json",
+        ])
+    }
+
+    fn state(&self) -> Value {
+        let text = std::fs::read_to_string(self.path().join("state.json")).expect("state.json");
+        serde_json::from_str(&text).expect("state.json is JSON")
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Out {
+    let output = command(dir, args).output().expect("spawn run-check");
+    Out {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(bin());
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// A complete evidence document (SPEC section 6) of a run that exited
+/// `exit_code`: 0 PASS, 1 FAIL (check `test` failed), 2 ERROR (`lint`
+/// errored), 130 interrupted.
+fn evidence(exit_code: i32) -> Value {
+    let (banner, statuses) = match exit_code {
+        0 => ("All checks passed!", ["pass", "pass", "pass"]),
+        1 => ("1 of 3 checks failed: test", ["pass", "fail", "pass"]),
+        2 => ("1 of 3 checks errored: lint", ["pass", "pass", "error"]),
+        130 => (
+            "Interrupted: 1 of 3 checks finished",
+            ["pass", "skip", "skip"],
+        ),
+        _ => panic!("no such run"),
+    };
+    let checks: Vec<Value> = ["build", "test", "lint"]
+        .iter()
+        .zip(statuses)
+        .map(|(name, status)| {
+            json!({
+                "name": name, "status": status, "command": ["cargo", name],
+                "program": "/usr/local/bin/cargo", "dimension": "quality", "severity": "high",
+                "exit_code": if status == "fail" { json!(101) } else if status == "pass" { json!(0) } else { Value::Null },
+                "duration_ms": 12, "timed_out": false,
+                "stdout_excerpt": "", "stderr_excerpt": "", "stdout_bytes": 0, "stderr_bytes": 0,
+                "excerpt_truncated": false, "artifacts": [], "diagnostics_count": 0,
+                "diagnostics_dropped": 0, "score": null,
+                "skip_reason": if status == "skip" { json!("interrupted") } else { Value::Null },
+                "error": if status == "error" { json!("program not found") } else { Value::Null },
+                "data": {}
+            })
+        })
+        .collect();
+    let count = |s: &str| statuses.iter().filter(|&&x| x == s).count();
+    json!({
+        "schema_version": 1,
+        "meta": {
+            "tool": {"name": "run-check", "version": "0.1.0"},
+            "timestamp": "2026-11-21T23:59:00Z",
+            "platform": {"os": "linux", "arch": "x86_64", "os_version": "Debian 12", "cpus": 2, "memory_bytes": 1024},
+            "cwd": "/abs/cwd", "worktree": "/abs/worktree",
+            "git": {"commit": null, "branch": null, "dirty": false},
+            "config": {"path": "checks.toml", "sha256": "00"},
+            "task": null,
+            "argv": ["run-check", "--format", "json"],
+            "commands": ["cargo build", "cargo test", "cargo lint"]
+        },
+        "mode": "strict",
+        "summary": {
+            "all_checks_passed": exit_code == 0,
+            "banner": banner,
+            "duration_ms": 36,
+            "total": 3, "passed": count("pass"), "failed": count("fail"),
+            "errored": count("error"), "skipped": count("skip"),
+            "exit_code": exit_code
+        },
+        "checks": checks,
+        "diagnostics": [],
+        "contracts": {"read_only": {"verified": true, "modified": []}, "task": null, "change_budget": null}
+    })
+}
+
+/// The point of `state` with this subagent (task T-1, phase verify).
+#[track_caller]
+fn point<'a>(state: &'a Value, subagent: &str) -> &'a Value {
+    state["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .find(|p| p["subagent"] == subagent)
+        .unwrap_or_else(|| panic!("no point of subagent {subagent}"))
+}
+
+#[track_caller]
+fn assert_schema_valid(state: &Value) {
+    let validator = jsonschema::draft202012::new(&run_check::retry::state_schema()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(state)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{state:#}");
+}
+
+// ---- decisions and exit codes ----
+
+#[test]
+fn a_fail_is_retried_three_times_then_split_and_the_count_continues() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    for n in 1..=3 {
+        let out = dir.record("impl-a", &ev).status(0).json();
+        assert_eq!(out["decision"], "RETRY");
+        assert_eq!(out["retry_count"], n);
+        assert_eq!(out["max_retries"], 3);
+        assert_eq!(out["task_id"], "T-1");
+        assert_eq!(out["phase"], "verify");
+        assert_eq!(out["subagent"], "impl-a");
+        assert_eq!(out["status"], "retrying");
+        assert_eq!(out["attempt"], n);
+    }
+    for n in 4..=6 {
+        let out = dir.record("impl-a", &ev).status(1).json();
+        assert_eq!(out["decision"], "SUBTASK");
+        assert_eq!(out["retry_count"], n);
+        assert_eq!(out["status"], "subtask");
+    }
+    let state = dir.state();
+    let p = point(&state, "impl-a");
+    assert_eq!(p["retry_count"], 6);
+    assert_eq!(p["status"], "subtask");
+    let attempts = p["attempts"].as_array().unwrap();
+    let decisions: Vec<&str> = attempts
+        .iter()
+        .map(|a| a["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        decisions,
+        ["RETRY", "RETRY", "RETRY", "SUBTASK", "SUBTASK", "SUBTASK"]
+    );
+    let counts: Vec<u64> = attempts
+        .iter()
+        .map(|a| a["retry_count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [1, 2, 3, 4, 5, 6]);
+    // The latest evidence summary: path, banner, failed checks, exit code, timestamp.
+    let last = &p["last_evidence"];
+    let expected_path = std::path::absolute(dir.path().join(&ev)).unwrap();
+    assert_eq!(last["path"], expected_path.display().to_string());
+    assert_eq!(last["banner"], "1 of 3 checks failed: test");
+    assert_eq!(last["failed_checks"], json!(["test"]));
+    assert_eq!(last["errored_checks"], json!([]));
+    assert_eq!(last["exit_code"], 1);
+    assert_eq!(last["outcome"], "fail");
+    assert_eq!(last["timestamp"], "2026-11-21T23:59:00Z");
+    assert_eq!(attempts[5]["evidence"], *last);
+}
+
+#[test]
+fn an_error_past_the_limit_is_blocked() {
+    let dir = Dir::new();
+    let error = dir.evidence("error", 2);
+    for n in 1..=3 {
+        let out = dir.record("impl-a", &error).status(0).json();
+        assert_eq!(
+            (out["decision"].as_str(), out["retry_count"].as_u64()),
+            (Some("RETRY"), Some(n))
+        );
+    }
+    let out = dir.record("impl-a", &error).status(1).json();
+    assert_eq!(out["decision"], "BLOCKED");
+    assert_eq!(out["retry_count"], 4);
+    assert_eq!(out["status"], "blocked");
+    assert_eq!(out["last_evidence"]["errored_checks"], json!(["lint"]));
+    assert_eq!(out["last_evidence"]["outcome"], "error");
+    // Past the limit the latest evidence decides: a FAIL now is SUBTASK...
+    let fail = dir.evidence("fail", 1);
+    let out = dir.record("impl-a", &fail).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("SUBTASK"), Some(5))
+    );
+    // ...and an ERROR again BLOCKED.
+    let out = dir.record("impl-a", &error).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("BLOCKED"), Some(6))
+    );
+}
+
+#[test]
+fn an_interrupted_run_counts_as_a_failure_and_blocks_past_the_limit() {
+    let dir = Dir::new();
+    let interrupted = dir.evidence("interrupted", 130);
+    for _ in 1..=3 {
+        let out = dir.record("impl-a", &interrupted).status(0).json();
+        assert_eq!(out["decision"], "RETRY");
+        assert_eq!(out["last_evidence"]["outcome"], "interrupted");
+        assert_eq!(out["last_evidence"]["exit_code"], 130);
+    }
+    let out = dir.record("impl-a", &interrupted).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("BLOCKED"), Some(4))
+    );
+}
+
+#[test]
+fn passing_evidence_resolves_the_point_and_keeps_its_count() {
+    let dir = Dir::new();
+    let (fail, pass) = (dir.evidence("fail", 1), dir.evidence("pass", 0));
+    dir.record("impl-a", &fail).status(0);
+    dir.record("impl-a", &fail).status(0);
+    let out = dir.record("impl-a", &pass).status(0).json();
+    assert_eq!(out["decision"], "RESOLVED");
+    assert_eq!(out["status"], "resolved");
+    assert_eq!(out["retry_count"], 2);
+    assert_eq!(out["attempt"], 3);
+    assert_eq!(out["last_evidence"]["banner"], "All checks passed!");
+    assert_eq!(out["last_evidence"]["outcome"], "pass");
+    // A point that passes at once is resolved with no retries.
+    let out = dir.record("impl-b", &pass).status(0).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("RESOLVED"), Some(0))
+    );
+    // Past the limit, a pass still resolves (exit 0).
+    for _ in 0..4 {
+        dir.record("impl-c", &fail);
+    }
+    let out = dir.record("impl-c", &pass).status(0).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("RESOLVED"), Some(4))
+    );
+    // A resolved point that fails again continues its count.
+    let out = dir.record("impl-a", &fail).status(0).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("RETRY"), Some(3))
+    );
+    let out = dir.record("impl-a", &fail).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("SUBTASK"), Some(4))
+    );
+}
+
+#[test]
+fn record_prints_one_line_with_format_text() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let out = dir
+        .run(&[
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "fix",
+            "--subagent",
+            "impl-a",
+            "--evidence",
+            &ev,
+            "--state",
+            "state.json",
+            "--format",
+            "text",
+        ])
+        .status(0);
+    assert_eq!(
+        out.stdout,
+        "RETRY: task `T-1`, phase fix, subagent `impl-a`: retry 1 of 3; run again (1 of 3 checks failed: test)\n"
+    );
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+}
+
+// ---- max_retries ----
+
+#[test]
+fn max_retries_comes_from_the_retry_table() {
+    let dir = Dir::new();
+    dir.write("checks.toml", "version = 1\n\n[retry]\nmax_retries = 1\n");
+    let ev = dir.evidence("fail", 1);
+    let out = dir.record("a", &ev).status(0).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["max_retries"].as_u64()),
+        (Some("RETRY"), Some(1))
+    );
+    let out = dir.record("a", &ev).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("SUBTASK"), Some(2))
+    );
+
+    // --config wins over ./checks.toml.
+    dir.write("other.toml", "[retry]\nmax_retries = 0\n");
+    let args = [
+        "retry",
+        "record",
+        "--task",
+        "T-2",
+        "--phase",
+        "verify",
+        "--subagent",
+        "a",
+        "--evidence",
+        &ev,
+        "--state",
+        "state.json",
+        "--config",
+        "other.toml",
+    ];
+    let out = dir.run(&args).status(1).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["max_retries"].as_u64()),
+        (Some("SUBTASK"), Some(0))
+    );
+
+    // A checks.toml without [retry] means 3.
+    let dir = Dir::new();
+    dir.write(
+        "checks.toml",
+        "version = 1\n[settings]\nallow = [\"git\"]\n",
+    );
+    let ev = dir.evidence("fail", 1);
+    assert_eq!(dir.record("a", &ev).status(0).json()["max_retries"], 3);
+}
+
+#[test]
+fn a_bad_config_is_an_error_and_records_nothing() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    dir.write("checks.toml", "[retry]\nmax_retries = -1\n");
+    let line = dir.record("a", &ev).error_line();
+    assert!(line.starts_with("error: checks.toml:2:15: "), "{line}");
+    dir.write("checks.toml", "[retry]\nmax_retry = 5\n");
+    let line = dir.record("a", &ev).error_line();
+    assert!(line.starts_with("error: checks.toml:2:1: "), "{line}");
+    assert!(line.contains("max_retry"), "{line}");
+    std::fs::remove_file(dir.path().join("checks.toml")).unwrap();
+    let line = dir
+        .run(&[
+            "retry",
+            "record",
+            "--task",
+            "T",
+            "--phase",
+            "verify",
+            "--subagent",
+            "a",
+            "--evidence",
+            &ev,
+            "--state",
+            "state.json",
+            "--config",
+            "missing.toml",
+        ])
+        .error_line();
+    assert_eq!(
+        line,
+        "error: missing.toml: no such file (named by --config)"
+    );
+    assert!(!dir.path().join("state.json").exists());
+}
+
+// ---- status and reset ----
+
+/// Records: T-1 verify impl-b (fail ×2), T-1 verify impl-a (pass),
+/// T-1 fix impl-a (error), T-0 verify z (fail), T-2 fix y (fail).
+fn populated() -> Dir {
+    let dir = Dir::new();
+    let (fail, pass, error) = (
+        dir.evidence("fail", 1),
+        dir.evidence("pass", 0),
+        dir.evidence("error", 2),
+    );
+    let record = |task: &str, phase: &str, subagent: &str, ev: &str| {
+        dir.run(&[
+            "retry",
+            "record",
+            "--task",
+            task,
+            "--phase",
+            phase,
+            "--subagent",
+            subagent,
+            "--evidence",
+            ev,
+            "--state",
+            "state.json",
+        ])
+        .status(0);
+    };
+    record("T-1", "verify", "impl-b", &fail);
+    record("T-1", "verify", "impl-b", &fail);
+    record("T-1", "verify", "impl-a", &pass);
+    record("T-1", "fix", "impl-a", &error);
+    record("T-0", "verify", "z", &fail);
+    record("T-2", "fix", "y", &fail);
+    dir
+}
+
+fn keys(points: &Value) -> Vec<String> {
+    points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {}",
+                p["task_id"].as_str().unwrap(),
+                p["phase"].as_str().unwrap(),
+                p["subagent"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn status_prints_a_table_by_default_and_json_on_request() {
+    let dir = populated();
+    let out = dir
+        .run(&["retry", "status", "--state", "state.json"])
+        .status(0);
+    assert_eq!(
+        out.stdout,
+        "TASK  PHASE   SUBAGENT  STATUS    RETRIES  LAST EVIDENCE\n\
+         T-0   verify  z         retrying  1/3      exit 1: 1 of 3 checks failed: test\n\
+         T-1   verify  impl-a    resolved  0/3      exit 0: All checks passed!\n\
+         T-1   verify  impl-b    retrying  2/3      exit 1: 1 of 3 checks failed: test\n\
+         T-1   fix     impl-a    retrying  1/3      exit 2: 1 of 3 checks errored: lint\n\
+         T-2   fix     y         retrying  1/3      exit 1: 1 of 3 checks failed: test\n"
+    );
+    let json = dir
+        .run(&[
+            "retry",
+            "status",
+            "--state",
+            "state.json",
+            "--format",
+            "json",
+        ])
+        .status(0)
+        .json();
+    assert_eq!(
+        json.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["points"]
+    );
+    assert_eq!(
+        keys(&json["points"]),
+        [
+            "T-0 verify z",
+            "T-1 verify impl-a",
+            "T-1 verify impl-b",
+            "T-1 fix impl-a",
+            "T-2 fix y"
+        ]
+    );
+    // Fields in the documented order (serde_json's Value sorts keys, so
+    // look at the text).
+    let out = dir
+        .run(&[
+            "retry",
+            "status",
+            "--state",
+            "state.json",
+            "--format",
+            "json",
+        ])
+        .status(0);
+    let positions: Vec<usize> = [
+        "task_id",
+        "phase",
+        "subagent",
+        "status",
+        "retry_count",
+        "max_retries",
+        "last_evidence",
+        "attempts",
+    ]
+    .iter()
+    .map(|f| out.stdout.find(&format!("\"{f}\":")).unwrap())
+    .collect();
+    assert!(positions.is_sorted(), "{}", out.stdout);
+    let b = &json["points"][2];
+    assert_eq!(b["status"], "retrying");
+    assert_eq!(b["retry_count"], 2);
+    assert_eq!(b["attempts"].as_array().unwrap().len(), 2);
+    assert_eq!(b["last_evidence"]["failed_checks"], json!(["test"]));
+    // The same points as the state file, in the same order.
+    assert_eq!(json["points"], dir.state()["points"]);
+
+    // Filtered by task.
+    let json = dir
+        .run(&[
+            "retry",
+            "status",
+            "--state",
+            "state.json",
+            "--format",
+            "json",
+            "--task",
+            "T-1",
+        ])
+        .status(0)
+        .json();
+    assert_eq!(
+        keys(&json["points"]),
+        ["T-1 verify impl-a", "T-1 verify impl-b", "T-1 fix impl-a"]
+    );
+    let out = dir
+        .run(&["retry", "status", "--state", "state.json", "--task", "T-9"])
+        .status(0);
+    assert_eq!(
+        out.stdout,
+        "no failure points of task `T-9` in `state.json`\n"
+    );
+    // Deterministic: the same state prints the same bytes.
+    let again = dir.run(&[
+        "retry",
+        "status",
+        "--state",
+        "state.json",
+        "--format",
+        "json",
+    ]);
+    let once = dir.run(&[
+        "retry",
+        "status",
+        "--state",
+        "state.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(again.stdout, once.stdout);
+}
+
+#[test]
+fn status_without_a_state_file_is_empty_and_creates_nothing() {
+    let dir = Dir::new();
+    let out = dir.run(&["retry", "status"]).status(0);
+    assert_eq!(
+        out.stdout,
+        format!("no failure points in `{}`\n", "runs/retry-state.json")
+    );
+    let out = dir.run(&["retry", "status", "--format", "json"]).status(0);
+    assert_eq!(out.json(), json!({"points": []}));
+    let out = dir.run(&["retry", "reset", "--task", "T-1"]).status(0);
+    assert_eq!(out.stdout, "reset 0 failure points of task `T-1`\n");
+    assert!(dir.names().is_empty(), "{:?}", dir.names());
+}
+
+#[test]
+fn reset_forgets_one_point_or_a_whole_task() {
+    let dir = populated();
+    let reset = |args: &[&str]| {
+        let mut all = vec!["retry", "reset", "--state", "state.json"];
+        all.extend_from_slice(args);
+        dir.run(&all).status(0).stdout
+    };
+    assert_eq!(
+        reset(&["--task", "T-1", "--phase", "verify", "--subagent", "impl-b"]),
+        "reset 1 failure point of task `T-1`, phase verify, subagent `impl-b`\n"
+    );
+    assert_eq!(
+        keys(&dir.state()["points"]),
+        [
+            "T-0 verify z",
+            "T-1 verify impl-a",
+            "T-1 fix impl-a",
+            "T-2 fix y"
+        ]
+    );
+    // A reset point starts again from zero.
+    let fail = "ev/fail.json";
+    let out = dir.record("impl-b", fail).status(0).json();
+    assert_eq!(
+        (out["retry_count"].as_u64(), out["attempt"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // By subagent across phases.
+    assert_eq!(
+        reset(&["--task", "T-1", "--subagent", "impl-a"]),
+        "reset 2 failure points of task `T-1`, subagent `impl-a`\n"
+    );
+    assert_eq!(
+        keys(&dir.state()["points"]),
+        ["T-0 verify z", "T-1 verify impl-b", "T-2 fix y"]
+    );
+    // The whole task.
+    assert_eq!(
+        reset(&["--task", "T-1"]),
+        "reset 1 failure point of task `T-1`\n"
+    );
+    assert_eq!(keys(&dir.state()["points"]), ["T-0 verify z", "T-2 fix y"]);
+    // Nothing matches: exit 0, the file is not rewritten.
+    let before = std::fs::read(dir.path().join("state.json")).unwrap();
+    assert_eq!(
+        reset(&["--task", "T-1"]),
+        "reset 0 failure points of task `T-1`\n"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("state.json")).unwrap(),
+        before
+    );
+    assert_schema_valid(&dir.state());
+}
+
+// ---- concurrency ----
+
+#[test]
+fn thirty_concurrent_records_on_three_points_lose_no_update() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let subagents = ["alpha", "beta", "gamma"];
+    // Spawn all 30 before waiting for any.
+    let children: Vec<(&str, std::process::Child)> = (0..30)
+        .map(|i| {
+            let subagent = subagents[i % 3];
+            let child = command(
+                dir.path(),
+                &[
+                    "retry",
+                    "record",
+                    "--task",
+                    "T-1",
+                    "--phase",
+                    "verify",
+                    "--subagent",
+                    subagent,
+                    "--evidence",
+                    &ev,
+                    "--state",
+                    "state.json",
+                ],
+            )
+            .spawn()
+            .expect("spawn run-check");
+            (subagent, child)
+        })
+        .collect();
+    let mut seen: BTreeMap<&str, Vec<(u64, i32)>> = BTreeMap::new();
+    for (subagent, child) in children {
+        let output = child.wait_with_output().expect("wait");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let out: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+        });
+        assert_eq!(out["subagent"], subagent);
+        seen.entry(subagent).or_default().push((
+            out["retry_count"].as_u64().unwrap(),
+            output.status.code().unwrap(),
+        ));
+    }
+    for subagent in subagents {
+        // Every process saw a different count: the records were serialised.
+        let mut got = seen[subagent].clone();
+        got.sort();
+        let expected: Vec<(u64, i32)> = (1..=10).map(|n| (n, if n <= 3 { 0 } else { 1 })).collect();
+        assert_eq!(got, expected, "{subagent}");
+    }
+    let state = dir.state();
+    assert_eq!(state["points"].as_array().unwrap().len(), 3);
+    for subagent in subagents {
+        let p = point(&state, subagent);
+        assert_eq!(p["retry_count"], 10, "{subagent}");
+        let attempts = p["attempts"].as_array().unwrap();
+        assert_eq!(attempts.len(), 10, "{subagent}");
+        let numbers: Vec<u64> = attempts
+            .iter()
+            .map(|a| a["attempt"].as_u64().unwrap())
+            .collect();
+        assert_eq!(numbers, (1..=10).collect::<Vec<_>>());
+        assert_eq!(p["status"], "subtask");
+    }
+    assert_schema_valid(&state);
+    // Only the state and its lock file are left: no temporary files.
+    assert_eq!(dir.names(), ["ev", "state.json", "state.json.lock"]);
+}
+
+// ---- bad input ----
+
+#[test]
+fn a_corrupt_state_file_is_reported_and_never_rewritten() {
+    let cases: [(&str, &str); 7] = [
+        (
+            "{\"schema_version\": 1, \"points\": [",
+            "state.json:1:33: invalid JSON: EOF while parsing a list",
+        ),
+        (
+            "",
+            "state.json:1:1: invalid JSON: EOF while parsing a value",
+        ),
+        ("[]", "state.json: $: expected an object, found array"),
+        (
+            "{\"schema_version\": 2, \"points\": []}",
+            "state.json: $.schema_version: unsupported version 2 (this run-check reads version 1)",
+        ),
+        (
+            "{\"points\": []}",
+            "state.json: $.schema_version: missing required field",
+        ),
+        (
+            "{\"schema_version\": 1, \"points\": [{\"task_id\": \"T-1\"}]}",
+            "state.json: $.points[0].phase: missing required field",
+        ),
+        (
+            "{\"schema_version\": 1, \"points\": {}}",
+            "state.json: $.points: expected an array, found object",
+        ),
+    ];
+    for (contents, message) in cases {
+        let dir = Dir::new();
+        let ev = dir.evidence("fail", 1);
+        dir.write("state.json", contents);
+        let line = dir.record("a", &ev).error_line();
+        assert_eq!(line, format!("error: {message}"), "{contents:?}");
+        let line = dir
+            .run(&["retry", "status", "--state", "state.json"])
+            .error_line();
+        assert_eq!(line, format!("error: {message}"));
+        let line = dir
+            .run(&["retry", "reset", "--task", "T-1", "--state", "state.json"])
+            .error_line();
+        assert_eq!(line, format!("error: {message}"));
+        assert_eq!(
+            std::fs::read(dir.path().join("state.json")).unwrap(),
+            contents.as_bytes(),
+            "state file changed"
+        );
+        assert_eq!(dir.names(), ["ev", "state.json", "state.json.lock"]);
+    }
+
+    // A wrong field deep inside a valid-looking state names its JSON path.
+    let dir = populated();
+    let mut state = dir.state();
+    state["points"][1]["attempts"][0]["retry_count"] = json!("one");
+    let text = serde_json::to_string_pretty(&state).unwrap();
+    dir.write("state.json", &text);
+    let line = dir.record("impl-a", "ev/fail.json").error_line();
+    assert_eq!(
+        line,
+        "error: state.json: $.points[1].attempts[0].retry_count: expected a non-negative integer, found string"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("state.json")).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn evidence_that_is_not_evidence_is_an_error_and_changes_nothing() {
+    let dir = Dir::new();
+    let mut missing = evidence(1);
+    missing["summary"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exit_code");
+    dir.write("missing.json", &missing.to_string());
+    let mut contradicting = evidence(1);
+    contradicting["summary"]["all_checks_passed"] = json!(true);
+    dir.write("contradicting.json", &contradicting.to_string());
+    let mut bad_status = evidence(2);
+    bad_status["checks"][2]["status"] = json!("ERROR");
+    dir.write("status.json", &bad_status.to_string());
+    dir.write("broken.json", "{\"summary\": ");
+    dir.write("verdict.json", "{\"verdict\": \"PASS\"}");
+    let cases = [
+        (
+            "missing.json",
+            "error: missing.json: $.summary.exit_code: missing required field",
+        ),
+        (
+            "contradicting.json",
+            "error: contradicting.json: $.summary.all_checks_passed: is true but summary.exit_code is 1",
+        ),
+        (
+            "status.json",
+            "error: status.json: $.checks[2].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found \"ERROR\"",
+        ),
+        (
+            "broken.json",
+            "error: broken.json:1:12: invalid JSON: EOF while parsing a value",
+        ),
+        (
+            "verdict.json",
+            "error: verdict.json: $.schema_version: missing required field",
+        ),
+    ];
+    for (file, message) in cases {
+        assert_eq!(dir.record("a", file).error_line(), message);
+    }
+    let line = dir.record("a", "nope.json").error_line();
+    assert!(
+        line.starts_with("error: failed to read evidence `nope.json`: "),
+        "{line}"
+    );
+    // Nothing was created...
+    assert!(!dir.path().join("state.json").exists());
+    // ...and an existing state is left as it was.
+    let ev = dir.evidence("fail", 1);
+    dir.record("a", &ev).status(0);
+    let before = std::fs::read(dir.path().join("state.json")).unwrap();
+    dir.record("a", "missing.json").status(2);
+    assert_eq!(
+        std::fs::read(dir.path().join("state.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let base = [
+        "retry",
+        "record",
+        "--evidence",
+        ev.as_str(),
+        "--state",
+        "state.json",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        dir.run(&args)
+    };
+    let line = with(&["--task", "T", "--phase", "build", "--subagent", "a"]).error_line();
+    assert!(
+        line.contains("invalid value 'build' for '--phase <PHASE>'"),
+        "{line}"
+    );
+    let line = with(&["--task", "T", "--phase", "verify"]).error_line();
+    assert!(line.contains("--subagent <NAME>"), "{line}");
+    let line = with(&["--task", " ", "--phase", "verify", "--subagent", "a"]).error_line();
+    assert_eq!(line, "error: --task \" \": must not be empty");
+    let line = with(&["--task", "T", "--phase", "verify", "--subagent", "a\nb"]).error_line();
+    assert_eq!(
+        line,
+        "error: --subagent \"a\\nb\": must not contain control characters"
+    );
+    let line = with(&[
+        "--task",
+        "T",
+        "--phase",
+        "fix",
+        "--subagent",
+        "a",
+        "--format",
+        "yaml",
+    ])
+    .error_line();
+    assert!(line.contains("invalid value 'yaml'"), "{line}");
+    std::fs::create_dir(dir.path().join("dir")).unwrap();
+    let line = dir
+        .run(&[
+            "retry",
+            "record",
+            "--task",
+            "T",
+            "--phase",
+            "fix",
+            "--subagent",
+            "a",
+            "--evidence",
+            &ev,
+            "--state",
+            "dir",
+        ])
+        .error_line();
+    assert_eq!(line, "error: --state `dir` is a directory; name a file");
+    let line = dir.run(&["retry", "status", "--state", ""]).error_line();
+    assert!(
+        line.contains("a value is required for '--state <FILE>'"),
+        "{line}"
+    );
+    let line = dir
+        .run(&["retry", "reset", "--state", "state.json"])
+        .error_line();
+    assert!(line.contains("--task <ID>"), "{line}");
+    let line = dir.run(&["retry"]).error_line();
+    assert!(line.contains("retry"), "{line}");
+    assert_eq!(dir.names(), ["dir", "ev"]);
+}
+
+// ---- files ----
+
+#[test]
+fn the_default_state_file_is_created_with_its_directory_and_stdin_works() {
+    let dir = Dir::new();
+    let mut child = command(
+        dir.path(),
+        &[
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "verify",
+            "--subagent",
+            "a",
+            "--evidence",
+            "-",
+        ],
+    )
+    .stdin(Stdio::piped())
+    .spawn()
+    .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(evidence(2).to_string().as_bytes()).unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["decision"], "RETRY");
+    assert_eq!(out["last_evidence"]["path"], "-");
+    let runs: PathBuf = dir.path().join("runs");
+    let mut names: Vec<String> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["retry-state.json", "retry-state.json.lock"]);
+    let text = std::fs::read_to_string(runs.join("retry-state.json")).unwrap();
+    assert!(text.ends_with("}\n"));
+    assert_schema_valid(&serde_json::from_str(&text).unwrap());
+}
+
+#[test]
+fn the_state_file_matches_the_published_schema() {
+    let dir = populated();
+    let (fail, error, interrupted) = (
+        "ev/fail.json",
+        "ev/error.json",
+        dir.evidence("interrupted", 130),
+    );
+    for ev in [fail, fail, fail, error, fail] {
+        dir.record("impl-d", ev);
+    }
+    dir.record("impl-e", &interrupted);
+    let state = dir.state();
+    assert_eq!(state["schema_version"], 1);
+    assert_schema_valid(&state);
+    let words: Vec<&str> = state["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
+    for word in ["retrying", "resolved", "subtask"] {
+        assert!(words.contains(&word), "{words:?}");
+    }
+    // The schema rejects what run-check rejects.
+    let validator = jsonschema::draft202012::new(&run_check::retry::state_schema()).unwrap();
+    let mut bad = state.clone();
+    bad["points"][0]["phase"] = json!("build");
+    assert!(!validator.is_valid(&bad));
+    let mut bad = state.clone();
+    bad["schema_version"] = json!(2);
+    assert!(!validator.is_valid(&bad));
+}
+
+// ---- evidence written by run-check ----
+
+#[test]
+fn evidence_written_by_run_check_drives_the_decisions() {
+    // `git` is on PATH wherever the suite runs (the builder needs it); a
+    // program that does not exist gives ERROR evidence. Evidence goes to an
+    // ignored directory so strict mode's read-only check stays clean.
+    let run = Test::new()
+        .config(
+            r#"version = 1
+[settings]
+allow = ["git", "run-check-no-such-program"]
+
+[retry]
+max_retries = 1
+
+[[check]]
+name = "version"
+run = ["git", "--version"]
+
+[[check]]
+name = "missing-ref"
+run = ["git", "rev-parse", "--verify", "--quiet", "refs/heads/no-such-branch"]
+
+[[check]]
+name = "absent"
+run = ["run-check-no-such-program"]
+"#,
+        )
+        .file(".gitignore", "out/\nruns/\n")
+        .file("out/.keep", "")
+        .args(&[
+            "--format",
+            "json",
+            "--out",
+            "out/fail.json",
+            "--only",
+            "version",
+            "--only",
+            "missing-ref",
+        ])
+        .run()
+        .status(1);
+    let root = run.test.path();
+    run_in(
+        root,
+        &[
+            "--format",
+            "json",
+            "--out",
+            "out/pass.json",
+            "--only",
+            "version",
+        ],
+    )
+    .status(0);
+    run_in(
+        root,
+        &[
+            "--format",
+            "json",
+            "--out",
+            "out/error.json",
+            "--only",
+            "absent",
+        ],
+    )
+    .status(2);
+
+    let record = |subagent: &str, ev: &str| {
+        run_in(
+            root,
+            &[
+                "retry",
+                "record",
+                "--task",
+                "T-9",
+                "--phase",
+                "verify",
+                "--subagent",
+                subagent,
+                "--evidence",
+                ev,
+            ],
+        )
+    };
+    let out = record("a", "out/fail.json").status(0).json();
+    assert_eq!(out["decision"], "RETRY");
+    assert_eq!(out["max_retries"], 1);
+    assert_eq!(
+        out["last_evidence"]["failed_checks"],
+        json!(["missing-ref"])
+    );
+    assert_eq!(
+        out["last_evidence"]["banner"],
+        "1 of 2 checks failed: missing-ref"
+    );
+    let out = record("a", "out/fail.json").status(1).json();
+    assert_eq!(out["decision"], "SUBTASK");
+    let out = record("a", "out/pass.json").status(0).json();
+    assert_eq!(
+        (out["decision"].as_str(), out["retry_count"].as_u64()),
+        (Some("RESOLVED"), Some(2))
+    );
+    record("b", "out/error.json").status(0);
+    let out = record("b", "out/error.json").status(1).json();
+    assert_eq!(out["decision"], "BLOCKED");
+    assert_eq!(out["last_evidence"]["errored_checks"], json!(["absent"]));
+
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("runs/retry-state.json")).unwrap())
+            .unwrap();
+    assert_schema_valid(&state);
+    // The state lives in an ignored directory: the gate still passes read-only.
+    run_in(root, &["--only", "version", "--quiet"]).status(0);
+}
