@@ -42,6 +42,12 @@ pub enum Command {
     Vote(crate::vote::VoteArgs),
     /// Count retries per failure point and say when to escalate
     Retry(crate::retry::RetryArgs),
+    /// Print a JSON Schema: evidence, verdict, vote-input, vote-output, task, retry-state, checks
+    Schema(crate::schema::SchemaArgs),
+    /// Write a starter checks.toml for the detected project; never overwrites
+    Init(crate::init::InitArgs),
+    /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
+    Hooks(crate::hooks::HooksArgs),
 }
 
 /// `fix` options.

@@ -15,6 +15,8 @@ pub mod error;
 pub mod evidence;
 pub mod excerpt;
 pub mod exit_code;
+pub mod hooks;
+pub mod init;
 pub mod judge;
 pub mod merge;
 pub mod meta;
@@ -24,6 +26,7 @@ pub mod report;
 pub mod retry;
 pub mod runner;
 pub mod scan;
+pub mod schema;
 pub mod signal;
 pub mod snapshot;
 pub mod task;
@@ -80,6 +83,9 @@ where
         Some(Command::Judge(args)) => judge::run(&args),
         Some(Command::Vote(args)) => vote::run(&args),
         Some(Command::Retry(args)) => retry::run(&args),
+        Some(Command::Schema(args)) => schema::run(&args),
+        Some(Command::Init(args)) => init::run(&args),
+        Some(Command::Hooks(args)) => hooks::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -18,6 +18,10 @@ mod fastmode;
 mod fix;
 /// Report formats: junit, sarif, github, markdown, validated structurally.
 mod formats;
+/// `run-check hooks install` and the hook templates, with real commits and pushes.
+mod hooks;
+/// `run-check init`: detected projects, generated checks, never overwriting.
+mod init;
 /// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
 mod judge;
 /// Timeouts, process trees, bounded output, parallelism, signals.
@@ -28,6 +32,8 @@ mod readonly;
 mod retry;
 /// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.
 mod scan;
+/// JSON Schemas against real evidence, task files, checks.toml and init's output.
+mod schema;
 /// `--shard K/N` and `run-check merge`.
 mod shard;
 /// Exit codes and statuses of the check run: pass, fail, error, skip.

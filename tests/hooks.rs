@@ -1,0 +1,470 @@
+//! `run-check hooks install` and the hook templates: where they go
+//! (core.hooksPath), the marker, foreign hooks refused or backed up, and real
+//! `git commit` / `git push` runs blocked by a failing gate.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{Run, Test, bin, git, repo_root};
+
+/// A checks.toml whose one check fails while `bad.txt` exists.
+const GATE: &str = r#"version = 1
+[settings]
+allow = ["./gate.sh"]
+
+[[check]]
+name = "gate"
+run = ["./gate.sh"]
+modes = ["fast", "strict"]
+"#;
+const GATE_SH: &str = "#!/bin/sh\nif [ -e bad.txt ]; then echo 'bad.txt:1:1: error: bad file present' >&2; exit 1; fi\necho ok\n";
+
+fn template(name: &str) -> Vec<u8> {
+    std::fs::read(repo_root().join("hooks").join(name)).expect("hook template")
+}
+
+fn install(test: Test, args: &[&str]) -> Run {
+    test.args(&["hooks", "install"]).args(args).run()
+}
+
+/// git in `dir` with an identity, returning its output whatever the status.
+fn git_output(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=run-check-test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env_remove("RUN_CHECK_BIN")
+        .stdin(Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("git")
+}
+
+fn head(dir: &Path) -> String {
+    git(dir, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+#[cfg(unix)]
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o111 == 0o111
+}
+
+#[cfg(not(unix))]
+fn executable(_: &Path) -> bool {
+    true
+}
+
+#[test]
+fn installs_both_marked_executable_hooks() {
+    let run = install(Test::new().config(GATE), &[]).success();
+    let hooks = run.test.path().join(".git/hooks");
+    for name in ["pre-commit", "pre-push"] {
+        let path = hooks.join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes, template(name), "{name} is the template");
+        assert!(
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .any(|l| l == "# run-check hook v1")
+        );
+        assert!(executable(&path), "{name} executable");
+        assert!(
+            run.stdout
+                .contains(&format!("{name}: installed {}", path.display())),
+            "{}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout.contains("--mode fast --format json --out"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("warning"), "{}", run.stdout);
+    // Nothing in the worktree changed.
+    assert_eq!(
+        git(run.test.path(), &["status", "--porcelain"]),
+        "?? checks.toml\n"
+    );
+
+    // Reinstalling is idempotent.
+    let again = Command::new(bin())
+        .args(["hooks", "install"])
+        .current_dir(run.test.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(stdout.contains("pre-commit: up to date"), "{stdout}");
+    assert!(stdout.contains("pre-push: up to date"), "{stdout}");
+    assert_eq!(
+        std::fs::read(hooks.join("pre-commit")).unwrap(),
+        template("pre-commit")
+    );
+}
+
+#[test]
+fn templates_are_posix_sh() {
+    for name in ["pre-commit", "pre-push"] {
+        let path = repo_root().join("hooks").join(name);
+        let status = Command::new("sh").arg("-n").arg(&path).status().unwrap();
+        assert!(status.success(), "sh -n {name}");
+        assert!(executable(&path), "the template {name} is executable");
+    }
+}
+
+#[test]
+fn one_hook_can_be_chosen_and_a_missing_config_is_a_warning() {
+    let run = install(Test::new(), &["pre-push"]).success();
+    let hooks = run.test.path().join(".git/hooks");
+    assert!(hooks.join("pre-push").is_file());
+    assert!(!hooks.join("pre-commit").exists());
+    assert!(
+        run.stdout.contains("warning: no checks.toml in"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_foreign_hook_is_refused_then_backed_up_with_force() {
+    let test = Test::new()
+        .config(GATE)
+        .script(".git/hooks/pre-commit", "#!/bin/sh\necho mine\n");
+    let run = install(test, &[]).status(2);
+    let hooks = run.test.path().join(".git/hooks");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: `{}` exists and was not installed by run-check; nothing changed (rerun with --force to move it to `<name>.run-check-backup` and install run-check's)\n",
+            hooks.join("pre-commit").display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit")).unwrap(),
+        "#!/bin/sh\necho mine\n"
+    );
+    assert!(
+        !hooks.join("pre-push").exists(),
+        "a refusal changes nothing"
+    );
+
+    let dir = run.test.path().to_path_buf();
+    let forced = Command::new(bin())
+        .args(["hooks", "install", "--force"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        forced.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit.run-check-backup")).unwrap(),
+        "#!/bin/sh\necho mine\n"
+    );
+    assert!(executable(&hooks.join("pre-commit.run-check-backup")));
+    assert_eq!(
+        std::fs::read(hooks.join("pre-commit")).unwrap(),
+        template("pre-commit")
+    );
+    assert_eq!(
+        std::fs::read(hooks.join("pre-push")).unwrap(),
+        template("pre-push")
+    );
+    let stdout = String::from_utf8_lossy(&forced.stdout);
+    assert!(
+        stdout.contains("pre-commit: moved the existing hook to"),
+        "{stdout}"
+    );
+
+    // A second foreign hook never replaces the first backup.
+    std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\necho second\n").unwrap();
+    let forced = Command::new(bin())
+        .args(["hooks", "install", "--force"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit.run-check-backup")).unwrap(),
+        "#!/bin/sh\necho mine\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit.run-check-backup.1")).unwrap(),
+        "#!/bin/sh\necho second\n"
+    );
+}
+
+#[test]
+fn an_older_hook_of_ours_is_replaced_without_force() {
+    let test = Test::new().config(GATE).script(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\n# run-check hook v0\nexit 0\n",
+    );
+    let run = install(test, &["pre-commit"]).success();
+    let hooks = run.test.path().join(".git/hooks");
+    assert_eq!(
+        std::fs::read(hooks.join("pre-commit")).unwrap(),
+        template("pre-commit")
+    );
+    assert!(!hooks.join("pre-commit.run-check-backup").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_hook_is_foreign() {
+    let test = Test::new()
+        .config(GATE)
+        .script("mine.sh", "#!/bin/sh\n# run-check hook v1\n");
+    std::os::unix::fs::symlink(
+        test.path().join("mine.sh"),
+        test.path().join(".git/hooks/pre-commit"),
+    )
+    .unwrap();
+    let run = install(test, &[]).status(2);
+    let hook = run.test.path().join(".git/hooks/pre-commit");
+    assert!(hook.symlink_metadata().unwrap().file_type().is_symlink());
+}
+
+#[test]
+fn core_hooks_path_is_respected() {
+    let test = Test::new().config(GATE);
+    git(test.path(), &["config", "core.hooksPath", ".githooks"]);
+    let run = install(test, &[]).success();
+    let dir = run.test.path();
+    assert_eq!(
+        std::fs::read(dir.join(".githooks/pre-commit")).unwrap(),
+        template("pre-commit")
+    );
+    assert!(dir.join(".githooks/pre-push").is_file());
+    assert!(!dir.join(".git/hooks/pre-commit").exists());
+
+    // An absolute hooksPath, from a subdirectory.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let hooks = elsewhere.path().join("shared-hooks");
+    git(dir, &["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let output = Command::new(bin())
+        .args(["hooks", "install", "--worktree", "sub"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(hooks.join("pre-commit").is_file());
+    assert!(hooks.join("pre-push").is_file());
+}
+
+#[test]
+fn outside_git_is_an_error() {
+    let run = install(Test::bare(), &[]).status(2);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: `.` is not in a git worktree; hooks need one ("),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A repository with the gate committed and the pre-commit hook installed.
+fn gated_repository() -> Run {
+    let test = Test::new().config(GATE).script("gate.sh", GATE_SH);
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-q", "-m", "gate"]);
+    install(test, &["pre-commit"]).success()
+}
+
+fn evidence(dir: &Path, hook: &str) -> Value {
+    let path = dir.join(".git/run-check").join(format!("{hook}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("hook evidence")).unwrap()
+}
+
+/// Commits `bad.txt` (refused), then without it (accepted), with `env` for git.
+fn commit_is_gated(dir: &Path, env: &[(&str, &str)]) {
+    std::fs::write(dir.join("bad.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let status_before = git(dir, &["status", "--porcelain"]);
+    let before = head(dir);
+    let refused = git_output(dir, &["commit", "-q", "-m", "bad"], env);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success(),
+        "a failing fast check refuses the commit: {stderr}"
+    );
+    assert!(
+        stderr.contains("pre-commit: run-check --mode fast exited 1; commit refused"),
+        "{stderr}"
+    );
+    assert_eq!(head(dir), before);
+    // The hook wrote nothing into the worktree or the index.
+    assert_eq!(git(dir, &["status", "--porcelain"]), status_before);
+    let failed = evidence(dir, "pre-commit");
+    assert_eq!(failed["mode"], "fast");
+    assert_eq!(failed["summary"]["exit_code"], 1);
+    assert_eq!(failed["checks"][0]["status"], "fail");
+    assert_eq!(failed["contracts"]["read_only"]["verified"], true);
+
+    git(dir, &["rm", "-q", "--cached", "bad.txt"]);
+    std::fs::remove_file(dir.join("bad.txt")).unwrap();
+    std::fs::write(dir.join("good.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let accepted = git_output(dir, &["commit", "-q", "-m", "good"], env);
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+    assert_ne!(head(dir), before);
+    let passed = evidence(dir, "pre-commit");
+    assert_eq!(passed["summary"]["all_checks_passed"], true);
+    assert_eq!(
+        passed["meta"]["changes"]["files"],
+        serde_json::json!(["good.txt"])
+    );
+}
+
+#[test]
+fn pre_commit_finds_run_check_through_run_check_bin() {
+    let run = gated_repository();
+    commit_is_gated(
+        run.test.path(),
+        &[("RUN_CHECK_BIN", bin().to_str().unwrap())],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn pre_commit_finds_run_check_through_the_wrapper() {
+    let run = gated_repository();
+    let dir = run.test.path();
+    std::fs::copy(repo_root().join("run-check.sh"), dir.join("run-check.sh")).unwrap();
+    git(dir, &["add", "run-check.sh"]);
+    git(dir, &["commit", "-q", "--no-verify", "-m", "wrapper"]);
+    commit_is_gated(dir, &[("RUN_CHECK_BIN", bin().to_str().unwrap())]);
+}
+
+#[cfg(unix)]
+#[test]
+fn pre_commit_finds_run_check_on_path() {
+    let run = gated_repository();
+    let bin_dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(bin(), bin_dir.path().join("run-check")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    commit_is_gated(run.test.path(), &[("PATH", &path)]);
+
+    // Without any run-check the commit is refused, not waved through.
+    let dir = run.test.path();
+    std::fs::write(dir.join("more.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let refused = git_output(
+        dir,
+        &["commit", "-q", "-m", "more"],
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("pre-commit: run-check not found"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
+#[test]
+fn the_first_commit_is_not_blocked() {
+    let test = Test::bare()
+        .config(GATE)
+        .script("gate.sh", GATE_SH)
+        .file("bad.txt", "x");
+    git(test.path(), &["init", "-q", "-b", "main"]);
+    let run = install(test, &["pre-commit"]).success();
+    let dir = run.test.path();
+    git(dir, &["add", "-A"]);
+    let output = git_output(
+        dir,
+        &["commit", "-q", "-m", "root"],
+        &[("RUN_CHECK_BIN", bin().to_str().unwrap())],
+    );
+    assert!(output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("first commit (no HEAD to compare with)"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn pre_push_runs_the_strict_gate() {
+    let remote = tempfile::tempdir().unwrap();
+    let remote_path: PathBuf = remote.path().join("remote.git");
+    let status = Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&remote_path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let strict_only = GATE.replace("modes = [\"fast\", \"strict\"]", "modes = [\"strict\"]");
+    let test = Test::new()
+        .config(&strict_only)
+        .script("gate.sh", GATE_SH)
+        .file("bad.txt", "x");
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-q", "-m", "work"]);
+    git(
+        test.path(),
+        &["remote", "add", "origin", remote_path.to_str().unwrap()],
+    );
+    let run = install(test, &[]).success();
+    let dir = run.test.path();
+    let bin = bin();
+    let env = [("RUN_CHECK_BIN", bin.to_str().unwrap())];
+
+    let refused = git_output(dir, &["push", "-q", "origin", "main"], &env);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("pre-push: run-check --mode strict exited 1; push refused"),
+        "{stderr}"
+    );
+    let failed = evidence(dir, "pre-push");
+    assert_eq!(failed["mode"], "strict");
+    assert_eq!(failed["summary"]["exit_code"], 1);
+
+    git(dir, &["rm", "-q", "bad.txt"]);
+    git(dir, &["commit", "-q", "--no-verify", "-m", "fix"]);
+    let pushed = git_output(dir, &["push", "-q", "origin", "main"], &env);
+    assert!(
+        pushed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pushed.stderr)
+    );
+    assert_eq!(
+        evidence(dir, "pre-push")["summary"]["banner"],
+        "All checks passed!"
+    );
+}

@@ -1,0 +1,525 @@
+//! `run-check init`: sample projects of every kind it detects, the checks,
+//! whitelist and parsers it writes, `validate` on its output, and its
+//! never-overwrite rule.
+
+use serde_json::Value;
+
+use crate::support::Test;
+
+/// Sample projects: a name and its files. Shared with `schema.rs`, which
+/// validates init's output against the checks.toml schema.
+pub(crate) const PROJECTS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "cargo",
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("src/lib.rs", "pub fn f() {}\n"),
+        ],
+    ),
+    (
+        "npm",
+        &[
+            (
+                "package.json",
+                r#"{"name": "demo", "scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit", "build": "tsc -p .", "test": "jest", "format": "prettier -w ."}}"#,
+            ),
+            ("package-lock.json", "{}"),
+        ],
+    ),
+    (
+        "pnpm",
+        &[
+            (
+                "package.json",
+                r#"{"scripts": {"lint": "next lint", "test": "vitest run"}}"#,
+            ),
+            ("pnpm-lock.yaml", "lockfileVersion: '9.0'\n"),
+        ],
+    ),
+    (
+        "python",
+        &[(
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\ndependencies = [\"requests\"]\n\n[project.optional-dependencies]\ndev = [\"pytest>=8\", \"ruff\", \"mypy==1.10\"]\n",
+        )],
+    ),
+    ("go", &[("go.mod", "module example.com/demo\n\ngo 1.22\n")]),
+    (
+        "make",
+        &[(
+            "Makefile",
+            ".PHONY: lint test check build\nlint:\n\tshellcheck *.sh\ntest: build\n\t./run-tests\ncheck: lint test\nbuild:\n\tcc -o demo demo.c\n",
+        )],
+    ),
+    ("empty", &[("README.md", "nothing to detect\n")]),
+];
+
+/// A temp directory (not a git repository) holding project `name`.
+pub(crate) fn project(name: &str) -> Test {
+    let (_, files) = PROJECTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no project {name}"));
+    files
+        .iter()
+        .fold(Test::bare(), |test, (path, text)| test.file(path, text))
+}
+
+/// Runs `init` in `test`, asserts success, and returns the written
+/// checks.toml as JSON and as text.
+#[track_caller]
+pub(crate) fn init(test: Test) -> (Value, String, crate::support::Run) {
+    let run = test.args(&["init"]).run().success();
+    let text = std::fs::read_to_string(run.test.path().join("checks.toml")).expect("checks.toml");
+    let value: Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (value, text, run)
+}
+
+fn names(config: &Value) -> Vec<&str> {
+    config["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
+}
+
+fn check<'a>(config: &'a Value, name: &str) -> &'a Value {
+    config["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {config:#}"))
+}
+
+fn allow(config: &Value) -> Vec<&str> {
+    config["settings"]["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect()
+}
+
+/// `run-check validate` on the directory of `run` exits 0.
+#[track_caller]
+fn validates(run: &crate::support::Run) {
+    let output = std::process::Command::new(crate::support::bin())
+        .args(["validate", "--worktree"])
+        .arg(run.test.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "validate: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains(": valid ("));
+}
+
+#[test]
+fn cargo_project() {
+    let (config, text, run) = init(project("cargo"));
+    assert_eq!(names(&config), ["fmt", "clippy", "test", "secrets"]);
+    assert_eq!(allow(&config), ["cargo"]);
+    assert_eq!(
+        check(&config, "fmt")["run"],
+        serde_json::json!(["cargo", "fmt", "--all", "--", "--check"])
+    );
+    assert_eq!(
+        check(&config, "fmt")["modes"],
+        serde_json::json!(["fast", "strict"])
+    );
+    let clippy = check(&config, "clippy");
+    assert_eq!(
+        clippy["run"],
+        serde_json::json!([
+            "cargo",
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings"
+        ])
+    );
+    assert_eq!(clippy["parser"], "rustc");
+    assert!(
+        clippy["paths"]
+            .as_array()
+            .unwrap()
+            .contains(&"**/*.rs".into())
+    );
+    assert_eq!(
+        check(&config, "test")["modes"],
+        serde_json::json!(["strict"])
+    );
+    assert_eq!(
+        config["fix"][0]["run"],
+        serde_json::json!(["cargo", "fmt", "--all"])
+    );
+    let secrets = check(&config, "secrets");
+    assert_eq!(secrets["scan"]["rules"], serde_json::json!(["secrets"]));
+    assert_eq!(secrets["dimension"], "security");
+    assert_eq!(secrets["severity"], "critical");
+    // A commented header explains how to edit.
+    assert!(text.starts_with("# checks.toml"), "{text}");
+    assert!(text.contains("settings.allow"));
+    assert!(
+        run.stdout
+            .contains("detected Cargo (Cargo.toml): checks fmt, clippy, test; fixes fmt"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "wrote checks.toml: 4 checks (3 in fast mode), 1 fix; allowed programs: cargo"
+        ),
+        "{}",
+        run.stdout
+    );
+    validates(&run);
+}
+
+#[test]
+fn npm_project_runs_its_scripts() {
+    let (config, _, run) = init(project("npm"));
+    assert_eq!(
+        names(&config),
+        ["lint", "typecheck", "build", "test", "secrets"]
+    );
+    assert_eq!(allow(&config), ["npm"]);
+    let lint = check(&config, "lint");
+    assert_eq!(lint["run"], serde_json::json!(["npm", "run", "lint"]));
+    assert_eq!(lint["parser"], "eslint");
+    assert_eq!(lint["modes"], serde_json::json!(["fast", "strict"]));
+    assert!(
+        lint["paths"]
+            .as_array()
+            .unwrap()
+            .contains(&"**/*.ts".into())
+    );
+    assert_eq!(check(&config, "typecheck")["parser"], "tsc");
+    assert_eq!(check(&config, "build")["parser"], "tsc");
+    let test = check(&config, "test");
+    assert_eq!(test["run"], serde_json::json!(["npm", "run", "test"]));
+    assert_eq!(test["modes"], serde_json::json!(["strict"]));
+    assert_eq!(test["env"]["CI"], "true");
+    assert!(test.get("parser").is_none());
+    assert_eq!(
+        config["fix"][0]["run"],
+        serde_json::json!(["npm", "run", "format"])
+    );
+    validates(&run);
+}
+
+#[test]
+fn pnpm_lockfile_picks_pnpm() {
+    let (config, _, run) = init(project("pnpm"));
+    assert_eq!(names(&config), ["lint", "test", "secrets"]);
+    assert_eq!(allow(&config), ["pnpm"]);
+    assert_eq!(
+        check(&config, "lint")["run"],
+        serde_json::json!(["pnpm", "run", "lint"])
+    );
+    assert_eq!(check(&config, "lint")["parser"], "eslint");
+    assert_eq!(
+        check(&config, "test")["run"],
+        serde_json::json!(["pnpm", "run", "test"])
+    );
+    assert!(config.get("fix").is_none());
+    assert!(
+        run.stdout
+            .contains("detected pnpm (package.json, pnpm-lock.yaml)"),
+        "{}",
+        run.stdout
+    );
+    validates(&run);
+}
+
+#[test]
+fn npm_placeholder_test_script_is_not_a_check() {
+    let test = Test::bare()
+        .file(
+            "package.json",
+            r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "xo"}}"#,
+        )
+        .file("yarn.lock", "");
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["lint", "secrets"]);
+    assert_eq!(
+        check(&config, "lint")["run"],
+        serde_json::json!(["yarn", "run", "lint"])
+    );
+    assert!(check(&config, "lint").get("parser").is_none());
+    assert!(
+        run.stdout
+            .contains("note: package.json `test` is npm's placeholder; not used")
+    );
+    validates(&run);
+}
+
+#[test]
+fn python_project_declaring_pytest_ruff_mypy() {
+    let (config, _, run) = init(project("python"));
+    assert_eq!(names(&config), ["ruff", "mypy", "pytest", "secrets"]);
+    assert_eq!(allow(&config), ["ruff", "mypy", "pytest"]);
+    let ruff = check(&config, "ruff");
+    assert_eq!(
+        ruff["run"],
+        serde_json::json!(["ruff", "check", "--no-cache", "--output-format", "concise"])
+    );
+    assert_eq!(ruff["parser"], "gcc");
+    assert_eq!(ruff["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(
+        check(&config, "mypy")["run"],
+        serde_json::json!(["mypy", "."])
+    );
+    assert_eq!(check(&config, "mypy")["parser"], "mypy");
+    let pytest = check(&config, "pytest");
+    assert_eq!(pytest["parser"], "pytest");
+    assert_eq!(pytest["modes"], serde_json::json!(["strict"]));
+    assert_eq!(pytest["env"]["PYTHONDONTWRITEBYTECODE"], "1");
+    validates(&run);
+}
+
+#[test]
+fn python_uses_only_the_tools_it_declares() {
+    let test = Test::bare()
+        .file("requirements-dev.txt", "# dev\npytest==8.2\npytest-cov\n")
+        .file("requirements.txt", "flask\n")
+        .file("mypy.ini", "[mypy]\nfiles = src\n");
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["mypy", "pytest", "secrets"]);
+    // mypy's configuration names its files: no target on the command line.
+    assert_eq!(check(&config, "mypy")["run"], serde_json::json!(["mypy"]));
+    assert!(
+        run.stdout
+            .contains("detected Python (requirements-dev.txt, requirements.txt, mypy.ini)"),
+        "{}",
+        run.stdout
+    );
+
+    let test = Test::bare().file(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\ndependencies = [\"pytest-cov\"]\n",
+    );
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["secrets"]);
+    assert!(allow(&config).is_empty());
+    assert!(
+        run.stdout.contains("declares none of pytest, ruff, mypy"),
+        "{}",
+        run.stdout
+    );
+    validates(&run);
+}
+
+#[test]
+fn go_project() {
+    let (config, _, run) = init(project("go"));
+    assert_eq!(names(&config), ["vet", "test", "secrets"]);
+    assert_eq!(allow(&config), ["go"]);
+    let vet = check(&config, "vet");
+    assert_eq!(vet["run"], serde_json::json!(["go", "vet", "./..."]));
+    assert_eq!(vet["parser"], "go");
+    assert_eq!(
+        vet["paths"],
+        serde_json::json!(["**/*.go", "go.mod", "go.sum"])
+    );
+    assert_eq!(
+        check(&config, "test")["run"],
+        serde_json::json!(["go", "test", "./..."])
+    );
+    assert_eq!(check(&config, "test")["parser"], "go");
+    validates(&run);
+}
+
+#[test]
+fn makefile_targets_when_nothing_else_is_recognised() {
+    let (config, _, run) = init(project("make"));
+    assert_eq!(names(&config), ["lint", "check", "test", "secrets"]);
+    assert_eq!(allow(&config), ["make"]);
+    assert_eq!(
+        check(&config, "lint")["run"],
+        serde_json::json!(["make", "lint"])
+    );
+    assert_eq!(
+        check(&config, "lint")["modes"],
+        serde_json::json!(["fast", "strict"])
+    );
+    assert_eq!(
+        check(&config, "test")["modes"],
+        serde_json::json!(["strict"])
+    );
+    validates(&run);
+
+    // Beside a recognised project, the Makefile is only mentioned.
+    let test = project("go").file("Makefile", "test:\n\tgo test ./...\n");
+    let (config, _, run) = init(test);
+    assert_eq!(allow(&config), ["go"]);
+    assert!(
+        run.stdout.contains("note: Makefile targets test not used"),
+        "{}",
+        run.stdout
+    );
+
+    // A target that runs run-check itself would recurse.
+    let test = Test::bare().file(
+        "Makefile",
+        "check:\n\t./run-check.sh --mode strict\nlint:\n\tshellcheck x.sh\n",
+    );
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["lint", "secrets"]);
+    assert!(
+        run.stdout.contains("target `check` runs run-check itself"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn several_ecosystems_get_unique_names() {
+    let mut test = project("cargo");
+    for (path, text) in PROJECTS.iter().find(|(n, _)| *n == "go").unwrap().1 {
+        test = test.file(path, text);
+    }
+    let (config, _, run) = init(test);
+    assert_eq!(
+        names(&config),
+        ["fmt", "clippy", "test", "vet", "go-test", "secrets"]
+    );
+    assert_eq!(allow(&config), ["cargo", "go"]);
+    assert_eq!(
+        config["fix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["fmt", "go-fmt"]
+    );
+    validates(&run);
+}
+
+#[test]
+fn an_unrecognised_project_gets_the_secrets_scan() {
+    let (config, text, run) = init(project("empty"));
+    assert_eq!(names(&config), ["secrets"]);
+    assert!(allow(&config).is_empty());
+    assert!(
+        text.contains("# name = \"anti-cheat\""),
+        "commented example"
+    );
+    assert!(
+        run.stdout
+            .contains("detected no Cargo, npm, pnpm, yarn, Python, Go or Makefile project")
+    );
+    validates(&run);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let (_, first, _) = init(project("npm"));
+    let (_, second, _) = init(project("npm"));
+    assert_eq!(first, second);
+}
+
+#[test]
+fn never_overwrites() {
+    let before = "# mine\nversion = 1\n[settings]\nallow = []\n";
+    let run = project("cargo")
+        .config(before)
+        .args(&["init"])
+        .run()
+        .status(2);
+    assert_eq!(
+        run.stderr,
+        "error: `checks.toml` already exists; `run-check init` never overwrites it (edit it, or move it away and run init again)\n"
+    );
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        std::fs::read(run.test.path().join("checks.toml")).unwrap(),
+        before.as_bytes()
+    );
+    // No temporary file is left behind.
+    let mut entries: Vec<String> = std::fs::read_dir(run.test.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    entries.sort();
+    assert_eq!(entries, ["Cargo.toml", "checks.toml", "src"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_symlink_counts_as_existing() {
+    let test = project("go");
+    std::os::unix::fs::symlink("elsewhere.toml", test.path().join("checks.toml")).unwrap();
+    let run = test.args(&["init"]).run().status(2);
+    assert!(run.stderr.contains("already exists"), "{}", run.stderr);
+    assert!(!run.test.path().join("elsewhere.toml").exists());
+}
+
+#[test]
+fn worktree_option_and_errors() {
+    let outer = Test::bare();
+    std::fs::create_dir(outer.path().join("proj")).unwrap();
+    std::fs::write(outer.path().join("proj/go.mod"), "module x\n").unwrap();
+    let run = outer.args(&["init", "--worktree", "proj"]).run().success();
+    assert!(
+        run.stdout.contains("wrote proj/checks.toml: 3 checks"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.test.path().join("proj/checks.toml").is_file());
+    assert!(!run.test.path().join("checks.toml").exists());
+    let again = std::process::Command::new(crate::support::bin())
+        .args(["init", "--worktree", "proj"])
+        .current_dir(run.test.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.starts_with("error: `proj/checks.toml` already exists"),
+        "{stderr}"
+    );
+
+    let run = Test::bare()
+        .args(&["init", "--worktree", "missing"])
+        .run()
+        .status(2);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: --worktree `missing`:"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_broken_manifest_is_a_note_not_an_error() {
+    let test = Test::bare()
+        .file("package.json", "{ not json")
+        .file("pyproject.toml", "[project\n")
+        .file("go.mod", "module x\n");
+    let (config, _, run) = init(test);
+    assert_eq!(allow(&config), ["go"]);
+    assert!(
+        run.stdout.contains("note: package.json is not valid JSON"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("note: pyproject.toml is not valid TOML"),
+        "{}",
+        run.stdout
+    );
+}
