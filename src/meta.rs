@@ -161,33 +161,47 @@ pub fn git(worktree: &Path) -> Git {
     let Ok(git) = which::which("git") else {
         return Git::default();
     };
-    let ask = |args: &[&str]| -> Option<String> {
-        let output = Command::new(&git)
-            .arg("-C")
-            .arg(worktree)
-            .args(args)
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        output
-            .status
-            .success()
-            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
-    };
-    // `rev-parse` fails outside a repository and before the first commit.
-    let Some(inside) = ask(&["rev-parse", "--is-inside-work-tree"]) else {
+    // One `git status` answers all three: `# branch.oid` (the commit, or
+    // `(initial)`), `# branch.head` (the branch, or `(detached)`), and the
+    // entries (dirty). It fails outside a repository.
+    let output = Command::new(&git)
+        .arg("-C")
+        .arg(worktree)
+        .args([
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--untracked-files=normal",
+        ])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let Ok(output) = output else {
         return Git::default();
     };
-    if inside != "true" {
+    if !output.status.success() {
         return Git::default();
     }
-    Git {
-        commit: ask(&["rev-parse", "--verify", "--quiet", "HEAD"]).filter(|c| !c.is_empty()),
-        branch: ask(&["symbolic-ref", "--quiet", "--short", "HEAD"]).filter(|b| !b.is_empty()),
-        dirty: ask(&["status", "--porcelain", "--untracked-files=normal"]).map(|s| !s.is_empty()),
+    parse_status(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// The facts in `git status --porcelain=v2 --branch` output.
+fn parse_status(text: &str) -> Git {
+    let mut git = Git {
+        dirty: Some(false),
+        ..Git::default()
+    };
+    for line in text.lines() {
+        if let Some(oid) = line.strip_prefix("# branch.oid ") {
+            git.commit = Some(oid.to_string()).filter(|o| o.len() == 40);
+        } else if let Some(head) = line.strip_prefix("# branch.head ") {
+            git.branch = Some(head.to_string()).filter(|h| h != "(detached)");
+        } else if !line.starts_with('#') && !line.is_empty() {
+            git.dirty = Some(true);
+        }
     }
+    git
 }
 
 /// An argv rendered for humans: plain words as they are, others single-quoted.
@@ -231,6 +245,28 @@ mod tests {
         assert_eq!(t.len(), 20, "{t}");
         assert!(t.ends_with('Z'));
         assert!(chrono::DateTime::parse_from_rfc3339(&t).is_ok());
+    }
+
+    #[test]
+    fn status_lines() {
+        let text = "# branch.oid 0123456789012345678901234567890123456789\n# branch.head main\n";
+        assert_eq!(
+            parse_status(text),
+            Git {
+                commit: Some("0123456789012345678901234567890123456789".into()),
+                branch: Some("main".into()),
+                dirty: Some(false)
+            }
+        );
+        let text = "# branch.oid (initial)\n# branch.head (detached)\n? new.txt\n";
+        assert_eq!(
+            parse_status(text),
+            Git {
+                commit: None,
+                branch: None,
+                dirty: Some(true)
+            }
+        );
     }
 
     #[test]

@@ -159,6 +159,9 @@ pub fn build<'c>(
     };
 
     let mut checks = Vec::with_capacity(selected.len());
+    // Many checks share a program: look each up on PATH once.
+    let mut resolved: std::collections::HashMap<&str, Result<PathBuf, String>> =
+        std::collections::HashMap::new();
     for check in &selected {
         let cwd = resolve_cwd(config, worktree, check)?;
         // A need that is not selected in this run orders nothing.
@@ -168,7 +171,10 @@ pub fn build<'c>(
             .filter_map(|need| selected.iter().position(|c| &c.name == need))
             .collect();
         let program = match &check.kind {
-            CheckKind::Run(argv) => resolve_program(&argv[0], worktree),
+            CheckKind::Run(argv) => resolved
+                .entry(argv[0].as_str())
+                .or_insert_with(|| resolve_program(&argv[0], worktree))
+                .clone(),
             CheckKind::Scan(_) => Err("scan".into()),
         };
         let skip = match (&selection.changed, &check.paths) {
