@@ -17,6 +17,7 @@ pub mod excerpt;
 pub mod exit_code;
 pub mod hooks;
 pub mod init;
+pub mod json_input;
 pub mod judge;
 pub mod merge;
 pub mod meta;

@@ -45,6 +45,7 @@ use serde_json::{Map, Value, json};
 
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
+use crate::json_input::kind;
 
 /// Hard limit on the files a task may change (`files_involved`,
 /// `change_budget.max_files`).
@@ -100,25 +101,7 @@ pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
         key,
         message,
     };
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(error(
-            None,
-            None,
-            "the file is UTF-16 encoded; save it as UTF-8".into(),
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        let (line, column) = (err.line(), err.column().max(1));
-        let message = err.to_string();
-        let suffix = format!(" at line {} column {}", err.line(), err.column());
-        let message = message.strip_suffix(&suffix).unwrap_or(&message);
-        error(
-            Some((line, column)),
-            None,
-            format!("invalid JSON: {message}"),
-        )
-    })?;
+    let value = crate::json_input::parse_document(path, bytes)?;
     match check(&value) {
         Ok(violations) => Ok(Task { value, violations }),
         Err(Problem { path, message }) => Err(error(None, Some(path), message)),
@@ -160,18 +143,6 @@ fn problem(path: &str, message: impl Into<String>) -> Problem {
     Problem {
         path: path.to_string(),
         message: message.into(),
-    }
-}
-
-/// The JSON type of `value`, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 
+pub(crate) use crate::json_input::{kind, parse_document, syntax_message};
+
 /// A problem at a JSON path: a missing field or a value of the wrong type.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Problem {
@@ -40,18 +42,6 @@ impl Problem {
 
 /// The result of a typed access.
 pub(crate) type Access<T> = Result<T, Problem>;
-
-/// The JSON type of `value`, for messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 /// `path.name`.
 pub(crate) fn child(path: &str, name: &str) -> String {
@@ -187,31 +177,6 @@ pub(crate) fn word<'a>(value: &Value, path: &str, words: &[&'a str]) -> Access<&
     ))
 }
 
-/// Reads a JSON document: a UTF-8 byte order mark is skipped, UTF-16 and
-/// syntax errors are one-line errors naming line and column.
-pub(crate) fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
-    let error = |location, message: String| Error::Config {
-        path: file.to_path_buf(),
-        location,
-        key: None,
-        message,
-    };
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(error(
-            None,
-            "the file is UTF-16 encoded; save it as UTF-8".into(),
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    serde_json::from_slice(bytes).map_err(|err| {
-        let (line, column) = (err.line(), err.column().max(1));
-        error(
-            Some((line, column)),
-            format!("invalid JSON: {}", syntax_message(&err)),
-        )
-    })
-}
-
 /// Parses one line of JSON; the error is `invalid JSON: ... (column C)`.
 pub(crate) fn parse_line(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|err| {
@@ -221,16 +186,6 @@ pub(crate) fn parse_line(text: &str) -> Result<Value, String> {
             err.column().max(1)
         )
     })
-}
-
-/// serde_json's message without its ` at line L column C` suffix.
-pub(crate) fn syntax_message(err: &serde_json::Error) -> String {
-    let message = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    message
-        .strip_suffix(&suffix)
-        .unwrap_or(&message)
-        .to_string()
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 
+pub(crate) use crate::json_input::{kind, parse_document as parse};
+
 /// A problem at a JSON path (`$`, `$.points[2].phase`).
 #[derive(Debug)]
 pub(crate) struct Problem {
@@ -34,45 +36,6 @@ impl Problem {
             key: Some(self.path),
             message: self.message,
         }
-    }
-}
-
-/// Parses `bytes` as JSON (a UTF-8 byte order mark is skipped); a syntax
-/// error names `file` with its line and column.
-pub(crate) fn parse(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
-    let error = |location, message: String| Error::Config {
-        path: file.to_path_buf(),
-        location,
-        key: None,
-        message,
-    };
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(error(
-            None,
-            "the file is UTF-16 encoded; save it as UTF-8".into(),
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    serde_json::from_slice(bytes).map_err(|err| {
-        let message = err.to_string();
-        let suffix = format!(" at line {} column {}", err.line(), err.column());
-        let message = message.strip_suffix(&suffix).unwrap_or(&message);
-        error(
-            Some((err.line(), err.column().max(1))),
-            format!("invalid JSON: {message}"),
-        )
-    })
-}
-
-/// The JSON type of `value`, for messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

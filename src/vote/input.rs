@@ -40,6 +40,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::json_input::kind;
 
 /// The largest accepted confidence weight (keeps every sum finite).
 pub const MAX_WEIGHT: f64 = 1_000_000.0;
@@ -170,24 +171,7 @@ pub fn parse(name: &Path, bytes: &[u8]) -> Result<Input, Error> {
         key,
         message,
     };
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(error(
-            None,
-            None,
-            "the file is UTF-16 encoded; save it as UTF-8".into(),
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        let message = err.to_string();
-        let suffix = format!(" at line {} column {}", err.line(), err.column());
-        let message = message.strip_suffix(&suffix).unwrap_or(&message);
-        error(
-            Some((err.line(), err.column().max(1))),
-            None,
-            format!("invalid JSON: {message}"),
-        )
-    })?;
+    let value = crate::json_input::parse_document(name, bytes)?;
     from_value(&value).map_err(|Problem { path, message }| error(None, Some(path), message))
 }
 
@@ -377,18 +361,6 @@ fn weight(value: &Value, path: &str) -> Result<f64, Problem> {
         ));
     }
     Ok(weight)
-}
-
-/// The JSON type of `value`, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The path of member `key` of the object at `path`: `$.votes`, or
