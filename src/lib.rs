@@ -31,6 +31,8 @@ pub mod schema;
 pub mod signal;
 pub mod snapshot;
 pub mod task;
+#[cfg(test)]
+mod test_git;
 pub mod vote;
 
 mod commands;

@@ -272,17 +272,7 @@ mod tests {
     #[test]
     fn facts_of_a_real_repository() {
         let dir = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| {
-            let status = Command::new("git")
-                .arg("-C")
-                .arg(dir.path())
-                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-                .args(args)
-                .stdout(Stdio::null())
-                .status()
-                .unwrap();
-            assert!(status.success(), "git {args:?}");
-        };
+        let run = |args: &[&str]| crate::test_git::git(dir.path(), args);
         run(&["init", "-q", "-b", "main"]);
         run(&["commit", "-q", "--allow-empty", "-m", "first"]);
         let facts = git(dir.path());

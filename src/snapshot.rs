@@ -404,21 +404,10 @@ fn walk_snapshot(worktree: &Path) -> Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_git::git;
 
     fn paths(changes: Vec<Change>) -> Vec<String> {
         changes.into_iter().map(|c| c.path).collect()
-    }
-
-    fn git(dir: &Path, args: &[&str]) {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(args)
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
     }
 
     #[test]
