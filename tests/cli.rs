@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::support::{Test, bin, check, git};
+use crate::support::{FAILING, Test, bin, check, git};
 
 /// Three checks: `fast-one` in both modes, `strict-one` (strict, the
 /// default) needing it, `fast-missing` (fast only) whose program is nowhere.
@@ -48,19 +48,6 @@ run = ["true"]
 [[check]]
 name = "b"
 run = ["echo", "hi"]
-"#;
-
-/// One passing and one failing check.
-const FAILING: &str = r#"[settings]
-allow = ["true", "false"]
-
-[[check]]
-name = "ok"
-run = ["true"]
-
-[[check]]
-name = "bad"
-run = ["false"]
 "#;
 
 /// A check that leaves `ran-marker` behind when it runs.

@@ -8,20 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
-use crate::support::{Test, bin, repo_root};
-
-/// Two checks, one failing.
-const FAILING: &str = r#"[settings]
-allow = ["true", "false"]
-
-[[check]]
-name = "ok"
-run = ["true"]
-
-[[check]]
-name = "bad"
-run = ["false"]
-"#;
+use crate::support::{FAILING, Test, bin, repo_root};
 
 /// Runs `<repo>/run-check.sh ARGS` in the worktree of `test` with
 /// `RUN_CHECK_BIN` set to `bin_path`.

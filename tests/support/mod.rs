@@ -14,6 +14,19 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// A checks.toml with one passing check (`ok`) and one failing (`bad`).
+pub const FAILING: &str = r#"[settings]
+allow = ["true", "false"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+
+[[check]]
+name = "bad"
+run = ["false"]
+"#;
+
 /// The binary under test.
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_run-check"))
