@@ -47,6 +47,9 @@ pub struct Collected {
 /// files in that order.
 pub fn collect(globs: &[String], worktree: &Path) -> Collected {
     let mut collected = Collected::default();
+    if globs.is_empty() {
+        return collected;
+    }
     let Ok(root) = dunce::canonicalize(worktree) else {
         return collected;
     };

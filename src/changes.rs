@@ -5,8 +5,9 @@
 //! Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+
+use crate::git::{Repo, Status};
 
 /// Files changed against a base, worktree-relative with `/` separators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +23,6 @@ pub struct Changes {
 /// Why the change could not be determined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangesError {
-    /// Not a git worktree (or git is missing): nothing can be compared.
-    NotGit(String),
     /// The base revision does not exist.
     BadRevision(String),
     /// git failed otherwise.
@@ -33,7 +32,7 @@ pub enum ChangesError {
 impl std::fmt::Display for ChangesError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ChangesError::NotGit(why) | ChangesError::Git(why) => write!(f, "{why}"),
+            ChangesError::Git(why) => write!(f, "{why}"),
             ChangesError::BadRevision(rev) => {
                 write!(
                     f,
@@ -44,74 +43,56 @@ impl std::fmt::Display for ChangesError {
     }
 }
 
-struct Git {
-    git: PathBuf,
-    toplevel: PathBuf,
+/// The files changed in `worktree` against `base`, for fast mode's `paths`
+/// filter: tracked files that differ (staged or not) and untracked files
+/// that are not ignored. `status` is the run's `git status`; when `base` is
+/// the HEAD commit its entries are the answer and git is not asked again (a
+/// file whose staged change was undone in the worktree counts as changed:
+/// the filter errs towards running a check).
+pub fn changed_files(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+) -> Result<Vec<String>, ChangesError> {
+    let commit = resolve(repo, base)?;
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    if status.commit.as_deref() == Some(commit.as_str()) {
+        files.extend(status.entries.iter().map(|e| e.path.clone()));
+    } else {
+        let names = repo
+            .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
+            .map_err(ChangesError::Git)?;
+        files.extend(
+            names
+                .split(|&b| b == 0)
+                .filter(|r| !r.is_empty())
+                .map(|r| String::from_utf8_lossy(r).into_owned()),
+        );
+        files.extend(untracked(status).map(str::to_string));
+    }
+    Ok(files
+        .into_iter()
+        .map(|path| relative_to(&repo.toplevel().join(&path), worktree))
+        .collect())
 }
 
-impl Git {
-    fn run(&self, args: &[&str]) -> Result<Vec<u8>, ChangesError> {
-        let output = Command::new(&self.git)
-            .arg("-C")
-            .arg(&self.toplevel)
-            .args(["-c", "core.quotePath=false"])
-            .args(args)
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|err| ChangesError::Git(format!("failed to run git: {err}")))?;
-        if output.status.success() {
-            Ok(output.stdout)
-        } else {
-            let why = String::from_utf8_lossy(&output.stderr);
-            Err(ChangesError::Git(format!(
-                "git {}: {}",
-                args.join(" "),
-                why.trim()
-            )))
-        }
-    }
-}
-
-/// The files and lines changed in `worktree` against `base`.
-pub fn changed(worktree: &Path, base: &str) -> Result<Changes, ChangesError> {
-    let git = which::which("git")
-        .map_err(|_| ChangesError::NotGit("git is not installed: every check runs".into()))?;
-    let top = Command::new(&git)
-        .arg("-C")
-        .arg(worktree)
-        .args(["rev-parse", "--show-toplevel"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .ok_or_else(|| {
-            ChangesError::NotGit("not a git repository: every check runs".to_string())
-        })?;
-    let top = String::from_utf8_lossy(&top.stdout).trim().to_string();
-    let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
-    let git = Git { git, toplevel };
-    if base.starts_with('-') {
-        return Err(ChangesError::BadRevision(base.to_string()));
-    }
-    let revision = format!("{base}^{{commit}}");
-    let commit = git
-        .run(&[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            "--end-of-options",
-            &revision,
-        ])
-        .map_err(|_| ChangesError::BadRevision(base.to_string()))?;
-    let commit = String::from_utf8_lossy(&commit).trim().to_string();
-
+/// The files and lines changed in `worktree` against `base` (the task's
+/// change budget): `git diff --numstat` for tracked files, every line of an
+/// untracked text file.
+pub fn changed(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+) -> Result<Changes, ChangesError> {
+    let commit = resolve(repo, base)?;
     let mut files = BTreeSet::new();
     let mut loc = 0u64;
     // Tracked: the worktree (staged or not) against the base commit.
-    let numstat = git.run(&["diff", "--numstat", "-z", "--no-renames", &commit, "--"])?;
+    let numstat = repo
+        .run(&["diff", "--numstat", "-z", "--no-renames", &commit, "--"])
+        .map_err(ChangesError::Git)?;
     for record in numstat.split(|&b| b == 0).filter(|r| !r.is_empty()) {
         let text = String::from_utf8_lossy(record);
         let mut parts = text.splitn(3, '\t');
@@ -122,22 +103,33 @@ pub fn changed(worktree: &Path, base: &str) -> Result<Changes, ChangesError> {
         loc += count(added) + count(deleted);
         files.insert(path.to_string());
     }
-    // Untracked, not ignored.
-    let untracked = git.run(&["ls-files", "--others", "--exclude-standard", "-z"])?;
-    for record in untracked.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        let path = String::from_utf8_lossy(record).into_owned();
-        loc += text_lines(&git.toplevel.join(&path));
-        files.insert(path);
+    for path in untracked(status) {
+        loc += text_lines(&repo.toplevel().join(path));
+        files.insert(path.to_string());
     }
     let files = files
         .into_iter()
-        .map(|path| relative_to(&git.toplevel.join(&path), worktree))
+        .map(|path| relative_to(&repo.toplevel().join(&path), worktree))
         .collect();
     Ok(Changes {
         base: base.to_string(),
         files,
         loc,
     })
+}
+
+fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
+    repo.resolve(base)
+        .ok_or_else(|| ChangesError::BadRevision(base.to_string()))
+}
+
+/// Untracked, not ignored files of `status` (top-level relative).
+fn untracked(status: &Status) -> impl Iterator<Item = &str> {
+    status
+        .entries
+        .iter()
+        .filter(|e| e.code == "??")
+        .map(|e| e.path.as_str())
 }
 
 /// Lines of a text file (0 for binary, unreadable or files over 16 MiB).
@@ -186,6 +178,12 @@ mod tests {
     use super::*;
     use crate::test_git::git;
 
+    fn repo(root: &Path) -> (Repo, Status) {
+        let repo = Repo::find(root).unwrap();
+        let status = repo.status().unwrap();
+        (repo, status)
+    }
+
     #[test]
     fn tracked_staged_and_untracked_changes_with_line_counts() {
         let dir = tempfile::tempdir().unwrap();
@@ -198,8 +196,10 @@ mod tests {
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
 
-        let clean = changed(&root, "HEAD").unwrap();
+        let (r, s) = repo(&root);
+        let clean = changed(&r, &s, &root, "HEAD").unwrap();
         assert_eq!((clean.files.len(), clean.loc), (0, 0));
+        assert!(changed_files(&r, &s, &root, "HEAD").unwrap().is_empty());
 
         // 1 line changed (1 added + 1 deleted), 1 staged deletion (1 line),
         // 2 untracked lines, an ignored file that does not count.
@@ -207,37 +207,65 @@ mod tests {
         git(&root, &["rm", "-q", "b.txt"]);
         std::fs::write(root.join("new.txt"), "x\ny").unwrap();
         std::fs::write(root.join("debug.log"), "ignored\n").unwrap();
-        let changes = changed(&root, "HEAD").unwrap();
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD").unwrap();
         assert_eq!(changes.files, ["b.txt", "new.txt", "src/a.rs"]);
         assert_eq!(changes.loc, 2 + 1 + 2);
+        // From the status alone (base is HEAD), and through `git diff`
+        // (the same commit named otherwise is compared the long way).
+        assert_eq!(changed_files(&r, &s, &root, "HEAD").unwrap(), changes.files);
+        assert_eq!(changed_files(&r, &s, &root, "main").unwrap(), changes.files);
 
         // Relative to a subdirectory worktree.
-        let sub = changed(&root.join("src"), "HEAD").unwrap();
+        let sub = changed(&r, &s, &root.join("src"), "HEAD").unwrap();
         assert_eq!(sub.files, ["../b.txt", "../new.txt", "a.rs"]);
+        assert_eq!(
+            changed_files(&r, &s, &root.join("src"), "HEAD").unwrap(),
+            sub.files
+        );
     }
 
     #[test]
-    fn a_missing_revision_and_a_non_repository() {
+    fn against_an_older_base() {
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
-        let not_git = changed(&root, "HEAD");
-        // A temp dir could sit inside a repository on some machine; here it
-        // does not.
-        assert!(
-            matches!(not_git, Err(ChangesError::NotGit(_))),
-            "{not_git:?}"
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        git(&root, &["tag", "v1"]);
+        std::fs::write(root.join("b.txt"), "b\n").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "two"]);
+        std::fs::write(root.join("c.txt"), "c\n").unwrap();
+        let (r, s) = repo(&root);
+        // Committed since v1, plus the untracked file.
+        assert_eq!(
+            changed_files(&r, &s, &root, "v1").unwrap(),
+            ["b.txt", "c.txt"]
         );
+        assert_eq!(changed_files(&r, &s, &root, "HEAD").unwrap(), ["c.txt"]);
+        assert_eq!(changed(&r, &s, &root, "v1").unwrap().loc, 2);
+    }
+
+    #[test]
+    fn a_missing_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
         git(&root, &["init", "-q", "-b", "main"]);
         git(&root, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let (r, s) = repo(&root);
         assert_eq!(
-            changed(&root, "no-such-branch").unwrap_err().to_string(),
+            changed_files(&r, &s, &root, "no-such-branch")
+                .unwrap_err()
+                .to_string(),
             "--changed-since `no-such-branch`: no such revision in this repository"
         );
         assert!(matches!(
-            changed(&root, "--output=x"),
+            changed(&r, &s, &root, "--output=x"),
             Err(ChangesError::BadRevision(_))
         ));
-        assert!(changed(&root, "HEAD").is_ok());
+        assert!(changed(&r, &s, &root, "HEAD").is_ok());
     }
 
     #[test]

@@ -8,19 +8,21 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::changes;
 use crate::cli::{CheckArgs, FixArgs, ListArgs, ListFormat, Location};
 use crate::config::Mode;
 use crate::config::{self, CheckKind, Config};
 use crate::error::Error;
 use crate::evidence::{self, ReadOnly, Status};
 use crate::exit_code;
+use crate::git;
 use crate::meta::{self, Meta};
 use crate::output::Output;
 use crate::plan::{self, Plan, Selection};
 use crate::report::{self, Format};
 use crate::runner::{self, Event};
 use crate::signal;
-use crate::snapshot::Verifier;
+use crate::snapshot::{Snapshotter, Verifier};
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -58,21 +60,40 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
     let (worktree, config) = locate(&args.location)?;
-    // The task and its change budget are read before the output file exists
-    // (its temporary file would count as a changed file).
-    let task = args.task.as_deref().map(crate::task::load).transpose()?;
-    let change_budget = match &task {
-        None => None,
-        Some(_) => match crate::task::change_budget(&worktree, &args.changed_since) {
-            Ok(budget) => Some(budget),
-            Err(crate::changes::ChangesError::NotGit(_)) => None,
-            Err(err) => return Err(Error::Usage(err.to_string())),
-        },
+    // One `git status` before anything else: the git facts of `meta`, fast
+    // mode's changed files and the first read-only snapshot all come from
+    // it, taken before run-check creates its own output file.
+    let repo = git::Repo::find(&worktree);
+    let status_started = Instant::now();
+    let status = match &repo {
+        Ok(repo) => Some(repo.status().map_err(|why| {
+            Error::Internal(format!("cannot read the worktree's git status: {why}"))
+        })?),
+        Err(_) => None,
     };
-    // Fast mode runs a check with `paths` only when a changed file matches.
-    let changes = match args.mode {
-        Mode::Fast => Some(fast_changes(&worktree, &args.changed_since)?),
-        Mode::Strict => None,
+    let status_took = status_started.elapsed();
+    let in_git = repo.as_ref().ok().zip(status.as_ref());
+    let task = args.task.as_deref().map(crate::task::load).transpose()?;
+    let change_budget = match (&task, in_git) {
+        (Some(_), Some((repo, status))) => Some(
+            crate::task::change_budget(repo, status, &worktree, &args.changed_since)
+                .map_err(|err| Error::Usage(err.to_string()))?,
+        ),
+        _ => None,
+    };
+    // Fast mode runs a check with `paths` only when a changed file matches;
+    // outside git every check runs.
+    let changes = match (args.mode, in_git) {
+        (Mode::Strict, _) => None,
+        (Mode::Fast, Some((repo, status))) => Some((
+            changes::changed_files(repo, status, &worktree, &args.changed_since)
+                .map_err(|err| Error::Usage(err.to_string()))?,
+            None,
+        )),
+        (Mode::Fast, None) => {
+            let why = repo.as_ref().err().map_or("", String::as_str);
+            Some((Vec::new(), Some(format!("{why}: every check runs"))))
+        }
     };
     let selection = Selection {
         mode: args.mode,
@@ -91,25 +112,31 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             .map_err(Error::Usage)?,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
+    let verify = args.mode == Mode::Strict || args.verify_read_only;
+    let mut verifier = match verify {
+        true => {
+            let snapshotter = Snapshotter::new(&worktree, repo.as_ref().ok());
+            let first = status.as_ref().map(|status| (status, status_took));
+            Some(
+                Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
+                    Error::Internal(format!(
+                        "read-only verification: cannot take the first snapshot: {why}"
+                    ))
+                })?,
+            )
+        }
+        false => None,
+    };
     // The handler goes in before the output file exists, so an early Ctrl-C
     // still ends in evidence (every check `interrupted`), never a stray file.
     let cancel = signal::install().map_err(Error::Internal)?;
     let output = Output::open(args.out.as_deref())?;
-    // The first snapshot is taken after the output file is opened, so its
-    // temporary file is in both snapshots.
-    let verify = args.mode == Mode::Strict || args.verify_read_only;
-    let mut verifier = match verify {
-        true => Some(Verifier::start(&worktree, plan.jobs == 1).map_err(|why| {
-            Error::Internal(format!(
-                "read-only verification: cannot take the first snapshot: {why}"
-            ))
-        })?),
-        false => None,
-    };
+    if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
+        verifier.ignore(temp);
+    }
 
-    // Git and platform facts are gathered while the checks run.
-    let facts = std::thread::scope(|scope| {
-        let git = scope.spawn(|| meta::git(&worktree));
+    // Platform facts are gathered while the checks run.
+    let (results, platform) = std::thread::scope(|scope| {
         let platform = scope.spawn(meta::platform);
         let mut progress = Progress::new(args.quiet, &plan, plan.mode.as_str());
         let results = runner::run_plan(&plan, cancel, &mut |event| {
@@ -121,11 +148,11 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             }
             progress.show(event)
         });
-        let git = git.join().unwrap_or_default();
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
-        (results, git, platform)
+        (results, platform)
     });
-    let (results, git, platform) = facts;
+    let git = meta::Git::of(status.as_ref());
+
     let interrupted = cancel.is_cancelled();
     let meta = Meta {
         tool: meta::tool(),
@@ -183,19 +210,6 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         eprintln!("{}", evidence.summary.banner);
     }
     Ok(evidence.summary.exit_code)
-}
-
-/// Fast mode's changed files, or why there are none to filter by (outside
-/// git every check runs). A base revision that does not exist is an ERROR.
-fn fast_changes(
-    worktree: &std::path::Path,
-    base: &str,
-) -> Result<(Vec<String>, Option<String>), Error> {
-    match crate::changes::changed(worktree, base) {
-        Ok(changes) => Ok((changes.files, None)),
-        Err(crate::changes::ChangesError::NotGit(why)) => Ok((Vec::new(), Some(why))),
-        Err(err) => Err(Error::Usage(err.to_string())),
-    }
 }
 
 /// Progress lines on stderr, one per finished check.

@@ -15,6 +15,7 @@ pub mod error;
 pub mod evidence;
 pub mod excerpt;
 pub mod exit_code;
+pub mod git;
 pub mod hooks;
 pub mod init;
 pub mod json_input;

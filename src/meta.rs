@@ -1,11 +1,9 @@
-//! `meta` of the evidence: tool, time, platform, git facts, config identity,
-//! argv and the executed commands. Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`
-//! keeps `git status` from refreshing the index).
-
-use std::path::Path;
-use std::process::{Command, Stdio};
+//! `meta` of the evidence: tool, time, platform, git facts (from the run's one
+//! `git status`), config identity, argv and the executed commands.
 
 use serde::{Deserialize, Serialize};
+
+use crate::git::Status;
 
 /// `meta`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -156,52 +154,18 @@ pub fn platform() -> Platform {
     }
 }
 
-/// Git facts of `worktree`; all null when git is missing or this is not a repo.
-pub fn git(worktree: &Path) -> Git {
-    let Ok(git) = which::which("git") else {
-        return Git::default();
-    };
-    // One `git status` answers all three: `# branch.oid` (the commit, or
-    // `(initial)`), `# branch.head` (the branch, or `(detached)`), and the
-    // entries (dirty). It fails outside a repository.
-    let output = Command::new(&git)
-        .arg("-C")
-        .arg(worktree)
-        .args([
-            "status",
-            "--porcelain=v2",
-            "--branch",
-            "--untracked-files=normal",
-        ])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output();
-    let Ok(output) = output else {
-        return Git::default();
-    };
-    if !output.status.success() {
-        return Git::default();
-    }
-    parse_status(&String::from_utf8_lossy(&output.stdout))
-}
-
-/// The facts in `git status --porcelain=v2 --branch` output.
-fn parse_status(text: &str) -> Git {
-    let mut git = Git {
-        dirty: Some(false),
-        ..Git::default()
-    };
-    for line in text.lines() {
-        if let Some(oid) = line.strip_prefix("# branch.oid ") {
-            git.commit = Some(oid.to_string()).filter(|o| o.len() == 40);
-        } else if let Some(head) = line.strip_prefix("# branch.head ") {
-            git.branch = Some(head.to_string()).filter(|h| h != "(detached)");
-        } else if !line.starts_with('#') && !line.is_empty() {
-            git.dirty = Some(true);
+impl Git {
+    /// The facts in the run's `git status`; all null outside git.
+    pub fn of(status: Option<&Status>) -> Git {
+        match status {
+            None => Git::default(),
+            Some(status) => Git {
+                commit: status.commit.clone(),
+                branch: status.branch.clone(),
+                dirty: Some(!status.entries.is_empty()),
+            },
         }
     }
-    git
 }
 
 /// An argv rendered for humans: plain words as they are, others single-quoted.
@@ -224,6 +188,8 @@ pub fn display_command(argv: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
@@ -248,42 +214,25 @@ mod tests {
     }
 
     #[test]
-    fn status_lines() {
-        let text = "# branch.oid 0123456789012345678901234567890123456789\n# branch.head main\n";
-        assert_eq!(
-            parse_status(text),
-            Git {
-                commit: Some("0123456789012345678901234567890123456789".into()),
-                branch: Some("main".into()),
-                dirty: Some(false)
-            }
-        );
-        let text = "# branch.oid (initial)\n# branch.head (detached)\n? new.txt\n";
-        assert_eq!(
-            parse_status(text),
-            Git {
-                commit: None,
-                branch: None,
-                dirty: Some(true)
-            }
-        );
-    }
-
-    #[test]
     fn facts_of_a_real_repository() {
         let dir = tempfile::tempdir().unwrap();
         let run = |args: &[&str]| crate::test_git::git(dir.path(), args);
         run(&["init", "-q", "-b", "main"]);
         run(&["commit", "-q", "--allow-empty", "-m", "first"]);
-        let facts = git(dir.path());
-        let commit = facts.commit.unwrap();
+        let facts = |dir: &Path| {
+            let repo = crate::git::Repo::find(dir).unwrap();
+            Git::of(Some(&repo.status().unwrap()))
+        };
+        assert_eq!(Git::of(None), Git::default());
+        let facts_now = facts(dir.path());
+        let commit = facts_now.commit.clone().unwrap();
         assert_eq!(commit.len(), 40);
         assert!(commit.bytes().all(|b| b.is_ascii_hexdigit()));
-        assert_eq!(facts.branch.as_deref(), Some("main"));
-        assert_eq!(facts.dirty, Some(false));
+        assert_eq!(facts_now.branch.as_deref(), Some("main"));
+        assert_eq!(facts_now.dirty, Some(false));
         std::fs::write(dir.path().join("new.txt"), "x").unwrap();
-        assert_eq!(git(dir.path()).dirty, Some(true));
+        assert_eq!(facts(dir.path()).dirty, Some(true));
         run(&["checkout", "-q", "--detach"]);
-        assert_eq!(git(dir.path()).branch, None);
+        assert_eq!(facts(dir.path()).branch, None);
     }
 }

@@ -62,6 +62,14 @@ impl Output {
         })
     }
 
+    /// The temporary file, while the report is not yet written.
+    pub fn temp_path(&self) -> Option<&Path> {
+        match self {
+            Output::Stdout => None,
+            Output::File { temp, .. } => Some(temp.path()),
+        }
+    }
+
     /// Whether the report goes to stdout.
     pub fn is_stdout(&self) -> bool {
         matches!(self, Output::Stdout)

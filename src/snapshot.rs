@@ -13,13 +13,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
 use crate::evidence::{Diagnostic, ReadOnly};
+use crate::git::{Repo, Status};
 
 /// Directories never counted outside git (build output, dependencies, VCS).
 const ALWAYS_IGNORED: [&str; 3] = [".git", "target", "node_modules"];
@@ -27,8 +27,11 @@ const ALWAYS_IGNORED: [&str; 3] = [".git", "target", "node_modules"];
 /// What a snapshot records of one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
-    /// git's two-letter status (`" M"`, `"??"`, ...); empty outside git.
+    /// git's two-letter status (`".M"`, `"??"`, ...); empty outside git.
     code: String,
+    /// The rest of git's record (modes, object names in HEAD and the index),
+    /// so re-staging a staged file with other content is a change.
+    state: String,
     /// Content hash; `None` for a path that does not exist as a file.
     hash: Option<[u8; 32]>,
 }
@@ -120,6 +123,8 @@ pub struct Verifier {
     pending: Vec<String>,
     /// Path → the checks one of which changed it.
     culprits: HashMap<String, Vec<String>>,
+    /// Worktree-relative paths that are run-check's own files.
+    ignored: Vec<String>,
 }
 
 /// An intermediate snapshot follows a check that ran this many times as long
@@ -127,20 +132,44 @@ pub struct Verifier {
 pub const ATTRIBUTION_FACTOR: u32 = 10;
 
 impl Verifier {
-    /// Takes the first snapshot. `attribute`: checks run one at a time, so
-    /// intermediate snapshots can name culprits.
-    pub fn start(worktree: &Path, attribute: bool) -> Result<Verifier, String> {
-        let snapshotter = Snapshotter::new(worktree);
+    /// Starts verification with the first snapshot. In git, `first` is the
+    /// run's `git status` and how long it took (the snapshot is made of it,
+    /// not asked again); otherwise the snapshot is taken now. `attribute`:
+    /// checks run one at a time, so intermediate snapshots can name culprits.
+    pub fn start(
+        snapshotter: Snapshotter,
+        first: Option<(&Status, Duration)>,
+        attribute: bool,
+    ) -> Result<Verifier, String> {
         let started = Instant::now();
-        let before = snapshotter.take()?;
+        let (before, status_took) = match first {
+            Some((status, took)) => (snapshotter.of_status(status), took),
+            None => (snapshotter.take()?, Duration::ZERO),
+        };
         Ok(Verifier {
             snapshotter,
-            cost: started.elapsed(),
+            cost: started.elapsed() + status_took,
             last: attribute.then(|| before.clone()),
             before,
             pending: Vec::new(),
             culprits: HashMap::new(),
+            ignored: Vec::new(),
         })
+    }
+
+    /// A file run-check itself creates in the worktree after the first
+    /// snapshot (the report's temporary file): never a change.
+    pub fn ignore(&mut self, path: &Path) {
+        let path = dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.ignored
+            .push(display_path(&path, self.snapshotter.worktree()));
+    }
+
+    /// The changes from `before` to `after`, less the ignored paths.
+    fn diff(&self, before: &Snapshot, after: &Snapshot) -> Vec<Change> {
+        let mut changes = before.diff(after);
+        changes.retain(|c| !self.ignored.contains(&c.path));
+        changes
     }
 
     /// Called after check `name` ended (having run for `ran`) while no other
@@ -161,7 +190,7 @@ impl Verifier {
     /// Attributes the changes since `last` to the pending checks.
     fn blame(&mut self, now: &Snapshot) {
         let Some(last) = &self.last else { return };
-        for change in last.diff(now) {
+        for change in self.diff(last, now) {
             self.culprits
                 .entry(change.path)
                 .or_insert_with(|| self.pending.clone());
@@ -186,7 +215,7 @@ impl Verifier {
         if !self.pending.is_empty() {
             self.blame(&after);
         }
-        let changes = self.before.diff(&after);
+        let changes = self.diff(&self.before, &after);
         let diagnostics = changes
             .iter()
             .map(|change| {
@@ -227,12 +256,10 @@ impl Verifier {
 pub enum Snapshotter {
     /// Through `git status` of the repository holding the worktree.
     Git {
-        /// The git executable.
-        git: PathBuf,
+        /// The repository.
+        repo: Repo,
         /// The worktree (canonical).
         worktree: PathBuf,
-        /// The repository's top level (canonical).
-        toplevel: PathBuf,
     },
     /// By walking the files outside git.
     Walk {
@@ -242,85 +269,55 @@ pub enum Snapshotter {
 }
 
 impl Snapshotter {
-    /// Git when the worktree is inside a git work tree, else a walk.
-    pub fn new(worktree: &Path) -> Snapshotter {
-        if let Ok(git) = which::which("git") {
-            let output = git_command(&git, worktree)
-                .args(["rev-parse", "--show-toplevel"])
-                .stderr(Stdio::null())
-                .output();
-            if let Ok(output) = output
-                && output.status.success()
-            {
-                let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
-                if let Ok(toplevel) = dunce::canonicalize(Path::new(&top)) {
-                    return Snapshotter::Git {
-                        git,
-                        worktree: worktree.to_path_buf(),
-                        toplevel,
-                    };
-                }
-            }
+    /// Git when the worktree is inside a repository, else a walk.
+    pub fn new(worktree: &Path, repo: Option<&Repo>) -> Snapshotter {
+        let worktree = worktree.to_path_buf();
+        match repo {
+            Some(repo) => Snapshotter::Git {
+                repo: repo.clone(),
+                worktree,
+            },
+            None => Snapshotter::Walk { worktree },
         }
-        Snapshotter::Walk {
-            worktree: worktree.to_path_buf(),
+    }
+
+    /// The worktree snapshots are relative to.
+    fn worktree(&self) -> &Path {
+        match self {
+            Snapshotter::Git { worktree, .. } | Snapshotter::Walk { worktree } => worktree,
         }
     }
 
     /// Takes a snapshot; the error is one line saying why it could not.
     pub fn take(&self) -> Result<Snapshot, String> {
         match self {
-            Snapshotter::Git {
-                git,
-                worktree,
-                toplevel,
-            } => git_snapshot(git, worktree, toplevel),
+            Snapshotter::Git { repo, .. } => Ok(self.of_status(&repo.status()?)),
             Snapshotter::Walk { worktree } => Ok(walk_snapshot(worktree)),
         }
     }
-}
 
-fn git_command(git: &Path, dir: &Path) -> Command {
-    let mut command = Command::new(git);
-    command
-        .arg("-C")
-        .arg(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null());
-    command
-}
-
-fn git_snapshot(git: &Path, worktree: &Path, toplevel: &Path) -> Result<Snapshot, String> {
-    let output = git_command(git, toplevel)
-        .args([
-            "-c",
-            "core.quotePath=false",
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--ignored=no",
-            "--no-renames",
-        ])
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|err| format!("failed to run `git status`: {err}"))?;
-    if !output.status.success() {
-        let why = String::from_utf8_lossy(&output.stderr);
-        return Err(format!("`git status` failed: {}", why.trim()));
+    /// The snapshot of a `git status` taken a moment ago: its entries, each
+    /// listed file hashed now. Outside git, a walk.
+    pub fn of_status(&self, status: &Status) -> Snapshot {
+        let (repo, worktree) = match self {
+            Snapshotter::Git { repo, worktree } => (repo, worktree),
+            Snapshotter::Walk { worktree } => return walk_snapshot(worktree),
+        };
+        let entries = status
+            .entries
+            .iter()
+            .map(|entry| {
+                let absolute = repo.toplevel().join(&entry.path);
+                let recorded = Entry {
+                    code: entry.code.clone(),
+                    state: entry.state.clone(),
+                    hash: hash_file(&absolute),
+                };
+                (display_path(&absolute, worktree), recorded)
+            })
+            .collect();
+        Snapshot { entries }
     }
-    let mut entries = BTreeMap::new();
-    for record in output.stdout.split(|&b| b == 0) {
-        if record.len() < 4 {
-            continue;
-        }
-        let code = String::from_utf8_lossy(&record[..2]).into_owned();
-        let path = String::from_utf8_lossy(&record[3..]).into_owned();
-        let absolute = toplevel.join(&path);
-        let hash = hash_file(&absolute);
-        entries.insert(display_path(&absolute, worktree), Entry { code, hash });
-    }
-    Ok(Snapshot { entries })
 }
 
 /// A path relative to the worktree with `/` separators; absolute when outside.
@@ -387,6 +384,7 @@ fn walk_snapshot(worktree: &Path) -> Snapshot {
                                 path,
                                 Entry {
                                     code: String::new(),
+                                    state: String::new(),
                                     hash,
                                 },
                             );
@@ -421,8 +419,8 @@ mod tests {
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
         std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
-        let snap = Snapshotter::new(&root);
-        assert!(matches!(snap, Snapshotter::Git { .. }));
+        let repo = Repo::find(&root).unwrap();
+        let snap = Snapshotter::new(&root, Some(&repo));
         let before = snap.take().unwrap();
         assert_eq!(before.len(), 1);
         assert_eq!(
@@ -460,6 +458,13 @@ mod tests {
         git(&root, &["add", "dirty.txt"]);
         // Same content, but now staged: the status code changed.
         assert_eq!(paths(before.diff(&snap.take().unwrap())), ["dirty.txt"]);
+        // Staged, then re-staged with other content: the worktree file and
+        // the status code are as before, the index is not.
+        let staged = snap.take().unwrap();
+        std::fs::write(root.join("dirty.txt"), "other").unwrap();
+        git(&root, &["add", "dirty.txt"]);
+        std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
+        assert_eq!(paths(staged.diff(&snap.take().unwrap())), ["dirty.txt"]);
         std::fs::remove_file(root.join("a.txt")).unwrap();
         let gone = before.diff(&snap.take().unwrap());
         assert_eq!(
@@ -469,6 +474,29 @@ mod tests {
                 kind: "deleted"
             }
         );
+    }
+
+    #[test]
+    fn a_verifier_made_of_the_runs_status_ignores_run_checks_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        let repo = Repo::find(&root).unwrap();
+        let status = repo.status().unwrap();
+        let snapshotter = Snapshotter::new(&root, Some(&repo));
+        let mut verifier =
+            Verifier::start(snapshotter, Some((&status, Duration::ZERO)), false).unwrap();
+        std::fs::write(root.join(".report.tmp"), "").unwrap();
+        verifier.ignore(&root.join(".report.tmp"));
+        std::fs::write(root.join("a.txt"), "changed").unwrap();
+        let (read_only, diagnostics) = verifier.finish();
+        assert!(read_only.verified);
+        assert_eq!(read_only.modified, ["a.txt"]);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].message, "changed while the checks ran");
     }
 
     #[test]

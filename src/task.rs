@@ -45,6 +45,7 @@ use serde_json::{Map, Value, json};
 
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
+use crate::git::{Repo, Status};
 use crate::json_input::kind;
 
 /// Hard limit on the files a task may change (`files_involved`,
@@ -120,8 +121,13 @@ pub fn contract(task: &Task) -> Value {
 /// The `contracts.change_budget` value: the change in `worktree` against
 /// `base` (files and lines, see [`changes::changed`]) and whether it exceeds
 /// [`MAX_FILES`] or [`MAX_LOC`].
-pub fn change_budget(worktree: &Path, base: &str) -> Result<Value, ChangesError> {
-    let changes = changes::changed(worktree, base)?;
+pub fn change_budget(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+) -> Result<Value, ChangesError> {
+    let changes = changes::changed(repo, status, worktree, base)?;
     let files_changed = changes.files.len();
     Ok(json!({
         "base": changes.base,
@@ -1081,6 +1087,11 @@ mod tests {
 
     #[test]
     fn change_budget_counts_files_and_lines_at_the_limits() {
+        let budget_at = |root: &Path, base: &str| {
+            let repo = Repo::find(root).unwrap();
+            let status = repo.status().unwrap();
+            change_budget(&repo, &status, root, base)
+        };
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
         std::fs::write(root.join("tracked.txt"), "a\nb\n").unwrap();
@@ -1092,7 +1103,7 @@ mod tests {
             json!({"base": "HEAD", "files_changed": files, "loc_changed": loc,
                    "max_files": 10, "max_loc": 400, "exceeded": exceeded})
         };
-        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(0, 0, false));
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(0, 0, false));
 
         // 1 tracked line changed (2: one added, one deleted) + 9 untracked
         // files of 398 lines = 10 files, 400 lines: at the limits.
@@ -1104,22 +1115,19 @@ mod tests {
         // Ignored files never count.
         std::fs::create_dir(root.join("runs")).unwrap();
         std::fs::write(root.join("runs/task.json"), lines(1000)).unwrap();
-        assert_eq!(
-            change_budget(&root, "HEAD").unwrap(),
-            budget(10, 400, false)
-        );
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(10, 400, false));
 
         // 401 lines.
         std::fs::write(root.join("big.txt"), lines(391)).unwrap();
-        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(10, 401, true));
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(10, 401, true));
 
         // 11 files, 400 lines (an empty file is a changed file of 0 lines).
         std::fs::write(root.join("big.txt"), lines(390)).unwrap();
         std::fs::write(root.join("empty.txt"), "").unwrap();
-        assert_eq!(change_budget(&root, "HEAD").unwrap(), budget(11, 400, true));
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(11, 400, true));
 
         assert!(matches!(
-            change_budget(&root, "no-such-rev"),
+            budget_at(&root, "no-such-rev"),
             Err(ChangesError::BadRevision(_))
         ));
     }

@@ -680,6 +680,11 @@ fn evidence_git_and_config_identity() {
     let head = git(run.test.path(), &["rev-parse", "HEAD"]);
     assert_eq!(evidence["meta"]["git"]["commit"], head.trim());
     assert_eq!(evidence["meta"]["git"]["dirty"], false);
+
+    // Nor does run-check's own report make it dirty: `dirty` is the state
+    // before the run, when the `--out` file does not exist yet.
+    let run = run.test.args(&["--out", "ev.json"]).run().success();
+    assert_eq!(run.json_file("ev.json")["meta"]["git"]["dirty"], false);
 }
 
 #[test]

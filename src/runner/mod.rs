@@ -1,7 +1,9 @@
 //! Runs a `Plan`: at most `jobs` checks at a time, started in file order as
 //! their `needs` finish, with fail-fast and cancellation. Process handling is
 //! in `process`; platform tree-killing behind the same names in `unix` and
-//! `windows`. The scheduler itself never spawns a process.
+//! `windows`. A pool of at most `jobs` worker threads runs the checks, each
+//! worker reused from check to check; with `--jobs 1` the scheduler's own
+//! thread runs them.
 
 pub mod process;
 
@@ -12,7 +14,7 @@ mod platform;
 #[path = "windows.rs"]
 mod platform;
 
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use crate::artifacts::{self, Collected};
@@ -115,7 +117,14 @@ pub fn run_plan(
     let mut stop_reason: Option<&'static str> = None;
     let (tx, rx) = mpsc::channel::<(usize, CheckResult)>();
 
+    // Checks to run, by plan index; the workers take them in turn. The
+    // sender moves into the scope and drops when its closure returns, which
+    // ends the workers.
+    let (job_tx, jobs) = mpsc::channel::<usize>();
+    let jobs = Mutex::new(jobs);
     std::thread::scope(|scope| {
+        let job_tx = job_tx;
+        let mut workers = 0usize;
         let mut running = 0usize;
         loop {
             if stop_reason.is_none() && cancel.is_cancelled() {
@@ -167,11 +176,20 @@ pub fn run_plan(
                         None => {
                             on_event(Event::Started(check));
                             running += 1;
-                            let tx = tx.clone();
-                            scope.spawn(move || {
-                                let result = run_check(check, plan, cancel);
-                                let _ = tx.send((i, result));
-                            });
+                            if plan.jobs == 1 {
+                                // Nothing to overlap: a hand-off to a worker
+                                // would only cost two thread wake-ups.
+                                let _ = tx.send((i, run_check(check, plan, cancel)));
+                            } else {
+                                // A worker per running check at most, started
+                                // when every worker is busy, reused after.
+                                if workers < running {
+                                    workers += 1;
+                                    let (tx, jobs) = (tx.clone(), &jobs);
+                                    scope.spawn(move || work(plan, cancel, jobs, &tx));
+                                }
+                                let _ = job_tx.send(i);
+                            }
                         }
                     }
                 }
@@ -207,6 +225,26 @@ pub fn run_plan(
             })
         })
         .collect()
+}
+
+/// A worker: runs the checks it is handed until there are no more.
+fn work(
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    jobs: &Mutex<mpsc::Receiver<usize>>,
+    results: &mpsc::Sender<(usize, CheckResult)>,
+) {
+    loop {
+        let next = match jobs.lock() {
+            Ok(jobs) => jobs.recv(),
+            Err(_) => return,
+        };
+        let Ok(i) = next else { return };
+        let result = run_check(&plan.checks[i], plan, cancel);
+        if results.send((i, result)).is_err() {
+            return;
+        }
+    }
 }
 
 /// The result of a check that does not start: skipped by fast mode's

@@ -1,0 +1,294 @@
+//! The git repository holding a worktree, found once per run and asked
+//! read-only: every command runs with `GIT_OPTIONAL_LOCKS=0` (so `git status`
+//! never refreshes and writes the index) and `core.quotePath=false`, with no
+//! stdin.
+//!
+//! One `git status --porcelain=v2 --branch -z --untracked-files=all` answers
+//! what a run needs to know at its start: the commit and branch and whether
+//! the worktree is dirty (`meta.git`), the files fast mode compares against
+//! (when the base is `HEAD`), and the entries of the first read-only snapshot.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A repository's top level and the git that asks it.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    /// The git executable.
+    exe: PathBuf,
+    /// The repository's top level (canonical).
+    toplevel: PathBuf,
+}
+
+/// One path `git status` lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusEntry {
+    /// Relative to the top level, `/` separators, as git prints it.
+    pub path: String,
+    /// `XY` for tracked entries (`.M`, `M.`, `D.`, `UU`, ...), `??` for
+    /// untracked ones.
+    pub code: String,
+    /// The rest of the record: submodule state, file modes and object names
+    /// of HEAD and the index. Two entries with the same `code` and `state`
+    /// have the same staged content.
+    pub state: String,
+}
+
+/// What `git status --porcelain=v2 --branch` says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Status {
+    /// `# branch.oid`: the HEAD commit; `None` before the first commit.
+    pub commit: Option<String>,
+    /// `# branch.head`: the branch; `None` when detached.
+    pub branch: Option<String>,
+    /// Changed tracked paths (staged or not) and untracked, not ignored
+    /// files, in git's order.
+    pub entries: Vec<StatusEntry>,
+}
+
+impl Repo {
+    /// The repository holding `worktree`; the error says (in one line) that
+    /// git is missing or that `worktree` is not inside a repository.
+    pub fn find(worktree: &Path) -> Result<Repo, String> {
+        let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+        let output = Command::new(&exe)
+            .arg("-C")
+            .arg(worktree)
+            .args(["rev-parse", "--show-toplevel"])
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|err| format!("failed to run git: {err}"))?;
+        let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if !output.status.success() || top.is_empty() {
+            return Err("not a git repository".into());
+        }
+        let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
+        Ok(Repo { exe, toplevel })
+    }
+
+    /// The top level of the work tree.
+    pub fn toplevel(&self) -> &Path {
+        &self.toplevel
+    }
+
+    /// Runs `git ARGS` at the top level; stdout, or a one-line error with
+    /// git's own message.
+    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
+        let output = Command::new(&self.exe)
+            .arg("-C")
+            .arg(&self.toplevel)
+            .args(["-c", "core.quotePath=false"])
+            .args(args)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|err| format!("failed to run git: {err}"))?;
+        if output.status.success() {
+            Ok(output.stdout)
+        } else {
+            let why = String::from_utf8_lossy(&output.stderr);
+            let why = why.trim().lines().next().unwrap_or("failed");
+            Err(format!("`git {}`: {why}", args.join(" ")))
+        }
+    }
+
+    /// The commit `revision` names, or `None` when it names none. A revision
+    /// that looks like an option names none.
+    pub fn resolve(&self, revision: &str) -> Option<String> {
+        if revision.starts_with('-') {
+            return None;
+        }
+        let spec = format!("{revision}^{{commit}}");
+        let out = self
+            .run(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ])
+            .ok()?;
+        let commit = String::from_utf8_lossy(&out).trim().to_string();
+        (!commit.is_empty()).then_some(commit)
+    }
+
+    /// The worktree's status: tracked changes (without rename detection),
+    /// every untracked file that is not ignored, and the branch headers
+    /// (without counting commits ahead of or behind the upstream, which can
+    /// cost more than the status itself).
+    pub fn status(&self) -> Result<Status, String> {
+        let out = self.run(&[
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--no-ahead-behind",
+            "-z",
+            "--untracked-files=all",
+            "--ignored=no",
+            "--no-renames",
+        ])?;
+        Ok(parse_status(&out))
+    }
+}
+
+/// Parses `git status --porcelain=v2 --branch -z` output. Records git may add
+/// in later versions (unknown headers or kinds) are skipped.
+pub fn parse_status(out: &[u8]) -> Status {
+    let mut status = Status::default();
+    let mut records = out.split(|&b| b == 0);
+    while let Some(record) = records.next() {
+        let text = String::from_utf8_lossy(record);
+        if let Some(header) = text.strip_prefix("# ") {
+            if let Some(oid) = header.strip_prefix("branch.oid ") {
+                status.commit = Some(oid.to_string()).filter(|o| o != "(initial)");
+            } else if let Some(head) = header.strip_prefix("branch.head ") {
+                status.branch = Some(head.to_string()).filter(|h| h != "(detached)");
+            }
+            continue;
+        }
+        // The number of space-separated fields before the path, by kind.
+        let fields = match text.as_bytes().first() {
+            Some(b'1') => 8,
+            Some(b'2') => 9,
+            Some(b'u') => 10,
+            Some(b'?') => {
+                if let Some(path) = text.strip_prefix("? ") {
+                    status.entries.push(StatusEntry {
+                        path: path.to_string(),
+                        code: "??".into(),
+                        state: String::new(),
+                    });
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        // A rename record (kind 2) is followed by the original path.
+        if fields == 9 {
+            records.next();
+        }
+        let mut parts = text.splitn(fields + 1, ' ');
+        let _kind = parts.next();
+        let code = parts.next().unwrap_or_default().to_string();
+        let rest: Vec<&str> = parts.collect();
+        let Some((path, state)) = rest.split_last() else {
+            continue;
+        };
+        if rest.len() != fields - 1 {
+            continue;
+        }
+        status.entries.push(StatusEntry {
+            path: path.to_string(),
+            code,
+            state: state.join(" "),
+        });
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_git::git;
+
+    fn entry(path: &str, code: &str, state: &str) -> StatusEntry {
+        StatusEntry {
+            path: path.into(),
+            code: code.into(),
+            state: state.into(),
+        }
+    }
+
+    #[test]
+    fn parses_every_record_kind() {
+        let oid = "0123456789012345678901234567890123456789";
+        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let out = format!(
+            "# branch.oid {oid}\0# branch.head main\0# branch.upstream origin/main\0\
+             1 .M N... 100644 100644 100644 {blob} {blob} src/a file.rs\0\
+             2 R. N... 100644 100644 100644 {blob} {blob} R100 new.rs\0old.rs\0\
+             u UU N... 100644 100644 100644 100644 {blob} {blob} {blob} both.rs\0\
+             ? notes/to do.txt\0! ignored.log\0"
+        );
+        let status = parse_status(out.as_bytes());
+        assert_eq!(status.commit.as_deref(), Some(oid));
+        assert_eq!(status.branch.as_deref(), Some("main"));
+        assert_eq!(
+            status.entries,
+            [
+                entry(
+                    "src/a file.rs",
+                    ".M",
+                    &format!("N... 100644 100644 100644 {blob} {blob}")
+                ),
+                entry(
+                    "new.rs",
+                    "R.",
+                    &format!("N... 100644 100644 100644 {blob} {blob} R100")
+                ),
+                entry(
+                    "both.rs",
+                    "UU",
+                    &format!("N... 100644 100644 100644 100644 {blob} {blob} {blob}")
+                ),
+                entry("notes/to do.txt", "??", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn before_the_first_commit_and_detached() {
+        let status = parse_status(b"# branch.oid (initial)\0# branch.head (detached)\0");
+        assert_eq!(status, Status::default());
+    }
+
+    #[test]
+    fn a_real_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.txt"), "a").unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        assert!(Repo::find(&root).is_err());
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        let repo = Repo::find(&root.join("sub")).unwrap();
+        assert_eq!(repo.toplevel(), root);
+        let head = repo.resolve("HEAD").unwrap();
+        assert_eq!(head.len(), 40);
+        assert_eq!(repo.resolve("no-such-branch"), None);
+        assert_eq!(repo.resolve("--output=x"), None);
+
+        let clean = repo.status().unwrap();
+        assert_eq!(clean.commit.as_deref(), Some(head.as_str()));
+        assert_eq!(clean.branch.as_deref(), Some("main"));
+        assert!(clean.entries.is_empty());
+
+        std::fs::write(root.join("sub/a.txt"), "b").unwrap();
+        std::fs::create_dir(root.join("new")).unwrap();
+        std::fs::write(root.join("new/b.txt"), "b").unwrap();
+        std::fs::write(root.join("debug.log"), "ignored").unwrap();
+        let dirty = repo.status().unwrap();
+        let listed: Vec<(&str, &str)> = dirty
+            .entries
+            .iter()
+            .map(|e| (e.path.as_str(), e.code.as_str()))
+            .collect();
+        assert_eq!(listed, [("sub/a.txt", ".M"), ("new/b.txt", "??")]);
+
+        // Staging the same content again changes nothing; staging new
+        // content changes the entry's state (the index's object name).
+        git(&root, &["add", "sub/a.txt"]);
+        let staged = repo.status().unwrap().entries[0].clone();
+        assert_eq!(staged.code, "M.");
+        std::fs::write(root.join("sub/a.txt"), "c").unwrap();
+        git(&root, &["add", "sub/a.txt"]);
+        let restaged = repo.status().unwrap().entries[0].clone();
+        assert_eq!(restaged.code, "M.");
+        assert_ne!(restaged.state, staged.state);
+    }
+}
