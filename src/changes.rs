@@ -179,9 +179,8 @@ mod tests {
     use crate::test_git::git;
 
     fn repo(root: &Path) -> (Repo, Status) {
-        let repo = Repo::find(root).unwrap();
-        let status = repo.status().unwrap();
-        (repo, status)
+        let (repo, status) = crate::git::open(root).unwrap();
+        (repo, status.unwrap())
     }
 
     #[test]

@@ -63,13 +63,15 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // One `git status` before anything else: the git facts of `meta`, fast
     // mode's changed files and the first read-only snapshot all come from
     // it, taken before run-check creates its own output file.
-    let repo = git::Repo::find(&worktree);
     let status_started = Instant::now();
-    let status = match &repo {
-        Ok(repo) => Some(repo.status().map_err(|why| {
-            Error::Internal(format!("cannot read the worktree's git status: {why}"))
-        })?),
-        Err(_) => None,
+    let (repo, status) = match git::open(&worktree) {
+        Ok((repo, status)) => {
+            let status = status.map_err(|why| {
+                Error::Internal(format!("cannot read the worktree's git status: {why}"))
+            })?;
+            (Ok(repo), Some(status))
+        }
+        Err(why) => (Err(why), None),
     };
     let status_took = status_started.elapsed();
     let in_git = repo.as_ref().ok().zip(status.as_ref());

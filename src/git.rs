@@ -46,28 +46,74 @@ pub struct Status {
     pub entries: Vec<StatusEntry>,
 }
 
-impl Repo {
-    /// The repository holding `worktree`; the error says (in one line) that
-    /// git is missing or that `worktree` is not inside a repository.
-    pub fn find(worktree: &Path) -> Result<Repo, String> {
-        let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
-        let output = Command::new(&exe)
-            .arg("-C")
-            .arg(worktree)
-            .args(["rev-parse", "--show-toplevel"])
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .map_err(|err| format!("failed to run git: {err}"))?;
-        let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
-        if !output.status.success() || top.is_empty() {
-            return Err("not a git repository".into());
-        }
-        let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
-        Ok(Repo { exe, toplevel })
-    }
+/// The arguments of the run's `git status`.
+const STATUS: [&str; 8] = [
+    "status",
+    "--porcelain=v2",
+    "--branch",
+    "--no-ahead-behind",
+    "-z",
+    "--untracked-files=all",
+    "--ignored=no",
+    "--no-renames",
+];
 
+/// The repository holding `worktree` and its status, the two git commands
+/// running at once (a short run's fixed cost is mostly its git processes).
+/// The error says (in one line) that git is missing or that `worktree` is
+/// not inside a repository; a status that failed is the second result.
+pub fn open(worktree: &Path) -> Result<(Repo, Result<Status, String>), String> {
+    let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+    let toplevel = command(&exe, worktree)
+        .args(["rev-parse", "--show-toplevel"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|err| format!("failed to run git: {err}"))?;
+    // Paths in porcelain output are relative to the top level wherever git
+    // runs, so the status need not wait for it.
+    let status = output(&exe, worktree, &STATUS).map(|out| parse_status(&out));
+    let output = toplevel
+        .wait_with_output()
+        .map_err(|err| format!("failed to run git: {err}"))?;
+    let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || top.is_empty() {
+        return Err("not a git repository".into());
+    }
+    let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
+    Ok((Repo { exe, toplevel }, status))
+}
+
+/// `git -C DIR` asking read-only, without stdin.
+fn command(exe: &Path, dir: &Path) -> Command {
+    let mut command = Command::new(exe);
+    command
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "core.quotePath=false"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs `git -C DIR ARGS`: stdout, or a one-line error with git's own
+/// message.
+fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = command(exe, dir)
+        .args(args)
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|err| format!("failed to run git: {err}"))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        let why = String::from_utf8_lossy(&output.stderr);
+        let why = why.trim().lines().next().unwrap_or("failed");
+        Err(format!("`git {}`: {why}", args.join(" ")))
+    }
+}
+
+impl Repo {
     /// The top level of the work tree.
     pub fn toplevel(&self) -> &Path {
         &self.toplevel
@@ -76,23 +122,7 @@ impl Repo {
     /// Runs `git ARGS` at the top level; stdout, or a one-line error with
     /// git's own message.
     pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
-        let output = Command::new(&self.exe)
-            .arg("-C")
-            .arg(&self.toplevel)
-            .args(["-c", "core.quotePath=false"])
-            .args(args)
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|err| format!("failed to run git: {err}"))?;
-        if output.status.success() {
-            Ok(output.stdout)
-        } else {
-            let why = String::from_utf8_lossy(&output.stderr);
-            let why = why.trim().lines().next().unwrap_or("failed");
-            Err(format!("`git {}`: {why}", args.join(" ")))
-        }
+        output(&self.exe, &self.toplevel, args)
     }
 
     /// The commit `revision` names, or `None` when it names none. A revision
@@ -120,17 +150,7 @@ impl Repo {
     /// (without counting commits ahead of or behind the upstream, which can
     /// cost more than the status itself).
     pub fn status(&self) -> Result<Status, String> {
-        let out = self.run(&[
-            "status",
-            "--porcelain=v2",
-            "--branch",
-            "--no-ahead-behind",
-            "-z",
-            "--untracked-files=all",
-            "--ignored=no",
-            "--no-renames",
-        ])?;
-        Ok(parse_status(&out))
+        Ok(parse_status(&self.run(&STATUS)?))
     }
 }
 
@@ -252,12 +272,13 @@ mod tests {
         std::fs::create_dir(root.join("sub")).unwrap();
         std::fs::write(root.join("sub/a.txt"), "a").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
-        assert!(Repo::find(&root).is_err());
+        assert_eq!(open(&root).unwrap_err(), "not a git repository");
         git(&root, &["init", "-q", "-b", "main"]);
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
-        let repo = Repo::find(&root.join("sub")).unwrap();
+        let (repo, first) = open(&root.join("sub")).unwrap();
         assert_eq!(repo.toplevel(), root);
+        assert_eq!(first.unwrap(), repo.status().unwrap());
         let head = repo.resolve("HEAD").unwrap();
         assert_eq!(head.len(), 40);
         assert_eq!(repo.resolve("no-such-branch"), None);

@@ -220,8 +220,8 @@ mod tests {
         run(&["init", "-q", "-b", "main"]);
         run(&["commit", "-q", "--allow-empty", "-m", "first"]);
         let facts = |dir: &Path| {
-            let repo = crate::git::Repo::find(dir).unwrap();
-            Git::of(Some(&repo.status().unwrap()))
+            let (_, status) = crate::git::open(dir).unwrap();
+            Git::of(Some(&status.unwrap()))
         };
         assert_eq!(Git::of(None), Git::default());
         let facts_now = facts(dir.path());

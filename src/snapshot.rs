@@ -419,7 +419,7 @@ mod tests {
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
         std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
-        let repo = Repo::find(&root).unwrap();
+        let (repo, _) = crate::git::open(&root).unwrap();
         let snap = Snapshotter::new(&root, Some(&repo));
         let before = snap.take().unwrap();
         assert_eq!(before.len(), 1);
@@ -484,8 +484,8 @@ mod tests {
         git(&root, &["init", "-q", "-b", "main"]);
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
-        let repo = Repo::find(&root).unwrap();
-        let status = repo.status().unwrap();
+        let (repo, status) = crate::git::open(&root).unwrap();
+        let status = status.unwrap();
         let snapshotter = Snapshotter::new(&root, Some(&repo));
         let mut verifier =
             Verifier::start(snapshotter, Some((&status, Duration::ZERO)), false).unwrap();

@@ -1088,9 +1088,8 @@ mod tests {
     #[test]
     fn change_budget_counts_files_and_lines_at_the_limits() {
         let budget_at = |root: &Path, base: &str| {
-            let repo = Repo::find(root).unwrap();
-            let status = repo.status().unwrap();
-            change_budget(&repo, &status, root, base)
+            let (repo, status) = crate::git::open(root).unwrap();
+            change_budget(&repo, &status.unwrap(), root, base)
         };
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();

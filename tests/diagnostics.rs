@@ -1,4 +1,5 @@
-//! Diagnostics end to end (SPEC section 6): real compilers run as checks,
+//! Diagnostics end to end (SPEC section 6): real compilers and a failing
+//! Rust test run as checks,
 //! their output parsed into `diagnostics[]` with worktree-relative paths, the
 //! cap of 1000 per check with flat memory, custom matchers, scores,
 //! PHASE_RESULT data, and a tool's own words never deciding the verdict.
@@ -71,6 +72,36 @@ fn rustc_errors_with_codes() {
     assert_eq!(error["line"], 2);
     assert_eq!(error["severity"], "error");
     assert_eq!(error["message"], "mismatched types");
+}
+
+#[test]
+fn a_failing_rust_test_points_at_its_panic() {
+    let run = Test::new()
+        .file(
+            "t.rs",
+            "#[test]\nfn adds() {\n    assert_eq!(2 + 2, 5, \"arithmetic\");\n}\n",
+        )
+        .file(".gitignore", "target/\n")
+        .config(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"unit\"\n\
+             run = [\"sh\", \"-c\", \"mkdir -p target && rustc --edition 2021 --test t.rs -o target/t && target/t\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let found = diagnostics_of(&ev, "unit");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["file"], "t.rs");
+    assert_eq!(found[0]["line"], 3);
+    assert_eq!(found[0]["column"], 5);
+    assert_eq!(found[0]["severity"], "error");
+    assert_eq!(found[0]["rule"], "panic");
+    assert_eq!(
+        found[0]["message"],
+        "panicked in `adds`: assertion `left == right` failed: arithmetic (left: 4, right: 5)"
+    );
 }
 
 #[test]

@@ -2,31 +2,38 @@
 //! lines (and rustc's own `--error-format=json` lines): each
 //! `compiler-message` with spans becomes one `Found` at its primary span. It
 //! reads only lines that start with `{` and carry cargo's `reason` (or
-//! rustc's `$message_type`); everything else (the test harness's human
-//! output, other tools' JSON) is left alone, and span-less summaries
-//! (`failure-note`, `aborting due to ...`) are never reported.
+//! rustc's `$message_type`); of the rest it reads only a failing test's
+//! panic (`panic::Panics`: the test harness prints human text even then),
+//! other tools' JSON is left alone, and span-less summaries (`failure-note`,
+//! `aborting due to ...`) are never reported.
 
 use serde_json::Value;
 
+use super::panic::Panics;
 use super::rustc::Rustc;
 use super::{Found, LineParser, strip_ansi};
 use crate::config::DiagSeverity;
 
 /// The `cargo_json` format.
 #[derive(Debug, Default)]
-pub struct CargoJson {}
+pub struct CargoJson {
+    /// A failing test's panic in the harness's human output.
+    panics: Panics,
+}
 
 impl CargoJson {
     /// A fresh parser.
     pub fn new() -> CargoJson {
-        CargoJson {}
+        CargoJson {
+            panics: Panics::new(),
+        }
     }
 }
 
 impl LineParser for CargoJson {
     fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
         if !line.starts_with('{') {
-            return false;
+            return self.panics.line(line, out);
         }
         let value: Value = match serde_json::from_str(line) {
             Ok(value) => value,
@@ -46,6 +53,10 @@ impl LineParser for CargoJson {
             out.push(found);
         }
         true
+    }
+
+    fn finish(&mut self, out: &mut Vec<Found>) {
+        self.panics.finish(out);
     }
 }
 
@@ -292,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn test_output_lines_are_not_claimed() {
+    fn of_the_test_harness_output_only_the_panic_is_read() {
         let text = include_str!("../../tests/fixtures/diagnostics/cargo-json/test.txt");
         let (found, claimed) = parse_all(text);
         let unused = Found {
@@ -306,13 +317,36 @@ mod tests {
                 "if this is intentional, prefix it with an underscore: `_spare`".into(),
             ),
         };
-        // Once for the library, once for its test harness.
-        assert_eq!(found, vec![unused.clone(), unused]);
-        assert_eq!(claimed, text.lines().filter(|l| l.starts_with('{')).count());
+        let panic = Found {
+            file: Some("src/lib.rs".into()),
+            line: Some(10),
+            column: Some(9),
+            severity: Error,
+            rule: Some("panic".into()),
+            message: "panicked in `tests::half_of_four`: assertion `left == right` failed \
+                      (left: 2, right: 3)"
+                .into(),
+            suggestion: None,
+        };
+        // Once for the library, once for its test harness; then the panic.
+        assert_eq!(found, vec![unused.clone(), unused, panic]);
+        // The JSON lines, the panic's header and its three message lines.
+        assert_eq!(
+            claimed,
+            text.lines().filter(|l| l.starts_with('{')).count() + 4
+        );
         let mut parser = CargoJson::new();
-        for line in text.lines().filter(|l| !l.starts_with('{')) {
-            assert!(!parser.line(line, &mut Vec::new()), "{line}");
-        }
+        let human = text.lines().filter(|l| !l.starts_with('{'));
+        let claimed_human: Vec<&str> = human.filter(|l| parser.line(l, &mut Vec::new())).collect();
+        assert_eq!(
+            claimed_human,
+            [
+                "thread 'tests::half_of_four' (1) panicked at src/lib.rs:10:9:",
+                "assertion `left == right` failed",
+                "  left: 2",
+                " right: 3"
+            ]
+        );
     }
 
     #[test]

@@ -122,6 +122,11 @@ impl LineParser for Eslint {
         (line.ends_with(')') || line.ends_with("problem") || line.ends_with("problems"))
             && SUMMARY.is_match(line)
     }
+
+    fn interrupted(&mut self, _out: &mut Vec<Found>) {
+        // A stylish block does not go on across another tool's line.
+        self.file = None;
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod eslint;
 pub mod gcc;
 pub mod go;
 pub mod mypy;
+pub mod panic;
 pub mod phase_result;
 pub mod pytest;
 pub mod rustc;
@@ -60,6 +61,13 @@ pub trait LineParser: Send {
     /// The end of the stream: emit anything still pending.
     fn finish(&mut self, _out: &mut Vec<Found>) {}
 
+    /// Under `auto`, an earlier parser claimed a line this one never saw:
+    /// whatever block it was reading has ended (emit it, forget its
+    /// context), as a foreign line would have ended it.
+    fn interrupted(&mut self, out: &mut Vec<Found>) {
+        self.finish(out);
+    }
+
     /// Key/value data for the check's `data` (only `phase-result`).
     fn data(&mut self) -> Option<Map<String, Value>> {
         None
@@ -84,7 +92,9 @@ pub fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
 }
 
 /// `parser = "auto"`: every format that can be recognised without guessing,
-/// tried in order; the first that claims a line has it. Formats whose lines
+/// tried in order; the first that claims a line has it, and the parsers
+/// after it are told they were `interrupted` (a block one of them was
+/// reading cannot go on across a line it did not see). Formats whose lines
 /// carry no marker of their own (go vet's `file:line:col: message`, ruff's
 /// concise lines) are left to their explicit parsers.
 pub struct Auto {
@@ -116,7 +126,22 @@ impl Default for Auto {
 
 impl LineParser for Auto {
     fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
-        self.parsers.iter_mut().any(|p| p.line(line, out))
+        for at in 0..self.parsers.len() {
+            let start = out.len();
+            if self.parsers[at].line(line, out) {
+                // What the later parsers had open began before this line:
+                // it goes before what the claimer found.
+                let mut ended = Vec::new();
+                for later in &mut self.parsers[at + 1..] {
+                    later.interrupted(&mut ended);
+                }
+                if !ended.is_empty() {
+                    out.splice(start..start, ended);
+                }
+                return true;
+            }
+        }
+        false
     }
 
     fn finish(&mut self, out: &mut Vec<Found>) {
@@ -467,6 +492,33 @@ mod tests {
         let mut c = collector(Parser::None, &[], Some(r"coverage: (\d+(?:\.\d+)?)%"));
         c.push(b"coverage: 50%\nlater coverage: 81.5%\ncoverage: n/a%\n");
         assert_eq!(c.finish().score, Some(81.5));
+    }
+
+    #[test]
+    fn auto_ends_a_block_at_a_line_an_earlier_parser_claimed() {
+        let text = "src/a.ts(1,5): error TS2322: Type 'string' is not assignable.\n\
+                    warning: unused variable: `x`\n\
+                    \x20\x20--> src/main.rs:3:9\n\
+                    \x20\x20\x20\x20indented text after rustc's block\n";
+        let mut auto = Auto::new();
+        let mut out = Vec::new();
+        for line in text.lines() {
+            auto.line(line, &mut out);
+        }
+        auto.finish(&mut out);
+        let seen: Vec<(Option<&str>, &str)> = out
+            .iter()
+            .map(|f| (f.file.as_deref(), f.message.as_str()))
+            .collect();
+        // Without the interruption tsc would have taken the indented line
+        // as the continuation of its message, across rustc's block.
+        assert_eq!(
+            seen,
+            [
+                (Some("src/a.ts"), "Type 'string' is not assignable."),
+                (Some("src/main.rs"), "unused variable: `x`"),
+            ]
+        );
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! summaries (`error: aborting due to ...`, `warning: N warnings emitted`,
 //! `error: could not compile ...`) or the child `note:`/`help:` lines as
 //! diagnostics, and emits a diagnostic only once its block has ended (the
-//! next header, a blank line, a foreign line, or `finish`).
+//! next header, a blank line, a foreign line, or `finish`). A failing test's
+//! panic (`cargo test`) is read by `panic::Panics`.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::gcc::{severity_prefix, split_location};
+use super::panic::Panics;
 use super::{Found, LineParser};
 use crate::config::DiagSeverity;
 
@@ -58,6 +60,8 @@ static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
 #[derive(Debug, Default)]
 pub struct Rustc {
     pending: Option<Pending>,
+    /// A failing test's panic (`cargo test`).
+    panics: Panics,
 }
 
 #[derive(Debug)]
@@ -88,7 +92,10 @@ impl Pending {
 impl Rustc {
     /// A fresh parser.
     pub fn new() -> Rustc {
-        Rustc { pending: None }
+        Rustc {
+            pending: None,
+            panics: Panics::new(),
+        }
     }
 
     fn flush(&mut self, out: &mut Vec<Found>) {
@@ -171,6 +178,12 @@ impl Rustc {
 
 impl LineParser for Rustc {
     fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        if line.starts_with("thread '") {
+            self.flush(out);
+        }
+        if self.panics.line(line, out) {
+            return true;
+        }
         if let Some((severity, code, message)) = header(line) {
             self.flush(out);
             if code.is_some() || !SUMMARY.is_match(message) {
@@ -220,6 +233,7 @@ impl LineParser for Rustc {
 
     fn finish(&mut self, out: &mut Vec<Found>) {
         self.flush(out);
+        self.panics.finish(out);
     }
 }
 

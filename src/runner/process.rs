@@ -239,6 +239,11 @@ impl Supervisor<'_> {
 
     /// Waits for the process to exit, applying the rules meanwhile.
     fn wait(&mut self, cancel: &Cancel) -> std::io::Result<ExitStatus> {
+        // Usually the process has exited by the time its pipes close: reap
+        // it without setting up a timed wait.
+        if let Ok(Some(output)) = self.handle.try_wait() {
+            return Ok(output.status);
+        }
         loop {
             match self.handle.wait_deadline(self.next_check()) {
                 Ok(Some(output)) => return Ok(output.status),
