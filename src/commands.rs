@@ -247,18 +247,12 @@ impl Progress {
             return;
         }
         if let Event::Finished(check, result) = event {
-            let detail = match (&result.skip_reason, &result.error, result.timed_out) {
-                (Some(reason), _, _) => reason.clone(),
-                (_, Some(error), _) => error.clone(),
-                (_, _, true) => format!(
-                    "timed out after {}",
-                    crate::duration::display(check.timeout)
-                ),
-                _ => match result.exit_code {
-                    Some(code) if code != 0 => format!("exit {code}"),
-                    _ => String::new(),
-                },
-            };
+            let detail = report::ending(
+                result.skip_reason.as_deref(),
+                result.error.as_deref(),
+                result.timed_out,
+                result.exit_code,
+            );
             let time = if result.status == Status::Skip {
                 String::new()
             } else {

@@ -22,7 +22,7 @@
 
 use std::fmt::Write;
 
-use crate::evidence::{CheckRecord, Evidence, Status};
+use crate::evidence::{Evidence, Status};
 
 /// Annotations written at most per report.
 pub const MAX_ANNOTATIONS: usize = 50;
@@ -37,7 +37,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             .iter()
             .any(|d| d.check == check.name && d.severity == "error");
         if check.status.is_failure() && !has_error {
-            let message = format!("{} {}", check.name, outcome(check));
+            let message = format!("{} {}", check.name, super::outcome(check));
             annotations.push((0, command("error", &[("title", &check.name)], &message)));
         }
     }
@@ -95,7 +95,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         if check.status != Status::Skip {
             let _ = write!(line, " {}", seconds(check.duration_ms));
         }
-        let detail = detail(check);
+        let detail = super::detail(check);
         if !detail.is_empty() {
             let _ = write!(line, " {detail}");
         }
@@ -118,37 +118,6 @@ fn word(status: Status) -> &'static str {
         Status::Fail => "FAIL",
         Status::Error => "ERROR",
         Status::Skip => "SKIP",
-    }
-}
-
-/// What happened to a failing or erroring check.
-fn outcome(check: &CheckRecord) -> String {
-    if let Some(error) = &check.error {
-        return format!("errored: {error}");
-    }
-    if check.timed_out {
-        return "timed out; process tree killed".into();
-    }
-    match check.exit_code {
-        Some(code) => format!("failed (exit {code})"),
-        None => "failed".into(),
-    }
-}
-
-/// The detail of a check's plain line.
-fn detail(check: &CheckRecord) -> String {
-    if let Some(reason) = &check.skip_reason {
-        return reason.clone();
-    }
-    if let Some(error) = &check.error {
-        return error.clone();
-    }
-    if check.timed_out {
-        return "timed out; process tree killed".into();
-    }
-    match check.exit_code {
-        Some(0) | None => String::new(),
-        Some(code) => format!("exit {code}"),
     }
 }
 

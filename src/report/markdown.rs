@@ -125,16 +125,9 @@ fn status(status: Status) -> &'static str {
 /// score.
 fn details(check: &CheckRecord, diagnostics: usize) -> String {
     let mut parts = Vec::new();
-    if let Some(reason) = &check.skip_reason {
-        parts.push(reason.clone());
-    }
-    if let Some(error) = &check.error {
-        parts.push(error.clone());
-    }
-    if check.timed_out {
-        parts.push("timed out; process tree killed".into());
-    } else if let Some(code) = check.exit_code.filter(|&c| c != 0) {
-        parts.push(format!("exit {code}"));
+    let ending = super::detail(check);
+    if !ending.is_empty() {
+        parts.push(ending);
     }
     let total = diagnostics as u64 + check.diagnostics_dropped;
     if total > 0 {

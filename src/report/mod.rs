@@ -7,7 +7,7 @@ mod markdown;
 mod sarif;
 mod text;
 
-use crate::evidence::Evidence;
+use crate::evidence::{CheckRecord, Evidence};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -48,3 +48,72 @@ pub fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
 }
 
 pub use text::status_word;
+
+/// What a timed-out check's line says.
+const TIMED_OUT: &str = "timed out; process tree killed";
+
+/// How a check ended, in a few words: its skip reason, its error,
+/// `timed out; process tree killed`, or `exit N` for a non-zero exit; empty
+/// for a plain pass. The one wording of the progress lines and the reports.
+pub fn ending(
+    skip_reason: Option<&str>,
+    error: Option<&str>,
+    timed_out: bool,
+    exit_code: Option<i32>,
+) -> String {
+    match (skip_reason, error) {
+        (Some(reason), _) => reason.to_string(),
+        (None, Some(error)) => error.to_string(),
+        (None, None) if timed_out => TIMED_OUT.into(),
+        (None, None) => match exit_code {
+            Some(0) | None => String::new(),
+            Some(code) => format!("exit {code}"),
+        },
+    }
+}
+
+/// [`ending`] of a check record.
+fn detail(check: &CheckRecord) -> String {
+    ending(
+        check.skip_reason.as_deref(),
+        check.error.as_deref(),
+        check.timed_out,
+        check.exit_code,
+    )
+}
+
+/// What happened to a failing or erroring check: `errored: why`,
+/// `timed out; process tree killed`, `failed (exit N)`, or `failed`.
+fn outcome(check: &CheckRecord) -> String {
+    if let Some(error) = &check.error {
+        return format!("errored: {error}");
+    }
+    if check.timed_out {
+        return TIMED_OUT.into();
+    }
+    match check.exit_code {
+        Some(code) => format!("failed (exit {code})"),
+        None => "failed".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_wording_for_how_a_check_ended() {
+        assert_eq!(ending(Some("fail-fast"), None, false, None), "fail-fast");
+        assert_eq!(
+            ending(None, Some("program `x` not found"), false, None),
+            "program `x` not found"
+        );
+        assert_eq!(
+            ending(None, None, true, None),
+            "timed out; process tree killed"
+        );
+        assert_eq!(ending(None, None, false, Some(3)), "exit 3");
+        assert_eq!(ending(None, None, false, Some(0)), "");
+        assert_eq!(ending(None, None, false, None), "");
+    }
+}

@@ -155,16 +155,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         if !check.status.is_failure() || has_error {
             continue;
         }
-        let outcome = if let Some(error) = &check.error {
-            format!("errored: {error}")
-        } else if check.timed_out {
-            "timed out; process tree killed".to_string()
-        } else {
-            match check.exit_code {
-                Some(code) => format!("failed (exit {code})"),
-                None => check.status.as_str().to_string(),
-            }
-        };
+        let outcome = super::outcome(check);
         let id = format!("run-check/{}", check.name);
         let description = format!("The check `{}` of checks.toml passes", check.name);
         results.push(SarifResult {

@@ -44,7 +44,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             } else {
                 seconds(check.duration_ms)
             },
-            detail(check),
+            super::detail(check),
         );
         let _ = writeln!(out, "{}", line.trim_end());
         if check.status.is_failure() {
@@ -64,22 +64,6 @@ pub(super) fn render(evidence: &Evidence) -> String {
 
 fn seconds(ms: u64) -> String {
     format!("{:.2}s", ms as f64 / 1000.0)
-}
-
-fn detail(check: &CheckRecord) -> String {
-    if let Some(reason) = &check.skip_reason {
-        return reason.clone();
-    }
-    if let Some(error) = &check.error {
-        return error.clone();
-    }
-    if check.timed_out {
-        return "timed out; process tree killed".into();
-    }
-    match check.exit_code {
-        Some(0) | None => String::new(),
-        Some(code) => format!("exit {code}"),
-    }
 }
 
 /// The last lines of the check's stderr, else of its stdout.
