@@ -55,6 +55,9 @@ pub fn changed_files(
     worktree: &Path,
     base: &str,
 ) -> Result<Vec<String>, ChangesError> {
+    if unborn(status, base) {
+        return Ok(everything(repo, status, worktree));
+    }
     let commit = resolve(repo, base)?;
     let mut files: BTreeSet<String> = BTreeSet::new();
     if status.commit.as_deref() == Some(commit.as_str()) {
@@ -86,6 +89,18 @@ pub fn changed(
     worktree: &Path,
     base: &str,
 ) -> Result<Changes, ChangesError> {
+    if unborn(status, base) {
+        let loc = status
+            .entries
+            .iter()
+            .map(|e| text_lines(&repo.toplevel().join(&e.path)))
+            .sum();
+        return Ok(Changes {
+            base: base.to_string(),
+            files: everything(repo, status, worktree),
+            loc,
+        });
+    }
     let commit = resolve(repo, base)?;
     let mut files = BTreeSet::new();
     let mut loc = 0u64;
@@ -116,6 +131,21 @@ pub fn changed(
         files,
         loc,
     })
+}
+
+/// Before the first commit `HEAD` names nothing yet: compared with the
+/// empty history, every file the status lists (staged or untracked) is new.
+fn unborn(status: &Status, base: &str) -> bool {
+    base == "HEAD" && status.commit.is_none()
+}
+
+/// Every path of `status`, worktree-relative and sorted.
+fn everything(repo: &Repo, status: &Status, worktree: &Path) -> Vec<String> {
+    let files: BTreeSet<&str> = status.entries.iter().map(|e| e.path.as_str()).collect();
+    files
+        .into_iter()
+        .map(|path| relative_to(&repo.toplevel().join(path), worktree))
+        .collect()
 }
 
 fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
@@ -245,6 +275,29 @@ mod tests {
         );
         assert_eq!(changed_files(&r, &s, &root, "HEAD").unwrap(), ["c.txt"]);
         assert_eq!(changed(&r, &s, &root, "v1").unwrap().loc, 2);
+    }
+
+    #[test]
+    fn before_the_first_commit_every_file_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("staged.txt"), "a\nb\n").unwrap();
+        git(&root, &["add", "staged.txt"]);
+        std::fs::write(root.join("new.txt"), "c\n").unwrap();
+        let (r, s) = repo(&root);
+        assert_eq!(s.commit, None);
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD").unwrap(),
+            ["new.txt", "staged.txt"]
+        );
+        let changes = changed(&r, &s, &root, "HEAD").unwrap();
+        assert_eq!((changes.files.len(), changes.loc), (2, 3));
+        // Another base still has to exist.
+        assert!(matches!(
+            changed_files(&r, &s, &root, "main"),
+            Err(ChangesError::BadRevision(_))
+        ));
     }
 
     #[test]

@@ -396,7 +396,7 @@ fn pre_commit_finds_run_check_on_path() {
 }
 
 #[test]
-fn the_first_commit_is_not_blocked() {
+fn the_first_commit_is_gated_like_any_other() {
     let test = Test::bare()
         .config(GATE)
         .script("gate.sh", GATE_SH)
@@ -405,14 +405,20 @@ fn the_first_commit_is_not_blocked() {
     let run = install(test, &["pre-commit"]).success();
     let dir = run.test.path();
     git(dir, &["add", "-A"]);
-    let output = git_output(
-        dir,
-        &["commit", "-q", "-m", "root"],
-        &[("RUN_CHECK_BIN", bin().to_str().unwrap())],
-    );
-    assert!(output.status.success());
+    let binary = bin();
+    let env = [("RUN_CHECK_BIN", binary.to_str().unwrap())];
+    // No HEAD yet: every file is a change, so the gate runs and refuses.
+    let refused = git_output(dir, &["commit", "-q", "-m", "root"], &env);
+    assert!(!refused.status.success());
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("first commit (no HEAD to compare with)"),
+        String::from_utf8_lossy(&refused.stderr).contains("commit refused"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    git(dir, &["rm", "-q", "-f", "bad.txt"]);
+    let output = git_output(dir, &["commit", "-q", "-m", "root"], &env);
+    assert!(
+        output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -455,7 +461,7 @@ fn pre_push_runs_the_strict_gate() {
     assert_eq!(failed["mode"], "strict");
     assert_eq!(failed["summary"]["exit_code"], 1);
 
-    git(dir, &["rm", "-q", "bad.txt"]);
+    git(dir, &["rm", "-q", "-f", "bad.txt"]);
     git(dir, &["commit", "-q", "--no-verify", "-m", "fix"]);
     let pushed = git_output(dir, &["push", "-q", "origin", "main"], &env);
     assert!(
