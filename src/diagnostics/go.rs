@@ -2,7 +2,8 @@
 //! `vet: ` prefixed, indented continuation lines appended) and `go test`
 //! failures (`--- FAIL: TestX` with its `    x_test.go:12: message` log lines,
 //! before the verdict under `-v` or after it without, and a test's `panic:`),
-//! with the test name as the rule. It must not report `# pkg` headers,
+//! with the test name as the rule; `go test -json` events are read for the
+//! same text (their `Output`). It must not report `# pkg` headers,
 //! `FAIL`/`ok` package lines, stack traces, or the logs of tests that passed
 //! or were skipped.
 
@@ -175,6 +176,39 @@ impl Go {
 
 impl LineParser for Go {
     fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        if line.starts_with('{')
+            && let Some(output) = test_json(line)
+        {
+            for text in output.lines() {
+                self.text_line(text, out);
+            }
+            return true;
+        }
+        self.text_line(line, out)
+    }
+
+    fn finish(&mut self, out: &mut Vec<Found>) {
+        self.flush(out);
+        // Logs of tests that never reached a verdict are not failures.
+        self.waiting.clear();
+    }
+}
+
+/// A `go test -json` event (test2json): the text of an `output` or
+/// `build-output` event, empty for the others (`run`, `pass`, `fail`, ...:
+/// the text carries the same verdicts). `None` when the line is not one.
+fn test_json(line: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let action = value.get("Action")?.as_str()?;
+    Some(match action {
+        "output" | "build-output" => value.get("Output")?.as_str()?.to_string(),
+        _ => String::new(),
+    })
+}
+
+impl Go {
+    /// One line of go's plain text output.
+    fn text_line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
         if let Some(pending) = &mut self.pending {
             let indent = line.len() - line.trim_start().len();
             let trimmed = line.trim();
@@ -214,12 +248,6 @@ impl LineParser for Go {
             return false;
         }
         self.build_line(line)
-    }
-
-    fn finish(&mut self, out: &mut Vec<Found>) {
-        self.flush(out);
-        // Logs of tests that never reached a verdict are not failures.
-        self.waiting.clear();
     }
 }
 
@@ -317,6 +345,19 @@ mod tests {
         let text = include_str!("../../tests/fixtures/diagnostics/go/test-v.txt");
         // TestOK's `half_test.go:22: fine` is the log of a passing test.
         assert_eq!(parse_all(text), half_failures());
+    }
+
+    #[test]
+    fn go_test_json_events() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/test-json.txt");
+        // The same failures as the -v text the events carry; every event
+        // line is claimed.
+        assert_eq!(parse_all(text), half_failures());
+        let mut parser = Go::new();
+        let mut out = Vec::new();
+        assert!(text.lines().all(|line| parser.line(line, &mut out)));
+        // Other JSON is not ours.
+        assert!(!Go::new().line(r#"{"reason": "compiler-message"}"#, &mut out));
     }
 
     #[test]
