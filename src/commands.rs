@@ -60,42 +60,18 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
     let (worktree, config) = locate(&args.location)?;
-    // One `git status` before anything else: the git facts of `meta`, fast
-    // mode's changed files and the first read-only snapshot all come from
-    // it, taken before run-check creates its own output file.
-    let status_started = Instant::now();
-    let (repo, status) = match git::open(&worktree) {
-        Ok((repo, status)) => {
-            let status = status.map_err(|why| {
-                Error::Internal(format!("cannot read the worktree's git status: {why}"))
-            })?;
-            (Ok(repo), Some(status))
-        }
-        Err(why) => (Err(why), None),
-    };
-    let status_took = status_started.elapsed();
-    let in_git = repo.as_ref().ok().zip(status.as_ref());
+    let start = GitStart::ask(&worktree)?;
     let task = args.task.as_deref().map(crate::task::load).transpose()?;
-    let change_budget = match (&task, in_git) {
+    let change_budget = match (&task, start.in_git()) {
         (Some(_), Some((repo, status))) => Some(
             crate::task::change_budget(repo, status, &worktree, &args.changed_since)
                 .map_err(|err| Error::Usage(err.to_string()))?,
         ),
         _ => None,
     };
-    // Fast mode runs a check with `paths` only when a changed file matches;
-    // outside git every check runs.
-    let changes = match (args.mode, in_git) {
-        (Mode::Strict, _) => None,
-        (Mode::Fast, Some((repo, status))) => Some((
-            changes::changed_files(repo, status, &worktree, &args.changed_since)
-                .map_err(|err| Error::Usage(err.to_string()))?,
-            None,
-        )),
-        (Mode::Fast, None) => {
-            let why = repo.as_ref().err().map_or("", String::as_str);
-            Some((Vec::new(), Some(format!("{why}: every check runs"))))
-        }
+    let changes = match args.mode {
+        Mode::Fast => Some(start.changed_files(&worktree, &args.changed_since)?),
+        Mode::Strict => None,
     };
     let selection = Selection {
         mode: args.mode,
@@ -117,8 +93,8 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let mut verifier = match verify {
         true => {
-            let snapshotter = Snapshotter::new(&worktree, repo.as_ref().ok());
-            let first = status.as_ref().map(|status| (status, status_took));
+            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo));
+            let first = start.in_git().map(|(_, status)| (status, start.took));
             Some(
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
                     Error::Internal(format!(
@@ -153,7 +129,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
         (results, platform)
     });
-    let git = meta::Git::of(status.as_ref());
+    let git = meta::Git::of(start.in_git().map(|(_, status)| status));
 
     let interrupted = cancel.is_cancelled();
     let meta = Meta {
@@ -212,6 +188,56 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         eprintln!("{}", evidence.summary.banner);
     }
     Ok(evidence.summary.exit_code)
+}
+
+/// The worktree's git state at the start of a run, asked once before
+/// anything else and before run-check creates its own output file: the git
+/// facts of `meta`, fast mode's changed files, the task's change budget and
+/// the first read-only snapshot all come from it.
+struct GitStart {
+    /// The repository and its status, or why there is none (git missing,
+    /// not a repository).
+    git: Result<(git::Repo, git::Status), String>,
+    /// How long asking took: what a snapshot costs.
+    took: std::time::Duration,
+}
+
+impl GitStart {
+    fn ask(worktree: &Path) -> Result<GitStart, Error> {
+        let started = Instant::now();
+        let git = match git::open(worktree) {
+            Ok((repo, Ok(status))) => Ok((repo, status)),
+            Ok((_, Err(why))) => {
+                return Err(Error::Internal(format!(
+                    "cannot read the worktree's git status: {why}"
+                )));
+            }
+            Err(why) => Err(why),
+        };
+        Ok(GitStart {
+            git,
+            took: started.elapsed(),
+        })
+    }
+
+    fn in_git(&self) -> Option<(&git::Repo, &git::Status)> {
+        self.git.as_ref().ok().map(|(repo, status)| (repo, status))
+    }
+
+    /// Fast mode's changed files, or (outside git, where every check runs)
+    /// why there are none. A base revision that does not exist is an ERROR.
+    fn changed_files(
+        &self,
+        worktree: &Path,
+        base: &str,
+    ) -> Result<(Vec<String>, Option<String>), Error> {
+        match &self.git {
+            Ok((repo, status)) => changes::changed_files(repo, status, worktree, base)
+                .map(|files| (files, None))
+                .map_err(|err| Error::Usage(err.to_string())),
+            Err(why) => Ok((Vec::new(), Some(format!("{why}: every check runs")))),
+        }
+    }
 }
 
 /// Progress lines on stderr, one per finished check.
