@@ -6,7 +6,7 @@ use std::time::Duration;
 
 #[cfg(unix)]
 use crate::support::wait_until;
-use crate::support::{Test, check, live_processes};
+use crate::support::{Test, assert_no_leftovers, check, live_processes};
 
 const ALLOW: &str = "[settings]\nallow = [\"sh\", \"sleep\", \"true\"]\n";
 
@@ -28,8 +28,7 @@ fn a_timeout_kills_the_whole_tree() {
     // is a correctness check, not a timing target).
     assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
     assert!(tree["duration_ms"].as_u64().unwrap() >= 1000);
-    let left = live_processes("sleep 977");
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_no_leftovers("sleep 977");
 }
 
 #[test]
@@ -43,8 +42,7 @@ fn a_check_that_ignores_sigterm_is_killed_after_the_grace_period() {
         .status(1);
     assert_eq!(check(&run.json_stdout(), "stubborn")["timed_out"], true);
     assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
-    let left = live_processes("sleep 978");
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_no_leftovers("sleep 978");
 }
 
 #[test]
@@ -60,8 +58,7 @@ fn background_leftovers_of_a_passing_check_are_killed() {
         check(&run.json_stdout(), "leaky")["stdout_excerpt"],
         "started\n"
     );
-    let left = live_processes("sleep 979");
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_no_leftovers("sleep 979");
 }
 
 #[test]
@@ -200,8 +197,7 @@ fn interrupt_with(signal: libc::c_int) {
             .unwrap()
             .starts_with("Interrupted: 1 of 3")
     );
-    let left = live_processes(marker);
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_no_leftovers(marker);
 }
 
 #[cfg(unix)]

@@ -233,6 +233,19 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// Asserts that no process whose command line contains `marker` is left.
+/// A process run-check killed with SIGKILL is doomed but dies only when the
+/// kernel next schedules it, so a loaded machine gets a few seconds (a
+/// correctness check, not a timing target).
+#[track_caller]
+pub fn assert_no_leftovers(marker: &str) {
+    wait_until(Duration::from_secs(10), || {
+        live_processes(marker).is_empty()
+    });
+    let left = live_processes(marker);
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
 /// Live (non-zombie) processes whose command line contains `marker` (Linux
 /// /proc; elsewhere `ps`).
 pub fn live_processes(marker: &str) -> Vec<String> {
