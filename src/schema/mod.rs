@@ -850,7 +850,7 @@ mod tests {
 
     #[test]
     fn the_committed_checks_schema_is_checks() {
-        let committed = include_str!("../checks.schema.json");
+        let committed = include_str!("../../checks.schema.json");
         assert!(
             committed == pretty(&checks()),
             "checks.schema.json is stale: run `run-check schema checks > checks.schema.json`"
