@@ -1,0 +1,121 @@
+//! JSON Schemas (draft 2020-12) of the documents run-check reads and writes:
+//! the evidence (SPEC section 6), the task contract (SPEC section 7) and
+//! checks.toml (SPEC section 3, for editors: Taplo / Even Better TOML read
+//! JSON Schema). `run-check schema NAME` prints them.
+//!
+//! The schemas describe what the code does, field for field: `evidence()`
+//! follows the serde structs of `evidence` and `meta` (closed objects, so a
+//! misspelled field fails), `task()` follows the type rules of `task` (its
+//! limits are violations, not schema errors), `checks()` follows the raw
+//! structs of `config`. Every schema is self-contained (no `$ref`), so
+//! editors with partial `$ref` support still complete every key. Nothing
+//! here reads or writes a file.
+//!
+//! Where a schema cannot say what the loader says, the schema is the more
+//! permissive of the two (a document the tool accepts is never rejected by
+//! its schema): a duration of zero, a `needs` naming an unknown check, a
+//! `2.0` where the task loader wants an integer.
+//!
+//! Layout: this module is the command and the catalogue (`NAMES`, `by_name`,
+//! `pretty`); `evidence`, `task` and `checks` hold one schema each, built
+//! from the shared pieces of `blocks`. The verdict, vote and retry-state
+//! schemas live with their commands (`judge`, `vote`, `retry`).
+
+mod blocks;
+mod checks;
+mod evidence;
+mod task;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::exit_code;
+use crate::output::Output;
+
+pub use checks::checks;
+pub use evidence::evidence;
+pub use task::task;
+
+/// The JSON Schema dialect of every schema here.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The schema names `by_name` knows, in the order `run-check schema` lists them.
+pub const NAMES: &[&str] = &[
+    "evidence",
+    "verdict",
+    "vote-input",
+    "vote-output",
+    "task",
+    "retry-state",
+    "checks",
+];
+
+/// `run-check schema` options.
+#[derive(Debug, clap::Args)]
+pub struct SchemaArgs {
+    /// The schema to print
+    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(NAMES))]
+    pub name: String,
+}
+
+/// Runs `run-check schema NAME`: prints the schema, pretty, on stdout.
+pub fn run(args: &SchemaArgs) -> Result<i32, Error> {
+    let schema = by_name(&args.name).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown schema `{}` (expected one of: {})",
+            args.name,
+            NAMES.join(", ")
+        ))
+    })?;
+    Output::Stdout.write(pretty(&schema).as_bytes())?;
+    Ok(exit_code::PASS)
+}
+
+/// The schema called `name` (`evidence`, `task`, `checks`).
+pub fn by_name(name: &str) -> Option<Value> {
+    match name {
+        "evidence" => Some(evidence()),
+        "task" => Some(task()),
+        "checks" => Some(checks()),
+        "verdict" => Some(crate::judge::verdict_schema()),
+        "vote-input" => Some(crate::vote::input_schema()),
+        "vote-output" => Some(crate::vote::output_schema()),
+        "retry-state" => Some(crate::retry::state_schema()),
+        _ => None,
+    }
+}
+
+/// A schema as `run-check schema` prints it and as `checks.schema.json` is
+/// committed: two-space indentation, keys sorted, a final newline.
+pub fn pretty<T: Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_is_a_valid_2020_12_schema() {
+        for name in ["evidence", "task", "checks"] {
+            let schema = by_name(name).unwrap();
+            assert_eq!(
+                schema["$id"],
+                format!("https://run-check.dev/schema/{name}.json")
+            );
+        }
+        for &name in NAMES {
+            let schema = by_name(name).unwrap();
+            assert_eq!(schema["$schema"], DIALECT, "{name}");
+            assert!(schema["title"].is_string(), "{name}");
+            if let Err(err) = jsonschema::meta::validate(&schema) {
+                panic!("{name}: {err}");
+            }
+            jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert_eq!(by_name("verdict-x"), None);
+    }
+}
