@@ -1,10 +1,16 @@
 //! Reading user-supplied JSON documents (task files, vote inputs, judge
-//! inputs, retry state, shard evidence): one place for the encoding rules and
-//! the one-line syntax errors, so every command words them the same way.
+//! inputs and history lines, retry state, shard evidence) and typed access to
+//! their values: one place for the encoding rules, the one-line syntax errors
+//! and the JSON path of the first problem
+//! (`$.checks[2].status: expected a string, found number`), so every command
+//! words them the same way. The accessors never panic and never guess; the
+//! rules of each document (closed objects, ranges, defaults) stay with the
+//! command that reads it.
 
+use std::fmt::Display;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::Error;
 
@@ -32,6 +38,18 @@ pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
     })
 }
 
+/// Parses one line of JSON (a JSON-lines file); the error is
+/// `invalid JSON: ... (column C)`.
+pub fn parse_line(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|err| {
+        format!(
+            "invalid JSON: {} (column {})",
+            syntax_message(&err),
+            err.column().max(1)
+        )
+    })
+}
+
 /// serde_json's message without its trailing ` at line L column C` (the
 /// location is reported separately).
 pub fn syntax_message(err: &serde_json::Error) -> String {
@@ -55,9 +73,171 @@ pub fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// The JSON type of `value` with a number's value (`number 2.5`), for
+/// messages where the type may be right but the number is not
+/// (`expected an integer, found number 2.5`).
+pub fn found(value: &Value) -> String {
+    match value {
+        Value::Number(n) => format!("number {n}"),
+        other => kind(other).to_string(),
+    }
+}
+
+/// A problem at a JSON path: a missing field, a value of the wrong type, or
+/// a value a command's rules reject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `$`, `$.a.b`, `$.a[3]`.
+    pub path: String,
+    /// What is wrong, one line.
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The user-facing error: `FILE: $.path: message` (with `prefix`, e.g.
+    /// `line 3: `, before the path).
+    pub fn into_error(self, file: &Path, prefix: &str) -> Error {
+        Error::Config {
+            path: file.to_path_buf(),
+            location: None,
+            key: Some(format!("{prefix}{}", self.path)),
+            message: self.message,
+        }
+    }
+}
+
+/// The result of a typed access.
+pub type Access<T> = Result<T, Problem>;
+
+/// `path.name`.
+pub fn child(path: &str, name: &str) -> String {
+    format!("{path}.{name}")
+}
+
+/// `path[index]`.
+pub fn index(path: &str, index: usize) -> String {
+    format!("{path}[{index}]")
+}
+
+/// `expected WHAT, found FOUND` at `path` (`found` is usually [`kind`] or
+/// [`found()`]).
+pub fn mismatch(path: &str, what: &str, found: impl Display) -> Problem {
+    Problem::new(path, format!("expected {what}, found {found}"))
+}
+
+/// An object.
+pub fn object<'a>(value: &'a Value, path: &str) -> Access<&'a Map<String, Value>> {
+    value
+        .as_object()
+        .ok_or_else(|| mismatch(path, "an object", kind(value)))
+}
+
+/// A required field of the object at `path`; its path is `path.name`.
+pub fn field<'a>(object: &'a Map<String, Value>, path: &str, name: &str) -> Access<&'a Value> {
+    object
+        .get(name)
+        .ok_or_else(|| Problem::new(child(path, name), "missing required field"))
+}
+
+/// An optional field: absent and `null` are both `None`.
+pub fn optional<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    object.get(name).filter(|v| !v.is_null())
+}
+
+/// A string.
+pub fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
+    value
+        .as_str()
+        .ok_or_else(|| mismatch(path, "a string", kind(value)))
+}
+
+/// The `items` of the array at `path`, each a string (`path[i]` names the
+/// first that is not).
+pub fn strings<'a>(items: &'a [Value], path: &str) -> Access<Vec<&'a str>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| string(item, &index(path, i)))
+        .collect()
+}
+
+/// A string field, `null` or absent.
+pub fn opt_string(object: &Map<String, Value>, path: &str, name: &str) -> Access<Option<String>> {
+    optional(object, name)
+        .map(|v| string(v, &child(path, name)).map(str::to_string))
+        .transpose()
+}
+
+/// A boolean.
+pub fn boolean(value: &Value, path: &str) -> Access<bool> {
+    value
+        .as_bool()
+        .ok_or_else(|| mismatch(path, "a boolean", kind(value)))
+}
+
+/// A finite number.
+pub fn number(value: &Value, path: &str) -> Access<f64> {
+    value
+        .as_f64()
+        .filter(|n| n.is_finite())
+        .ok_or_else(|| mismatch(path, "a number", kind(value)))
+}
+
+/// A non-negative integer (`2.0` is not one).
+pub fn count(value: &Value, path: &str) -> Access<u64> {
+    const WHAT: &str = "a non-negative integer";
+    match value {
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Ok(u),
+            (None, Some(i)) => Err(mismatch(path, WHAT, i)),
+            _ => Err(mismatch(path, WHAT, found(value))),
+        },
+        other => Err(mismatch(path, WHAT, kind(other))),
+    }
+}
+
+/// A non-negative integer that fits in `u32`.
+pub fn count32(value: &Value, path: &str) -> Access<u32> {
+    let n = count(value, path)?;
+    u32::try_from(n).map_err(|_| Problem::new(path, format!("{n} is too large")))
+}
+
+/// An array.
+pub fn array<'a>(value: &'a Value, path: &str) -> Access<&'a [Value]> {
+    value
+        .as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| mismatch(path, "an array", kind(value)))
+}
+
+/// `expected one of "a", "b", found FOUND` at `path`.
+pub fn one_of(path: &str, words: &[&str], found: impl Display) -> Problem {
+    let expected: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
+    mismatch(path, &format!("one of {}", expected.join(", ")), found)
+}
+
+/// One of `words`, exactly as written; another string is quoted as a Rust
+/// string literal would be (`found "a\"b"`), another type named by [`kind`].
+pub fn word<'a>(value: &'a Value, path: &str, words: &[&str]) -> Access<&'a str> {
+    match value {
+        Value::String(s) if words.contains(&s.as_str()) => Ok(s),
+        Value::String(s) => Err(one_of(path, words, format!("{s:?}"))),
+        other => Err(one_of(path, words, kind(other))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn encodings_and_syntax_errors() {
@@ -66,8 +246,13 @@ mod tests {
             parse_document(file, b"\xEF\xBB\xBF{\"a\": 1}").unwrap()["a"],
             1
         );
+        assert_eq!(parse_document(file, b"\xEF\xBB\xBF{}").unwrap(), json!({}));
         assert_eq!(
             parse_document(file, b"\xFF\xFE{").unwrap_err().to_string(),
+            "in.json: the file is UTF-16 encoded; save it as UTF-8"
+        );
+        assert_eq!(
+            parse_document(file, b"\xFF\xFE{}").unwrap_err().to_string(),
             "in.json: the file is UTF-16 encoded; save it as UTF-8"
         );
         assert_eq!(
@@ -76,7 +261,147 @@ mod tests {
                 .to_string(),
             "in.json:3:1: invalid JSON: trailing comma"
         );
+        let file = Path::new("s.json");
+        let err = parse_document(file, b"{\n  \"a\": ,\n}").unwrap_err();
+        assert_eq!(err.to_string(), "s.json:2:8: invalid JSON: expected value");
+        let err = parse_document(file, b"").unwrap_err();
+        assert!(
+            err.to_string().starts_with("s.json:1:1: invalid JSON: EOF"),
+            "{err}"
+        );
         assert_eq!(kind(&Value::Null), "null");
-        assert_eq!(kind(&serde_json::json!([1])), "array");
+        assert_eq!(kind(&json!([1])), "array");
+    }
+
+    #[test]
+    fn lines_report_the_column() {
+        assert_eq!(parse_line("{\"a\": [1]}"), Ok(json!({"a": [1]})));
+        assert_eq!(
+            parse_line("{\"a\": }"),
+            Err("invalid JSON: expected value (column 7)".to_string())
+        );
+        assert_eq!(
+            parse_line(""),
+            Err("invalid JSON: EOF while parsing a value (column 1)".to_string())
+        );
+    }
+
+    /// The message of a failed access.
+    #[track_caller]
+    fn message<T: std::fmt::Debug>(access: Access<T>) -> String {
+        access.unwrap_err().message
+    }
+
+    #[test]
+    fn accessors_name_the_path_and_the_type_found() {
+        let doc = json!({"a": 1, "b": "x", "c": null, "d": [1], "e": -3, "f": 2.5});
+        let o = object(&doc, "$").unwrap();
+        assert_eq!(
+            field(o, "$", "z").unwrap_err(),
+            Problem::new("$.z", "missing required field")
+        );
+        assert_eq!(field(o, "$", "c"), Ok(&Value::Null));
+        assert_eq!(optional(o, "c"), None);
+        assert_eq!(optional(o, "a"), Some(&json!(1)));
+        assert_eq!(
+            object(&doc["d"], "$.d").unwrap_err(),
+            Problem::new("$.d", "expected an object, found array")
+        );
+        for (found, expected) in [
+            (message(string(&doc["a"], "$.a")), "a string, found number"),
+            (message(number(&doc["b"], "$.b")), "a number, found string"),
+            (message(boolean(&doc["c"], "$.c")), "a boolean, found null"),
+            (message(array(&doc["b"], "$.b")), "an array, found string"),
+            (
+                message(count(&doc["e"], "$.e")),
+                "a non-negative integer, found -3",
+            ),
+            (
+                message(count(&doc["f"], "$.f")),
+                "a non-negative integer, found number 2.5",
+            ),
+            (
+                message(count(&doc["b"], "$.b")),
+                "a non-negative integer, found string",
+            ),
+        ] {
+            assert_eq!(found, format!("expected {expected}"));
+        }
+        assert_eq!(number(&doc["f"], "$.f"), Ok(2.5));
+        assert_eq!(boolean(&json!(true), "$.t"), Ok(true));
+        assert_eq!(array(&doc["d"], "$.d"), Ok(&[json!(1)][..]));
+        assert_eq!(count(&doc["a"], "$.a"), Ok(1));
+        assert_eq!(
+            count32(&json!(4_294_967_296_u64), "$.n").unwrap_err(),
+            Problem::new("$.n", "4294967296 is too large")
+        );
+        assert_eq!(count32(&json!(7), "$.n"), Ok(7));
+        assert_eq!(opt_string(o, "$", "c"), Ok(None));
+        assert_eq!(opt_string(o, "$", "z"), Ok(None));
+        assert_eq!(opt_string(o, "$", "b"), Ok(Some("x".into())));
+        assert_eq!(
+            opt_string(o, "$", "a").unwrap_err(),
+            Problem::new("$.a", "expected a string, found number")
+        );
+        assert_eq!(index(&child("$", "d"), 0), "$.d[0]");
+    }
+
+    #[test]
+    fn strings_name_the_first_item_that_is_not_one() {
+        let items = [json!("a"), json!("b")];
+        assert_eq!(strings(&items, "$.l"), Ok(vec!["a", "b"]));
+        assert_eq!(strings(&[], "$.l"), Ok(vec![]));
+        let items = [json!("a"), json!(2), json!(null)];
+        assert_eq!(
+            strings(&items, "$.l").unwrap_err(),
+            Problem::new("$.l[1]", "expected a string, found number")
+        );
+    }
+
+    #[test]
+    fn words_and_found_values() {
+        let words = ["low", "high"];
+        assert_eq!(word(&json!("high"), "$.r", &words), Ok("high"));
+        assert_eq!(
+            word(&json!("High"), "$.r", &words).unwrap_err(),
+            Problem::new("$.r", "expected one of \"low\", \"high\", found \"High\"")
+        );
+        assert_eq!(
+            message(word(&json!("a\"b"), "$.r", &words)),
+            "expected one of \"low\", \"high\", found \"a\\\"b\""
+        );
+        assert_eq!(
+            message(word(&json!(3), "$.r", &words)),
+            "expected one of \"low\", \"high\", found number"
+        );
+        assert_eq!(
+            one_of("$.s", &["pass"], "\"x\"").message,
+            "expected one of \"pass\", found \"x\""
+        );
+        assert_eq!(found(&json!(2.0)), "number 2.0");
+        assert_eq!(found(&json!(-3)), "number -3");
+        assert_eq!(found(&json!("2")), "string");
+        assert_eq!(
+            mismatch("$.x", "an integer", found(&json!(1.5))),
+            Problem::new("$.x", "expected an integer, found number 1.5")
+        );
+    }
+
+    #[test]
+    fn problems_become_config_errors_naming_file_and_path() {
+        let problem = Problem::new("$.a[1]", "expected a string, found null");
+        assert_eq!(
+            problem
+                .clone()
+                .into_error(Path::new("in.json"), "")
+                .to_string(),
+            "in.json: $.a[1]: expected a string, found null"
+        );
+        let err = problem.into_error(Path::new("h.jsonl"), "line 3: ");
+        assert_eq!(
+            err.to_string(),
+            "h.jsonl: line 3: $.a[1]: expected a string, found null"
+        );
+        assert_eq!(err.exit_code(), 2);
     }
 }

@@ -41,12 +41,14 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
 use crate::git::{Repo, Status};
-use crate::json_input::kind;
+use crate::json_input::{
+    Access, child, field, found, kind, mismatch, object, string, strings, word,
+};
 
 /// Hard limit on the files a task may change (`files_involved`,
 /// `change_budget.max_files`).
@@ -96,17 +98,9 @@ pub fn load(path: &Path) -> Result<Task, Error> {
 
 /// Checks the task JSON `bytes`; `path` only names the file in messages.
 pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
-    let error = |location, key, message: String| Error::Config {
-        path: path.to_path_buf(),
-        location,
-        key,
-        message,
-    };
     let value = crate::json_input::parse_document(path, bytes)?;
-    match check(&value) {
-        Ok(violations) => Ok(Task { value, violations }),
-        Err(Problem { path, message }) => Err(error(None, Some(path), message)),
-    }
+    let violations = check(&value).map_err(|problem| problem.into_error(path, ""))?;
+    Ok(Task { value, violations })
 }
 
 /// The `contracts.task` value: `{"id", "valid", "violations"}`.
@@ -139,83 +133,39 @@ pub fn change_budget(
     }))
 }
 
-/// A type error at a JSON path.
-struct Problem {
-    path: String,
-    message: String,
-}
-
-fn problem(path: &str, message: impl Into<String>) -> Problem {
-    Problem {
-        path: path.to_string(),
-        message: message.into(),
+/// An array of strings.
+fn string_array<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
+    match value {
+        Value::Array(items) => strings(items, path),
+        _ => Err(mismatch(path, "an array of strings", kind(value))),
     }
 }
 
-fn field<'a>(object: &'a Map<String, Value>, path: &str, name: &str) -> Result<&'a Value, Problem> {
-    object
-        .get(name)
-        .ok_or_else(|| problem(path, "missing required field"))
-}
-
-fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, Problem> {
-    value
-        .as_object()
-        .ok_or_else(|| problem(path, format!("expected an object, found {}", kind(value))))
-}
-
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, Problem> {
-    value
-        .as_str()
-        .ok_or_else(|| problem(path, format!("expected a string, found {}", kind(value))))
-}
-
-/// An array of strings.
-fn strings<'a>(value: &'a Value, path: &str) -> Result<Vec<&'a str>, Problem> {
-    let Value::Array(items) = value else {
-        return Err(problem(
-            path,
-            format!("expected an array of strings, found {}", kind(value)),
-        ));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| string(item, &format!("{path}[{i}]")))
-        .collect()
-}
-
 /// A string, or an array of strings.
-fn string_or_strings<'a>(value: &'a Value, path: &str) -> Result<Vec<&'a str>, Problem> {
+fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
     match value {
         Value::String(text) => Ok(vec![text.as_str()]),
-        Value::Array(_) => strings(value, path),
-        _ => Err(problem(
+        Value::Array(items) => strings(items, path),
+        _ => Err(mismatch(
             path,
-            format!(
-                "expected a string or an array of strings, found {}",
-                kind(value)
-            ),
+            "a string or an array of strings",
+            kind(value),
         )),
     }
 }
 
 /// An integer (any JSON integer; `2.0` is not one).
-fn integer(value: &Value, path: &str) -> Result<i128, Problem> {
-    let found = match value {
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => return Ok(i128::from(i)),
-            (None, Some(u)) => return Ok(i128::from(u)),
-            _ => format!("number {n}"),
-        },
-        other => kind(other).to_string(),
-    };
-    Err(problem(path, format!("expected an integer, found {found}")))
+fn integer(value: &Value, path: &str) -> Access<i128> {
+    value
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| value.as_u64().map(i128::from))
+        .ok_or_else(|| mismatch(path, "an integer", found(value)))
 }
 
 /// Type-checks `value` (the first problem in schema order is an error) and
 /// returns its violations.
-fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
+fn check(value: &Value) -> Access<Vec<Violation>> {
     let mut violations = Vec::new();
     let mut violation = |field: &str, message: String| {
         violations.push(Violation {
@@ -225,28 +175,15 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
     };
     let task = object(value, "$")?;
     for name in ["id", "title", "description"] {
-        let path = format!("$.{name}");
-        if string(field(task, &path, name)?, &path)?.trim().is_empty() {
+        let text = string(field(task, "$", name)?, &child("$", name))?;
+        if text.trim().is_empty() {
             violation(name, "must not be empty".into());
         }
     }
 
-    let risk = field(task, "$.risk", "risk")?;
-    if !risk.as_str().is_some_and(|r| RISKS.contains(&r)) {
-        let found = match risk.as_str() {
-            Some(text) => format!("{text:?}"),
-            None => kind(risk).to_string(),
-        };
-        return Err(problem(
-            "$.risk",
-            format!("expected one of \"low\", \"medium\", \"high\", found {found}"),
-        ));
-    }
+    word(field(task, "$", "risk")?, "$.risk", &RISKS)?;
 
-    let parallel = integer(
-        field(task, "$.parallel_count", "parallel_count")?,
-        "$.parallel_count",
-    )?;
+    let parallel = integer(field(task, "$", "parallel_count")?, "$.parallel_count")?;
     if !(i128::from(MIN_PARALLEL)..=i128::from(MAX_PARALLEL)).contains(&parallel) {
         violation(
             "parallel_count",
@@ -254,9 +191,9 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
         );
     }
 
-    let acceptance = object(field(task, "$.acceptance", "acceptance")?, "$.acceptance")?;
-    let commands = strings(
-        field(acceptance, "$.acceptance.commands", "commands")?,
+    let acceptance = object(field(task, "$", "acceptance")?, "$.acceptance")?;
+    let commands = string_array(
+        field(acceptance, "$.acceptance", "commands")?,
         "$.acceptance.commands",
     )?;
     if !commands.iter().any(|c| runs_strict_json(c)) {
@@ -266,7 +203,7 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
         );
     }
     let criteria = string_or_strings(
-        field(acceptance, "$.acceptance.criteria", "criteria")?,
+        field(acceptance, "$.acceptance", "criteria")?,
         "$.acceptance.criteria",
     )?;
     if criteria.iter().all(|c| c.trim().is_empty()) {
@@ -276,15 +213,9 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
         );
     }
 
-    let loc = integer(
-        field(task, "$.estimated_loc", "estimated_loc")?,
-        "$.estimated_loc",
-    )?;
+    let loc = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
     if loc < 0 {
-        return Err(problem(
-            "$.estimated_loc",
-            format!("expected a non-negative integer, found {loc}"),
-        ));
+        return Err(mismatch("$.estimated_loc", "a non-negative integer", loc));
     }
     if loc > i128::from(MAX_LOC) {
         violation(
@@ -293,10 +224,7 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
         );
     }
 
-    let files = strings(
-        field(task, "$.files_involved", "files_involved")?,
-        "$.files_involved",
-    )?;
+    let files = string_array(field(task, "$", "files_involved")?, "$.files_involved")?;
     if files.len() > MAX_FILES {
         violation(
             "files_involved",
@@ -304,11 +232,7 @@ fn check(value: &Value) -> Result<Vec<Violation>, Problem> {
         );
     }
 
-    let contracts = field(
-        task,
-        "$.public_contracts_touched",
-        "public_contracts_touched",
-    )?;
+    let contracts = field(task, "$", "public_contracts_touched")?;
     string_or_strings(contracts, "$.public_contracts_touched")?;
     if contracts.as_str().is_some_and(|c| c.trim().is_empty()) {
         violation(

@@ -27,8 +27,9 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 
-use super::json::{Access, array, child, field, index, number, object, parse_line, string, word};
+use super::json::word;
 use super::verdict::{DIMENSIONS, Scores, Verdict, dimension_name};
+use crate::json_input::{Access, array, child, field, index, number, object, parse_line, string};
 
 /// What the judge needs from one earlier round.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -24,12 +24,13 @@ use serde_json::{Map, Value};
 use crate::config::{DiagSeverity, Dimension, Severity};
 use crate::evidence::Status;
 
-use super::json::{
-    Access, Problem, array, boolean, child, count, count32, field, index, kind, number, object,
-    opt_string, optional, score, string, word,
-};
+use super::json::{score, word};
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
+use crate::json_input::{
+    Access, Problem, array, boolean, child, count, count32, field, index, kind, mismatch, number,
+    object, one_of, opt_string, optional, string, strings,
+};
 
 /// What the judge reads.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,11 +177,10 @@ fn evidence(doc: &Map<String, Value>) -> Access<EvidenceInput> {
             let read_only = object(read_only, path)?;
             if let Some(modified) = optional(read_only, "modified") {
                 let path = child(path, "modified");
-                input.modified = array(modified, &path)?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| string(m, &index(&path, i)).map(str::to_string))
-                    .collect::<Access<_>>()?;
+                input.modified = strings(array(modified, &path)?, &path)?
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect();
             }
             input.read_only_error = opt_string(read_only, path, "error")?;
         }
@@ -255,23 +255,18 @@ fn check(value: &Value, path: &str) -> Access<EvidenceCheck> {
         .unwrap_or(false);
     let exit_code = optional(c, "exit_code")
         .map(|v| {
-            v.as_i64().ok_or_else(|| {
-                Problem::new(
-                    &child(path, "exit_code"),
-                    format!("expected an integer, found {}", kind(v)),
-                )
-            })
+            v.as_i64()
+                .ok_or_else(|| mismatch(&child(path, "exit_code"), "an integer", kind(v)))
         })
         .transpose()?;
     let command = match optional(c, "command") {
         None => Vec::new(),
         Some(v) => {
             let path = child(path, "command");
-            array(v, &path)?
-                .iter()
-                .enumerate()
-                .map(|(i, a)| string(a, &index(&path, i)).map(str::to_string))
-                .collect::<Access<_>>()?
+            strings(array(v, &path)?, &path)?
+                .into_iter()
+                .map(str::to_string)
+                .collect()
         }
     };
     Ok(EvidenceCheck {
@@ -465,27 +460,13 @@ fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<D
 fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
     let i = object(value, path)?;
     let severity_path = child(path, "severity");
+    let severities = IssueSeverity::ALL.map(IssueSeverity::as_str);
     let severity = match field(i, path, "severity")? {
         Value::String(s) => IssueSeverity::ALL
             .into_iter()
             .find(|sev| sev.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                Problem::new(
-                    &severity_path,
-                    format!(
-                        "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"{s}\""
-                    ),
-                )
-            })?,
-        other => {
-            return Err(Problem::new(
-                &severity_path,
-                format!(
-                    "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found {}",
-                    kind(other)
-                ),
-            ));
-        }
+            .ok_or_else(|| one_of(&severity_path, &severities, format!("\"{s}\"")))?,
+        other => return Err(one_of(&severity_path, &severities, kind(other))),
     };
     let kind_ = string(field(i, path, "type")?, &child(path, "type"))?.to_string();
     let line = optional(i, "line")

@@ -128,7 +128,7 @@ pub enum JudgeFormat {
 /// Runs `run-check judge`.
 pub fn run(args: &JudgeArgs) -> Result<i32, Error> {
     let (display, bytes) = read_input(&args.input)?;
-    let value = json::parse_document(&display, &bytes)?;
+    let value = crate::json_input::parse_document(&display, &bytes)?;
     let source = input::read(&value).map_err(|p| p.into_error(&display, ""))?;
     let judge = judge_config(args.config.as_deref())?;
     let history = args

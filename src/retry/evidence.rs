@@ -8,10 +8,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::json::{self, Obj, Problem};
+use super::json::Obj;
 use super::state::{EvidenceSummary, Outcome};
 use crate::error::Error;
 use crate::evidence::{PASS_BANNER, SCHEMA_VERSION};
+use crate::json_input::{Problem, parse_document};
 
 /// Reads the evidence at `path` (`-`: stdin).
 pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
@@ -29,8 +30,8 @@ pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         (bytes, absolute.display().to_string())
     };
-    let value = json::parse(path, &bytes)?;
-    summarize(&value, recorded).map_err(|problem| problem.into_error(path))
+    let value = parse_document(path, &bytes)?;
+    summarize(&value, recorded).map_err(|problem| problem.into_error(path, ""))
 }
 
 /// The summary of an evidence document; `path` is what to record as its path.

@@ -1,43 +1,14 @@
 //! Reading untrusted JSON (evidence documents, the state file) with the JSON
 //! path of every problem, so an error names exactly what is wrong
-//! (`$.summary.exit_code: missing required field`). Nothing here touches files.
-
-use std::path::Path;
+//! (`$.summary.exit_code: missing required field`). A view of one object
+//! whose members are all required, built on the shared accessors of
+//! [`crate::json_input`]; a member of the wrong type is named with its
+//! value when it is a number (`expected a string, found number 3`). Nothing
+//! here touches files.
 
 use serde_json::{Map, Value};
 
-use crate::error::Error;
-
-pub(crate) use crate::json_input::{kind, parse_document as parse};
-
-/// A problem at a JSON path (`$`, `$.points[2].phase`).
-#[derive(Debug)]
-pub(crate) struct Problem {
-    /// The JSON path.
-    pub path: String,
-    /// What is wrong, one line.
-    pub message: String,
-}
-
-impl Problem {
-    /// A problem at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
-        Problem {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    /// The error naming `file` and the JSON path.
-    pub fn into_error(self, file: &Path) -> Error {
-        Error::Config {
-            path: file.to_path_buf(),
-            location: None,
-            key: Some(self.path),
-            message: self.message,
-        }
-    }
-}
+use crate::json_input::{Access, Problem, child, field, found, mismatch, object, strings, word};
 
 /// A JSON object and its path.
 #[derive(Debug, Clone, Copy)]
@@ -48,23 +19,20 @@ pub(crate) struct Obj<'a> {
 
 impl<'a> Obj<'a> {
     /// `value` as an object at `path`.
-    pub fn of(value: &'a Value, path: &'a str) -> Result<Obj<'a>, Problem> {
-        match value {
-            Value::Object(map) => Ok(Obj { map, path }),
-            other => Err(Problem::new(
-                path,
-                format!("expected an object, found {}", kind(other)),
-            )),
-        }
+    pub fn of(value: &'a Value, path: &'a str) -> Access<Obj<'a>> {
+        Ok(Obj {
+            map: object(value, path)?,
+            path,
+        })
     }
 
     /// The path of member `key`.
     pub fn path(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
+        child(self.path, key)
     }
 
     /// Rejects members not in `known` (the first in document order).
-    pub fn only(&self, known: &[&str]) -> Result<(), Problem> {
+    pub fn only(&self, known: &[&str]) -> Access<()> {
         match self.map.keys().find(|k| !known.contains(&k.as_str())) {
             Some(key) => Err(Problem::new(
                 self.path(key),
@@ -75,88 +43,60 @@ impl<'a> Obj<'a> {
     }
 
     /// A required member.
-    pub fn get(&self, key: &str) -> Result<&'a Value, Problem> {
-        self.map
-            .get(key)
-            .ok_or_else(|| Problem::new(self.path(key), "missing required field"))
+    pub fn get(&self, key: &str) -> Access<&'a Value> {
+        field(self.map, self.path, key)
     }
 
     /// A required string member.
-    pub fn str(&self, key: &str) -> Result<&'a str, Problem> {
-        match self.get(key)? {
-            Value::String(text) => Ok(text),
-            other => Err(self.expected(key, "a string", other)),
-        }
+    pub fn str(&self, key: &str) -> Access<&'a str> {
+        self.typed(key, "a string", Value::as_str)
     }
 
     /// A required boolean member.
-    pub fn bool(&self, key: &str) -> Result<bool, Problem> {
-        match self.get(key)? {
-            Value::Bool(b) => Ok(*b),
-            other => Err(self.expected(key, "a boolean", other)),
-        }
+    pub fn bool(&self, key: &str) -> Access<bool> {
+        self.typed(key, "a boolean", Value::as_bool)
     }
 
     /// A required integer member (`2.0` is not one).
-    pub fn int(&self, key: &str) -> Result<i64, Problem> {
-        match self.get(key)? {
-            Value::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
-            other => Err(self.expected(key, "an integer", other)),
-        }
+    pub fn int(&self, key: &str) -> Access<i64> {
+        self.typed(key, "an integer", Value::as_i64)
     }
 
     /// A required non-negative integer member.
-    pub fn uint(&self, key: &str) -> Result<u64, Problem> {
-        match self.get(key)? {
-            Value::Number(n) if n.is_u64() => Ok(n.as_u64().unwrap_or_default()),
-            other => Err(self.expected(key, "a non-negative integer", other)),
-        }
+    pub fn uint(&self, key: &str) -> Access<u64> {
+        self.typed(key, "a non-negative integer", Value::as_u64)
     }
 
     /// A required array member.
-    pub fn array(&self, key: &str) -> Result<&'a [Value], Problem> {
-        match self.get(key)? {
-            Value::Array(items) => Ok(items),
-            other => Err(self.expected(key, "an array", other)),
-        }
+    pub fn array(&self, key: &str) -> Access<&'a [Value]> {
+        self.typed(key, "an array", |v| v.as_array().map(Vec::as_slice))
     }
 
     /// A required array of strings.
-    pub fn strings(&self, key: &str) -> Result<Vec<String>, Problem> {
+    pub fn strings(&self, key: &str) -> Access<Vec<String>> {
         let items = self.array(key)?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(text) => Ok(text.clone()),
-                other => Err(Problem::new(
-                    format!("{}[{i}]", self.path(key)),
-                    format!("expected a string, found {}", kind(other)),
-                )),
-            })
-            .collect()
+        Ok(strings(items, &self.path(key))?
+            .into_iter()
+            .map(str::to_string)
+            .collect())
     }
 
     /// A required string member that is one of `words`.
-    pub fn word(&self, key: &str, words: &[&str]) -> Result<&'a str, Problem> {
-        let text = self.str(key)?;
-        if words.contains(&text) {
-            Ok(text)
-        } else {
-            let expected: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
-            Err(Problem::new(
-                self.path(key),
-                format!("expected one of {}, found {text:?}", expected.join(", ")),
-            ))
-        }
+    pub fn word(&self, key: &str, words: &[&str]) -> Access<&'a str> {
+        self.str(key)?;
+        word(self.get(key)?, &self.path(key), words)
     }
 
-    fn expected(&self, key: &str, what: &str, found: &Value) -> Problem {
-        let found = match found {
-            Value::Number(n) => format!("number {n}"),
-            other => kind(other).to_string(),
-        };
-        Problem::new(self.path(key), format!("expected {what}, found {found}"))
+    /// The required member `key` as `get` reads it; another value is
+    /// `expected WHAT, found ...`.
+    fn typed<T>(
+        &self,
+        key: &str,
+        what: &str,
+        get: impl FnOnce(&'a Value) -> Option<T>,
+    ) -> Access<T> {
+        let value = self.get(key)?;
+        get(value).ok_or_else(|| mismatch(&self.path(key), what, found(value)))
     }
 }
 
@@ -195,14 +135,30 @@ mod tests {
     }
 
     #[test]
-    fn syntax_errors_name_line_and_column() {
-        let err = parse(Path::new("s.json"), b"{\n  \"a\": ,\n}").unwrap_err();
-        assert_eq!(err.to_string(), "s.json:2:8: invalid JSON: expected value");
-        let err = parse(Path::new("s.json"), b"").unwrap_err();
-        assert!(
-            err.to_string().starts_with("s.json:1:1: invalid JSON: EOF"),
-            "{err}"
+    fn numbers_of_the_wrong_type_are_named_with_their_value() {
+        let value = json!({"s": 3, "w": 2.5, "i": 9_223_372_036_854_775_808_u64, "u": -3});
+        let obj = Obj::of(&value, "$").unwrap();
+        assert_eq!(
+            obj.str("s").unwrap_err().message,
+            "expected a string, found number 3"
         );
-        assert!(parse(Path::new("s.json"), b"\xEF\xBB\xBF{}").is_ok());
+        assert_eq!(
+            obj.word("w", &["y"]).unwrap_err().message,
+            "expected a string, found number 2.5"
+        );
+        assert_eq!(
+            obj.int("i").unwrap_err().message,
+            "expected an integer, found number 9223372036854775808"
+        );
+        assert_eq!(
+            obj.uint("u").unwrap_err().message,
+            "expected a non-negative integer, found number -3"
+        );
+        assert_eq!(obj.uint("s"), Ok(3));
+        assert_eq!(obj.int("u"), Ok(-3));
+        assert_eq!(
+            Obj::of(&json!([]), "$").unwrap_err().message,
+            "expected an object, found array"
+        );
     }
 }

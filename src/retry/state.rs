@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::json::{self, Obj, Problem};
+use super::json::Obj;
 use crate::error::Error;
+use crate::json_input::{Problem, parse_document};
 
 /// Version of the state format; a file with another version is an error.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -287,8 +288,8 @@ pub fn load(path: &Path) -> Result<State, Error> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(State::default()),
         Err(err) => return Err(Error::io("read retry state", path, err)),
     };
-    let value = json::parse(path, &bytes)?;
-    from_value(&value).map_err(|problem| problem.into_error(path))
+    let value = parse_document(path, &bytes)?;
+    from_value(&value).map_err(|problem| problem.into_error(path, ""))
 }
 
 /// The state in `value`, checked strictly.

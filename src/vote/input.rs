@@ -40,7 +40,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::json_input::kind;
+use crate::json_input::{
+    Access, Problem, array, boolean, field, found, mismatch, number, object, string,
+};
 
 /// The largest accepted confidence weight (keeps every sum finite).
 pub const MAX_WEIGHT: f64 = 1_000_000.0;
@@ -165,46 +167,19 @@ pub struct Input {
 /// Parses and validates the vote input `bytes`; `name` only names the file in
 /// messages (`<stdin>` for standard input).
 pub fn parse(name: &Path, bytes: &[u8]) -> Result<Input, Error> {
-    let error = |location, key, message: String| Error::Config {
-        path: name.to_path_buf(),
-        location,
-        key,
-        message,
-    };
     let value = crate::json_input::parse_document(name, bytes)?;
-    from_value(&value).map_err(|Problem { path, message }| error(None, Some(path), message))
+    from_value(&value).map_err(|problem| problem.into_error(name, ""))
 }
 
-/// A problem at a JSON path (`$.votes[0].evaluator_id`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The JSON path of the value at fault.
-    pub path: String,
-    /// What is wrong, one line.
-    pub message: String,
-}
-
-fn problem(path: &str, message: impl Into<String>) -> Problem {
-    Problem {
-        path: path.to_string(),
-        message: message.into(),
-    }
-}
-
-/// Validates a parsed input document.
-pub fn from_value(value: &Value) -> Result<Input, Problem> {
+/// Validates a parsed input document; the [`Problem`] is the first found,
+/// at a JSON path such as `$.votes[0].evaluator_id`.
+pub fn from_value(value: &Value) -> Access<Input> {
     let top = object(value, "$")?;
     closed(top, "$", &INPUT_FIELDS)?;
 
-    let votes = required(top, "$", "votes")?;
-    let Value::Array(items) = votes else {
-        return Err(problem(
-            "$.votes",
-            format!("expected an array, found {}", kind(votes)),
-        ));
-    };
+    let items = array(field(top, "$", "votes")?, "$.votes")?;
     if items.is_empty() {
-        return Err(problem("$.votes", "must contain at least one vote"));
+        return Err(Problem::new("$.votes", "must contain at least one vote"));
     }
     let mut first_index: HashMap<String, usize> = HashMap::new();
     let mut parsed = Vec::with_capacity(items.len());
@@ -212,8 +187,8 @@ pub fn from_value(value: &Value) -> Result<Input, Problem> {
         let path = format!("$.votes[{index}]");
         let vote = parse_vote(item, &path)?;
         if let Some(first) = first_index.get(vote.evaluator_id.as_str()) {
-            return Err(problem(
-                &format!("{path}.evaluator_id"),
+            return Err(Problem::new(
+                format!("{path}.evaluator_id"),
                 format!(
                     "duplicate evaluator id {:?} (first at $.votes[{first}])",
                     vote.evaluator_id
@@ -224,7 +199,7 @@ pub fn from_value(value: &Value) -> Result<Input, Problem> {
         parsed.push(vote);
     }
 
-    let threshold = threshold(required(top, "$", "elimination_threshold")?)?;
+    let threshold = threshold(field(top, "$", "elimination_threshold")?)?;
 
     let mut weights = Weights::default();
     if let Some(value) = top.get("confidence_weights") {
@@ -233,8 +208,8 @@ pub fn from_value(value: &Value) -> Result<Input, Problem> {
         let mut names: Vec<&String> = given.keys().collect();
         names.sort();
         if let Some(unknown) = names.iter().find(|n| Confidence::from_name(n).is_none()) {
-            return Err(problem(
-                &member(path, unknown),
+            return Err(Problem::new(
+                member(path, unknown),
                 format!("unknown confidence {unknown:?} (expected High, Medium or Low)"),
             ));
         }
@@ -248,13 +223,7 @@ pub fn from_value(value: &Value) -> Result<Input, Problem> {
 
     let require_unanimous = match top.get("require_unanimous") {
         None => false,
-        Some(Value::Bool(flag)) => *flag,
-        Some(other) => {
-            return Err(problem(
-                "$.require_unanimous",
-                format!("expected a boolean, found {}", kind(other)),
-            ));
-        }
+        Some(value) => boolean(value, "$.require_unanimous")?,
     };
 
     Ok(Input {
@@ -265,22 +234,19 @@ pub fn from_value(value: &Value) -> Result<Input, Problem> {
     })
 }
 
-fn parse_vote(item: &Value, path: &str) -> Result<Vote, Problem> {
+fn parse_vote(item: &Value, path: &str) -> Access<Vote> {
     let vote = object(item, path)?;
     closed(vote, path, &VOTE_FIELDS)?;
     let evaluator_id = name(
-        required(vote, path, "evaluator_id")?,
+        field(vote, path, "evaluator_id")?,
         &member(path, "evaluator_id"),
     )?;
 
     let decision_path = member(path, "elimination_decision");
-    let decision = object(
-        required(vote, path, "elimination_decision")?,
-        &decision_path,
-    )?;
+    let decision = object(field(vote, path, "elimination_decision")?, &decision_path)?;
     closed(decision, &decision_path, &DECISION_FIELDS)?;
     let eliminated = name(
-        required(decision, &decision_path, "eliminated")?,
+        field(decision, &decision_path, "eliminated")?,
         &member(&decision_path, "eliminated"),
     )?;
     let reason = match decision.get("reason") {
@@ -289,11 +255,11 @@ fn parse_vote(item: &Value, path: &str) -> Result<Vote, Problem> {
     };
     let confidence_path = member(&decision_path, "confidence");
     let confidence = string(
-        required(decision, &decision_path, "confidence")?,
+        field(decision, &decision_path, "confidence")?,
         &confidence_path,
     )?;
     let confidence = Confidence::from_name(confidence).ok_or_else(|| {
-        problem(
+        Problem::new(
             &confidence_path,
             format!("unknown confidence {confidence:?} (expected High, Medium or Low)"),
         )
@@ -307,8 +273,8 @@ fn parse_vote(item: &Value, path: &str) -> Result<Vote, Problem> {
         keys.sort();
         for key in keys {
             if key.trim().is_empty() {
-                return Err(problem(
-                    &member(&qa_path, key),
+                return Err(Problem::new(
+                    member(&qa_path, key),
                     "candidate name must not be empty",
                 ));
             }
@@ -326,36 +292,25 @@ fn parse_vote(item: &Value, path: &str) -> Result<Vote, Problem> {
 }
 
 /// `elimination_threshold`: an integral number, at least 1.
-fn threshold(value: &Value) -> Result<f64, Problem> {
+fn threshold(value: &Value) -> Access<f64> {
     let path = "$.elimination_threshold";
-    let Value::Number(number) = value else {
-        return Err(problem(
-            path,
-            format!("expected an integer, found {}", kind(value)),
-        ));
-    };
-    let Some(threshold) = number.as_f64().filter(|t| t.fract() == 0.0) else {
-        return Err(problem(
-            path,
-            format!("expected an integer, found number {number}"),
-        ));
+    let Some(threshold) = value.as_f64().filter(|t| t.fract() == 0.0) else {
+        return Err(mismatch(path, "an integer", found(value)));
     };
     if threshold < 1.0 {
-        return Err(problem(path, format!("must be at least 1, found {number}")));
+        return Err(Problem::new(
+            path,
+            format!("must be at least 1, found {value}"),
+        ));
     }
     Ok(threshold)
 }
 
 /// A confidence weight: a number from 0 to [`MAX_WEIGHT`].
-fn weight(value: &Value, path: &str) -> Result<f64, Problem> {
-    let Some(weight) = value.as_f64() else {
-        return Err(problem(
-            path,
-            format!("expected a number, found {}", kind(value)),
-        ));
-    };
+fn weight(value: &Value, path: &str) -> Access<f64> {
+    let weight = number(value, path)?;
     if !(0.0..=MAX_WEIGHT).contains(&weight) {
-        return Err(problem(
+        return Err(Problem::new(
             path,
             format!("must be between 0 and {MAX_WEIGHT}, found {value}"),
         ));
@@ -388,47 +343,25 @@ fn one_of(names: &[&str]) -> String {
 }
 
 /// Rejects any field of `object` not in `known` (the first in byte order).
-fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Result<(), Problem> {
+fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access<()> {
     let unknown = object
         .keys()
         .filter(|key| !known.contains(&key.as_str()))
         .min();
     match unknown {
-        Some(key) => Err(problem(
-            &member(path, key),
+        Some(key) => Err(Problem::new(
+            member(path, key),
             format!("unknown field (expected {})", one_of(known)),
         )),
         None => Ok(()),
     }
 }
 
-fn required<'a>(
-    object: &'a Map<String, Value>,
-    path: &str,
-    name: &str,
-) -> Result<&'a Value, Problem> {
-    object
-        .get(name)
-        .ok_or_else(|| problem(&member(path, name), "missing required field"))
-}
-
-fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, Problem> {
-    value
-        .as_object()
-        .ok_or_else(|| problem(path, format!("expected an object, found {}", kind(value))))
-}
-
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, Problem> {
-    value
-        .as_str()
-        .ok_or_else(|| problem(path, format!("expected a string, found {}", kind(value))))
-}
-
 /// A non-blank string (an evaluator id or a candidate name).
-fn name<'a>(value: &'a Value, path: &str) -> Result<&'a str, Problem> {
+fn name<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
     let text = string(value, path)?;
     if text.trim().is_empty() {
-        return Err(problem(path, "must not be empty"));
+        return Err(Problem::new(path, "must not be empty"));
     }
     Ok(text)
 }
