@@ -6,7 +6,7 @@ use std::time::Duration;
 
 #[cfg(unix)]
 use crate::support::wait_until;
-use crate::support::{Test, assert_no_leftovers, check, live_processes};
+use crate::support::{Test, assert_no_leftovers, check};
 
 const ALLOW: &str = "[settings]\nallow = [\"sh\", \"sleep\", \"true\"]\n";
 
@@ -173,7 +173,10 @@ fn interrupt_with(signal: libc::c_int) {
         .args(&["--format", "json", "--out", "ev.json"]);
     let mut child = test.command().spawn().expect("spawn");
     assert!(
-        wait_until(Duration::from_secs(20), || live_processes(marker).len()
+        wait_until(Duration::from_secs(20), || crate::support::live_processes(
+            marker
+        )
+        .len()
             >= 2),
         "the long check never started"
     );
