@@ -26,6 +26,13 @@ use crate::snapshot::{Snapshotter, Verifier};
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
+    let worktree = worktree(location)?;
+    let config = load_config(location, &worktree)?;
+    Ok((worktree, config))
+}
+
+/// The worktree, canonical.
+fn worktree(location: &Location) -> Result<PathBuf, Error> {
     let worktree = location
         .worktree
         .clone()
@@ -40,6 +47,11 @@ fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
             worktree.display()
         )));
     }
+    Ok(worktree)
+}
+
+/// The config `location` names (by default `checks.toml` in the worktree).
+fn load_config(location: &Location, worktree: &Path) -> Result<Config, Error> {
     let (path, display) = match &location.config {
         Some(path) => (path.clone(), path.clone()),
         None => {
@@ -51,16 +63,22 @@ fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
             (path, display)
         }
     };
-    let config = config::load(&path, &display, location.config.is_some())?;
-    Ok((worktree, config))
+    config::load(&path, &display, location.config.is_some())
 }
 
 /// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
 pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
-    let (worktree, config) = locate(&args.location)?;
-    let start = GitStart::ask(&worktree)?;
+    let worktree = worktree(&args.location)?;
+    // The git processes run while the config is read.
+    let (config, start) = std::thread::scope(|scope| {
+        let start = scope.spawn(|| GitStart::ask(&worktree));
+        let config = load_config(&args.location, &worktree);
+        (config, start.join())
+    });
+    let config = config?;
+    let start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
     let task = args.task.as_deref().map(crate::task::load).transpose()?;
     let change_budget = match (&task, start.in_git()) {
         (Some(_), Some((repo, status))) => Some(

@@ -72,7 +72,7 @@ pub fn run(args: &SchemaArgs) -> Result<i32, Error> {
     Ok(exit_code::PASS)
 }
 
-/// The schema called `name` (`evidence`, `task`, `checks`).
+/// The schema called `name`, one of [`NAMES`].
 pub fn by_name(name: &str) -> Option<Value> {
     match name {
         "evidence" => Some(evidence()),

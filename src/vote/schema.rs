@@ -7,9 +7,7 @@
 use serde_json::{Value, json};
 
 use super::input::MAX_WEIGHT;
-
-/// The JSON Schema dialect of both schemas.
-pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+use crate::schema::DIALECT;
 
 /// A string with a non-whitespace character.
 const NON_BLANK: &str = "\\S";
