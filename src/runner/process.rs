@@ -108,10 +108,6 @@ impl Capture {
 pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel) -> ProcessResult {
     let start = Instant::now();
     let limit = spec.excerpt_bytes;
-    if !spec.cwd.is_dir() {
-        let why = format!("working directory `{}` does not exist", spec.cwd.display());
-        return ProcessResult::failed(start, limit, why);
-    }
     let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
     let ((out_read, out_write), (err_read, err_write)) = match pipes {
         Ok(pipes) => pipes,
@@ -139,7 +135,12 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     let handle = match handle {
         Ok(handle) => handle,
         Err(err) => {
-            let why = format!("failed to start `{}`: {err}", spec.program.display());
+            // A missing working directory fails the spawn too; say which.
+            let why = if spec.cwd.is_dir() {
+                format!("failed to start `{}`: {err}", spec.program.display())
+            } else {
+                format!("working directory `{}` does not exist", spec.cwd.display())
+            };
             return ProcessResult::failed(start, limit, why);
         }
     };
