@@ -144,10 +144,20 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
             return ProcessResult::failed(start, limit, why);
         }
     };
-    let tree = match handle.pids().first().map(|&pid| platform::Tree::adopt(pid)) {
+    let pid = handle.pids().first().copied();
+    let tree = match pid.map(platform::Tree::adopt) {
         Some(Ok(tree)) => Some(tree),
         _ => None,
     };
+    // Windows starts the child suspended until it is in its tree.
+    if let Some(pid) = pid
+        && let Err(err) = platform::release(pid)
+    {
+        let _ = handle.kill();
+        let _ = handle.wait();
+        let why = format!("failed to start `{}`: {err}", spec.program.display());
+        return ProcessResult::failed(start, limit, why);
+    }
     let mut supervisor = Supervisor {
         handle: &handle,
         tree,

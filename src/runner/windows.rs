@@ -1,27 +1,72 @@
 //! Windows process trees: each check's process is assigned to its own Job
 //! Object, so `TerminateJobObject` reaches every process it started. The job is
 //! created with KILL_ON_JOB_CLOSE, so dropping the `Tree` also ends leftovers.
-//! A process spawned by the check before the assignment (a window of
-//! microseconds after spawn) can escape the job; this is the documented limit.
+//! The process is created suspended and runs only once it is in its job
+//! (`release`), so nothing it starts can escape the job by starting early.
 
 use std::io;
 use std::os::windows::process::CommandExt;
 use std::process::{Command, ExitStatus};
 
-use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
+};
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation,
     SetInformationJobObject, TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_NEW_PROCESS_GROUP, OpenProcess, PROCESS_SET_QUOTA, PROCESS_TERMINATE,
+    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_SET_QUOTA,
+    PROCESS_TERMINATE, ResumeThread, THREAD_SUSPEND_RESUME,
 };
 
 /// Prepares the command before spawn: its own console process group, so the
-/// console's Ctrl-C reaches run-check only (mirrors the Unix process group).
+/// console's Ctrl-C reaches run-check only (mirrors the Unix process group),
+/// and suspended until `release`.
 pub(crate) fn prepare(command: &mut Command) {
-    command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED);
+}
+
+/// Lets the suspended child `pid` run (after `Tree::adopt`, or after it
+/// failed): resumes its one thread, found in a snapshot of the system's
+/// threads (the standard library keeps the thread handle to itself).
+pub(crate) fn release(pid: u32) -> io::Result<()> {
+    // SAFETY: CreateToolhelp32Snapshot has no memory-safety preconditions.
+    let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snapshot == INVALID_HANDLE_VALUE {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: zeroed is a valid THREADENTRY32; dwSize is set as required.
+    let mut entry: THREADENTRY32 = unsafe { std::mem::zeroed() };
+    entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+    let mut resumed = 0;
+    // SAFETY: `snapshot` is valid and `entry` a live, sized THREADENTRY32.
+    let mut more = unsafe { Thread32First(snapshot, &mut entry) } != 0;
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            // SAFETY: OpenThread has no memory-safety preconditions.
+            let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) };
+            if !thread.is_null() {
+                // SAFETY: `thread` is a valid handle we own, closed once.
+                unsafe {
+                    if ResumeThread(thread) != u32::MAX {
+                        resumed += 1;
+                    }
+                    CloseHandle(thread);
+                }
+            }
+        }
+        // SAFETY: as for Thread32First.
+        more = unsafe { Thread32Next(snapshot, &mut entry) } != 0;
+    }
+    // SAFETY: `snapshot` is a handle we own, closed once.
+    unsafe { CloseHandle(snapshot) };
+    match resumed {
+        0 => Err(io::Error::other("its thread was not found to resume")),
+        _ => Ok(()),
+    }
 }
 
 /// The process tree of one running check: a Job Object.
