@@ -1,0 +1,227 @@
+//! One `[[check]]`: its name, `run` (whitelisted) or `scan` (rule sets and
+//! `[[check.rule]]`s), timeout, `cwd`, `env`, `paths`, artifacts, `score`,
+//! `[[check.matcher]]`s and its own `needs` (the graph is `needs`).
+
+use std::collections::HashMap;
+
+use globset::GlobSetBuilder;
+use toml::Spanned;
+
+use crate::error::Error;
+
+use super::raw::{RawCheck, RawRule, RawScan};
+use super::validate::Validator;
+use super::{
+    CheckConfig, CheckKind, DiagSeverity, Dimension, Matcher, Mode, SCAN_RULE_SETS, ScanConfig,
+    ScanRule, Severity,
+};
+
+impl Validator<'_> {
+    pub(super) fn check(
+        &self,
+        raw: RawCheck,
+        allow: &[String],
+        seen: &HashMap<String, usize>,
+    ) -> Result<CheckConfig, Error> {
+        self.name(&raw.name, "check.name")?;
+        let name = raw.name.get_ref().clone();
+        if seen.contains_key(&name) {
+            return Err(self.err(
+                raw.name.span(),
+                "check.name",
+                format!("duplicate check name `{name}`"),
+            ));
+        }
+        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let kind = match (&raw.run, &raw.scan) {
+            (Some(run), None) => CheckKind::Run(self.argv(run, allow, &of("run"))?),
+            (None, Some(scan)) => CheckKind::Scan(self.scan(scan, &raw.rule, &name)?),
+            (Some(run), Some(_)) => {
+                return Err(self.err(run.span(), of("run"), "has both `run` and `scan`; keep one"));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    raw.name.span(),
+                    format!("check `{name}`"),
+                    "has neither `run` nor `scan`",
+                ));
+            }
+        };
+        if !raw.rule.is_empty() && raw.scan.is_none() {
+            return Err(self.err(
+                raw.rule[0].id.span(),
+                of("rule"),
+                "`[[check.rule]]` applies only to `scan` checks",
+            ));
+        }
+        let modes = raw.modes.unwrap_or_else(|| vec![Mode::Strict]);
+        let timeout = match &raw.timeout {
+            Some(t) => Some(self.duration(t, &of("timeout"))?),
+            None => None,
+        };
+        let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
+        self.env(&raw.env, raw.name.span(), &of("env"))?;
+        let (paths, path_globs) = match &raw.paths {
+            Some(globs) => {
+                let mut builder = GlobSetBuilder::new();
+                for g in globs {
+                    builder.add(self.glob(g, &of("paths"))?);
+                }
+                let set = builder
+                    .build()
+                    .map_err(|e| self.err(raw.name.span(), of("paths"), e.to_string()))?;
+                (
+                    Some(set),
+                    globs.iter().map(|g| g.get_ref().clone()).collect(),
+                )
+            }
+            None => (None, Vec::new()),
+        };
+        for glob in &raw.artifacts {
+            self.glob(glob, &of("artifacts"))?;
+        }
+        let score = match &raw.score {
+            Some(score) => {
+                let regex = self.regex(&score.regex, &of("score.regex"))?;
+                if regex.captures_len() < 2 {
+                    return Err(self.err(
+                        score.regex.span(),
+                        of("score.regex"),
+                        "needs a capture group holding the score",
+                    ));
+                }
+                Some(regex)
+            }
+            None => None,
+        };
+        let mut matchers = Vec::with_capacity(raw.matcher.len());
+        for m in &raw.matcher {
+            let regex = self.regex(&m.regex, &of("matcher.regex"))?;
+            if !regex.capture_names().any(|n| n == Some("message")) {
+                return Err(self.err(
+                    m.regex.span(),
+                    of("matcher.regex"),
+                    "needs a named group `message` (also: file, line, column, severity, rule)",
+                ));
+            }
+            matchers.push(Matcher {
+                regex,
+                severity: m.severity.unwrap_or(DiagSeverity::Error),
+            });
+        }
+        let mut needs = Vec::with_capacity(raw.needs.len());
+        for need in &raw.needs {
+            if *need.get_ref() == name {
+                return Err(self.err(need.span(), of("needs"), "a check cannot need itself"));
+            }
+            needs.push(need.get_ref().clone());
+        }
+        let line = self.line_of(raw.name.span().start);
+        Ok(CheckConfig {
+            name: name.clone(),
+            line,
+            kind,
+            modes,
+            dimension: raw.dimension.unwrap_or(Dimension::Quality),
+            severity: raw.severity.unwrap_or(Severity::High),
+            timeout,
+            cwd,
+            env: raw.env,
+            paths,
+            path_globs,
+            needs,
+            parser: raw.parser.unwrap_or_default(),
+            artifacts: raw.artifacts.into_iter().map(Spanned::into_inner).collect(),
+            score,
+            matchers,
+        })
+    }
+
+    fn scan(
+        &self,
+        raw: &Spanned<RawScan>,
+        rules: &[RawRule],
+        name: &str,
+    ) -> Result<ScanConfig, Error> {
+        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let scan = raw.get_ref();
+        for glob in &scan.paths {
+            self.glob(glob, &of("scan.paths"))?;
+        }
+        for rule in &scan.rules {
+            if !SCAN_RULE_SETS.contains(&rule.get_ref().as_str()) {
+                return Err(self.err(
+                    rule.span(),
+                    of("scan.rules"),
+                    format!(
+                        "unknown rule set `{}` (known: {})",
+                        rule.get_ref(),
+                        SCAN_RULE_SETS.join(", ")
+                    ),
+                ));
+            }
+        }
+        if scan.rules.is_empty() && rules.is_empty() {
+            return Err(self.err(
+                raw.span(),
+                of("scan"),
+                "has no rules: list `rules` or add `[[check.rule]]`",
+            ));
+        }
+        let mut custom = Vec::with_capacity(rules.len());
+        for rule in rules {
+            if rule.id.get_ref().trim().is_empty() {
+                return Err(self.err(rule.id.span(), of("rule.id"), "empty rule id"));
+            }
+            custom.push(ScanRule {
+                id: rule.id.get_ref().clone(),
+                pattern: self.regex(&rule.pattern, &of("rule.pattern"))?,
+                message: rule.message.clone(),
+                severity: rule.severity.unwrap_or(DiagSeverity::Error),
+            });
+        }
+        Ok(ScanConfig {
+            paths: scan.paths.iter().map(|p| p.get_ref().clone()).collect(),
+            rules: scan.rules.iter().map(|r| r.get_ref().clone()).collect(),
+            custom,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::tests::{ALLOW, rejects};
+
+    #[test]
+    fn duplicate_names() {
+        rejects(
+            &format!(
+                "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n[[check]]\nname = \"t\"\nrun = [\"true\"]\n"
+            ),
+            "checks.toml:7:8: check.name: duplicate check name `t`",
+        );
+    }
+
+    #[test]
+    fn run_and_scan_exclusive() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\n"),
+            "checks.toml:4:8: check `t`: has neither `run` nor `scan`",
+        );
+        rejects(
+            &format!(
+                "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nscan = {{ rules = [\"secrets\"] }}\n"
+            ),
+            "checks.toml:5:7: `run` of check `t`: has both `run` and `scan`; keep one",
+        );
+    }
+
+    #[test]
+    fn unknown_scan_rule_set() {
+        rejects(
+            "[[check]]\nname = \"s\"\nscan = { rules = [\"nope\"] }\n",
+            "checks.toml:3:19: `scan.rules` of check `s`: unknown rule set `nope` \
+             (known: skipped-tests, placeholder-asserts, secrets, debug-leftovers)",
+        );
+    }
+}

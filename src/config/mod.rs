@@ -1,0 +1,469 @@
+//! checks.toml: its serde schema (SPEC section 3), loading and validation.
+//!
+//! `Config` mirrors the file and only validates it: every rule of SPEC
+//! section 3 that can be decided from the file alone (unknown keys, names,
+//! `needs`, durations, globs, regexes, the whitelist) is checked here, so a
+//! config error is reported before any check runs. Nothing here touches PATH or
+//! spawns anything; that is `plan`'s job.
+//!
+//! The module's files, one concern each:
+//! - `mod.rs` (here): the public types, [`load`] and [`parse`], the entry
+//!   points;
+//! - `raw`: the file as serde sees it (`deny_unknown_fields`, spans);
+//! - `validate`: the `Validator` and its top-level pass over the file
+//!   (version, tables, checks, fixes);
+//! - `values`: one value each: names, durations, globs, regexes, `cwd`, `env`;
+//! - `settings`: `[settings]`, `[judge]` and the program whitelist;
+//! - `check`: one `[[check]]`: run or scan, rules, score, matchers;
+//! - `needs`: the `needs` graph: unknown names and cycles;
+//! - `span`: byte offsets to lines, keys and one-line errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use globset::GlobSet;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+
+use raw::RawConfig;
+use span::key_at;
+use validate::Validator;
+
+mod check;
+mod needs;
+mod raw;
+mod settings;
+mod span;
+mod validate;
+mod values;
+
+/// Default per-check timeout (SPEC section 3).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default bytes kept from the head and from the tail of each stream.
+pub const DEFAULT_EXCERPT_BYTES: usize = 8192;
+/// Built-in scan rule sets (SPEC section 3).
+pub const SCAN_RULE_SETS: [&str; 4] = [
+    "skipped-tests",
+    "placeholder-asserts",
+    "secrets",
+    "debug-leftovers",
+];
+/// Programs that interpret a string as a script: allowed only when listed.
+pub const SHELLS: [&str; 12] = [
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "sh.exe",
+    "bash.exe",
+    "cmd.exe",
+];
+
+/// Which checks run, and how (SPEC section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Developer loop: checks marked fast, change-filtered, fail-fast.
+    Fast,
+    /// Acceptance gate: every strict check, read-only verification.
+    Strict,
+}
+
+impl DiagSeverity {
+    /// The word used in evidence.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagSeverity::Error => "error",
+            DiagSeverity::Warning => "warning",
+            DiagSeverity::Note => "note",
+            DiagSeverity::Info => "info",
+            DiagSeverity::Help => "help",
+        }
+    }
+
+    /// Reads a tool's severity word (`error`, `Warning`, `warn`, `fatal
+    /// error`, `E`, ...); `None` when it is not one.
+    pub fn from_word(word: &str) -> Option<DiagSeverity> {
+        let word = word.trim().to_ascii_lowercase();
+        Some(match word.as_str() {
+            "error" | "err" | "e" | "fatal" | "fatal error" | "failure" | "failed" => {
+                DiagSeverity::Error
+            }
+            "warning" | "warn" | "w" => DiagSeverity::Warning,
+            "note" | "n" => DiagSeverity::Note,
+            "info" | "information" | "i" => DiagSeverity::Info,
+            "help" | "hint" | "suggestion" => DiagSeverity::Help,
+            _ => return None,
+        })
+    }
+}
+
+impl Mode {
+    /// The word used in config, evidence and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Fast => "fast",
+            Mode::Strict => "strict",
+        }
+    }
+}
+
+/// The judge dimension a check scores into (SPEC section 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dimension {
+    /// Security checks (issue ids `SEC-`).
+    Security,
+    /// Quality checks (issue ids `QA-`), the default.
+    Quality,
+    /// Performance checks (issue ids `PERF-`).
+    Performance,
+}
+
+/// The severity of the issues a failing check raises (SPEC section 8.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Blocks a pass whenever present beyond `max_critical_issues`.
+    Critical,
+    /// The default.
+    High,
+    /// Medium.
+    Medium,
+    /// Low.
+    Low,
+}
+
+/// The severity of one diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DiagSeverity {
+    /// An error.
+    #[default]
+    Error,
+    /// A warning.
+    Warning,
+    /// A note.
+    Note,
+    /// Information.
+    Info,
+    /// Help text.
+    Help,
+}
+
+/// How a check's output is read for diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Parser {
+    /// Recognise what it can, never invent.
+    #[default]
+    Auto,
+    /// No parsing.
+    None,
+    /// `file:line:col: severity: message` (gcc, clang, shellcheck -f gcc, ...).
+    Gcc,
+    /// rustc's human format.
+    Rustc,
+    /// cargo `--message-format=json`.
+    CargoJson,
+    /// TypeScript's `file(line,col): error TSxxxx: msg`.
+    Tsc,
+    /// pytest failure lines.
+    Pytest,
+    /// mypy.
+    Mypy,
+    /// eslint stylish and compact.
+    Eslint,
+    /// go vet / go build.
+    Go,
+    /// seed 003's `PHASE_RESULT:` block into `data`.
+    PhaseResult,
+}
+
+/// The loaded, validated checks.toml.
+#[derive(Debug)]
+pub struct Config {
+    /// The file, as the user would name it.
+    pub path: PathBuf,
+    /// sha256 of the file's bytes, hex.
+    pub sha256: String,
+    /// `[settings]`.
+    pub settings: Settings,
+    /// `[judge]`, each key optional.
+    pub judge: JudgeConfig,
+    /// `[retry]`.
+    pub retry: RetryConfig,
+    /// `[[check]]`, in file order.
+    pub checks: Vec<CheckConfig>,
+    /// `[[fix]]`, in file order.
+    /// `[[fix]]`, in file order, as process checks (no modes: only
+    /// `run-check fix` runs them).
+    pub fixes: Vec<CheckConfig>,
+}
+
+/// `[settings]`.
+#[derive(Debug)]
+pub struct Settings {
+    /// Parallel checks; 0 = logical CPUs.
+    pub jobs: usize,
+    /// Default per-check timeout.
+    pub timeout: Duration,
+    /// Bytes kept from the head and from the tail of each stream.
+    pub excerpt_bytes: usize,
+    /// The whitelist, as written.
+    pub allow: Vec<String>,
+}
+
+/// `[judge]`; `None` means "use the default of SPEC section 8".
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    /// Minimum security score.
+    pub security_min: Option<f64>,
+    /// Minimum quality score.
+    pub quality_min: Option<f64>,
+    /// Minimum performance score.
+    pub performance_min: Option<f64>,
+    /// Minimum overall score.
+    pub overall_min: Option<f64>,
+    /// Most critical issues a pass may have.
+    pub max_critical_issues: Option<u32>,
+    /// Most high issues a pass may have.
+    pub max_high_issues: Option<u32>,
+    /// The iteration at which a failing result becomes FAIL_MAX_ITERATIONS.
+    pub max_iterations: Option<u32>,
+    /// Smallest improvement that is not a stall.
+    pub stall_threshold: Option<f64>,
+    /// Rounds of small improvement that make a stall.
+    pub stall_rounds: Option<u32>,
+    /// Dimension weights; must sum to 1.0.
+    pub weights: Option<Weights>,
+}
+
+/// Dimension weights.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    /// Weight of the security score.
+    pub security: f64,
+    /// Weight of the quality score.
+    pub quality: f64,
+    /// Weight of the performance score.
+    pub performance: f64,
+}
+
+/// `[retry]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryConfig {
+    /// Retries per failure point before escalation (default 3).
+    pub max_retries: Option<u32>,
+}
+
+/// What a check does.
+#[derive(Debug)]
+pub enum CheckKind {
+    /// Run a whitelisted program with these arguments (argv, no shell).
+    Run(Vec<String>),
+    /// A built-in scan (no process).
+    Scan(ScanConfig),
+}
+
+/// `scan = { paths, rules }` plus the check's `[[check.rule]]`s.
+#[derive(Debug)]
+pub struct ScanConfig {
+    /// Globs of the files to scan (empty: every file).
+    pub paths: Vec<String>,
+    /// Built-in rule sets.
+    pub rules: Vec<String>,
+    /// Custom rules.
+    pub custom: Vec<ScanRule>,
+}
+
+/// One `[[check.rule]]`.
+#[derive(Debug)]
+pub struct ScanRule {
+    /// Rule id.
+    pub id: String,
+    /// Compiled pattern.
+    pub pattern: Regex,
+    /// Message of a finding.
+    pub message: Option<String>,
+    /// Severity of a finding (default error).
+    pub severity: DiagSeverity,
+}
+
+/// One `[[check.matcher]]`.
+#[derive(Debug)]
+pub struct Matcher {
+    /// Compiled regex with named groups.
+    pub regex: Regex,
+    /// Severity when the regex has no `severity` group.
+    pub severity: DiagSeverity,
+}
+
+/// One `[[check]]`.
+#[derive(Debug)]
+pub struct CheckConfig {
+    /// Unique name.
+    pub name: String,
+    /// 1-based line of the check's `name`, for messages.
+    pub line: usize,
+    /// Process or scan.
+    pub kind: CheckKind,
+    /// Modes the check belongs to.
+    pub modes: Vec<Mode>,
+    /// Judge dimension.
+    pub dimension: Dimension,
+    /// Issue severity when it fails.
+    pub severity: Severity,
+    /// Its own timeout, if set.
+    pub timeout: Option<Duration>,
+    /// Working directory relative to the worktree, normalised (no `..`).
+    pub cwd: PathBuf,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// Fast-mode path globs (`None`: always runs).
+    pub paths: Option<GlobSet>,
+    /// The globs as written.
+    pub path_globs: Vec<String>,
+    /// Names of the checks this one runs after.
+    pub needs: Vec<String>,
+    /// Output parser.
+    pub parser: Parser,
+    /// Artifact globs.
+    pub artifacts: Vec<String>,
+    /// Score regex (first capture group is the score).
+    pub score: Option<Regex>,
+    /// Custom problem matchers.
+    pub matchers: Vec<Matcher>,
+}
+
+/// Reads and validates a config file. `display` is how the path is named in
+/// messages and evidence.
+pub fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let message = if explicit {
+                "no such file (named by --config)"
+            } else {
+                "no such file (create checks.toml in the worktree or pass --config PATH)"
+            };
+            return Err(Error::Config {
+                path: display.to_path_buf(),
+                location: None,
+                key: None,
+                message: message.into(),
+            });
+        }
+        Err(err) => return Err(Error::io("read config", display, err)),
+    };
+    let sha256 = hex(&Sha256::digest(&bytes));
+    let text = String::from_utf8(bytes).map_err(|err| Error::Config {
+        path: display.to_path_buf(),
+        location: None,
+        key: None,
+        message: format!(
+            "not valid UTF-8 (invalid byte at offset {})",
+            err.utf8_error().valid_up_to()
+        ),
+    })?;
+    parse(&text, display, sha256)
+}
+
+/// Lower-case hex of a byte string.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Parses and validates config text.
+pub fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
+    let raw: RawConfig = toml::from_str(text).map_err(|err| {
+        let message = err.message().to_string();
+        // serde names an unknown field itself, not a bad value's key: add it.
+        let key = err
+            .span()
+            .and_then(|span| key_at(text, span.start))
+            .filter(|key| {
+                let last = key.rsplit('.').next().unwrap_or(key);
+                !message.contains(&format!("`{last}`"))
+            });
+        Error::config_at(path, text, err.span(), key, message)
+    })?;
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+    Validator {
+        text,
+        path,
+        newlines,
+    }
+    .validate(raw, sha256)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn load_str(text: &str) -> Result<Config, String> {
+        parse(text, Path::new("checks.toml"), String::new()).map_err(|e| e.to_string())
+    }
+
+    #[track_caller]
+    pub(super) fn rejects(text: &str, expected: &str) {
+        match load_str(text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(message) => assert_eq!(message, expected),
+        }
+    }
+
+    pub(super) const ALLOW: &str = "[settings]\nallow = [\"true\", \"sh\"]\n";
+
+    #[test]
+    fn minimal_config_gets_defaults() {
+        let config = load_str(&format!(
+            "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n"
+        ))
+        .unwrap();
+        let check = &config.checks[0];
+        assert_eq!(check.modes, vec![Mode::Strict]);
+        assert_eq!(check.dimension, Dimension::Quality);
+        assert_eq!(check.severity, Severity::High);
+        assert_eq!(check.parser, Parser::Auto);
+        assert_eq!(check.line, 4);
+        assert_eq!(config.settings.timeout, DEFAULT_TIMEOUT);
+        assert_eq!(config.settings.excerpt_bytes, 8192);
+        assert_eq!(config.settings.jobs, 0);
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_key() {
+        let text = format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\ntimeot = \"1s\"\n");
+        let err = load_str(&text).unwrap_err();
+        assert!(
+            err.starts_with("checks.toml:6:1: unknown field `timeot`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn malformed_toml() {
+        let err = load_str("[[check]\nname = 1\n").unwrap_err();
+        assert!(err.starts_with("checks.toml:1:"), "{err}");
+        assert!(!err.contains('\n'));
+    }
+}

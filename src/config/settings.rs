@@ -1,0 +1,150 @@
+//! `[settings]`, `[judge]`, and the program whitelist that `settings.allow`
+//! imposes on every `run`.
+
+use toml::Spanned;
+
+use crate::error::Error;
+
+use super::raw::RawSettings;
+use super::validate::Validator;
+use super::{DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings};
+
+impl Validator<'_> {
+    pub(super) fn settings(&self, raw: RawSettings) -> Result<Settings, Error> {
+        let timeout = match &raw.timeout {
+            Some(t) => self.duration(t, "settings.timeout")?,
+            None => DEFAULT_TIMEOUT,
+        };
+        let excerpt_bytes = match &raw.excerpt_bytes {
+            Some(n) => {
+                let value = *n.get_ref();
+                if value == 0 || value > 64 * 1024 * 1024 {
+                    return Err(self.err(
+                        n.span(),
+                        "settings.excerpt_bytes",
+                        "must be between 1 and 67108864",
+                    ));
+                }
+                value as usize
+            }
+            None => DEFAULT_EXCERPT_BYTES,
+        };
+        let mut allow = Vec::with_capacity(raw.allow.len());
+        for entry in raw.allow {
+            if entry.get_ref().trim().is_empty() {
+                return Err(self.err(entry.span(), "settings.allow", "empty program name"));
+            }
+            allow.push(entry.into_inner());
+        }
+        Ok(Settings {
+            jobs: raw.jobs.unwrap_or(0),
+            timeout,
+            excerpt_bytes,
+            allow,
+        })
+    }
+
+    pub(super) fn judge(&self, raw: Spanned<JudgeConfig>) -> Result<JudgeConfig, Error> {
+        let span = raw.span();
+        let judge = raw.into_inner();
+        let scores = [
+            ("judge.security_min", judge.security_min),
+            ("judge.quality_min", judge.quality_min),
+            ("judge.performance_min", judge.performance_min),
+            ("judge.overall_min", judge.overall_min),
+            ("judge.stall_threshold", judge.stall_threshold),
+        ];
+        for (key, value) in scores {
+            if let Some(v) = value
+                && !(0.0..=100.0).contains(&v)
+            {
+                return Err(self.err(span.clone(), key, format!("{v} is outside 0..100")));
+            }
+        }
+        if let Some(w) = judge.weights {
+            let parts = [w.security, w.quality, w.performance];
+            if parts.iter().any(|p| !(0.0..=1.0).contains(p)) {
+                return Err(self.err(span, "judge.weights", "each weight must be within 0..1"));
+            }
+            let sum: f64 = parts.iter().sum();
+            if (sum - 1.0).abs() > 0.001 {
+                return Err(self.err(
+                    span,
+                    "judge.weights",
+                    format!("weights sum to {sum}, not 1.0 (±0.001)"),
+                ));
+            }
+        }
+        if judge.max_iterations == Some(0) {
+            return Err(self.err(span, "judge.max_iterations", "must be at least 1"));
+        }
+        Ok(judge)
+    }
+
+    /// The whitelist rule of SPEC section 3: `run[0]` must equal an entry of
+    /// `settings.allow` as written.
+    pub(super) fn argv(
+        &self,
+        raw: &Spanned<Vec<String>>,
+        allow: &[String],
+        key: &str,
+    ) -> Result<Vec<String>, Error> {
+        let argv = raw.get_ref();
+        let Some(program) = argv.first() else {
+            return Err(self.err(
+                raw.span(),
+                key,
+                "must name a program: `run = [\"prog\", ...]`",
+            ));
+        };
+        if program.is_empty() || argv.iter().any(|arg| arg.contains('\0')) {
+            return Err(self.err(raw.span(), key, "empty program name or NUL byte in argv"));
+        }
+        if !allow.iter().any(|entry| entry == program) {
+            let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+            let hint = if SHELLS.contains(&base) {
+                " (a shell runs only when it is itself listed)"
+            } else {
+                ""
+            };
+            return Err(self.err(
+                raw.span(),
+                key,
+                format!(
+                    "program `{program}` is not in `settings.allow`{hint}; add it there to allow it"
+                ),
+            ));
+        }
+        Ok(argv.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::tests::{ALLOW, load_str, rejects};
+
+    #[test]
+    fn whitelist() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"rm\", \"-rf\", \"/\"]\n"),
+            "checks.toml:5:7: `run` of check `t`: program `rm` is not in `settings.allow`; add it there to allow it",
+        );
+        rejects(
+            "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"t\"\nrun = [\"bash\", \"-c\", \"x\"]\n",
+            "checks.toml:5:7: `run` of check `t`: program `bash` is not in `settings.allow` \
+             (a shell runs only when it is itself listed); add it there to allow it",
+        );
+    }
+
+    #[test]
+    fn judge_weights_must_sum_to_one() {
+        rejects(
+            "[judge]\nweights = { security = 0.5, quality = 0.5, performance = 0.5 }\n",
+            "checks.toml:1:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)",
+        );
+        let config =
+            load_str("[judge]\nweights = { security = 0.4, quality = 0.35, performance = 0.25 }\n")
+                .unwrap();
+        assert_eq!(config.judge.weights.unwrap().quality, 0.35);
+    }
+}

@@ -1,0 +1,80 @@
+//! Where in the file: byte spans to 1-based lines, to the dotted key of a
+//! line (for toml's own errors), and to the one-line config error.
+
+use crate::error::Error;
+
+use super::validate::Validator;
+
+/// A byte range of the config text.
+pub(super) type Span = std::ops::Range<usize>;
+
+/// The dotted key assigned on the line holding `offset`, qualified by the
+/// table header above it (`check.parser`), when the line is a `key = value`.
+pub(super) fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = text[start..end].trim();
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
+    if key.is_empty() || key.starts_with('[') || key.contains(char::is_whitespace) {
+        return None;
+    }
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|header| {
+            header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+    Some(match table {
+        Some(table) if !table.is_empty() => format!("{table}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
+impl Validator<'_> {
+    /// 1-based line of a byte offset.
+    pub(super) fn line_of(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&n| n < offset) + 1
+    }
+
+    pub(super) fn err(
+        &self,
+        span: Span,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Error {
+        Error::config_at(self.path, self.text, Some(span), Some(key.into()), message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::tests::{ALLOW, rejects};
+
+    #[test]
+    fn a_bad_value_names_its_key() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nparser = \"nope\"\n"),
+            "checks.toml:6:10: check.parser: unknown variant `nope`, expected one of `auto`, \
+             `none`, `gcc`, `rustc`, `cargo-json`, `tsc`, `pytest`, `mypy`, `eslint`, `go`, \
+             `phase-result`",
+        );
+        rejects(
+            "[settings]\njobs = \"two\"\n",
+            "checks.toml:2:8: settings.jobs: invalid type: string \"two\", expected usize",
+        );
+        assert_eq!(
+            key_at("[[check]]\nname = 1\n", 12),
+            Some("check.name".into())
+        );
+        assert_eq!(key_at("top = 1\n", 3), Some("top".into()));
+        assert_eq!(key_at("[[check]\n", 3), None);
+    }
+}

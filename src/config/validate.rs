@@ -1,0 +1,104 @@
+//! The `Validator` and its top-level pass: `version`, `[settings]`, `[judge]`,
+//! every `[[check]]`, the `needs` graph, then every `[[fix]]`, in that order
+//! (the first error found is the one reported).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::Error;
+
+use super::raw::RawConfig;
+use super::{CheckConfig, CheckKind, Config, Dimension, JudgeConfig, Parser, Severity};
+
+/// Validates a parsed file against the text it came from, so every error can
+/// name its line, column and key.
+pub(super) struct Validator<'a> {
+    pub(super) text: &'a str,
+    pub(super) path: &'a Path,
+    /// Offsets of every `\n`, so a check's line is a binary search, not a
+    /// scan from the top (a 500-check config would be quadratic).
+    pub(super) newlines: Vec<usize>,
+}
+
+impl Validator<'_> {
+    pub(super) fn validate(&self, raw: RawConfig, sha256: String) -> Result<Config, Error> {
+        if let Some(version) = &raw.version
+            && *version.get_ref() != 1
+        {
+            return Err(self.err(
+                version.span(),
+                "version",
+                format!(
+                    "unsupported version {} (this run-check reads version 1)",
+                    version.get_ref()
+                ),
+            ));
+        }
+        let settings = self.settings(raw.settings)?;
+        let judge = match raw.judge {
+            Some(judge) => self.judge(judge)?,
+            None => JudgeConfig::default(),
+        };
+
+        let mut checks = Vec::with_capacity(raw.check.len());
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for raw_check in raw.check {
+            let check = self.check(raw_check, &settings.allow, &seen)?;
+            seen.insert(check.name.clone(), checks.len());
+            checks.push(check);
+        }
+        // `needs` spans were checked for existence in `check`, except for
+        // forward references; check those and cycles now.
+        self.needs(&checks)?;
+
+        let mut fixes: Vec<CheckConfig> = Vec::with_capacity(raw.fix.len());
+        for fix in raw.fix {
+            let name_key = "fix.name";
+            self.name(&fix.name, name_key)?;
+            if fixes.iter().any(|f| f.name == *fix.name.get_ref()) {
+                return Err(self.err(
+                    fix.name.span(),
+                    name_key,
+                    format!("duplicate fix name `{}`", fix.name.get_ref()),
+                ));
+            }
+            let of = |k: &str| format!("`{k}` of fix `{}`", fix.name.get_ref());
+            let run = self.argv(&fix.run, &settings.allow, &of("run"))?;
+            let timeout = match &fix.timeout {
+                Some(t) => Some(self.duration(t, &of("timeout"))?),
+                None => None,
+            };
+            let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
+            self.env(&fix.env, fix.name.span(), &of("env"))?;
+            let line = self.line_of(fix.name.span().start);
+            fixes.push(CheckConfig {
+                name: fix.name.into_inner(),
+                line,
+                kind: CheckKind::Run(run),
+                modes: Vec::new(),
+                dimension: Dimension::Quality,
+                severity: Severity::High,
+                timeout,
+                cwd,
+                env: fix.env,
+                paths: None,
+                path_globs: Vec::new(),
+                needs: Vec::new(),
+                parser: Parser::None,
+                artifacts: Vec::new(),
+                score: None,
+                matchers: Vec::new(),
+            });
+        }
+
+        Ok(Config {
+            path: self.path.to_path_buf(),
+            sha256,
+            settings,
+            judge,
+            retry: raw.retry,
+            checks,
+            fixes,
+        })
+    }
+}

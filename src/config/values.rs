@@ -1,0 +1,165 @@
+//! One value at a time: names, durations, globs, regexes, `cwd` and `env`,
+//! each checked where it is written and reported under the key it was given.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use globset::Glob;
+use regex::Regex;
+use toml::Spanned;
+
+use crate::duration;
+use crate::error::Error;
+
+use super::span::Span;
+use super::validate::Validator;
+
+impl Validator<'_> {
+    pub(super) fn name(&self, name: &Spanned<String>, key: &str) -> Result<(), Error> {
+        let valid = !name.get_ref().is_empty()
+            && name
+                .get_ref()
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        if valid {
+            Ok(())
+        } else {
+            Err(self.err(
+                name.span(),
+                key,
+                format!(
+                    "invalid name `{}` (use letters, digits, `_`, `.`, `-`)",
+                    name.get_ref()
+                ),
+            ))
+        }
+    }
+
+    pub(super) fn duration(&self, raw: &Spanned<String>, key: &str) -> Result<Duration, Error> {
+        duration::parse(raw.get_ref()).map_err(|why| {
+            self.err(
+                raw.span(),
+                key,
+                format!(
+                    "invalid duration `{}`: {why} (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+                    raw.get_ref()
+                ),
+            )
+        })
+    }
+
+    pub(super) fn glob(&self, raw: &Spanned<String>, key: &str) -> Result<Glob, Error> {
+        Glob::new(raw.get_ref()).map_err(|err| {
+            self.err(
+                raw.span(),
+                key,
+                format!("invalid glob `{}`: {}", raw.get_ref(), err.kind()),
+            )
+        })
+    }
+
+    pub(super) fn regex(&self, raw: &Spanned<String>, key: &str) -> Result<Regex, Error> {
+        Regex::new(raw.get_ref()).map_err(|err| {
+            let why = err.to_string();
+            let why = why.lines().last().unwrap_or("invalid").trim();
+            let why = why.strip_prefix("error: ").unwrap_or(why).to_string();
+            self.err(
+                raw.span(),
+                key,
+                format!("invalid regex `{}`: {why}", raw.get_ref()),
+            )
+        })
+    }
+
+    /// A `cwd` relative to the worktree that may not leave it (lexically; `plan`
+    /// also resolves symlinks).
+    pub(super) fn cwd(&self, raw: &Option<Spanned<String>>, key: &str) -> Result<PathBuf, Error> {
+        let Some(raw) = raw else {
+            return Ok(PathBuf::new());
+        };
+        let mut out = PathBuf::new();
+        for component in Path::new(raw.get_ref()).components() {
+            match component {
+                Component::CurDir => {}
+                Component::Normal(part) => out.push(part),
+                Component::ParentDir => {
+                    if !out.pop() {
+                        return Err(self.err(raw.span(), key, "may not leave the worktree"));
+                    }
+                }
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(self.err(
+                        raw.span(),
+                        key,
+                        "must be relative to the worktree, not absolute",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn env(
+        &self,
+        env: &BTreeMap<String, String>,
+        span: Span,
+        key: &str,
+    ) -> Result<(), Error> {
+        for name in env.keys() {
+            if name.is_empty() || name.contains('=') || name.contains('\0') {
+                return Err(self.err(
+                    span.clone(),
+                    key,
+                    format!("invalid environment variable name `{name}`"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::config::tests::{ALLOW, load_str, rejects};
+
+    #[test]
+    fn bad_duration() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\ntimeout = \"5x\"\n"),
+            "checks.toml:6:11: `timeout` of check `t`: invalid duration `5x`: unknown unit `x` \
+             (use ms, s, m or h) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+        );
+    }
+
+    #[test]
+    fn bad_glob_and_regex() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\npaths = [\"src/[\"]\n"),
+            "checks.toml:6:10: `paths` of check `t`: invalid glob `src/[`: unclosed character class; missing ']'",
+        );
+        let err = load_str(&format!(
+            "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nscore = {{ regex = '(' }}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            err.starts_with("checks.toml:6:19: `score.regex` of check `t`: invalid regex `(`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn cwd_may_not_escape() {
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\ncwd = \"a/../..\"\n"),
+            "checks.toml:6:7: `cwd` of check `t`: may not leave the worktree",
+        );
+        let config = load_str(&format!(
+            "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\ncwd = \"./a/b/..\"\n"
+        ))
+        .unwrap();
+        assert_eq!(config.checks[0].cwd, PathBuf::from("a"));
+    }
+}
