@@ -204,7 +204,6 @@ pub struct Config {
     pub retry: RetryConfig,
     /// `[[check]]`, in file order.
     pub checks: Vec<CheckConfig>,
-    /// `[[fix]]`, in file order.
     /// `[[fix]]`, in file order, as process checks (no modes: only
     /// `run-check fix` runs them).
     pub fixes: Vec<CheckConfig>,
