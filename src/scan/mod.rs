@@ -1,5 +1,5 @@
 //! Built-in `scan` checks (SPEC section 3): no process, just the worktree's
-//! files read and matched against the check's rules (`rules.rs`).
+//! files read and matched against the check's rules (`rules/`).
 //!
 //! The walk is the `ignore` crate's parallel walker rooted at the worktree,
 //! honouring `.gitignore` files and `.git/info/exclude` (also outside a git
