@@ -23,8 +23,12 @@ pub const GRACE: Duration = Duration::from_secs(2);
 /// How long output is still read after the process ended (a process that left
 /// the tree may hold the pipes open; run-check does not wait for it).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
-/// Read buffer per stream.
-const CHUNK: usize = 64 * 1024;
+/// The largest read: a chatty check is drained in chunks this big.
+const CHUNK: usize = 256 * 1024;
+/// The first read buffer; it grows to `CHUNK` once a read fills it, so a
+/// quiet check costs no large allocation.
+#[cfg(unix)]
+const FIRST_CHUNK: usize = 16 * 1024;
 
 /// What to run.
 #[derive(Debug)]
@@ -110,7 +114,11 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     let limit = spec.excerpt_bytes;
     let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
     let ((out_read, out_write), (err_read, err_write)) = match pipes {
-        Ok(pipes) => pipes,
+        Ok(pipes) => {
+            platform::widen(&pipes.0.0);
+            platform::widen(&pipes.1.0);
+            pipes
+        }
         Err(err) => {
             return ProcessResult::failed(start, limit, format!("failed to create pipes: {err}"));
         }
@@ -293,7 +301,7 @@ fn collect(
     cancel: &Cancel,
 ) -> (std::io::Result<ExitStatus>, [Capture; 2]) {
     let mut pipes = pipes.map(Some);
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; FIRST_CHUNK];
     // Exit seen while pipes were still open, and when.
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut next_check = supervisor.next_check();
@@ -323,7 +331,12 @@ fn collect(
             };
             match pipe.read(&mut buf) {
                 Ok(0) => pipes[i] = None,
-                Ok(n) => captures[i].push(&buf[..n]),
+                Ok(n) => {
+                    captures[i].push(&buf[..n]);
+                    if n == buf.len() && buf.len() < CHUNK {
+                        buf.resize(CHUNK, 0);
+                    }
+                }
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => pipes[i] = None,
             }
