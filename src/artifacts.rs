@@ -532,15 +532,7 @@ fn percent_decode(text: &str) -> String {
 
 /// At most `MAX_MESSAGE` bytes, trailing whitespace removed.
 fn clip(message: String) -> String {
-    let message = message.trim_end();
-    if message.len() <= MAX_MESSAGE {
-        return message.to_string();
-    }
-    let mut end = MAX_MESSAGE;
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &message[..end])
+    crate::diagnostics::clip(message.trim_end(), MAX_MESSAGE)
 }
 
 #[cfg(test)]

@@ -59,21 +59,18 @@ pub fn changed_files(
         return Ok(everything(repo, status, worktree));
     }
     let commit = resolve(repo, base)?;
-    let mut files: BTreeSet<String> = BTreeSet::new();
     if status.commit.as_deref() == Some(commit.as_str()) {
-        files.extend(status.entries.iter().map(|e| e.path.clone()));
-    } else {
-        let names = repo
-            .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
-            .map_err(ChangesError::Git)?;
-        files.extend(
-            names
-                .split(|&b| b == 0)
-                .filter(|r| !r.is_empty())
-                .map(|r| String::from_utf8_lossy(r).into_owned()),
-        );
-        files.extend(untracked(status).map(str::to_string));
+        return Ok(everything(repo, status, worktree));
     }
+    let names = repo
+        .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
+        .map_err(ChangesError::Git)?;
+    let mut files: BTreeSet<String> = names
+        .split(|&b| b == 0)
+        .filter(|r| !r.is_empty())
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+        .collect();
+    files.extend(untracked(status).map(str::to_string));
     Ok(files
         .into_iter()
         .map(|path| relative_to(&repo.toplevel().join(&path), worktree))
@@ -139,7 +136,8 @@ fn unborn(status: &Status, base: &str) -> bool {
     base == "HEAD" && status.commit.is_none()
 }
 
-/// Every path of `status`, worktree-relative and sorted.
+/// Every path of `status` (the change against HEAD, or against the empty
+/// history before the first commit), worktree-relative and sorted.
 fn everything(repo: &Repo, status: &Status, worktree: &Path) -> Vec<String> {
     let files: BTreeSet<&str> = status.entries.iter().map(|e| e.path.as_str()).collect();
     files

@@ -354,6 +354,19 @@ pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` cut to at most `max` bytes at a character boundary, with `…`
+/// after a cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
 /// A diagnostic's file, relative to the worktree when it points inside it.
 /// Relative paths are taken relative to the check's working directory.
 pub fn relativize(file: &str, cwd: &Path, worktree: &Path) -> String {
@@ -519,6 +532,14 @@ mod tests {
                 (Some("src/main.rs"), "unused variable: `x`"),
             ]
         );
+    }
+
+    #[test]
+    fn clip_cuts_at_a_character_boundary() {
+        assert_eq!(clip("short", 10), "short");
+        assert_eq!(clip("abcdef", 3), "abc…");
+        // "é" is two bytes: a cut inside it moves back before it.
+        assert_eq!(clip("aéb", 2), "a…");
     }
 
     #[test]

@@ -165,16 +165,7 @@ fn located(location: &str) -> Option<Found> {
 }
 
 fn message(thread: &str, text: &str) -> String {
-    let mut message = format!("panicked in `{thread}`: {text}");
-    if message.len() > MAX_MESSAGE {
-        let mut cut = MAX_MESSAGE;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        message.truncate(cut);
-        message.push('…');
-    }
-    message
+    super::clip(&format!("panicked in `{thread}`: {text}"), MAX_MESSAGE)
 }
 
 #[cfg(test)]
