@@ -408,6 +408,10 @@ mod tests {
         changes.into_iter().map(|c| c.path).collect()
     }
 
+    fn kinds(changes: Vec<Change>) -> Vec<(String, &'static str)> {
+        changes.into_iter().map(|c| (c.path, c.kind)).collect()
+    }
+
     #[test]
     fn git_snapshots_see_edits_creations_deletions_and_staging() {
         let dir = tempfile::tempdir().unwrap();
@@ -439,13 +443,8 @@ mod tests {
         std::fs::write(root.join("a.txt"), "edited").unwrap();
         std::fs::create_dir(root.join("new")).unwrap();
         std::fs::write(root.join("new/file.txt"), "n").unwrap();
-        let kinds: Vec<(String, &str)> = before
-            .diff(&snap.take().unwrap())
-            .into_iter()
-            .map(|c| (c.path, c.kind))
-            .collect();
         assert_eq!(
-            kinds,
+            kinds(before.diff(&snap.take().unwrap())),
             [
                 ("a.txt".to_string(), "changed"),
                 ("dirty.txt".to_string(), "changed"),
@@ -519,13 +518,8 @@ mod tests {
         );
         std::fs::write(root.join("keep.txt"), "changed").unwrap();
         std::fs::remove_file(root.join(".gitignore")).unwrap();
-        let kinds: Vec<(String, &str)> = before
-            .diff(&snap.take().unwrap())
-            .into_iter()
-            .map(|c| (c.path, c.kind))
-            .collect();
         assert_eq!(
-            kinds,
+            kinds(before.diff(&snap.take().unwrap())),
             [
                 (".gitignore".to_string(), "deleted"),
                 ("keep.txt".to_string(), "changed"),
