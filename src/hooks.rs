@@ -13,10 +13,10 @@
 //! renamed to `<name>.run-check-backup` (`.1`, `.2`, ... when that exists).
 //! Fix or format hooks are never installed: checking never writes.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use crate::error::Error;
 use crate::exit_code;
@@ -138,15 +138,19 @@ fn existing(path: &Path, template: &str) -> Existing {
     }
 }
 
-/// Asks git in `dir`; one line of output, or a one-line reason.
+/// Asks git in `dir`; one line of output, or a one-line reason. Through duct,
+/// whose capture of both streams suits a one-off helper; checks themselves
+/// are spawned with std's `Command` (see `runner::process`).
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+    let mut argv: Vec<OsString> = vec!["-C".into(), dir.into()];
+    argv.extend(args.iter().map(OsString::from));
+    let output = duct::cmd("git", argv)
         .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .output()
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
         .map_err(|err| format!("cannot run git: {err}"))?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
