@@ -474,14 +474,11 @@ pub fn fix(args: &FixArgs) -> Result<i32, Error> {
 /// `run-check validate`: the config is loaded and checked; nothing runs.
 pub fn validate(location: &Location) -> Result<i32, Error> {
     let (worktree, config) = locate(location)?;
-    // Each program is looked up once, however many checks use it.
-    let mut missing: std::collections::HashMap<&str, Option<String>> = Default::default();
+    let mut resolver = plan::Resolver::default();
     for check in &config.checks {
-        plan::resolve_cwd(&config, &worktree, check)?;
+        resolver.cwd(&config, &worktree, check)?;
         if let CheckKind::Run(argv) = &check.kind
-            && let Some(why) = missing
-                .entry(argv[0].as_str())
-                .or_insert_with(|| plan::resolve_program(&argv[0], &worktree).err())
+            && let Err(why) = resolver.program(&argv[0], &worktree)
         {
             eprintln!("warning: check `{}`: {why}", check.name);
         }

@@ -3,6 +3,7 @@
 //! timeouts, absolute working directories, `needs` as indices). Building a plan
 //! spawns nothing, so `list` and policy checks are free of side effects.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -159,11 +160,9 @@ pub fn build<'c>(
     };
 
     let mut checks = Vec::with_capacity(selected.len());
-    // Many checks share a program: look each up on PATH once.
-    let mut resolved: std::collections::HashMap<&str, Result<PathBuf, String>> =
-        std::collections::HashMap::new();
+    let mut resolver = Resolver::default();
     for check in &selected {
-        let cwd = resolve_cwd(config, worktree, check)?;
+        let cwd = resolver.cwd(config, worktree, check)?;
         // A need that is not selected in this run orders nothing.
         let needs = check
             .needs
@@ -171,10 +170,7 @@ pub fn build<'c>(
             .filter_map(|need| selected.iter().position(|c| &c.name == need))
             .collect();
         let program = match &check.kind {
-            CheckKind::Run(argv) => resolved
-                .entry(argv[0].as_str())
-                .or_insert_with(|| resolve_program(&argv[0], worktree))
-                .clone(),
+            CheckKind::Run(argv) => resolver.program(&argv[0], worktree),
             CheckKind::Scan(_) => Err("scan".into()),
         };
         let skip = match (&selection.changed, &check.paths) {
@@ -226,6 +222,7 @@ pub fn build_fixes<'c>(
         }
     }
     let mut checks = Vec::new();
+    let mut resolver = Resolver::default();
     for fix in config
         .fixes
         .iter()
@@ -234,11 +231,11 @@ pub fn build_fixes<'c>(
         checks.push(PlannedCheck {
             config: fix,
             program: match &fix.kind {
-                CheckKind::Run(argv) => resolve_program(&argv[0], worktree),
+                CheckKind::Run(argv) => resolver.program(&argv[0], worktree),
                 CheckKind::Scan(_) => Err("scan".into()),
             },
             timeout: fix.timeout.unwrap_or(config.settings.timeout),
-            cwd: resolve_cwd(config, worktree, fix)?,
+            cwd: resolver.cwd(config, worktree, fix)?,
             needs: Vec::new(),
             skip: None,
         });
@@ -254,9 +251,42 @@ pub fn build_fixes<'c>(
     })
 }
 
+/// Looks each program up, and canonicalises each working directory, once
+/// however many checks share them (a lookup on PATH is a dozen system calls).
+#[derive(Default)]
+pub struct Resolver<'c> {
+    programs: HashMap<&'c str, Result<PathBuf, String>>,
+    cwds: HashMap<&'c Path, PathBuf>,
+}
+
+impl<'c> Resolver<'c> {
+    /// `resolve_program`, remembered.
+    pub fn program(&mut self, program: &'c str, worktree: &Path) -> Result<PathBuf, String> {
+        self.programs
+            .entry(program)
+            .or_insert_with(|| resolve_program(program, worktree))
+            .clone()
+    }
+
+    /// `resolve_cwd`, remembered (an error names the check, so it is not).
+    pub fn cwd(
+        &mut self,
+        config: &Config,
+        worktree: &Path,
+        check: &'c CheckConfig,
+    ) -> Result<PathBuf, Error> {
+        if let Some(cwd) = self.cwds.get(check.cwd.as_path()) {
+            return Ok(cwd.clone());
+        }
+        let cwd = resolve_cwd(config, worktree, check)?;
+        self.cwds.insert(&check.cwd, cwd.clone());
+        Ok(cwd)
+    }
+}
+
 /// Resolves a whitelisted program: a name with a path separator relative to
 /// the worktree, a bare name on PATH with `which`.
-pub fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String> {
+fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String> {
     if program.contains('/') || program.contains('\\') {
         let relative: PathBuf = Path::new(program)
             .components()
@@ -276,11 +306,7 @@ pub fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String
 /// The absolute working directory of a check; one that resolves (through a
 /// symlink) outside the worktree is a config error. One that does not exist is
 /// left for the runner to report as the check's error.
-pub fn resolve_cwd(
-    config: &Config,
-    worktree: &Path,
-    check: &CheckConfig,
-) -> Result<PathBuf, Error> {
+fn resolve_cwd(config: &Config, worktree: &Path, check: &CheckConfig) -> Result<PathBuf, Error> {
     let cwd = worktree.join(&check.cwd);
     if let Ok(real) = dunce::canonicalize(&cwd) {
         if !real.starts_with(worktree) {
@@ -367,6 +393,36 @@ modes = ["fast"]
         let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
         assert_eq!(plan.checks[1].program, Ok(worktree.join("tool.sh")));
         assert!(plan.checks[0].program.as_ref().unwrap().is_absolute());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn shared_cwds_resolve_once_and_an_escape_still_names_its_check() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("w/sub")).unwrap();
+        let worktree = dir.path().join("w").canonicalize().unwrap();
+        std::os::unix::fs::symlink(dir.path(), worktree.join("out")).unwrap();
+        let text = "[settings]\nallow = [\"true\"]\n\
+            [[check]]\nname = \"a\"\nrun = [\"true\"]\ncwd = \"sub\"\n\
+            [[check]]\nname = \"b\"\nrun = [\"true\"]\ncwd = \"sub\"\n\
+            [[check]]\nname = \"c\"\nrun = [\"true\"]\ncwd = \"out\"\n";
+        let config = config(text);
+        let mut resolver = Resolver::default();
+        let a = resolver.cwd(&config, &worktree, &config.checks[0]).unwrap();
+        assert_eq!(a, worktree.join("sub"));
+        // Removed after the first lookup: the second check gets the answer
+        // remembered, not a fresh (now failing) canonicalisation.
+        std::fs::remove_dir(worktree.join("sub")).unwrap();
+        let b = resolver.cwd(&config, &worktree, &config.checks[1]).unwrap();
+        assert_eq!(b, a);
+        let err = resolver
+            .cwd(&config, &worktree, &config.checks[2])
+            .unwrap_err();
+        assert!(err.to_string().contains("`cwd` of check `c`"), "{err}");
+        assert_eq!(
+            resolver.program("true", &worktree),
+            resolver.program("true", &worktree)
+        );
     }
 
     #[test]

@@ -62,6 +62,30 @@ fn background_leftovers_of_a_passing_check_are_killed() {
 }
 
 #[test]
+fn a_check_that_closes_its_output_is_still_waited_for_and_timed_out() {
+    // After its pipes close, run-check waits for the exit itself: the exit
+    // code of a later exit counts, and a process that never exits times out.
+    let run = Test::new()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"late\"\nrun = [\"sh\", \"-c\", \"exec >/dev/null 2>&1; sleep 0.3; exit 3\"]\n\
+             [[check]]\nname = \"never\"\nrun = [\"sh\", \"-c\", \"exec >/dev/null 2>&1; sleep 976\"]\ntimeout = \"500ms\"\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let evidence = run.json_stdout();
+    let late = check(&evidence, "late");
+    assert_eq!(late["exit_code"], 3);
+    assert_eq!(late["timed_out"], false);
+    assert!(late["duration_ms"].as_u64().unwrap() >= 300, "{late}");
+    let never = check(&evidence, "never");
+    assert_eq!(never["timed_out"], true);
+    assert_eq!(never["exit_code"], serde_json::Value::Null);
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert_no_leftovers("sleep 976");
+}
+
+#[test]
 fn excerpts_keep_head_and_tail_with_the_omitted_count() {
     // 5000 lines of "line N"; keep 64 bytes at each end.
     let run = Test::new()

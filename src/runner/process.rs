@@ -255,16 +255,21 @@ impl Supervisor<'_> {
 
     /// Waits for the process to exit, applying the rules meanwhile.
     fn wait(&mut self, cancel: &Cancel) -> std::io::Result<ExitStatus> {
-        // Usually the process has exited by the time its pipes close: reap
-        // it without setting up a timed wait.
-        if let Ok(Some(status)) = self.handle.try_wait() {
-            return Ok(status);
-        }
         loop {
-            match self.handle.wait_deadline(self.next_check()) {
-                Ok(Some(status)) => return Ok(status),
-                Ok(None) => self.enforce(cancel),
-                Err(err) => return Err(err),
+            // Usually the process has exited by the time its pipes close.
+            if let Some(status) = self.handle.try_wait()? {
+                return Ok(status);
+            }
+            let next = self.next_check();
+            let exited = match platform::wait_exit(self.handle.id(), next) {
+                Some(exited) => exited,
+                None => match self.handle.wait_deadline(next)? {
+                    Some(status) => return Ok(status),
+                    None => false,
+                },
+            };
+            if !exited {
+                self.enforce(cancel);
             }
         }
     }

@@ -6,7 +6,7 @@ use std::io::{self, PipeReader};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Prepares the command before spawn: a new process group led by the child.
 /// `process_group` is supported by `posix_spawn`, so spawning stays fast.
@@ -68,6 +68,46 @@ impl Tree {
     }
 }
 
+/// Waits until the child `pid` (spawned by us, not yet reaped) has exited or
+/// `deadline` passes; says whether it exited (`false` also on EINTR: the
+/// caller looks again). Linux polls a pidfd: the generic timed wait
+/// (`SharedChild::wait_deadline`) creates a pipe per wait and installs a
+/// SIGCHLD handler that then runs on every later child's exit, and a check
+/// whose pipes closed a moment before its exit took that path on every
+/// other run. `None` where there are no pidfds (other Unix, Linux before
+/// 5.3): the caller uses the generic wait.
+pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        let pid = libc::pid_t::try_from(pid).ok()?;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new
+        // descriptor or -1; it has no memory-safety preconditions.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: `fd` is a descriptor the kernel just returned to us alone.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+        let mut poll = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        // Round up so a sub-millisecond wait does not spin.
+        let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: `poll` is one live pollfd, as the count says.
+        let ready = unsafe { libc::poll(&mut poll, 1, millis) };
+        Some(ready > 0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pid, deadline);
+        None
+    }
+}
+
 /// Why a process ended without an exit code: the signal's name and number.
 pub(crate) fn signal_of(status: &ExitStatus) -> Option<String> {
     let signal = status.signal()?;
@@ -118,4 +158,27 @@ pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) 
     }
     let ready = |i: usize| index[i] != usize::MAX && fds[index[i]].revents != 0;
     [ready(0), ready(1)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn wait_exit_sees_an_exit_and_a_deadline() {
+        let mut quick = Command::new("sleep").arg("0.1").spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        assert_eq!(wait_exit(quick.id(), deadline), Some(true));
+        // Exited but not reaped by the wait: the status is still there.
+        assert!(quick.try_wait().unwrap().unwrap().success());
+
+        let mut slow = Command::new("sleep").arg("975").spawn().unwrap();
+        let start = Instant::now();
+        let deadline = start + Duration::from_millis(50);
+        assert_eq!(wait_exit(slow.id(), deadline), Some(false));
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        slow.kill().unwrap();
+        slow.wait().unwrap();
+    }
 }

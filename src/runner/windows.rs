@@ -142,6 +142,12 @@ impl Drop for Tree {
     }
 }
 
+/// No special wait here (mirrors Unix `wait_exit`): `SharedChild`'s timed
+/// wait already waits on the process handle.
+pub(crate) fn wait_exit(_pid: u32, _deadline: std::time::Instant) -> Option<bool> {
+    None
+}
+
 /// Windows processes always have an exit code; there is no signal.
 pub(crate) fn signal_of(_status: &ExitStatus) -> Option<String> {
     None
