@@ -477,6 +477,7 @@ pub fn validate(location: &Location) -> Result<i32, Error> {
     let mut resolver = plan::Resolver::default();
     for check in &config.checks {
         resolver.cwd(&config, &worktree, check)?;
+        resolver.paths(&config, check)?;
         if let CheckKind::Run(argv) = &check.kind
             && let Err(why) = resolver.program(&argv[0], &worktree)
         {

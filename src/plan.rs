@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use globset::{GlobSet, GlobSetBuilder};
+
 use crate::config::{CheckConfig, CheckKind, Config, Mode};
 use crate::error::Error;
 
@@ -173,14 +175,15 @@ pub fn build<'c>(
             CheckKind::Run(argv) => resolver.program(&argv[0], worktree),
             CheckKind::Scan(_) => Err("scan".into()),
         };
-        let skip = match (&selection.changed, &check.paths) {
-            (Some(changed), Some(globs)) if !changed.iter().any(|f| globs.is_match(f)) => {
-                Some(format!(
+        let skip = match &selection.changed {
+            Some(changed) => match resolver.paths(config, check)? {
+                Some(set) if !changed.iter().any(|f| set.is_match(f)) => Some(format!(
                     "no changed file matches `paths` ({})",
                     check.path_globs.join(", ")
-                ))
-            }
-            _ => None,
+                )),
+                _ => None,
+            },
+            None => None,
         };
         checks.push(PlannedCheck {
             config: check,
@@ -251,12 +254,15 @@ pub fn build_fixes<'c>(
     })
 }
 
-/// Looks each program up, and canonicalises each working directory, once
-/// however many checks share them (a lookup on PATH is a dozen system calls).
+/// Looks each program up, canonicalises each working directory and compiles
+/// each list of `paths` globs once, however many checks share them (a lookup
+/// on PATH is a dozen system calls; compiling builds a regex per glob, which
+/// would be most of what loading a config costs).
 #[derive(Default)]
 pub struct Resolver<'c> {
     programs: HashMap<&'c str, Result<PathBuf, String>>,
     cwds: HashMap<&'c Path, PathBuf>,
+    paths: HashMap<&'c [String], Result<GlobSet, String>>,
 }
 
 impl<'c> Resolver<'c> {
@@ -266,6 +272,37 @@ impl<'c> Resolver<'c> {
             .entry(program)
             .or_insert_with(|| resolve_program(program, worktree))
             .clone()
+    }
+
+    /// The check's `paths` as one matcher (`None` without `paths`). The
+    /// error (a set too large for the regex engine) names the check.
+    pub fn paths(
+        &mut self,
+        config: &Config,
+        check: &'c CheckConfig,
+    ) -> Result<Option<&GlobSet>, Error> {
+        let Some(globs) = &check.paths else {
+            return Ok(None);
+        };
+        let compiled = self
+            .paths
+            .entry(check.path_globs.as_slice())
+            .or_insert_with(|| {
+                let mut builder = GlobSetBuilder::new();
+                for glob in globs {
+                    builder.add(glob.clone());
+                }
+                builder.build().map_err(|err| err.to_string())
+            });
+        match compiled {
+            Ok(set) => Ok(Some(set)),
+            Err(why) => Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!("`paths` of check `{}`", check.name)),
+                message: why.clone(),
+            }),
+        }
     }
 
     /// `resolve_cwd`, remembered (an error names the check, so it is not).

@@ -252,6 +252,25 @@ fn bad_glob_in_paths() {
 }
 
 #[test]
+fn paths_too_large_for_the_regex_engine() {
+    // Each glob parses; together they exceed the regex engine's size limit.
+    // Compiling is deferred to the runs that match changed files (and to
+    // `validate`), which still report it as the check's config error.
+    let globs: Vec<String> = (0..30_000).map(|i| format!("a{i}*?[a-z]")).collect();
+    let config = format!(
+        "[settings]\nallow = [\"touch\"]\n\n\
+         [[check]]\nname = \"marker\"\nrun = [\"touch\", \"ran-marker\"]\nmodes = [\"fast\"]\n\n\
+         [[check]]\nname = \"big\"\nrun = [\"touch\", \"x\"]\nmodes = [\"fast\"]\npaths = [\"{{{}}}/**\"]\n",
+        globs.join(",")
+    );
+    let line = Line::StartsWith("error: checks.toml:10:1: `paths` of check `big`: ");
+    // The uncommitted checks.toml is the changed file fast mode matches.
+    rejects(Test::new().config(&config).args(&["--mode", "fast"]), line);
+    let run = Test::new().config(&config).args(&["validate"]).run();
+    assert_error_line(&run, line);
+}
+
+#[test]
 fn bad_regex_in_score() {
     rejects(
         with_marker(

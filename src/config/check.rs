@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use globset::GlobSetBuilder;
 use toml::Spanned;
 
 use crate::error::Error;
@@ -63,15 +62,12 @@ impl Validator<'_> {
         self.env(&raw.env, raw.name.span(), &of("env"))?;
         let (paths, path_globs) = match &raw.paths {
             Some(globs) => {
-                let mut builder = GlobSetBuilder::new();
-                for g in globs {
-                    builder.add(self.glob(g, &of("paths"))?);
-                }
-                let set = builder
-                    .build()
-                    .map_err(|e| self.err(raw.name.span(), of("paths"), e.to_string()))?;
+                let parsed = globs
+                    .iter()
+                    .map(|g| self.glob(g, &of("paths")))
+                    .collect::<Result<_, _>>()?;
                 (
-                    Some(set),
+                    Some(parsed),
                     globs.iter().map(|g| g.get_ref().clone()).collect(),
                 )
             }

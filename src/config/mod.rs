@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use globset::GlobSet;
+use globset::Glob;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -331,8 +331,9 @@ pub struct CheckConfig {
     pub cwd: PathBuf,
     /// Extra environment variables.
     pub env: BTreeMap<String, String>,
-    /// Fast-mode path globs (`None`: always runs).
-    pub paths: Option<GlobSet>,
+    /// Fast-mode path globs (`None`: always runs), parsed; compiled by
+    /// `plan::Resolver::paths` when needed.
+    pub paths: Option<Vec<Glob>>,
     /// The globs as written.
     pub path_globs: Vec<String>,
     /// Names of the checks this one runs after.
