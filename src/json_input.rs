@@ -117,9 +117,19 @@ impl Problem {
 /// The result of a typed access.
 pub type Access<T> = Result<T, Problem>;
 
-/// `path.name`.
+/// The path of member `name` of the object at `path`: `$.votes`, or
+/// `$.quick_assessments["two words"]` when `name` is not an identifier.
 pub fn child(path: &str, name: &str) -> String {
-    format!("{path}.{name}")
+    let mut chars = name.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if identifier {
+        format!("{path}.{name}")
+    } else {
+        format!("{path}[{}]", Value::String(name.to_string()))
+    }
 }
 
 /// `path[index]`.
@@ -224,6 +234,46 @@ pub fn one_of(path: &str, words: &[&str], found: impl Display) -> Problem {
     mismatch(path, &format!("one of {}", expected.join(", ")), found)
 }
 
+/// The document's `schema_version`, which must be `supported`: a newer file
+/// is reported as such (`$.schema_version: unsupported evidence version 2
+/// (this run-check reads version 1)`), before any shape error it may have.
+pub fn schema_version(document: &Map<String, Value>, what: &str, supported: u64) -> Access<()> {
+    let path = "$.schema_version";
+    let version = count(field(document, "$", "schema_version")?, path)?;
+    if version == supported {
+        Ok(())
+    } else {
+        Err(Problem::new(
+            path,
+            format!(
+                "unsupported {what} version {version} (this run-check reads version {supported})"
+            ),
+        ))
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`: the names a message offers instead.
+pub fn alternatives(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [only] => (*only).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Rejects any member of `object` not in `known`, the first in key order:
+/// `$.x: unknown field (expected a, b or c)`. Every closed object of every
+/// input says it this way.
+pub fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access<()> {
+    match object.keys().find(|key| !known.contains(&key.as_str())) {
+        Some(key) => Err(Problem::new(
+            child(path, key),
+            format!("unknown field (expected {})", alternatives(known)),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// One of `words`, exactly as written; another string is quoted as a Rust
 /// string literal would be (`found "a\"b"`), another type named by [`kind`].
 pub fn word<'a>(value: &'a Value, path: &str, words: &[&str]) -> Access<&'a str> {
@@ -238,6 +288,34 @@ pub fn word<'a>(value: &'a Value, path: &str, words: &[&str]) -> Access<&'a str>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn member_paths_quote_keys_that_are_not_identifiers() {
+        assert_eq!(child("$", "votes"), "$.votes");
+        assert_eq!(child("$", "_a1"), "$._a1");
+        assert_eq!(child("$", "1a"), "$[\"1a\"]");
+        assert_eq!(child("$", ""), "$[\"\"]");
+        assert_eq!(child("$.x", "a\"b"), "$.x[\"a\\\"b\"]");
+        assert_eq!(child("$", "候选"), "$[\"候选\"]");
+    }
+
+    #[test]
+    fn closed_objects_name_the_first_unknown_member() {
+        assert_eq!(alternatives(&[]), "");
+        assert_eq!(alternatives(&["a"]), "a");
+        assert_eq!(alternatives(&["a", "b"]), "a or b");
+        assert_eq!(alternatives(&["a", "b", "c"]), "a, b or c");
+        let value = json!({"a": 1, "zz": 2, "b": 3, "c d": 4});
+        let object = value.as_object().unwrap();
+        assert_eq!(
+            closed(object, "$.x", &["a", "b"]),
+            Err(Problem::new(
+                "$.x[\"c d\"]",
+                "unknown field (expected a or b)"
+            ))
+        );
+        assert_eq!(closed(object, "$", &["a", "b", "c d", "zz"]), Ok(()));
+    }
 
     #[test]
     fn encodings_and_syntax_errors() {

@@ -815,7 +815,7 @@ fn a_corrupt_state_file_is_reported_and_never_rewritten() {
         ("[]", "state.json: $: expected an object, found array"),
         (
             "{\"schema_version\": 2, \"points\": []}",
-            "state.json: $.schema_version: unsupported version 2 (this run-check reads version 1)",
+            "state.json: $.schema_version: unsupported state version 2 (this run-check reads version 1)",
         ),
         (
             "{\"points\": []}",

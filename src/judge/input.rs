@@ -28,8 +28,8 @@ use super::json::{score, word};
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
-    Access, Problem, array, boolean, child, count, count32, field, index, kind, mismatch, number,
-    object, one_of, opt_string, optional, string, strings,
+    Access, Problem, alternatives, array, boolean, child, count, count32, field, index, kind,
+    mismatch, number, object, one_of, opt_string, optional, schema_version, string, strings,
 };
 
 /// What the judge reads.
@@ -146,15 +146,7 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
 }
 
 fn evidence(doc: &Map<String, Value>) -> Access<EvidenceInput> {
-    let version = count(field(doc, "$", "schema_version")?, "$.schema_version")?;
-    if version != EVIDENCE_SCHEMA_VERSION {
-        return Err(Problem::new(
-            "$.schema_version",
-            format!(
-                "unsupported evidence version {version} (this judge reads {EVIDENCE_SCHEMA_VERSION})"
-            ),
-        ));
-    }
+    schema_version(doc, "evidence", EVIDENCE_SCHEMA_VERSION)?;
     let checks = array(field(doc, "$", "checks")?, "$.checks")?
         .iter()
         .enumerate()
@@ -426,8 +418,8 @@ fn thresholds(value: &Value) -> Access<Overrides> {
                 return Err(Problem::new(
                     &path,
                     format!(
-                        "unknown threshold (expected one of {})",
-                        THRESHOLD_KEYS.join(", ")
+                        "unknown threshold (expected {})",
+                        alternatives(&THRESHOLD_KEYS)
                     ),
                 ));
             }
@@ -595,7 +587,7 @@ mod tests {
             (
                 with(doc(), "/schema_version", Some(json!(2))),
                 "$.schema_version",
-                "unsupported evidence version 2 (this judge reads 1)",
+                "unsupported evidence version 2 (this run-check reads version 1)",
             ),
             (
                 with(doc(), "/checks", None),
@@ -777,9 +769,9 @@ mod tests {
                     Some(json!(85)),
                 ),
                 "$.tech_stack.quality_thresholds.secutiry_min",
-                "unknown threshold (expected one of security_min, quality_min, performance_min, \
+                "unknown threshold (expected security_min, quality_min, performance_min, \
                  overall_min, max_critical_issues, max_high_issues, max_iterations, \
-                 stall_threshold, stall_rounds)",
+                 stall_threshold or stall_rounds)",
             ),
             (
                 with(

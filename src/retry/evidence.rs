@@ -37,15 +37,7 @@ pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
 /// The summary of an evidence document; `path` is what to record as its path.
 pub fn summarize(value: &Value, path: String) -> Result<EvidenceSummary, Problem> {
     let root = Obj::of(value, "$")?;
-    let version = root.uint("schema_version")?;
-    if version != u64::from(SCHEMA_VERSION) {
-        return Err(Problem::new(
-            "$.schema_version",
-            format!(
-                "unsupported evidence version {version} (this run-check reads version {SCHEMA_VERSION})"
-            ),
-        ));
-    }
+    root.version("evidence", SCHEMA_VERSION)?;
     let meta = Obj::of(root.get("meta")?, "$.meta")?;
     let timestamp = meta.str("timestamp")?.to_string();
     let summary = Obj::of(root.get("summary")?, "$.summary")?;

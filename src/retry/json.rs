@@ -8,7 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::json_input::{Access, Problem, child, field, found, mismatch, object, strings, word};
+use crate::json_input::{
+    Access, child, closed, field, found, mismatch, object, schema_version, strings, word,
+};
 
 /// A JSON object and its path.
 #[derive(Debug, Clone, Copy)]
@@ -31,15 +33,14 @@ impl<'a> Obj<'a> {
         child(self.path, key)
     }
 
-    /// Rejects members not in `known` (the first in document order).
+    /// The document's `schema_version` (see [`schema_version`]).
+    pub fn version(&self, what: &str, supported: u32) -> Access<()> {
+        schema_version(self.map, what, u64::from(supported))
+    }
+
+    /// Rejects members not in `known` (see [`closed`]).
     pub fn only(&self, known: &[&str]) -> Access<()> {
-        match self.map.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(key) => Err(Problem::new(
-                self.path(key),
-                format!("unknown field (expected one of {})", known.join(", ")),
-            )),
-            None => Ok(()),
-        }
+        closed(self.map, self.path, known)
     }
 
     /// A required member.

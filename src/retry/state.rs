@@ -296,15 +296,7 @@ pub fn load(path: &Path) -> Result<State, Error> {
 pub(crate) fn from_value(value: &Value) -> Result<State, Problem> {
     let root = Obj::of(value, "$")?;
     // The version first: a newer file is reported as such, not as a shape error.
-    let version = root.uint("schema_version")?;
-    if version != u64::from(SCHEMA_VERSION) {
-        return Err(Problem::new(
-            "$.schema_version",
-            format!(
-                "unsupported version {version} (this run-check reads version {SCHEMA_VERSION})"
-            ),
-        ));
-    }
+    root.version("state", SCHEMA_VERSION)?;
     root.only(&["schema_version", "points"])?;
     let mut points = Vec::new();
     let mut seen = BTreeSet::new();

@@ -143,7 +143,7 @@ fn what_the_reader_rejects_the_schema_rejects() {
         (
             "/schema_version",
             json!(2),
-            "$.schema_version: unsupported version 2 (this run-check reads version 1)",
+            "$.schema_version: unsupported state version 2 (this run-check reads version 1)",
         ),
         (
             "/points/0/retry_count",
@@ -198,6 +198,11 @@ fn what_the_reader_rejects_the_schema_rejects() {
     bad["points"][0]["note"] = json!("x");
     let p = state::from_value(&bad).unwrap_err();
     assert_eq!(p.path, "$.points[0].note");
+    assert_eq!(
+        p.message,
+        "unknown field (expected task_id, phase, subagent, status, retry_count, max_retries, \
+         last_evidence or attempts)"
+    );
     assert!(!validator.is_valid(&bad));
     // A duplicate point.
     let mut bad = good.clone();
