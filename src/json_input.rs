@@ -2,10 +2,12 @@
 //! inputs and history lines, retry state, shard evidence) and typed access to
 //! their values: one place for the encoding rules, the one-line syntax errors
 //! and the JSON path of the first problem
-//! (`$.checks[2].status: expected a string, found number`), so every command
-//! words them the same way. The accessors never panic and never guess; the
-//! rules of each document (closed objects, ranges, defaults) stay with the
-//! command that reads it.
+//! (`$.checks[2].status: expected a string, found number 3`), so every command
+//! words them the same way: a number found where something else was
+//! expected is named with its value, a closed object's unknown member as
+//! `unknown field (expected a, b or c)`. The accessors never panic and never
+//! guess; the rules of each document (which objects are closed, ranges,
+//! defaults) stay with the command that reads it.
 
 use std::fmt::Display;
 use std::path::Path;
@@ -147,7 +149,7 @@ pub fn mismatch(path: &str, what: &str, found: impl Display) -> Problem {
 pub fn object<'a>(value: &'a Value, path: &str) -> Access<&'a Map<String, Value>> {
     value
         .as_object()
-        .ok_or_else(|| mismatch(path, "an object", kind(value)))
+        .ok_or_else(|| mismatch(path, "an object", found(value)))
 }
 
 /// A required field of the object at `path`; its path is `path.name`.
@@ -166,7 +168,7 @@ pub fn optional<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Va
 pub fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
     value
         .as_str()
-        .ok_or_else(|| mismatch(path, "a string", kind(value)))
+        .ok_or_else(|| mismatch(path, "a string", found(value)))
 }
 
 /// The `items` of the array at `path`, each a string (`path[i]` names the
@@ -190,7 +192,7 @@ pub fn opt_string(object: &Map<String, Value>, path: &str, name: &str) -> Access
 pub fn boolean(value: &Value, path: &str) -> Access<bool> {
     value
         .as_bool()
-        .ok_or_else(|| mismatch(path, "a boolean", kind(value)))
+        .ok_or_else(|| mismatch(path, "a boolean", found(value)))
 }
 
 /// A finite number.
@@ -198,19 +200,15 @@ pub fn number(value: &Value, path: &str) -> Access<f64> {
     value
         .as_f64()
         .filter(|n| n.is_finite())
-        .ok_or_else(|| mismatch(path, "a number", kind(value)))
+        .ok_or_else(|| mismatch(path, "a number", found(value)))
 }
 
 /// A non-negative integer (`2.0` is not one).
 pub fn count(value: &Value, path: &str) -> Access<u64> {
     const WHAT: &str = "a non-negative integer";
     match value {
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => Ok(u),
-            (None, Some(i)) => Err(mismatch(path, WHAT, i)),
-            _ => Err(mismatch(path, WHAT, found(value))),
-        },
-        other => Err(mismatch(path, WHAT, kind(other))),
+        Value::Number(n) => n.as_u64().ok_or_else(|| mismatch(path, WHAT, found(value))),
+        other => Err(mismatch(path, WHAT, found(other))),
     }
 }
 
@@ -225,7 +223,7 @@ pub fn array<'a>(value: &'a Value, path: &str) -> Access<&'a [Value]> {
     value
         .as_array()
         .map(Vec::as_slice)
-        .ok_or_else(|| mismatch(path, "an array", kind(value)))
+        .ok_or_else(|| mismatch(path, "an array", found(value)))
 }
 
 /// `expected one of "a", "b", found FOUND` at `path`.
@@ -274,13 +272,16 @@ pub fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access
     }
 }
 
-/// One of `words`, exactly as written; another string is quoted as a Rust
-/// string literal would be (`found "a\"b"`), another type named by [`kind`].
-pub fn word<'a>(value: &'a Value, path: &str, words: &[&str]) -> Access<&'a str> {
+/// One of `words`, exactly as written (the word of `words` is returned);
+/// another string is quoted as a Rust string literal would be
+/// (`found "a\"b"`), another value named by [`found`].
+pub fn word<'w>(value: &Value, path: &str, words: &[&'w str]) -> Access<&'w str> {
     match value {
-        Value::String(s) if words.contains(&s.as_str()) => Ok(s),
-        Value::String(s) => Err(one_of(path, words, format!("{s:?}"))),
-        other => Err(one_of(path, words, kind(other))),
+        Value::String(s) => match words.iter().find(|w| **w == s.as_str()) {
+            Some(w) => Ok(w),
+            None => Err(one_of(path, words, format!("{s:?}"))),
+        },
+        other => Err(one_of(path, words, found(other))),
     }
 }
 
@@ -386,13 +387,16 @@ mod tests {
             Problem::new("$.d", "expected an object, found array")
         );
         for (found, expected) in [
-            (message(string(&doc["a"], "$.a")), "a string, found number"),
+            (
+                message(string(&doc["a"], "$.a")),
+                "a string, found number 1",
+            ),
             (message(number(&doc["b"], "$.b")), "a number, found string"),
             (message(boolean(&doc["c"], "$.c")), "a boolean, found null"),
             (message(array(&doc["b"], "$.b")), "an array, found string"),
             (
                 message(count(&doc["e"], "$.e")),
-                "a non-negative integer, found -3",
+                "a non-negative integer, found number -3",
             ),
             (
                 message(count(&doc["f"], "$.f")),
@@ -419,7 +423,7 @@ mod tests {
         assert_eq!(opt_string(o, "$", "b"), Ok(Some("x".into())));
         assert_eq!(
             opt_string(o, "$", "a").unwrap_err(),
-            Problem::new("$.a", "expected a string, found number")
+            Problem::new("$.a", "expected a string, found number 1")
         );
         assert_eq!(index(&child("$", "d"), 0), "$.d[0]");
     }
@@ -432,7 +436,7 @@ mod tests {
         let items = [json!("a"), json!(2), json!(null)];
         assert_eq!(
             strings(&items, "$.l").unwrap_err(),
-            Problem::new("$.l[1]", "expected a string, found number")
+            Problem::new("$.l[1]", "expected a string, found number 2")
         );
     }
 
@@ -450,7 +454,7 @@ mod tests {
         );
         assert_eq!(
             message(word(&json!(3), "$.r", &words)),
-            "expected one of \"low\", \"high\", found number"
+            "expected one of \"low\", \"high\", found number 3"
         );
         assert_eq!(
             one_of("$.s", &["pass"], "\"x\"").message,

@@ -215,7 +215,11 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
 
     let loc = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
     if loc < 0 {
-        return Err(mismatch("$.estimated_loc", "a non-negative integer", loc));
+        return Err(mismatch(
+            "$.estimated_loc",
+            "a non-negative integer",
+            format!("number {loc}"),
+        ));
     }
     if loc > i128::from(MAX_LOC) {
         violation(
@@ -608,7 +612,7 @@ mod tests {
     #[test]
     fn wrong_types_name_the_json_path() {
         let cases = [
-            ("/id", json!(7), "$.id: expected a string, found number"),
+            ("/id", json!(7), "$.id: expected a string, found number 7"),
             (
                 "/title",
                 json!(null),
@@ -632,7 +636,7 @@ mod tests {
             (
                 "/risk",
                 json!(3),
-                "$.risk: expected one of \"low\", \"medium\", \"high\", found number",
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found number 3",
             ),
             (
                 "/parallel_count",
@@ -662,7 +666,7 @@ mod tests {
             (
                 "/acceptance/commands/1",
                 json!(42),
-                "$.acceptance.commands[1]: expected a string, found number",
+                "$.acceptance.commands[1]: expected a string, found number 42",
             ),
             (
                 "/acceptance/criteria",
@@ -682,7 +686,7 @@ mod tests {
             (
                 "/estimated_loc",
                 json!(-1),
-                "$.estimated_loc: expected a non-negative integer, found -1",
+                "$.estimated_loc: expected a non-negative integer, found number -1",
             ),
             (
                 "/estimated_loc",
@@ -707,7 +711,7 @@ mod tests {
             (
                 "/public_contracts_touched",
                 json!(["cli", 2]),
-                "$.public_contracts_touched[1]: expected a string, found number",
+                "$.public_contracts_touched[1]: expected a string, found number 2",
             ),
         ];
         for (pointer, new, expected) in cases {

@@ -657,7 +657,7 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
     );
     case(
         json!({"schema_version": 1, "checks": [{"name": "a", "status": 0}], "diagnostics": []}),
-        "error: in.json: $.checks[0].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found number",
+        "error: in.json: $.checks[0].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found number 0",
     );
     case(
         json!({"schema_version": 1, "checks": [], "diagnostics": [{"check": "a", "severity": "error"}]}),

@@ -225,7 +225,7 @@ fn an_ill_typed_task_is_an_error_naming_the_json_path() {
     for (task, expected) in [
         (
             bad_command,
-            "$.acceptance.commands[1]: expected a string, found number",
+            "$.acceptance.commands[1]: expected a string, found number 42",
         ),
         (missing, "$.estimated_loc: missing required field"),
         (

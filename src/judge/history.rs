@@ -27,8 +27,8 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 
-use super::json::word;
 use super::verdict::{DIMENSIONS, Scores, Verdict, dimension_name};
+use crate::json_input::word;
 use crate::json_input::{Access, array, child, field, index, number, object, parse_line, string};
 
 /// What the judge needs from one earlier round.
@@ -349,7 +349,7 @@ mod tests {
         let bad = good.replace("\"fingerprint\":\"h:f:1\"", "\"fingerprint\":1");
         assert_eq!(
             err(&bad),
-            "h.jsonl: line 1: $.issues.high[0].fingerprint: expected a string, found number"
+            "h.jsonl: line 1: $.issues.high[0].fingerprint: expected a string, found number 1"
         );
         let bad = good.replace(",\"medium\":[]", "");
         assert_eq!(

@@ -24,12 +24,12 @@ use serde_json::{Map, Value};
 use crate::config::{DiagSeverity, Dimension, Severity};
 use crate::evidence::Status;
 
-use super::json::{score, word};
+use super::json::score;
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
     Access, Problem, alternatives, array, boolean, child, count, count32, field, index, kind,
-    mismatch, number, object, one_of, opt_string, optional, schema_version, string, strings,
+    mismatch, number, object, one_of, opt_string, optional, schema_version, string, strings, word,
 };
 
 /// What the judge reads.
@@ -617,7 +617,7 @@ mod tests {
             (
                 with(doc(), "/checks/0/dimension", Some(json!(3))),
                 "$.checks[0].dimension",
-                "expected one of \"security\", \"quality\", \"performance\", found number",
+                "expected one of \"security\", \"quality\", \"performance\", found number 3",
             ),
             (
                 with(doc(), "/checks/0/score", Some(json!("90"))),
@@ -627,17 +627,17 @@ mod tests {
             (
                 with(doc(), "/checks/0/timed_out", Some(json!(0))),
                 "$.checks[0].timed_out",
-                "expected a boolean, found number",
+                "expected a boolean, found number 0",
             ),
             (
                 with(doc(), "/checks/0/command/1", Some(json!(1))),
                 "$.checks[0].command[1]",
-                "expected a string, found number",
+                "expected a string, found number 1",
             ),
             (
                 with(doc(), "/diagnostics/0/line", Some(json!(-1))),
                 "$.diagnostics[0].line",
-                "expected a non-negative integer, found -1",
+                "expected a non-negative integer, found number -1",
             ),
             (
                 with(doc(), "/diagnostics/0/severity", Some(json!("fatal"))),

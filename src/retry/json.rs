@@ -83,7 +83,7 @@ impl<'a> Obj<'a> {
     }
 
     /// A required string member that is one of `words`.
-    pub fn word(&self, key: &str, words: &[&str]) -> Access<&'a str> {
+    pub fn word<'w>(&self, key: &str, words: &[&'w str]) -> Access<&'w str> {
         self.str(key)?;
         word(self.get(key)?, &self.path(key), words)
     }

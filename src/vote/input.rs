@@ -565,7 +565,7 @@ mod tests {
             (
                 "/votes/1/evaluator_id",
                 Some(json!(2)),
-                "in.json: $.votes[1].evaluator_id: expected a string, found number".into(),
+                "in.json: $.votes[1].evaluator_id: expected a string, found number 2".into(),
             ),
             (
                 "/votes/1/evaluator_id",
@@ -631,7 +631,7 @@ mod tests {
                 "/votes/0/elimination_decision/confidence",
                 Some(json!(1.5)),
                 "in.json: $.votes[0].elimination_decision.confidence: \
-                 expected a string, found number"
+                 expected a string, found number 1.5"
                     .into(),
             ),
             (
@@ -680,7 +680,7 @@ mod tests {
         let value = with(value, "/votes/0/elimination_decision", None);
         assert_eq!(
             error(&value),
-            "in.json: $.votes[0].evaluator_id: expected a string, found number"
+            "in.json: $.votes[0].evaluator_id: expected a string, found number 1"
         );
         let value = with(valid(), "/elimination_threshold", Some(json!(0)));
         let value = with(value, "/require_unanimous", Some(json!(1)));
