@@ -1,7 +1,7 @@
 //! Reading user-supplied JSON documents (task files, vote inputs, judge
-//! inputs and history lines, retry state, shard evidence) and typed access to
-//! their values: one place for the encoding rules, the one-line syntax errors
-//! and the JSON path of the first problem
+//! inputs and history lines, retry state, evidence to merge) and typed access
+//! to their values: one place for the encoding rules, the one-line syntax
+//! errors and the JSON path of the first problem
 //! (`$.checks[2].status: expected a string, found number 3`), so every command
 //! words them the same way: a number found where something else was
 //! expected is named with its value, a closed object's unknown member as

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::error::Error;
-use crate::evidence::{self, Evidence, ReadOnly};
+use crate::evidence::{self, Evidence, ReadOnly, SCHEMA_VERSION};
+use crate::json_input;
 use crate::meta::MergedFrom;
 use crate::output::Output;
 use crate::report;
@@ -50,20 +51,26 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
     Ok(merged.summary.exit_code)
 }
 
+/// One evidence document. Syntax, encoding and the version are checked as
+/// for every JSON input (`json_input`); the shape by its types, whose error
+/// keeps serde's line and column.
 fn read(path: &Path) -> Result<Evidence, Error> {
     let bytes = std::fs::read(path).map_err(|err| Error::io("read evidence", path, err))?;
-    serde_json::from_slice(&bytes).map_err(|err| {
-        // serde_json appends " at line L column C": the location goes first.
-        let text = err.to_string();
-        let why = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(why, _)| why);
-        Error::Config {
-            path: path.to_path_buf(),
-            location: Some((err.line(), err.column())),
-            key: None,
-            message: format!("not an evidence document: {why}"),
-        }
+    let value = json_input::parse_document(path, &bytes)?;
+    json_input::object(&value, "$")
+        .and_then(|document| {
+            json_input::schema_version(document, "evidence", u64::from(SCHEMA_VERSION))
+        })
+        .map_err(|problem| problem.into_error(path, ""))?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    serde_json::from_slice(bytes).map_err(|err| Error::Config {
+        path: path.to_path_buf(),
+        location: Some((err.line(), err.column().max(1))),
+        key: None,
+        message: format!(
+            "not an evidence document: {}",
+            json_input::syntax_message(&err)
+        ),
     })
 }
 

@@ -218,6 +218,23 @@ fn bad_inputs_are_one_line_errors() {
         stderr,
         "error: runs/junk.json:1:21: not an evidence document: missing field `meta`\n"
     );
+    // Syntax and version are worded as for every JSON input.
+    for (text, expected) in [
+        (
+            "",
+            "error: runs/bad.json:1:1: invalid JSON: EOF while parsing a value\n",
+        ),
+        (
+            "{\"schema_version\": 2, \"checks\": 1}",
+            "error: runs/bad.json: $.schema_version: unsupported evidence version 2 \
+             (this run-check reads version 1)\n",
+        ),
+    ] {
+        std::fs::write(dir.join("runs/bad.json"), text).unwrap();
+        let (code, _, stderr) = run_in(dir, &["merge", "runs/bad.json"]);
+        assert_eq!(code, Some(2));
+        assert_eq!(stderr, expected);
+    }
     let (code, _, stderr) = run_in(dir, &["--shard", "4/3"]);
     assert_eq!(code, Some(2));
     assert_eq!(
