@@ -456,9 +456,14 @@ modes = ["fast"]
             .cwd(&config, &worktree, &config.checks[2])
             .unwrap_err();
         assert!(err.to_string().contains("`cwd` of check `c`"), "{err}");
+        let program = resolver.program("true", &worktree).unwrap();
+        assert!(
+            program.is_absolute() && program.ends_with("true"),
+            "{program:?}"
+        );
         assert_eq!(
-            resolver.program("true", &worktree),
-            resolver.program("true", &worktree)
+            resolver.program("./missing.sh", &worktree),
+            Err("program `./missing.sh` not found in the worktree".to_string())
         );
     }
 
