@@ -582,9 +582,9 @@ def workload_a(ctx: Ctx) -> Section:
     ctx.runner.measure([one_rc, one_sh], ctx.runs)
 
     ratio = rc.wall / loop.wall
-    # Runs of one round are seconds apart; a burst of load on this shared
-    # machine lands on both, so the median of per-round ratios is steadier
-    # than the ratio of medians (the target's, kept as the issue words it).
+    # Runs of one round are seconds apart, so a burst of load lands on both:
+    # the median of per-round ratios is a second estimate, less exposed to
+    # bursts than the ratio of medians (the target's, as the issue words it).
     paired = statistics.median(a.wall / b.wall for a, b in zip(rc.samples, loop.samples))
     fixed = one_rc.wall - one_sh.wall
     slope = ((rc.wall - one_rc.wall) - (loop.wall - one_sh.wall)) / (n - 1)
