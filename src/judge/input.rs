@@ -28,7 +28,7 @@ use super::json::score;
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
-    Access, Problem, alternatives, array, boolean, child, count, count32, field, index, kind,
+    Access, Problem, alternatives, array, boolean, child, count, count32, field, found, index,
     mismatch, number, object, one_of, opt_string, optional, schema_version, string, strings, word,
 };
 
@@ -248,7 +248,7 @@ fn check(value: &Value, path: &str) -> Access<EvidenceCheck> {
     let exit_code = optional(c, "exit_code")
         .map(|v| {
             v.as_i64()
-                .ok_or_else(|| mismatch(&child(path, "exit_code"), "an integer", kind(v)))
+                .ok_or_else(|| mismatch(&child(path, "exit_code"), "an integer", found(v)))
         })
         .transpose()?;
     let command = match optional(c, "command") {
@@ -457,8 +457,8 @@ fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
         Value::String(s) => IssueSeverity::ALL
             .into_iter()
             .find(|sev| sev.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| one_of(&severity_path, &severities, format!("\"{s}\"")))?,
-        other => return Err(one_of(&severity_path, &severities, kind(other))),
+            .ok_or_else(|| one_of(&severity_path, &severities, format!("{s:?}")))?,
+        other => return Err(one_of(&severity_path, &severities, found(other))),
     };
     let kind_ = string(field(i, path, "type")?, &child(path, "type"))?.to_string();
     let line = optional(i, "line")
@@ -630,6 +630,11 @@ mod tests {
                 "expected a boolean, found number 0",
             ),
             (
+                with(doc(), "/checks/0/exit_code", Some(json!(2.5))),
+                "$.checks[0].exit_code",
+                "expected an integer, found number 2.5",
+            ),
+            (
                 with(doc(), "/checks/0/command/1", Some(json!(1))),
                 "$.checks[0].command[1]",
                 "expected a string, found number 1",
@@ -732,6 +737,20 @@ mod tests {
                 ),
                 "$.security_result.issues[0].severity",
                 "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"Severe\"",
+            ),
+            (
+                with(
+                    doc(),
+                    "/security_result/issues/0/severity",
+                    Some(json!("Hi\"gh")),
+                ),
+                "$.security_result.issues[0].severity",
+                "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"Hi\\\"gh\"",
+            ),
+            (
+                with(doc(), "/security_result/issues/0/severity", Some(json!(2))),
+                "$.security_result.issues[0].severity",
+                "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found number 2",
             ),
             (
                 with(doc(), "/security_result/issues/0/type", None),

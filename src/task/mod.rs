@@ -48,9 +48,7 @@ use serde_json::{Value, json};
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
 use crate::git::{Repo, Status};
-use crate::json_input::{
-    Access, child, field, found, kind, mismatch, object, string, strings, word,
-};
+use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
 use command::runs_strict_json;
 
 /// Hard limit on the files a task may change (`files_involved`,
@@ -140,7 +138,7 @@ pub fn change_budget(
 fn string_array<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
     match value {
         Value::Array(items) => strings(items, path),
-        _ => Err(mismatch(path, "an array of strings", kind(value))),
+        _ => Err(mismatch(path, "an array of strings", found(value))),
     }
 }
 
@@ -152,7 +150,7 @@ fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
         _ => Err(mismatch(
             path,
             "a string or an array of strings",
-            kind(value),
+            found(value),
         )),
     }
 }
