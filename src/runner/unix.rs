@@ -72,9 +72,9 @@ impl Tree {
 /// `deadline` passes; says whether it exited (`false` also on EINTR: the
 /// caller looks again). Linux polls a pidfd: the generic timed wait
 /// (`SharedChild::wait_deadline`) creates a pipe per wait and installs a
-/// SIGCHLD handler that then runs on every later child's exit, and a check
-/// whose pipes closed a moment before its exit took that path on every
-/// other run. `None` where there are no pidfds (other Unix, Linux before
+/// SIGCHLD handler that then runs on every later child's exit, and more
+/// than half of trivial checks took that path (their pipes close a moment
+/// before their exit is reported). `None` where there are no pidfds (other Unix, Linux before
 /// 5.3): the caller uses the generic wait.
 pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
     #[cfg(target_os = "linux")]
@@ -94,9 +94,7 @@ pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
             events: libc::POLLIN,
             revents: 0,
         };
-        let timeout = deadline.saturating_duration_since(Instant::now());
-        // Round up so a sub-millisecond wait does not spin.
-        let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        let millis = poll_millis(deadline.saturating_duration_since(Instant::now()));
         // SAFETY: `poll` is one live pollfd, as the count says.
         let ready = unsafe { libc::poll(&mut poll, 1, millis) };
         Some(ready > 0)
@@ -145,8 +143,7 @@ pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) 
             });
         }
     }
-    // Round up so a sub-millisecond wait does not spin.
-    let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    let millis = poll_millis(timeout);
     // SAFETY: `fds` is a live, correctly sized array of pollfd for the call.
     let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
     if n < 0 {
@@ -160,9 +157,24 @@ pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) 
     [ready(0), ready(1)]
 }
 
+/// `timeout` as `poll`'s milliseconds, rounded up so a sub-millisecond wait
+/// does not spin.
+fn poll_millis(timeout: Duration) -> libc::c_int {
+    timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn poll_timeouts_round_up_to_whole_milliseconds() {
+        assert_eq!(poll_millis(Duration::ZERO), 0);
+        assert_eq!(poll_millis(Duration::from_micros(1)), 1);
+        assert_eq!(poll_millis(Duration::from_millis(1)), 1);
+        assert_eq!(poll_millis(Duration::from_micros(1_001)), 2);
+        assert_eq!(poll_millis(Duration::from_secs(u64::MAX)), i32::MAX);
+    }
 
     #[test]
     #[cfg(target_os = "linux")]
