@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -85,12 +86,18 @@ pub struct Change {
 
 impl Change {
     fn new(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+        // A listed path with a hash is a file. In git, a path a snapshot
+        // does not list is as committed; outside git, it is not there.
+        let untracked_or_walked = |entry: &Entry| entry.code.is_empty() || entry.code == "??";
         let kind = match (before, after) {
-            (_, Some(now)) if now.code == "??" => "created",
             (_, Some(now)) if now.hash.is_none() || now.code.contains('D') => "deleted",
-            // Only outside git does absence mean the file is gone.
-            (Some(was), None) if was.code.is_empty() => "deleted",
-            (None, Some(now)) if now.code.is_empty() => "created",
+            // It was deleted before the checks ran and is a file again.
+            (Some(was), _) if was.hash.is_none() => "created",
+            (Some(_), Some(_)) => "changed",
+            (None, Some(now)) if untracked_or_walked(now) => "created",
+            (Some(was), None) if untracked_or_walked(was) => "deleted",
+            // A clean tracked file edited or staged, or a dirty one put back
+            // as committed.
             _ => "changed",
         };
         Change {
@@ -303,21 +310,75 @@ impl Snapshotter {
             Snapshotter::Git { repo, worktree } => (repo, worktree),
             Snapshotter::Walk { worktree } => return walk_snapshot(worktree),
         };
+        let paths: Vec<PathBuf> = status
+            .entries
+            .iter()
+            .map(|entry| repo.toplevel().join(&entry.path))
+            .collect();
+        let hashes = hash_files(&paths);
         let entries = status
             .entries
             .iter()
-            .map(|entry| {
-                let absolute = repo.toplevel().join(&entry.path);
+            .zip(paths)
+            .zip(hashes)
+            .map(|((entry, absolute), hash)| {
                 let recorded = Entry {
                     code: entry.code.clone(),
                     state: entry.state.clone(),
-                    hash: hash_file(&absolute),
+                    hash,
                 };
                 (display_path(&absolute, worktree), recorded)
             })
             .collect();
         Snapshot { entries }
     }
+}
+
+/// Files one hashing thread takes at a time.
+const HASH_BATCH: usize = 16;
+
+/// `hash_file` of every path, in order. A long list is shared out over the
+/// logical CPUs (a dirty worktree of big untracked files is hashed twice per
+/// run, before the first check and after the last, with nothing else to do
+/// meanwhile); a short one is hashed on this thread.
+fn hash_files(paths: &[PathBuf]) -> Vec<Option<[u8; 32]>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len().div_ceil(HASH_BATCH));
+    if threads <= 1 {
+        return paths.iter().map(|path| hash_file(path)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut hashes = vec![None; paths.len()];
+    let done: Vec<Vec<(usize, Option<[u8; 32]>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let start = next.fetch_add(HASH_BATCH, Ordering::Relaxed);
+                        if start >= paths.len() {
+                            return done;
+                        }
+                        let end = (start + HASH_BATCH).min(paths.len());
+                        done.extend((start..end).map(|i| (i, hash_file(&paths[i]))));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+            .collect()
+    });
+    for (i, hash) in done.into_iter().flatten() {
+        hashes[i] = hash;
+    }
+    hashes
 }
 
 /// A path relative to the worktree with `/` separators; absolute when outside.
@@ -472,6 +533,123 @@ mod tests {
                 path: "a.txt".into(),
                 kind: "deleted"
             }
+        );
+    }
+
+    fn entry(code: &str, hash: Option<u8>) -> Entry {
+        Entry {
+            code: code.into(),
+            state: String::new(),
+            hash: hash.map(|b| [b; 32]),
+        }
+    }
+
+    #[test]
+    fn a_change_is_named_by_what_happened_to_the_file() {
+        let kind = |before: Option<Entry>, after: Option<Entry>| {
+            Change::new("p", before.as_ref(), after.as_ref()).kind
+        };
+        let cases = [
+            // git: a new untracked file; one edited; one removed.
+            (None, Some(entry("??", Some(1))), "created"),
+            (
+                Some(entry("??", Some(1))),
+                Some(entry("??", Some(2))),
+                "changed",
+            ),
+            (Some(entry("??", Some(1))), None, "deleted"),
+            // git: a clean tracked file edited, staged, deleted.
+            (None, Some(entry(".M", Some(1))), "changed"),
+            (None, Some(entry("A.", Some(1))), "changed"),
+            (None, Some(entry(".D", None)), "deleted"),
+            // git: a dirty tracked file edited again, deleted, put back as
+            // committed; a deleted one brought back.
+            (
+                Some(entry(".M", Some(1))),
+                Some(entry(".M", Some(2))),
+                "changed",
+            ),
+            (
+                Some(entry(".M", Some(1))),
+                Some(entry(".D", None)),
+                "deleted",
+            ),
+            (Some(entry(".M", Some(1))), None, "changed"),
+            (Some(entry(".D", None)), None, "created"),
+            (
+                Some(entry(".D", None)),
+                Some(entry(".M", Some(2))),
+                "created",
+            ),
+            // git: an untracked file staged as it was.
+            (
+                Some(entry("??", Some(1))),
+                Some(entry("A.", Some(1))),
+                "changed",
+            ),
+            // outside git.
+            (None, Some(entry("", Some(1))), "created"),
+            (
+                Some(entry("", Some(1))),
+                Some(entry("", Some(2))),
+                "changed",
+            ),
+            (Some(entry("", Some(1))), None, "deleted"),
+        ];
+        for (before, after, expected) in cases {
+            let what = format!("{before:?} -> {after:?}");
+            assert_eq!(kind(before, after), expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn hashing_many_files_keeps_each_hash_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // Three batches and a bit: every thread count from 1 up takes part.
+        let mut paths: Vec<PathBuf> = (0..3 * HASH_BATCH + 5)
+            .map(|i| {
+                let path = root.join(format!("f{i:03}"));
+                std::fs::write(&path, format!("content {i}")).unwrap();
+                path
+            })
+            .collect();
+        std::fs::write(root.join("abc"), "abc").unwrap();
+        paths.insert(7, root.join("abc"));
+        paths.insert(20, root.join("missing"));
+        paths.insert(30, root.to_path_buf());
+        let hashes = hash_files(&paths);
+        assert_eq!(hashes.len(), paths.len());
+        // sha256("abc"), FIPS 180-2's first example.
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let hex: String = hashes[7]
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(hex, abc);
+        assert_eq!((hashes[20], hashes[30]), (None, None));
+        for (path, hash) in paths.iter().zip(&hashes) {
+            assert_eq!(*hash, hash_file(path), "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn a_change_among_many_dirty_files_is_the_only_one_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        for i in 0..4 * HASH_BATCH {
+            std::fs::write(root.join(format!("u{i:03}")), format!("{i}")).unwrap();
+        }
+        let (repo, _) = crate::git::open(&root).unwrap();
+        let snap = Snapshotter::new(&root, Some(&repo));
+        let before = snap.take().unwrap();
+        assert_eq!(before.len(), 4 * HASH_BATCH);
+        std::fs::write(root.join("u037"), "edited").unwrap();
+        assert_eq!(
+            kinds(before.diff(&snap.take().unwrap())),
+            [("u037".to_string(), "changed")]
         );
     }
 
