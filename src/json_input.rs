@@ -203,11 +203,22 @@ pub fn number(value: &Value, path: &str) -> Access<f64> {
         .ok_or_else(|| mismatch(path, "a number", found(value)))
 }
 
-/// A non-negative integer (`2.0` is not one).
+/// A non-negative integer in JSON Schema's sense: `2.0` is 2 (JavaScript
+/// and Python's floats write whole numbers so), `2.5` is not an integer.
 pub fn count(value: &Value, path: &str) -> Access<u64> {
     const WHAT: &str = "a non-negative integer";
+    // Every integer up to 2^53 has an exact f64; past it a float is no
+    // longer a particular integer.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    let whole = |n: &serde_json::Number| {
+        n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f))
+                .map(|f| f as u64)
+        })
+    };
     match value {
-        Value::Number(n) => n.as_u64().ok_or_else(|| mismatch(path, WHAT, found(value))),
+        Value::Number(n) => whole(n).ok_or_else(|| mismatch(path, WHAT, found(value))),
         other => Err(mismatch(path, WHAT, found(other))),
     }
 }
@@ -413,6 +424,11 @@ mod tests {
         assert_eq!(boolean(&json!(true), "$.t"), Ok(true));
         assert_eq!(array(&doc["d"], "$.d"), Ok(&[json!(1)][..]));
         assert_eq!(count(&doc["a"], "$.a"), Ok(1));
+        // Integers in JSON Schema's sense: 2.0 is 2, 2^53 the last exact one.
+        assert_eq!(count(&json!(2.0), "$.n"), Ok(2));
+        assert_eq!(count(&json!(9_007_199_254_740_992.0), "$.n"), Ok(1 << 53));
+        assert!(count(&json!(1.8e19), "$.n").is_err());
+        assert!(count(&json!(-0.5), "$.n").is_err());
         assert_eq!(
             count32(&json!(4_294_967_296_u64), "$.n").unwrap_err(),
             Problem::new("$.n", "4294967296 is too large")

@@ -404,7 +404,11 @@ fn seed_000_input_is_taken_as_given() {
     assert_eq!(v["progress"]["improvement"], 10.25);
     assert_eq!(v["progress"]["trend"], "improving");
     assert_eq!(v["decision"]["decision"], "REWORK");
-    assert_eq!(v["decision"]["reason"], "did not pass: security_result");
+    assert_eq!(
+        v["decision"]["reason"],
+        "below the minimum: security; more critical issues than `max_critical_issues`; \
+         `passed` false in security_result"
+    );
 
     // Without `iteration`: len(previous_scores) + 1 = 3; the recorded rounds
     // follow previous_scores.
@@ -498,7 +502,7 @@ To pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85
 - Iteration: 1/5
 - Overall score: 72 → 82.25 (+10.25) (improving)
 - Security: 75, Quality: 85, Performance: 90
-- Decision: REWORK → IMPLEMENTER (did not pass: security_result)
+- Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
 Fix SEC-001 (Critical), QA-001 (High) and run the checks again
@@ -712,6 +716,75 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
     // --record needs --history.
     let ran = judge(dir, &["in.json", "--record"]).status(2);
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    // An issue id names one issue.
+    let mut input = seed_input();
+    input["quality_result"]["issues"][0]["id"] = json!("X-1");
+    input["quality_result"]["issues"][1]["id"] = json!("X-1");
+    case(
+        input,
+        "error: in.json: $.quality_result.issues[1].id: duplicate issue id \"X-1\"",
+    );
+    // Bad input writes nothing, not even the history's folder.
+    let mut input = seed_input();
+    input["tech_stack"]["weights"] = json!({"security": 0.5});
+    write_json(dir, "in.json", &input);
+    judge(dir, &["in.json", "--history", "h/rounds.jsonl", "--record"]).status(2);
+    assert!(!dir.join("h").exists());
+}
+
+#[test]
+fn whole_floats_are_integers_and_record_creates_the_historys_folder() {
+    let test = Test::bare();
+    let dir = test.path();
+    // JavaScript and Python write 2 as 2.0 when it is a float.
+    let mut input = seed_input();
+    input["iteration"] = json!(2.0);
+    input["tech_stack"]["quality_thresholds"] = json!({"security_min": 70, "max_high_issues": 1.0});
+    write_json(dir, "in.json", &input);
+    let v = judge(
+        dir,
+        &["in.json", "--history", "runs/a/rounds.jsonl", "--record"],
+    )
+    .status(1)
+    .json();
+    assert_eq!(v["iteration"], 2);
+    assert_eq!(v["thresholds_used"]["max_high_issues"], 1);
+    let history = std::fs::read_to_string(dir.join("runs/a/rounds.jsonl")).unwrap();
+    assert_eq!(history.lines().count(), 1);
+    input["iteration"] = json!(2.5);
+    write_json(dir, "in.json", &input);
+    rejected(
+        judge(dir, &["in.json"]),
+        "error: in.json: $.iteration: expected a non-negative integer, found number 2.5",
+    );
+}
+
+#[test]
+fn a_run_that_modified_the_worktree_never_passes_the_judge() {
+    let test = repo(
+        "[settings]\nallow = [\"sh\"]\n\n[[check]]\nname = \"writer\"\n\
+         run = [\"sh\", \"-c\", \"echo hi > new.txt\"]\n",
+    );
+    let dir = test.path();
+    let code = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    )
+    .code;
+    assert_eq!(code, Some(1));
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    // Every check passed and scored 100: only the modification stands in
+    // the way, as a Critical issue.
+    assert_eq!(v["scores"]["quality"], 100.0);
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(v["issue_counts"]["critical"], 1);
+    let issue = &v["issues"]["critical"][0];
+    assert_eq!(
+        (&issue["type"], &issue["file"], &issue["source"]),
+        (&json!("read-only"), &json!("new.txt"), &json!("run-check"))
+    );
+    assert_eq!(v["decision"]["decision"], "REWORK");
 }
 
 #[test]

@@ -225,6 +225,31 @@ fn interrupt_with(signal: libc::c_int) {
             .starts_with("Interrupted: 1 of 3")
     );
     assert_no_leftovers(marker);
+    // The judge never passes a run that did not finish: its one passing
+    // check scores 100, but the interruption is a Critical issue, and the
+    // decision sends the loop back to validate.
+    let judged = std::process::Command::new(crate::support::bin())
+        .args(["judge", "ev.json"])
+        .current_dir(test.path())
+        .output()
+        .unwrap();
+    assert_eq!(judged.status.code(), Some(1));
+    let verdict: serde_json::Value = serde_json::from_slice(&judged.stdout).unwrap();
+    assert_eq!(verdict["recommendation"], "ITERATE");
+    assert_eq!(
+        verdict["issues"]["critical"][0]["description"],
+        "the run was interrupted: 2 of 3 checks did not run (long, later)"
+    );
+    assert_eq!(
+        (
+            &verdict["decision"]["decision"],
+            &verdict["decision"]["next_agent"]
+        ),
+        (
+            &serde_json::json!("BLOCKED"),
+            &serde_json::json!("VALIDATE")
+        )
+    );
 }
 
 #[cfg(unix)]

@@ -16,13 +16,17 @@
 //! `USER` when the last recorded round was also BLOCKED by infrastructure
 //! (its 2nd consecutive block).
 //!
-//! A seed-000 input has no checks: its three results are the validators,
-//! `PASS` when every `passed` is true, else `REWORK`.
+//! A seed-000 input has no checks: `PASS` when seed 000's gates pass (the
+//! verdict's `passed`), else `REWORK`; see [`from_aggregator`].
+//!
+//! An interrupted run (`summary.exit_code` 130, or checks skipped as
+//! `interrupted`) is BLOCKED by infrastructure: run the validation again.
 
 use crate::evidence::Status;
 
 use super::history::PastRound;
 use super::input::{AggregatorInput, EvidenceCheck, EvidenceInput};
+use super::score::Gates;
 use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
 
 /// The category of a blocked check.
@@ -78,6 +82,19 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
             check: "run-check".into(),
             category: Category::Infrastructure,
             reason: format!("read-only verification failed: {error}"),
+        });
+    }
+    if evidence.interrupted {
+        let missing: Vec<&str> = evidence
+            .checks
+            .iter()
+            .filter(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED))
+            .map(|c| c.name.as_str())
+            .collect();
+        blocked.push(Blocked {
+            check: "run-check".into(),
+            category: Category::Infrastructure,
+            reason: super::issues::interrupted_description(&missing, evidence.checks.len()),
         });
     }
     if !blocked.is_empty() {
@@ -151,27 +168,55 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
     }
 }
 
-/// The decision for a seed-000 input: its results are the validators.
-pub(crate) fn from_aggregator(input: &AggregatorInput) -> Decision {
+/// The decision for a seed-000 input. It has no checks: its results are
+/// judged by seed 000's gates (`gates`, the verdict's `passed`), and the
+/// decision follows them, so `decision` and `recommendation` never send the
+/// loop two ways (PASS → FINISH exactly when the gates pass). A result whose
+/// own `passed` is false is named in the reason either way.
+pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decision {
+    let mut problems: Vec<String> = Vec::new();
+    if !gates.failed_dimensions.is_empty() {
+        let names: Vec<&str> = gates
+            .failed_dimensions
+            .iter()
+            .map(|d| dimension_name(*d))
+            .collect();
+        problems.push(format!("below the minimum: {}", names.join(", ")));
+    }
+    if gates.overall_below {
+        problems.push("overall score below `overall_min`".into());
+    }
+    if gates.too_many_critical {
+        problems.push("more critical issues than `max_critical_issues`".into());
+    }
+    if gates.too_many_high {
+        problems.push("more high issues than `max_high_issues`".into());
+    }
     let failed: Vec<String> = input
         .results
         .iter()
         .filter(|r| !r.passed)
         .map(|r| format!("{}_result", dimension_name(r.dimension)))
         .collect();
-    if failed.is_empty() {
+    let said = (!failed.is_empty()).then(|| format!("`passed` false in {}", failed.join(", ")));
+    if problems.is_empty() {
+        let reason = match said {
+            None => "every gate passed".to_string(),
+            Some(said) => format!("every gate passed ({said}: seed 000 judges by the scores)"),
+        };
         Decision {
             decision: DecisionKind::Pass,
             blocked: Vec::new(),
             next_agent: NextAgent::Finish,
-            reason: "every result passed".into(),
+            reason,
         }
     } else {
+        problems.extend(said);
         Decision {
             decision: DecisionKind::Rework,
             blocked: Vec::new(),
             next_agent: NextAgent::Implementer,
-            reason: format!("did not pass: {}", failed.join(", ")),
+            reason: problems.join("; "),
         }
     }
 }
@@ -194,6 +239,7 @@ mod tests {
             error: error.map(str::to_string),
             exit_code: None,
             command: vec![],
+            skip_reason: None,
         }
     }
 
@@ -346,7 +392,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_results_are_the_validators() {
+    fn seed_000_decisions_follow_the_gates() {
         let result = |dimension, passed| DimensionResult {
             dimension,
             passed,
@@ -363,21 +409,77 @@ mod tests {
             ],
             previous_scores: vec![],
         };
-        let d = from_aggregator(&input);
+        let open = Gates {
+            too_many_critical: false,
+            too_many_high: false,
+            failed_dimensions: vec![],
+            overall_below: false,
+        };
+        let d = from_aggregator(&input, &open);
         assert_eq!(
-            (d.decision, d.next_agent),
-            (DecisionKind::Pass, NextAgent::Finish)
+            (d.decision, d.next_agent, d.reason.as_str()),
+            (DecisionKind::Pass, NextAgent::Finish, "every gate passed")
         );
+        // A reviewer's `passed: false` does not override the scores (seed
+        // 000 judges by them), but the reason says so.
         input.results[0].passed = false;
         input.results[2].passed = false;
-        let d = from_aggregator(&input);
+        let d = from_aggregator(&input, &open);
+        assert_eq!(
+            (d.decision, d.reason.as_str()),
+            (
+                DecisionKind::Pass,
+                "every gate passed (`passed` false in security_result, performance_result: \
+                 seed 000 judges by the scores)"
+            )
+        );
+        // A failed gate is REWORK, even when every reviewer said passed.
+        input.results[0].passed = true;
+        let closed = Gates {
+            too_many_critical: true,
+            too_many_high: true,
+            failed_dimensions: vec![Dimension::Security, Dimension::Quality],
+            overall_below: true,
+        };
+        let d = from_aggregator(&input, &closed);
         assert_eq!(
             (d.decision, d.next_agent),
             (DecisionKind::Rework, NextAgent::Implementer)
         );
         assert_eq!(
             d.reason,
-            "did not pass: security_result, performance_result"
+            "below the minimum: security, quality; overall score below `overall_min`; \
+             more critical issues than `max_critical_issues`; more high issues than \
+             `max_high_issues`; `passed` false in performance_result"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_run_is_blocked_until_validated_again() {
+        let mut e = evidence(vec![
+            check("a", Status::Pass, None, false),
+            EvidenceCheck {
+                skip_reason: Some("interrupted".into()),
+                ..check("b", Status::Skip, None, false)
+            },
+        ]);
+        e.interrupted = true;
+        let d = from_evidence(&e, None);
+        assert_eq!(
+            (d.decision, d.next_agent),
+            (DecisionKind::Blocked, NextAgent::Validate)
+        );
+        assert_eq!(
+            (
+                d.blocked[0].check.as_str(),
+                d.blocked[0].category,
+                d.blocked[0].reason.as_str()
+            ),
+            (
+                "run-check",
+                Category::Infrastructure,
+                "the run was interrupted: 1 of 2 checks did not run (b)"
+            )
         );
     }
 }

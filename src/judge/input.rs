@@ -7,7 +7,7 @@
 //! required; of a check, `name` and `status`; of a diagnostic, `check`,
 //! `severity` and `message`. A check's `dimension` and `severity` default to
 //! `quality` and `high` (SPEC 3); `score`, `timed_out`, `error`, `exit_code`,
-//! `command` and `contracts` may be absent. Unknown fields are ignored (the
+//! `command`, `skip_reason`, `summary` and `contracts` may be absent. Unknown fields are ignored (the
 //! evidence carries much the judge does not read).
 //!
 //! Seed-000 input: `security_result`, `quality_result` and
@@ -52,6 +52,9 @@ pub(crate) struct EvidenceInput {
     pub read_only_error: Option<String>,
     /// `contracts.change_budget`.
     pub budget: Option<Budget>,
+    /// The run was interrupted (`summary.exit_code` 130, or a check skipped
+    /// with reason `interrupted`).
+    pub interrupted: bool,
 }
 
 /// One entry of `checks`.
@@ -66,6 +69,7 @@ pub(crate) struct EvidenceCheck {
     pub error: Option<String>,
     pub exit_code: Option<i64>,
     pub command: Vec<String>,
+    pub skip_reason: Option<String>,
 }
 
 /// One entry of `diagnostics`.
@@ -157,9 +161,26 @@ fn evidence(doc: &Map<String, Value>) -> Access<EvidenceInput> {
         .enumerate()
         .map(|(i, d)| diagnostic(d, &index("$.diagnostics", i)))
         .collect::<Access<Vec<_>>>()?;
+    let summary_exit = match optional(doc, "summary") {
+        None => None,
+        Some(summary) => {
+            let summary = object(summary, "$.summary")?;
+            optional(summary, "exit_code")
+                .map(|v| {
+                    v.as_i64()
+                        .ok_or_else(|| mismatch("$.summary.exit_code", "an integer", found(v)))
+                })
+                .transpose()?
+        }
+    };
+    let interrupted = summary_exit == Some(i64::from(crate::exit_code::INTERRUPTED))
+        || checks
+            .iter()
+            .any(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED));
     let mut input = EvidenceInput {
         checks,
         diagnostics,
+        interrupted,
         ..EvidenceInput::default()
     };
     if let Some(contracts) = optional(doc, "contracts") {
@@ -271,6 +292,7 @@ fn check(value: &Value, path: &str) -> Access<EvidenceCheck> {
         error: opt_string(c, path, "error")?,
         exit_code,
         command,
+        skip_reason: opt_string(c, path, "skip_reason")?,
     })
 }
 
@@ -368,6 +390,20 @@ fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
             dimension_result(field(doc, "$", &name)?, &path, dimension)
         })
         .collect::<Access<Vec<_>>>()?;
+    // An id names one issue (`priority_order`, `must_fix`): a repeated one is
+    // an error at its second use.
+    let mut ids = std::collections::HashSet::new();
+    for result in &results {
+        let name = format!("{}_result", dimension_name(result.dimension));
+        for (i, issue) in result.issues.iter().enumerate() {
+            if let Some(id) = &issue.id
+                && !ids.insert(id.as_str())
+            {
+                let path = child(&index(&child(&child("$", &name), "issues"), i), "id");
+                return Err(Problem::new(&path, format!("duplicate issue id {id:?}")));
+            }
+        }
+    }
     let previous_scores = match optional(doc, "previous_scores") {
         None => Vec::new(),
         Some(v) => array(v, "$.previous_scores")?

@@ -5,8 +5,12 @@
 //! Evidence order: checks in evidence order, each followed by its own
 //! diagnostics in evidence order and then (when it failed or errored without
 //! an error-level diagnostic) its one check issue; diagnostics of no listed
-//! check (e.g. the read-only verification's, check `run-check`) come last,
-//! as `quality` with severity `high`.
+//! check come last, as `quality` with severity `high`; but the read-only
+//! verification's (check `run-check`, rule `read-only`) are `critical`, and
+//! so are the run-level issues that follow them: the verification could not
+//! run (`contracts.read_only.error`), the run was interrupted. A run-check
+//! run that broke its own contract is never good evidence: with the default
+//! `max_critical_issues` 0 none of these can PASS.
 
 use std::collections::HashSet;
 
@@ -110,14 +114,71 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
         .iter()
         .filter(|d| !claimed.contains(d.check.as_str()))
     {
+        let severity = match d.rule.as_deref() {
+            Some(READ_ONLY_RULE) => Severity::Critical,
+            _ => Severity::High,
+        };
         all.push(diagnostic_issue(
             d,
             Dimension::Quality,
-            Severity::High,
+            severity,
             &mut numbering,
         ));
     }
+    if let Some(error) = &evidence.read_only_error {
+        all.push(run_issue(
+            READ_ONLY_RULE,
+            format!("the read-only verification could not run: {error}"),
+            "run the gate again; if it fails again, make `git status` work in the worktree",
+            numbering.id(Dimension::Quality),
+        ));
+    }
+    if evidence.interrupted {
+        let missing: Vec<&str> = evidence
+            .checks
+            .iter()
+            .filter(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED))
+            .map(|c| c.name.as_str())
+            .collect();
+        all.push(run_issue(
+            crate::runner::INTERRUPTED,
+            interrupted_description(&missing, evidence.checks.len()),
+            "run the gate again to the end",
+            numbering.id(Dimension::Quality),
+        ));
+    }
     bucket(all)
+}
+
+/// The rule of the read-only verification's diagnostics.
+const READ_ONLY_RULE: &str = "read-only";
+
+/// What an interrupted run left out, for issues and the decision.
+pub(crate) fn interrupted_description(missing: &[&str], total: usize) -> String {
+    match missing.len() {
+        0 => "the run was interrupted".to_string(),
+        n => format!(
+            "the run was interrupted: {n} of {total} checks did not run ({})",
+            missing.join(", ")
+        ),
+    }
+}
+
+/// A Critical issue of the run itself (check `run-check`).
+fn run_issue(kind: &str, description: String, suggestion: &str, id: String) -> Issue {
+    Issue {
+        id,
+        source: "run-check".into(),
+        severity: IssueSeverity::Critical,
+        kind: kind.into(),
+        file: None,
+        line: None,
+        description,
+        suggestion: Some(suggestion.into()),
+        tech_stack_hint: None,
+        fingerprint: fingerprint(kind, None, None),
+        dimension: Dimension::Quality,
+    }
 }
 
 fn diagnostic_issue(
@@ -146,7 +207,7 @@ fn diagnostic_issue(
 /// diagnostic.
 fn check_issue(check: &EvidenceCheck, id: String) -> Issue {
     let name = &check.name;
-    let command = check.command.join(" ");
+    let command = crate::meta::display_command(&check.command);
     let (description, suggestion) = match check.status {
         Status::Error => (
             format!(
@@ -248,6 +309,7 @@ mod tests {
             error: None,
             exit_code: Some(1),
             command: vec!["sh".into(), "-c".into(), "exit 1".into()],
+            skip_reason: None,
         }
     }
 
@@ -273,6 +335,67 @@ mod tests {
             .iter()
             .map(|i| (i.id.as_str(), i.fingerprint.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn a_run_that_broke_its_own_contract_adds_critical_issues() {
+        use Dimension::*;
+        let interrupted = |name: &str| EvidenceCheck {
+            skip_reason: Some("interrupted".into()),
+            ..check(name, Quality, Severity::High, Status::Skip)
+        };
+        let evidence = EvidenceInput {
+            checks: vec![
+                check("fmt", Quality, Severity::High, Status::Pass),
+                interrupted("test"),
+                interrupted("bench"),
+            ],
+            read_only_error: Some("`git status` failed".into()),
+            interrupted: true,
+            ..EvidenceInput::default()
+        };
+        let issues = from_evidence(&evidence);
+        assert!(issues.high.is_empty() && issues.medium.is_empty() && issues.low.is_empty());
+        let critical: Vec<(&str, &str, &str)> = issues
+            .critical
+            .iter()
+            .map(|i| {
+                (
+                    i.id.as_str(),
+                    i.fingerprint.as_str(),
+                    i.description.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            critical,
+            [
+                (
+                    "QA-001",
+                    "read-only:unknown:unknown",
+                    "the read-only verification could not run: `git status` failed"
+                ),
+                (
+                    "QA-002",
+                    "interrupted:unknown:unknown",
+                    "the run was interrupted: 2 of 3 checks did not run (test, bench)"
+                ),
+            ]
+        );
+        assert!(issues.critical.iter().all(|i| i.source == "run-check"));
+    }
+
+    #[test]
+    fn a_failed_checks_suggestion_quotes_its_command_for_a_shell() {
+        let failed = EvidenceCheck {
+            command: vec!["sh".into(), "-c".into(), "echo 'score: 90'; exit 1".into()],
+            ..check("f", Dimension::Quality, Severity::High, Status::Fail)
+        };
+        let issue = check_issue(&failed, "QA-001".into());
+        assert_eq!(
+            issue.suggestion.as_deref(),
+            Some("run `sh -c 'echo '\\''score: 90'\\''; exit 1'` and fix what it reports")
+        );
     }
 
     #[test]
@@ -331,16 +454,19 @@ mod tests {
             ..EvidenceInput::default()
         };
         let issues = from_evidence(&evidence);
+        // The read-only verification's diagnostic is Critical (quality).
         assert_eq!(
             ids(&issues.critical),
-            [("SEC-001", "RUSTSEC-1:unknown:unknown")]
+            [
+                ("SEC-001", "RUSTSEC-1:unknown:unknown"),
+                ("QA-004", "read-only:unknown:unknown")
+            ]
         );
         assert_eq!(
             ids(&issues.high),
             [
                 ("QA-002", "lint:unknown:unknown"),
                 ("SEC-002", "secrets:unknown:unknown"),
-                ("QA-004", "read-only:unknown:unknown"),
             ]
         );
         assert_eq!(
@@ -358,14 +484,14 @@ mod tests {
         );
         assert_eq!(
             issues.high[0].suggestion.as_deref(),
-            Some("run `sh -c exit 1` and fix what it reports")
+            Some("run `sh -c 'exit 1'` and fix what it reports")
         );
         assert_eq!(
             issues.medium[1].description,
             "check `bench` could not be judged: program `x` not found on PATH"
         );
-        assert_eq!(issues.high[2].source, "run-check");
-        assert_eq!(issues.counts().high, 3);
+        assert_eq!(issues.critical[1].source, "run-check");
+        assert_eq!(issues.counts().high, 2);
     }
 
     #[test]

@@ -81,7 +81,12 @@ pub fn render(verdict: &Verdict) -> String {
         (None, Some(now), _) => format!("{} (first round)", format_score(now)),
         _ => "n/a".to_string(),
     };
-    let _ = writeln!(out, "- Overall score: {overall} ({})", trend_word(verdict));
+    // The first round's trend word (`first`) would only say it again.
+    let trend = match p.previous_score {
+        None if p.current_score.is_some() => String::new(),
+        _ => format!(" ({})", trend_word(verdict)),
+    };
+    let _ = writeln!(out, "- Overall score: {overall}{trend}");
     let score = |s: Option<f64>| s.map_or_else(|| "n/a".to_string(), format_score);
     let _ = writeln!(
         out,
@@ -171,7 +176,7 @@ None.
 - Iteration: 3/5
 - Overall score: 72 → 82.25 (+10.25) (improving)
 - Security: 75, Quality: 85, Performance: 90
-- Decision: REWORK → IMPLEMENTER (did not pass: security_result)
+- Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
 Fix SEC-001 (Critical) and run the checks again
@@ -190,7 +195,7 @@ Fix SEC-001 (Critical) and run the checks again
         verdict.issues.low[0].description = "two\nlines".into();
         let text = render(&verdict);
         assert!(
-            text.contains("- Overall score: 82.25 (first round) (improving)\n"),
+            text.contains("- Overall score: 82.25 (first round)\n"),
             "{text}"
         );
         assert!(text.contains("- Security: 75, Quality: 85, Performance: n/a\n"));

@@ -48,8 +48,10 @@
 //!    in all 3 rounds; rounds known only by a score never count.
 //!    `stall_rounds = 0` disables `STALLED_SCORE`.
 //! 10. **Issues.** Fingerprints write `unknown` for a missing file or line
-//!     (seed 000). Diagnostics of no listed check (the read-only
-//!     verification's `run-check`) are `quality`/`high`. Seed-000 issues keep
+//!     (seed 000). The read-only verification's diagnostics, a failed
+//!     verification and an interrupted run are `critical` issues of
+//!     `run-check` (such evidence never passes); other diagnostics of no
+//!     listed check are `quality`/`high`. Seed-000 issues keep
 //!     a given `id`; the others get the next free id of their dimension.
 //!     `persistent_issues` are this round's issues (any severity) whose
 //!     fingerprint the last recorded round had.
@@ -57,11 +59,14 @@
 //!     a modified worktree is REWORK; with mixed categories
 //!     environment → USER beats code → IMPLEMENTER beats infrastructure; the
 //!     2nd consecutive infrastructure block (last recorded round) → USER.
-//!     For seed-000 input the three results are the validators (no BLOCKED).
-//!     The decision and the recommendation are separate views and may
-//!     disagree (all checks pass but a score is below its minimum).
+//!     An interrupted run blocks as infrastructure. For seed-000 input the
+//!     decision follows the gates (PASS exactly when the verdict passes; no
+//!     BLOCKED). For evidence the decision and the recommendation are
+//!     separate views and may disagree (all checks pass but a score is
+//!     below its minimum).
 //! 12. **History.** A missing file is an empty history (`--record` creates
-//!     it). Every line must be a verdict; a blank, non-UTF-8, non-JSON or
+//!     it, and its missing parent folders, once the input has been read and
+//!     found good). Every line must be a verdict; a blank, non-UTF-8, non-JSON or
 //!     ill-typed line is exit 2 naming its number. Recording holds an
 //!     exclusive lock from reading to appending, so concurrent judges get
 //!     distinct iterations and never lose or tear a line.
@@ -131,10 +136,23 @@ pub fn run(args: &JudgeArgs) -> Result<i32, Error> {
     let value = crate::json_input::parse_document(&display, &bytes)?;
     let source = input::read(&value).map_err(|p| p.into_error(&display, ""))?;
     let judge = judge_config(args.config.as_deref())?;
+    // Bad input changes nothing: the thresholds (a weight sum in the input)
+    // are checked before `--record` creates the history file or its folder.
+    if let Source::Aggregator(a) = &source {
+        thresholds::resolve(&judge, &a.overrides, &display)?;
+    }
     let history = args
         .history
         .as_deref()
-        .map(|path| History::open(path, args.record))
+        .map(|path| {
+            if args.record
+                && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir)
+                    .map_err(|err| Error::io("create the directory of", path, err))?;
+            }
+            History::open(path, args.record)
+        })
         .transpose()?;
     let rounds = history.as_ref().map_or(&[][..], |h| h.rounds.as_slice());
     let verdict = evaluate(&source, &judge, rounds, &display)?;
@@ -229,13 +247,12 @@ pub(crate) fn evaluate(
     let next = u32::try_from(earlier.len())
         .unwrap_or(u32::MAX)
         .saturating_add(1);
-    let (iteration, scores, issues, budget, decision) = match source {
+    let (iteration, scores, issues, budget) = match source {
         Source::Evidence(e) => (
             next,
             score::dimension_scores(&e.checks),
             issues::from_evidence(e),
             e.budget.as_ref(),
-            decision::from_evidence(e, earlier.last()),
         ),
         Source::Aggregator(a) => {
             let mut scores = verdict::Scores::default();
@@ -247,7 +264,6 @@ pub(crate) fn evaluate(
                 scores,
                 issues::from_aggregator(a),
                 None,
-                decision::from_aggregator(a),
             )
         }
     };
@@ -256,6 +272,10 @@ pub(crate) fn evaluate(
     let counts = issues.counts();
     let gates = score::gates(&scores, overall, &counts, &t);
     let passed = gates.passed();
+    let decision = match source {
+        Source::Evidence(e) => decision::from_evidence(e, earlier.last()),
+        Source::Aggregator(a) => decision::from_aggregator(a, &gates),
+    };
     let current = recommend::Current {
         iteration,
         passed,

@@ -172,6 +172,7 @@ mod tests {
             error: None,
             exit_code: None,
             command: vec![],
+            skip_reason: None,
         }
     }
 
