@@ -3,11 +3,17 @@
 //! staged or not, plus untracked files that are not ignored — and the lines
 //! changed, for fast mode's `paths` filter and the task's change budget.
 //! Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`).
+//!
+//! run-check's own files are not part of the change: the `--out` report (a
+//! previous run's, about to be replaced) counts in neither; the files its
+//! stdout and stderr are redirected to do not count in the budget (fast
+//! mode errs towards running a check and does not look them up).
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::git::{Repo, Status};
+use crate::snapshot::OwnFiles;
 
 /// Files changed against a base, worktree-relative with `/` separators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,91 +49,151 @@ impl std::fmt::Display for ChangesError {
     }
 }
 
+/// Checks that `base` names a commit (`HEAD` before the first commit
+/// counts: it stands for the empty history), for a run that compares
+/// nothing against it (strict mode without a task) but was given it.
+pub fn check_base(repo: &Repo, status: &Status, base: &str) -> Result<(), ChangesError> {
+    if unborn(status, base) {
+        return Ok(());
+    }
+    resolve(repo, base).map(|_| ())
+}
+
 /// The files changed in `worktree` against `base`, for fast mode's `paths`
 /// filter: tracked files that differ (staged or not) and untracked files
-/// that are not ignored. `status` is the run's `git status`; when `base` is
-/// the HEAD commit its entries are the answer and git is not asked again (a
-/// file whose staged change was undone in the worktree counts as changed:
-/// the filter errs towards running a check).
+/// that are not ignored, inside the worktree (a worktree below the
+/// repository's top level is not changed by a change beside it), less the
+/// `--out` file. `status` is the run's `git status`; when `base` is the HEAD
+/// commit its entries are the answer and git is not asked again (a file
+/// whose staged change was undone in the worktree counts as changed: the
+/// filter errs towards running a check).
 pub fn changed_files(
     repo: &Repo,
     status: &Status,
     worktree: &Path,
     base: &str,
+    own: &OwnFiles,
 ) -> Result<Vec<String>, ChangesError> {
-    if unborn(status, base) {
-        return Ok(everything(repo, status, worktree));
-    }
-    let commit = resolve(repo, base)?;
-    if status.commit.as_deref() == Some(commit.as_str()) {
-        return Ok(everything(repo, status, worktree));
-    }
-    let names = repo
-        .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
-        .map_err(ChangesError::Git)?;
-    let mut files: BTreeSet<String> = names
-        .split(|&b| b == 0)
-        .filter(|r| !r.is_empty())
-        .map(|r| String::from_utf8_lossy(r).into_owned())
-        .collect();
-    files.extend(untracked(status).map(str::to_string));
-    Ok(files
+    let files: BTreeSet<PathBuf> = if unborn(status, base) {
+        everything(status)
+    } else {
+        let commit = resolve(repo, base)?;
+        if status.commit.as_deref() == Some(commit.as_str()) {
+            everything(status)
+        } else {
+            let names = repo
+                .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
+                .map_err(ChangesError::Git)?;
+            let mut files: BTreeSet<PathBuf> = names
+                .split(|&b| b == 0)
+                .filter(|r| !r.is_empty())
+                .map(crate::git::path_from_bytes)
+                .collect();
+            files.extend(untracked(status).map(Path::to_path_buf));
+            files
+        }
+    };
+    let mut inside: Vec<String> = files
         .into_iter()
-        .map(|path| relative_to(&repo.toplevel().join(&path), worktree))
-        .collect())
+        .map(|path| repo.toplevel().join(path))
+        .filter(|path| !own.is_out(path))
+        .filter_map(|path| path.strip_prefix(worktree).ok().map(slashed))
+        .collect();
+    inside.sort();
+    inside.dedup();
+    Ok(inside)
 }
 
-/// The files and lines changed in `worktree` against `base` (the task's
-/// change budget): `git diff --numstat` for tracked files, every line of an
-/// untracked text file.
+/// The files and lines changed against `base` (the task's change budget):
+/// `git diff --numstat --find-renames` for tracked files (a file moved with
+/// `git mv` is one file with the lines its content changed), every line of
+/// an untracked text file. The whole repository's change counts, also
+/// beside a worktree below its top level (shown with `../`); run-check's own
+/// files (see [`OwnFiles`]) do not.
 pub fn changed(
     repo: &Repo,
     status: &Status,
     worktree: &Path,
     base: &str,
+    own: &OwnFiles,
 ) -> Result<Changes, ChangesError> {
-    if unborn(status, base) {
-        let loc = status
-            .entries
-            .iter()
-            .map(|e| text_lines(&repo.toplevel().join(&e.path)))
-            .sum();
-        return Ok(Changes {
-            base: base.to_string(),
-            files: everything(repo, status, worktree),
-            loc,
-        });
-    }
-    let commit = resolve(repo, base)?;
-    let mut files = BTreeSet::new();
+    let top = repo.toplevel();
+    let counted = |path: &Path| !own.contains(&top.join(path));
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
     let mut loc = 0u64;
-    // Tracked: the worktree (staged or not) against the base commit.
-    let numstat = repo
-        .run(&["diff", "--numstat", "-z", "--no-renames", &commit, "--"])
-        .map_err(ChangesError::Git)?;
-    for record in numstat.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        let text = String::from_utf8_lossy(record);
-        let mut parts = text.splitn(3, '\t');
-        let (added, deleted, path) = (parts.next(), parts.next(), parts.next());
-        let Some(path) = path else { continue };
-        // Binary files show `-`: they count as a changed file, no lines.
-        let count = |n: Option<&str>| n.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-        loc += count(added) + count(deleted);
-        files.insert(path.to_string());
-    }
-    for path in untracked(status) {
-        loc += text_lines(&repo.toplevel().join(path));
-        files.insert(path.to_string());
+    if unborn(status, base) {
+        for path in everything(status) {
+            if counted(&path) {
+                loc += text_lines(&top.join(&path));
+                files.insert(path);
+            }
+        }
+    } else {
+        let commit = resolve(repo, base)?;
+        // Tracked: the worktree (staged or not) against the base commit.
+        let numstat = repo
+            .run(&["diff", "--numstat", "-z", "--find-renames", &commit, "--"])
+            .map_err(ChangesError::Git)?;
+        for (path, lines) in parse_numstat(&numstat) {
+            if counted(&path) {
+                loc += lines;
+                files.insert(path);
+            }
+        }
+        for path in untracked(status) {
+            if counted(path) {
+                loc += text_lines(&top.join(path));
+                files.insert(path.to_path_buf());
+            }
+        }
     }
     let files = files
         .into_iter()
-        .map(|path| relative_to(&repo.toplevel().join(&path), worktree))
+        .map(|path| relative_to(&top.join(&path), worktree))
         .collect();
     Ok(Changes {
         base: base.to_string(),
         files,
         loc,
     })
+}
+
+/// `git diff --numstat -z` records: each changed path (a rename's new path)
+/// with its added plus deleted lines (binary files show `-`: no lines).
+fn parse_numstat(out: &[u8]) -> Vec<(PathBuf, u64)> {
+    let mut changed = Vec::new();
+    let mut records = out.split(|&b| b == 0);
+    while let Some(record) = records.next() {
+        if record.is_empty() {
+            continue;
+        }
+        let mut parts = record.splitn(3, |&b| b == b'\t');
+        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        // A rename: `added<TAB>deleted<TAB>`, then the old and the new path.
+        let path = if path.is_empty() {
+            let _old = records.next();
+            match records.next() {
+                Some(new) => new,
+                None => continue,
+            }
+        } else {
+            path
+        };
+        let count = |n: &[u8]| {
+            std::str::from_utf8(n)
+                .ok()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        changed.push((
+            crate::git::path_from_bytes(path),
+            count(added) + count(deleted),
+        ));
+    }
+    changed
 }
 
 /// Before the first commit `HEAD` names nothing yet: compared with the
@@ -137,13 +203,9 @@ fn unborn(status: &Status, base: &str) -> bool {
 }
 
 /// Every path of `status` (the change against HEAD, or against the empty
-/// history before the first commit), worktree-relative and sorted.
-fn everything(repo: &Repo, status: &Status, worktree: &Path) -> Vec<String> {
-    let files: BTreeSet<&str> = status.entries.iter().map(|e| e.path.as_str()).collect();
-    files
-        .into_iter()
-        .map(|path| relative_to(&repo.toplevel().join(path), worktree))
-        .collect()
+/// history before the first commit), top-level relative.
+fn everything(status: &Status) -> BTreeSet<PathBuf> {
+    status.entries.iter().map(|e| e.path.clone()).collect()
 }
 
 fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
@@ -152,12 +214,12 @@ fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
 }
 
 /// Untracked, not ignored files of `status` (top-level relative).
-fn untracked(status: &Status) -> impl Iterator<Item = &str> {
+fn untracked(status: &Status) -> impl Iterator<Item = &Path> {
     status
         .entries
         .iter()
         .filter(|e| e.code == "??")
-        .map(|e| e.path.as_str())
+        .map(|e| e.path.as_path())
 }
 
 /// Lines of a text file (0 for binary, unreadable or files over 16 MiB).
@@ -176,6 +238,14 @@ fn text_lines(path: &Path) -> u64 {
     }
     let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
     newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+}
+
+/// A relative path with `/` separators (invalid UTF-8 replaced).
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `path` relative to `base` with `/` separators, or with `../` steps when
@@ -224,9 +294,13 @@ mod tests {
         git(&root, &["commit", "-q", "-m", "one"]);
 
         let (r, s) = repo(&root);
-        let clean = changed(&r, &s, &root, "HEAD").unwrap();
+        let clean = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
         assert_eq!((clean.files.len(), clean.loc), (0, 0));
-        assert!(changed_files(&r, &s, &root, "HEAD").unwrap().is_empty());
+        assert!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default())
+                .unwrap()
+                .is_empty()
+        );
 
         // 1 line changed (1 added + 1 deleted), 1 staged deletion (1 line),
         // 2 untracked lines, an ignored file that does not count.
@@ -235,21 +309,84 @@ mod tests {
         std::fs::write(root.join("new.txt"), "x\ny").unwrap();
         std::fs::write(root.join("debug.log"), "ignored\n").unwrap();
         let (r, s) = repo(&root);
-        let changes = changed(&r, &s, &root, "HEAD").unwrap();
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
         assert_eq!(changes.files, ["b.txt", "new.txt", "src/a.rs"]);
         assert_eq!(changes.loc, 2 + 1 + 2);
         // From the status alone (base is HEAD), and through `git diff`
         // (the same commit named otherwise is compared the long way).
-        assert_eq!(changed_files(&r, &s, &root, "HEAD").unwrap(), changes.files);
-        assert_eq!(changed_files(&r, &s, &root, "main").unwrap(), changes.files);
-
-        // Relative to a subdirectory worktree.
-        let sub = changed(&r, &s, &root.join("src"), "HEAD").unwrap();
-        assert_eq!(sub.files, ["../b.txt", "../new.txt", "a.rs"]);
         assert_eq!(
-            changed_files(&r, &s, &root.join("src"), "HEAD").unwrap(),
-            sub.files
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
+            changes.files
         );
+        assert_eq!(
+            changed_files(&r, &s, &root, "main", &OwnFiles::default()).unwrap(),
+            changes.files
+        );
+
+        // Relative to a subdirectory worktree: the budget counts the whole
+        // change, fast mode only the files inside the worktree (by either
+        // route).
+        let sub = changed(&r, &s, &root.join("src"), "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!(sub.files, ["../b.txt", "../new.txt", "a.rs"]);
+        for base in ["HEAD", "main"] {
+            assert_eq!(
+                changed_files(&r, &s, &root.join("src"), base, &OwnFiles::default()).unwrap(),
+                ["a.rs"]
+            );
+        }
+
+        // The `--out` file counts in neither.
+        let own = OwnFiles::capture(Some(&root.join("new.txt")));
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &own).unwrap(),
+            ["b.txt", "src/a.rs"]
+        );
+        let without = changed(&r, &s, &root, "HEAD", &own).unwrap();
+        assert_eq!((without.files.len(), without.loc), (2, 2 + 1));
+    }
+
+    #[test]
+    fn a_rename_is_one_file_with_the_lines_it_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let lines: String = (1..=450).map(|i| format!("{i}\n")).collect();
+        std::fs::write(root.join("big.txt"), &lines).unwrap();
+        let other: String = (1..=450).map(|i| format!("other {i}\n")).collect();
+        std::fs::write(root.join("other.txt"), &other).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        // A staged pure rename against HEAD: 1 file, 0 lines.
+        git(&root, &["mv", "big.txt", "renamed.txt"]);
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!(changes.files, ["renamed.txt"]);
+        assert_eq!(changes.loc, 0);
+        // Committed, and moved again with one line edited (1 added + 1
+        // deleted), against the first commit.
+        git(&root, &["commit", "-q", "-m", "rename"]);
+        git(&root, &["mv", "other.txt", "moved.txt"]);
+        let edited = other.replacen("other 7\n", "other seven\n", 1);
+        std::fs::write(root.join("moved.txt"), edited).unwrap();
+        git(&root, &["add", "moved.txt"]);
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD~1", &OwnFiles::default()).unwrap();
+        assert_eq!(changes.files, ["moved.txt", "renamed.txt"]);
+        assert_eq!(changes.loc, 2);
+    }
+
+    #[test]
+    fn numstat_records() {
+        let out = b"1\t2\ta.txt\0-\t-\tbin.png\x000\t0\t\0old name.txt\0new name.txt\0\
+                    3\t1\t\0x\0y\0";
+        let parsed: Vec<(String, u64)> = parse_numstat(out)
+            .into_iter()
+            .map(|(p, n)| (p.to_str().unwrap().to_string(), n))
+            .collect();
+        let expected = [("a.txt", 3), ("bin.png", 0), ("new name.txt", 0), ("y", 4)];
+        let expected: Vec<(String, u64)> =
+            expected.iter().map(|(p, n)| (p.to_string(), *n)).collect();
+        assert_eq!(parsed, expected);
     }
 
     #[test]
@@ -268,11 +405,19 @@ mod tests {
         let (r, s) = repo(&root);
         // Committed since v1, plus the untracked file.
         assert_eq!(
-            changed_files(&r, &s, &root, "v1").unwrap(),
+            changed_files(&r, &s, &root, "v1", &OwnFiles::default()).unwrap(),
             ["b.txt", "c.txt"]
         );
-        assert_eq!(changed_files(&r, &s, &root, "HEAD").unwrap(), ["c.txt"]);
-        assert_eq!(changed(&r, &s, &root, "v1").unwrap().loc, 2);
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
+            ["c.txt"]
+        );
+        assert_eq!(
+            changed(&r, &s, &root, "v1", &OwnFiles::default())
+                .unwrap()
+                .loc,
+            2
+        );
     }
 
     #[test]
@@ -286,14 +431,14 @@ mod tests {
         let (r, s) = repo(&root);
         assert_eq!(s.commit, None);
         assert_eq!(
-            changed_files(&r, &s, &root, "HEAD").unwrap(),
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
             ["new.txt", "staged.txt"]
         );
-        let changes = changed(&r, &s, &root, "HEAD").unwrap();
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
         assert_eq!((changes.files.len(), changes.loc), (2, 3));
         // Another base still has to exist.
         assert!(matches!(
-            changed_files(&r, &s, &root, "main"),
+            changed_files(&r, &s, &root, "main", &OwnFiles::default()),
             Err(ChangesError::BadRevision(_))
         ));
     }
@@ -306,16 +451,16 @@ mod tests {
         git(&root, &["commit", "-q", "--allow-empty", "-m", "one"]);
         let (r, s) = repo(&root);
         assert_eq!(
-            changed_files(&r, &s, &root, "no-such-branch")
+            changed_files(&r, &s, &root, "no-such-branch", &OwnFiles::default())
                 .unwrap_err()
                 .to_string(),
             "--changed-since `no-such-branch`: no such revision in this repository"
         );
         assert!(matches!(
-            changed(&r, &s, &root, "--output=x"),
+            changed(&r, &s, &root, "--output=x", &OwnFiles::default()),
             Err(ChangesError::BadRevision(_))
         ));
-        assert!(changed(&r, &s, &root, "HEAD").is_ok());
+        assert!(changed(&r, &s, &root, "HEAD", &OwnFiles::default()).is_ok());
     }
 
     #[test]

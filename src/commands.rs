@@ -22,7 +22,7 @@ use crate::plan::{self, Plan, Selection};
 use crate::report::{self, Format};
 use crate::runner::{self, Event};
 use crate::signal;
-use crate::snapshot::{Snapshotter, Verifier};
+use crate::snapshot::{OwnFiles, Snapshotter, Verifier};
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -70,6 +70,8 @@ fn load_config(location: &Location, worktree: &Path) -> Result<Config, Error> {
 pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let started = Instant::now();
     let timestamp = meta::timestamp();
+    // What stdout and stderr are, before anything is written to them.
+    let own = OwnFiles::capture(args.out.as_deref());
     let worktree = worktree(&args.location)?;
     // The git processes run while the config is read.
     let (config, start) = std::thread::scope(|scope| {
@@ -82,15 +84,24 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let task = args.task.as_deref().map(crate::task::load).transpose()?;
     let change_budget = match (&task, start.in_git()) {
         (Some(_), Some((repo, status))) => Some(
-            crate::task::change_budget(repo, status, &worktree, &args.changed_since)
+            crate::task::change_budget(repo, status, &worktree, &args.changed_since, &own)
                 .map_err(|err| Error::Usage(err.to_string()))?,
         ),
         _ => None,
     };
     let changes = match args.mode {
-        Mode::Fast => Some(start.changed_files(&worktree, &args.changed_since)?),
+        Mode::Fast => Some(start.changed_files(&worktree, &args.changed_since, &own)?),
         Mode::Strict => None,
     };
+    // Strict mode compares nothing against `--changed-since` (unless a task
+    // measured its budget), but a revision that does not exist is still an
+    // ERROR. The default, `HEAD`, needs no git process.
+    if let (Mode::Strict, None, Some((repo, status))) = (args.mode, &task, start.in_git())
+        && args.changed_since != "HEAD"
+    {
+        changes::check_base(repo, status, &args.changed_since)
+            .map_err(|err| Error::Usage(err.to_string()))?;
+    }
     let selection = Selection {
         mode: args.mode,
         only: args.only.clone(),
@@ -113,13 +124,14 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         true => {
             let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo));
             let first = start.in_git().map(|(_, status)| (status, start.took));
-            Some(
+            let mut verifier =
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
                     Error::Internal(format!(
                         "read-only verification: cannot take the first snapshot: {why}"
                     ))
-                })?,
-            )
+                })?;
+            verifier.ignore_own(own.clone());
+            Some(verifier)
         }
         false => None,
     };
@@ -248,9 +260,10 @@ impl GitStart {
         &self,
         worktree: &Path,
         base: &str,
+        own: &OwnFiles,
     ) -> Result<(Vec<String>, Option<String>), Error> {
         match &self.git {
-            Ok((repo, status)) => changes::changed_files(repo, status, worktree, base)
+            Ok((repo, status)) => changes::changed_files(repo, status, worktree, base, own)
                 .map(|files| (files, None))
                 .map_err(|err| Error::Usage(err.to_string())),
             Err(why) => Ok((Vec::new(), Some(format!("{why}: every check runs")))),

@@ -7,6 +7,10 @@
 //! what a run needs to know at its start: the commit and branch and whether
 //! the worktree is dirty (`meta.git`), the files fast mode compares against
 //! (when the base is `HEAD`), and the entries of the first read-only snapshot.
+//!
+//! Paths stay bytes until they are shown: with `-z` git prints a path as it
+//! is stored, and on Unix a file name need not be UTF-8. A lossy conversion
+//! would name a file that does not exist (and hash nothing, twice).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,8 +27,9 @@ pub struct Repo {
 /// One path `git status` lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusEntry {
-    /// Relative to the top level, `/` separators, as git prints it.
-    pub path: String,
+    /// Relative to the top level, `/` separators, as git prints it (an
+    /// untracked nested repository ends in `/`).
+    pub path: PathBuf,
     /// `XY` for tracked entries (`.M`, `M.`, `D.`, `UU`, ...), `??` for
     /// untracked ones.
     pub code: String,
@@ -160,8 +165,8 @@ pub fn parse_status(out: &[u8]) -> Status {
     let mut status = Status::default();
     let mut records = out.split(|&b| b == 0);
     while let Some(record) = records.next() {
-        let text = String::from_utf8_lossy(record);
-        if let Some(header) = text.strip_prefix("# ") {
+        if let Some(header) = record.strip_prefix(b"# ") {
+            let header = String::from_utf8_lossy(header);
             if let Some(oid) = header.strip_prefix("branch.oid ") {
                 status.commit = Some(oid.to_string()).filter(|o| o != "(initial)");
             } else if let Some(head) = header.strip_prefix("branch.head ") {
@@ -170,14 +175,14 @@ pub fn parse_status(out: &[u8]) -> Status {
             continue;
         }
         // The number of space-separated fields before the path, by kind.
-        let fields = match text.as_bytes().first() {
+        let fields = match record.first() {
             Some(b'1') => 8,
             Some(b'2') => 9,
             Some(b'u') => 10,
             Some(b'?') => {
-                if let Some(path) = text.strip_prefix("? ") {
+                if let Some(path) = record.strip_prefix(b"? ") {
                     status.entries.push(StatusEntry {
-                        path: path.to_string(),
+                        path: path_from_bytes(path),
                         code: "??".into(),
                         state: String::new(),
                     });
@@ -190,23 +195,43 @@ pub fn parse_status(out: &[u8]) -> Status {
         if fields == 9 {
             records.next();
         }
-        let mut parts = text.splitn(fields + 1, ' ');
+        // The fields before the path are ASCII; the path is the rest, bytes
+        // as stored (it may hold spaces).
+        let mut parts = record.splitn(fields + 1, |&b| b == b' ');
         let _kind = parts.next();
-        let code = parts.next().unwrap_or_default().to_string();
-        let rest: Vec<&str> = parts.collect();
+        let code = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+        let rest: Vec<&[u8]> = parts.collect();
         let Some((path, state)) = rest.split_last() else {
             continue;
         };
         if rest.len() != fields - 1 {
             continue;
         }
+        let state: Vec<String> = state
+            .iter()
+            .map(|field| String::from_utf8_lossy(field).into_owned())
+            .collect();
         status.entries.push(StatusEntry {
-            path: path.to_string(),
+            path: path_from_bytes(path),
             code,
             state: state.join(" "),
         });
     }
     status
+}
+
+/// A path git printed with `-z`: its bytes as they are on Unix; on Windows
+/// git prints UTF-8.
+pub fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
 }
 
 #[cfg(test)]
@@ -259,6 +284,29 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn paths_are_kept_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        // Two names that are not UTF-8: decoded, both would be `d\u{fffd}.txt`.
+        let mut out = format!("1 .M N... 100644 100644 100644 {blob} {blob} d").into_bytes();
+        out.extend_from_slice(b"\xff.txt\0? d\xfe.txt\0? vendor/lib/\0");
+        let paths: Vec<Vec<u8>> = parse_status(&out)
+            .entries
+            .iter()
+            .map(|e| e.path.as_os_str().as_bytes().to_vec())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                b"d\xff.txt".to_vec(),
+                b"d\xfe.txt".to_vec(),
+                b"vendor/lib/".to_vec()
+            ]
+        );
+    }
+
     #[test]
     fn before_the_first_commit_and_detached() {
         let status = parse_status(b"# branch.oid (initial)\0# branch.head (detached)\0");
@@ -297,7 +345,7 @@ mod tests {
         let listed: Vec<(&str, &str)> = dirty
             .entries
             .iter()
-            .map(|e| (e.path.as_str(), e.code.as_str()))
+            .map(|e| (e.path.to_str().unwrap(), e.code.as_str()))
             .collect();
         assert_eq!(listed, [("sub/a.txt", ".M"), ("new/b.txt", "??")]);
 

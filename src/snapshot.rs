@@ -9,6 +9,17 @@
 //! by `.gitignore` (and not under `target/`, `node_modules/` or `.git/`) with
 //! size and content hash. Git is asked with `GIT_OPTIONAL_LOCKS=0`, so taking
 //! a snapshot never writes the index.
+//!
+//! Build output counts in neither: an untracked path git lists under a
+//! directory named `target` or `node_modules` is left out as the walk leaves
+//! those directories out (tracked files there still count). A listed path
+//! that is a directory (an untracked nested repository, `? vendor/lib/`, or a
+//! submodule with changes, one `S.M.` entry) gets a hash of the tree under
+//! it, walked as outside git, so a change inside it is a change. Paths are
+//! compared as the file system names them, bytes on Unix, and converted
+//! (lossily) only to be shown.
+
+mod own;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -22,8 +33,14 @@ use sha2::{Digest, Sha256};
 use crate::evidence::{Diagnostic, ReadOnly};
 use crate::git::{Repo, Status};
 
+pub use own::OwnFiles;
+
 /// Directories never counted outside git (build output, dependencies, VCS).
 const ALWAYS_IGNORED: [&str; 3] = [".git", "target", "node_modules"];
+
+/// Directories whose untracked content git lists but a snapshot leaves out:
+/// build output and dependencies (SPEC section 5), as outside git.
+const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
 
 /// What a snapshot records of one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,12 +52,15 @@ struct Entry {
     state: String,
     /// Content hash; `None` for a path that does not exist as a file.
     hash: Option<[u8; 32]>,
+    /// The path is a directory and `hash` covers the tree under it.
+    tree: bool,
 }
 
 /// The state of a worktree at one moment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Snapshot {
-    entries: BTreeMap<String, Entry>,
+    /// Worktree-relative paths (absolute when outside the worktree).
+    entries: BTreeMap<PathBuf, Entry>,
 }
 
 impl Snapshot {
@@ -60,7 +80,7 @@ impl Snapshot {
                 changes.push(Change::new(path, None, Some(now)));
             }
         }
-        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.key.cmp(&b.key)));
         changes
     }
 
@@ -78,14 +98,17 @@ impl Snapshot {
 /// One path that differs between two snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
-    /// Worktree-relative path.
+    /// Worktree-relative path with `/` separators, as shown (a directory
+    /// hashed as a tree ends in `/`).
     pub path: String,
     /// `created`, `deleted` or `changed`.
     pub kind: &'static str,
+    /// The path as the snapshots recorded it.
+    key: PathBuf,
 }
 
 impl Change {
-    fn new(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+    fn new(key: &Path, before: Option<&Entry>, after: Option<&Entry>) -> Change {
         // A listed path with a hash is a file. In git, a path a snapshot
         // does not list is as committed; outside git, it is not there.
         let untracked_or_walked = |entry: &Entry| entry.code.is_empty() || entry.code == "??";
@@ -100,9 +123,11 @@ impl Change {
             // as committed.
             _ => "changed",
         };
+        let tree = [before, after].into_iter().flatten().any(|e| e.tree);
         Change {
-            path: path.to_string(),
+            path: display_path(key, tree),
             kind,
+            key: key.to_path_buf(),
         }
     }
 }
@@ -130,8 +155,10 @@ pub struct Verifier {
     pending: Vec<String>,
     /// Path → the checks one of which changed it.
     culprits: HashMap<String, Vec<String>>,
-    /// Worktree-relative paths that are run-check's own files.
-    ignored: Vec<String>,
+    /// Absolute paths of files run-check itself creates.
+    ignored: Vec<PathBuf>,
+    /// run-check's own output files (the report, redirected streams).
+    own: OwnFiles,
 }
 
 /// An intermediate snapshot follows a check that ran this many times as long
@@ -161,6 +188,7 @@ impl Verifier {
             pending: Vec::new(),
             culprits: HashMap::new(),
             ignored: Vec::new(),
+            own: OwnFiles::default(),
         })
     }
 
@@ -168,14 +196,23 @@ impl Verifier {
     /// snapshot (the report's temporary file): never a change.
     pub fn ignore(&mut self, path: &Path) {
         let path = dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        self.ignored
-            .push(display_path(&path, self.snapshotter.worktree()));
+        self.ignored.push(path);
+    }
+
+    /// run-check's own output files: the `--out` file and the files its
+    /// stdout and stderr go to (its progress lines) are never a change.
+    pub fn ignore_own(&mut self, own: OwnFiles) {
+        self.own = own;
     }
 
     /// The changes from `before` to `after`, less the ignored paths.
     fn diff(&self, before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         let mut changes = before.diff(after);
-        changes.retain(|c| !self.ignored.contains(&c.path));
+        let worktree = self.snapshotter.worktree();
+        changes.retain(|c| {
+            let path = worktree.join(&c.key);
+            !self.ignored.contains(&path) && !self.own.contains(&path)
+        });
         changes
     }
 
@@ -310,47 +347,67 @@ impl Snapshotter {
             Snapshotter::Git { repo, worktree } => (repo, worktree),
             Snapshotter::Walk { worktree } => return walk_snapshot(worktree),
         };
-        let paths: Vec<PathBuf> = status
+        let listed: Vec<(&crate::git::StatusEntry, PathBuf)> = status
             .entries
             .iter()
-            .map(|entry| repo.toplevel().join(&entry.path))
+            .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
+            .map(|entry| (entry, repo.toplevel().join(&entry.path)))
             .collect();
-        let hashes = hash_files(&paths);
-        let entries = status
-            .entries
+        let paths: Vec<&Path> = listed.iter().map(|(_, path)| path.as_path()).collect();
+        let hashes = hash_paths(&paths);
+        let entries = listed
             .iter()
-            .zip(paths)
             .zip(hashes)
-            .map(|((entry, absolute), hash)| {
+            .map(|((entry, absolute), hashed)| {
                 let recorded = Entry {
                     code: entry.code.clone(),
                     state: entry.state.clone(),
-                    hash,
+                    hash: hashed.hash,
+                    tree: hashed.tree,
                 };
-                (display_path(&absolute, worktree), recorded)
+                (key_path(absolute, worktree), recorded)
             })
             .collect();
         Snapshot { entries }
     }
 }
 
+/// Whether a (top-level relative) path lies under a build output directory.
+fn is_build_output(path: &Path) -> bool {
+    path.components()
+        .any(|c| BUILD_OUTPUT.iter().any(|dir| c.as_os_str() == *dir))
+}
+
 /// Files one hashing thread takes at a time.
 const HASH_BATCH: usize = 16;
 
-/// `hash_file` of every path, in order. A long list is shared out over the
+/// What hashing one listed path found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hashed {
+    /// Content hash; `None` when the path is not there (or unreadable).
+    hash: Option<[u8; 32]>,
+    /// The path is a directory; `hash` covers the tree under it.
+    tree: bool,
+}
+
+/// `hash_path` of every path, in order. A long list is shared out over the
 /// logical CPUs (a dirty worktree of big untracked files is hashed twice per
 /// run, before the first check and after the last, with nothing else to do
 /// meanwhile); a short one is hashed on this thread.
-fn hash_files(paths: &[PathBuf]) -> Vec<Option<[u8; 32]>> {
+fn hash_paths(paths: &[&Path]) -> Vec<Hashed> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len().div_ceil(HASH_BATCH));
     if threads <= 1 {
-        return paths.iter().map(|path| hash_file(path)).collect();
+        return paths.iter().map(|path| hash_path(path)).collect();
     }
     let next = AtomicUsize::new(0);
-    let mut hashes = vec![None; paths.len()];
-    let done: Vec<Vec<(usize, Option<[u8; 32]>)>> = std::thread::scope(|scope| {
+    let none = Hashed {
+        hash: None,
+        tree: false,
+    };
+    let mut hashes = vec![none; paths.len()];
+    let done: Vec<Vec<(usize, Hashed)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -361,7 +418,7 @@ fn hash_files(paths: &[PathBuf]) -> Vec<Option<[u8; 32]>> {
                             return done;
                         }
                         let end = (start + HASH_BATCH).min(paths.len());
-                        done.extend((start..end).map(|i| (i, hash_file(&paths[i]))));
+                        done.extend((start..end).map(|i| (i, hash_path(paths[i]))));
                     }
                 })
             })
@@ -381,22 +438,59 @@ fn hash_files(paths: &[PathBuf]) -> Vec<Option<[u8; 32]>> {
     hashes
 }
 
-/// A path relative to the worktree with `/` separators; absolute when outside.
-fn display_path(path: &Path, worktree: &Path) -> String {
+/// The key of an absolute path in a snapshot: relative to the worktree
+/// (normalised: no trailing `/`), or the absolute path when outside.
+fn key_path(path: &Path, worktree: &Path) -> PathBuf {
     match path.strip_prefix(worktree) {
-        Ok(rel) => rel
-            .components()
+        Ok(rel) => rel.components().collect(),
+        Err(_) => path.components().collect(),
+    }
+}
+
+/// A snapshot key as shown: `/` separators, invalid UTF-8 replaced, a
+/// directory hashed as a tree marked with a trailing `/`.
+fn display_path(key: &Path, tree: bool) -> String {
+    let mut shown = if key.is_absolute() {
+        key.display().to_string()
+    } else {
+        key.components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
-            .join("/"),
-        Err(_) => path.display().to_string(),
+            .join("/")
+    };
+    if tree {
+        shown.push('/');
+    }
+    shown
+}
+
+/// The hash of a listed path: its content for a file (the link text for a
+/// symlink), the tree under it for a directory.
+fn hash_path(path: &Path) -> Hashed {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => Hashed {
+            hash: Some(tree_hash(path)),
+            tree: true,
+        },
+        Ok(meta) => Hashed {
+            hash: hash_with(path, &meta),
+            tree: false,
+        },
+        Err(_) => Hashed {
+            hash: None,
+            tree: false,
+        },
     }
 }
 
 /// sha256 of a file's content (of the link text for a symlink); `None` when
 /// it is not there or is a directory.
 fn hash_file(path: &Path) -> Option<[u8; 32]> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+    hash_with(path, &std::fs::symlink_metadata(path).ok()?)
+}
+
+/// `hash_file` of `path`, whose metadata (not following a symlink) is `meta`.
+fn hash_with(path: &Path, meta: &std::fs::Metadata) -> Option<[u8; 32]> {
     let mut hasher = Sha256::new();
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(path).ok()?;
@@ -419,16 +513,40 @@ fn hash_file(path: &Path) -> Option<[u8; 32]> {
     Some(hasher.finalize().into())
 }
 
-fn walk_snapshot(worktree: &Path) -> Snapshot {
-    let entries = Mutex::new(BTreeMap::new());
-    ignore::WalkBuilder::new(worktree)
+/// One hash over the files under `dir` as the walk outside git sees them
+/// (`.gitignore` honoured, `.git`, `target/` and `node_modules/` left out,
+/// symlinks not followed): each relative path with its content hash, in
+/// order, so a file created, deleted or changed anywhere below changes it.
+fn tree_hash(dir: &Path) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(b"tree:");
+    for (path, hash) in walk_files(dir) {
+        hasher.update(path.as_os_str().as_encoded_bytes());
+        hasher.update([0]);
+        match hash {
+            Some(hash) => hasher.update(hash),
+            None => hasher.update(b"unreadable"),
+        }
+        hasher.update([0]);
+    }
+    hasher.finalize().into()
+}
+
+/// Every file (and symlink) under `root` not matched by a `.gitignore` and
+/// not under `.git`, `target/` or `node_modules/`, relative to `root`, with
+/// its content hash.
+fn walk_files(root: &Path) -> BTreeMap<PathBuf, Option<[u8; 32]>> {
+    let files = Mutex::new(BTreeMap::new());
+    ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
         .follow_links(false)
         .filter_entry(|entry| {
             let name = entry.file_name().to_string_lossy();
-            !(entry.file_type().is_some_and(|t| t.is_dir())
-                && ALWAYS_IGNORED.contains(&name.as_ref()))
+            // A submodule's `.git` is a file naming its git directory.
+            name != ".git"
+                && !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && ALWAYS_IGNORED.contains(&name.as_ref()))
         })
         .build_parallel()
         .run(|| {
@@ -439,25 +557,32 @@ fn walk_snapshot(worktree: &Path) -> Snapshot {
                         .is_some_and(|t| t.is_file() || t.is_symlink());
                     if is_file {
                         let hash = hash_file(entry.path());
-                        let path = display_path(entry.path(), worktree);
-                        if let Ok(mut entries) = entries.lock() {
-                            entries.insert(
-                                path,
-                                Entry {
-                                    code: String::new(),
-                                    state: String::new(),
-                                    hash,
-                                },
-                            );
+                        let path = key_path(entry.path(), root);
+                        if let Ok(mut files) = files.lock() {
+                            files.insert(path, hash);
                         }
                     }
                 }
                 ignore::WalkState::Continue
             })
         });
-    Snapshot {
-        entries: entries.into_inner().unwrap_or_default(),
-    }
+    files.into_inner().unwrap_or_default()
+}
+
+fn walk_snapshot(worktree: &Path) -> Snapshot {
+    let entries = walk_files(worktree)
+        .into_iter()
+        .map(|(path, hash)| {
+            let entry = Entry {
+                code: String::new(),
+                state: String::new(),
+                hash,
+                tree: false,
+            };
+            (path, entry)
+        })
+        .collect();
+    Snapshot { entries }
 }
 
 #[cfg(test)]
@@ -531,7 +656,8 @@ mod tests {
             gone[0],
             Change {
                 path: "a.txt".into(),
-                kind: "deleted"
+                kind: "deleted",
+                key: "a.txt".into(),
             }
         );
     }
@@ -541,13 +667,14 @@ mod tests {
             code: code.into(),
             state: String::new(),
             hash: hash.map(|b| [b; 32]),
+            tree: false,
         }
     }
 
     #[test]
     fn a_change_is_named_by_what_happened_to_the_file() {
         let kind = |before: Option<Entry>, after: Option<Entry>| {
-            Change::new("p", before.as_ref(), after.as_ref()).kind
+            Change::new(Path::new("p"), before.as_ref(), after.as_ref()).kind
         };
         let cases = [
             // git: a new untracked file; one edited; one removed.
@@ -618,19 +745,26 @@ mod tests {
         paths.insert(7, root.join("abc"));
         paths.insert(20, root.join("missing"));
         paths.insert(30, root.to_path_buf());
-        let hashes = hash_files(&paths);
+        let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let hashes = hash_paths(&paths);
         assert_eq!(hashes.len(), paths.len());
         // sha256("abc"), FIPS 180-2's first example.
         let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
         let hex: String = hashes[7]
+            .hash
             .unwrap()
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
         assert_eq!(hex, abc);
-        assert_eq!((hashes[20], hashes[30]), (None, None));
-        for (path, hash) in paths.iter().zip(&hashes) {
-            assert_eq!(*hash, hash_file(path), "{}", path.display());
+        assert_eq!((hashes[20].hash, hashes[20].tree), (None, false));
+        // The directory: a hash of the tree under it.
+        assert_eq!(hashes[30].hash, Some(tree_hash(root)));
+        assert!(hashes[30].tree);
+        for (i, (path, hashed)) in paths.iter().zip(&hashes).enumerate() {
+            if i != 30 {
+                assert_eq!(hashed.hash, hash_file(path), "{}", path.display());
+            }
         }
     }
 

@@ -174,3 +174,93 @@ fn strict_mode_ignores_paths() {
     );
     assert_eq!(ev["meta"]["changes"], Value::Null);
 }
+
+#[test]
+fn a_worktree_below_the_top_level_sees_only_its_own_changes() {
+    // A monorepo package: a change beside it neither runs its checks nor
+    // appears in `meta.changes`.
+    let config = "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"py\"\nrun = [\"true\"]\n\
+                  modes = [\"fast\"]\npaths = [\"*.py\"]\n";
+    let test = Test::new().file("pkg/a/checks.toml", config);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    let test = test.file("elsewhere.py", "x\n").file("pkg/other.py", "x\n");
+    let ev = fast(test, &["--worktree", "pkg/a"]);
+    assert_eq!(check(&ev, "py")["status"], "skip");
+    assert_eq!(ev["meta"]["changes"]["files"], serde_json::json!([]));
+
+    let test = Test::new().file("pkg/a/checks.toml", config);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    git(test.path(), &["commit", "-q", "--allow-empty", "-m", "two"]);
+    let test = test
+        .file("elsewhere.py", "x\n")
+        .file("pkg/a/mine.py", "x\n");
+    // By the status (base HEAD) and by `git diff` (another base) alike.
+    for base in ["HEAD", "HEAD~1"] {
+        let run = test_run(&test, &["--worktree", "pkg/a", "--changed-since", base]);
+        assert_eq!(check(&run, "py")["status"], "pass");
+        assert_eq!(
+            run["meta"]["changes"]["files"],
+            serde_json::json!(["mine.py"])
+        );
+    }
+}
+
+/// Runs fast mode in `test` without consuming it.
+fn test_run(test: &Test, extra: &[&str]) -> Value {
+    let output = test
+        .command()
+        .args(["--mode", "fast", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn the_report_a_run_replaces_is_no_changed_file() {
+    // The previous run's `--out` file (not ignored here) does not make a
+    // check on `*.json` run.
+    let config = "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"json\"\nrun = [\"true\"]\n\
+                  modes = [\"fast\"]\npaths = [\"*.json\"]\n";
+    let test = Test::new().config(config);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    let test = test.file("run-check.json", "{}\n");
+    let run = test
+        .args(&[
+            "--mode",
+            "fast",
+            "--format",
+            "json",
+            "--out",
+            "run-check.json",
+        ])
+        .run()
+        .success();
+    let ev = run.json_file("run-check.json");
+    assert_eq!(check(&ev, "json")["status"], "skip");
+    assert_eq!(ev["meta"]["changes"]["files"], serde_json::json!([]));
+}
+
+#[test]
+fn strict_mode_rejects_a_missing_changed_since_revision_too() {
+    let run = repo()
+        .args(&["--changed-since", "origin/mian", "--out", "ev.json"])
+        .run()
+        .status(2);
+    assert_eq!(
+        run.stderr,
+        "error: --changed-since `origin/mian`: no such revision in this repository\n"
+    );
+    assert!(!run.test.path().join("ev.json").exists());
+    // One that exists is fine (and so is the default, HEAD).
+    let test = repo();
+    git(test.path(), &["commit", "-q", "--allow-empty", "-m", "two"]);
+    let _ = test
+        .args(&["--changed-since", "HEAD~1", "-q"])
+        .run()
+        .success();
+}

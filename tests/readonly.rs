@@ -190,3 +190,124 @@ fn parallel_checks_are_not_blamed_individually() {
         )]
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn files_named_in_bytes_that_are_not_utf8_are_verified() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = |bytes: &[u8]| std::ffi::OsStr::from_bytes(bytes).to_os_string();
+    let test = repo();
+    std::fs::write(test.path().join(name(b"data\xff.txt")), "a\n").unwrap();
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "data"]);
+    // Dirty (tracked) and untracked before the run: both are listed by
+    // `git status`, and both are hashed under their real names.
+    std::fs::write(test.path().join(name(b"data\xff.txt")), "a\ndirty\n").unwrap();
+    std::fs::write(test.path().join(name(b"note\xfe.txt")), "n\n").unwrap();
+    let run = run_with(test, "for f in data* note*; do echo more >> $f; done", &[]);
+    assert_modified(&run, &["data\u{fffd}.txt", "note\u{fffd}.txt"]);
+}
+
+/// `repo()` with an untracked nested repository `vendor/lib` holding
+/// `file.txt` and a `.gitignore` of its own.
+fn repo_with_nested_clone() -> Test {
+    let test = repo()
+        .file("vendor/lib/file.txt", "a\n")
+        .file("vendor/lib/.gitignore", "*.log\n");
+    git(&test.path().join("vendor/lib"), &["init", "-q"]);
+    test
+}
+
+#[test]
+fn a_change_inside_an_untracked_nested_repository_fails_the_run() {
+    // `git status` lists the nested repository as one entry, `vendor/lib/`;
+    // the tree under it is hashed.
+    let run = run_with(
+        repo_with_nested_clone(),
+        "echo more >> vendor/lib/file.txt; echo new > vendor/lib/new.txt",
+        &[],
+    );
+    assert_modified(&run, &["vendor/lib/"]);
+    // Its own ignored files and its `.git` do not count.
+    let _ = run_with(
+        repo_with_nested_clone(),
+        "echo x > vendor/lib/out.log; git -C vendor/lib add file.txt",
+        &[],
+    )
+    .success();
+}
+
+#[test]
+fn a_change_inside_an_already_dirty_submodule_fails_the_run() {
+    let source = Test::new().file("f.txt", "a\n").file("g.txt", "b\n");
+    git(source.path(), &["add", "."]);
+    git(source.path(), &["commit", "-q", "-m", "s"]);
+    let test = repo();
+    let url = source.path().to_str().unwrap();
+    git(
+        test.path(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            url,
+            "sub",
+        ],
+    );
+    git(test.path(), &["commit", "-q", "-m", "submodule"]);
+    // Dirty before the run: one `S.M.` entry, the same after the check.
+    let test = test.file("sub/f.txt", "a\ndirty\n");
+    let run = run_with(test, "echo more >> sub/g.txt", &[]);
+    assert_modified(&run, &["sub/"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn run_checks_own_stdout_and_stderr_files_do_not_count() {
+    // `run-check >out.txt 2>stderr.log`, and `>all.txt 2>&1`: the progress
+    // lines run-check writes there while the checks run are its own.
+    let test = repo().config(&format!(
+        "{ALLOW}[[check]]\nname = \"ok\"\nrun = [\"true\"]\n"
+    ));
+    let file = |name: &str| std::fs::File::create(test.path().join(name)).unwrap();
+    let status = test
+        .command()
+        .stdout(file("out.txt"))
+        .stderr(file("stderr.log"))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let read = |name: &str| std::fs::read_to_string(test.path().join(name)).unwrap();
+    let (out, stderr) = (read("out.txt"), read("stderr.log"));
+    assert!(out.ends_with("All checks passed!\n"), "{out}");
+    assert!(stderr.contains("PASS ok"), "{stderr}");
+
+    let both = file("all.txt");
+    let status = test
+        .command()
+        .stdout(both.try_clone().unwrap())
+        .stderr(both)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let all = read("all.txt");
+    assert!(all.ends_with("All checks passed!\n"), "{all}");
+}
+
+#[test]
+fn untracked_build_output_does_not_count_in_git_either() {
+    // No `.gitignore` for them: `target/` and `node_modules/` are build
+    // output as outside git; a tracked file there still counts.
+    let test = repo().file("target/keep.txt", "kept\n");
+    git(test.path(), &["add", "target/keep.txt"]);
+    git(test.path(), &["commit", "-q", "-m", "keep"]);
+    let run = run_with(
+        test,
+        "mkdir -p node_modules/m sub/target && echo 1 > node_modules/m/i.js && \
+         echo 2 > target/out && echo 3 > sub/target/o && echo 4 >> target/keep.txt",
+        &[],
+    );
+    assert_modified(&run, &["target/keep.txt"]);
+}

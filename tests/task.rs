@@ -156,14 +156,70 @@ fn the_budget_is_measured_against_changed_since() {
 #[test]
 fn the_report_being_written_is_not_part_of_the_change() {
     // `--out ev.json` at the (not ignored) top: the budget is measured before
-    // the report's temporary file exists. (A report left by an earlier run
-    // is an untracked file like any other and would count.)
-    let run = repo(&task().to_string())
+    // the report's temporary file exists, and the report a second run
+    // replaces (an untracked file by then) is run-check's own, not the
+    // change under test.
+    let first = repo(&task().to_string())
         .args(&["--task", TASK, "--format", "json", "--out", "ev.json"])
         .run()
         .success();
-    let ev = run.json_file("ev.json");
+    let ev = first.json_file("ev.json");
     assert_eq!(ev["contracts"]["change_budget"], budget(0, 0, false));
+    let second = first.test.run().success();
+    let ev = second.json_file("ev.json");
+    assert_eq!(ev["contracts"]["change_budget"], budget(0, 0, false));
+    assert_eq!(ev["contracts"]["read_only"]["modified"], json!([]));
+}
+
+#[cfg(unix)]
+#[test]
+fn files_run_checks_streams_go_to_are_not_part_of_the_change() {
+    // `run-check --task … >out.txt 2>stderr.log` inside the worktree.
+    let test = repo(&task().to_string()).args(&["--task", TASK, "--format", "json"]);
+    let file = |name: &str| std::fs::File::create(test.path().join(name)).unwrap();
+    // From an earlier run: not empty, so they would count lines too.
+    std::fs::write(test.path().join("stderr.log"), "earlier\n").unwrap();
+    let status = test
+        .command()
+        .stdout(file("out.txt"))
+        .stderr(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(test.path().join("stderr.log"))
+                .unwrap(),
+        )
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(test.path().join("out.txt")).unwrap();
+    let ev: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ev["contracts"]["change_budget"], budget(0, 0, false));
+}
+
+#[test]
+fn a_rename_is_one_file_with_the_lines_it_changed() {
+    let lines: String = (1..=450).map(|i| format!("{i}\n")).collect();
+    let test = repo(&task().to_string()).file("big.txt", &lines);
+    git(test.path(), &["add", "big.txt"]);
+    git(test.path(), &["commit", "-q", "-m", "big"]);
+    git(test.path(), &["mv", "big.txt", "renamed.txt"]);
+    // Staged, against HEAD: git says 1 file, 0 lines; so does the budget.
+    let run = run(test).success();
+    let ev = run.json_file(EVIDENCE);
+    assert_eq!(ev["contracts"]["change_budget"], budget(1, 0, false));
+    // Committed, against the commit before.
+    git(run.test.path(), &["commit", "-q", "-m", "rename"]);
+    let run = run
+        .test
+        .args(&["--changed-since", "HEAD~1"])
+        .run()
+        .success();
+    let ev = run.json_file(EVIDENCE);
+    assert_eq!(
+        ev["contracts"]["change_budget"],
+        json!({"base": "HEAD~1", "files_changed": 1, "loc_changed": 0,
+               "max_files": 10, "max_loc": 400, "exceeded": false})
+    );
 }
 
 #[test]

@@ -49,6 +49,7 @@ use crate::changes::{self, ChangesError};
 use crate::error::Error;
 use crate::git::{Repo, Status};
 use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
+use crate::snapshot::OwnFiles;
 use command::runs_strict_json;
 
 /// Hard limit on the files a task may change (`files_involved`,
@@ -114,15 +115,17 @@ pub fn contract(task: &Task) -> Value {
 }
 
 /// The `contracts.change_budget` value: the change in `worktree` against
-/// `base` (files and lines, see [`changes::changed`]) and whether it exceeds
+/// `base` (files and lines, see [`changes::changed`]; a rename is one file,
+/// run-check's `own` files do not count) and whether it exceeds
 /// [`MAX_FILES`] or [`MAX_LOC`].
 pub fn change_budget(
     repo: &Repo,
     status: &Status,
     worktree: &Path,
     base: &str,
+    own: &OwnFiles,
 ) -> Result<Value, ChangesError> {
-    let changes = changes::changed(repo, status, worktree, base)?;
+    let changes = changes::changed(repo, status, worktree, base, own)?;
     let files_changed = changes.files.len();
     Ok(json!({
         "base": changes.base,
@@ -657,7 +660,7 @@ mod tests {
     fn change_budget_counts_files_and_lines_at_the_limits() {
         let budget_at = |root: &Path, base: &str| {
             let (repo, status) = crate::git::open(root).unwrap();
-            change_budget(&repo, &status.unwrap(), root, base)
+            change_budget(&repo, &status.unwrap(), root, base, &OwnFiles::default())
         };
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
