@@ -134,10 +134,24 @@ pub fn build<'c>(
 ) -> Result<Plan<'c>, Error> {
     for (flag, names) in [("--only", &selection.only), ("--skip", &selection.skip)] {
         for name in names {
-            if !config.checks.iter().any(|c| &c.name == name) {
+            let Some(check) = config.checks.iter().find(|c| &c.name == name) else {
                 return Err(Error::Usage(format!(
                     "{flag} `{name}`: no check of that name in {}",
                     config.path.display()
+                )));
+            };
+            // Asking for a check the mode leaves out would run nothing and
+            // pass; skipping one is harmless, so `--skip` stays accepted.
+            if flag == "--only" && !check.modes.contains(&selection.mode) {
+                let modes: Vec<&str> = check.modes.iter().map(|m| m.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--only `{name}`: the check does not run in {} mode (its modes: {})",
+                    selection.mode.as_str(),
+                    if modes.is_empty() {
+                        "none".to_string()
+                    } else {
+                        modes.join(", ")
+                    }
                 )));
             }
         }
@@ -324,19 +338,31 @@ impl<'c> Resolver<'c> {
 /// Resolves a whitelisted program: a name with a path separator relative to
 /// the worktree, a bare name on PATH with `which`.
 fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String> {
-    if program.contains('/') || program.contains('\\') {
-        let relative: PathBuf = Path::new(program)
-            .components()
-            .filter(|c| *c != std::path::Component::CurDir)
-            .collect();
-        let path = worktree.join(relative);
-        if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!("program `{program}` not found in the worktree"))
-        }
+    if !program.contains(['/', '\\']) {
+        return which::which(program).map_err(|_| format!("program `{program}` not found on PATH"));
+    }
+    // SPEC section 3: `/` and `\` both make a path, on every platform, so a
+    // config written on Windows (`.\scripts\lint.sh`) runs elsewhere too.
+    let path = if Path::new(program).is_absolute() {
+        PathBuf::from(program)
     } else {
-        which::which(program).map_err(|_| format!("program `{program}` not found on PATH"))
+        let mut path = worktree.to_path_buf();
+        path.extend(
+            program
+                .split(['/', '\\'])
+                .filter(|c| !c.is_empty() && *c != "."),
+        );
+        path
+    };
+    if !path.is_file() {
+        return Err(format!("program `{program}` not found in the worktree"));
+    }
+    // Recorded canonical (no `.` or `..`, directories' symlinks resolved as
+    // the OS resolves them), but keeping the program's own file name: a
+    // symlinked tool still runs under the name it was given.
+    match (path.parent().map(dunce::canonicalize), path.file_name()) {
+        (Some(Ok(dir)), Some(name)) => Ok(dir.join(name)),
+        _ => Ok(path),
     }
 }
 
@@ -498,6 +524,91 @@ modes = ["fast"]
         assert_eq!(
             err.to_string(),
             "--only `zz`: no check of that name in checks.toml"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_program_is_recorded_canonical() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("scripts")).unwrap();
+        for file in [root.join("tool.sh"), worktree.join("scripts/lint.sh")] {
+            std::fs::write(&file, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let lint = worktree.join("scripts").join("lint.sh");
+        assert_eq!(
+            resolve_program("../tool.sh", &worktree),
+            Ok(root.join("tool.sh"))
+        );
+        assert_eq!(
+            resolve_program("./scripts/../scripts/lint.sh", &worktree),
+            Ok(lint.clone())
+        );
+        // `\` separates on every platform (SPEC section 3).
+        assert_eq!(
+            resolve_program(".\\scripts\\lint.sh", &worktree),
+            Ok(lint.clone())
+        );
+        assert_eq!(resolve_program("scripts\\lint.sh", &worktree), Ok(lint));
+        assert_eq!(
+            resolve_program("./scripts", &worktree),
+            Err("program `./scripts` not found in the worktree".into())
+        );
+        let absolute = root.join("tool.sh");
+        let absolute = absolute.to_str().unwrap();
+        assert_eq!(
+            resolve_program(absolute, &worktree),
+            Ok(root.join("tool.sh"))
+        );
+    }
+
+    #[test]
+    fn paths_patterns_match_as_the_readme_says() {
+        let config = config(
+            "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"t\"\nrun = [\"true\"]\n\
+             paths = [\"*.rs\", \"./docs/\", \"Makefile\"]\n",
+        );
+        let mut resolver = Resolver::default();
+        let set = resolver.paths(&config, &config.checks[0]).unwrap().unwrap();
+        for (path, matches) in [
+            ("a.rs", true),
+            ("src/deep/a.rs", true),
+            ("docs/a/b.md", true),
+            ("docs", false),
+            ("Makefile", true),
+            ("Makefile/x", true),
+            ("src/Makefile", false),
+            ("README.md", false),
+        ] {
+            assert_eq!(set.is_match(path), matches, "{path}");
+        }
+    }
+
+    #[test]
+    fn only_a_check_outside_the_mode_is_an_error_and_skip_is_not() {
+        let config = config(
+            "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"s\"\nrun = [\"true\"]\n\
+             [[check]]\nname = \"n\"\nrun = [\"true\"]\nmodes = []\n",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let mut sel = selection(Mode::Fast);
+        sel.skip = vec!["s".into()];
+        assert_eq!(build(&config, dir.path(), &sel).unwrap().checks.len(), 0);
+        sel.only = vec!["s".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `s`: the check does not run in fast mode (its modes: strict)"
+        );
+        sel.only = vec!["n".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `n`: the check does not run in fast mode (its modes: none)"
         );
     }
 }

@@ -252,6 +252,42 @@ fn bad_glob_in_paths() {
 }
 
 #[test]
+fn a_pattern_that_can_never_match_is_refused() {
+    rejects(
+        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\npaths = [\"/src/**\"]\n"),
+        Line::Is(
+            "error: checks.toml:11:10: `paths` of check `t`: `/src/**` is absolute; patterns are \
+             relative to the worktree (e.g. `src/**`)",
+        ),
+    );
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"s\"\nscan = { paths = [\"../src\"], rules = [\"secrets\"] }\n",
+        ),
+        Line::Is(
+            "error: checks.toml:10:19: `scan.paths` of check `s`: `../src` leaves the worktree \
+             with `..`; patterns are relative to the worktree",
+        ),
+    );
+}
+
+#[test]
+fn a_check_table_instead_of_an_array_of_tables() {
+    rejects(
+        Test::new().config("[settings]\nallow = [\"touch\"]\n[check]\nname = \"t\"\nrun = [\"touch\", \"ran-marker\"]\n"),
+        Line::Is("error: checks.toml:3:1: check: must be an array of tables: write [[check]]"),
+    );
+}
+
+#[test]
+fn a_check_without_a_name() {
+    rejects(
+        with_marker("\n[[check]]\nrun = [\"touch\", \"x\"]\n"),
+        Line::Is("error: checks.toml:8:1: check: missing field `name`"),
+    );
+}
+
+#[test]
 fn paths_too_large_for_the_regex_engine() {
     // Each glob parses; together they exceed the regex engine's size limit.
     // Compiling is deferred to the runs that match changed files (and to

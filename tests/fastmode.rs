@@ -94,6 +94,49 @@ fn only_checks_whose_paths_match_a_changed_file_run() {
 }
 
 #[test]
+fn paths_read_like_scan_paths_dot_slash_and_directories() {
+    // `./src/**` is `src/**`, and a directory (`src`, `docs/`) selects
+    // everything below it, as in `scan.paths`; before, these never matched.
+    let config = r#"
+[settings]
+allow = ["true"]
+
+[[check]]
+name = "dotslash"
+run = ["true"]
+modes = ["fast"]
+paths = ["./src/**"]
+
+[[check]]
+name = "dir"
+run = ["true"]
+modes = ["fast"]
+paths = ["src"]
+
+[[check]]
+name = "dirslash"
+run = ["true"]
+modes = ["fast"]
+paths = ["./docs/"]
+"#;
+    let test = repo().config(config);
+    git(test.path(), &["commit", "-q", "-am", "config"]);
+    let ev = fast(test.file("src/deep/b.rs", "fn b() {}\n"), &[]);
+    assert_eq!(
+        statuses(&ev),
+        [
+            ("dotslash".into(), "pass".into()),
+            ("dir".into(), "pass".into()),
+            ("dirslash".into(), "skip".into()),
+        ]
+    );
+    assert_eq!(
+        check(&ev, "dirslash")["skip_reason"],
+        "no changed file matches `paths` (./docs/)"
+    );
+}
+
+#[test]
 fn untracked_and_staged_files_count_and_ignored_ones_do_not() {
     let test = repo()
         .file("docs/new.md", "new\n")

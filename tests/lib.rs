@@ -28,6 +28,8 @@ mod judge;
 mod process;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
+/// `--only`/`--skip` against the mode; how `run[0]` paths resolve.
+mod resolve;
 /// `run-check retry`: decisions, exit codes, concurrent records.
 mod retry;
 /// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.

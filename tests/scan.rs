@@ -302,3 +302,39 @@ fn symlinks_out_of_the_worktree_are_not_followed() {
     let run = test.args(&["--format", "json"]).run().success();
     assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
 }
+
+#[test]
+fn a_directory_in_scan_paths_scans_everything_below_it() {
+    // `src` and `src/` read as `.gitignore` reads them: the directory and
+    // everything below it. Before, both scanned nothing and passed.
+    let config = r#"
+[[check]]
+name = "dir"
+scan = { paths = ["src"], rules = ["debug-leftovers"] }
+
+[[check]]
+name = "dirslash"
+scan = { paths = ["./src/"], rules = ["debug-leftovers"] }
+
+[[check]]
+name = "glob"
+scan = { paths = ["src/**"], rules = ["debug-leftovers"] }
+"#;
+    let run = Test::new()
+        .config(config)
+        .file("src/main.rs", "dbg!(1);\n")
+        .file("src/deep/lib.rs", "dbg!(2);\n")
+        .file("other/x.rs", "dbg!(3);\n")
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let expected = [
+        row("src/deep/lib.rs", 1, "debug-leftovers/rust-dbg"),
+        row("src/main.rs", 1, "debug-leftovers/rust-dbg"),
+    ];
+    for name in ["dir", "dirslash", "glob"] {
+        assert_eq!(check(&ev, name)["status"], "fail", "{name}");
+        assert_eq!(found(&ev, name), expected, "{name}");
+    }
+}

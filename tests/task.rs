@@ -113,6 +113,35 @@ fn broken_limits_are_violations_not_errors() {
 }
 
 #[test]
+fn integers_as_the_schema_reads_them_and_empty_contract_lists() {
+    // `2.0` is an integer to the published schema, so to `--task` too; a
+    // number too big for 64 bits is a broken limit, not an ERROR; an empty
+    // `public_contracts_touched` list is as empty as `""` (audit 2, F4/F5).
+    let text = task()
+        .to_string()
+        .replace("\"parallel_count\":1", "\"parallel_count\":2.0")
+        .replace(
+            "\"estimated_loc\":120",
+            "\"estimated_loc\":1000000000000000000000000000000",
+        )
+        .replace(
+            "\"public_contracts_touched\":\"N/A\"",
+            "\"public_contracts_touched\":[\"\"]",
+        );
+    assert!(text.contains("2.0") && text.contains("[\"\"]"), "{text}");
+    let run = run(repo(&text)).success();
+    let ev = run.json_file(EVIDENCE);
+    assert_eq!(
+        ev["contracts"]["task"]["violations"],
+        json!([
+            {"field": "estimated_loc", "message": "1e+30 exceeds the hard limit of 400"},
+            {"field": "public_contracts_touched",
+             "message": "must not be empty; use \"N/A\" when no public contract is touched"},
+        ])
+    );
+}
+
+#[test]
 fn the_change_budget_at_its_limits() {
     // 10 files, 400 lines: within the budget.
     let mut test = repo(&task().to_string()).file("big.txt", &"x\n".repeat(391));

@@ -62,10 +62,10 @@ impl Validator<'_> {
         self.env(&raw.env, raw.name.span(), &of("env"))?;
         let (paths, path_globs) = match &raw.paths {
             Some(globs) => {
-                let parsed = globs
-                    .iter()
-                    .map(|g| self.glob(g, &of("paths")))
-                    .collect::<Result<_, _>>()?;
+                let mut parsed = Vec::with_capacity(globs.len());
+                for glob in globs {
+                    parsed.extend(self.pattern(glob, &of("paths"))?);
+                }
                 (
                     Some(parsed),
                     globs.iter().map(|g| g.get_ref().clone()).collect(),
@@ -142,7 +142,7 @@ impl Validator<'_> {
         let of = |k: &str| format!("`{k}` of check `{name}`");
         let scan = raw.get_ref();
         for glob in &scan.paths {
-            self.glob(glob, &of("scan.paths"))?;
+            self.pattern(glob, &of("scan.paths"))?;
         }
         for rule in &scan.rules {
             if !SCAN_RULE_SETS.contains(&rule.get_ref().as_str()) {

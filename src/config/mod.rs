@@ -16,6 +16,8 @@
 //! - `settings`: `[settings]`, `[judge]` and the program whitelist;
 //! - `check`: one `[[check]]`: run or scan, rules, score, matchers;
 //! - `needs`: the `needs` graph: unknown names and cycles;
+//! - `pattern`: how `paths` and `scan.paths` patterns read (directories,
+//!   `./`, absolute and `..` patterns);
 //! - `span`: byte offsets to lines, keys and one-line errors.
 
 use std::collections::BTreeMap;
@@ -30,11 +32,12 @@ use sha2::{Digest, Sha256};
 use crate::error::Error;
 
 use raw::RawConfig;
-use span::key_at;
+use span::{header_at, key_at};
 use validate::Validator;
 
 mod check;
 mod needs;
+pub mod pattern;
 mod raw;
 mod settings;
 mod span;
@@ -280,7 +283,8 @@ pub enum CheckKind {
 /// `scan = { paths, rules }` plus the check's `[[check.rule]]`s.
 #[derive(Debug)]
 pub struct ScanConfig {
-    /// Globs of the files to scan (empty: every file).
+    /// Patterns of the files to scan, as written (empty: every file); read
+    /// by `pattern::expand`.
     pub paths: Vec<String>,
     /// Built-in rule sets.
     pub rules: Vec<String>,
@@ -331,8 +335,9 @@ pub struct CheckConfig {
     pub cwd: PathBuf,
     /// Extra environment variables.
     pub env: BTreeMap<String, String>,
-    /// Fast-mode path globs (`None`: always runs), parsed; compiled by
-    /// `plan::Resolver::paths` when needed.
+    /// Fast-mode path globs (`None`: always runs), parsed from the patterns
+    /// as `pattern::expand` reads them; compiled by `plan::Resolver::paths`
+    /// when needed.
     pub paths: Option<Vec<Glob>>,
     /// The globs as written.
     pub path_globs: Vec<String>,
@@ -395,15 +400,23 @@ pub fn hex(bytes: &[u8]) -> String {
 /// Parses and validates config text.
 pub fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
     let raw: RawConfig = toml::from_str(text).map_err(|err| {
-        let message = err.message().to_string();
-        // serde names an unknown field itself, not a bad value's key: add it.
-        let key = err
-            .span()
-            .and_then(|span| key_at(text, span.start))
-            .filter(|key| {
-                let last = key.rsplit('.').next().unwrap_or(key);
-                !message.contains(&format!("`{last}`"))
-            });
+        let mut message = err.message().to_string();
+        // serde names an unknown field itself, not a bad value's key or the
+        // table missing a field: add it.
+        let start = err.span().map(|span| span.start);
+        let key = start.and_then(|start| key_at(text, start));
+        let header = start.and_then(|start| header_at(text, start));
+        let key = key.or_else(|| header.map(|(table, _)| table.to_string()));
+        if message == "invalid type: map, expected a sequence"
+            && let Some(key) = &key
+        {
+            // `[check]` (or `check = { ... }`) where `[[check]]` was meant.
+            message = format!("must be an array of tables: write [[{key}]]");
+        }
+        let key = key.filter(|key| {
+            let last = key.rsplit('.').next().unwrap_or(key);
+            !message.contains(&format!("`{last}`"))
+        });
         Error::config_at(path, text, err.span(), key, message)
     })?;
     let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).collect();

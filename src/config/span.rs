@@ -37,6 +37,24 @@ pub(super) fn key_at(text: &str, offset: usize) -> Option<String> {
     })
 }
 
+/// The table a header line holding `offset` opens (`check` for `[check]` or
+/// `[[check]]`), and whether it is an array-of-tables header.
+pub(super) fn header_at(text: &str, offset: usize) -> Option<(&str, bool)> {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let mut line = text[start..end].trim();
+    if !line.contains(['"', '\'']) {
+        line = line.split('#').next().unwrap_or(line).trim_end();
+    }
+    let (inner, array) = match line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+        Some(inner) => (inner, true),
+        None => (line.strip_prefix('[')?.strip_suffix(']')?, false),
+    };
+    let inner = inner.trim();
+    (!inner.is_empty() && !inner.contains(['[', ']'])).then_some((inner, array))
+}
+
 impl Validator<'_> {
     /// 1-based line of a byte offset.
     pub(super) fn line_of(&self, offset: usize) -> usize {
@@ -76,5 +94,38 @@ mod tests {
         );
         assert_eq!(key_at("top = 1\n", 3), Some("top".into()));
         assert_eq!(key_at("[[check]\n", 3), None);
+    }
+
+    #[test]
+    fn a_table_error_names_its_table() {
+        rejects(
+            &format!("{ALLOW}[check]\nname = \"t\"\nrun = [\"true\"]\n"),
+            "checks.toml:3:1: check: must be an array of tables: write [[check]]",
+        );
+        rejects(
+            &format!("check = {{ name = \"t\", run = [\"true\"] }}\n{ALLOW}"),
+            "checks.toml:1:9: check: must be an array of tables: write [[check]]",
+        );
+        rejects(
+            &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n[fix]  # one\n"),
+            "checks.toml:6:1: fix: must be an array of tables: write [[fix]]",
+        );
+        rejects(
+            &format!("{ALLOW}[[check]]\nrun = [\"true\"]\n"),
+            "checks.toml:3:1: check: missing field `name`",
+        );
+        rejects(
+            &format!(
+                "{ALLOW}[[check]]\nname = \"s\"\nscan = {{ rules = [] }}\n[[check.rule]]\nid = \"x\"\n"
+            ),
+            "checks.toml:6:1: check.rule: missing field `pattern`",
+        );
+        assert_eq!(
+            header_at("a = 1\n[[check]] # x\n", 8),
+            Some(("check", true))
+        );
+        assert_eq!(header_at("[ judge ]\n", 0), Some(("judge", false)));
+        assert_eq!(header_at("a = 1\n", 0), None);
+        assert_eq!(header_at("[[check]\n", 0), None);
     }
 }

@@ -12,6 +12,7 @@ use toml::Spanned;
 use crate::duration;
 use crate::error::Error;
 
+use super::pattern;
 use super::span::Span;
 use super::validate::Validator;
 
@@ -57,6 +58,25 @@ impl Validator<'_> {
                 format!("invalid glob `{}`: {}", raw.get_ref(), err.kind()),
             )
         })
+    }
+
+    /// A `paths` or `scan.paths` pattern (`pattern::expand`) as the globs it
+    /// stands for; errors quote the pattern as written.
+    pub(super) fn pattern(&self, raw: &Spanned<String>, key: &str) -> Result<Vec<Glob>, Error> {
+        let expanded =
+            pattern::expand(raw.get_ref()).map_err(|why| self.err(raw.span(), key, why))?;
+        expanded
+            .iter()
+            .map(|glob| {
+                Glob::new(glob).map_err(|err| {
+                    self.err(
+                        raw.span(),
+                        key,
+                        format!("invalid glob `{}`: {}", raw.get_ref(), err.kind()),
+                    )
+                })
+            })
+            .collect()
     }
 
     pub(super) fn regex(&self, raw: &Spanned<String>, key: &str) -> Result<Regex, Error> {

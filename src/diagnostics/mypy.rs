@@ -11,7 +11,8 @@
 //!   but are no diagnostics.
 //! - `--pretty` wraps a long error onto unindented lines (mypy wraps errors
 //!   only, at spaces). An error without a code keeps its following
-//!   unindented lines aside; when one of them ends with `  [code]` they are
+//!   unindented lines aside; when one of them ends with `  [code]`, or is
+//!   `[code]` alone (the wrap fell between the two spaces), they are
 //!   joined to the message with spaces, otherwise they are dropped and the
 //!   error is reported as printed (`--hide-error-codes`). The indented
 //!   source line and carets are not claimed.
@@ -41,6 +42,10 @@ static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<message>.*?)  \[(?P<rule>[a-z][a-z0-9-]*)\]$").expect("valid regex")
 });
+
+/// A wrapped error's code alone on its line.
+static ALONE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[(?P<rule>[a-z][a-z0-9-]*)\]$").expect("valid regex"));
 
 /// `--show-error-context` headings.
 static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
@@ -112,13 +117,26 @@ impl Mypy {
             self.flush(out);
             return false;
         }
-        self.wrapped.push(line.to_string());
-        let joined = format!("{} {}", pending.message, self.wrapped.join(" "));
-        let Some(caps) = CODE.captures(&joined) else {
-            return false;
+        self.wrapped.push(line.trim_end().to_string());
+        let (earlier, last) = self.wrapped.split_at(self.wrapped.len() - 1);
+        let (message, rule) = match (ALONE.captures(&last[0]), earlier.is_empty()) {
+            // The wrap fell between the two spaces before the code, leaving
+            // `[code]` alone on its line (and one space trimmed above it).
+            (Some(caps), true) => (pending.message.clone(), caps["rule"].to_string()),
+            (Some(caps), false) => (
+                format!("{} {}", pending.message, earlier.join(" ")),
+                caps["rule"].to_string(),
+            ),
+            (None, _) => {
+                let joined = format!("{} {}", pending.message, self.wrapped.join(" "));
+                let Some(caps) = CODE.captures(&joined) else {
+                    return false;
+                };
+                (caps["message"].to_string(), caps["rule"].to_string())
+            }
         };
-        pending.message = caps["message"].to_string();
-        pending.rule = Some(caps["rule"].to_string());
+        pending.message = message;
+        pending.rule = Some(rule);
         self.flush(out);
         true
     }
@@ -302,6 +320,41 @@ mod tests {
                 "../../tests/fixtures/diagnostics/mypy/mypy-pretty.txt"
             )),
             expected(false)
+        );
+    }
+
+    #[test]
+    fn pretty_output_with_the_code_alone_on_the_next_line() {
+        // mypy 1.x `--strict --pretty` on `def f(x):` (audit 2, F6): the wrap
+        // falls between the two spaces before the code, leaving one space at
+        // the end of the first line and `[no-untyped-def]` alone.
+        let out = parse(
+            "pkg/__init__.py:1: error: Function is missing a type annotation \n\
+             [no-untyped-def]\n    def f(x):\n    ^~~~~~~~~\n\
+             src/a.py:3: error: Incompatible types in assignment (expression has type \n\
+             \"str\", variable has type \"int\") \n\
+             [assignment]\n\
+             Found 2 errors in 2 files (checked 2 source files)\n",
+        );
+        assert_eq!(
+            out,
+            vec![
+                diag(
+                    "pkg/__init__.py",
+                    (Some(1), None),
+                    DiagSeverity::Error,
+                    Some("no-untyped-def"),
+                    "Function is missing a type annotation",
+                ),
+                diag(
+                    "src/a.py",
+                    (Some(3), None),
+                    DiagSeverity::Error,
+                    Some("assignment"),
+                    "Incompatible types in assignment (expression has type \"str\", variable \
+                     has type \"int\")",
+                ),
+            ]
         );
     }
 

@@ -3,8 +3,9 @@
 //! from the values (`status: failed` is data, not a verdict).
 //!
 //! A line containing `PHASE_RESULT:` opens a block; blank lines right after
-//! the marker are skipped (the seed's `PHASE_RESULT:\s*`), and text after
-//! the marker on its own line is the block's first line. The block ends at
+//! the marker are skipped and the first line's indentation is dropped (the
+//! seed's `PHASE_RESULT:\s*`), and text after the marker on its own line is
+//! the block's first line. The block ends at
 //! the next blank line (empty or whitespace only) or at the end of the
 //! output. Inside it, every line matching the seed's `^-\s*(\w+):\s*(.+)$`
 //! (`\w` being ASCII) gives a pair; the value is trimmed and kept as a JSON
@@ -93,8 +94,15 @@ impl LineParser for PhaseResult {
                 self.state = State::Outside;
                 false
             }
-            State::Opened | State::Inside => {
+            State::Opened => {
+                // The seed's `PHASE_RESULT:\s*` also swallows the first
+                // line's indentation: `  - status: done` right after the
+                // marker is a pair (later indented lines are not).
                 self.state = State::Inside;
+                self.pair(line.trim_start());
+                true
+            }
+            State::Inside => {
                 self.pair(line);
                 true
             }
@@ -175,6 +183,21 @@ mod tests {
         // `\w+`, and a block that runs to the end of the output.
         let (_, data) = parse("PHASE_RESULT: - a: 1\n- b:   \n- c:\n- é: x\n-d:e:f\n");
         assert_eq!(data, Some(map(&[("a", "1"), ("b", ""), ("d", "e:f")])));
+    }
+
+    #[test]
+    fn the_first_line_may_be_indented_as_in_the_seed() {
+        // Audit 2, F10: seed 003's regex (run with node) gives
+        // {"status":"completed","test_pass_rate":"100"} for this output.
+        let (_, data) = parse("PHASE_RESULT:\n  - status: completed\n- test_pass_rate: 100\n");
+        assert_eq!(
+            data,
+            Some(map(&[("status", "completed"), ("test_pass_rate", "100")]))
+        );
+        // Blank lines, then a tab: still the first line. A later indented
+        // line is not a pair in the seed either.
+        let (_, data) = parse("PHASE_RESULT:\n\n\t- a: 1\n  - b: 2\n- c: 3\n");
+        assert_eq!(data, Some(map(&[("a", "1"), ("c", "3")])));
     }
 
     #[test]

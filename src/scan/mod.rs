@@ -8,9 +8,10 @@
 //! files are scanned (`.env`, `.github/`), `.git` is not, and symlinks are
 //! never followed (a symlink is not a file to read, and files are opened with
 //! `O_NOFOLLOW`, so a path swapped for a symlink mid-walk is not read either).
-//! `scan.paths` globs (relative to the worktree, `/` separators, `*` does not
-//! cross `/`, `**` does; absolute or `..` globs match nothing) select the
-//! files read, and directories no glob can reach are not entered. A file over
+//! `scan.paths` patterns (read by `config::pattern`: relative to the
+//! worktree, `/` separators, a directory selects everything below it; `*`
+//! does not cross `/`, `**` does) select the files read, and directories no
+//! glob can reach are not entered. A file over
 //! `MAX_FILE_BYTES`, with a NUL byte in its first `BINARY_SNIFF_BYTES`, or
 //! that cannot be opened or read (gone, unreadable, not a regular file) is
 //! skipped. Invalid UTF-8 is replaced, never an error.
@@ -30,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::config::{DiagSeverity, ScanConfig};
+use crate::config::{DiagSeverity, ScanConfig, pattern};
 use crate::diagnostics::{Found, MAX_PER_CHECK};
 
 /// Files larger than this are not read.
@@ -325,28 +326,34 @@ impl Selection {
         }
         let mut builder = GlobSetBuilder::new();
         let mut prefixes = Some(Vec::new());
-        for raw in paths {
-            let Some(components) = glob_components(raw) else {
-                continue; // absolute or `..`: matches no worktree file
-            };
-            let normalized = components.join("/");
+        // Config validation refuses patterns `expand` refuses and invalid
+        // globs, so skipping them here only guards a config built in code.
+        let globs = paths.iter().filter_map(|raw| pattern::expand(raw).ok());
+        for normalized in globs.flatten() {
             let Ok(glob) = GlobBuilder::new(&normalized)
                 .literal_separator(true)
                 .backslash_escape(!cfg!(windows))
                 .build()
             else {
-                continue; // config validation rejects invalid globs
+                continue;
             };
             builder.add(glob);
+            let components: Vec<&str> = normalized.split('/').collect();
+            let literal = |c: &str| !c.contains(['*', '?', '[', ']', '{', '}', '\\']);
             // The last component names files, so it is never a directory
             // prefix on its own.
-            let fixed: Vec<String> = components[..components.len() - 1]
+            let dirs = &components[..components.len() - 1];
+            let fixed: Vec<String> = dirs
                 .iter()
-                .take_while(|c| !c.contains(['*', '?', '[', ']', '{', '}', '\\']))
+                .take_while(|c| literal(c))
                 .map(|c| c.to_string())
                 .collect();
+            let exact = components.iter().all(|c| literal(c));
             match (&mut prefixes, fixed.is_empty()) {
                 (Some(list), false) => list.push(fixed),
+                // One literal path at the top (`src` itself): no directory
+                // needs entering for it.
+                (Some(_), true) if exact => {}
                 _ => prefixes = None,
             }
         }
@@ -371,25 +378,6 @@ impl Selection {
             .iter()
             .any(|prefix| prefix.iter().zip(&dir).all(|(p, d)| p.as_str() == *d))
     }
-}
-
-/// A glob's components without `.` and empty ones; `None` when it is
-/// absolute or climbs out with `..`.
-fn glob_components(raw: &str) -> Option<Vec<&str>> {
-    let windows_absolute =
-        cfg!(windows) && (raw.starts_with('\\') || raw.as_bytes().get(1) == Some(&b':'));
-    if raw.starts_with('/') || windows_absolute {
-        return None;
-    }
-    let separators: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
-    let components: Vec<&str> = raw
-        .split(separators)
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    if components.is_empty() || components.contains(&"..") {
-        return None;
-    }
-    Some(components)
 }
 
 #[cfg(test)]
@@ -501,6 +489,15 @@ mod tests {
             ]
         );
         assert_eq!(files(&["../**", "/etc/**"]), Vec::<String>::new());
+        // A directory selects everything below it, with or without `/`.
+        assert_eq!(files(&["src"]), ["src/a.rs", "src/deep/b.rs"]);
+        assert_eq!(
+            files(&["src/", "./tests"]),
+            ["src/a.rs", "src/deep/b.rs", "tests/c.rs"]
+        );
+        assert_eq!(files(&["./src/deep/"]), ["src/deep/b.rs"]);
+        assert_eq!(files(&["top.rs"]), ["top.rs"]);
+        assert_eq!(files(&["."]).len(), 5);
     }
 
     #[test]
@@ -514,6 +511,10 @@ mod tests {
         assert!(!selection.may_contain("target"));
         let anywhere = Selection::new(&["src/**".to_string(), "**/*.py".to_string()]);
         assert!(anywhere.may_contain("target"));
+        let directory = Selection::new(&["src".to_string(), "Cargo.toml".to_string()]);
+        assert!(directory.may_contain("src"));
+        assert!(directory.may_contain("src/x"));
+        assert!(!directory.may_contain("target"));
     }
 
     #[cfg(unix)]

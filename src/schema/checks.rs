@@ -192,7 +192,7 @@ fn check() -> Value {
             "scan": closed(
                 "A built-in scan of the worktree's files (honours .gitignore; skips binary files and files over 1 MiB); fails on any error-level finding.",
                 json!({
-                    "paths": {"type": "array", "items": {"type": "string"}, "default": [], "description": "Globs of the files to scan, relative to the worktree; empty: every file."},
+                    "paths": {"type": "array", "items": {"type": "string"}, "default": [], "description": "Globs of the files to scan, relative to the worktree (`./` dropped; a directory such as `src` or `src/` means everything below it; `*` does not cross `/`, `**` does; absolute or `..` patterns are refused); empty: every file."},
                     "rules": {
                         "type": "array",
                         "default": [],
@@ -224,7 +224,7 @@ fn check() -> Value {
             "paths": {
                 "type": "array",
                 "items": {"type": "string"},
-                "description": "Fast mode: run only when a changed file (against `--changed-since`, staged, or untracked) matches one of these globs; `*` does not cross `/`, `**` does.",
+                "description": "Fast mode: run only when a changed file (against `--changed-since`, staged, or untracked) matches one of these globs, relative to the worktree (`./` dropped; a directory such as `src` or `src/` means everything below it; `*` and `**` both cross `/`; absolute or `..` patterns are refused).",
                 "examples": [["**/*.rs", "Cargo.toml", "Cargo.lock"]],
             },
             "needs": {"type": "array", "items": {"type": "string"}, "default": [], "description": "Checks this one runs after; a failed need skips it."},

@@ -8,7 +8,8 @@ use super::DIALECT;
 use super::blocks::{count, string, strings};
 
 /// The JSON Schema of the task contract (`--task`, SPEC section 7). It checks
-/// types only: broken limits (`estimated_loc` over 400, more than 10
+/// types only, and accepts exactly the files `--task` loads (`2.0` is an
+/// integer to both): broken limits (`estimated_loc` over 400, more than 10
 /// `files_involved`, `parallel_count` outside 1..5, no strict JSON gate in
 /// `acceptance.commands`, blank strings) are violations listed in
 /// `contracts.task`, not schema errors.
@@ -55,4 +56,76 @@ pub(super) fn task_body() -> Value {
             "estimated_loc", "files_involved", "public_contracts_touched",
         ],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::{Value, json};
+
+    fn valid() -> Value {
+        json!({
+            "id": "T-1",
+            "title": "t",
+            "description": "d",
+            "risk": "low",
+            "parallel_count": 1,
+            "acceptance": {
+                "commands": ["run-check --mode strict --format json"],
+                "criteria": "summary.all_checks_passed = true",
+            },
+            "estimated_loc": 120,
+            "files_involved": ["src/a.rs"],
+            "public_contracts_touched": "N/A",
+        })
+    }
+
+    /// The schema accepts exactly the task files `--task` loads (limits
+    /// are violations, not errors, so they pass both).
+    #[test]
+    fn the_schema_and_the_loader_agree() {
+        let validator = jsonschema::draft202012::new(&super::task()).unwrap();
+        let cases: Vec<(&str, Value)> = vec![
+            ("/parallel_count", json!(2.0)),
+            ("/parallel_count", json!(9)),
+            ("/parallel_count", json!(1.5)),
+            ("/parallel_count", json!("2")),
+            ("/estimated_loc", json!(100.0)),
+            ("/estimated_loc", json!(1e30)),
+            ("/estimated_loc", json!(u64::MAX)),
+            ("/estimated_loc", json!(-1)),
+            ("/estimated_loc", json!(-1.0)),
+            ("/estimated_loc", json!(0.5)),
+            ("/risk", json!("High")),
+            ("/acceptance/criteria", json!([])),
+            ("/acceptance/criteria", json!([1])),
+            ("/acceptance/commands", json!("x")),
+            ("/files_involved", json!(vec!["f"; 11])),
+            ("/public_contracts_touched", json!([])),
+            ("/public_contracts_touched", json!(null)),
+            ("/title", json!("")),
+            ("/owner", json!({"kept": true})),
+        ];
+        for (pointer, value) in cases {
+            let mut task = valid();
+            let (parent, name) = pointer.rsplit_once('/').unwrap();
+            task.pointer_mut(parent).unwrap()[name] = value.clone();
+            let schema_ok = validator.is_valid(&task);
+            let loaded = crate::task::from_slice(Path::new("t.json"), task.to_string().as_bytes());
+            assert_eq!(
+                schema_ok,
+                loaded.is_ok(),
+                "{pointer} = {value}: schema {schema_ok}, loader {loaded:?}"
+            );
+        }
+        // The big integer as a planner writes it, not through f64.
+        let text = valid().to_string().replace(
+            "\"estimated_loc\":120",
+            "\"estimated_loc\":1000000000000000000000000000000",
+        );
+        let task: Value = serde_json::from_str(&text).unwrap();
+        assert!(validator.is_valid(&task));
+        assert!(crate::task::from_slice(Path::new("t.json"), text.as_bytes()).is_ok());
+    }
 }

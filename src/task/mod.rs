@@ -19,6 +19,9 @@
 //! - Every field of the seed's schema is required, `acceptance.criteria`
 //!   included. Unknown fields, at the top level or in `acceptance`, are
 //!   allowed and kept: tasks evolve, and `meta.task` is the task as given.
+//! - Integers are integers in JSON Schema's sense, as the published task
+//!   schema reads them: `2.0` is 2 and `1e30` an integer (over every limit);
+//!   `2.5` is an error.
 //! - `estimated_loc` is a non-negative integer (a negative or fractional
 //!   count is an error); over [`MAX_LOC`] is a violation. The seed's target of
 //!   100–300 is advice, not a violation.
@@ -33,8 +36,9 @@
 //!   `acceptance.criteria` (a blank string, or an array without a non-blank
 //!   entry) are violations.
 //! - `public_contracts_touched`: `"N/A"` means none, any other non-blank
-//!   string describes the contracts, an array lists them (an empty array
-//!   also means none); only a blank string is a violation.
+//!   string describes the contracts, an array lists them; as for
+//!   `acceptance.criteria`, a blank string or an array without a non-blank
+//!   entry (`[]`, `[""]`) is a violation (the seed says `N/A` when none).
 //! - A UTF-8 byte order mark is skipped (Windows editors write one); a
 //!   UTF-16 file is an error asking for UTF-8.
 
@@ -158,13 +162,28 @@ fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
     }
 }
 
-/// An integer (any JSON integer; `2.0` is not one).
-fn integer(value: &Value, path: &str) -> Access<i128> {
-    value
+/// An integer in JSON Schema's sense, as the published schema's
+/// `"type": "integer"` accepts it: any JSON integer, or a number without a
+/// fractional part (`2.0` is 2; `1e30` and integers too big for 64 bits are
+/// integers too, read as floats by serde). The value saturates to `i128`,
+/// enough for any limit; the text is the number as serde prints it, for
+/// messages.
+fn integer(value: &Value, path: &str) -> Access<(i128, String)> {
+    let exact = value
         .as_i64()
         .map(i128::from)
-        .or_else(|| value.as_u64().map(i128::from))
-        .ok_or_else(|| mismatch(path, "an integer", found(value)))
+        .or_else(|| value.as_u64().map(i128::from));
+    let whole = || {
+        value
+            .as_f64()
+            .filter(|n| n.is_finite() && n.fract() == 0.0)
+            // `as` saturates: 1e300 compares as i128::MAX, over every limit.
+            .map(|n| n as i128)
+    };
+    match exact.or_else(whole) {
+        Some(n) => Ok((n, value.to_string())),
+        None => Err(mismatch(path, "an integer", found(value))),
+    }
 }
 
 /// Type-checks `value` (the first problem in schema order is an error) and
@@ -187,11 +206,11 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
 
     word(field(task, "$", "risk")?, "$.risk", &RISKS)?;
 
-    let parallel = integer(field(task, "$", "parallel_count")?, "$.parallel_count")?;
+    let (parallel, written) = integer(field(task, "$", "parallel_count")?, "$.parallel_count")?;
     if !(i128::from(MIN_PARALLEL)..=i128::from(MAX_PARALLEL)).contains(&parallel) {
         violation(
             "parallel_count",
-            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {parallel}"),
+            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {written}"),
         );
     }
 
@@ -217,18 +236,18 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
         );
     }
 
-    let loc = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
+    let (loc, written) = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
     if loc < 0 {
         return Err(mismatch(
             "$.estimated_loc",
             "a non-negative integer",
-            format!("number {loc}"),
+            format!("number {written}"),
         ));
     }
     if loc > i128::from(MAX_LOC) {
         violation(
             "estimated_loc",
-            format!("{loc} exceeds the hard limit of {MAX_LOC}"),
+            format!("{written} exceeds the hard limit of {MAX_LOC}"),
         );
     }
 
@@ -240,9 +259,12 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
         );
     }
 
-    let contracts = field(task, "$", "public_contracts_touched")?;
-    string_or_strings(contracts, "$.public_contracts_touched")?;
-    if contracts.as_str().is_some_and(|c| c.trim().is_empty()) {
+    let contracts = string_or_strings(
+        field(task, "$", "public_contracts_touched")?,
+        "$.public_contracts_touched",
+    )?;
+    // As `acceptance.criteria`: "none" is said with "N/A", not with silence.
+    if contracts.iter().all(|c| c.trim().is_empty()) {
         violation(
             "public_contracts_touched",
             "must not be empty; use \"N/A\" when no public contract is touched".into(),
@@ -402,11 +424,6 @@ mod tests {
                 "$.parallel_count: expected an integer, found number 2.5",
             ),
             (
-                "/parallel_count",
-                json!(2.0),
-                "$.parallel_count: expected an integer, found number 2.0",
-            ),
-            (
                 "/acceptance",
                 json!(["run-check --mode strict --format json"]),
                 "$.acceptance: expected an object, found array",
@@ -443,8 +460,13 @@ mod tests {
             ),
             (
                 "/estimated_loc",
-                json!(1e3),
-                "$.estimated_loc: expected an integer, found number 1000.0",
+                json!(-1.0),
+                "$.estimated_loc: expected a non-negative integer, found number -1.0",
+            ),
+            (
+                "/estimated_loc",
+                json!(0.1),
+                "$.estimated_loc: expected an integer, found number 0.1",
             ),
             (
                 "/files_involved",
@@ -546,6 +568,35 @@ mod tests {
     }
 
     #[test]
+    fn integers_are_integers_in_json_schema_s_sense() {
+        // The published schema's `"type": "integer"` accepts these, so the
+        // loader does too (README: task contract).
+        assert_eq!(violations(&with("/parallel_count", Some(json!(2.0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(100.0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(-0.0)))), []);
+        assert_eq!(
+            violations(&with("/parallel_count", Some(json!(6.0)))),
+            one("parallel_count", "must be between 1 and 5, found 6.0")
+        );
+        // An integer too big for 64 bits is read as a float: a violation,
+        // not an error.
+        let task = valid().to_string().replace(
+            "\"estimated_loc\":250",
+            "\"estimated_loc\":1000000000000000000000000000000",
+        );
+        assert!(task.contains("1000000000000000000000000000000"), "{task}");
+        let task: Value = serde_json::from_str(&task).unwrap();
+        assert_eq!(
+            violations(&task),
+            one("estimated_loc", "1e+30 exceeds the hard limit of 400")
+        );
+        assert_eq!(
+            violations(&with("/parallel_count", Some(json!(1e300)))),
+            one("parallel_count", "must be between 1 and 5, found 1e+300")
+        );
+    }
+
+    #[test]
     fn files_involved_boundary() {
         let files = |n: usize| json!((0..n).map(|i| format!("src/f{i}.rs")).collect::<Vec<_>>());
         assert_eq!(violations(&with("/files_involved", Some(files(0)))), []);
@@ -604,18 +655,29 @@ mod tests {
         for ok in [
             json!("N/A"),
             json!("evidence JSON gains contracts.task"),
-            json!([]),
             json!(["evidence.contracts.task", "--task"]),
+            json!(["N/A"]),
+            json!(["--task", ""]),
         ] {
             assert_eq!(violations(&with("/public_contracts_touched", Some(ok))), []);
         }
-        assert_eq!(
-            violations(&with("/public_contracts_touched", Some(json!("")))),
-            one(
-                "public_contracts_touched",
-                "must not be empty; use \"N/A\" when no public contract is touched"
-            )
-        );
+        // As for `acceptance.criteria`: nothing stated is a violation, in
+        // either form.
+        for blank in [
+            json!(""),
+            json!(" "),
+            json!([]),
+            json!([""]),
+            json!(["", " "]),
+        ] {
+            assert_eq!(
+                violations(&with("/public_contracts_touched", Some(blank))),
+                one(
+                    "public_contracts_touched",
+                    "must not be empty; use \"N/A\" when no public contract is touched"
+                )
+            );
+        }
     }
 
     #[test]
