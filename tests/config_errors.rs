@@ -424,7 +424,7 @@ fn unknown_parser_names_the_key() {
 fn judge_weights_not_summing_to_one() {
     rejects(
         with_marker("\n[judge]\nweights = { security = 0.5, quality = 0.5, performance = 0.5 }\n"),
-        Line::Is("error: checks.toml:8:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)"),
+        Line::Is("error: checks.toml:9:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)"),
     );
 }
 

@@ -58,27 +58,55 @@ impl Validator<'_> {
             if let Some(v) = value
                 && !(0.0..=100.0).contains(&v)
             {
-                return Err(self.err(span.clone(), key, format!("{v} is outside 0..100")));
+                let at = self.key_in_table(span.clone(), key);
+                return Err(self.err(at, key, format!("{v} is outside 0..100")));
             }
         }
         if let Some(w) = judge.weights {
+            let at = self.key_in_table(span.clone(), "judge.weights");
             let parts = [w.security, w.quality, w.performance];
             if parts.iter().any(|p| !(0.0..=1.0).contains(p)) {
-                return Err(self.err(span, "judge.weights", "each weight must be within 0..1"));
+                return Err(self.err(at, "judge.weights", "each weight must be within 0..1"));
             }
             let sum: f64 = parts.iter().sum();
             if (sum - 1.0).abs() > 0.001 {
                 return Err(self.err(
-                    span,
+                    at,
                     "judge.weights",
                     format!("weights sum to {sum}, not 1.0 (±0.001)"),
                 ));
             }
         }
         if judge.max_iterations == Some(0) {
-            return Err(self.err(span, "judge.max_iterations", "must be at least 1"));
+            let at = self.key_in_table(span, "judge.max_iterations");
+            return Err(self.err(at, "judge.max_iterations", "must be at least 1"));
         }
         Ok(judge)
+    }
+
+    /// Where `key` (`table.name`) is written in the table whose span is
+    /// `table`: the line `name = ...` between the table's header and the
+    /// next header, else the table itself (an inline or dotted table). The
+    /// judge's values are checked after parsing, when serde's spans are
+    /// only the table's.
+    fn key_in_table(&self, table: std::ops::Range<usize>, key: &str) -> std::ops::Range<usize> {
+        let name = key.rsplit('.').next().unwrap_or(key);
+        let mut offset = table.start;
+        let rest = self.text.get(table.start..).unwrap_or_default();
+        for (i, line) in rest.split_inclusive('\n').enumerate() {
+            let trimmed = line.trim_start();
+            if i > 0 && trimmed.starts_with('[') {
+                break;
+            }
+            if let Some(after) = trimmed.strip_prefix(name)
+                && after.trim_start().starts_with('=')
+            {
+                let start = offset + (line.len() - trimmed.len());
+                return start..start + name.len();
+            }
+            offset += line.len();
+        }
+        table
     }
 
     /// The whitelist rule of SPEC section 3: `run[0]` must equal an entry of
@@ -140,11 +168,28 @@ mod tests {
     fn judge_weights_must_sum_to_one() {
         rejects(
             "[judge]\nweights = { security = 0.5, quality = 0.5, performance = 0.5 }\n",
-            "checks.toml:1:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)",
+            "checks.toml:2:1: judge.weights: weights sum to 1.5, not 1.0 (±0.001)",
         );
         let config =
             load_str("[judge]\nweights = { security = 0.4, quality = 0.35, performance = 0.25 }\n")
                 .unwrap();
         assert_eq!(config.judge.weights.unwrap().quality, 0.35);
+    }
+
+    #[test]
+    fn judge_value_errors_point_at_their_key() {
+        rejects(
+            "[judge]\nquality_min = 80\n  security_min = 150\n",
+            "checks.toml:3:3: judge.security_min: 150 is outside 0..100",
+        );
+        rejects(
+            "[judge]\nmax_iterations = 0\n[settings]\n",
+            "checks.toml:2:1: judge.max_iterations: must be at least 1",
+        );
+        // An inline table has no line of its own per key: the table it is.
+        rejects(
+            "judge = { overall_min = 101 }\n",
+            "checks.toml:1:9: judge.overall_min: 101 is outside 0..100",
+        );
     }
 }
