@@ -317,7 +317,13 @@ pub fn junit(contents: &[u8]) -> Vec<Found> {
             (Some(class), None) => Some(class.to_string()),
             (None, None) => None,
         };
-        let text: String = problem.descendants().filter_map(|n| n.text()).collect();
+        // Text nodes only: an element's own `text()` is its first child's
+        // text, which would count that text twice.
+        let text: String = problem
+            .descendants()
+            .filter(|n| n.is_text())
+            .filter_map(|n| n.text())
+            .collect();
         let message = attr(problem, "message")
             .map(str::to_string)
             .or_else(|| {
@@ -731,6 +737,28 @@ mod tests {
         );
         assert_eq!(found[0].message, "3 - 1 should be 1 (it is not)2 !== 1");
         assert_eq!(found[1].message, "boom");
+    }
+
+    #[test]
+    fn junit_body_without_message_appears_once() {
+        // The exact report of audit 2, F3.
+        let xml = br#"<testsuite name="s">
+<testcase classname="A" name="fbody"><failure>failure body only</failure></testcase>
+<testcase classname="A" name="ebody"><error type="RuntimeError">error body only</error></testcase>
+<testcase classname="A" name="cdata"><failure><![CDATA[cdata body]]></failure></testcase>
+</testsuite>
+"#;
+        assert_eq!(
+            junit(xml),
+            vec![
+                error("A.fbody", "failure body only"),
+                error("A.ebody", "error body only"),
+                error("A.cdata", "cdata body"),
+            ]
+        );
+        // Text split by a child element is joined once, in order.
+        let nested = b"<testsuite><testcase name='t'><failure>ab<b>cd</b>ef</failure></testcase></testsuite>";
+        assert_eq!(junit(nested), vec![error("t", "abcdef")]);
     }
 
     #[test]
