@@ -8,11 +8,13 @@
 //! is absolute or contains `..` matches nothing, symlinked directories are
 //! not descended, a symlinked file counts only when it resolves inside the
 //! worktree, `.git` directories are not entered by a wildcard, and only
-//! regular files are read (a FIFO never blocks the run). Unreadable files and
-//! directories are skipped. Nothing here fails: a malformed artifact is
+//! regular files are read (a FIFO never blocks the run). A file name that is
+//! not valid UTF-8 is matched as its bytes and recorded with U+FFFD in place
+//! of what is not UTF-8. Unreadable files and directories are skipped. Nothing here fails: a malformed artifact is
 //! recorded and yields no diagnostics.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -60,6 +62,8 @@ pub fn collect(globs: &[String], worktree: &Path) -> Collected {
         }
     }
     for (rel, path) in matched {
+        // A name that is not UTF-8 is recorded with U+FFFD in its place.
+        let rel = rel.to_string_lossy();
         let Some((artifact, contents)) = read(&rel, &path) else {
             continue;
         };
@@ -127,14 +131,15 @@ impl Pattern {
     }
 
     /// Adds the files of the worktree `root` (canonical) this glob matches to
-    /// `out` (relative path → absolute path).
-    fn walk(&self, root: &Path, out: &mut BTreeMap<String, PathBuf>) {
+    /// `out` (relative path with `/` → absolute path). Names are matched as
+    /// the bytes they are, so one that is not UTF-8 is matched too.
+    fn walk(&self, root: &Path, out: &mut BTreeMap<OsString, PathBuf>) {
         let mut start = root.to_path_buf();
         start.extend(&self.prefix);
         if self.literal {
             let rel = self.prefix.join("/");
             if regular_file_inside(&start, root) && self.matcher.is_match(&rel) {
-                out.insert(rel, start);
+                out.insert(rel.into(), start);
             }
             return;
         }
@@ -144,7 +149,7 @@ impl Pattern {
             Ok(real) if real.starts_with(root) => {}
             _ => return,
         }
-        let mut stack = vec![(start, self.prefix.join("/"), 0usize)];
+        let mut stack = vec![(start, OsString::from(self.prefix.join("/")), 0usize)];
         while let Some((dir, rel, depth)) = stack.pop() {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
@@ -153,15 +158,12 @@ impl Pattern {
                 let Ok(kind) = entry.file_type() else {
                     continue;
                 };
-                let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-                    // A name that is not UTF-8 cannot be matched by a UTF-8 glob.
-                    continue;
-                };
-                let child_rel = if rel.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{rel}/{name}")
-                };
+                let name = entry.file_name();
+                let mut child_rel = rel.clone();
+                if !child_rel.is_empty() {
+                    child_rel.push("/");
+                }
+                child_rel.push(&name);
                 let path = entry.path();
                 if kind.is_dir() {
                     let deeper = self.depth.is_none_or(|max| depth + 1 < max);
@@ -169,7 +171,7 @@ impl Pattern {
                         stack.push((path, child_rel, depth + 1));
                     }
                 } else if (kind.is_file() || kind.is_symlink())
-                    && self.matcher.is_match(&child_rel)
+                    && self.matcher.is_match(Path::new(&child_rel))
                     && regular_file_inside(&path, root)
                 {
                     out.insert(child_rel, path);
@@ -317,7 +319,13 @@ pub fn junit(contents: &[u8]) -> Vec<Found> {
             (Some(class), None) => Some(class.to_string()),
             (None, None) => None,
         };
-        let text: String = problem.descendants().filter_map(|n| n.text()).collect();
+        // Text nodes only: an element's own `text()` is its first child's
+        // text, which would count that text twice.
+        let text: String = problem
+            .descendants()
+            .filter(|n| n.is_text())
+            .filter_map(|n| n.text())
+            .collect();
         let message = attr(problem, "message")
             .map(str::to_string)
             .or_else(|| {
@@ -597,6 +605,31 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_recorded_lossily() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "rep/ok.txt", b"ok\n");
+        let odd = root
+            .join("rep")
+            .join(std::ffi::OsStr::from_bytes(b"a\xffb.txt"));
+        fs::write(&odd, b"hi").unwrap();
+        let c = collect(&globs(&["rep/*"]), root);
+        assert_eq!(paths(&c), ["rep/a\u{FFFD}b.txt", "rep/ok.txt"]);
+        assert_eq!(c.artifacts[0].bytes, 2);
+        assert_eq!(
+            c.artifacts[0].sha256,
+            "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4"
+        );
+        // A glob naming the extension matches it too.
+        assert_eq!(
+            paths(&collect(&globs(&["rep/a*.txt"]), root)),
+            ["rep/a\u{FFFD}b.txt"]
+        );
+    }
+
     #[test]
     fn globs_match_once_sorted_with_size_and_sha256() {
         let dir = tempfile::tempdir().unwrap();
@@ -731,6 +764,28 @@ mod tests {
         );
         assert_eq!(found[0].message, "3 - 1 should be 1 (it is not)2 !== 1");
         assert_eq!(found[1].message, "boom");
+    }
+
+    #[test]
+    fn junit_body_without_message_appears_once() {
+        // The exact report of audit 2, F3.
+        let xml = br#"<testsuite name="s">
+<testcase classname="A" name="fbody"><failure>failure body only</failure></testcase>
+<testcase classname="A" name="ebody"><error type="RuntimeError">error body only</error></testcase>
+<testcase classname="A" name="cdata"><failure><![CDATA[cdata body]]></failure></testcase>
+</testsuite>
+"#;
+        assert_eq!(
+            junit(xml),
+            vec![
+                error("A.fbody", "failure body only"),
+                error("A.ebody", "error body only"),
+                error("A.cdata", "cdata body"),
+            ]
+        );
+        // Text split by a child element is joined once, in order.
+        let nested = b"<testsuite><testcase name='t'><failure>ab<b>cd</b>ef</failure></testcase></testsuite>";
+        assert_eq!(junit(nested), vec![error("t", "abcdef")]);
     }
 
     #[test]

@@ -222,24 +222,21 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// Writes an executable hook atomically (a temporary sibling, renamed).
+/// Writes an executable hook atomically (a temporary sibling, renamed): a
+/// new hook is `0777` minus the umask, a replaced one keeps its mode (plus
+/// execute where it is readable).
 fn write_hook(path: &Path, text: &str) -> Result<(), Error> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".run-check-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
+    let mut temp = crate::output::atomic_temp(
+        dir,
+        ".run-check-",
+        path,
+        crate::output::FileKind::Executable,
+    )
+    .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
     temp.write_all(text.as_bytes())
         .and_then(|()| temp.as_file().sync_all())
         .map_err(|err| Error::io("write", path, err))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        temp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o755))
-            .map_err(|err| Error::io("make executable", path, err))?;
-    }
     temp.persist(path)
         .map_err(|err| Error::io("write", path, err.error))?;
     Ok(())

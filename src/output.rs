@@ -1,9 +1,21 @@
-//! Where a report goes: stdout, or a file the user named, written atomically
-//! (a temporary file in the same directory, renamed over the target). The
-//! temporary file is created before any check runs, so an unwritable
-//! destination is an ERROR that costs nothing; on any error it is removed and
-//! no partial file is left.
+//! Where a report goes: stdout, or a file the user named.
+//!
+//! A regular file (or a path that does not exist yet) is written atomically:
+//! a temporary file in the same directory, renamed over the target. A
+//! symlink is followed first, so the link stays and its target is replaced.
+//! Anything else that exists (a device such as `/dev/null`, a FIFO, a
+//! `/dev/fd/N` from `>(...)`) is opened and written in place: renaming over
+//! it would replace a device node, and a FIFO's reader would never see the
+//! report. The destination is opened before any check runs, so an unwritable
+//! one is an ERROR that costs nothing; on any error the temporary file is
+//! removed and no partial file is left.
+//!
+//! [`atomic_temp`] is the one place that creates the temporary file of every
+//! atomic writer (`--out`, `init`, `hooks install`, the retry state), so all
+//! of them give a new file `0666` (`0777` for a hook) minus the umask and keep
+//! an existing file's mode.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -16,11 +28,19 @@ use crate::error::Error;
 pub enum Output {
     /// Standard output.
     Stdout,
-    /// A file, via a temporary sibling.
+    /// A regular file, via a temporary sibling.
     File {
         /// The temporary file.
         temp: NamedTempFile,
-        /// The final path.
+        /// The final path (a symlink's target, resolved).
+        path: PathBuf,
+    },
+    /// Something that is not a regular file (a device, a FIFO, a descriptor
+    /// under `/dev/fd`), written in place.
+    Direct {
+        /// The opened destination.
+        file: File,
+        /// The path the user named.
         path: PathBuf,
     },
 }
@@ -38,7 +58,29 @@ impl Output {
                 path.display()
             )));
         }
-        let dir = match path.parent() {
+        let target = match target_of(path).map_err(|err| Error::io("resolve", path, err))? {
+            Target::Open => {
+                // A FIFO blocks here until its reader opens it, as a shell
+                // redirection would; a device is never truncated or replaced.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|err| Error::io("open", path, err))?;
+                return Ok(Output::Direct {
+                    file,
+                    path: path.to_path_buf(),
+                });
+            }
+            Target::Descriptor(fd) => {
+                let file = duplicate(fd).map_err(|err| Error::io("open", path, err))?;
+                return Ok(Output::Direct {
+                    file,
+                    path: path.to_path_buf(),
+                });
+            }
+            Target::Replace(target) => target,
+        };
+        let dir = match target.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
@@ -51,21 +93,16 @@ impl Output {
         }
         // tempfile's own message names the random temporary path; name the
         // user's path instead, with the OS reason.
-        let temp = tempfile::Builder::new()
-            .prefix(".run-check-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
+        let temp = atomic_temp(dir, ".run-check-", &target, FileKind::Regular)
             .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
-        Ok(Output::File {
-            temp,
-            path: path.to_path_buf(),
-        })
+        Ok(Output::File { temp, path: target })
     }
 
-    /// The temporary file, while the report is not yet written.
+    /// The temporary file, while the report is not yet written (none when
+    /// the destination is written in place).
     pub fn temp_path(&self) -> Option<&Path> {
         match self {
-            Output::Stdout => None,
+            Output::Stdout | Output::Direct { .. } => None,
             Output::File { temp, .. } => Some(temp.path()),
         }
     }
@@ -76,7 +113,7 @@ impl Output {
     }
 
     /// Writes the whole report and commits it. A closed stdout (a pipe to
-    /// `head`) is not an error.
+    /// `head`), or a FIFO whose reader went away, is not an error.
     pub fn write(self, bytes: &[u8]) -> Result<(), Error> {
         match self {
             Output::Stdout => {
@@ -88,11 +125,18 @@ impl Output {
                     _ => Ok(()),
                 }
             }
+            Output::Direct { mut file, path } => {
+                match file.write_all(bytes).and_then(|()| file.flush()) {
+                    Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                        Err(Error::io("write", &path, err))
+                    }
+                    _ => Ok(()),
+                }
+            }
             Output::File { mut temp, path } => {
                 temp.write_all(bytes)
                     .and_then(|()| temp.as_file().sync_all())
                     .map_err(|err| Error::io("write", &path, err))?;
-                set_readable(temp.as_file());
                 temp.persist(&path)
                     .map_err(|err| Error::io("replace", &path, err.error))?;
                 Ok(())
@@ -101,15 +145,153 @@ impl Output {
     }
 }
 
-/// Temporary files are created 0600; a report is an ordinary file (0644).
-#[cfg(unix)]
-fn set_readable(file: &std::fs::File) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o644));
+/// Whether [`atomic_temp`]'s file is an ordinary file or an executable one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A new file gets `0666` minus the umask.
+    Regular,
+    /// A new file gets `0777` minus the umask; an existing one keeps its mode
+    /// and gains execute wherever it has read.
+    Executable,
 }
 
-#[cfg(not(unix))]
-fn set_readable(_file: &std::fs::File) {}
+/// Creates the temporary sibling in `dir` that will be renamed over
+/// `target`. A new file's mode is `0666` (`0777` for [`FileKind::Executable`])
+/// minus the umask, as `open(2)` would give it; when `target` is an existing
+/// regular file its permission bits are copied, so replacing a 0600 file
+/// keeps it 0600. The file is created narrow and only then widened, so its
+/// contents are never more readable than the final file.
+pub fn atomic_temp(
+    dir: &Path,
+    prefix: &str,
+    target: &Path,
+    kind: FileKind,
+) -> std::io::Result<NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let existing = std::fs::metadata(target)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|meta| meta.permissions().mode() & 0o777);
+        let mode = match (existing, kind) {
+            (Some(mode), FileKind::Regular) => mode,
+            (Some(mode), FileKind::Executable) => mode | ((mode & 0o444) >> 2),
+            (None, FileKind::Regular) => 0o666,
+            (None, FileKind::Executable) => 0o777,
+        };
+        // The kernel applies the umask to the creation mode, so a new file
+        // gets exactly what open(2) would give it.
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+        let temp = builder.tempfile_in(dir)?;
+        if existing.is_some() {
+            // The umask may have narrowed the creation mode; an existing
+            // file's mode is kept exactly.
+            temp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        Ok(temp)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (target, kind);
+        builder.tempfile_in(dir)
+    }
+}
+
+/// How `--out PATH` is written, decided from what is at PATH.
+enum Target {
+    /// Atomically, by renaming a temporary file over this path.
+    Replace(PathBuf),
+    /// In place, by opening PATH for writing (never truncated or replaced).
+    Open,
+    /// Through this process's own descriptor: PATH is `/dev/stdout`,
+    /// `/dev/fd/N` or `/proc/self/fd/N` and leads to a regular file, so the
+    /// report lands where the descriptor's offset is, as `>&N` would put it.
+    #[cfg_attr(
+        not(target_os = "linux"),
+        expect(dead_code, reason = "Linux's /proc only")
+    )]
+    Descriptor(i32),
+}
+
+/// At most this many symlinks are followed, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
+
+fn target_of(path: &Path) -> std::io::Result<Target> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Ok(Target::Open),
+        Ok(_) | Err(_) => {}
+    }
+    // Follow the final component's links by hand: a dangling link is
+    // resolved too, so the report is created where it points.
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if let Some(target) = descriptor(&current) {
+            return Ok(target);
+        }
+        let is_link = std::fs::symlink_metadata(&current)
+            .map(|meta| meta.file_type().is_symlink())
+            .unwrap_or(false);
+        if !is_link {
+            return Ok(Target::Replace(current));
+        }
+        let link = std::fs::read_link(&current)?;
+        current = match current.parent() {
+            Some(dir) if link.is_relative() => dir.join(link),
+            _ => link,
+        };
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// A descriptor path: `/proc/<pid>/fd/N` (where Linux's `/dev/stdout` and
+/// `/dev/fd/N` lead) or a BSD/macOS `/dev/fd/N`. Its link text is not a path
+/// that can be renamed over (a deleted file's, or another file's by now), and
+/// `/dev/fd` is no directory to create a file in.
+fn descriptor(path: &Path) -> Option<Target> {
+    let dir = std::fs::canonicalize(path.parent()?).ok()?;
+    if dir == Path::new("/dev/fd") {
+        return Some(Target::Open);
+    }
+    if !(dir.starts_with("/proc") && dir.ends_with("fd")) {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let own = Path::new("/proc")
+            .join(std::process::id().to_string())
+            .join("fd");
+        let fd = path.file_name()?.to_str()?.parse::<i32>().ok();
+        if let (true, Some(fd)) = (dir == own, fd) {
+            return Some(Target::Descriptor(fd));
+        }
+    }
+    Some(Target::Open)
+}
+
+/// A new handle on this process's descriptor `fd` (`dup(2)`), sharing its
+/// file offset.
+#[cfg(target_os = "linux")]
+fn duplicate(fd: i32) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup(2) takes any integer and either fails (EBADF) or returns a
+    // new descriptor.
+    let copy = unsafe { libc::dup(fd) };
+    if copy < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `copy` was just returned by dup(2), so it is open and nothing
+    // else owns it; the File closes it.
+    Ok(unsafe { File::from_raw_fd(copy) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn duplicate(_fd: i32) -> std::io::Result<File> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
 
 #[cfg(test)]
 mod tests {
@@ -130,6 +312,31 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("ev.json")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_existing_files_mode_is_kept_and_a_hook_gains_execute() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("hook");
+        std::fs::write(&target, "old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let mode = |kind| {
+            let temp = atomic_temp(dir.path(), ".t-", &target, kind).unwrap();
+            temp.as_file().metadata().unwrap().permissions().mode() & 0o7777
+        };
+        assert_eq!(mode(FileKind::Regular), 0o640);
+        assert_eq!(mode(FileKind::Executable), 0o750);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_written_in_place_without_a_temp_file() {
+        let out = Output::open(Some(Path::new("/dev/null"))).unwrap();
+        assert!(matches!(out, Output::Direct { .. }));
+        assert_eq!(out.temp_path(), None);
+        out.write(b"discarded").unwrap();
     }
 
     #[test]

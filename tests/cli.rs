@@ -492,6 +492,175 @@ fn out_replaces_an_existing_file_and_works_for_text() {
     assert_eq!(names, ["summary.txt"]);
 }
 
+/// The command for `test` with its umask set to `mask` in the child.
+#[cfg(unix)]
+fn with_umask(test: &Test, mask: u32) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = test.command();
+    // SAFETY: umask(2) is async-signal-safe and touches only the child.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(mask as libc::mode_t);
+            Ok(())
+        });
+    }
+    command
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).expect("stat").permissions().mode() & 0o7777
+}
+
+#[cfg(unix)]
+#[test]
+fn out_files_follow_the_umask_and_keep_an_existing_mode() {
+    let test = Test::new()
+        .config(PASSING)
+        .args(&["--format", "json", "--out", "new.json"]);
+    let output = with_umask(&test, 0o027).output().expect("spawn");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(mode(&test.path().join("new.json")), 0o640, "0666 & !027");
+
+    let test = Test::new()
+        .config(PASSING)
+        .file("kept.json", "secret\n")
+        .args(&["--format", "json", "--out", "kept.json"]);
+    let kept = test.path().join("kept.json");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let output = with_umask(&test, 0o002).output().expect("spawn");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(mode(&kept), 0o600, "an existing file keeps its mode");
+    assert!(
+        std::fs::read_to_string(&kept)
+            .unwrap()
+            .contains("\"summary\"")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn init_writes_checks_toml_under_the_umask() {
+    let test = Test::bare()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        )
+        .args(&["init"]);
+    let output = with_umask(&test, 0o077).output().expect("spawn");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(mode(&test.path().join("checks.toml")), 0o600, "0666 & !077");
+}
+
+#[cfg(unix)]
+#[test]
+fn out_to_dev_null_writes_in_place_and_keeps_the_device() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let before = std::fs::metadata("/dev/null").expect("stat /dev/null");
+    assert!(before.file_type().is_char_device());
+    let run = Test::new()
+        .config(FAILING)
+        .args(&["--format", "json", "--out", "/dev/null"])
+        .run()
+        .status(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr_lines().last(),
+        Some(&"1 of 2 checks failed: bad")
+    );
+    // Not replaced by a regular file (the tests run as root, which could).
+    let after = std::fs::metadata("/dev/null").expect("stat /dev/null");
+    assert!(after.file_type().is_char_device(), "{after:?}");
+    assert_eq!(
+        (after.rdev(), after.ino(), after.mode()),
+        (before.rdev(), before.ino(), before.mode())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn out_to_dev_stdout_reaches_the_pipe() {
+    let run = Test::new()
+        .config(PASSING)
+        .args(&["--format", "json", "--out", "/dev/stdout"])
+        .run()
+        .success();
+    let evidence = run.json_stdout();
+    assert_eq!(evidence["summary"]["banner"], "All checks passed!");
+}
+
+#[cfg(unix)]
+#[test]
+fn out_to_a_fifo_is_written_in_place() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let outside = tempfile::tempdir().unwrap();
+    let fifo = outside.path().join("report.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            std::fs::File::open(&fifo)
+                .expect("open the FIFO")
+                .read_to_string(&mut text)
+                .expect("read the FIFO");
+            text
+        })
+    };
+    let fifo_arg = fifo.display().to_string();
+    let run = Test::new()
+        .config(FAILING)
+        .args(&["--format", "json", "--out", &fifo_arg])
+        .run()
+        .status(1);
+    let text = reader.join().expect("reader");
+    let evidence: Value = serde_json::from_str(&text).expect("JSON through the FIFO");
+    assert_eq!(evidence["summary"]["banner"], "1 of 2 checks failed: bad");
+    assert_eq!(run.stdout, "");
+    let meta = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(meta.file_type().is_fifo(), "still a FIFO");
+    // Nothing was created beside it.
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn out_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+    let outside = tempfile::tempdir().unwrap();
+    let runs = outside.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::fs::write(runs.join("one.json"), "old\n").unwrap();
+    let link = outside.path().join("latest.json");
+    std::os::unix::fs::symlink("runs/one.json", &link).unwrap();
+    let dangling = outside.path().join("next.json");
+    std::os::unix::fs::symlink("runs/two.json", &dangling).unwrap();
+    for (path, target) in [(&link, "runs/one.json"), (&dangling, "runs/two.json")] {
+        let arg = path.display().to_string();
+        let run = Test::new()
+            .config(PASSING)
+            .args(&["--format", "json", "--out", &arg])
+            .run()
+            .success();
+        assert_eq!(run.stdout, "");
+        assert_eq!(std::fs::read_link(path).unwrap(), Path::new(target));
+        let text = std::fs::read_to_string(outside.path().join(target)).unwrap();
+        let evidence: Value = serde_json::from_str(&text).expect("the target is the report");
+        assert_eq!(evidence["summary"]["banner"], "All checks passed!");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["one.json", "two.json"], "no temp file is left");
+}
+
 #[test]
 fn text_report_ends_with_the_banner() {
     let run = Test::new().config(PASSING).run().success();

@@ -294,3 +294,36 @@ fn markdown_has_the_banner_and_a_table() {
     let (_run, text) = report(PASSING, "markdown", 0);
     assert!(text.starts_with("### ✅ All checks passed!"), "{text}");
 }
+
+/// A failing check that says what failed on stdout and warns on stderr.
+const BOTH_STREAMS: &str = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]
+name = "test"
+parser = "none"
+run = ["sh", "-c", "echo 'FAILED test_x - AssertionError: 4 != 5'; echo 'DeprecationWarning: old api' >&2; exit 1"]
+"#;
+
+#[test]
+fn junit_and_markdown_show_stdout_then_stderr() {
+    let (_run, xml) = report(BOTH_STREAMS, "junit", 1);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let failure = elements(&doc, "failure")[0];
+    assert_eq!(
+        failure.text(),
+        Some(
+            "--- stdout ---\nFAILED test_x - AssertionError: 4 != 5\n\
+             --- stderr ---\nDeprecationWarning: old api\n"
+        )
+    );
+    let (_run, markdown) = report(BOTH_STREAMS, "markdown", 1);
+    assert!(
+        markdown.contains(
+            "**stdout**\n\n```text\nFAILED test_x - AssertionError: 4 != 5\n```\n\n\
+             **stderr**\n\n```text\nDeprecationWarning: old api\n```\n"
+        ),
+        "{markdown}"
+    );
+}

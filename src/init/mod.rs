@@ -218,24 +218,15 @@ fn exists(display: &Path) -> Error {
 }
 
 /// Creates `target` with `bytes` atomically (a temporary sibling, renamed
-/// without clobbering).
+/// without clobbering), `0666` minus the umask.
 fn write_new(target: &Path, display: &Path, bytes: &[u8]) -> Result<(), Error> {
     let dir = target.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".run-check-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|err| Error::io("create", display, std::io::Error::from(err.kind())))?;
+    let mut temp =
+        crate::output::atomic_temp(dir, ".run-check-", target, crate::output::FileKind::Regular)
+            .map_err(|err| Error::io("create", display, std::io::Error::from(err.kind())))?;
     temp.write_all(bytes)
         .and_then(|()| temp.as_file().sync_all())
         .map_err(|err| Error::io("write", display, err))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = temp
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
-    }
     match temp.persist_noclobber(target) {
         Ok(_) => Ok(()),
         Err(err) if err.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(display)),

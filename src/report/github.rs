@@ -17,11 +17,14 @@
 //! annotation at all gets one with the banner. At most `MAX_ANNOTATIONS`
 //! annotations are written, errors first, then warnings, then notices (GitHub
 //! shows only 10 errors and 10 warnings per step anyway); one `::notice::`
-//! then says how many were left out. The plain lines follow: one per check,
+//! then says how many were left out, and how many diagnostics the evidence
+//! does not list because they were past the cap of 1000 per check (it only
+//! counts those). The plain lines follow: one per check,
 //! the counts, and the banner as the last line.
 
 use std::fmt::Write;
 
+use crate::diagnostics::MAX_PER_CHECK;
 use crate::evidence::{Evidence, Status};
 
 /// Annotations written at most per report.
@@ -84,11 +87,21 @@ pub(super) fn render(evidence: &Evidence) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    if omitted > 0 {
-        let _ = writeln!(
-            out,
-            "::notice::{omitted} more annotations omitted (at most {MAX_ANNOTATIONS} per report; the evidence lists all)"
-        );
+    let dropped: u64 = evidence.checks.iter().map(|c| c.diagnostics_dropped).sum();
+    match (omitted, dropped) {
+        (0, 0) => {}
+        (_, 0) => {
+            let _ = writeln!(
+                out,
+                "::notice::{omitted} more annotations omitted (at most {MAX_ANNOTATIONS} per report; the evidence lists all)"
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "::notice::{omitted} more annotations omitted (at most {MAX_ANNOTATIONS} per report; the evidence lists them); {dropped} more diagnostics were dropped (at most {MAX_PER_CHECK} per check; the evidence only counts them)"
+            );
+        }
     }
     for check in &evidence.checks {
         let mut line = format!("{} {}", word(check.status), check.name);
@@ -252,6 +265,11 @@ mod tests {
             "::notice::22 more annotations omitted (at most 50 per report; the evidence lists all)"
         );
         assert!(commands.iter().all(|l| is_command(l)));
+        // Diagnostics past the per-check cap are not in the evidence: said so.
+        evidence.checks[1].diagnostics_dropped = 1500;
+        let out = render(&evidence);
+        assert!(out.lines().any(|l| l
+            == "::notice::22 more annotations omitted (at most 50 per report; the evidence lists them); 1500 more diagnostics were dropped (at most 1000 per check; the evidence only counts them)"));
     }
 
     #[test]

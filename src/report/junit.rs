@@ -159,14 +159,19 @@ fn testcase(out: &mut String, check: &CheckRecord, classname: &str, evidence: &E
     }
 }
 
-/// The stderr excerpt (else stdout), then one line per diagnostic.
+/// The excerpts (stdout's, then stderr's; each under a `--- name ---` line
+/// when both are shown), then one line per diagnostic.
 fn failure_body(check: &CheckRecord, diagnostics: &[&Diagnostic]) -> String {
-    let excerpt = if check.stderr_excerpt.trim().is_empty() {
-        &check.stdout_excerpt
-    } else {
-        &check.stderr_excerpt
-    };
-    let mut body = strip_ansi(excerpt).into_owned();
+    let mut body = String::new();
+    for stream in super::streams(check) {
+        if !body.is_empty() && !body.ends_with('\n') {
+            body.push('\n');
+        }
+        if stream.labelled {
+            let _ = writeln!(body, "--- {} ---", stream.name);
+        }
+        body.push_str(&strip_ansi(stream.text));
+    }
     if !diagnostics.is_empty() {
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
@@ -492,6 +497,26 @@ mod tests {
         );
         assert!(!xml.contains('\u{0}') && !xml.contains('\u{7}') && !xml.contains('\u{1b}'));
         assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+    }
+
+    #[test]
+    fn failure_text_shows_stdout_then_stderr_when_both_have_output() {
+        let mut evidence = sample::evidence();
+        evidence.checks[1].stdout_excerpt = "FAILED test_x - AssertionError".into();
+        evidence.checks[1].stderr_excerpt = "DeprecationWarning: old api\n".into();
+        let xml = render(&evidence);
+        let doc = parse(&xml);
+        let failure = doc
+            .descendants()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
+        assert_eq!(
+            failure.text().unwrap(),
+            "--- stdout ---\nFAILED test_x - AssertionError\n\
+             --- stderr ---\nDeprecationWarning: old api\n\n\
+             src/a.c:3:5: error: bad thing\n\
+             src/b,c:d.rs:1: warning: odd 100% message\nsecond | line [W:1]\n"
+        );
     }
 
     #[test]

@@ -24,13 +24,21 @@
 //! ````
 //!
 //! The banner is written verbatim in the heading. Cells escape `|`, HTML and
-//! newlines; excerpts are fenced with more backticks than they contain and
-//! keep their last `MAX_EXCERPT_LINES` lines (at most `MAX_EXCERPT_CHARS`);
-//! at most `MAX_DIAGNOSTICS` diagnostics are listed and the rest counted.
+//! newlines. A failing check's block shows each stream that is not blank,
+//! stdout first, each under its name when both are shown; excerpts are
+//! fenced with more backticks than they contain and keep their last
+//! `MAX_EXCERPT_LINES` lines (at most `MAX_EXCERPT_CHARS` each); at most
+//! `MAX_DIAGNOSTICS` diagnostics are listed and the rest counted.
+//!
+//! The whole report stays under `MAX_REPORT_BYTES`, so it can be posted as a
+//! GitHub comment (limit 65,536 characters): the table and the diagnostics
+//! come first, the failing checks share what is left (their excerpts
+//! shortened to their last lines, or left out), and a closing note says what
+//! was cut.
 
 use std::fmt::Write;
 
-use crate::diagnostics::strip_ansi;
+use crate::diagnostics::{MAX_PER_CHECK, strip_ansi};
 use crate::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 /// Diagnostics listed at most.
@@ -41,6 +49,14 @@ pub const MAX_EXCERPT_LINES: usize = 60;
 pub const MAX_EXCERPT_CHARS: usize = 6000;
 /// Characters of a diagnostic message shown at most.
 const MAX_MESSAGE_CHARS: usize = 300;
+/// Bytes of the whole report at most: under GitHub's limit of 65,536
+/// characters for a comment (a character is at least one byte), with room
+/// to spare for a bot's own header.
+pub const MAX_REPORT_BYTES: usize = 60_000;
+/// An excerpt that would be shorter than this is left out instead.
+const MIN_EXCERPT_CHARS: usize = 200;
+/// Room kept for the closing note on what was cut.
+const NOTE_BYTES: usize = 600;
 
 pub(super) fn render(evidence: &Evidence) -> String {
     let s = &evidence.summary;
@@ -66,8 +82,105 @@ pub(super) fn render(evidence: &Evidence) -> String {
         facts.push(fact);
     }
     let _ = writeln!(out, "{}\n", facts.join(" · "));
+    let mut cut = Cut::default();
+    table(&mut out, evidence, &mut cut);
+    let read_only = &evidence.contracts.read_only;
+    if !read_only.modified.is_empty() {
+        let mut line = String::from("\n**Workspace modified by checks:** ");
+        let mut shown = 0;
+        for path in &read_only.modified {
+            let item = code(path);
+            if out.len() + line.len() + item.len() + NOTE_BYTES > MAX_REPORT_BYTES / 2 {
+                break;
+            }
+            if shown > 0 {
+                line.push_str(", ");
+            }
+            line.push_str(&item);
+            shown += 1;
+        }
+        if shown < read_only.modified.len() {
+            let _ = write!(line, " and {} more", read_only.modified.len() - shown);
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(why) = &read_only.error {
+        let _ = writeln!(out, "\n**Read-only verification failed:** {}", inline(why));
+    }
+    let mut listed = String::new();
+    if !evidence.diagnostics.is_empty() {
+        diagnostics(&mut listed, evidence);
+    }
+    if out.len() + listed.len() + NOTE_BYTES > MAX_REPORT_BYTES {
+        listed.clear();
+        cut.diagnostics = true;
+    }
+    let budget = MAX_REPORT_BYTES.saturating_sub(out.len() + listed.len() + NOTE_BYTES);
+    failure_blocks(&mut out, evidence, budget, &mut cut);
+    out.push_str(&listed);
+    cut.note(&mut out);
+    out
+}
+
+/// What was cut to keep the report under [`MAX_REPORT_BYTES`].
+#[derive(Debug, Default)]
+struct Cut {
+    /// Table rows left out.
+    rows: usize,
+    /// Failing checks whose excerpts were shortened.
+    shortened: usize,
+    /// Failing checks whose excerpts were left out.
+    excerpts: usize,
+    /// Failing checks without a details block.
+    blocks: usize,
+    /// The diagnostics list was left out.
+    diagnostics: bool,
+}
+
+impl Cut {
+    /// The closing note, when anything was cut.
+    fn note(&self, out: &mut String) {
+        let mut parts = Vec::new();
+        let checks = |n: usize| match n {
+            1 => "1 check".to_string(),
+            n => format!("{n} checks"),
+        };
+        if self.rows > 0 {
+            parts.push(format!("{} left out of the table", checks(self.rows)));
+        }
+        if self.shortened > 0 {
+            parts.push(format!(
+                "the output of {} shortened to its tail",
+                checks(self.shortened)
+            ));
+        }
+        if self.excerpts > 0 {
+            parts.push(format!("the output of {} left out", checks(self.excerpts)));
+        }
+        if self.blocks > 0 {
+            parts.push(format!(
+                "{} failing without a details block",
+                checks(self.blocks)
+            ));
+        }
+        if self.diagnostics {
+            parts.push("the diagnostics list left out".into());
+        }
+        if !parts.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n_Cut to stay under GitHub's 65,536-character comment limit: {}. The evidence (`--format json`) has every check, its full excerpts and its diagnostics._",
+                parts.join("; ")
+            );
+        }
+    }
+}
+
+/// The table of checks; rows past half the report's budget are counted in
+/// a last row instead.
+fn table(out: &mut String, evidence: &Evidence, cut: &mut Cut) {
     out.push_str("| Check | Status | Time | Details |\n|---|---|---|---|\n");
-    for check in &evidence.checks {
+    for (i, check) in evidence.checks.iter().enumerate() {
         let count = evidence
             .diagnostics
             .iter()
@@ -78,38 +191,65 @@ pub(super) fn render(evidence: &Evidence) -> String {
         } else {
             seconds(check.duration_ms)
         };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} |",
+        let row = format!(
+            "| {} | {} | {} | {} |\n",
             cell(&code(&check.name)),
             status(check.status),
             time,
             cell(&details(check, count)),
         );
+        if out.len() + row.len() + NOTE_BYTES > MAX_REPORT_BYTES / 2 {
+            cut.rows = evidence.checks.len() - i;
+            let _ = writeln!(out, "| … {} more | | | see the evidence |", cut.rows);
+            return;
+        }
+        out.push_str(&row);
     }
-    let read_only = &evidence.contracts.read_only;
-    if !read_only.modified.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n**Workspace modified by checks:** {}",
-            read_only
-                .modified
-                .iter()
-                .map(|p| code(p))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+}
+
+/// One details block per failing check, all within `budget` bytes: each
+/// check gets an equal share of what is left, and a block that needs less
+/// leaves the rest to the ones after it. A block over its share keeps the
+/// last lines of its excerpts, or none when that would be under
+/// `MIN_EXCERPT_CHARS`.
+fn failure_blocks(out: &mut String, evidence: &Evidence, budget: usize, cut: &mut Cut) {
+    let failing: Vec<&CheckRecord> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .collect();
+    let mut left = budget;
+    for (i, check) in failing.iter().enumerate() {
+        let share = left / (failing.len() - i);
+        let mut block = failure_block(check, Some(MAX_EXCERPT_CHARS));
+        let mut shortened = None;
+        if block.len() > share {
+            let bare = failure_block(check, None);
+            let mut chars = share.saturating_sub(bare.len()) / super::streams(check).len().max(1);
+            block = bare;
+            shortened = Some(false);
+            while chars >= MIN_EXCERPT_CHARS {
+                let shorter = failure_block(check, Some(chars));
+                if shorter.len() <= share {
+                    block = shorter;
+                    shortened = Some(true);
+                    break;
+                }
+                chars /= 2;
+            }
+        }
+        if block.len() > left {
+            cut.blocks = failing.len() - i;
+            return;
+        }
+        match shortened {
+            Some(true) => cut.shortened += 1,
+            Some(false) => cut.excerpts += 1,
+            None => {}
+        }
+        left -= block.len();
+        out.push_str(&block);
     }
-    if let Some(why) = &read_only.error {
-        let _ = writeln!(out, "\n**Read-only verification failed:** {}", inline(why));
-    }
-    for check in evidence.checks.iter().filter(|c| c.status.is_failure()) {
-        failure_block(&mut out, check);
-    }
-    if !evidence.diagnostics.is_empty() {
-        diagnostics(&mut out, evidence);
-    }
-    out
 }
 
 fn status(status: Status) -> &'static str {
@@ -142,13 +282,11 @@ fn details(check: &CheckRecord, diagnostics: usize) -> String {
     parts.join(" · ")
 }
 
-/// A `<details>` block with the tail of the check's stderr (else stdout).
-fn failure_block(out: &mut String, check: &CheckRecord) {
-    let excerpt = if check.stderr_excerpt.trim().is_empty() {
-        &check.stdout_excerpt
-    } else {
-        &check.stderr_excerpt
-    };
+/// A `<details>` block with the tail of each of the check's streams that is
+/// not blank (stdout first; each under its name when both are shown), at
+/// most `chars` characters of each; `None` leaves the output out.
+fn failure_block(check: &CheckRecord, chars: Option<usize>) -> String {
+    let mut out = String::new();
     let summary = match details(check, 0) {
         d if d.is_empty() => html(&check.name),
         d => format!(
@@ -158,18 +296,32 @@ fn failure_block(out: &mut String, check: &CheckRecord) {
         ),
     };
     let _ = writeln!(out, "\n<details><summary>{summary}</summary>\n");
-    let excerpt = tail(&clean(&strip_ansi(excerpt)));
-    if excerpt.trim().is_empty() {
-        out.push_str("(no output)\n");
-    } else {
-        let fence = "`".repeat(longest_backtick_run(&excerpt).max(2) + 1);
-        let _ = write!(out, "{fence}text\n{excerpt}");
-        if !excerpt.ends_with('\n') {
-            out.push('\n');
+    let streams = super::streams(check);
+    match chars {
+        _ if streams.is_empty() => out.push_str("(no output)\n"),
+        None => out.push_str("(output left out to keep this report short; see the evidence)\n"),
+        Some(chars) => {
+            for (i, stream) in streams.iter().enumerate() {
+                if stream.labelled {
+                    let _ = writeln!(
+                        out,
+                        "{}**{}**\n",
+                        if i > 0 { "\n" } else { "" },
+                        stream.name
+                    );
+                }
+                let excerpt = tail(&clean(&strip_ansi(stream.text)), chars);
+                let fence = "`".repeat(longest_backtick_run(&excerpt).max(2) + 1);
+                let _ = write!(out, "{fence}text\n{excerpt}");
+                if !excerpt.ends_with('\n') {
+                    out.push('\n');
+                }
+                let _ = writeln!(out, "{fence}");
+            }
         }
-        let _ = writeln!(out, "{fence}");
     }
     out.push_str("\n</details>\n");
+    out
 }
 
 /// The diagnostics section: the first `MAX_DIAGNOSTICS`, the rest counted.
@@ -180,9 +332,24 @@ fn diagnostics(out: &mut String, evidence: &Evidence) {
     for d in evidence.diagnostics.iter().take(MAX_DIAGNOSTICS) {
         let _ = writeln!(out, "- {}", diagnostic_item(d));
     }
-    let rest = total - (evidence.diagnostics.len().min(MAX_DIAGNOSTICS) as u64);
-    if rest > 0 {
-        let _ = writeln!(out, "- … and {rest} more (see the evidence)");
+    let listed = (evidence.diagnostics.len().saturating_sub(MAX_DIAGNOSTICS)) as u64;
+    match (listed, dropped) {
+        (0, 0) => {}
+        (_, 0) => {
+            let _ = writeln!(out, "- … and {listed} more (see the evidence)");
+        }
+        (0, _) => {
+            let _ = writeln!(
+                out,
+                "- … and {dropped} more dropped past the cap of {MAX_PER_CHECK} per check (the evidence only counts them)"
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "- … and {listed} more (see the evidence), plus {dropped} dropped past the cap of {MAX_PER_CHECK} per check (the evidence only counts them)"
+            );
+        }
     }
 }
 
@@ -212,18 +379,18 @@ fn diagnostic_item(d: &Diagnostic) -> String {
     }
 }
 
-/// The last `MAX_EXCERPT_LINES` lines / `MAX_EXCERPT_CHARS` characters.
-fn tail(text: &str) -> String {
+/// The last `MAX_EXCERPT_LINES` lines, at most `max_chars` characters.
+fn tail(text: &str, max_chars: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let mut start = lines.len().saturating_sub(MAX_EXCERPT_LINES);
     let mut chars: usize = lines[start..].iter().map(|l| l.chars().count() + 1).sum();
-    while chars > MAX_EXCERPT_CHARS && start + 1 < lines.len() {
+    while chars > max_chars && start + 1 < lines.len() {
         chars -= lines[start].chars().count() + 1;
         start += 1;
     }
     let mut shown = lines[start..].join("\n");
-    if shown.chars().count() > MAX_EXCERPT_CHARS {
-        let skip = shown.chars().count() - MAX_EXCERPT_CHARS;
+    if shown.chars().count() > max_chars {
+        let skip = shown.chars().count() - max_chars;
         shown = shown.chars().skip(skip).collect();
     }
     if start > 0 {
@@ -422,18 +589,104 @@ mod tests {
             out.lines().filter(|l| l.starts_with("- `a.rs:")).count(),
             MAX_DIAGNOSTICS
         );
-        assert!(out.contains("- … and 25 more (see the evidence)"));
+        assert!(out.contains(
+            "- … and 20 more (see the evidence), plus 5 dropped past the cap of 1000 per check (the evidence only counts them)"
+        ));
         assert!(out.contains("| exit 3 · 75 diagnostics |"));
     }
 
     #[test]
     fn long_excerpts_keep_their_tail() {
         let text: String = (0..200).map(|i| format!("line {i}\n")).collect();
-        let shown = tail(&text);
+        let shown = tail(&text, MAX_EXCERPT_CHARS);
         assert!(shown.starts_with("… [140 earlier lines not shown]\nline 140\n"));
         assert!(shown.ends_with("line 199\n"));
         let wide = format!("{}\n", "x".repeat(3 * MAX_EXCERPT_CHARS));
-        assert!(tail(&wide).chars().count() <= MAX_EXCERPT_CHARS + 1);
+        assert!(tail(&wide, MAX_EXCERPT_CHARS).chars().count() <= MAX_EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn both_streams_are_shown_stdout_first_and_named() {
+        let mut evidence = sample::evidence();
+        evidence.checks[1].stdout_excerpt = "FAILED test_x\n".into();
+        let out = render(&evidence);
+        assert!(out.contains(
+            "<details><summary>lint — exit 3</summary>\n\n**stdout**\n\n```text\nFAILED test_x\n```\n\n**stderr**\n\n````text\n"
+        ), "{out}");
+    }
+
+    /// `n` failing checks, each with about `size` characters on both streams
+    /// (lines of 100).
+    fn many_failing(n: usize, size: usize) -> Evidence {
+        let mut evidence = sample::evidence();
+        let template = evidence.checks[1].clone();
+        evidence.diagnostics.clear();
+        evidence.checks = (0..n)
+            .map(|i| {
+                let mut check = template.clone();
+                check.name = format!("c{i}");
+                let lines = |c: &str| format!("{}\n", c.repeat(99)).repeat(size / 100);
+                check.stdout_excerpt = format!("{}last out {i}\n", lines("o"));
+                check.stderr_excerpt = format!("{}last err {i}\n", lines("e"));
+                check
+            })
+            .collect();
+        evidence
+    }
+
+    #[track_caller]
+    fn well_formed(out: &str) {
+        assert!(out.len() <= MAX_REPORT_BYTES, "{} bytes", out.len());
+        assert!(out.chars().count() < 65_536);
+        assert_eq!(
+            out.matches("<details>").count(),
+            out.matches("</details>").count()
+        );
+        // Every fence is closed: the fence lines pair up.
+        let fences = out.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences % 2, 0);
+    }
+
+    #[test]
+    fn many_failing_checks_fit_a_github_comment() {
+        // 20 checks x 2 streams x 6000 characters would be ~240 KB.
+        let out = render(&many_failing(20, 100_000));
+        well_formed(&out);
+        assert_eq!(out.matches("<details>").count(), 20);
+        for i in 0..20 {
+            assert!(
+                out.contains(&format!("last out {i}\n")),
+                "c{i}'s stdout tail"
+            );
+            assert!(
+                out.contains(&format!("last err {i}\n")),
+                "c{i}'s stderr tail"
+            );
+        }
+        assert!(out.trim_end().ends_with(
+            "_Cut to stay under GitHub's 65,536-character comment limit: the output of 20 checks shortened to its tail. The evidence (`--format json`) has every check, its full excerpts and its diagnostics._"
+        ), "{}", &out[out.len() - 400..]);
+        // A few small failures are not cut at all.
+        let out = render(&many_failing(3, 100));
+        well_formed(&out);
+        assert!(!out.contains("_Cut to stay"));
+    }
+
+    #[test]
+    fn hundreds_of_failing_checks_lose_excerpts_then_blocks_then_rows() {
+        let out = render(&many_failing(300, 10_000));
+        well_formed(&out);
+        assert!(out.contains("(output left out to keep this report short; see the evidence)"));
+        assert!(out.contains("_Cut to stay under GitHub's 65,536-character comment limit:"));
+        let out = render(&many_failing(3000, 10));
+        well_formed(&out);
+        let rows = out.lines().filter(|l| l.starts_with("| `c")).count();
+        assert!(rows < 3000);
+        assert!(out.contains(&format!(
+            "| … {} more | | | see the evidence |",
+            3000 - rows
+        )));
+        assert!(out.contains(&format!("{} checks left out of the table", 3000 - rows)));
     }
 
     #[test]

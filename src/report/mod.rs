@@ -82,6 +82,40 @@ fn detail(check: &CheckRecord) -> String {
     )
 }
 
+/// The output shown for a failing check in `text`, `markdown` and `junit`:
+/// every stream that is not blank, stdout first (where test runners print
+/// what failed), then stderr. When both are shown each is labelled
+/// ([`Stream::labelled`]); one alone is shown as it is.
+fn streams(check: &CheckRecord) -> Vec<Stream<'_>> {
+    let streams: Vec<(&'static str, &str)> = [
+        ("stdout", check.stdout_excerpt.as_str()),
+        ("stderr", check.stderr_excerpt.as_str()),
+    ]
+    .into_iter()
+    .filter(|(_, text)| !text.trim().is_empty())
+    .collect();
+    let labelled = streams.len() > 1;
+    streams
+        .into_iter()
+        .map(|(name, text)| Stream {
+            name,
+            text,
+            labelled,
+        })
+        .collect()
+}
+
+/// One stream of [`streams`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stream<'a> {
+    /// `stdout` or `stderr`.
+    name: &'static str,
+    /// The excerpt.
+    text: &'a str,
+    /// Whether the other stream is shown too, so this one needs its name.
+    labelled: bool,
+}
+
 /// What happened to a failing or erroring check: `errored: why`,
 /// `timed out; process tree killed`, `failed (exit N)`, or `failed`.
 fn outcome(check: &CheckRecord) -> String {
@@ -100,6 +134,40 @@ fn outcome(check: &CheckRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_streams_stdout_first_labelled_only_together() {
+        let mut check = junit::sample::evidence().checks[1].clone();
+        check.stdout_excerpt = "FAILED test_x\n".into();
+        check.stderr_excerpt = "DeprecationWarning\n".into();
+        let shown = streams(&check);
+        assert_eq!(
+            shown,
+            [
+                Stream {
+                    name: "stdout",
+                    text: "FAILED test_x\n",
+                    labelled: true
+                },
+                Stream {
+                    name: "stderr",
+                    text: "DeprecationWarning\n",
+                    labelled: true
+                },
+            ]
+        );
+        check.stderr_excerpt = " \n".into();
+        assert_eq!(
+            streams(&check),
+            [Stream {
+                name: "stdout",
+                text: "FAILED test_x\n",
+                labelled: false
+            }]
+        );
+        check.stdout_excerpt = String::new();
+        assert_eq!(streams(&check), []);
+    }
 
     #[test]
     fn one_wording_for_how_a_check_ended() {

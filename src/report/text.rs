@@ -1,5 +1,6 @@
 //! The human summary: one line per check, the tail of a failing check's
-//! output, a count line, and the banner as the very last line.
+//! output (stdout's, then stderr's, each named when both have some), a count
+//! line, and the banner as the very last line.
 
 use std::fmt::Write;
 
@@ -66,13 +67,45 @@ fn seconds(ms: u64) -> String {
     format!("{:.2}s", ms as f64 / 1000.0)
 }
 
-/// The last lines of the check's stderr, else of its stdout.
-fn tail(check: &CheckRecord) -> Vec<&str> {
-    let text = if check.stderr_excerpt.trim().is_empty() {
-        &check.stdout_excerpt
-    } else {
-        &check.stderr_excerpt
-    };
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(TAIL_LINES)..].to_vec()
+/// The last lines of each stream that is not blank, stdout first; with both,
+/// each under a `── name ──` line.
+fn tail(check: &CheckRecord) -> Vec<String> {
+    let mut shown = Vec::new();
+    for stream in super::streams(check) {
+        if stream.labelled {
+            shown.push(format!("── {} ──", stream.name));
+        }
+        let lines: Vec<&str> = stream.text.lines().collect();
+        shown.extend(
+            lines[lines.len().saturating_sub(TAIL_LINES)..]
+                .iter()
+                .map(|l| l.to_string()),
+        );
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::junit::sample;
+    use super::*;
+
+    #[test]
+    fn a_failing_check_shows_stdout_then_stderr() {
+        let mut evidence = sample::evidence();
+        evidence.checks[1].stdout_excerpt = (1..=20).map(|i| format!("out {i}\n")).collect();
+        evidence.checks[1].stderr_excerpt = "DeprecationWarning: old api\n".into();
+        let out = render(&evidence);
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines.iter().position(|l| l.contains(" FAIL lint")).unwrap();
+        let mut expected = vec!["      │ ── stdout ──".to_string()];
+        expected.extend((9..=20).map(|i| format!("      │ out {i}")));
+        expected.push("      │ ── stderr ──".into());
+        expected.push("      │ DeprecationWarning: old api".into());
+        assert_eq!(lines[at + 1..at + 1 + expected.len()], expected);
+        // One stream alone has no label.
+        let out = render(&sample::evidence());
+        assert!(out.contains("      │ waiting…\n"), "{out}");
+        assert!(!out.contains("── stdout ──") && !out.contains("── stderr ──"));
+    }
 }

@@ -496,26 +496,15 @@ pub fn store(path: &Path, state: &mut State) -> Result<(), Error> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".retry-state-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|err| Error::io("write retry state", path, std::io::Error::from(err.kind())))?;
+    let mut temp =
+        crate::output::atomic_temp(dir, ".retry-state-", path, crate::output::FileKind::Regular)
+            .map_err(|err| {
+                Error::io("write retry state", path, std::io::Error::from(err.kind()))
+            })?;
     temp.write_all(&state.to_bytes())
         .and_then(|()| temp.as_file().sync_all())
         .map_err(|err| Error::io("write retry state", path, err))?;
-    set_readable(temp.as_file());
     temp.persist(path)
         .map_err(|err| Error::io("replace retry state", path, err.error))?;
     Ok(())
 }
-
-/// Temporary files are created 0600; the state is an ordinary file (0644).
-#[cfg(unix)]
-fn set_readable(file: &File) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o644));
-}
-
-#[cfg(not(unix))]
-fn set_readable(_file: &File) {}

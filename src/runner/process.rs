@@ -147,7 +147,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         Err(err) => {
             // A missing working directory fails the spawn too; say which.
             let why = if spec.cwd.is_dir() {
-                format!("failed to start `{}`: {err}", spec.program.display())
+                spawn_error(spec.program, &err)
             } else {
                 format!("working directory `{}` does not exist", spec.cwd.display())
             };
@@ -426,4 +426,87 @@ fn drain(mut pipe: PipeReader, capture: Capture, done: mpsc::Sender<()>) -> Arc<
         }
     }
     shared
+}
+/// Bytes of a script read at most to find its `#!` line.
+const SHEBANG_BYTES: u64 = 256;
+
+/// Why `program` did not start. The OS says "No such file or directory" also
+/// when the file exists but the interpreter its `#!` line names does not;
+/// that is said instead, naming the interpreter.
+fn spawn_error(program: &Path, err: &std::io::Error) -> String {
+    let plain = format!("failed to start `{}`: {err}", program.display());
+    if err.kind() != std::io::ErrorKind::NotFound || !program.is_file() {
+        return plain;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(program)
+        .and_then(|file| file.take(SHEBANG_BYTES).read_to_end(&mut head));
+    if read.is_err() {
+        return plain;
+    }
+    let Some(line) = head.strip_prefix(b"#!") else {
+        return plain;
+    };
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    match line.split_whitespace().next() {
+        Some(interpreter) if !Path::new(interpreter).exists() => format!(
+            "failed to start `{}`: the interpreter on its `#!` line, `{interpreter}`, does not exist",
+            program.display()
+        ),
+        _ => plain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_interpreter_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("tool.sh");
+        std::fs::write(&script, "#!/nonexistent/interp -x\necho hi\n").unwrap();
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(
+            spawn_error(&script, &missing),
+            format!(
+                "failed to start `{}`: the interpreter on its `#!` line, `/nonexistent/interp`, does not exist",
+                script.display()
+            )
+        );
+        // A program that is really gone, a script whose interpreter exists,
+        // a file without `#!`, another error: the OS's own words.
+        let gone = dir.path().join("gone.sh");
+        let plain = |path: &Path, err: &std::io::Error| {
+            format!("failed to start `{}`: {err}", path.display())
+        };
+        assert_eq!(spawn_error(&gone, &missing), plain(&gone, &missing));
+        let here = std::env::current_exe().unwrap();
+        std::fs::write(&script, format!("#!{}\n", here.display())).unwrap();
+        assert_eq!(spawn_error(&script, &missing), plain(&script, &missing));
+        std::fs::write(&script, "echo hi\n").unwrap();
+        assert_eq!(spawn_error(&script, &missing), plain(&script, &missing));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        std::fs::write(&script, "#!/nonexistent/interp\n").unwrap();
+        assert_eq!(spawn_error(&script, &denied), plain(&script, &denied));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn spawning_a_script_with_a_missing_interpreter_says_so() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("tool.sh");
+        std::fs::write(&script, "#!/nonexistent/interp\necho hi\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = Command::new(&script).spawn().unwrap_err();
+        assert_eq!(
+            spawn_error(&script, &err),
+            format!(
+                "failed to start `{}`: the interpreter on its `#!` line, `/nonexistent/interp`, does not exist",
+                script.display()
+            )
+        );
+    }
 }
