@@ -3,7 +3,9 @@
 //! diagnostics (SPEC section 6).
 //!
 //! Globs use globset syntax with `/` as the separator; `*` and `?` do not
-//! cross a `/` (`**` does). Only the directory the glob's literal leading
+//! cross a `/` (`**` does); a pattern naming a folder (`reports`,
+//! `reports/`) matches the files below it (`config::pattern`, shared with
+//! `paths` and `scan.paths`). Only the directory the glob's literal leading
 //! components name is walked, never anything outside the worktree: a glob that
 //! is absolute or contains `..` matches nothing, symlinked directories are
 //! not descended, a symlinked file counts only when it resolves inside the
@@ -56,8 +58,14 @@ pub fn collect(globs: &[String], worktree: &Path) -> Collected {
         return collected;
     };
     let mut matched = BTreeMap::new();
-    for glob in globs {
-        if let Some(pattern) = Pattern::new(glob) {
+    // A pattern naming a folder (`reports`, `reports/`) stands for the
+    // files below it, as in `paths` and `scan.paths`.
+    let expanded = globs
+        .iter()
+        .filter_map(|glob| crate::config::pattern::expand(glob).ok())
+        .flatten();
+    for glob in expanded {
+        if let Some(pattern) = Pattern::new(&glob) {
             pattern.walk(&root, &mut matched);
         }
     }
@@ -603,6 +611,27 @@ mod tests {
         ] {
             assert!(Pattern::new(outside).is_none(), "{outside}");
         }
+    }
+
+    #[test]
+    fn a_pattern_naming_a_folder_records_the_files_below_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "reports/a.xml", b"a");
+        write(root, "reports/deep/b.sarif", b"b");
+        write(root, "other/c.xml", b"c");
+        for folder in ["reports", "reports/", "./reports"] {
+            assert_eq!(
+                paths(&collect(&globs(&[folder]), root)),
+                ["reports/a.xml", "reports/deep/b.sarif"],
+                "{folder}"
+            );
+        }
+        // A file named by its path is still that one file.
+        assert_eq!(
+            paths(&collect(&globs(&["other/c.xml"]), root)),
+            ["other/c.xml"]
+        );
     }
 
     #[cfg(unix)]

@@ -269,6 +269,15 @@ fn a_pattern_that_can_never_match_is_refused() {
              with `..`; patterns are relative to the worktree",
         ),
     );
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"a\"\nrun = [\"touch\", \"x\"]\nartifacts = [\"../out/junit.xml\"]\n",
+        ),
+        Line::Is(
+            "error: checks.toml:11:14: `artifacts` of check `a`: `../out/junit.xml` leaves the \
+             worktree with `..`; patterns are relative to the worktree",
+        ),
+    );
 }
 
 #[test]

@@ -73,8 +73,9 @@ impl Validator<'_> {
             }
             None => (None, Vec::new()),
         };
+        // Artifacts read patterns as `paths` and `scan.paths` do.
         for glob in &raw.artifacts {
-            self.glob(glob, &of("artifacts"))?;
+            self.pattern(glob, &of("artifacts"))?;
         }
         let score = match &raw.score {
             Some(score) => {

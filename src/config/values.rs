@@ -50,16 +50,6 @@ impl Validator<'_> {
         })
     }
 
-    pub(super) fn glob(&self, raw: &Spanned<String>, key: &str) -> Result<Glob, Error> {
-        Glob::new(raw.get_ref()).map_err(|err| {
-            self.err(
-                raw.span(),
-                key,
-                format!("invalid glob `{}`: {}", raw.get_ref(), err.kind()),
-            )
-        })
-    }
-
     /// A `paths` or `scan.paths` pattern (`pattern::expand`) as the globs it
     /// stands for; errors quote the pattern as written.
     pub(super) fn pattern(&self, raw: &Spanned<String>, key: &str) -> Result<Vec<Glob>, Error> {

@@ -4,7 +4,7 @@
 //!   timeout (a `fail` with `timed_out`: the validator could not finish), or
 //!   the read-only verification itself failed (`contracts.read_only.error`).
 //!   Each blocked check is classified from its `error`: `environment`
-//!   (program not found / not whitelisted), `infrastructure` (could not
+//!   (program not found / not whitelisted / its `#!` interpreter missing), `infrastructure` (could not
 //!   start, killed, timed out), `code` (anything else).
 //! - else `REWORK` when a check failed or the checks modified the worktree;
 //! - else `PASS` (skipped checks do not count).
@@ -45,6 +45,8 @@ pub(crate) fn classify(check: &EvidenceCheck) -> Category {
         "not whitelisted",
         "not allowed",
         "not in settings.allow",
+        // A script whose `#!` interpreter is missing: install it.
+        "the interpreter on its `#!` line",
     ]) {
         Category::Environment
     } else if any(&[
@@ -272,6 +274,12 @@ mod tests {
         assert_eq!(
             c("failed to start `/bin/x`: Permission denied (os error 13)"),
             Category::Infrastructure
+        );
+        assert_eq!(
+            c(
+                "failed to start `/w/t.sh`: the interpreter on its `#!` line, `/opt/py`, does not exist"
+            ),
+            Category::Environment
         );
         assert_eq!(c("killed by SIGKILL"), Category::Infrastructure);
         assert_eq!(
