@@ -87,16 +87,10 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
         });
     }
     if evidence.interrupted {
-        let missing: Vec<&str> = evidence
-            .checks
-            .iter()
-            .filter(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED))
-            .map(|c| c.name.as_str())
-            .collect();
         blocked.push(Blocked {
             check: "run-check".into(),
             category: Category::Infrastructure,
-            reason: super::issues::interrupted_description(&missing, evidence.checks.len()),
+            reason: super::issues::interrupted_description(evidence),
         });
     }
     if !blocked.is_empty() {

@@ -134,15 +134,9 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
         ));
     }
     if evidence.interrupted {
-        let missing: Vec<&str> = evidence
-            .checks
-            .iter()
-            .filter(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED))
-            .map(|c| c.name.as_str())
-            .collect();
         all.push(run_issue(
             crate::runner::INTERRUPTED,
-            interrupted_description(&missing, evidence.checks.len()),
+            interrupted_description(evidence),
             "run the gate again to the end",
             numbering.id(Dimension::Quality),
         ));
@@ -154,11 +148,18 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
 const READ_ONLY_RULE: &str = "read-only";
 
 /// What an interrupted run left out, for issues and the decision.
-pub(crate) fn interrupted_description(missing: &[&str], total: usize) -> String {
+pub(crate) fn interrupted_description(evidence: &EvidenceInput) -> String {
+    let missing: Vec<&str> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED))
+        .map(|c| c.name.as_str())
+        .collect();
     match missing.len() {
         0 => "the run was interrupted".to_string(),
         n => format!(
-            "the run was interrupted: {n} of {total} checks did not run ({})",
+            "the run was interrupted: {n} of {} checks did not run ({})",
+            evidence.checks.len(),
             missing.join(", ")
         ),
     }

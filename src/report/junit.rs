@@ -481,16 +481,21 @@ mod tests {
         assert!(props.contains(&("commit", "0123456789abcdef0123456789abcdef01234567")));
     }
 
-    #[test]
-    fn failure_text_is_the_excerpt_then_the_diagnostics_escaped() {
-        let xml = render(&sample::evidence());
-        let doc = parse(&xml);
+    /// The text of the report's first `<failure>`.
+    fn first_failure_text(xml: &str) -> String {
+        let doc = parse(xml);
         let failure = doc
             .descendants()
             .find(|n| n.has_tag_name("failure"))
             .unwrap();
+        failure.text().unwrap().to_string()
+    }
+
+    #[test]
+    fn failure_text_is_the_excerpt_then_the_diagnostics_escaped() {
+        let xml = render(&sample::evidence());
         assert_eq!(
-            failure.text().unwrap(),
+            first_failure_text(&xml),
             "error: <bad> & \"worse\" ]]> \u{FFFD}\u{FFFD}\r\n```rust\n``` x\n\n\
              src/a.c:3:5: error: bad thing\n\
              src/b,c:d.rs:1: warning: odd 100% message\nsecond | line [W:1]\n"
@@ -504,14 +509,8 @@ mod tests {
         let mut evidence = sample::evidence();
         evidence.checks[1].stdout_excerpt = "FAILED test_x - AssertionError".into();
         evidence.checks[1].stderr_excerpt = "DeprecationWarning: old api\n".into();
-        let xml = render(&evidence);
-        let doc = parse(&xml);
-        let failure = doc
-            .descendants()
-            .find(|n| n.has_tag_name("failure"))
-            .unwrap();
         assert_eq!(
-            failure.text().unwrap(),
+            first_failure_text(&render(&evidence)),
             "--- stdout ---\nFAILED test_x - AssertionError\n\
              --- stderr ---\nDeprecationWarning: old api\n\n\
              src/a.c:3:5: error: bad thing\n\
