@@ -162,7 +162,12 @@ impl CustomMatcher {
     fn apply(&self, line: &str) -> Option<Found> {
         let caps = self.regex.captures(line)?;
         let text = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
-        let number = |name: &str| text(name).and_then(|n| n.parse().ok());
+        // Lines and columns are 1-based: a 0 is no position.
+        let number = |name: &str| {
+            text(name)
+                .and_then(|n| n.parse().ok())
+                .filter(|n: &u64| *n > 0)
+        };
         Some(Found {
             file: text("file").filter(|f| !f.is_empty()),
             line: number("line"),
@@ -465,6 +470,22 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_matchers_zero_line_or_column_is_no_position() {
+        let mut c = collector(
+            Parser::None,
+            &[(
+                r"^(?P<file>[^:]+):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$",
+                DiagSeverity::Error,
+            )],
+            None,
+        );
+        c.push(b"a.c:0:0: whole file\nb.c:7:0: whole line\n");
+        let parsed = c.finish();
+        let positions: Vec<_> = parsed.found.iter().map(|f| (f.line, f.column)).collect();
+        assert_eq!(positions, [(None, None), (Some(7), None)]);
     }
 
     #[test]
