@@ -115,11 +115,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         out.push_str(&plain(&line));
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "{} checks: {} pass, {} fail, {} error, {} skip",
-        s.total, s.passed, s.failed, s.errored, s.skipped
-    );
+    let _ = writeln!(out, "{}", super::tally(s));
     out.push_str(&plain(&s.banner));
     out.push('\n');
     out

@@ -67,10 +67,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     let mut facts = vec![
         format!("run-check {}", meta.tool.version),
         format!("`{}`", evidence.mode),
-        format!(
-            "{} checks: {} pass, {} fail, {} error, {} skip",
-            s.total, s.passed, s.failed, s.errored, s.skipped
-        ),
+        super::tally(s),
         seconds(s.duration_ms),
     ];
     if let Some(commit) = &meta.git.commit {
@@ -141,10 +138,7 @@ impl Cut {
     /// The closing note, when anything was cut.
     fn note(&self, out: &mut String) {
         let mut parts = Vec::new();
-        let checks = |n: usize| match n {
-            1 => "1 check".to_string(),
-            n => format!("{n} checks"),
-        };
+        let checks = super::checks;
         if self.rows > 0 {
             parts.push(format!("{} left out of the table", checks(self.rows)));
         }

@@ -49,6 +49,27 @@ pub fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
 
 pub use text::status_word;
 
+/// "1 check", "2 checks".
+fn checks(n: usize) -> String {
+    match n {
+        1 => "1 check".to_string(),
+        n => format!("{n} checks"),
+    }
+}
+
+/// The count line every human format shows: "5 checks: 1 pass, 2 fail, 1
+/// error, 1 skip".
+fn tally(s: &crate::evidence::Summary) -> String {
+    format!(
+        "{}: {} pass, {} fail, {} error, {} skip",
+        checks(s.total),
+        s.passed,
+        s.failed,
+        s.errored,
+        s.skipped
+    )
+}
+
 /// What a timed-out check's line says.
 const TIMED_OUT: &str = "timed out; process tree killed";
 
@@ -134,6 +155,17 @@ fn outcome(check: &CheckRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(
+            (checks(0), checks(1), checks(2)),
+            ("0 checks".into(), "1 check".into(), "2 checks".into())
+        );
+        let mut evidence = junit::sample::evidence();
+        evidence.summary.total = 1;
+        assert!(tally(&evidence.summary).starts_with("1 check: "));
+    }
 
     #[test]
     fn both_streams_stdout_first_labelled_only_together() {

@@ -30,9 +30,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         .unwrap_or(0);
     let _ = writeln!(
         out,
-        "run-check {} · {} checks · {}",
+        "run-check {} · {} · {}",
         evidence.mode,
-        s.total,
+        super::checks(s.total),
         seconds(s.duration_ms)
     );
     for check in &evidence.checks {
@@ -54,11 +54,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{} checks: {} pass, {} fail, {} error, {} skip",
-        s.total, s.passed, s.failed, s.errored, s.skipped
-    );
+    let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
 }
