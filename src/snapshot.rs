@@ -35,11 +35,8 @@ use crate::git::{Repo, Status};
 
 pub use own::OwnFiles;
 
-/// Directories never counted outside git (build output, dependencies, VCS).
-const ALWAYS_IGNORED: [&str; 3] = [".git", "target", "node_modules"];
-
-/// Directories whose untracked content git lists but a snapshot leaves out:
-/// build output and dependencies (SPEC section 5), as outside git.
+/// Build output and dependencies (SPEC section 5): never walked outside git,
+/// and their untracked content, which git lists, left out in git too.
 const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
 
 /// What a snapshot records of one path.
@@ -546,7 +543,7 @@ fn walk_files(root: &Path) -> BTreeMap<PathBuf, Option<[u8; 32]>> {
             // A submodule's `.git` is a file naming its git directory.
             name != ".git"
                 && !(entry.file_type().is_some_and(|t| t.is_dir())
-                    && ALWAYS_IGNORED.contains(&name.as_ref()))
+                    && BUILD_OUTPUT.contains(&name.as_ref()))
         })
         .build_parallel()
         .run(|| {
