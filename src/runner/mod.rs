@@ -5,6 +5,9 @@
 //! worker reused from check to check; with `--jobs 1` the scheduler's own
 //! thread runs them.
 
+mod child;
+#[cfg(target_os = "linux")]
+mod clone;
 pub mod process;
 
 #[cfg(unix)]

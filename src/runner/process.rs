@@ -4,15 +4,14 @@
 //! never returns `Err` for "the command failed": that is an `End`.
 
 use std::collections::BTreeMap;
-use std::io::{PipeReader, Read};
+use std::io::{PipeReader, PipeWriter, Read};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 #[cfg(not(unix))]
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use shared_child::SharedChild;
-
+use super::child::{self, Child};
 use super::platform;
 use crate::diagnostics::{Collector, Parsed};
 use crate::excerpt::Excerpt;
@@ -125,25 +124,17 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
             return ProcessResult::failed(start, limit, format!("failed to create pipes: {err}"));
         }
     };
-    // std's Command, not duct: duct copies the whole environment into a map
-    // and sets it again on every spawn (≈ 170,000 instructions per check,
-    // measured with callgrind), the largest per-check cost run-check had.
-    // `SharedChild` (duct's own layer) adds the timed wait.
-    let mut command = Command::new(spec.program);
-    command
-        .args(spec.args)
-        .current_dir(spec.cwd)
-        .envs(spec.env)
-        .stdin(Stdio::null())
-        .stdout(out_write)
-        .stderr(err_write);
-    platform::prepare(&mut command);
-    let handle = SharedChild::spawn(&mut command);
-    // The command owns our copies of the pipe writers: drop it now, or the
-    // readers never see end-of-file.
-    drop(command);
-    let handle = match handle {
-        Ok(handle) => handle,
+    // Not duct: duct copies the whole environment into a map and sets it
+    // again on every spawn (≈ 170,000 instructions per check, measured with
+    // callgrind), the largest per-check cost run-check had.
+    let start_spec = child::Start {
+        program: spec.program,
+        args: spec.args,
+        cwd: spec.cwd,
+        env: spec.env,
+    };
+    let (handle, writers) = match child::spawn(&start_spec, out_write, err_write) {
+        Ok(started) => (started.child, started.writers),
         Err(err) => {
             // A missing working directory fails the spawn too; say which.
             let why = if spec.cwd.is_dir() {
@@ -174,7 +165,13 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         Capture::new(limit, out_collector),
         Capture::new(limit, err_collector),
     ];
-    let (waited, captures) = collect(&mut supervisor, [out_read, err_read], captures, cancel);
+    let (waited, captures) = collect(
+        &mut supervisor,
+        [out_read, err_read],
+        writers,
+        captures,
+        cancel,
+    );
     let duration = start.elapsed();
     // Whatever the check left behind in its tree goes too: the gate leaves no
     // process running.
@@ -206,7 +203,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
 
 /// Timeout, cancellation and grace rules for one running process.
 struct Supervisor<'h> {
-    handle: &'h SharedChild,
+    handle: &'h Child,
     tree: Option<platform::Tree>,
     deadline: Instant,
     /// Why and when run-check asked the tree to stop.
@@ -260,17 +257,10 @@ impl Supervisor<'_> {
             if let Some(status) = self.handle.try_wait()? {
                 return Ok(status);
             }
-            let next = self.next_check();
-            let exited = match platform::wait_exit(self.handle.id(), next) {
-                Some(exited) => exited,
-                None => match self.handle.wait_deadline(next)? {
-                    Some(status) => return Ok(status),
-                    None => false,
-                },
-            };
-            if !exited {
-                self.enforce(cancel);
+            if let Some(status) = self.handle.wait_until(self.next_check())? {
+                return Ok(status);
             }
+            self.enforce(cancel);
         }
     }
 }
@@ -299,10 +289,14 @@ impl Capture {
 fn collect(
     supervisor: &mut Supervisor<'_>,
     pipes: [PipeReader; 2],
+    writers: Option<[PipeWriter; 2]>,
     mut captures: [Capture; 2],
     cancel: &Cancel,
 ) -> (std::io::Result<ExitStatus>, [Capture; 2]) {
     let mut pipes = pipes.map(Some);
+    // While run-check holds the write ends the pipes cannot end: the exit
+    // descriptor says when the process is gone; the writers go then.
+    let mut writers = writers;
     let mut buf = vec![0u8; FIRST_CHUNK];
     // Exit seen while pipes were still open, and when.
     let mut exited: Option<(ExitStatus, Instant)> = None;
@@ -317,6 +311,7 @@ fn collect(
                     supervisor.enforce(cancel);
                     if let Ok(Some(status)) = supervisor.handle.try_wait() {
                         exited = Some((status, now));
+                        writers = None;
                         supervisor.terminate(true);
                     }
                 }
@@ -326,7 +321,23 @@ fn collect(
                 None => supervisor.next_check(),
             };
         }
-        let ready = platform::wait_readable(&pipes, next_check.saturating_duration_since(now));
+        let exit_fd = match (&writers, &exited) {
+            (Some(_), None) => supervisor.handle.exit_fd(),
+            _ => None,
+        };
+        let timeout = next_check.saturating_duration_since(now);
+        let (ready, exit_ready) = platform::wait_ready(&pipes, exit_fd, timeout);
+        if exit_ready {
+            // Gone: what it wrote is in the pipes, which end once run-check's
+            // writers are closed (and its tree's, killed as after any exit).
+            writers = None;
+            if let Ok(Some(status)) = supervisor.handle.try_wait() {
+                let now = Instant::now();
+                exited = Some((status, now));
+                next_check = now + DRAIN_GRACE;
+                supervisor.terminate(true);
+            }
+        }
         for (i, is_ready) in ready.into_iter().enumerate() {
             let Some(pipe) = pipes[i].as_mut().filter(|_| is_ready) else {
                 continue;
@@ -344,6 +355,7 @@ fn collect(
             }
         }
     }
+    drop(writers);
     let status = match exited {
         Some((status, _)) => Ok(status),
         None => supervisor.wait(cancel),
@@ -358,9 +370,12 @@ fn collect(
 fn collect(
     supervisor: &mut Supervisor<'_>,
     pipes: [PipeReader; 2],
+    writers: Option<[PipeWriter; 2]>,
     captures: [Capture; 2],
     cancel: &Cancel,
 ) -> (std::io::Result<ExitStatus>, [Capture; 2]) {
+    // Only Linux's clone path hands writers back; the readers need them gone.
+    drop(writers);
     let (done_tx, done_rx) = mpsc::channel();
     let [out_pipe, err_pipe] = pipes;
     let [out_capture, err_capture] = captures;
@@ -500,7 +515,7 @@ mod tests {
         let script = dir.path().join("tool.sh");
         std::fs::write(&script, "#!/nonexistent/interp\necho hi\n").unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = Command::new(&script).spawn().unwrap_err();
+        let err = std::process::Command::new(&script).spawn().unwrap_err();
         assert_eq!(
             spawn_error(&script, &err),
             format!(

@@ -3,7 +3,7 @@
 //! purpose with `setsid`/`setpgid`).
 
 use std::io::{self, PipeReader};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
@@ -127,39 +127,47 @@ pub(crate) fn signal_of(status: &ExitStatus) -> Option<String> {
     Some(format!("{name} ({signal})"))
 }
 
-/// Waits until one of the open pipes is readable (or at its end) or
-/// `timeout` passes; says which are ready. An error (other than EINTR)
-/// reports every open pipe ready, so the caller's read sees it.
-pub(crate) fn wait_readable(pipes: &[Option<PipeReader>; 2], timeout: Duration) -> [bool; 2] {
-    let mut fds: Vec<libc::pollfd> = Vec::with_capacity(2);
-    let mut index = [usize::MAX; 2];
-    for (i, pipe) in pipes.iter().enumerate() {
+/// Waits until one of the open pipes is readable (or at its end), or
+/// `exit` (a pidfd) says the process exited, or `timeout` passes; says
+/// which pipes are ready and whether the process exited. An error (other
+/// than EINTR) reports every open pipe ready, so the caller's read sees it.
+pub(crate) fn wait_ready(
+    pipes: &[Option<PipeReader>; 2],
+    exit: Option<BorrowedFd<'_>>,
+    timeout: Duration,
+) -> ([bool; 2], bool) {
+    let mut fds: [libc::pollfd; 3] = [libc::pollfd {
+        fd: -1,
+        events: libc::POLLIN,
+        revents: 0,
+    }; 3];
+    for (fd, pipe) in fds.iter_mut().zip(pipes) {
         if let Some(pipe) = pipe {
-            index[i] = fds.len();
-            fds.push(libc::pollfd {
-                fd: pipe.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            });
+            fd.fd = pipe.as_raw_fd();
         }
     }
+    if let Some(exit) = exit {
+        fds[2].fd = exit.as_raw_fd();
+    }
     let millis = poll_millis(timeout);
-    // SAFETY: `fds` is a live, correctly sized array of pollfd for the call.
+    // SAFETY: `fds` is a live array of three pollfd, as the count says; poll
+    // ignores entries whose fd is negative.
     let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
     if n < 0 {
         let interrupted = io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
-        return [
+        let ready = [
             !interrupted && pipes[0].is_some(),
             !interrupted && pipes[1].is_some(),
         ];
+        return (ready, false);
     }
-    let ready = |i: usize| index[i] != usize::MAX && fds[index[i]].revents != 0;
-    [ready(0), ready(1)]
+    let ready = |i: usize| fds[i].fd >= 0 && fds[i].revents != 0;
+    ([ready(0), ready(1)], ready(2))
 }
 
 /// `timeout` as `poll`'s milliseconds, rounded up so a sub-millisecond wait
 /// does not spin.
-fn poll_millis(timeout: Duration) -> libc::c_int {
+pub(crate) fn poll_millis(timeout: Duration) -> libc::c_int {
     timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
 }
 
