@@ -197,6 +197,9 @@ pub struct Parsed {
 
 /// Line splitting and parsing of one stream.
 pub struct Collector {
+    /// The parser asked for, until the first line comes: a check that
+    /// prints nothing costs no parser (`auto` is seven of them).
+    unbuilt: Option<Parser>,
     parser: Option<Box<dyn LineParser>>,
     matchers: Vec<CustomMatcher>,
     score: Option<Regex>,
@@ -219,12 +222,12 @@ impl Collector {
     /// The collector of a check; `None` when the check asks for nothing
     /// (`parser = "none"`, no matcher, no score), so its output is not split.
     pub fn new(check: &CheckConfig) -> Option<Collector> {
-        let parser = parser_for(check.parser);
-        if parser.is_none() && check.matchers.is_empty() && check.score.is_none() {
+        if check.parser == Parser::None && check.matchers.is_empty() && check.score.is_none() {
             return None;
         }
         Some(Collector {
-            parser,
+            unbuilt: Some(check.parser),
+            parser: None,
             matchers: check
                 .matchers
                 .iter()
@@ -272,6 +275,9 @@ impl Collector {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = String::from_utf8_lossy(raw);
         let text = strip_ansi(&text);
+        if let Some(kind) = self.unbuilt.take() {
+            self.parser = parser_for(kind);
+        }
         if let Some(parser) = &mut self.parser {
             parser.line(&text, &mut self.batch);
         }
@@ -416,13 +422,40 @@ fn to_slashes(path: &Path) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_parser_that_saw_no_line_finds_nothing() {
+        // Collectors build their parser at the first line; skipping a silent
+        // stream's parser is only right if it would have said nothing.
+        let kinds = [
+            Parser::Auto,
+            Parser::Gcc,
+            Parser::Rustc,
+            Parser::CargoJson,
+            Parser::Tsc,
+            Parser::Pytest,
+            Parser::Mypy,
+            Parser::Eslint,
+            Parser::Go,
+            Parser::PhaseResult,
+        ];
+        for kind in kinds {
+            let mut parser = parser_for(kind).expect("a parser");
+            let mut found = Vec::new();
+            parser.finish(&mut found);
+            assert!(found.is_empty(), "{kind:?}: {found:?}");
+            assert_eq!(parser.data(), None, "{kind:?}");
+        }
+        assert!(parser_for(Parser::None).is_none());
+    }
+
     fn collector(
         parser: Parser,
         matchers: &[(&str, DiagSeverity)],
         score: Option<&str>,
     ) -> Collector {
         Collector {
-            parser: parser_for(parser),
+            unbuilt: Some(parser),
+            parser: None,
             matchers: matchers
                 .iter()
                 .map(|(r, s)| CustomMatcher {

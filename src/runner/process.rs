@@ -297,7 +297,13 @@ fn collect(
     // While run-check holds the write ends the pipes cannot end: the exit
     // descriptor says when the process is gone; the writers go then.
     let mut writers = writers;
-    let mut buf = vec![0u8; FIRST_CHUNK];
+    // The thread's read buffer, kept from check to check: zeroing a fresh
+    // one for every check cost more instructions than all the rest of a
+    // trivial check's handling.
+    let mut buf = BUFFER.take();
+    if buf.is_empty() {
+        buf = vec![0u8; FIRST_CHUNK];
+    }
     // Exit seen while pipes were still open, and when.
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut next_check = supervisor.next_check();
@@ -356,11 +362,18 @@ fn collect(
         }
     }
     drop(writers);
+    BUFFER.set(buf);
     let status = match exited {
         Some((status, _)) => Ok(status),
         None => supervisor.wait(cancel),
     };
     (status, captures)
+}
+
+#[cfg(unix)]
+thread_local! {
+    /// `collect`'s read buffer between checks (at most `CHUNK` bytes).
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Elsewhere (Windows): one thread per pipe reads into a shared capture while
