@@ -73,9 +73,12 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
     let worktree = worktree(&args.location)?;
-    // The git processes run while the config is read.
+    // The git processes run while the config is read. They start here, not
+    // on the thread that waits for them: a thread that is not scheduled at
+    // once (2 CPUs, the config being parsed) would delay them.
+    let asking = GitStart::begin(&worktree);
     let (config, start) = std::thread::scope(|scope| {
-        let start = scope.spawn(|| GitStart::ask(&worktree));
+        let start = scope.spawn(|| asking.finish());
         let config = load_config(&args.location, &worktree);
         (config, start.join())
     });
@@ -232,10 +235,17 @@ struct GitStart {
     took: std::time::Duration,
 }
 
-impl GitStart {
-    fn ask(worktree: &Path) -> Result<GitStart, Error> {
-        let started = Instant::now();
-        let git = match git::open(worktree) {
+/// `GitStart` being asked: the git processes started, and when.
+struct Asking {
+    opening: Result<git::Opening, String>,
+    started: Instant,
+}
+
+impl Asking {
+    /// Waits for git's answers.
+    fn finish(self) -> Result<GitStart, Error> {
+        let Asking { opening, started } = self;
+        let git = match opening.and_then(git::Opening::finish) {
             Ok((repo, Ok(status))) => Ok((repo, status)),
             Ok((_, Err(why))) => {
                 return Err(Error::Internal(format!(
@@ -248,6 +258,16 @@ impl GitStart {
             git,
             took: started.elapsed(),
         })
+    }
+}
+
+impl GitStart {
+    /// Starts asking git about `worktree`.
+    fn begin(worktree: &Path) -> Asking {
+        Asking {
+            started: Instant::now(),
+            opening: git::Opening::start(worktree),
+        }
     }
 
     fn in_git(&self) -> Option<(&git::Repo, &git::Status)> {

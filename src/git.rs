@@ -13,7 +13,7 @@
 //! would name a file that does not exist (and hash nothing, twice).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
@@ -68,25 +68,78 @@ const STATUS: [&str; 8] = [
 /// The error says (in one line) that git is missing or that `worktree` is
 /// not inside a repository; a status that failed is the second result.
 pub fn open(worktree: &Path) -> Result<(Repo, Result<Status, String>), String> {
-    let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
-    let toplevel = command(&exe, worktree)
-        .args(["rev-parse", "--show-toplevel"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|err| format!("failed to run git: {err}"))?;
-    // Paths in porcelain output are relative to the top level wherever git
-    // runs, so the status need not wait for it.
-    let status = output(&exe, worktree, &STATUS).map(|out| parse_status(&out));
-    let output = toplevel
-        .wait_with_output()
-        .map_err(|err| format!("failed to run git: {err}"))?;
-    let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    if !output.status.success() || top.is_empty() {
-        return Err("not a git repository".into());
+    Opening::start(worktree)?.finish()
+}
+
+/// The two questions of `open`, asked and not yet answered: the caller
+/// starts them first thing and does its own work (reading the config) while
+/// git runs.
+#[derive(Debug)]
+pub struct Opening {
+    exe: PathBuf,
+    /// `git status`, or why it did not start.
+    status: Result<Child, String>,
+    /// `git rev-parse --show-toplevel`.
+    toplevel: Child,
+}
+
+impl Opening {
+    /// Starts both git processes in `worktree`, the status (the longer one)
+    /// first. The error says that git is missing or could not run.
+    pub fn start(worktree: &Path) -> Result<Opening, String> {
+        let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+        // Paths in porcelain output are relative to the top level wherever
+        // git runs, so the status need not wait for it.
+        let status = command(&exe, worktree)
+            .args(STATUS)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("failed to run git: {err}"));
+        let toplevel = command(&exe, worktree)
+            .args(["rev-parse", "--show-toplevel"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let toplevel = match toplevel {
+            Ok(toplevel) => toplevel,
+            Err(err) => {
+                if let Ok(status) = status {
+                    let _ = status.wait_with_output();
+                }
+                return Err(format!("failed to run git: {err}"));
+            }
+        };
+        Ok(Opening {
+            exe,
+            status,
+            toplevel,
+        })
     }
-    let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
-    Ok((Repo { exe, toplevel }, status))
+
+    /// Waits for both answers (reading the status as git writes it).
+    pub fn finish(self) -> Result<(Repo, Result<Status, String>), String> {
+        let status = self
+            .status
+            .and_then(|child| answer(child.wait_with_output(), &STATUS))
+            .map(|out| parse_status(&out));
+        let output = self
+            .toplevel
+            .wait_with_output()
+            .map_err(|err| format!("failed to run git: {err}"))?;
+        let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if !output.status.success() || top.is_empty() {
+            return Err("not a git repository".into());
+        }
+        let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
+        Ok((
+            Repo {
+                exe: self.exe,
+                toplevel,
+            },
+            status,
+        ))
+    }
 }
 
 /// `git -C DIR` asking read-only, without stdin. The switch, not the
@@ -108,11 +161,14 @@ fn command(exe: &Path, dir: &Path) -> Command {
 /// Runs `git -C DIR ARGS`: stdout, or a one-line error with git's own
 /// message.
 fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = command(exe, dir)
-        .args(args)
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|err| format!("failed to run git: {err}"))?;
+    let output = command(exe, dir).args(args).stderr(Stdio::piped()).output();
+    answer(output, args)
+}
+
+/// What git answered to `git ARGS`: stdout, or a one-line error with git's
+/// own message.
+fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = output.map_err(|err| format!("failed to run git: {err}"))?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
