@@ -62,6 +62,28 @@ fn background_leftovers_of_a_passing_check_are_killed() {
 }
 
 #[test]
+fn a_leftover_holding_the_output_pipes_ends_with_its_check() {
+    // The background `sleep` keeps stdout and stderr open after `sh` exits:
+    // the check ends at `sh`'s exit (its exit code, its output) and the
+    // leftover is killed then, not waited for (a generous bound: this is a
+    // correctness check, not a timing target).
+    let run = Test::new()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"holder\"\nrun = [\"sh\", \"-c\", \"sleep 983 & echo started; echo oops >&2; exit 4\"]\n"
+        ))
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let holder = check(&run.json_stdout(), "holder").clone();
+    assert_eq!(holder["exit_code"], 4);
+    assert_eq!(holder["timed_out"], false);
+    assert_eq!(holder["stdout_excerpt"], "started\n");
+    assert_eq!(holder["stderr_excerpt"], "oops\n");
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert_no_leftovers("sleep 983");
+}
+
+#[test]
 fn a_check_that_closes_its_output_is_still_waited_for_and_timed_out() {
     // After its pipes close, run-check waits for the exit itself: the exit
     // code of a later exit counts, and a process that never exits times out.
