@@ -115,11 +115,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     let limit = spec.excerpt_bytes;
     let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
     let ((out_read, out_write), (err_read, err_write)) = match pipes {
-        Ok(pipes) => {
-            platform::widen(&pipes.0.0);
-            platform::widen(&pipes.1.0);
-            pipes
-        }
+        Ok(pipes) => pipes,
         Err(err) => {
             return ProcessResult::failed(start, limit, format!("failed to create pipes: {err}"));
         }
@@ -159,6 +155,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         tree,
         deadline: start + spec.timeout,
         stopped: None,
+        cleared: false,
     };
     let [out_collector, err_collector] = collectors;
     let captures = [
@@ -175,7 +172,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     let duration = start.elapsed();
     // Whatever the check left behind in its tree goes too: the gate leaves no
     // process running.
-    supervisor.terminate(true);
+    supervisor.clear_tree();
     let stopped = supervisor.stopped.take();
     let [stdout, stderr] = captures;
     let (stdout, stdout_parsed) = stdout.finish();
@@ -208,9 +205,20 @@ struct Supervisor<'h> {
     deadline: Instant,
     /// Why and when run-check asked the tree to stop.
     stopped: Option<(End, Instant)>,
+    /// The tree was killed after the process exited (`clear_tree`).
+    cleared: bool,
 }
 
 impl Supervisor<'_> {
+    /// Kills what is left of the tree once the process has exited. Once is
+    /// enough: nothing in a killed group can start a new member.
+    fn clear_tree(&mut self) {
+        if !self.cleared {
+            self.terminate(true);
+            self.cleared = true;
+        }
+    }
+
     fn terminate(&self, hard: bool) {
         match &self.tree {
             Some(tree) if hard => tree.kill(),
@@ -304,6 +312,7 @@ fn collect(
     if buf.is_empty() {
         buf = vec![0u8; FIRST_CHUNK];
     }
+    let mut widened = [false; 2];
     // Exit seen while pipes were still open, and when.
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut next_check = supervisor.next_check();
@@ -318,7 +327,7 @@ fn collect(
                     if let Ok(Some(status)) = supervisor.handle.try_wait() {
                         exited = Some((status, now));
                         writers = None;
-                        supervisor.terminate(true);
+                        supervisor.clear_tree();
                     }
                 }
             }
@@ -341,7 +350,7 @@ fn collect(
                 let now = Instant::now();
                 exited = Some((status, now));
                 next_check = now + DRAIN_GRACE;
-                supervisor.terminate(true);
+                supervisor.clear_tree();
             }
         }
         for (i, is_ready) in ready.into_iter().enumerate() {
@@ -352,8 +361,17 @@ fn collect(
                 Ok(0) => pipes[i] = None,
                 Ok(n) => {
                     captures[i].push(&buf[..n]);
-                    if n == buf.len() && buf.len() < CHUNK {
-                        buf.resize(CHUNK, 0);
+                    // A read that fills the buffer marks a chatty stream:
+                    // larger reads, and a larger pipe (quiet checks, most
+                    // of them, keep the default and skip the call).
+                    if n == buf.len() {
+                        if !widened[i] {
+                            platform::widen(pipe);
+                            widened[i] = true;
+                        }
+                        if buf.len() < CHUNK {
+                            buf.resize(CHUNK, 0);
+                        }
                     }
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
@@ -397,7 +415,7 @@ fn collect(
         drain(err_pipe, err_capture, done_tx),
     ];
     let status = supervisor.wait(cancel);
-    supervisor.terminate(true);
+    supervisor.clear_tree();
     let drain_deadline = Instant::now() + DRAIN_GRACE;
     for _ in 0..2 {
         let left = drain_deadline.saturating_duration_since(Instant::now());

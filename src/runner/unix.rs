@@ -15,8 +15,9 @@ pub(crate) fn prepare(command: &mut Command) {
 }
 
 /// Asks for a 256 KiB pipe buffer (Linux; elsewhere, or when refused, the
-/// default 64 KiB stays): a chatty check then wakes run-check a quarter as
-/// often, which halves the cost of draining it. Not more: pipe pages count
+/// default 64 KiB stays), once a stream proves chatty: it then wakes
+/// run-check a quarter as often, which halves the cost of draining it.
+/// (Windows pipes keep their default size.) Not more: pipe pages count
 /// against the user's `pipe-user-pages-soft` (64 MiB), and two pipes per
 /// running check must stay well inside it.
 pub(crate) fn widen(pipe: &PipeReader) {

@@ -29,9 +29,6 @@ pub(crate) fn prepare(command: &mut Command) {
     command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED);
 }
 
-/// Pipe buffers keep their default size on Windows (mirrors Unix `widen`).
-pub(crate) fn widen(_pipe: &std::io::PipeReader) {}
-
 /// Lets the suspended child `pid` run (after `Tree::adopt`, or after it
 /// failed): resumes its one thread, found in a snapshot of the system's
 /// threads (the standard library keeps the thread handle to itself).
