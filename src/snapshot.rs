@@ -392,9 +392,15 @@ struct Hashed {
 /// run, before the first check and after the last, with nothing else to do
 /// meanwhile); a short one is hashed on this thread.
 fn hash_paths(paths: &[&Path]) -> Vec<Hashed> {
+    // One batch or less stays here without asking for the CPU count (which
+    // reads three cgroup files; a clean worktree lists nothing).
+    let batches = paths.len().div_ceil(HASH_BATCH);
+    if batches <= 1 {
+        return paths.iter().map(|path| hash_path(path)).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(paths.len().div_ceil(HASH_BATCH));
+        .min(batches);
     if threads <= 1 {
         return paths.iter().map(|path| hash_path(path)).collect();
     }
