@@ -833,12 +833,14 @@ def workload_e(ctx: Ctx) -> Section:
             f"E: what verification adds (fast --verify-read-only − fast) ÷ git status, {state}",
             f"{ms(extra)} ÷ {ms(status.wall)} = {extra / status.wall:.2f}×",
             f"≤ {SNAPSHOT_MAX_RATIO:.0f}×", extra / status.wall <= SNAPSHOT_MAX_RATIO))
+        # Shown, not judged: two full statuses and the hashing divided by
+        # one status is 2x plus the hashing by construction.
         both = extra + status.wall
         section.targets.append(Target(
             f"E: both snapshots, counting the shared first `git status` in full, "
-            f"÷ git status, {state}",
+            f"÷ git status, {state} (≈ 2× by construction)",
             f"{ms(both)} ÷ {ms(status.wall)} = {both / status.wall:.2f}×",
-            f"≤ {SNAPSHOT_MAX_RATIO:.0f}×", both / status.wall <= SNAPSHOT_MAX_RATIO))
+            "—", False))
     section.notes.append(
         "A run asks `git status` once at its start; the evidence's `meta.git`, fast mode's "
         "changed files and the first snapshot all read that one answer. So what verification "
