@@ -268,7 +268,9 @@ struct Process {
     /// (run-check installs its own before any check runs), and SIGPIPE,
     /// which Rust's runtime ignores and the standard library resets too.
     defaults: Vec<c_int>,
-    /// The environment, `KEY=VALUE`, with each key's length.
+    /// The environment, `KEY=VALUE`, with each key's length, as it was at
+    /// the first spawn (run-check never changes its own environment; a
+    /// library caller that does would not see the change in its checks).
     env: Vec<(usize, CString)>,
 }
 
