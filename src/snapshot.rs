@@ -395,12 +395,12 @@ fn hash_paths(paths: &[&Path]) -> Vec<Hashed> {
     // One batch or less stays here without asking for the CPU count (which
     // reads three cgroup files; a clean worktree lists nothing).
     let batches = paths.len().div_ceil(HASH_BATCH);
-    if batches <= 1 {
-        return paths.iter().map(|path| hash_path(path)).collect();
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(batches);
+    let threads = match batches {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(batches),
+    };
     if threads <= 1 {
         return paths.iter().map(|path| hash_path(path)).collect();
     }
