@@ -3,28 +3,14 @@
 //! unavailable, by the standard library's `Command`, held in a
 //! `SharedChild` for its timed wait.
 
-use std::collections::BTreeMap;
 use std::io::{self, PipeWriter};
-use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::Instant;
 
 use shared_child::SharedChild;
 
 use super::platform;
-
-/// What to start.
-#[derive(Debug)]
-pub(crate) struct Start<'a> {
-    /// Absolute program path.
-    pub program: &'a Path,
-    /// Arguments after the program.
-    pub args: &'a [String],
-    /// Absolute working directory.
-    pub cwd: &'a Path,
-    /// Extra environment.
-    pub env: &'a BTreeMap<String, String>,
-}
+use super::process::Spec;
 
 /// A started process and the write ends of its output pipes, when
 /// run-check keeps them open until it sees the exit.
@@ -52,7 +38,7 @@ pub(crate) enum Child {
 /// Starts `start` with stdin from the null device and stdout/stderr into the
 /// given pipes, in a process tree of its own (`platform::prepare`).
 pub(crate) fn spawn(
-    start: &Start<'_>,
+    start: &Spec<'_>,
     stdout: PipeWriter,
     stderr: PipeWriter,
 ) -> io::Result<Started> {

@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -30,6 +30,8 @@ use std::process::ExitStatus;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+use super::platform;
 
 /// The child's stack: its frames are a few hundred bytes of libc calls.
 const STACK_BYTES: usize = 64 * 1024;
@@ -104,16 +106,11 @@ impl Child {
         if let Some(status) = self.status() {
             return Ok(Some(status));
         }
-        let mut poll = libc::pollfd {
-            fd: self.pidfd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let millis =
-            super::platform::poll_millis(deadline.saturating_duration_since(Instant::now()));
-        // SAFETY: `poll` is one live pollfd, as the count says.
-        let ready = unsafe { libc::poll(&mut poll, 1, millis) };
-        if ready > 0 { self.try_wait() } else { Ok(None) }
+        if platform::wait_fd(self.exit_fd(), deadline) {
+            self.try_wait()
+        } else {
+            Ok(None)
+        }
     }
 
     /// Kills the child (SIGKILL) unless it was reaped already.
@@ -145,15 +142,10 @@ struct Shared {
     /// Signals to set to SIG_DFL before unblocking.
     defaults: *const c_int,
     defaults_len: usize,
-    /// The step that failed (0: none) and its errno.
-    failed: c_int,
+    /// Set when a step failed, with its errno.
+    failed: bool,
     errno: c_int,
 }
-
-const STEP_GROUP: c_int = 1;
-const STEP_STDIO: c_int = 2;
-const STEP_CWD: c_int = 3;
-const STEP_EXEC: c_int = 4;
 
 /// The child: runs on its own stack in the parent's memory, every signal
 /// blocked, until `execve` replaces it. Async-signal-safe libc calls only.
@@ -170,35 +162,35 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             libc::sigaction(*(*shared).defaults.add(i), &default, std::ptr::null_mut());
         }
         if libc::setpgid(0, 0) != 0 {
-            fail(shared, STEP_GROUP);
+            fail(shared);
         }
         // The sources are above 2, so each dup2 makes a new descriptor
         // without FD_CLOEXEC and clobbers no later source.
         for target in 0..3 {
             if libc::dup2((*shared).stdio[target], target as c_int) < 0 {
-                fail(shared, STEP_STDIO);
+                fail(shared);
             }
         }
         if libc::chdir((*shared).cwd) != 0 {
-            fail(shared, STEP_CWD);
+            fail(shared);
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         libc::execve((*shared).program, (*shared).argv, (*shared).envp);
-        fail(shared, STEP_EXEC)
+        fail(shared)
     }
 }
 
-/// Records the failed step and errno for the parent and exits.
+/// Records the failed step's errno for the parent and exits.
 ///
 /// # Safety
 /// `shared` is the parent's live `Shared` (child side only).
-unsafe fn fail(shared: *mut Shared, step: c_int) -> ! {
+unsafe fn fail(shared: *mut Shared) -> ! {
     // SAFETY: as the caller promises; errno is this thread's.
     unsafe {
         (*shared).errno = *libc::__errno_location();
-        (*shared).failed = step;
+        (*shared).failed = true;
         libc::_exit(127)
     }
 }
@@ -279,14 +271,8 @@ fn process() -> Option<&'static Process> {
     PROCESS
         .get_or_init(|| {
             // pidfd_open (5.3) implies CLONE_PIDFD (5.2).
-            // SAFETY: pidfd_open takes a pid and flags; it returns a new
-            // descriptor we own or -1.
-            let probe = unsafe { libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0) };
-            if probe < 0 {
-                return None;
-            }
-            // SAFETY: `probe` is a descriptor the kernel just returned to us.
-            drop(unsafe { OwnedFd::from_raw_fd(probe as RawFd) });
+            // SAFETY: getpid has no preconditions.
+            platform::pidfd_open(unsafe { libc::getpid() }).ok()?;
             let null = std::fs::File::open("/dev/null").ok()?;
             let null = OwnedFd::from(null);
             if null.as_raw_fd() <= 2 {
@@ -403,7 +389,7 @@ pub(crate) fn spawn(
         ],
         defaults: process.defaults.as_ptr(),
         defaults_len: process.defaults.len(),
-        failed: 0,
+        failed: false,
         errno: 0,
     };
     let cloned = STACK.with(|stack| {
@@ -433,7 +419,7 @@ pub(crate) fn spawn(
     // SAFETY: the child has exec'd or exited (CLONE_VFORK), so nothing
     // writes `shared` any more; volatile: the write came from "elsewhere".
     let failed = unsafe { std::ptr::read_volatile(&shared.failed) };
-    if failed != 0 {
+    if failed {
         let errno = shared.errno;
         let _ = child.wait();
         return Some(Err(io::Error::from_raw_os_error(errno)));
@@ -480,25 +466,25 @@ fn clone(top: *mut c_void, shared: &mut Shared) -> io::Result<(libc::pid_t, Owne
     if pid < 0 {
         return Err(err);
     }
-    if pidfd < 0 {
-        // Not expected (pidfd_open worked, so CLONE_PIDFD is known): ask
-        // for the pidfd of the unreaped child instead.
-        // SAFETY: as for the probe in `process`.
-        pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as c_int;
-        if pidfd < 0 {
-            let err = io::Error::last_os_error();
+    if pidfd >= 0 {
+        // SAFETY: the kernel just returned this descriptor to us alone.
+        return Ok((pid, unsafe { OwnedFd::from_raw_fd(pidfd) }));
+    }
+    // Not expected (pidfd_open worked, so CLONE_PIDFD is known): ask for the
+    // pidfd of the unreaped child instead.
+    match platform::pidfd_open(pid) {
+        Ok(pidfd) => Ok((pid, pidfd)),
+        Err(err) => {
             // SAFETY: our own unreaped child, killed and reaped.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
                 libc::waitpid(pid, std::ptr::null_mut(), 0);
             }
-            return Err(io::Error::other(format!(
+            Err(io::Error::other(format!(
                 "cannot watch the started process: {err}"
-            )));
+            )))
         }
     }
-    // SAFETY: the kernel just returned this descriptor to us alone.
-    Ok((pid, unsafe { OwnedFd::from_raw_fd(pidfd) }))
 }
 
 #[cfg(test)]

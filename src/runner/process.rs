@@ -123,13 +123,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     // Not duct: duct copies the whole environment into a map and sets it
     // again on every spawn (≈ 170,000 instructions per check, measured with
     // callgrind), the largest per-check cost run-check had.
-    let start_spec = child::Start {
-        program: spec.program,
-        args: spec.args,
-        cwd: spec.cwd,
-        env: spec.env,
-    };
-    let (handle, writers) = match child::spawn(&start_spec, out_write, err_write) {
+    let (handle, writers) = match child::spawn(spec, out_write, err_write) {
         Ok(started) => (started.child, started.writers),
         Err(err) => {
             // A missing working directory fails the spawn too; say which.

@@ -80,31 +80,43 @@ impl Tree {
 pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
     #[cfg(target_os = "linux")]
     {
-        use std::os::fd::{FromRawFd, OwnedFd};
         let pid = libc::pid_t::try_from(pid).ok()?;
-        // SAFETY: pidfd_open takes a pid and flags and returns a new
-        // descriptor or -1; it has no memory-safety preconditions.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if fd < 0 {
-            return None;
-        }
-        // SAFETY: `fd` is a descriptor the kernel just returned to us alone.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
-        let mut poll = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let millis = poll_millis(deadline.saturating_duration_since(Instant::now()));
-        // SAFETY: `poll` is one live pollfd, as the count says.
-        let ready = unsafe { libc::poll(&mut poll, 1, millis) };
-        Some(ready > 0)
+        let fd = pidfd_open(pid).ok()?;
+        Some(wait_fd(std::os::fd::AsFd::as_fd(&fd), deadline))
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (pid, deadline);
         None
     }
+}
+
+/// A pidfd of process `pid` (Linux 5.3 and later): readable once it exits.
+#[cfg(target_os = "linux")]
+pub(crate) fn pidfd_open(pid: libc::pid_t) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
+    // or -1; it has no memory-safety preconditions.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a descriptor the kernel just returned to us alone.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
+}
+
+/// Waits until `fd` is readable or `deadline` passes; says whether it is
+/// (`false` also on EINTR: the caller looks again).
+#[cfg(target_os = "linux")]
+pub(crate) fn wait_fd(fd: BorrowedFd<'_>, deadline: Instant) -> bool {
+    let mut poll = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = poll_millis(deadline.saturating_duration_since(Instant::now()));
+    // SAFETY: `poll` is one live pollfd, as the count says.
+    unsafe { libc::poll(&mut poll, 1, millis) > 0 }
 }
 
 /// Why a process ended without an exit code: the signal's name and number.
@@ -168,7 +180,7 @@ pub(crate) fn wait_ready(
 
 /// `timeout` as `poll`'s milliseconds, rounded up so a sub-millisecond wait
 /// does not spin.
-pub(crate) fn poll_millis(timeout: Duration) -> libc::c_int {
+fn poll_millis(timeout: Duration) -> libc::c_int {
     timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
 }
 
