@@ -125,7 +125,7 @@ fn existing(path: &Path, template: &str) -> Existing {
     if !metadata.file_type().is_file() {
         return Existing::Foreign;
     }
-    match std::fs::read(path) {
+    match crate::bounded::read(path, crate::bounded::PROJECT_FILE) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
             if is_ours(&text) {

@@ -6,6 +6,7 @@
 //! spawns checks and only `output` writes files.
 
 pub mod artifacts;
+pub mod bounded;
 pub mod changes;
 pub mod cli;
 pub mod config;

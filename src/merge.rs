@@ -55,7 +55,7 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
 /// for every JSON input (`json_input`); the shape by its types, whose error
 /// keeps serde's line and column.
 fn read(path: &Path) -> Result<Evidence, Error> {
-    let bytes = std::fs::read(path).map_err(|err| Error::io("read evidence", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read evidence", path, err))?;
     let value = json_input::parse_document(path, &bytes)?;
     json_input::object(&value, "$")
         .and_then(|document| {

@@ -24,6 +24,8 @@ mod hooks;
 mod init;
 /// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
 mod judge;
+/// Input limits: oversized configs, tasks and JSON inputs are refused.
+mod limits;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
 /// Read-only verification: modified, created, deleted paths; ignored output.

@@ -356,7 +356,7 @@ pub struct CheckConfig {
 /// Reads and validates a config file. `display` is how the path is named in
 /// messages and evidence.
 pub fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::bounded::read(path, crate::bounded::CONFIG) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             let message = if explicit {

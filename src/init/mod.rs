@@ -286,5 +286,5 @@ fn is_file(root: &Path, name: &str) -> bool {
 }
 
 fn read(root: &Path, name: &str) -> Option<String> {
-    std::fs::read_to_string(root.join(name)).ok()
+    crate::bounded::read_text(&root.join(name), crate::bounded::PROJECT_FILE)
 }

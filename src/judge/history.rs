@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -108,9 +108,8 @@ impl History {
                 Err(err) => return Err(Error::io("open history file", path, err)),
             }
         };
-        let mut bytes = Vec::new();
-        (&file)
-            .read_to_end(&mut bytes)
+        let length = file.metadata().ok().map(|meta| meta.len());
+        let bytes = crate::bounded::read_from(&file, length, crate::bounded::JSON)
             .map_err(|err| Error::io("read history file", path, err))?;
         let rounds = parse(path, &bytes)?;
         Ok(History {

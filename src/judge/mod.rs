@@ -87,7 +87,7 @@ pub mod score;
 pub mod thresholds;
 pub mod verdict;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -196,13 +196,11 @@ pub fn run(args: &JudgeArgs) -> Result<i32, Error> {
 fn read_input(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
     if path == Path::new("-") {
         let display = PathBuf::from("<stdin>");
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
+        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
             .map_err(|err| Error::io("read", &display, err))?;
         return Ok((display, bytes));
     }
-    let bytes = std::fs::read(path).map_err(|err| Error::io("read judge input", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read judge input", path, err))?;
     Ok((path.to_path_buf(), bytes))
 }
 

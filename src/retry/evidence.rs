@@ -3,7 +3,6 @@
 //! strictly: a document that is not evidence is an error naming the JSON
 //! path, never a silent "failure".
 
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::Value;
@@ -17,14 +16,11 @@ use crate::json_input::{Problem, parse_document};
 /// Reads the evidence at `path` (`-`: stdin).
 pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
     let (bytes, recorded) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
+        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
             .map_err(|err| Error::io("read evidence from", Path::new("<stdin>"), err))?;
         (bytes, "-".to_string())
     } else {
-        let bytes = std::fs::read(path).map_err(|err| Error::io("read evidence", path, err))?;
+        let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read evidence", path, err))?;
         // Absolute, so the state means the same whoever reads it later and
         // from wherever; symlinks are kept as named.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());

@@ -283,7 +283,7 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
 /// that is not exactly a state document is an error naming the file and the
 /// JSON path.
 pub fn load(path: &Path) -> Result<State, Error> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::bounded::read(path, crate::bounded::JSON) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(State::default()),
         Err(err) => return Err(Error::io("read retry state", path, err)),

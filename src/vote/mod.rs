@@ -18,7 +18,6 @@ pub mod aggregate;
 pub mod input;
 pub mod schema;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -66,13 +65,10 @@ pub fn render(result: &VoteResult) -> Result<String, Error> {
 fn read(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
     if path.as_os_str() == "-" {
         let name = PathBuf::from(STDIN_NAME);
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
+        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
             .map_err(|err| Error::io("read vote input", &name, err))?;
         return Ok((name, bytes));
     }
-    let bytes = std::fs::read(path).map_err(|err| Error::io("read vote input", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read vote input", path, err))?;
     Ok((path.to_path_buf(), bytes))
 }

@@ -1,0 +1,181 @@
+//! Reading the files a user names, with a bound: a config, a task or a JSON
+//! document larger than its limit is refused after reading at most one byte
+//! more than the limit, so `/dev/zero`, a FIFO fed forever or a sparse
+//! file of terabytes given as an input costs seconds and a few MiB, never
+//! all the memory of the machine.
+//!
+//! The limits (README, "Input limits"):
+//!
+//! - [`CONFIG_BYTES`], 4 MiB: `checks.toml`, a `--task` file, and the
+//!   project files `init` and `hooks` look into;
+//! - [`JSON_BYTES`], 64 MiB: evidence (`merge`, `retry --record`, `judge`),
+//!   judge input and `--history`, vote input, retry state, from a file or
+//!   from stdin.
+//!
+//! A refused input is an ordinary read error (`io::ErrorKind::InvalidData`)
+//! whose message names the limit; callers wrap it as they wrap any read
+//! error, naming the file: `failed to read task file `/dev/zero`: larger than
+//! 4 MiB, the limit for a task file`.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// One MiB.
+const MIB: u64 = 1024 * 1024;
+
+/// The largest config (`checks.toml`), task file or project file read.
+pub const CONFIG_BYTES: u64 = 4 * MIB;
+
+/// The largest JSON document read (evidence, judge and vote input, history,
+/// retry state).
+pub const JSON_BYTES: u64 = 64 * MIB;
+
+/// What is read, for the refusal message: `a config file`, `a task file`,
+/// `a JSON input`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// The most bytes accepted.
+    pub bytes: u64,
+    /// What the limit is for, e.g. `a task file`.
+    pub what: &'static str,
+}
+
+/// The limit of a config file.
+pub const CONFIG: Limit = Limit {
+    bytes: CONFIG_BYTES,
+    what: "a config file",
+};
+
+/// The limit of a task file.
+pub const TASK: Limit = Limit {
+    bytes: CONFIG_BYTES,
+    what: "a task file",
+};
+
+/// The limit of a project file `init` or `hooks` reads.
+pub const PROJECT_FILE: Limit = Limit {
+    bytes: CONFIG_BYTES,
+    what: "a project file",
+};
+
+/// The limit of a JSON input (evidence, judge, vote or retry input).
+pub const JSON: Limit = Limit {
+    bytes: JSON_BYTES,
+    what: "a JSON input",
+};
+
+impl Limit {
+    /// The refusal: `larger than 4 MiB, the limit for a task file`.
+    fn exceeded(self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {}, the limit for {}", size(self.bytes), self.what),
+        )
+    }
+}
+
+/// `4 MiB` (whole MiB), else bytes.
+fn size(bytes: u64) -> String {
+    if bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Reads the file at `path` whole, refusing one larger than `limit`: a
+/// regular file by its size, before reading; anything else (a device, a
+/// FIFO, a file that grows) after at most `limit + 1` bytes.
+pub fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let known = file
+        .metadata()
+        .ok()
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len());
+    if known.is_some_and(|len| len > limit.bytes) {
+        return Err(limit.exceeded());
+    }
+    read_from(file, known, limit)
+}
+
+/// Reads `reader` to its end (stdin, an open file), refusing more than
+/// `limit` bytes after reading at most `limit + 1`. `hint`: the expected
+/// length, to allocate once.
+pub fn read_from(reader: impl Read, hint: Option<u64>, limit: Limit) -> io::Result<Vec<u8>> {
+    // The hint is capped: a file's size can lie (a file that shrinks, a
+    // proc file reporting 0), and the buffer grows as needed anyway.
+    let capacity = hint.unwrap_or(0).min(limit.bytes) as usize;
+    let mut bytes = Vec::with_capacity(capacity.saturating_add(1));
+    reader.take(limit.bytes + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit.bytes {
+        return Err(limit.exceeded());
+    }
+    Ok(bytes)
+}
+
+/// [`read`] as text, for files read optionally (`init`'s project files):
+/// `None` when missing, unreadable, too large or not UTF-8.
+pub fn read_text(path: &Path, limit: Limit) -> Option<String> {
+    read(path, limit)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: Limit = Limit {
+        bytes: 10,
+        what: "a test file",
+    };
+
+    #[test]
+    fn at_the_limit_and_one_byte_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read(&path, SMALL).unwrap(), b"0123456789");
+        std::fs::write(&path, b"0123456789x").unwrap();
+        let err = read(&path, SMALL).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            err.to_string(),
+            "larger than 10 bytes, the limit for a test file"
+        );
+    }
+
+    #[test]
+    fn a_stream_is_read_no_further_than_the_limit() {
+        // An endless reader: only limit + 1 bytes are taken from it.
+        let endless = io::repeat(0);
+        let err = read_from(endless, None, JSON).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "larger than 64 MiB, the limit for a JSON input"
+        );
+        assert_eq!(read_from(&b"{}"[..], Some(2), SMALL).unwrap(), b"{}");
+    }
+
+    #[test]
+    fn a_sparse_file_is_refused_by_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse");
+        let file = File::create(&path).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let err = read(&path, CONFIG).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "larger than 4 MiB, the limit for a config file"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dev_zero_is_refused() {
+        let err = read(Path::new("/dev/zero"), TASK).unwrap_err();
+        assert_eq!(err.to_string(), "larger than 4 MiB, the limit for a task file");
+    }
+}

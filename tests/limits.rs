@@ -1,0 +1,226 @@
+//! Input limits: every file a user names (config, task, evidence, judge,
+//! vote and retry input, history, merge input) is refused when larger than
+//! its limit, after reading at most one byte more: `/dev/zero`, a sparse
+//! file of a terabyte and an endless stdin each end in exit 2 with one line
+//! naming the file and the limit, within seconds and with little memory.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{Test, bin};
+
+const CONFIG: &str = r#"[settings]
+allow = ["true"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+"#;
+
+/// A worktree with a passing config, its evidence (`ev.json`) and a sparse
+/// file of 1 TiB (`big`).
+fn setup() -> Test {
+    let test = Test::new().config(CONFIG);
+    let out = Command::new(bin())
+        .args(["--format", "json", "--out", "ev.json", "--quiet"])
+        .current_dir(test.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run-check");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let big = std::fs::File::create(test.path().join("big")).expect("create big");
+    big.set_len(1 << 40).expect("sparse file");
+    test
+}
+
+/// Runs run-check with `args` in `dir` (stdin from `stdin`), and asserts
+/// exit 2, one line on stderr naming `file` and the limit, within 10 s, and
+/// (on Linux) a peak resident set under 200 MiB.
+#[track_caller]
+fn refused(dir: &Path, args: &[&str], stdin: Option<&str>, file: &str, limit: &str) {
+    let mut command = Command::new(bin());
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match stdin {
+        Some(path) => command.stdin(std::fs::File::open(path).expect("stdin file")),
+        None => command.stdin(Stdio::null()),
+    };
+    let started = Instant::now();
+    let mut child = command.spawn().expect("spawn run-check");
+    #[cfg(target_os = "linux")]
+    let (status, peak_kib) = crate::support::wait_with_peak_rss(&mut child);
+    #[cfg(not(target_os = "linux"))]
+    let (status, peak_kib) = (child.wait().expect("wait"), 0u64);
+    let elapsed = started.elapsed();
+    let output = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line: {stderr}");
+    assert!(
+        lines[0].contains(&format!("`{file}`")) && lines[0].contains(limit),
+        "{args:?}: names `{file}` and `{limit}`: {stderr}"
+    );
+    assert!(output.stdout.is_empty(), "{args:?}: no output");
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "{args:?}: took {elapsed:?}"
+    );
+    assert!(
+        peak_kib < 200 * 1024,
+        "{args:?}: peak resident set {peak_kib} KiB"
+    );
+}
+
+const CONFIG_LIMIT: &str = "larger than 4 MiB, the limit for a config file";
+const TASK_LIMIT: &str = "larger than 4 MiB, the limit for a task file";
+const JSON_LIMIT: &str = "larger than 64 MiB, the limit for a JSON input";
+
+#[test]
+fn an_oversized_config_is_refused_by_every_command() {
+    let test = setup();
+    let dir = test.path();
+    for config in ["/dev/zero", "big"] {
+        if config.starts_with("/dev") && !Path::new(config).exists() {
+            continue;
+        }
+        refused(dir, &["--config", config], None, config, CONFIG_LIMIT);
+        refused(
+            dir,
+            &["--mode", "fast", "--config", config],
+            None,
+            config,
+            CONFIG_LIMIT,
+        );
+        for command in ["validate", "list", "fix"] {
+            refused(dir, &[command, "--config", config], None, config, CONFIG_LIMIT);
+        }
+        refused(
+            dir,
+            &["judge", "ev.json", "--config", config],
+            None,
+            config,
+            CONFIG_LIMIT,
+        );
+    }
+    // Nothing was written beside the inputs.
+    assert!(!dir.join("runs").exists());
+}
+
+#[test]
+fn an_oversized_task_is_refused() {
+    let test = setup();
+    for task in ["/dev/zero", "big"] {
+        if task.starts_with("/dev") && !Path::new(task).exists() {
+            continue;
+        }
+        refused(
+            test.path(),
+            &["--format", "json", "--out", "out.json", "--task", task],
+            None,
+            task,
+            TASK_LIMIT,
+        );
+        assert!(!test.path().join("out.json").exists(), "no partial output");
+    }
+}
+
+#[test]
+fn oversized_json_inputs_are_refused_by_every_reader() {
+    let test = setup();
+    let dir = test.path();
+    for input in ["/dev/zero", "big"] {
+        if input.starts_with("/dev") && !Path::new(input).exists() {
+            continue;
+        }
+        refused(dir, &["merge", input], None, input, JSON_LIMIT);
+        refused(dir, &["merge", "ev.json", input], None, input, JSON_LIMIT);
+        refused(dir, &["judge", input], None, input, JSON_LIMIT);
+        refused(
+            dir,
+            &["judge", "ev.json", "--history", input],
+            None,
+            input,
+            JSON_LIMIT,
+        );
+        refused(dir, &["vote", input], None, input, JSON_LIMIT);
+        let record = |evidence: &str, state: &str| {
+            [
+                "retry",
+                "record",
+                "--task",
+                "T-1",
+                "--phase",
+                "verify",
+                "--subagent",
+                "a",
+                "--evidence",
+                evidence,
+                "--state",
+                state,
+            ]
+            .map(String::from)
+        };
+        let args = record(input, "state.json");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(dir, &args, None, input, JSON_LIMIT);
+        let args = record("ev.json", input);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(dir, &args, None, input, JSON_LIMIT);
+        refused(
+            dir,
+            &["retry", "status", "--state", input],
+            None,
+            input,
+            JSON_LIMIT,
+        );
+    }
+    assert!(!dir.join("state.json").exists(), "no state written");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_stdin_is_refused() {
+    let test = setup();
+    let dir = test.path();
+    let zero = "/dev/zero";
+    if !Path::new(zero).exists() {
+        return;
+    }
+    refused(dir, &["vote", "-"], Some(zero), "<stdin>", JSON_LIMIT);
+    refused(dir, &["judge", "-"], Some(zero), "<stdin>", JSON_LIMIT);
+    refused(
+        dir,
+        &[
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "verify",
+            "--subagent",
+            "a",
+            "--evidence",
+            "-",
+            "--state",
+            "state.json",
+        ],
+        Some(zero),
+        "<stdin>",
+        JSON_LIMIT,
+    );
+}
+
+/// An input at the limit's scale but under it still reads: a 3 MiB config
+/// (mostly a comment) is a valid config.
+#[test]
+fn a_large_config_under_the_limit_still_reads() {
+    let comment = format!("# {}\n", "x".repeat(3 * 1024 * 1024));
+    let test = Test::new().config(&format!("{comment}{CONFIG}"));
+    let run = test.args(&["validate"]).run().success();
+    assert!(run.stdout.contains("valid (1 checks"), "{}", run.stdout);
+}
