@@ -70,7 +70,11 @@ impl Limit {
     fn exceeded(self) -> io::Error {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("larger than {}, the limit for {}", size(self.bytes), self.what),
+            format!(
+                "larger than {}, the limit for {}",
+                size(self.bytes),
+                self.what
+            ),
         )
     }
 }
@@ -176,6 +180,9 @@ mod tests {
     #[test]
     fn dev_zero_is_refused() {
         let err = read(Path::new("/dev/zero"), TASK).unwrap_err();
-        assert_eq!(err.to_string(), "larger than 4 MiB, the limit for a task file");
+        assert_eq!(
+            err.to_string(),
+            "larger than 4 MiB, the limit for a task file"
+        );
     }
 }

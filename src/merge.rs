@@ -2,10 +2,16 @@
 //! several CI machines) into one document whose checks, diagnostics, summary,
 //! banner and exit code are those of the union (SPEC section 11).
 //!
+//! An evidence without `meta.shard` (a run without `--shard`) is the whole
+//! run, shard 1/1: it merges alone.
+//!
 //! It refuses, unless `--force`: evidence of different commits or modes, a
-//! shard given twice, shards of different splits, and a split with missing
-//! shards. A check present in two inputs is always an error (which result
-//! would be the truth?).
+//! shard given twice, shards of different splits (`meta.shard.count`
+//! differs), a whole run given with shards or with another whole run, and a
+//! split with missing shards; each refusal names the file at fault (and its
+//! JSON path when one field is). Always refused, `--force` or not: a check
+//! present in two inputs (which result would be the truth?) and a
+//! `meta.shard` that no run writes (`count` 0, `index` outside 1..count).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -55,7 +61,8 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
 /// for every JSON input (`json_input`); the shape by its types, whose error
 /// keeps serde's line and column.
 fn read(path: &Path) -> Result<Evidence, Error> {
-    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read evidence", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read evidence", path, err))?;
     let value = json_input::parse_document(path, &bytes)?;
     json_input::object(&value, "$")
         .and_then(|document| {
@@ -63,7 +70,7 @@ fn read(path: &Path) -> Result<Evidence, Error> {
         })
         .map_err(|problem| problem.into_error(path, ""))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    serde_json::from_slice(bytes).map_err(|err| Error::Config {
+    let evidence: Evidence = serde_json::from_slice(bytes).map_err(|err| Error::Config {
         path: path.to_path_buf(),
         location: Some((err.line(), err.column().max(1))),
         key: None,
@@ -71,7 +78,37 @@ fn read(path: &Path) -> Result<Evidence, Error> {
             "not an evidence document: {}",
             json_input::syntax_message(&err)
         ),
-    })
+    })?;
+    if let Some(shard) = &evidence.meta.shard {
+        if shard.count == 0 {
+            return Err(at(
+                path,
+                "$.meta.shard.count",
+                "must be at least 1, found 0",
+            ));
+        }
+        if shard.index == 0 || shard.index > shard.count {
+            return Err(at(
+                path,
+                "$.meta.shard.index",
+                format!(
+                    "must be between 1 and the count ({}), found {}",
+                    shard.count, shard.index
+                ),
+            ));
+        }
+    }
+    Ok(evidence)
+}
+
+/// An error about the field at JSON path `key` of the evidence `path`.
+fn at(path: &Path, key: &str, message: impl Into<String>) -> Error {
+    Error::Config {
+        path: path.to_path_buf(),
+        location: None,
+        key: Some(key.to_string()),
+        message: message.into(),
+    }
 }
 
 fn mismatch(what: &str, a: &Path, b: &Path, x: &str, y: &str) -> Error {
@@ -106,22 +143,50 @@ fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
             ));
         }
     }
-    let shards: Vec<_> = docs
+    let (shards, whole): (Vec<_>, Vec<_>) = docs.iter().partition(|(_, d)| d.meta.shard.is_some());
+    // A run without `--shard` is the whole run (1/1): it merges alone.
+    if let (Some((path, _)), Some((sharded, _))) = (whole.first(), shards.first()) {
+        return Err(at(
+            path,
+            "$.meta.shard",
+            format!(
+                "missing: a run without --shard is the whole run (1/1) and cannot be \
+                 merged with the shards of `{}` (use --force)",
+                sharded.display()
+            ),
+        ));
+    }
+    if let [(first, _), (path, _), ..] = whole.as_slice() {
+        return Err(at(
+            path,
+            "$.meta.shard",
+            format!(
+                "missing: a run without --shard is the whole run (1/1), and so is `{}` \
+                 (use --force)",
+                first.display()
+            ),
+        ));
+    }
+    let shards: Vec<_> = shards
         .iter()
         .filter_map(|(p, d)| d.meta.shard.as_ref().map(|s| (p, s)))
         .collect();
-    let Some((_, split)) = shards.first() else {
+    let Some((split_path, split)) = shards.first() else {
         return Ok(());
     };
     let mut seen = BTreeSet::new();
     for (path, shard) in &shards {
         if shard.count != split.count {
-            return Err(Error::Usage(format!(
-                "cannot merge: `{}` is a shard of {} but others are shards of {} (use --force)",
-                path.display(),
-                shard.count,
-                split.count
-            )));
+            return Err(at(
+                path,
+                "$.meta.shard.count",
+                format!(
+                    "{}, but `{}` is a shard of {} (use --force)",
+                    shard.count,
+                    split_path.display(),
+                    split.count
+                ),
+            ));
         }
         if !seen.insert(shard.index) {
             return Err(Error::Usage(format!(

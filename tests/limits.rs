@@ -97,7 +97,13 @@ fn an_oversized_config_is_refused_by_every_command() {
             CONFIG_LIMIT,
         );
         for command in ["validate", "list", "fix"] {
-            refused(dir, &[command, "--config", config], None, config, CONFIG_LIMIT);
+            refused(
+                dir,
+                &[command, "--config", config],
+                None,
+                config,
+                CONFIG_LIMIT,
+            );
         }
         refused(
             dir,

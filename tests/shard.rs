@@ -244,3 +244,147 @@ fn bad_inputs_are_one_line_errors() {
     let (code, _, _) = run_in(dir, &["merge", "runs/missing.json"]);
     assert_eq!(code, Some(2));
 }
+
+/// `path`'s evidence with `meta.shard` replaced by `shard` (`None`: removed).
+fn rewrite(dir: &std::path::Path, from: &str, to: &str, shard: Option<Value>) {
+    let mut ev = read(dir, from);
+    match shard {
+        Some(shard) => ev["meta"]["shard"] = shard,
+        None => {
+            ev["meta"].as_object_mut().unwrap().remove("shard");
+        }
+    }
+    std::fs::write(dir.join(to), ev.to_string()).unwrap();
+}
+
+#[test]
+fn a_whole_run_merges_alone_and_never_with_shards() {
+    let test = repo();
+    let dir = test.path();
+    for (args, out) in [
+        (vec![], "runs/whole.json"),
+        (vec!["--shard", "1/2"], "runs/s1.json"),
+        (vec!["--shard", "2/2"], "runs/s2.json"),
+    ] {
+        let mut args = args;
+        args.extend(["--format", "json", "--out", out]);
+        run_in(dir, &args);
+    }
+    let whole = read(dir, "runs/whole.json");
+    assert_eq!(whole["meta"]["shard"], Value::Null);
+
+    // Alone, it is the whole run (1/1): same checks, summary and exit code.
+    let (code, stdout, stderr) = run_in(dir, &["merge", "runs/whole.json"]);
+    assert_eq!(code, Some(2), "c05 errors: {stderr}");
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(names(&merged), names(&whole));
+    for field in [
+        "total",
+        "passed",
+        "failed",
+        "errored",
+        "banner",
+        "exit_code",
+    ] {
+        assert_eq!(merged["summary"][field], whole["summary"][field], "{field}");
+    }
+    assert_eq!(merged["meta"]["merged_from"][0]["shard"], Value::Null);
+
+    // With shards, in either order, the error names the whole run's file.
+    for inputs in [
+        ["runs/s1.json", "runs/whole.json", "runs/s2.json"],
+        ["runs/whole.json", "runs/s1.json", "runs/s2.json"],
+    ] {
+        let mut args = vec!["merge"];
+        args.extend(inputs);
+        let (code, stdout, stderr) = run_in(dir, &args);
+        assert_eq!(code, Some(2));
+        assert!(stdout.is_empty());
+        assert_eq!(
+            stderr,
+            "error: runs/whole.json: $.meta.shard: missing: a run without --shard is the \
+             whole run (1/1) and cannot be merged with the shards of `runs/s1.json` \
+             (use --force)\n"
+        );
+    }
+    // Two whole runs: the second is named.
+    rewrite(dir, "runs/s1.json", "runs/other.json", None);
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/whole.json", "runs/other.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: runs/other.json: $.meta.shard: missing: a run without --shard is the whole \
+         run (1/1), and so is `runs/whole.json` (use --force)\n"
+    );
+}
+
+#[test]
+fn an_impossible_or_disagreeing_shard_count_names_its_file() {
+    let test = repo();
+    let dir = test.path();
+    run_in(
+        dir,
+        &[
+            "--shard",
+            "1/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s1.json",
+        ],
+    );
+    run_in(
+        dir,
+        &[
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s2.json",
+        ],
+    );
+    let before = read(dir, "runs/s2.json")["meta"]["shard"]["checks_before_sharding"].clone();
+    let shard = |index: u32, count: u32| {
+        Some(serde_json::json!({"index": index, "count": count, "checks_before_sharding": before}))
+    };
+
+    // count 0 is named in its own file, whichever comes first, even forced.
+    rewrite(dir, "runs/s2.json", "runs/zero.json", shard(2, 0));
+    for args in [
+        vec!["merge", "runs/s1.json", "runs/zero.json"],
+        vec!["merge", "runs/zero.json", "runs/s1.json"],
+        vec!["merge", "--force", "runs/s1.json", "runs/zero.json"],
+    ] {
+        let (code, _, stderr) = run_in(dir, &args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(
+            stderr, "error: runs/zero.json: $.meta.shard.count: must be at least 1, found 0\n",
+            "{args:?}"
+        );
+    }
+    // An index outside 1..count.
+    rewrite(dir, "runs/s2.json", "runs/high.json", shard(3, 2));
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/high.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: runs/high.json: $.meta.shard.index: must be between 1 and the count (2), \
+         found 3\n"
+    );
+    // Shards of different splits: the one that disagrees with the first.
+    rewrite(dir, "runs/s2.json", "runs/of3.json", shard(2, 3));
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/of3.json"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: runs/of3.json: $.meta.shard.count: 3, but `runs/s1.json` is a shard of 2 \
+         (use --force)\n"
+    );
+    // The pair as written merges.
+    let (code, stdout, _) = run_in(dir, &["merge", "runs/s1.json", "runs/s2.json"]);
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(merged["summary"]["total"], 12);
+    assert_eq!(merged["summary"]["exit_code"], 2);
+    assert_eq!(code, Some(2));
+}

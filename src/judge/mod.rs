@@ -200,7 +200,8 @@ fn read_input(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
             .map_err(|err| Error::io("read", &display, err))?;
         return Ok((display, bytes));
     }
-    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read judge input", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read judge input", path, err))?;
     Ok((path.to_path_buf(), bytes))
 }
 

@@ -20,7 +20,8 @@ pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
             .map_err(|err| Error::io("read evidence from", Path::new("<stdin>"), err))?;
         (bytes, "-".to_string())
     } else {
-        let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read evidence", path, err))?;
+        let bytes = crate::bounded::read(path, crate::bounded::JSON)
+            .map_err(|err| Error::io("read evidence", path, err))?;
         // Absolute, so the state means the same whoever reads it later and
         // from wherever; symlinks are kept as named.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());

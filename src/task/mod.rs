@@ -98,7 +98,8 @@ pub struct Violation {
 
 /// Reads and checks the task file at `path` (named in messages as given).
 pub fn load(path: &Path) -> Result<Task, Error> {
-    let bytes = crate::bounded::read(path, crate::bounded::TASK).map_err(|err| Error::io("read task file", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::TASK)
+        .map_err(|err| Error::io("read task file", path, err))?;
     from_slice(path, &bytes)
 }
 

@@ -69,6 +69,7 @@ fn read(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
             .map_err(|err| Error::io("read vote input", &name, err))?;
         return Ok((name, bytes));
     }
-    let bytes = crate::bounded::read(path, crate::bounded::JSON).map_err(|err| Error::io("read vote input", path, err))?;
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read vote input", path, err))?;
     Ok((path.to_path_buf(), bytes))
 }
