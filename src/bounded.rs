@@ -81,7 +81,7 @@ impl Limit {
 
 /// `4 MiB` (whole MiB), else bytes.
 fn size(bytes: u64) -> String {
-    if bytes % MIB == 0 {
+    if bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")

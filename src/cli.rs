@@ -102,9 +102,10 @@ pub struct CheckArgs {
     /// Task contract JSON: checked, recorded, and the change measured against its budget
     #[arg(long, value_name = "PATH")]
     pub task: Option<PathBuf>,
-    /// Base revision for changed files (fast mode's `paths`, the change budget)
-    #[arg(long, value_name = "REV", default_value = "HEAD")]
-    pub changed_since: String,
+    /// Base revision for changed files (fast mode's `paths`; the change budget
+    /// and contracts.gate, which default to the task's `base`) [default: HEAD]
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
     /// Run only shard K of N (1-based; checks split by a hash of their name)
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,

@@ -84,26 +84,42 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     });
     let config = config?;
     let start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
-    let task = args.task.as_deref().map(crate::task::load).transpose()?;
-    let change_budget = match (&task, start.in_git()) {
+    let mut task = args.task.as_deref().map(crate::task::load).transpose()?;
+    // Fast mode's filter compares against `--changed-since`; the change
+    // budget and `contracts.gate` against it too when given, else against
+    // the task's `base` (SPEC 7), else `HEAD`.
+    let since = args.changed_since.as_deref().unwrap_or("HEAD");
+    let base = args
+        .changed_since
+        .as_deref()
+        .or(task.as_ref().and_then(|t| t.base.as_deref()))
+        .unwrap_or("HEAD");
+    // A task's `base` must exist, even when `--changed-since` overrides it.
+    if let (Some(task), Some(file), Some((repo, status))) = (&task, &args.task, start.in_git())
+        && let Some(task_base) = &task.base
+        && changes::check_base(repo, status, task_base).is_err()
+    {
+        return Err(crate::task::bad_base(file, task_base));
+    }
+    let budget_changes = match (&task, start.in_git()) {
         (Some(_), Some((repo, status))) => Some(
-            crate::task::change_budget(repo, status, &worktree, &args.changed_since, &own)
+            changes::changed(repo, status, &worktree, base, &own)
                 .map_err(|err| Error::Usage(err.to_string()))?,
         ),
         _ => None,
     };
+    let change_budget = budget_changes.as_ref().map(crate::task::budget);
     let changes = match args.mode {
-        Mode::Fast => Some(start.changed_files(&worktree, &args.changed_since, &own)?),
+        Mode::Fast => Some(start.changed_files(&worktree, since, &own)?),
         Mode::Strict => None,
     };
-    // Strict mode compares nothing against `--changed-since` (unless a task
-    // measured its budget), but a revision that does not exist is still an
-    // ERROR. The default, `HEAD`, needs no git process.
+    // Strict mode compares nothing against `--changed-since` but the gate
+    // (and a task's budget), but a revision that does not exist is an ERROR
+    // before anything runs. The default, `HEAD`, needs no git process.
     if let (Mode::Strict, None, Some((repo, status))) = (args.mode, &task, start.in_git())
-        && args.changed_since != "HEAD"
+        && since != "HEAD"
     {
-        changes::check_base(repo, status, &args.changed_since)
-            .map_err(|err| Error::Usage(err.to_string()))?;
+        changes::check_base(repo, status, since).map_err(|err| Error::Usage(err.to_string()))?;
     }
     let selection = Selection {
         mode: args.mode,
@@ -122,6 +138,21 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             .map_err(Error::Usage)?,
     };
     let plan = plan::build(&config, &worktree, &selection)?;
+    let gate = gate_contract(
+        &args.location,
+        &config,
+        &worktree,
+        &plan,
+        &start,
+        base,
+        budget_changes.as_ref(),
+        changes.as_ref().filter(|_| since == base),
+        &own,
+    )?;
+    if let (Some(task), Some(gate)) = (&mut task, &gate) {
+        let violations = crate::task::gate_violations(task, gate);
+        task.violations.extend(violations);
+    }
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let mut verifier = match verify {
         true => {
@@ -188,7 +219,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             .map(|(c, _)| meta::display_command(c.argv()))
             .collect(),
         changes: changes.map(|(files, note)| meta::ChangeSet {
-            base: args.changed_since.clone(),
+            base: since.to_string(),
             files_changed: files.len(),
             files: files.into_iter().take(1000).collect(),
             note,
@@ -215,12 +246,57 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     );
     evidence.contracts.task = task.as_ref().map(crate::task::contract);
     evidence.contracts.change_budget = change_budget;
+    evidence.contracts.gate = gate;
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
     if !report_on_stdout {
         eprintln!("{}", evidence.summary.banner);
     }
     Ok(evidence.summary.exit_code)
+}
+
+/// `contracts.gate`: the gate's files (the config, the programs and scripts
+/// its checks run from inside the worktree) changed against `base`. The
+/// change is the one the run already knows when it has it (the task's
+/// budget, fast mode's files against the same base); else it is asked, which
+/// with the base `HEAD` is the run's `git status` (no process). `None`
+/// outside git and when the config lies outside the worktree.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the run's facts, each computed once by `check`"
+)]
+fn gate_contract(
+    location: &Location,
+    config: &Config,
+    worktree: &Path,
+    plan: &Plan<'_>,
+    start: &GitStart,
+    base: &str,
+    budget: Option<&changes::Changes>,
+    fast: Option<&(Vec<String>, Option<String>)>,
+    own: &OwnFiles,
+) -> Result<Option<crate::gate::Gate>, Error> {
+    let Some((repo, status)) = start.in_git() else {
+        return Ok(None);
+    };
+    let config_file = location
+        .config
+        .clone()
+        .unwrap_or_else(|| worktree.join("checks.toml"));
+    let Some(files) = crate::gate::files(config, &config_file, worktree, plan) else {
+        return Ok(None);
+    };
+    let asked;
+    let changed: &[String] = match (budget, fast) {
+        (Some(budget), _) => &budget.files,
+        (None, Some((files, None))) => files,
+        _ => {
+            asked = changes::changed_files(repo, status, worktree, base, own)
+                .map_err(|err| Error::Usage(err.to_string()))?;
+            &asked
+        }
+    };
+    Ok(Some(crate::gate::changed(&files, changed, base)))
 }
 
 /// The worktree's git state at the start of a run, asked once before

@@ -180,6 +180,11 @@ pub struct Contracts {
     pub task: Option<serde_json::Value>,
     /// Change budget (SPEC section 7).
     pub change_budget: Option<serde_json::Value>,
+    /// The gate's own files changed against the base (SPEC section 6);
+    /// `None` when the config lies outside the worktree or outside git, and
+    /// in evidence written before the field existed.
+    #[serde(default)]
+    pub gate: Option<crate::gate::Gate>,
 }
 
 /// `contracts.read_only`.
@@ -277,6 +282,7 @@ pub fn assemble(
             read_only,
             task: None,
             change_budget: None,
+            gate: None,
         },
     }
 }

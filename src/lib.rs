@@ -16,6 +16,7 @@ pub mod error;
 pub mod evidence;
 pub mod excerpt;
 pub mod exit_code;
+pub mod gate;
 pub mod git;
 pub mod hooks;
 pub mod init;

@@ -235,6 +235,7 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
     let mut duration_ms = 0;
     let mut interrupted = false;
     let (mut task, mut change_budget) = (None, None);
+    let mut gate: Option<crate::gate::Gate> = None;
     let mut meta = docs[0].1.meta.clone();
     let mode = docs[0].1.mode.clone();
     for (path, doc) in docs {
@@ -258,6 +259,14 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
         }
         task = task.or(doc.contracts.task);
         change_budget = change_budget.or(doc.contracts.change_budget);
+        // Shards of one commit share one gate; any file one of them saw
+        // changed is listed.
+        if let Some(theirs) = doc.contracts.gate {
+            match &mut gate {
+                Some(gate) => gate.changed.extend(theirs.changed),
+                None => gate = Some(theirs),
+            }
+        }
         commands.extend(doc.meta.commands);
         // Shards run side by side: the merged run took as long as the slowest.
         duration_ms = duration_ms.max(doc.summary.duration_ms);
@@ -286,6 +295,10 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
     });
     read_only.modified.sort();
     read_only.modified.dedup();
+    if let Some(gate) = &mut gate {
+        gate.changed.sort();
+        gate.changed.dedup();
+    }
     let summary = evidence::summarize(&checks, duration_ms, interrupted, &read_only);
     meta.argv = argv;
     meta.commands = commands;
@@ -302,6 +315,7 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
             read_only,
             task,
             change_budget,
+            gate,
         },
     })
 }

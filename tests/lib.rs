@@ -18,6 +18,8 @@ mod fastmode;
 mod fix;
 /// Report formats: junit, sarif, github, markdown, validated structurally.
 mod formats;
+/// `contracts.gate`: a candidate that weakens its own gate is never silent.
+mod gate;
 /// `run-check hooks install` and the hook templates, with real commits and pushes.
 mod hooks;
 /// `run-check init`: detected projects, generated checks, never overwriting.

@@ -54,9 +54,39 @@ pub(super) fn render(evidence: &Evidence) -> String {
             }
         }
     }
+    // A changed gate does not fail the run by itself (SPEC 6: the task
+    // contract and the judge act on it), but it is never silent.
+    if let Some(gate) = evidence
+        .contracts
+        .gate
+        .as_ref()
+        .filter(|g| !g.changed.is_empty())
+    {
+        let _ = writeln!(
+            out,
+            "Gate changed against {}: {}",
+            visible(gate.base.as_deref().unwrap_or("the base")),
+            gate.changed
+                .iter()
+                .map(|path| visible(path))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
+}
+
+/// `text` with control characters escaped (`\u{1b}`): a file name reaches
+/// the reader's terminal as text, never as a terminal command.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 fn seconds(ms: u64) -> String {

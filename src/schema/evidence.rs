@@ -319,7 +319,7 @@ fn diagnostic() -> Value {
 
 fn contracts() -> Value {
     closed(
-        "The read-only, task and change-budget contracts.",
+        "The read-only, task, change-budget and gate contracts.",
         json!({
             "read_only": closed(
                 "Read-only verification (SPEC section 5): on in strict mode and with `--verify-read-only`.",
@@ -363,7 +363,16 @@ fn contracts() -> Value {
                 }),
                 &["base", "files_changed", "loc_changed", "max_files", "max_loc", "exceeded"],
             )),
+            "gate": nullable(closed(
+                "The gate's own definition changed against the base (in git, with the config inside the worktree): a candidate that weakens its own gate does not pass silently. Absent in evidence written before 2026-11-25 (read as null).",
+                json!({
+                    "changed": strings("The gate's files (the config; programs and scripts its checks run from inside the worktree) that differ from the base: committed, staged, unstaged or untracked. `[]` when none."),
+                    "base": nullable(string("The revision compared against: `--changed-since`, else the task's `base`, else `HEAD`.")),
+                }),
+                &["changed"],
+            )),
         }),
+        // `gate` is always written; earlier documents lack it.
         &["read_only", "task", "change_budget"],
     )
 }

@@ -50,6 +50,7 @@ pub(super) fn task_body() -> Value {
             "estimated_loc": count("Estimated lines changed (target 100-300, hard limit 400)."),
             "files_involved": strings("Files expected to change (hard limit 10)."),
             "public_contracts_touched": string_or_strings("Public interfaces or contracts changed: `\"N/A\"` if none, a description, or a list."),
+            "base": {"type": "string", "minLength": 1, "pattern": "\\S", "description": "Optional: the git revision the change budget and `contracts.gate` are measured against when `--changed-since` is not given (e.g. the commit the task started from), so committed work counts."},
         },
         "required": [
             "id", "title", "description", "risk", "parallel_count", "acceptance",
@@ -106,6 +107,11 @@ mod tests {
             ("/public_contracts_touched", json!(null)),
             ("/title", json!("")),
             ("/owner", json!({"kept": true})),
+            ("/base", json!("v1.2")),
+            ("/base", json!("")),
+            ("/base", json!("  ")),
+            ("/base", json!(7)),
+            ("/base", json!(null)),
         ];
         for (pointer, value) in cases {
             let mut task = valid();

@@ -41,6 +41,13 @@
 //!   entry (`[]`, `[""]`) is a violation (the seed says `N/A` when none).
 //! - A UTF-8 byte order mark is skipped (Windows editors write one); a
 //!   UTF-16 file is an error asking for UTF-8.
+//! - `base` (optional, SPEC 7): a git revision the change budget and
+//!   `contracts.gate` are measured against when `--changed-since` is not
+//!   given. Not a string, or a blank one, is an error; a revision the
+//!   repository does not have is an error too (checked by the run, in git:
+//!   [`bad_base`]).
+//! - A changed gate file (`contracts.gate.changed`) that `files_involved`
+//!   does not name is a violation of `files_involved` ([`gate_violations`]).
 
 mod command;
 
@@ -78,12 +85,22 @@ pub struct Task {
     pub value: Value,
     /// Broken limits, in schema order; empty when the task is valid.
     pub violations: Vec<Violation>,
+    /// `base`: the revision the change is measured against by default.
+    pub base: Option<String>,
 }
 
 impl Task {
     /// The task's `id`.
     pub fn id(&self) -> &str {
         self.value["id"].as_str().unwrap_or_default()
+    }
+
+    /// `files_involved`, as written.
+    pub fn files_involved(&self) -> Vec<&str> {
+        self.value["files_involved"]
+            .as_array()
+            .map(|files| files.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -107,7 +124,51 @@ pub fn load(path: &Path) -> Result<Task, Error> {
 pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
     let value = crate::json_input::parse_document(path, bytes)?;
     let violations = check(&value).map_err(|problem| problem.into_error(path, ""))?;
-    Ok(Task { value, violations })
+    let base = base(&value).map_err(|problem| problem.into_error(path, ""))?;
+    Ok(Task {
+        value,
+        violations,
+        base,
+    })
+}
+
+/// `base`, when given: a non-blank string.
+fn base(task: &Value) -> Access<Option<String>> {
+    match task.get("base") {
+        None => Ok(None),
+        Some(Value::String(text)) if text.trim().is_empty() => {
+            Err(crate::json_input::Problem::new(
+                "$.base",
+                "must name a git revision, found an empty string",
+            ))
+        }
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(other) => Err(mismatch("$.base", "a string", found(other))),
+    }
+}
+
+/// The error for a `base` the repository does not have: the task file
+/// `path` and the JSON path `$.base`.
+pub fn bad_base(path: &Path, base: &str) -> Error {
+    Error::Config {
+        path: path.to_path_buf(),
+        location: None,
+        key: Some("$.base".into()),
+        message: format!("no such revision `{base}` in this repository"),
+    }
+}
+
+/// The violations of a changed gate: each changed gate file that
+/// `files_involved` does not name.
+pub fn gate_violations(task: &Task, gate: &crate::gate::Gate) -> Vec<Violation> {
+    let base = gate.base.as_deref().unwrap_or("HEAD");
+    crate::gate::undeclared(gate, &task.files_involved())
+        .into_iter()
+        .map(|file| Violation {
+            field: "files_involved".into(),
+            message: format!("the gate changed: `{file}` differs from `{base}` and is not listed"),
+        })
+        .collect()
 }
 
 /// The `contracts.task` value: `{"id", "valid", "violations"}`.
@@ -131,15 +192,20 @@ pub fn change_budget(
     own: &OwnFiles,
 ) -> Result<Value, ChangesError> {
     let changes = changes::changed(repo, status, worktree, base, own)?;
+    Ok(budget(&changes))
+}
+
+/// The `contracts.change_budget` value of `changes`.
+pub fn budget(changes: &changes::Changes) -> Value {
     let files_changed = changes.files.len();
-    Ok(json!({
+    json!({
         "base": changes.base,
         "files_changed": files_changed,
         "loc_changed": changes.loc,
         "max_files": MAX_FILES,
         "max_loc": MAX_LOC,
         "exceeded": files_changed > MAX_FILES || changes.loc > MAX_LOC,
-    }))
+    })
 }
 
 /// An array of strings.

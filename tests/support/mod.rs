@@ -107,6 +107,12 @@ impl Test {
         self
     }
 
+    /// The same worktree with no arguments, to run again.
+    pub fn again(mut self) -> Test {
+        self.args.clear();
+        self
+    }
+
     /// Sets an environment variable for run-check.
     pub fn env(mut self, name: &str, value: &str) -> Test {
         self.env.push((name.into(), value.into()));

@@ -1,0 +1,315 @@
+//! `contracts.gate` (SPEC sections 6 and 7), played as the attacker: a
+//! candidate that weakens its own gate (deletes a failing check from
+//! checks.toml, edits `./scripts/lint.sh` to `exit 0`, edits the script an
+//! interpreter runs) gets a PASS, but never a silent one: the evidence lists
+//! the changed gate files, the text report says so, and under `--task` each
+//! undeclared one is a task violation. A task's `base` makes committed
+//! changes count.
+
+use serde_json::{Value, json};
+
+use crate::support::{Run, Test, git};
+
+/// `ok` passes; `lint` (a script run by path) and `style` (a script run by
+/// an interpreter) fail: the gate as the base revision defines it.
+const CONFIG: &str = r#"[settings]
+allow = ["true", "./scripts/lint.sh", "sh"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+
+[[check]]
+name = "lint"
+run = ["./scripts/lint.sh"]
+
+[[check]]
+name = "style"
+run = ["sh", "scripts/style.sh"]
+"#;
+
+const FAILING: &str = "#!/bin/sh\necho 'src/a.txt:1: problem' >&2\nexit 1\n";
+const WEAKENED: &str = "#!/bin/sh\nexit 0\n";
+const EVIDENCE: &str = "runs/ev.json";
+const TASK: &str = "runs/task.json";
+
+/// A committed repository with the gate of [`CONFIG`] (a tag `base` on its
+/// commit); `runs/` is ignored.
+fn repo() -> Test {
+    let test = Test::new()
+        .config(CONFIG)
+        .file(".gitignore", "runs/\n")
+        .file("src/a.txt", "a\n")
+        .script("scripts/lint.sh", FAILING)
+        .script("scripts/style.sh", FAILING);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    git(test.path(), &["tag", "base"]);
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    test
+}
+
+/// `CONFIG` without the checks named.
+fn without(names: &[&str]) -> String {
+    CONFIG
+        .split("\n[[check]]\n")
+        .filter(|part| {
+            !names
+                .iter()
+                .any(|n| part.contains(&format!("name = \"{n}\"")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n[[check]]\n")
+}
+
+fn task(files_involved: &[&str], base: Option<&str>) -> String {
+    let mut task = json!({
+        "id": "T-1",
+        "title": "Tidy",
+        "description": "Tidy the code.",
+        "risk": "low",
+        "parallel_count": 1,
+        "acceptance": {
+            "commands": ["run-check --mode strict --format json"],
+            "criteria": "summary.all_checks_passed = true"
+        },
+        "estimated_loc": 10,
+        "files_involved": files_involved,
+        "public_contracts_touched": "N/A"
+    });
+    if let Some(base) = base {
+        task["base"] = json!(base);
+    }
+    task.to_string()
+}
+
+fn strict(test: Test, extra: &[&str]) -> Run {
+    test.args(&["--format", "json", "--out", EVIDENCE, "--quiet"])
+        .args(extra)
+        .run()
+}
+
+fn evidence(run: &Run) -> Value {
+    run.json_file(EVIDENCE)
+}
+
+fn gate(ev: &Value) -> &Value {
+    &ev["contracts"]["gate"]
+}
+
+#[test]
+fn an_untouched_gate_is_reported_unchanged() {
+    let run = strict(repo(), &[]).status(1);
+    let ev = evidence(&run);
+    assert_eq!(*gate(&ev), json!({"changed": [], "base": "HEAD"}));
+    // A change outside the gate is not a gate change.
+    let test = run.test.again().file("src/a.txt", "b\n");
+    let run = strict(test, &[]).status(1);
+    assert_eq!(gate(&evidence(&run))["changed"], json!([]));
+}
+
+#[test]
+fn a_check_deleted_from_the_config_is_listed() {
+    let test = repo().config(&without(&["lint", "style"]));
+    let run = strict(test, &[]).success();
+    let ev = evidence(&run);
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(
+        *gate(&ev),
+        json!({"changed": ["checks.toml"], "base": "HEAD"})
+    );
+    // The text report says so above its tally.
+    let run = run.test.again().args(&["--quiet"]).run().success();
+    assert!(
+        run.stdout
+            .contains("\nGate changed against HEAD: checks.toml\n1 check: 1 pass"),
+        "{}",
+        run.stdout
+    );
+    // Staged, it is still a change against HEAD.
+    git(run.test.path(), &["add", "checks.toml"]);
+    let run = strict(run.test.again(), &[]).success();
+    assert_eq!(gate(&evidence(&run))["changed"], json!(["checks.toml"]));
+}
+
+#[test]
+fn a_script_edited_to_exit_0_is_listed_whether_run_by_path_or_by_an_interpreter() {
+    let test = repo()
+        .script("scripts/lint.sh", WEAKENED)
+        .script("scripts/style.sh", WEAKENED);
+    let run = strict(test, &[]).success();
+    let ev = evidence(&run);
+    assert_eq!(ev["summary"]["all_checks_passed"], true);
+    assert_eq!(
+        gate(&ev)["changed"],
+        json!(["scripts/lint.sh", "scripts/style.sh"])
+    );
+    // Replaced by a symlink to a passing program: the link is listed.
+    let test = repo();
+    std::fs::remove_file(test.path().join("scripts/lint.sh")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/bin/true", test.path().join("scripts/lint.sh")).unwrap();
+    #[cfg(unix)]
+    {
+        let run = strict(test, &[]);
+        assert_eq!(gate(&evidence(&run))["changed"], json!(["scripts/lint.sh"]));
+    }
+}
+
+#[test]
+fn with_a_task_an_undeclared_gate_change_is_a_violation() {
+    let test = repo()
+        .script("scripts/lint.sh", WEAKENED)
+        .file(TASK, &task(&["src/a.txt"], None));
+    // `style` still fails: the task contract is data beside the checks.
+    let run = strict(test, &["--task", TASK]).status(1);
+    let ev = evidence(&run);
+    assert_eq!(gate(&ev)["changed"], json!(["scripts/lint.sh"]));
+    assert_eq!(
+        ev["contracts"]["task"],
+        json!({
+            "id": "T-1",
+            "valid": false,
+            "violations": [{
+                "field": "files_involved",
+                "message": "the gate changed: `scripts/lint.sh` differs from `HEAD` and is not listed"
+            }]
+        })
+    );
+    // Declared (as `./scripts/lint.sh`), the same change is no violation.
+    let test = run
+        .test
+        .again()
+        .file(TASK, &task(&["src/a.txt", "./scripts/lint.sh"], None));
+    let run = strict(test, &["--task", TASK]).status(1);
+    let ev = evidence(&run);
+    assert_eq!(gate(&ev)["changed"], json!(["scripts/lint.sh"]));
+    assert_eq!(ev["contracts"]["task"]["valid"], true);
+    assert_eq!(ev["contracts"]["task"]["violations"], json!([]));
+}
+
+#[test]
+fn a_committed_gate_change_counts_against_the_tasks_base() {
+    let test = repo().config(&without(&["lint", "style"]));
+    git(
+        test.path(),
+        &["commit", "-q", "-am", "drop the failing checks"],
+    );
+    // Against HEAD, the commit hid it.
+    let test = test.file(TASK, &task(&["src/a.txt"], None));
+    let run = strict(test, &["--task", TASK]).success();
+    let ev = evidence(&run);
+    assert_eq!(*gate(&ev), json!({"changed": [], "base": "HEAD"}));
+    assert_eq!(ev["contracts"]["change_budget"]["files_changed"], 0);
+
+    // Against the task's base it is listed, a violation, and in the budget.
+    let test = run
+        .test
+        .again()
+        .file(TASK, &task(&["src/a.txt"], Some("base")));
+    let run = strict(test, &["--task", TASK]).success();
+    let ev = evidence(&run);
+    assert_eq!(
+        *gate(&ev),
+        json!({"changed": ["checks.toml"], "base": "base"})
+    );
+    assert_eq!(ev["contracts"]["change_budget"]["base"], "base");
+    assert_eq!(ev["contracts"]["change_budget"]["files_changed"], 1);
+    assert_eq!(
+        ev["contracts"]["task"]["violations"],
+        json!([{
+            "field": "files_involved",
+            "message": "the gate changed: `checks.toml` differs from `base` and is not listed"
+        }])
+    );
+    // `--changed-since` overrides the task's base.
+    let run = strict(
+        run.test.again(),
+        &["--task", TASK, "--changed-since", "HEAD"],
+    )
+    .success();
+    let ev = evidence(&run);
+    assert_eq!(*gate(&ev), json!({"changed": [], "base": "HEAD"}));
+    assert_eq!(ev["contracts"]["change_budget"]["base"], "HEAD");
+    // Fast mode measures against the same base.
+    let run = strict(run.test.again(), &["--task", TASK, "--mode", "fast"]).success();
+    assert_eq!(gate(&evidence(&run))["changed"], json!(["checks.toml"]));
+}
+
+#[test]
+fn without_a_task_changed_since_is_the_base() {
+    let test = repo().script("scripts/style.sh", WEAKENED);
+    git(test.path(), &["commit", "-q", "-am", "weaken"]);
+    let run = strict(test, &["--changed-since", "base"]).status(1);
+    let ev = evidence(&run);
+    assert_eq!(
+        *gate(&ev),
+        json!({"changed": ["scripts/style.sh"], "base": "base"})
+    );
+}
+
+#[test]
+fn a_task_base_that_does_not_exist_is_an_error_naming_the_task_file() {
+    for base in ["no-such-rev", "--output=x"] {
+        let test = repo().file(TASK, &task(&["src/a.txt"], Some(base)));
+        let run = strict(test, &["--task", TASK]).status(2);
+        assert_eq!(
+            run.stderr,
+            format!("error: {TASK}: $.base: no such revision `{base}` in this repository\n")
+        );
+        assert!(!run.test.path().join(EVIDENCE).exists());
+    }
+    // Ill-typed or blank: the task file's type error.
+    for (base, message) in [
+        (json!(3), "expected a string, found number 3"),
+        (
+            json!(" "),
+            "must name a git revision, found an empty string",
+        ),
+    ] {
+        let mut value: Value = serde_json::from_str(&task(&[], None)).unwrap();
+        value["base"] = base;
+        let test = repo().file(TASK, &value.to_string());
+        let run = strict(test, &["--task", TASK]).status(2);
+        assert_eq!(run.stderr, format!("error: {TASK}: $.base: {message}\n"));
+    }
+}
+
+#[test]
+fn a_config_outside_the_worktree_or_outside_git_has_no_gate() {
+    let outside = tempfile::tempdir().unwrap();
+    let config = outside.path().join("checks.toml");
+    std::fs::write(&config, without(&["lint", "style"])).unwrap();
+    let run = strict(repo(), &["--config", config.to_str().unwrap()]).success();
+    assert_eq!(*gate(&evidence(&run)), Value::Null);
+
+    let test = Test::bare().config(&without(&["lint", "style"]));
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    let run = strict(test, &[]).success();
+    assert_eq!(*gate(&evidence(&run)), Value::Null);
+}
+
+/// Shards of one run merge into one gate.
+#[test]
+fn merged_shards_keep_the_gate() {
+    let test = repo().config(&without(&["lint", "style"]));
+    let dir = test.path().to_path_buf();
+    for (k, out) in [("1/2", "runs/s1.json"), ("2/2", "runs/s2.json")] {
+        let status = std::process::Command::new(crate::support::bin())
+            .args(["--shard", k, "--format", "json", "--out", out, "--quiet"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.code().is_some());
+    }
+    let out = std::process::Command::new(crate::support::bin())
+        .args(["merge", "runs/s1.json", "runs/s2.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        merged["contracts"]["gate"],
+        json!({"changed": ["checks.toml"], "base": "HEAD"})
+    );
+}
