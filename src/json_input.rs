@@ -16,8 +16,22 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 
+/// The most JSON values a document may hold, an object counting as
+/// [`OBJECT_WEIGHT`]. A parsed value costs 32 bytes and more, an object's
+/// map about 700 even with one member, so the budget keeps the parse of the
+/// largest input (64 MiB, see `bounded`) under 200 MiB whatever its shape
+/// (measured: a 64 MiB array of short strings, 180 MiB; of one-member
+/// objects, under 100 MiB); without it a 64 MiB `[0,0,0,…]` parses into
+/// 1 GiB. Evidence with tens of thousands of diagnostics fits.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// What an object counts for in [`MAX_VALUES`].
+const OBJECT_WEIGHT: usize = 8;
+
 /// Parses a JSON document: a UTF-8 byte-order mark is skipped; UTF-16 and
-/// syntax errors are one-line errors naming `file`, line and column.
+/// syntax errors are one-line errors naming `file`, line and column; a
+/// document of more than [`MAX_VALUES`] values is refused before it is
+/// parsed.
 pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
     let error = |location, message: String| Error::Config {
         path: file.to_path_buf(),
@@ -32,12 +46,43 @@ pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
         ));
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if values(bytes) > MAX_VALUES {
+        return Err(error(
+            None,
+            format!("more than {MAX_VALUES} JSON values, the limit for one input"),
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|err| {
         error(
             Some((err.line(), err.column().max(1))),
             format!("invalid JSON: {}", syntax_message(&err)),
         )
     })
+}
+
+/// An upper bound of the values in JSON text, an object counting as
+/// [`OBJECT_WEIGHT`]: one, plus one per `[`, `,` and `:` and the weight per
+/// `{` outside strings (a byte scan, no parse).
+fn values(bytes: &[u8]) -> usize {
+    let (mut count, mut string, mut escaped) = (1usize, false, false);
+    for &byte in bytes {
+        if string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => string = false,
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => string = true,
+                b'{' => count += OBJECT_WEIGHT,
+                b'[' | b',' | b':' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
 }
 
 /// Parses one line of JSON (a JSON-lines file); the error is
@@ -300,6 +345,24 @@ pub fn word<'w>(value: &Value, path: &str, words: &[&'w str]) -> Access<&'w str>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn values_are_counted_outside_strings() {
+        assert_eq!(values(b"0"), 1);
+        assert_eq!(values(b"[0,0,0]"), 4);
+        assert_eq!(
+            values(br#"{"a": [1, 2], "b": "x,[{:\"]"}"#),
+            6 + OBJECT_WEIGHT
+        );
+        let too_many = format!("[{}0]", "0,".repeat(MAX_VALUES));
+        let err = parse_document(Path::new("big.json"), too_many.as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "big.json: more than 1000000 JSON values, the limit for one input"
+        );
+        let fine = format!("[{}0]", "0,".repeat(1000));
+        assert!(parse_document(Path::new("ok.json"), fine.as_bytes()).is_ok());
+    }
 
     #[test]
     fn member_paths_quote_keys_that_are_not_identifiers() {

@@ -63,12 +63,15 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
 fn read(path: &Path) -> Result<Evidence, Error> {
     let bytes = crate::bounded::read(path, crate::bounded::JSON)
         .map_err(|err| Error::io("read evidence", path, err))?;
-    let value = json_input::parse_document(path, &bytes)?;
-    json_input::object(&value, "$")
-        .and_then(|document| {
-            json_input::schema_version(document, "evidence", u64::from(SCHEMA_VERSION))
-        })
-        .map_err(|problem| problem.into_error(path, ""))?;
+    {
+        // Dropped before the typed parse: one parsed copy at a time.
+        let value = json_input::parse_document(path, &bytes)?;
+        json_input::object(&value, "$")
+            .and_then(|document| {
+                json_input::schema_version(document, "evidence", u64::from(SCHEMA_VERSION))
+            })
+            .map_err(|problem| problem.into_error(path, ""))?;
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let evidence: Evidence = serde_json::from_slice(bytes).map_err(|err| Error::Config {
         path: path.to_path_buf(),
