@@ -74,7 +74,8 @@ pub fn changed_files(
     base: &str,
     own: &OwnFiles,
 ) -> Result<Vec<String>, ChangesError> {
-    let files: BTreeSet<PathBuf> = if unborn(status, base) {
+    // `HEAD` is the status's own commit: no git process.
+    let files: BTreeSet<PathBuf> = if unborn(status, base) || base == "HEAD" {
         everything(status)
     } else {
         let commit = resolve(repo, base)?;
