@@ -369,6 +369,11 @@ fn attr<'a>(node: roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
 /// `notApplicable`, and suppressed ones, are not problems and are left out).
 /// Empty when the JSON is malformed or not SARIF 2.1.0.
 pub fn sarif(contents: &[u8]) -> Vec<Found> {
+    // A report a check wrote is untrusted: as many values as a user's JSON
+    // input at most, so parsing it stays bounded in memory.
+    if crate::json_input::values(contents) > crate::json_input::MAX_VALUES {
+        return Vec::new();
+    }
     let Ok(doc) = serde_json::from_slice::<Value>(strip_bom(contents)) else {
         return Vec::new();
     };

@@ -63,7 +63,7 @@ pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
 /// An upper bound of the values in JSON text, an object counting as
 /// [`OBJECT_WEIGHT`]: one, plus one per `[`, `,` and `:` and the weight per
 /// `{` outside strings (a byte scan, no parse).
-fn values(bytes: &[u8]) -> usize {
+pub(crate) fn values(bytes: &[u8]) -> usize {
     let (mut count, mut string, mut escaped) = (1usize, false, false);
     for &byte in bytes {
         if string {
@@ -88,6 +88,11 @@ fn values(bytes: &[u8]) -> usize {
 /// Parses one line of JSON (a JSON-lines file); the error is
 /// `invalid JSON: ... (column C)`.
 pub fn parse_line(text: &str) -> Result<Value, String> {
+    if values(text.as_bytes()) > MAX_VALUES {
+        return Err(format!(
+            "more than {MAX_VALUES} JSON values, the limit for one input"
+        ));
+    }
     serde_json::from_str(text).map_err(|err| {
         format!(
             "invalid JSON: {} (column {})",
@@ -359,6 +364,10 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "big.json: more than 1000000 JSON values, the limit for one input"
+        );
+        assert_eq!(
+            parse_line(&too_many),
+            Err("more than 1000000 JSON values, the limit for one input".into())
         );
         let fine = format!("[{}0]", "0,".repeat(1000));
         assert!(parse_document(Path::new("ok.json"), fine.as_bytes()).is_ok());
