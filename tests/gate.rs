@@ -313,3 +313,28 @@ fn merged_shards_keep_the_gate() {
         json!({"changed": ["checks.toml"], "base": "HEAD"})
     );
 }
+
+/// A program run through a symlink: editing the file it points to (inside
+/// the worktree) changes the gate as much as editing the link.
+#[cfg(unix)]
+#[test]
+fn the_file_a_symlinked_program_runs_is_part_of_the_gate() {
+    let config = "[settings]\nallow = [\"./bin/lint\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"./bin/lint\"]\n";
+    let test = Test::new()
+        .config(config)
+        .file(".gitignore", "runs/\n")
+        .script("scripts/real-lint.sh", FAILING);
+    std::fs::create_dir(test.path().join("bin")).unwrap();
+    std::os::unix::fs::symlink("../scripts/real-lint.sh", test.path().join("bin/lint")).unwrap();
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    let run = strict(test, &[]).status(1);
+    assert_eq!(gate(&evidence(&run))["changed"], json!([]));
+    let test = run.test.again().script("scripts/real-lint.sh", WEAKENED);
+    let run = strict(test, &[]).success();
+    assert_eq!(
+        gate(&evidence(&run))["changed"],
+        json!(["scripts/real-lint.sh"])
+    );
+}
