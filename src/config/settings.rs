@@ -36,11 +36,24 @@ impl Validator<'_> {
             }
             allow.push(entry.into_inner());
         }
+        let mut allow_env = Vec::with_capacity(raw.allow_env.len());
+        for entry in raw.allow_env {
+            let name = entry.get_ref();
+            if name.is_empty() || name.contains(['=', '\0']) {
+                return Err(self.err(
+                    entry.span(),
+                    "settings.allow_env",
+                    format!("invalid environment variable name `{name}`"),
+                ));
+            }
+            allow_env.push(entry.into_inner());
+        }
         Ok(Settings {
             jobs: raw.jobs.unwrap_or(0),
             timeout,
             excerpt_bytes,
             allow,
+            allow_env,
         })
     }
 
