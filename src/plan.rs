@@ -576,12 +576,14 @@ pub fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtStart, St
         && program.contains(['/', '\\'])
         && planned.starts_with(worktree)
     {
-        let now = dunce::canonicalize(listed_path(program, worktree));
-        if now.as_ref().ok() != Some(planned) {
+        // A program that is gone is left to the spawn, which says so.
+        if let Ok(now) = dunce::canonicalize(listed_path(program, worktree))
+            && now != *planned
+        {
             return Err(format!(
                 "program `{program}` resolves to `{}` when the check starts, not `{}` as when \
                  the run began (an earlier check replaced it); not run",
-                now.map_or_else(|_| "nothing".to_string(), |p| p.display().to_string()),
+                now.display(),
                 planned.display()
             ));
         }
