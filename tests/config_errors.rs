@@ -618,7 +618,9 @@ GIT_CONFIG_COUNT = "1"
 #[test]
 fn a_code_loading_key_in_any_case_and_in_a_fix_is_refused() {
     rejects(
-        with_marker("\n[[fix]]\nname = \"f\"\nrun = [\"touch\", \"x\"]\nenv = { Path = \"./bin\" }\n"),
+        with_marker(
+            "\n[[fix]]\nname = \"f\"\nrun = [\"touch\", \"x\"]\nenv = { Path = \"./bin\" }\n",
+        ),
         Line::Is(
             "error: checks.toml:11:9: `env` of fix `f`: `Path` may make the program load other \
              code (programs are looked up on it, also by the program's own children); list it \
@@ -689,7 +691,12 @@ fn an_overflowing_timeout_is_a_config_error_of_every_command() {
              than the maximum of 7d (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")"
         );
         rejects(Test::new().config(&config), Line::Is(&expected));
-        for command in [&["validate"][..], &["list"], &["fix"], &["check", "--mode", "strict"]] {
+        for command in [
+            &["validate"][..],
+            &["list"],
+            &["fix"],
+            &["check", "--mode", "strict"],
+        ] {
             let run = Test::new().config(&config).args(command).run();
             assert_error_line(&run, Line::Is(&expected));
             assert!(!run.test.path().join("ran-marker").exists());
@@ -698,7 +705,9 @@ fn an_overflowing_timeout_is_a_config_error_of_every_command() {
     }
     // In a check and in a fix, the key is theirs.
     rejects(
-        with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeout = \"18446744073709551615ms\"\n"),
+        with_marker(
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeout = \"18446744073709551615ms\"\n",
+        ),
         Line::Is(
             "error: checks.toml:11:11: `timeout` of check `t`: invalid duration \
              `18446744073709551615ms`: longer than the maximum of 7d (e.g. \"500ms\", \"90s\", \

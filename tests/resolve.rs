@@ -270,7 +270,10 @@ needs = ["prepare"]
         )
     );
     assert_eq!(escape["exit_code"], serde_json::Value::Null);
-    assert!(!outside.path().join("escaped-marker").exists(), "it ran outside");
+    assert!(
+        !outside.path().join("escaped-marker").exists(),
+        "it ran outside"
+    );
     assert!(!run.test.path().join("escaped-marker").exists());
 }
 
@@ -307,7 +310,10 @@ needs = ["swap"]
         error.starts_with(&format!(
             "program `./lint.sh` resolves to `{}` when the check starts, not `{}`",
             real_on_path("sh").display(),
-            dunce::canonicalize(run.test.path()).unwrap().join("lint.sh").display()
+            dunce::canonicalize(run.test.path())
+                .unwrap()
+                .join("lint.sh")
+                .display()
         )),
         "{error}"
     );

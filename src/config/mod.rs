@@ -41,6 +41,8 @@ mod check;
 pub mod env;
 mod needs;
 pub mod pattern;
+#[cfg(test)]
+mod props;
 mod raw;
 mod settings;
 mod span;

@@ -575,7 +575,10 @@ mod tests {
     fn matcher_positions_past_u64_are_no_position() {
         let mut c = collector(
             Parser::None,
-            &[(r"^(?P<file>\w+):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$", DiagSeverity::Error)],
+            &[(
+                r"^(?P<file>\w+):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$",
+                DiagSeverity::Error,
+            )],
             None,
         );
         c.push(b"a:99999999999999999999999:0: huge\nb:18446744073709551615:1: max\n");
