@@ -140,7 +140,7 @@ mod tests {
             "604800001ms",
             "7d1ms",
             "4d4d",
-            "6d23h59m59s999ms1ms",
+            "6d23h59m59s999ms2ms",
         ] {
             bad(text, "longer than the maximum of 7d");
         }

@@ -723,9 +723,25 @@ modes = ["fast"]
     #[test]
     fn shards_are_parsed_strictly_and_split_by_name_alone() {
         assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
-        for bad in ["0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""] {
+        for bad in [
+            "0/4",
+            "5/4",
+            "1/0",
+            "x/2",
+            "2",
+            "1/2/3",
+            "",
+            "-1/2",
+            "1/4294967296",
+            "99999999999999999999/1",
+            "1/+",
+        ] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
+        // The largest count is fine, and every name lands in 1..=count.
+        let max = Shard::parse("4294967295/4294967295").unwrap();
+        assert_eq!(max.count, u32::MAX);
+        assert!((1..=u32::MAX).contains(&Shard::of("x", u32::MAX)));
         // A name's shard never depends on the other names.
         let names: Vec<String> = (0..50).map(|i| format!("check-{i}")).collect();
         let before: Vec<u32> = names.iter().map(|n| Shard::of(n, 3)).collect();

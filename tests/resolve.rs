@@ -319,3 +319,40 @@ needs = ["swap"]
     );
     assert!(!run.test.path().join("pwned").exists(), "the shell ran");
 }
+
+/// Issue 14 item 7: `jobs` and `--jobs` at the top of their range run
+/// (no more workers than checks, no overflow); `--jobs` past `usize` and a
+/// negative `jobs` are errors naming the flag or key.
+#[test]
+fn huge_job_counts_run_and_out_of_range_ones_are_refused() {
+    let config = "[settings]\njobs = 9223372036854775807\nallow = [\"true\"]\n\
+                  [[check]]\nname = \"a\"\nrun = [\"true\"]\n\
+                  [[check]]\nname = \"b\"\nrun = [\"true\"]\nneeds = [\"a\"]\n\
+                  [[check]]\nname = \"c\"\nrun = [\"true\"]\n";
+    let run = Test::new()
+        .config(config)
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    assert_eq!(run.json_stdout()["summary"]["passed"], 3);
+    let run = Test::new()
+        .config(config)
+        .args(&["--jobs", &usize::MAX.to_string(), "--format", "json"])
+        .run()
+        .success();
+    assert_eq!(run.json_stdout()["summary"]["passed"], 3);
+    let run = Test::new()
+        .config(config)
+        .args(&["--jobs", "18446744073709551616"])
+        .run()
+        .status(2);
+    assert!(run.stderr.contains("--jobs"), "{}", run.stderr);
+    let run = Test::new()
+        .config("[settings]\njobs = -1\n")
+        .run()
+        .status(2);
+    assert_eq!(
+        run.stderr_lines(),
+        ["error: checks.toml:2:8: settings.jobs: invalid value: integer `-1`, expected usize"]
+    );
+}
