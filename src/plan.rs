@@ -463,18 +463,17 @@ fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<R
         }
         path
     };
-    let real = dunce::canonicalize(&listed)
-        .map_err(|err| Unusable::NotFound(format!("program `{program}` not found: {err}")))?;
-    // What the listed path names before its last component is followed:
-    // directories resolved as the OS resolves them, the file kept.
-    let lexical = match (listed.parent().map(dunce::canonicalize), listed.file_name()) {
-        (Some(Ok(dir)), Some(name)) => dir.join(name),
-        _ => listed.clone(),
-    };
-    if real == lexical {
+    // A file that exists but cannot be canonicalised (a Windows app
+    // execution alias is a reparse point that cannot be opened as a file)
+    // is taken as it is found.
+    let real = dunce::canonicalize(&listed).unwrap_or_else(|_| listed.clone());
+    // The listed path read lexically (`..` removed, no link followed):
+    // where the config says the program is.
+    let plain = lexical(&listed);
+    if real == plain {
         return Ok(Resolved { real, exec: None });
     }
-    if !bare && lexical.starts_with(worktree) && !real.starts_with(worktree) {
+    if !bare && plain.starts_with(worktree) && !real.starts_with(worktree) {
         return Err(Unusable::Refused(format!(
             "program `{program}` is a symlink to `{}`, outside the worktree; list the \
              target itself in `settings.allow` and run it by that name",
@@ -521,6 +520,22 @@ fn shell_listed(real: &Path, worktree: &Path, allow: &[String]) -> bool {
         path.and_then(|p| dunce::canonicalize(p).ok())
             .is_some_and(|p| p == real)
     })
+}
+
+/// `path` with `.` and `..` removed by reading alone (no symlink followed),
+/// as the config's author reads it.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The path a listed program with a separator names: absolute as written,
@@ -858,6 +873,16 @@ modes = ["fast"]
         );
         let listed = ["./bin/dash".to_string()];
         assert!(resolve_program("./copy.sh", &worktree, &listed).is_ok());
+        // A directory link counts as much as a file link: `./tools/python3`
+        // with `tools` -> the system's bin directory runs a program outside.
+        let bin = which::which("sh").unwrap();
+        let bin = bin.parent().unwrap();
+        symlink(bin, worktree.join("tools")).unwrap();
+        let refused = resolve_program("./tools/sh", &worktree, &[]).unwrap_err();
+        assert!(
+            matches!(&refused, Unusable::Refused(why) if why.contains("outside the worktree")),
+            "{refused:?}"
+        );
         // A listed shell name that is a link to another shell is that shell.
         let found = resolve_program("sh", &worktree, &[]).unwrap();
         assert_eq!(found.real, sh);

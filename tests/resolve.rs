@@ -1,7 +1,7 @@
 //! What a run selects and resolves before anything starts: `--only` and
 //! `--skip` against the mode, and how a `run[0]` path resolves (`..`, `\`).
 
-use crate::support::{Test, check, git};
+use crate::support::{Test, check};
 
 const MODES: &str = r#"
 [settings]
@@ -182,8 +182,8 @@ run = ["./lint.sh"]
         )
         .script("scripts/real-lint.sh", "#!/bin/sh\necho \"linted as $0\"\n");
     std::os::unix::fs::symlink("scripts/real-lint.sh", test.path().join("lint.sh")).unwrap();
-    git(test.path(), &["add", "-A"]);
-    git(test.path(), &["commit", "-qm", "lint"]);
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "lint"]);
     let real = dunce::canonicalize(test.path())
         .unwrap()
         .join("scripts/real-lint.sh");
@@ -254,8 +254,8 @@ needs = ["prepare"]
         ))
         .file(".gitignore", "target/\n")
         .file("target/.keep", "");
-    git(test.path(), &["add", "-A"]);
-    git(test.path(), &["commit", "-qm", "ignore target"]);
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "ignore target"]);
     let run = test.args(&["--format", "json"]).run().status(2);
     let ev = run.json_stdout();
     assert_eq!(check(&ev, "prepare")["status"], "pass");
@@ -298,8 +298,8 @@ needs = ["swap"]
 "#,
         )
         .script("lint.sh", "#!/bin/sh\necho lint\n");
-    git(test.path(), &["add", "-A"]);
-    git(test.path(), &["commit", "-qm", "lint"]);
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "lint"]);
     let run = test.args(&["--format", "json"]).run();
     assert!(matches!(run.code, Some(1 | 2)), "{}", run.stderr);
     let ev = run.json_stdout();

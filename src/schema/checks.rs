@@ -144,7 +144,7 @@ fn settings() -> Value {
             "allow": {
                 "type": "array",
                 "default": [],
-                "description": "The whitelist: `run[0]` of every check and fix must equal an entry as written. A shell (sh, bash, pwsh, cmd, ...) runs only when it is itself listed.",
+                "description": "The whitelist: `run[0]` of every check and fix must equal an entry as written. A shell (sh, bash, pwsh, cmd, ...) runs only when it is itself listed. Symlinks are followed: a listed path inside the worktree that leads out of it, or a link to a shell that is not itself listed, is a config error; the evidence records the real path.",
                 "items": {"type": "string", "minLength": 1},
                 "examples": [["cargo", "git", "python3", "./scripts/lint.sh"]],
             },
