@@ -587,10 +587,16 @@ pub fn validate(location: &Location) -> Result<i32, Error> {
     for check in &config.checks {
         resolver.cwd(&config, &worktree, check)?;
         resolver.paths(&config, check)?;
-        if let CheckKind::Run(argv) = &check.kind
-            && let Err(why) = resolver.program(&argv[0], &worktree)
+        if let CheckKind::Run(_) = &check.kind
+            && let (Err(why), _) = resolver.check_program(&config, &worktree, check)?
         {
             eprintln!("warning: check `{}`: {why}", check.name);
+        }
+    }
+    for fix in &config.fixes {
+        resolver.cwd(&config, &worktree, fix)?;
+        if let (Err(why), _) = resolver.check_program(&config, &worktree, fix)? {
+            eprintln!("warning: fix `{}`: {why}", fix.name);
         }
     }
     println!(

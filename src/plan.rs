@@ -94,8 +94,13 @@ pub struct Plan<'c> {
 pub struct PlannedCheck<'c> {
     /// The check as configured.
     pub config: &'c CheckConfig,
-    /// The absolute program path, or why it could not be found.
+    /// The program's real path (canonical, every symlink resolved: what the
+    /// evidence records), or why it could not be found.
     pub program: Result<PathBuf, String>,
+    /// The path to execute when it is not `program`: a bare name found on
+    /// PATH through a symlink runs by its PATH name, so a multi-call program
+    /// (rustup's `cargo`, busybox's `grep`) sees the name it was called by.
+    pub exec: Option<PathBuf>,
     /// Effective timeout.
     pub timeout: Duration,
     /// Absolute working directory.
@@ -185,10 +190,7 @@ pub fn build<'c>(
             .iter()
             .filter_map(|need| selected.iter().position(|c| &c.name == need))
             .collect();
-        let program = match &check.kind {
-            CheckKind::Run(argv) => resolver.program(&argv[0], worktree),
-            CheckKind::Scan(_) => Err("scan".into()),
-        };
+        let (program, exec) = resolver.check_program(config, worktree, check)?;
         let skip = match &selection.changed {
             Some(changed) => match resolver.paths(config, check)? {
                 Some(set) if !changed.iter().any(|f| set.is_match(f)) => Some(format!(
@@ -202,6 +204,7 @@ pub fn build<'c>(
         checks.push(PlannedCheck {
             config: check,
             program,
+            exec,
             timeout: check.timeout.unwrap_or(config.settings.timeout),
             cwd,
             needs,
@@ -245,12 +248,11 @@ pub fn build_fixes<'c>(
         .iter()
         .filter(|f| only.is_empty() || only.contains(&f.name))
     {
+        let (program, exec) = resolver.check_program(config, worktree, fix)?;
         checks.push(PlannedCheck {
             config: fix,
-            program: match &fix.kind {
-                CheckKind::Run(argv) => resolver.program(&argv[0], worktree),
-                CheckKind::Scan(_) => Err("scan".into()),
-            },
+            program,
+            exec,
             timeout: fix.timeout.unwrap_or(config.settings.timeout),
             cwd: resolver.cwd(config, worktree, fix)?,
             needs: Vec::new(),
@@ -274,18 +276,50 @@ pub fn build_fixes<'c>(
 /// would be most of what loading a config costs).
 #[derive(Default)]
 pub struct Resolver<'c> {
-    programs: HashMap<&'c str, Result<PathBuf, String>>,
+    programs: HashMap<&'c str, Result<Resolved, Unusable>>,
     cwds: HashMap<&'c Path, PathBuf>,
     paths: HashMap<&'c [String], Result<GlobSet, String>>,
 }
 
 impl<'c> Resolver<'c> {
-    /// `resolve_program`, remembered.
-    pub fn program(&mut self, program: &'c str, worktree: &Path) -> Result<PathBuf, String> {
-        self.programs
-            .entry(program)
-            .or_insert_with(|| resolve_program(program, worktree))
-            .clone()
+    /// `resolve_program` of a check's (or fix's) `run[0]`, remembered: the
+    /// real path and the path to execute, or why it was not found (the
+    /// check's `error`). A program the whitelist does not cover once its
+    /// symlinks are followed is a config error naming the check. Scan
+    /// checks have no program.
+    #[allow(clippy::type_complexity)]
+    pub fn check_program(
+        &mut self,
+        config: &Config,
+        worktree: &Path,
+        check: &'c CheckConfig,
+    ) -> Result<(Result<PathBuf, String>, Option<PathBuf>), Error> {
+        let CheckKind::Run(argv) = &check.kind else {
+            return Ok((Err("scan".into()), None));
+        };
+        let allow = &config.settings.allow;
+        let resolved = self
+            .programs
+            .entry(&argv[0])
+            .or_insert_with(|| resolve_program(&argv[0], worktree, allow));
+        match resolved {
+            Ok(found) => Ok((Ok(found.real.clone()), found.exec.clone())),
+            Err(Unusable::NotFound(why)) => Ok((Err(why.clone()), None)),
+            Err(Unusable::Refused(why)) => Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!(
+                    "`run` of {} `{}`",
+                    if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
+                        "fix"
+                    } else {
+                        "check"
+                    },
+                    check.name
+                )),
+                message: why.clone(),
+            }),
+        }
     }
 
     /// The check's `paths` as one matcher (`None` without `paths`). The
@@ -335,35 +369,241 @@ impl<'c> Resolver<'c> {
     }
 }
 
+/// A program found: its real path, and the path to execute when that is
+/// not the real path (see `PlannedCheck::exec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Canonical, every symlink followed.
+    pub real: PathBuf,
+    /// The PATH entry of a bare name that is a symlink.
+    pub exec: Option<PathBuf>,
+}
+
+/// Why a listed program cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// It is not there: the check's `error` status (the machine's fault,
+    /// not the file's).
+    NotFound(String),
+    /// Its symlinks lead where the whitelist does not reach: a config error.
+    Refused(String),
+}
+
+/// Programs that run a string or a file as a script: a symlink that leads
+/// to one is a shell, whatever it is called. Compared by file name, ignoring
+/// ASCII case and a `.exe`. busybox and toybox are shells when run by their
+/// own name (`busybox sh -c ...`).
+pub const SHELL_PROGRAMS: [&str; 24] = [
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "ksh93",
+    "mksh",
+    "lksh",
+    "pdksh",
+    "oksh",
+    "ash",
+    "yash",
+    "rbash",
+    "posh",
+    "csh",
+    "tcsh",
+    "fish",
+    "nu",
+    "elvish",
+    "xonsh",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "busybox",
+];
+
+/// Multi-call programs that act as the tool they are called as: a bare name
+/// such as `grep` linked to busybox runs busybox's `grep` (run-check keeps
+/// the name), so only a listed path that leads to one is a shell.
+const MULTI_CALL: [&str; 2] = ["busybox", "toybox"];
+
+/// Whether the file name of `path` names a shell (`SHELL_PROGRAMS`, or
+/// toybox).
+pub fn is_shell(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    SHELL_PROGRAMS.contains(&name) || name == "toybox"
+}
+
+fn is_multi_call(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.to_ascii_lowercase())
+        .is_some_and(|n| MULTI_CALL.contains(&n.strip_suffix(".exe").unwrap_or(&n)))
+}
+
 /// Resolves a whitelisted program: a name with a path separator relative to
-/// the worktree, a bare name on PATH with `which`.
-fn resolve_program(program: &str, worktree: &Path) -> Result<PathBuf, String> {
-    if !program.contains(['/', '\\']) {
-        return which::which(program).map_err(|_| format!("program `{program}` not found on PATH"));
-    }
-    // SPEC section 3: `/` and `\` both make a path, on every platform, so a
-    // config written on Windows (`.\scripts\lint.sh`) runs elsewhere too.
-    let path = if Path::new(program).is_absolute() {
-        PathBuf::from(program)
+/// the worktree, a bare name on PATH with `which`; then follows every
+/// symlink (SPEC section 3). Refused: a symlink that leads to a shell that
+/// `allow` does not list (unless the listed name is a shell itself, as `sh`
+/// leading to `dash`), and a listed path inside the worktree whose target
+/// lies outside it.
+fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<Resolved, Unusable> {
+    let bare = !program.contains(['/', '\\']);
+    let listed = if bare {
+        which::which(program)
+            .map_err(|_| Unusable::NotFound(format!("program `{program}` not found on PATH")))?
     } else {
-        let mut path = worktree.to_path_buf();
-        path.extend(
-            program
-                .split(['/', '\\'])
-                .filter(|c| !c.is_empty() && *c != "."),
-        );
+        let path = listed_path(program, worktree);
+        if !path.is_file() {
+            return Err(Unusable::NotFound(format!(
+                "program `{program}` not found in the worktree"
+            )));
+        }
         path
     };
-    if !path.is_file() {
-        return Err(format!("program `{program}` not found in the worktree"));
+    // A file that exists but cannot be canonicalised (a Windows app
+    // execution alias is a reparse point that cannot be opened as a file)
+    // is taken as it is found.
+    let real = dunce::canonicalize(&listed).unwrap_or_else(|_| listed.clone());
+    // The listed path read lexically (`..` removed, no link followed):
+    // where the config says the program is.
+    let plain = lexical(&listed);
+    if real == plain {
+        return Ok(Resolved { real, exec: None });
     }
-    // Recorded canonical (no `.` or `..`, directories' symlinks resolved as
-    // the OS resolves them), but keeping the program's own file name: a
-    // symlinked tool still runs under the name it was given.
-    match (path.parent().map(dunce::canonicalize), path.file_name()) {
-        (Some(Ok(dir)), Some(name)) => Ok(dir.join(name)),
-        _ => Ok(path),
+    if !bare && plain.starts_with(worktree) && !real.starts_with(worktree) {
+        return Err(Unusable::Refused(format!(
+            "program `{program}` is a symlink to `{}`, outside the worktree; list the \
+             target itself in `settings.allow` and run it by that name",
+            real.display()
+        )));
     }
+    let name_is_shell = is_shell(Path::new(
+        program.rsplit(['/', '\\']).next().unwrap_or(program),
+    ));
+    let multi_call_by_name = bare && is_multi_call(&real);
+    if is_shell(&real)
+        && !name_is_shell
+        && !multi_call_by_name
+        && !shell_listed(&real, worktree, allow)
+    {
+        return Err(Unusable::Refused(format!(
+            "program `{program}` is a symlink to the shell `{}`, which `settings.allow` \
+             does not list (a shell runs only when it is itself listed)",
+            real.display()
+        )));
+    }
+    Ok(Resolved {
+        real,
+        // A path program runs as its real path: what was checked is what
+        // runs, even if the link is replaced later. A bare name keeps its
+        // PATH name (see `PlannedCheck::exec`).
+        exec: bare.then_some(listed),
+    })
+}
+
+/// Whether `allow` lists the shell `real` itself: an entry that names a
+/// shell and resolves to the same file.
+fn shell_listed(real: &Path, worktree: &Path, allow: &[String]) -> bool {
+    allow.iter().any(|entry| {
+        let name = entry.rsplit(['/', '\\']).next().unwrap_or(entry);
+        if !is_shell(Path::new(name)) {
+            return false;
+        }
+        let path = if entry.contains(['/', '\\']) {
+            Some(listed_path(entry, worktree))
+        } else {
+            which::which(entry).ok()
+        };
+        path.and_then(|p| dunce::canonicalize(p).ok())
+            .is_some_and(|p| p == real)
+    })
+}
+
+/// `path` with `.` and `..` removed by reading alone (no symlink followed),
+/// as the config's author reads it.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The path a listed program with a separator names: absolute as written,
+/// else relative to the worktree (`/` and `\` both separate, SPEC section
+/// 3, so a config written on Windows (`.\scripts\lint.sh`) runs elsewhere
+/// too).
+fn listed_path(program: &str, worktree: &Path) -> PathBuf {
+    if Path::new(program).is_absolute() {
+        return PathBuf::from(program);
+    }
+    let mut path = worktree.to_path_buf();
+    path.extend(
+        program
+            .split(['/', '\\'])
+            .filter(|c| !c.is_empty() && *c != "."),
+    );
+    path
+}
+
+/// What a check starts with, resolved again when it starts (SPEC section
+/// 3): an earlier check (through `needs`) may have turned its `cwd` or its
+/// program's path into a symlink out of the worktree since the plan was
+/// built. The error is the check's one-line `error`; it does not run.
+#[derive(Debug)]
+pub struct AtStart {
+    /// The working directory, canonical now.
+    pub cwd: PathBuf,
+}
+
+/// Resolves `check`'s `cwd` and (for a path program inside the worktree)
+/// its program again. A `cwd` that no longer exists, or that now lies
+/// outside the worktree, and a program path that now resolves to another
+/// file than planned, are errors. The worktree itself (`cwd` unset) is not
+/// resolved again: a check cannot turn it into a symlink.
+pub fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtStart, String> {
+    let cwd = if check.config.cwd.as_os_str().is_empty() {
+        check.cwd.clone()
+    } else {
+        let cwd = worktree.join(&check.config.cwd);
+        let real = dunce::canonicalize(&cwd)
+            .map_err(|_| format!("working directory `{}` does not exist", cwd.display()))?;
+        if !real.starts_with(worktree) {
+            return Err(format!(
+                "`cwd` `{}` resolves to `{}` when the check starts, outside the worktree \
+                 (an earlier check changed it); not run",
+                check.config.cwd.display(),
+                real.display()
+            ));
+        }
+        real
+    };
+    if let (Ok(planned), [program, ..]) = (&check.program, check.argv())
+        && program.contains(['/', '\\'])
+        && planned.starts_with(worktree)
+    {
+        // A program that is gone is left to the spawn, which says so.
+        if let Ok(now) = dunce::canonicalize(listed_path(program, worktree))
+            && now != *planned
+        {
+            return Err(format!(
+                "program `{program}` resolves to `{}` when the check starts, not `{}` as when \
+                 the run began (an earlier check replaced it); not run",
+                now.display(),
+                planned.display()
+            ));
+        }
+    }
+    Ok(AtStart { cwd })
 }
 
 /// The absolute working directory of a check; one that resolves (through a
@@ -482,23 +722,41 @@ modes = ["fast"]
             .cwd(&config, &worktree, &config.checks[2])
             .unwrap_err();
         assert!(err.to_string().contains("`cwd` of check `c`"), "{err}");
-        let program = resolver.program("true", &worktree).unwrap();
-        assert!(
-            program.is_absolute() && program.ends_with("true"),
-            "{program:?}"
-        );
+        let (program, _) = resolver
+            .check_program(&config, &worktree, &config.checks[0])
+            .unwrap();
+        let program = program.unwrap();
+        assert!(program.is_absolute(), "{program:?}");
         assert_eq!(
-            resolver.program("./missing.sh", &worktree),
-            Err("program `./missing.sh` not found in the worktree".to_string())
+            resolve_program("./missing.sh", &worktree, &[]),
+            Err(Unusable::NotFound(
+                "program `./missing.sh` not found in the worktree".to_string()
+            ))
         );
     }
 
     #[test]
     fn shards_are_parsed_strictly_and_split_by_name_alone() {
         assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
-        for bad in ["0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""] {
+        for bad in [
+            "0/4",
+            "5/4",
+            "1/0",
+            "x/2",
+            "2",
+            "1/2/3",
+            "",
+            "-1/2",
+            "1/4294967296",
+            "99999999999999999999/1",
+            "1/+",
+        ] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
+        // The largest count is fine, and every name lands in 1..=count.
+        let max = Shard::parse("4294967295/4294967295").unwrap();
+        assert_eq!(max.count, u32::MAX);
+        assert!((1..=u32::MAX).contains(&Shard::of("x", u32::MAX)));
         // A name's shard never depends on the other names.
         let names: Vec<String> = (0..50).map(|i| format!("check-{i}")).collect();
         let before: Vec<u32> = names.iter().map(|n| Shard::of(n, 3)).collect();
@@ -540,29 +798,161 @@ modes = ["fast"]
             std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let lint = worktree.join("scripts").join("lint.sh");
-        assert_eq!(
-            resolve_program("../tool.sh", &worktree),
-            Ok(root.join("tool.sh"))
-        );
-        assert_eq!(
-            resolve_program("./scripts/../scripts/lint.sh", &worktree),
-            Ok(lint.clone())
-        );
+        let found = |path: PathBuf| {
+            Ok(Resolved {
+                real: path,
+                exec: None,
+            })
+        };
+        let resolve = |program: &str| resolve_program(program, &worktree, &[]);
+        assert_eq!(resolve("../tool.sh"), found(root.join("tool.sh")));
+        assert_eq!(resolve("./scripts/../scripts/lint.sh"), found(lint.clone()));
         // `\` separates on every platform (SPEC section 3).
+        assert_eq!(resolve(".\\scripts\\lint.sh"), found(lint.clone()));
+        assert_eq!(resolve("scripts\\lint.sh"), found(lint));
         assert_eq!(
-            resolve_program(".\\scripts\\lint.sh", &worktree),
-            Ok(lint.clone())
-        );
-        assert_eq!(resolve_program("scripts\\lint.sh", &worktree), Ok(lint));
-        assert_eq!(
-            resolve_program("./scripts", &worktree),
-            Err("program `./scripts` not found in the worktree".into())
+            resolve("./scripts"),
+            Err(Unusable::NotFound(
+                "program `./scripts` not found in the worktree".into()
+            ))
         );
         let absolute = root.join("tool.sh");
-        let absolute = absolute.to_str().unwrap();
         assert_eq!(
-            resolve_program(absolute, &worktree),
-            Ok(root.join("tool.sh"))
+            resolve(absolute.to_str().unwrap()),
+            found(root.join("tool.sh"))
+        );
+    }
+
+    /// SPEC section 3 (2026-11-25): a program path that is a symlink is
+    /// resolved to its target; a shell target not itself listed, or a
+    /// target outside the worktree of a path inside it, is refused.
+    #[cfg(unix)]
+    #[test]
+    fn program_symlinks_are_followed_and_judged_by_their_target() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("scripts")).unwrap();
+        let sh = dunce::canonicalize(which::which("sh").unwrap()).unwrap();
+        let real_lint = worktree.join("scripts/real-lint");
+        std::fs::write(&real_lint, "#!/bin/sh\n").unwrap();
+        std::fs::write(root.join("outside"), "#!/bin/sh\n").unwrap();
+        symlink(&sh, worktree.join("lint.sh")).unwrap();
+        symlink("scripts/real-lint", worktree.join("inner.sh")).unwrap();
+        symlink(root.join("outside"), worktree.join("out.sh")).unwrap();
+        std::fs::create_dir(worktree.join("bin")).unwrap();
+        std::fs::copy(&sh, worktree.join("bin/dash")).unwrap();
+        symlink("bin/dash", worktree.join("copy.sh")).unwrap();
+
+        // A link inside the worktree runs (and is recorded) as its target.
+        assert_eq!(
+            resolve_program("./inner.sh", &worktree, &[]),
+            Ok(Resolved {
+                real: real_lint,
+                exec: None
+            })
+        );
+        // Out of the worktree, to a shell or not: refused.
+        for (program, target) in [("./lint.sh", &sh), ("./out.sh", &root.join("outside"))] {
+            assert_eq!(
+                resolve_program(program, &worktree, &[]),
+                Err(Unusable::Refused(format!(
+                    "program `{program}` is a symlink to `{}`, outside the worktree; list the \
+                     target itself in `settings.allow` and run it by that name",
+                    target.display()
+                )))
+            );
+        }
+        // A shell inside the worktree, reached through a link: refused
+        // unless that shell is itself listed.
+        let refused = resolve_program("./copy.sh", &worktree, &[]).unwrap_err();
+        assert!(
+            matches!(&refused, Unusable::Refused(why) if why.contains("is a symlink to the shell")),
+            "{refused:?}"
+        );
+        let listed = ["./bin/dash".to_string()];
+        assert!(resolve_program("./copy.sh", &worktree, &listed).is_ok());
+        // A directory link counts as much as a file link: `./tools/python3`
+        // with `tools` -> the system's bin directory runs a program outside.
+        let bin = which::which("sh").unwrap();
+        let bin = bin.parent().unwrap();
+        symlink(bin, worktree.join("tools")).unwrap();
+        let refused = resolve_program("./tools/sh", &worktree, &[]).unwrap_err();
+        assert!(
+            matches!(&refused, Unusable::Refused(why) if why.contains("outside the worktree")),
+            "{refused:?}"
+        );
+        // A listed shell name that is a link to another shell is that shell.
+        let found = resolve_program("sh", &worktree, &[]).unwrap();
+        assert_eq!(found.real, sh);
+    }
+
+    #[test]
+    fn shells_are_known_by_file_name_in_any_case() {
+        for name in [
+            "sh",
+            "/bin/bash",
+            "DASH",
+            "pwsh.exe",
+            "C:/x/CMD.EXE",
+            "busybox",
+            "toybox",
+        ] {
+            assert!(is_shell(Path::new(name)), "{name}");
+        }
+        for name in ["python3", "cargo", "shellcheck", "rustup", "bashate"] {
+            assert!(!is_shell(Path::new(name)), "{name}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn at_start_refuses_a_cwd_or_program_changed_since_the_plan() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("target")).unwrap();
+        std::fs::write(worktree.join("lint.sh"), "#!/bin/sh\n").unwrap();
+        let config = config(
+            "[settings]\nallow = [\"./lint.sh\"]\n[[check]]\nname = \"a\"\nrun = [\"./lint.sh\"]\n\
+             cwd = \"target/esc\"\n",
+        );
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        let check = &plan.checks[0];
+        assert_eq!(
+            at_start(check, &worktree).unwrap_err(),
+            format!(
+                "working directory `{}` does not exist",
+                worktree.join("target/esc").display()
+            )
+        );
+        symlink(&root, worktree.join("target/esc")).unwrap();
+        assert_eq!(
+            at_start(check, &worktree).unwrap_err(),
+            format!(
+                "`cwd` `target/esc` resolves to `{}` when the check starts, outside the \
+                 worktree (an earlier check changed it); not run",
+                root.display()
+            )
+        );
+        std::fs::remove_file(worktree.join("target/esc")).unwrap();
+        symlink(worktree.join("target"), worktree.join("target/esc")).unwrap();
+        assert_eq!(
+            at_start(check, &worktree).unwrap().cwd,
+            worktree.join("target")
+        );
+        std::fs::rename(worktree.join("lint.sh"), worktree.join("old.sh")).unwrap();
+        symlink("old.sh", worktree.join("lint.sh")).unwrap();
+        let err = at_start(check, &worktree).unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "program `./lint.sh` resolves to `{}` when the check starts, not `{}`",
+                worktree.join("old.sh").display(),
+                worktree.join("lint.sh").display()
+            )),
+            "{err}"
         );
     }
 

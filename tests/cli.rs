@@ -60,11 +60,11 @@ run = ["touch", "ran-marker"]
 "#;
 
 /// The absolute path `which` finds for `program`.
+/// The real path of `program` on PATH, as evidence and `list` record it
+/// (every symlink followed: SPEC section 3).
 fn which(program: &str) -> String {
-    which::which(program)
-        .unwrap_or_else(|e| panic!("{program} not on PATH: {e}"))
-        .display()
-        .to_string()
+    let found = which::which(program).unwrap_or_else(|e| panic!("{program} not on PATH: {e}"));
+    dunce::canonicalize(found).unwrap().display().to_string()
 }
 
 /// The names of the checks in an evidence document, in order.

@@ -218,7 +218,7 @@ fn bad_duration_of_a_check() {
         with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeout = \"5x\"\n"),
         Line::Is(
             "error: checks.toml:11:11: `timeout` of check `t`: invalid duration `5x`: unknown unit `x` \
-             (use ms, s, m or h) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+             (use ms, s, m, h or d) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")",
         ),
     );
 }
@@ -551,5 +551,177 @@ fn out_naming_a_directory() {
     assert_eq!(
         entries(&run.test.path().join("sub")),
         BTreeSet::from(["keep".to_string()])
+    );
+}
+
+/// Issue 14 item 4: an `env` key that makes the allowed program load other
+/// code is a config error naming the key, before anything runs. Here an
+/// allowed `git` would preload a shared object of the worktree.
+#[test]
+fn ld_preload_on_an_allowed_git_is_refused() {
+    rejects(
+        Test::new().config(
+            r#"[settings]
+allow = ["touch", "git"]
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+
+[[check]]
+name = "status"
+run = ["git", "status"]
+env = { LD_PRELOAD = "./evil.so" }
+"#,
+        ),
+        Line::Is(
+            "error: checks.toml:11:9: `env` of check `status`: `LD_PRELOAD` may make the \
+             program load other code (the dynamic loader loads libraries it names); list it \
+             in `settings.allow_env` to allow it",
+        ),
+    );
+}
+
+/// Issue 14 item 4: `GIT_CONFIG_COUNT`/`KEY_0`/`VALUE_0` set
+/// `core.fsmonitor`, a command git runs through a shell on `git status`.
+#[test]
+fn git_config_from_the_environment_is_refused() {
+    rejects(
+        Test::new().config(
+            r#"[settings]
+allow = ["touch", "git"]
+
+[[check]]
+name = "marker"
+run = ["touch", "ran-marker"]
+
+[[check]]
+name = "status"
+run = ["git", "status"]
+
+[check.env]
+GIT_CONFIG_VALUE_0 = "touch ran-marker; false"
+GIT_CONFIG_KEY_0 = "core.fsmonitor"
+GIT_CONFIG_COUNT = "1"
+"#,
+        ),
+        Line::Is(
+            "error: checks.toml:15:1: `env` of check `status`: `GIT_CONFIG_COUNT` may make the \
+             program load other code (git runs programs or reads configuration it names); list \
+             it in `settings.allow_env` to allow it",
+        ),
+    );
+}
+
+/// Keys are compared ignoring case (Windows reads `Path` as `PATH`), and a
+/// `[[fix]]`'s `env` obeys the same rule.
+#[test]
+fn a_code_loading_key_in_any_case_and_in_a_fix_is_refused() {
+    rejects(
+        with_marker(
+            "\n[[fix]]\nname = \"f\"\nrun = [\"touch\", \"x\"]\nenv = { Path = \"./bin\" }\n",
+        ),
+        Line::Is(
+            "error: checks.toml:11:9: `env` of fix `f`: `Path` may make the program load other \
+             code (programs are looked up on it, also by the program's own children); list it \
+             in `settings.allow_env` to allow it",
+        ),
+    );
+}
+
+/// `settings.allow_env` lets a listed key through: the check runs and the
+/// program sees it (here git reads `user.name` from the environment).
+#[test]
+fn allow_env_lets_a_listed_key_through() {
+    let run = Test::new()
+        .config(
+            r#"[settings]
+allow = ["git"]
+allow_env = ["GIT_CONFIG_COUNT", "git_config_key_0", "GIT_CONFIG_VALUE_0"]
+
+[[check]]
+name = "name"
+run = ["git", "config", "user.name"]
+env = { GIT_CONFIG_COUNT = "1", GIT_CONFIG_KEY_0 = "user.name", GIT_CONFIG_VALUE_0 = "From Env" }
+"#,
+        )
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    let name = crate::support::check(&ev, "name");
+    assert_eq!(name["status"], "pass");
+    assert_eq!(name["stdout_excerpt"], "From Env\n");
+}
+
+/// The repository's own checks.toml sets RUSTFLAGS for its Windows check
+/// and so must list it: it validates.
+#[test]
+fn the_repository_checks_toml_validates() {
+    let root = crate::support::repo_root();
+    let run = Test::bare()
+        .args(&[
+            "validate",
+            "--config",
+            root.join("checks.toml").to_str().unwrap(),
+            "--worktree",
+            root.to_str().unwrap(),
+        ])
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+/// Issue 14 item 7: a timeout that once validated, then overflowed
+/// `Instant + Duration` in a worker (a panic, a hang, a zombie, no output;
+/// `fix` exited 101) is a config error of `check`, `validate`, `list` and
+/// `fix` alike: exit 2 and one line naming the key.
+#[test]
+fn an_overflowing_timeout_is_a_config_error_of_every_command() {
+    for (timeout, line) in [
+        ("2562047788015215h", 3),
+        ("18446744073709551615s", 3),
+        ("8d", 3),
+    ] {
+        let config = format!(
+            "[settings]\nallow = [\"touch\"]\ntimeout = \"{timeout}\"\n\n[[check]]\nname = \"marker\"\n\
+             run = [\"touch\", \"ran-marker\"]\n\n[[fix]]\nname = \"f\"\nrun = [\"touch\", \"fixed\"]\n"
+        );
+        let expected = format!(
+            "error: checks.toml:{line}:11: settings.timeout: invalid duration `{timeout}`: longer \
+             than the maximum of 7d (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")"
+        );
+        rejects(Test::new().config(&config), Line::Is(&expected));
+        for command in [
+            &["validate"][..],
+            &["list"],
+            &["fix"],
+            &["check", "--mode", "strict"],
+        ] {
+            let run = Test::new().config(&config).args(command).run();
+            assert_error_line(&run, Line::Is(&expected));
+            assert!(!run.test.path().join("ran-marker").exists());
+            assert!(!run.test.path().join("fixed").exists());
+        }
+    }
+    // In a check and in a fix, the key is theirs.
+    rejects(
+        with_marker(
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ntimeout = \"18446744073709551615ms\"\n",
+        ),
+        Line::Is(
+            "error: checks.toml:11:11: `timeout` of check `t`: invalid duration \
+             `18446744073709551615ms`: longer than the maximum of 7d (e.g. \"500ms\", \"90s\", \
+             \"2m\", \"1h\", \"7d\")",
+        ),
+    );
+    let run = with_marker("\n[[fix]]\nname = \"f\"\nrun = [\"touch\", \"x\"]\ntimeout = \"0ms\"\n")
+        .args(&["fix"])
+        .run();
+    assert_error_line(
+        &run,
+        Line::Is(
+            "error: checks.toml:11:11: `timeout` of fix `f`: invalid duration `0ms`: must be at \
+             least 1ms (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")",
+        ),
     );
 }

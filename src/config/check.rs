@@ -12,14 +12,14 @@ use super::raw::{RawCheck, RawRule, RawScan};
 use super::validate::Validator;
 use super::{
     CheckConfig, CheckKind, DiagSeverity, Dimension, Matcher, Mode, SCAN_RULE_SETS, ScanConfig,
-    ScanRule, Severity,
+    ScanRule, Settings, Severity,
 };
 
 impl Validator<'_> {
     pub(super) fn check(
         &self,
         raw: RawCheck,
-        allow: &[String],
+        settings: &Settings,
         seen: &HashMap<String, usize>,
     ) -> Result<CheckConfig, Error> {
         self.name(&raw.name, "check.name")?;
@@ -33,7 +33,7 @@ impl Validator<'_> {
         }
         let of = |k: &str| format!("`{k}` of check `{name}`");
         let kind = match (&raw.run, &raw.scan) {
-            (Some(run), None) => CheckKind::Run(self.argv(run, allow, &of("run"))?),
+            (Some(run), None) => CheckKind::Run(self.argv(run, &settings.allow, &of("run"))?),
             (None, Some(scan)) => CheckKind::Scan(self.scan(scan, &raw.rule, &name)?),
             (Some(run), Some(_)) => {
                 return Err(self.err(run.span(), of("run"), "has both `run` and `scan`; keep one"));
@@ -59,7 +59,7 @@ impl Validator<'_> {
             None => None,
         };
         let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
-        self.env(&raw.env, raw.name.span(), &of("env"))?;
+        let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
         let (paths, path_globs) = match &raw.paths {
             Some(globs) => {
                 let mut parsed = Vec::with_capacity(globs.len());
@@ -123,7 +123,7 @@ impl Validator<'_> {
             severity: raw.severity.unwrap_or(Severity::High),
             timeout,
             cwd,
-            env: raw.env,
+            env,
             paths,
             path_globs,
             needs,

@@ -13,6 +13,8 @@
 //! - `validate`: the `Validator` and its top-level pass over the file
 //!   (version, tables, checks, fixes);
 //! - `values`: one value each: names, durations, globs, regexes, `cwd`, `env`;
+//! - `env`: the environment keys that load code, refused unless
+//!   `settings.allow_env` lists them;
 //! - `settings`: `[settings]`, `[judge]` and the program whitelist;
 //! - `check`: one `[[check]]`: run or scan, rules, score, matchers;
 //! - `needs`: the `needs` graph: unknown names and cycles;
@@ -36,8 +38,11 @@ use span::{header_at, key_at};
 use validate::Validator;
 
 mod check;
+pub mod env;
 mod needs;
 pub mod pattern;
+#[cfg(test)]
+mod props;
 mod raw;
 mod settings;
 mod span;
@@ -223,6 +228,9 @@ pub struct Settings {
     pub excerpt_bytes: usize,
     /// The whitelist, as written.
     pub allow: Vec<String>,
+    /// Environment keys that load code (`env::loads_code`) which checks may
+    /// set all the same.
+    pub allow_env: Vec<String>,
 }
 
 /// `[judge]`; `None` means "use the default of SPEC section 8".

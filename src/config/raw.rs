@@ -33,6 +33,8 @@ pub(super) struct RawSettings {
     pub(super) excerpt_bytes: Option<Spanned<u64>>,
     #[serde(default)]
     pub(super) allow: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) allow_env: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -47,7 +49,7 @@ pub(super) struct RawCheck {
     pub(super) timeout: Option<Spanned<String>>,
     pub(super) cwd: Option<Spanned<String>>,
     #[serde(default)]
-    pub(super) env: BTreeMap<String, String>,
+    pub(super) env: BTreeMap<Spanned<String>, String>,
     pub(super) paths: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     pub(super) needs: Vec<Spanned<String>>,
@@ -100,5 +102,5 @@ pub(super) struct RawFix {
     pub(super) timeout: Option<Spanned<String>>,
     pub(super) cwd: Option<Spanned<String>>,
     #[serde(default)]
-    pub(super) env: BTreeMap<String, String>,
+    pub(super) env: BTreeMap<Spanned<String>, String>,
 }

@@ -36,11 +36,24 @@ impl Validator<'_> {
             }
             allow.push(entry.into_inner());
         }
+        let mut allow_env = Vec::with_capacity(raw.allow_env.len());
+        for entry in raw.allow_env {
+            let name = entry.get_ref();
+            if name.is_empty() || name.contains(['=', '\0']) {
+                return Err(self.err(
+                    entry.span(),
+                    "settings.allow_env",
+                    format!("invalid environment variable name `{name}`"),
+                ));
+            }
+            allow_env.push(entry.into_inner());
+        }
         Ok(Settings {
             jobs: raw.jobs.unwrap_or(0),
             timeout,
             excerpt_bytes,
             allow,
+            allow_env,
         })
     }
 
@@ -191,5 +204,81 @@ mod tests {
             "judge = { overall_min = 101 }\n",
             "checks.toml:1:9: judge.overall_min: 101 is outside 0..100",
         );
+    }
+
+    /// Issue 14 item 7: every number of `[settings]`, `[judge]` and
+    /// `[retry]` is bounded by validation: out of range, negative, NaN and
+    /// infinite values are config errors naming the key, never a panic or
+    /// a wrapped value.
+    #[test]
+    fn numbers_out_of_range_are_config_errors() {
+        for (text, expected) in [
+            (
+                "[settings]\nexcerpt_bytes = 0\n",
+                "checks.toml:2:17: settings.excerpt_bytes: must be between 1 and 67108864",
+            ),
+            (
+                "[settings]\nexcerpt_bytes = 67108865\n",
+                "checks.toml:2:17: settings.excerpt_bytes: must be between 1 and 67108864",
+            ),
+            (
+                "[settings]\nexcerpt_bytes = -1\n",
+                "checks.toml:2:17: settings.excerpt_bytes: invalid value: integer `-1`, expected u64",
+            ),
+            (
+                "[settings]\njobs = -1\n",
+                "checks.toml:2:8: settings.jobs: invalid value: integer `-1`, expected usize",
+            ),
+            (
+                "[judge]\nsecurity_min = nan\n",
+                "checks.toml:2:1: judge.security_min: NaN is outside 0..100",
+            ),
+            (
+                "[judge]\noverall_min = inf\n",
+                "checks.toml:2:1: judge.overall_min: inf is outside 0..100",
+            ),
+            (
+                "[judge]\nstall_threshold = -inf\n",
+                "checks.toml:2:1: judge.stall_threshold: -inf is outside 0..100",
+            ),
+            (
+                "[judge]\nquality_min = -0.5\n",
+                "checks.toml:2:1: judge.quality_min: -0.5 is outside 0..100",
+            ),
+            (
+                "[judge]\nweights = { security = nan, quality = 0.5, performance = 0.5 }\n",
+                "checks.toml:2:1: judge.weights: each weight must be within 0..1",
+            ),
+            (
+                "[judge]\nweights = { security = inf, quality = -inf, performance = 1.0 }\n",
+                "checks.toml:2:1: judge.weights: each weight must be within 0..1",
+            ),
+        ] {
+            rejects(text, expected);
+        }
+        for text in [
+            "[judge]\nmax_iterations = 4294967296\n",
+            "[judge]\nstall_rounds = -1\n",
+            "[judge]\nmax_critical_issues = 9223372036854775807\n",
+            "[retry]\nmax_retries = -1\n",
+            "[retry]\nmax_retries = 4294967296\n",
+        ] {
+            let err = load_str(text).unwrap_err();
+            assert!(
+                err.starts_with("checks.toml:2:") && err.contains("expected u32"),
+                "{err}"
+            );
+        }
+        // The largest values are accepted and used only in comparisons
+        // (`jobs` beyond the number of checks starts no more workers than
+        // there are checks: tests/resolve.rs).
+        let config = load_str(
+            "[settings]\njobs = 9223372036854775807\nexcerpt_bytes = 67108864\n\
+             [judge]\nstall_rounds = 4294967295\nmax_iterations = 4294967295\n\
+             [retry]\nmax_retries = 4294967295\n",
+        )
+        .unwrap();
+        assert_eq!(config.settings.jobs, 9223372036854775807);
+        assert_eq!(config.judge.stall_rounds, Some(u32::MAX));
     }
 }

@@ -43,7 +43,7 @@ impl Validator<'_> {
         let mut checks = Vec::with_capacity(raw.check.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for raw_check in raw.check {
-            let check = self.check(raw_check, &settings.allow, &seen)?;
+            let check = self.check(raw_check, &settings, &seen)?;
             seen.insert(check.name.clone(), checks.len());
             checks.push(check);
         }
@@ -69,7 +69,7 @@ impl Validator<'_> {
                 None => None,
             };
             let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
-            self.env(&fix.env, fix.name.span(), &of("env"))?;
+            let env = self.env(fix.env, &settings.allow_env, &of("env"))?;
             let line = self.line_of(fix.name.span().start);
             fixes.push(CheckConfig {
                 name: fix.name.into_inner(),
@@ -80,7 +80,7 @@ impl Validator<'_> {
                 severity: Severity::High,
                 timeout,
                 cwd,
-                env: fix.env,
+                env,
                 paths: None,
                 path_globs: Vec::new(),
                 needs: Vec::new(),

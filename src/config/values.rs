@@ -12,9 +12,8 @@ use toml::Spanned;
 use crate::duration;
 use crate::error::Error;
 
-use super::pattern;
-use super::span::Span;
 use super::validate::Validator;
+use super::{env, pattern};
 
 impl Validator<'_> {
     pub(super) fn name(&self, name: &Spanned<String>, key: &str) -> Result<(), Error> {
@@ -43,7 +42,7 @@ impl Validator<'_> {
                 raw.span(),
                 key,
                 format!(
-                    "invalid duration `{}`: {why} (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+                    "invalid duration `{}`: {why} (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")",
                     raw.get_ref()
                 ),
             )
@@ -110,22 +109,40 @@ impl Validator<'_> {
         Ok(out)
     }
 
+    /// A check's `env`: names that can be set, and none that loads code
+    /// (`env::loads_code`) unless `settings.allow_env` lists it. The error
+    /// points at the key itself.
     pub(super) fn env(
         &self,
-        env: &BTreeMap<String, String>,
-        span: Span,
+        env: BTreeMap<Spanned<String>, String>,
+        allow_env: &[String],
         key: &str,
-    ) -> Result<(), Error> {
-        for name in env.keys() {
-            if name.is_empty() || name.contains('=') || name.contains('\0') {
+    ) -> Result<BTreeMap<String, String>, Error> {
+        let mut out = BTreeMap::new();
+        for (name, value) in env {
+            let text = name.get_ref();
+            if text.is_empty() || text.contains('=') || text.contains('\0') {
                 return Err(self.err(
-                    span.clone(),
+                    name.span(),
                     key,
-                    format!("invalid environment variable name `{name}`"),
+                    format!("invalid environment variable name `{text}`"),
                 ));
             }
+            if let Some(why) = env::loads_code(text)
+                && !env::allowed(text, allow_env)
+            {
+                return Err(self.err(
+                    name.span(),
+                    key,
+                    format!(
+                        "`{text}` may make the program load other code ({why}); \
+                         list it in `settings.allow_env` to allow it"
+                    ),
+                ));
+            }
+            out.insert(name.into_inner(), value);
         }
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -140,7 +157,7 @@ mod tests {
         rejects(
             &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\ntimeout = \"5x\"\n"),
             "checks.toml:6:11: `timeout` of check `t`: invalid duration `5x`: unknown unit `x` \
-             (use ms, s, m or h) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\")",
+             (use ms, s, m, h or d) (e.g. \"500ms\", \"90s\", \"2m\", \"1h\", \"7d\")",
         );
     }
 
@@ -171,5 +188,44 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(config.checks[0].cwd, PathBuf::from("a"));
+    }
+
+    #[test]
+    fn env_keys_that_load_code_are_refused_at_their_key() {
+        rejects(
+            &format!(
+                "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n\
+                 env = {{ A = \"1\", LD_PRELOAD = \"./evil.so\" }}\n"
+            ),
+            "checks.toml:6:18: `env` of check `t`: `LD_PRELOAD` may make the program load \
+             other code (the dynamic loader loads libraries it names); list it in \
+             `settings.allow_env` to allow it",
+        );
+        rejects(
+            &format!(
+                "{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n[check.env]\n\
+                 GIT_CONFIG_COUNT = \"1\"\n"
+            ),
+            "checks.toml:7:1: `env` of check `t`: `GIT_CONFIG_COUNT` may make the program load \
+             other code (git runs programs or reads configuration it names); list it in \
+             `settings.allow_env` to allow it",
+        );
+        rejects(
+            &format!("{ALLOW}[[fix]]\nname = \"f\"\nrun = [\"true\"]\nenv = {{ path = \"x\" }}\n"),
+            "checks.toml:6:9: `env` of fix `f`: `path` may make the program load other code \
+             (programs are looked up on it, also by the program's own children); list it in \
+             `settings.allow_env` to allow it",
+        );
+        let config = load_str(
+            "[settings]\nallow = [\"true\"]\nallow_env = [\"ld_preload\"]\n[[check]]\n\
+             name = \"t\"\nrun = [\"true\"]\nenv = { LD_PRELOAD = \"x.so\", CI = \"1\" }\n",
+        )
+        .unwrap();
+        assert_eq!(config.checks[0].env["LD_PRELOAD"], "x.so");
+        assert_eq!(config.settings.allow_env, ["ld_preload"]);
+        rejects(
+            "[settings]\nallow_env = [\"A=B\"]\n",
+            "checks.toml:2:14: settings.allow_env: invalid environment variable name `A=B`",
+        );
     }
 }

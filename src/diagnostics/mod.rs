@@ -291,7 +291,10 @@ impl Collector {
                 .captures(&text)
                 .and_then(|c| c.get(1))
                 .and_then(|m| m.as_str().trim().parse::<f64>().ok())
-                .filter(|v| v.is_finite())
+                // A score is 0..100 (SPEC section 3): `inf`, `NaN`, `1e999`
+                // or `150` is no score, and means and sums of scores stay
+                // finite.
+                .filter(|v| (0.0..=100.0).contains(v))
         {
             self.parsed.score = Some(value);
         }
@@ -559,6 +562,29 @@ mod tests {
         let mut c = collector(Parser::None, &[], Some(r"coverage: (\d+(?:\.\d+)?)%"));
         c.push(b"coverage: 50%\nlater coverage: 81.5%\ncoverage: n/a%\n");
         assert_eq!(c.finish().score, Some(81.5));
+    }
+
+    #[test]
+    fn a_score_outside_0_to_100_is_no_score() {
+        let mut c = collector(Parser::None, &[], Some(r"score: (\S+)"));
+        c.push(b"score: 42\nscore: inf\nscore: NaN\nscore: 1e999\nscore: 100.5\nscore: -1\n");
+        assert_eq!(c.finish().score, Some(42.0));
+    }
+
+    #[test]
+    fn matcher_positions_past_u64_are_no_position() {
+        let mut c = collector(
+            Parser::None,
+            &[(
+                r"^(?P<file>\w+):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$",
+                DiagSeverity::Error,
+            )],
+            None,
+        );
+        c.push(b"a:99999999999999999999999:0: huge\nb:18446744073709551615:1: max\n");
+        let found = c.finish().found;
+        assert_eq!((found[0].line, found[0].column), (None, None));
+        assert_eq!((found[1].line, found[1].column), (Some(u64::MAX), Some(1)));
     }
 
     #[test]

@@ -275,7 +275,11 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
 fn run_check(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> CheckResult {
     match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
-        CheckKind::Run(_) => run_process(check, plan, cancel),
+        // SPEC section 3: `cwd` and a path program are resolved again now.
+        CheckKind::Run(_) => match crate::plan::at_start(check, &plan.worktree) {
+            Ok(start) => run_process(check, plan, cancel, &start.cwd),
+            Err(why) => CheckResult::errored(why),
+        },
     }
 }
 
@@ -301,15 +305,20 @@ fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
 }
 
 /// Runs one process check and classifies its end into a status.
-fn run_process(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> CheckResult {
+fn run_process(
+    check: &PlannedCheck<'_>,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    cwd: &std::path::Path,
+) -> CheckResult {
     let program = check
         .program
         .as_ref()
         .expect("immediate_result handles a missing program");
     let spec = process::Spec {
-        program,
+        program: check.exec.as_deref().unwrap_or(program),
         args: &check.argv()[1..],
-        cwd: &check.cwd,
+        cwd,
         env: &check.config.env,
         timeout: check.timeout,
         excerpt_bytes: plan.excerpt_bytes,

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::DIALECT;
 use super::blocks::{DIAG_SEVERITIES, DIMENSIONS, MODES, NAME_PATTERN, SEVERITIES, closed, string};
 
-const DURATION_PATTERN: &str = r"^\s*([0-9]+(ms|s|m|h))+\s*$";
+const DURATION_PATTERN: &str = r"^\s*([0-9]+(ms|s|m|h|d))+\s*$";
 const PARSERS: [(&str, &str); 11] = [
     (
         "auto",
@@ -50,8 +50,8 @@ fn duration(description: &str, default: Option<&str>) -> Value {
     let mut schema = json!({
         "type": "string",
         "pattern": DURATION_PATTERN,
-        "description": format!("{description} A duration: a number with a unit ms, s, m or h, or a sum such as \"1m30s\"."),
-        "examples": ["500ms", "90s", "2m", "1h"],
+        "description": format!("{description} A duration: a whole number with a unit ms, s, m, h or d, or a sum such as \"1m30s\"; at least 1ms, at most 7d."),
+        "examples": ["500ms", "90s", "2m", "1h", "7d"],
     });
     if let Some(default) = default {
         schema["default"] = json!(default);
@@ -70,7 +70,7 @@ fn cwd() -> Value {
 fn env() -> Value {
     json!({
         "type": "object",
-        "description": "Extra environment variables (the check also inherits run-check's environment). Values never appear in the evidence.",
+        "description": "Extra environment variables (the check also inherits run-check's environment). Values never appear in the evidence. A key that makes a program load other code (LD_PRELOAD, LD_*, DYLD_*, PATH, BASH_ENV, ENV, GIT_CONFIG_*, GIT_EXEC_PATH, NODE_OPTIONS, PYTHONPATH, PYTHONSTARTUP, PERL5OPT, RUBYOPT, RUSTFLAGS, RUSTC_WRAPPER, JAVA_TOOL_OPTIONS, HOME, ...; any case) is a config error unless `settings.allow_env` lists it.",
         "propertyNames": {"minLength": 1, "pattern": "^[^=\\u0000]+$"},
         "additionalProperties": {"type": "string"},
         "examples": [{"CARGO_TERM_COLOR": "never"}],
@@ -144,9 +144,16 @@ fn settings() -> Value {
             "allow": {
                 "type": "array",
                 "default": [],
-                "description": "The whitelist: `run[0]` of every check and fix must equal an entry as written. A shell (sh, bash, pwsh, cmd, ...) runs only when it is itself listed.",
+                "description": "The whitelist: `run[0]` of every check and fix must equal an entry as written. A shell (sh, bash, pwsh, cmd, ...) runs only when it is itself listed. Symlinks are followed: a listed path inside the worktree that leads out of it, or a link to a shell that is not itself listed, is a config error; the evidence records the real path.",
                 "items": {"type": "string", "minLength": 1},
                 "examples": [["cargo", "git", "python3", "./scripts/lint.sh"]],
+            },
+            "allow_env": {
+                "type": "array",
+                "default": [],
+                "description": "Environment keys that make a program load other code (LD_PRELOAD, GIT_CONFIG_*, RUSTFLAGS, ...) which a check's or fix's `env` may set all the same; compared ignoring case. Every other such key is a config error.",
+                "items": {"type": "string", "minLength": 1, "pattern": "^[^=\\u0000]+$"},
+                "examples": [["RUSTFLAGS"]],
             },
         }),
         &[],
@@ -324,6 +331,7 @@ jobs = 0
 timeout = "1m30s"
 excerpt_bytes = 8192
 allow = ["cargo", "./scripts/lint.sh"]
+allow_env = ["RUSTFLAGS"]
 [judge]
 security_min = 85
 quality_min = 80.5
@@ -345,7 +353,7 @@ dimension = "quality"
 severity = "high"
 timeout = "5m"
 cwd = "."
-env = { CARGO_TERM_COLOR = "never" }
+env = { CARGO_TERM_COLOR = "never", RUSTFLAGS = "-D warnings" }
 paths = ["**/*.rs"]
 needs = ["scan"]
 parser = "cargo-json"
