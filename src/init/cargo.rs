@@ -47,5 +47,6 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             name: "fmt".into(),
             run: argv(&["cargo", "fmt", "--all"]),
         }],
+        refused: Vec::new(),
     })
 }
