@@ -159,6 +159,7 @@ fn cargo_project() {
         check(&config, "test")["modes"],
         serde_json::json!(["strict"])
     );
+    assert!(check(&config, "test")["env"].get("INSTA_UPDATE").is_none());
     assert_eq!(
         config["fix"][0]["run"],
         serde_json::json!(["cargo", "fmt", "--all"])
@@ -183,6 +184,19 @@ fn cargo_project() {
         "{}",
         run.stdout
     );
+    validates(&run);
+}
+
+#[test]
+fn cargo_tests_with_insta_write_no_snapshot_files() {
+    let test = Test::bare()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[dev-dependencies]\ninsta = \"1\"\n",
+        )
+        .file("src/lib.rs", "");
+    let (config, _, run) = init(test);
+    assert_eq!(check(&config, "test")["env"]["INSTA_UPDATE"], "no");
     validates(&run);
 }
 
