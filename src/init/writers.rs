@@ -338,6 +338,8 @@ fn command_writes(
     }
     let writes = match tool {
         "prettier" => has(&["-w"]).then(|| format!("{tool} -w")),
+        // A cache file in the project (`.eslintcache`) is a write too.
+        "eslint" | "stylelint" if has(&["--cache"]) => Some(format!("{tool} --cache")),
         "biome" | "rome" => None,
         "ruff" => {
             let checking = !matches!(
@@ -475,6 +477,13 @@ pub(super) fn read_only_variant(script: &str) -> Option<Vec<String>> {
                 | "--unsafe",
             ) => {}
             (_, "--fix-type") if !arg.contains('=') => skip_next = true,
+            ("eslint" | "stylelint", "--cache") => {}
+            ("eslint" | "stylelint", "--cache-location" | "--cache-strategy")
+                if !arg.contains('=') =>
+            {
+                skip_next = true
+            }
+            ("eslint" | "stylelint", "--cache-location" | "--cache-strategy") => {}
             (_, "--fix-type") => {}
             ("prettier", "--write" | "-w") => {
                 if !checks_already && !checking {
@@ -560,6 +569,7 @@ mod tests {
             "npm run format",
             "oxlint --fix",
             "rubocop -A",
+            "eslint --cache .",
         ] {
             assert!(writes(line, &c).is_some(), "{line}");
         }
@@ -648,6 +658,10 @@ mod tests {
         );
         assert_eq!(v("biome check --write .").as_deref(), Some("biome check ."));
         assert_eq!(v("jest -u").as_deref(), Some("jest"));
+        assert_eq!(
+            v("eslint --cache --cache-location .cache/x --fix .").as_deref(),
+            Some("eslint .")
+        );
         assert_eq!(v("eslint --fix . && tsc"), None);
         assert_eq!(v("black ."), None);
         assert_eq!(v("./scripts/fix.sh --fix"), None);
