@@ -218,13 +218,44 @@ fn blank_invisible(c: char) -> bool {
 /// `evidence` with [`strip_escapes`] applied to every string: what the
 /// `json` (and `sarif`) reports write.
 pub fn evidence_json(evidence: &Evidence) -> Evidence {
+    if !may_change(evidence, false) {
+        return evidence.clone();
+    }
     map_strings(evidence, &strip_escapes)
 }
 
 /// `evidence` with [`for_display`] applied to every string: what the human
 /// reports render.
 pub fn evidence_display(evidence: &Evidence) -> Evidence {
+    if !may_change(evidence, true) {
+        return evidence.clone();
+    }
     map_strings(evidence, &for_display)
+}
+
+/// Whether [`evidence_json`] (`display` false) or [`evidence_display`]
+/// may change anything, judged from the compact JSON text (several times
+/// cheaper than the walk): JSON writes ESC and the other C0 controls as
+/// `\u00XX`, `\b`, `\f`, `\r`; C1 controls and DEL stay raw. A false
+/// positive only costs the walk.
+fn may_change(evidence: &Evidence, display: bool) -> bool {
+    let Ok(json) = serde_json::to_vec(evidence) else {
+        return true;
+    };
+    let has = |needle: &[u8]| memchr::memmem::find(&json, needle).is_some();
+    let c1 = memchr::memchr_iter(0xc2, &json)
+        .any(|i| json.get(i + 1).is_some_and(|b| (0x80..=0x9f).contains(b)));
+    if c1 || has(b"\\u001b") {
+        return true;
+    }
+    display
+        && (has(b"\\u00")
+            || has(b"\\r")
+            || has(b"\\b")
+            || has(b"\\f")
+            || has(b"::")
+            || has(b"##[")
+            || memchr::memchr(0x7f, &json).is_some())
 }
 
 /// Every string of the document (values and keys) through `f`, by way of
@@ -401,8 +432,26 @@ mod tests {
         let shown = evidence_display(&evidence);
         assert_eq!(shown.checks[1].stdout_excerpt, "\\::add-mask::x\n");
         assert_eq!(shown.checks[1].data["k"], "\\::error::v␀");
+        // The quick pre-check misses none of them.
+        for (text, json_changes) in [
+            ("a\u{0}b", false),
+            ("a\u{7f}b", false),
+            ("a\rb", false),
+            ("a\u{8}b", false),
+            ("x ##[error]", false),
+            ("::x", false),
+            ("\u{85}", true),
+            ("\u{1b}c", true),
+        ] {
+            let mut one = crate::report::sample_passing();
+            one.checks[0].stdout_excerpt = text.into();
+            assert!(may_change(&one, true), "{text:?}");
+            assert_eq!(may_change(&one, false), json_changes, "{text:?}");
+            assert_ne!(evidence_display(&one).checks[0].stdout_excerpt, text);
+        }
         // Unchanged documents stay as they are.
         let clean = crate::report::sample_passing();
+        assert!(!may_change(&clean, true));
         let again = evidence_display(&clean);
         assert_eq!(
             serde_json::to_value(&again).unwrap(),
