@@ -765,6 +765,30 @@ mod real_tools {
 }
 
 #[test]
+fn pnpm_and_yarn_run_the_read_only_form_through_their_exec() {
+    for (lock, exec) in [
+        ("pnpm-lock.yaml", &["pnpm", "exec"][..]),
+        ("yarn.lock", &["yarn", "run"]),
+    ] {
+        let test = Test::bare()
+            .file(
+                "package.json",
+                r#"{"scripts": {"lint": "eslint --fix --cache src", "test": "vitest run -u"}}"#,
+            )
+            .file(lock, "");
+        let (config, _, run) = init(test);
+        let mut lint: Vec<&str> = exec.to_vec();
+        lint.extend(["eslint", "src"]);
+        assert_eq!(check(&config, "lint")["run"], serde_json::json!(lint));
+        let mut test: Vec<&str> = exec.to_vec();
+        test.extend(["vitest", "run"]);
+        assert_eq!(check(&config, "test")["run"], serde_json::json!(test));
+        assert_eq!(check(&config, "test")["env"]["CI"], "true");
+        validates(&run);
+    }
+}
+
+#[test]
 fn scripts_and_targets_that_write_without_a_read_only_form_are_refused() {
     let test = Test::bare().file(
         "package.json",
