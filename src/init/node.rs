@@ -84,6 +84,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .any(|word| tools.contains(&word))
     };
 
+    let ruff = super::python::ruff_config(root);
     let context = Context {
         scripts: scripts
             .map(|s| {
@@ -92,7 +93,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                     .collect()
             })
             .unwrap_or_default(),
-        ..Context::default()
+        targets: Vec::new(),
+        ruff_fixes: ruff.fix,
+        ruff_fix_only: ruff.fix_only,
     };
     // The package manager's way to run a package's binary, never installing.
     let exec: &[&str] = match manager {

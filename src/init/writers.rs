@@ -176,7 +176,7 @@ fn program(word: &str) -> &str {
 }
 
 /// Drops environment assignments and wrappers that run the next word.
-fn unwrap(words: &[String]) -> &[String] {
+fn skip_wrappers(words: &[String]) -> &[String] {
     let mut rest = words;
     loop {
         let Some(first) = rest.first() else {
@@ -244,7 +244,7 @@ fn command_writes(
     context: &Context,
     seen: &mut BTreeSet<String>,
 ) -> Option<String> {
-    let words = unwrap(words);
+    let words = skip_wrappers(words);
     let (first, args) = words.split_first()?;
     let tool = program(first);
     let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.as_str()));
@@ -452,7 +452,7 @@ pub(super) fn read_only_variant(script: &str) -> Option<Vec<String>> {
     let [words] = commands.as_slice() else {
         return None;
     };
-    let words = unwrap(words);
+    let words = skip_wrappers(words);
     let (first, args) = words.split_first()?;
     let tool = program(first);
     if !REWRITABLE.contains(&tool) || first.contains(['/', '\\']) {
