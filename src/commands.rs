@@ -411,6 +411,8 @@ impl Progress {
             } else {
                 format!("{:.2}s", result.duration.as_secs_f64())
             };
+            // An error may quote what a check made (a path): shown safely.
+            let detail = crate::sanitize::for_display(&detail).replace('\n', " ");
             let line = format!(
                 "{} {:w$}  {:>7}  {}",
                 report::status_word(result.status),
@@ -559,6 +561,7 @@ pub fn fix(args: &FixArgs) -> Result<i32, Error> {
                 .map(|e| e.render())
                 .find(|text| !text.trim().is_empty());
             if let Some(text) = excerpt {
+                let text = crate::sanitize::for_display(&text);
                 eprintln!("--- {} ---\n{}", check.name(), text.trim_end());
             }
         }

@@ -29,6 +29,7 @@ pub mod plan;
 pub mod report;
 pub mod retry;
 pub mod runner;
+pub mod sanitize;
 pub mod scan;
 pub mod schema;
 pub mod signal;

@@ -50,7 +50,7 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
     }
     let output = Output::open(args.out.as_deref())?;
     let merged = merge(docs, argv)?;
-    output.write(&report::json(&merged))?;
+    output.write(&report::render(report::Format::Json, &merged))?;
     if args.out.is_some() {
         eprintln!("{}", merged.summary.banner);
     }

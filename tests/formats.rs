@@ -327,3 +327,159 @@ fn junit_and_markdown_show_stdout_then_stderr() {
         "{markdown}"
     );
 }
+
+/// A failing check that plays the attacker with its output: a window
+/// title, a screen clear, an OSC 8 link, a charset switch, an 8-bit CSI,
+/// NUL, a lone CR that hides what it overwrites, and GitHub Actions
+/// workflow commands (`::`, after blanks, after a CR, and the legacy `##[`
+/// anywhere in a line); on stderr a gcc-style error whose message carries
+/// escapes, parsed into a diagnostic.
+const HOSTILE: &str = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]
+name = "hostile"
+parser = "gcc"
+run = ["sh", "-c", '''
+printf '\033]0;pwned-title\007\033[2Jcleared\n'
+printf 'see \033]8;;http://evil.example/\007click\033]8;;\007 here\n'
+printf 'charset \033(Bswitch \302\2332Jc1\n'
+printf 'nul:\000:end\ttab\n'
+printf 'visible\rhidden\n'
+printf '::add-mask::x\n'
+printf '  ::error::forged\n'
+printf '::stop-commands::tok\n'
+printf 'note ##[error]legacy\n'
+printf 'ok\r::error::cr-forged\n'
+printf 'src/a.c:3:5: error: bad \033]0;t\007thing \033[31mred\033[0m \000 ::error::in-msg\n' >&2
+exit 1
+''']
+"#;
+
+/// The control characters no human report may carry.
+fn assert_no_controls(format: &str, text: &str) {
+    for (i, c) in text.char_indices() {
+        let bad = matches!(c, '\u{1b}' | '\u{7}' | '\u{0}' | '\r' | '\u{80}'..='\u{9f}')
+            || (c.is_control() && c != '\n' && c != '\t');
+        assert!(
+            !bad,
+            "{format}: control character {c:?} at byte {i}: {:?}",
+            &text[i.saturating_sub(40)..(i + 40).min(text.len())]
+        );
+    }
+}
+
+/// No line (split at CR or LF, as the Actions runner reads them) starts a
+/// workflow command after the blanks the runner trims, and no `##[`
+/// legacy command stands anywhere.
+fn assert_no_workflow_commands(format: &str, text: &str) {
+    for line in text.split(['\r', '\n']) {
+        let trimmed = line.trim_start();
+        assert!(
+            !trimmed.starts_with("::"),
+            "{format}: command line {line:?}"
+        );
+        assert!(!line.contains("##["), "{format}: legacy command {line:?}");
+    }
+}
+
+#[test]
+fn reports_carry_no_terminal_escapes_and_no_workflow_commands() {
+    // text on stdout, as a CI log prints it.
+    let run = Test::new().config(HOSTILE).run().status(1);
+    let mut reports = vec![("text".to_string(), run.stdout.clone())];
+    for format in ["markdown", "junit"] {
+        let (_run, text) = report(HOSTILE, format, 1);
+        reports.push((format.to_string(), text));
+    }
+    for (format, text) in &reports {
+        assert_no_controls(format, text);
+        assert_no_workflow_commands(format, text);
+        // Defused, not hidden: the reader still sees what was printed,
+        // the overwritten text included.
+        for shown in [
+            "cleared",
+            "see click here",
+            "nul:␀:end",
+            "visible\n",
+            "\\::add-mask::x",
+            "\\::stop-commands::tok",
+            "##\\[error]legacy",
+            "\\::error::cr-forged",
+        ] {
+            let shown = shown.replace('\n', "");
+            assert!(text.contains(&shown), "{format} lacks {shown:?}:\n{text}");
+        }
+        assert!(!text.contains("pwned-title") && !text.contains("evil.example"));
+    }
+    let xml = &reports[2].1;
+    roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    // The forged lines keep their indentation.
+    assert!(
+        reports[0].1.contains("│   \\::error::forged"),
+        "{}",
+        reports[0].1
+    );
+}
+
+#[test]
+fn json_keeps_the_output_minus_escape_sequences() {
+    let run = Test::new()
+        .config(HOSTILE)
+        .args(&["--format", "json", "--out", "e.json"])
+        .run()
+        .status(1);
+    let raw = std::fs::read_to_string(run.test.path().join("e.json")).unwrap();
+    // No raw control character, ESC or C1 in the file: JSON escapes the
+    // rest (NUL as \u0000, CR as \r).
+    assert_no_controls("json", &raw);
+    let evidence = run.json_file("e.json");
+    let check = crate::support::check(&evidence, "hostile");
+    let stdout = check["stdout_excerpt"].as_str().unwrap();
+    assert_eq!(
+        stdout,
+        "cleared\nsee click here\ncharset switch c1\nnul:\u{0}:end\ttab\nvisible\rhidden\n\
+         ::add-mask::x\n  ::error::forged\n::stop-commands::tok\nnote ##[error]legacy\n\
+         ok\r::error::cr-forged\n"
+    );
+    // The parser's diagnostic: message without the escapes, NUL kept.
+    let diagnostic = &evidence["diagnostics"][0];
+    assert_eq!(diagnostic["file"], "src/a.c");
+    assert_eq!(diagnostic["line"], 3);
+    assert_eq!(diagnostic["message"], "bad thing red \u{0} ::error::in-msg");
+    // SARIF is JSON too: the same message.
+    let (_run, text) = report(HOSTILE, "sarif", 1);
+    assert_no_controls("sarif", &text);
+    let sarif: Value = serde_json::from_str(&text).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["message"]["text"] == "bad thing red \u{0} ::error::in-msg"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn github_annotations_cannot_be_forged_by_output() {
+    let (_run, text) = report(HOSTILE, "github", 1);
+    assert_no_controls("github", &text);
+    let command =
+        Regex::new(r"^::(error|warning|notice)( [a-z]+=[^,:]*(,[a-z]+=[^,:]*)*)?::[^\r\n]*$")
+            .unwrap();
+    let lines: Vec<&str> = text.split(['\r', '\n']).filter(|l| !l.is_empty()).collect();
+    for line in &lines {
+        if line.trim_start().starts_with("::") {
+            assert!(command.is_match(line), "forged command: {line:?}\n{text}");
+        }
+        assert!(!line.contains("##["), "{line:?}");
+    }
+    // Exactly the run's own annotation: the diagnostic of src/a.c.
+    let annotations: Vec<&&str> = lines.iter().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(
+        annotations,
+        [&"::error file=src/a.c,line=3,col=5,title=hostile::bad thing red ␀ ::error::in-msg"]
+    );
+    assert_eq!(lines.last(), Some(&"1 of 1 checks failed: hostile"));
+}

@@ -159,6 +159,7 @@ fn cargo_project() {
         check(&config, "test")["modes"],
         serde_json::json!(["strict"])
     );
+    assert!(check(&config, "test")["env"].get("INSTA_UPDATE").is_none());
     assert_eq!(
         config["fix"][0]["run"],
         serde_json::json!(["cargo", "fmt", "--all"])
@@ -187,11 +188,29 @@ fn cargo_project() {
 }
 
 #[test]
+fn cargo_tests_with_insta_write_no_snapshot_files() {
+    let test = Test::bare()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[dev-dependencies]\ninsta = \"1\"\n",
+        )
+        .file("src/lib.rs", "");
+    let (config, _, run) = init(test);
+    assert_eq!(check(&config, "test")["env"]["INSTA_UPDATE"], "no");
+    validates(&run);
+}
+
+#[test]
 fn npm_project_runs_its_scripts() {
     let (config, _, run) = init(project("npm"));
     assert_eq!(
         names(&config),
-        ["lint", "typecheck", "build", "test", "secrets"]
+        ["lint", "typecheck", "build", "test", "format", "secrets"]
+    );
+    // `format` (`prettier -w .`) is the fix; its read-only form the check.
+    assert_eq!(
+        check(&config, "format")["run"],
+        serde_json::json!(["npm", "exec", "--no", "--", "prettier", "--check", "."])
     );
     assert_eq!(allow(&config), ["npm"]);
     let lint = check(&config, "lint");
@@ -272,7 +291,15 @@ fn python_project_declaring_pytest_ruff_mypy() {
     let ruff = check(&config, "ruff");
     assert_eq!(
         ruff["run"],
-        serde_json::json!(["ruff", "check", "--no-cache", "--output-format", "concise"])
+        serde_json::json!([
+            "ruff",
+            "check",
+            "--no-fix",
+            "--no-fix-only",
+            "--no-cache",
+            "--output-format",
+            "concise"
+        ])
     );
     assert_eq!(ruff["parser"], "gcc");
     assert_eq!(ruff["modes"], serde_json::json!(["fast", "strict"]));
@@ -522,4 +549,277 @@ fn a_broken_manifest_is_a_note_not_an_error() {
         "{}",
         run.stdout
     );
+}
+
+/// checks.toml's text with its wrapped comment lines joined.
+fn unwrapped(text: &str) -> String {
+    text.replace("\n# ", " ")
+}
+
+/// init writes read-only gates: its checks run with the real ruff, eslint
+/// and prettier on projects configured to fix (Unix: the node_modules of
+/// the test tools is linked into the project).
+#[cfg(unix)]
+mod real_tools {
+    use serde_json::Value;
+
+    use super::{check, init, unwrapped, validates};
+    use crate::support::Test;
+
+    /// A test tool installed by `scripts/install-test-tools.sh` under `.tools/`
+    /// of the repository. Missing: the test fails in CI (`CI=true`, where
+    /// .ci/run installs them) and is skipped, loudly, elsewhere.
+    fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
+        let path = crate::support::repo_root().join(".tools").join(relative);
+        if path.exists() {
+            return Some(path);
+        }
+        let why = format!(
+            "{} is not installed: run `bash scripts/install-test-tools.sh`",
+            path.display()
+        );
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{why} (CI must install it)");
+        }
+        eprintln!("SKIPPED (not a pass): {why}");
+        None
+    }
+
+    /// `PATH` with `dir` first.
+    fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
+        let mut dirs = vec![dir.to_path_buf()];
+        dirs.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        std::env::join_paths(dirs).unwrap()
+    }
+
+    /// Every file of `dir` (not under `.git` or `node_modules`) with its bytes.
+    fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+        let mut files = std::collections::BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(at) = stack.pop() {
+            for entry in std::fs::read_dir(&at).unwrap().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let path = entry.path();
+                let kind = entry.file_type().unwrap();
+                if kind.is_dir() && name != ".git" && name != "node_modules" {
+                    stack.push(path);
+                } else if kind.is_file() {
+                    let relative = path.strip_prefix(dir).unwrap().display().to_string();
+                    files.insert(relative, std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        files
+    }
+
+    /// Runs init in `test` (PATH led by `bin`), then the gate in `mode` with
+    /// JSON evidence on stdout; asserts the gate fails and leaves every file
+    /// byte-identical. Returns checks.toml (parsed) and each mode's evidence.
+    fn init_then_gate(test: Test, bin: &std::path::Path) -> (Value, String, Vec<Value>) {
+        let path = path_with(bin);
+        let (config, text, run) = init(test.env("PATH", path.to_str().unwrap()));
+        validates(&run);
+        let dir = run.test.path();
+        let before = tree(dir);
+        let mut evidence = Vec::new();
+        for mode in ["fast", "strict"] {
+            let output = std::process::Command::new(crate::support::bin())
+                .args(["--mode", mode, "--format", "json"])
+                .current_dir(dir)
+                .env("PATH", &path)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{mode}: {stderr}\n{text}");
+            let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(value["summary"]["all_checks_passed"], false);
+            let after = tree(dir);
+            for (file, bytes) in &before {
+                assert_eq!(
+                    after.get(file),
+                    Some(bytes),
+                    "{mode}: the gate changed {file}\n{stderr}"
+                );
+            }
+            assert_eq!(
+                after.keys().collect::<Vec<_>>(),
+                before.keys().collect::<Vec<_>>(),
+                "{mode}: the gate created or deleted files"
+            );
+            evidence.push(value);
+        }
+        let strict = &evidence[1]["contracts"]["read_only"];
+        assert_eq!(strict["verified"], true, "{strict}");
+        assert_eq!(strict["modified"], serde_json::json!([]), "{strict}");
+        (config, text, evidence)
+    }
+
+    /// The status of check `name` in an evidence.
+    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
+        crate::support::check(evidence, name)["status"]
+            .as_str()
+            .unwrap()
+    }
+
+    #[test]
+    fn ruff_configured_to_fix_is_checked_without_fixing() {
+        let Some(ruff) = test_tool("python/bin/ruff") else {
+            return;
+        };
+        let bin = ruff.parent().unwrap().to_path_buf();
+        // `fix = true`, then `fix-only = true` (which `--no-fix` alone does not
+        // turn off: ruff would delete the import and exit 0).
+        for setting in ["fix = true", "fix-only = true"] {
+            let source = "import os\n\nx = 1\n";
+            let test = Test::new()
+                .file(
+                    "pyproject.toml",
+                    &format!(
+                        "[project]\nname = \"demo\"\nversion = \"0\"\n\n[tool.ruff]\n{setting}\n"
+                    ),
+                )
+                .file("app.py", source);
+            let (config, text, evidence) = init_then_gate(test, &bin);
+            let run = &check(&config, "ruff")["run"];
+            assert_eq!(run[2], "--no-fix", "{text}");
+            assert_eq!(run[3], "--no-fix-only", "{text}");
+            assert!(
+                unwrapped(&text).contains(&format!("configuration sets `{setting}`")),
+                "{text}"
+            );
+            assert_eq!(
+                config["fix"][0]["run"],
+                serde_json::json!(["ruff", "check", "--fix"])
+            );
+            for (mode, evidence) in ["fast", "strict"].iter().zip(&evidence) {
+                assert_eq!(status(evidence, "ruff"), "fail", "{mode} {setting}");
+                let found = evidence["diagnostics"].as_array().unwrap().iter().any(|d| {
+                    d["check"] == "ruff"
+                        && d["file"] == "app.py"
+                        && d["line"] == 1
+                        && d.to_string().contains("F401")
+                });
+                assert!(found, "{mode} {setting}: {}", evidence["diagnostics"]);
+            }
+        }
+    }
+
+    #[test]
+    fn npm_scripts_that_fix_are_not_run_as_checks() {
+        let Some(modules) = test_tool("node/node_modules") else {
+            return;
+        };
+        let source = "var a = 1\nconsole.log( a )\n";
+        let test = Test::new()
+            .file(
+                "package.json",
+                r#"{"name": "demo", "private": true, "scripts": {"lint": "eslint --fix .", "format": "prettier --write ."}}"#,
+            )
+            .file(
+                "eslint.config.mjs",
+                "export default [{ rules: { \"no-var\": \"error\", \"prefer-const\": \"error\" } }];\n",
+            )
+            .file("src/app.js", source)
+            .file(".gitignore", "node_modules\n");
+        std::os::unix::fs::symlink(&modules, test.path().join("node_modules")).unwrap();
+        let bin = modules.join(".bin");
+        let (config, text, evidence) = init_then_gate(test, &bin);
+        // Neither script runs as it is: their read-only forms do, through npm
+        // exec (which never installs), and the writer stays a fix.
+        assert_eq!(
+            check(&config, "lint")["run"],
+            serde_json::json!(["npm", "exec", "--no", "--", "eslint", "."])
+        );
+        assert_eq!(check(&config, "lint")["parser"], "eslint");
+        assert_eq!(
+            check(&config, "format")["run"],
+            serde_json::json!(["npm", "exec", "--no", "--", "prettier", "--check", "."])
+        );
+        assert_eq!(
+            config["fix"][0]["run"],
+            serde_json::json!(["npm", "run", "format"])
+        );
+        assert!(
+            unwrapped(&text).contains(
+                "package.json `lint` writes files (`eslint --fix`); a check must leave the tree unchanged, so this runs `eslint .` instead."
+            ),
+            "{text}"
+        );
+        for (mode, evidence) in ["fast", "strict"].iter().zip(&evidence) {
+            assert_eq!(status(evidence, "lint"), "fail", "{mode}: {evidence}");
+            let no_var = evidence["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["check"] == "lint" && d["rule"] == "no-var");
+            assert!(no_var, "{mode}: {}", evidence["diagnostics"]);
+            // Fast mode stops at the first failure; strict runs both.
+            if *mode == "strict" {
+                assert_eq!(status(evidence, "format"), "fail", "{evidence}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pnpm_and_yarn_run_the_read_only_form_through_their_exec() {
+    for (lock, exec) in [
+        ("pnpm-lock.yaml", &["pnpm", "exec"][..]),
+        ("yarn.lock", &["yarn", "run"]),
+    ] {
+        let test = Test::bare()
+            .file(
+                "package.json",
+                r#"{"scripts": {"lint": "eslint --fix --cache src", "test": "vitest run -u"}}"#,
+            )
+            .file(lock, "");
+        let (config, _, run) = init(test);
+        let mut lint: Vec<&str> = exec.to_vec();
+        lint.extend(["eslint", "src"]);
+        assert_eq!(check(&config, "lint")["run"], serde_json::json!(lint));
+        let mut test: Vec<&str> = exec.to_vec();
+        test.extend(["vitest", "run"]);
+        assert_eq!(check(&config, "test")["run"], serde_json::json!(test));
+        assert_eq!(check(&config, "test")["env"]["CI"], "true");
+        validates(&run);
+    }
+}
+
+#[test]
+fn scripts_and_targets_that_write_without_a_read_only_form_are_refused() {
+    let test = Test::bare().file(
+        "package.json",
+        r#"{"scripts": {"lint": "npm run lint:js && npm run lint:css", "lint:js": "eslint .", "lint:css": "stylelint --fix '**/*.css'", "test": "jest"}}"#,
+    );
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["test", "secrets"]);
+    assert!(
+        unwrapped(&text).contains(
+            "Not a check: package.json `lint` writes files (`stylelint --fix` (via `npm run lint:css`)), and a check must leave the tree unchanged."
+        ),
+        "{text}"
+    );
+    assert!(
+        run.stdout
+            .contains("note: package.json `lint` writes files"),
+        "{}",
+        run.stdout
+    );
+    validates(&run);
+
+    let test = Test::bare().file(
+        "Makefile",
+        ".PHONY: lint fmt test\nlint: fmt\n\tflake8 .\nfmt:\n\tblack .\ntest:\n\tpytest -q\n",
+    );
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["test", "secrets"]);
+    assert!(
+        unwrapped(&text)
+            .contains("`lint` writes files (`black without --check` (in its prerequisite `fmt`))"),
+        "{text}"
+    );
+    validates(&run);
 }

@@ -326,46 +326,10 @@ impl Collector {
     }
 }
 
-/// Removes ANSI escape sequences (colour) from a line.
+/// Removes terminal escape sequences (colour, titles, links: every ECMA-48
+/// sequence and C1 control, [`crate::sanitize::strip_escapes`]) from a line.
 pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\u{1b}') {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            // CSI: ESC [ parameters final-byte
-            Some('[') => {
-                chars.next();
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            // OSC: ESC ] ... BEL or ESC \
-            Some(']') => {
-                chars.next();
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' || (c == '\u{1b}' && chars.peek() == Some(&'\\')) {
-                        if c == '\u{1b}' {
-                            chars.next();
-                        }
-                        break;
-                    }
-                }
-            }
-            _ => {
-                chars.next();
-            }
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    crate::sanitize::strip_escapes(text)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…`

@@ -1,9 +1,11 @@
 //! The Cargo detector: a Cargo.toml gets rustfmt (checked, with `cargo fmt` as
-//! the fix), clippy with warnings as errors, and the tests.
+//! the fix), clippy with warnings as errors, and the tests (with
+//! `INSTA_UPDATE=no` when the project uses insta, which would otherwise
+//! write `.snap.new` files).
 
 use std::path::Path;
 
-use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file};
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
 
 /// Cargo.toml: rustfmt, clippy with warnings as errors, the tests.
 pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
@@ -11,6 +13,24 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
         return None;
     }
     let rust = || globs(&["**/*.rs", "**/Cargo.toml", "Cargo.lock"]);
+    // insta writes `.snap.new` files next to failing snapshots unless told
+    // not to (it does not when CI is set; a developer's run has no CI).
+    let insta = ["Cargo.toml", "Cargo.lock"].iter().any(|file| {
+        read(root, file).is_some_and(|text| {
+            text.lines().any(|l| {
+                let l = l.trim();
+                l.starts_with("insta ") || l.starts_with("insta=") || l == "name = \"insta\""
+            })
+        })
+    });
+    let mut test = Check::new("test", &["cargo", "test", "--workspace"], STRICT)
+        .parser("rustc")
+        .env("CARGO_TERM_COLOR", "never");
+    if insta {
+        test = test
+            .env("INSTA_UPDATE", "no")
+            .comment("INSTA_UPDATE=no: a failing snapshot fails; it writes no .snap.new file.");
+    }
     Some(Found {
         ecosystem: "Cargo".into(),
         files: vec!["Cargo.toml".into()],
@@ -39,13 +59,12 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             .paths(rust())
             .parser("rustc")
             .env("CARGO_TERM_COLOR", "never"),
-            Check::new("test", &["cargo", "test", "--workspace"], STRICT)
-                .parser("rustc")
-                .env("CARGO_TERM_COLOR", "never"),
+            test,
         ],
         fixes: vec![Fix {
             name: "fmt".into(),
             run: argv(&["cargo", "fmt", "--all"]),
         }],
+        refused: Vec::new(),
     })
 }

@@ -23,5 +23,6 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             name: "fmt".into(),
             run: argv(&["go", "fmt", "./..."]),
         }],
+        refused: Vec::new(),
     })
 }

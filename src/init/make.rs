@@ -1,22 +1,32 @@
 //! The Makefile fallback: a Makefile's `lint`, `check` and `test` targets as
 //! `make X` checks, used only when no other ecosystem is recognised, and never
-//! a target whose recipe runs run-check itself.
+//! a target whose recipe runs run-check itself, nor one that writes files
+//! (its recipes or its prerequisites' run a fixer or formatter: `writers`).
 
 use std::path::Path;
 
+use super::writers::{self, Context};
 use super::{Check, FAST_STRICT, Found, STRICT, is_file, read};
 
-/// The targets a Makefile defines, with whether a recipe line of theirs
-/// mentions run-check (calling it from a check would recurse).
-fn make_targets(text: &str) -> Vec<(String, bool)> {
-    let mut targets: Vec<(String, bool)> = Vec::new();
+/// One target of a Makefile.
+#[derive(Debug, Default, PartialEq)]
+struct Target {
+    name: String,
+    /// A recipe line mentions run-check (calling it from a check would recurse).
+    runs_run_check: bool,
+    prerequisites: Vec<String>,
+    recipe: Vec<String>,
+}
+
+/// The targets a Makefile defines, with their prerequisites and recipes.
+fn parse_targets(text: &str) -> Vec<Target> {
+    let mut targets: Vec<Target> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     for line in text.lines() {
         if line.starts_with('\t') {
-            if line.contains("run-check") {
-                for &i in &current {
-                    targets[i].1 = true;
-                }
+            for &i in &current {
+                targets[i].runs_run_check |= line.contains("run-check");
+                targets[i].recipe.push(line.trim().to_string());
             }
             continue;
         }
@@ -30,25 +40,46 @@ fn make_targets(text: &str) -> Vec<(String, bool)> {
             continue;
         }
         // A `target: prerequisites ; recipe` one-liner.
-        let recipe_mentions = rest
-            .split_once(';')
-            .is_some_and(|(_, recipe)| recipe.contains("run-check"));
+        let rest = rest.strip_prefix(':').unwrap_or(rest);
+        let (prerequisites, recipe) = match rest.split_once(';') {
+            Some((prerequisites, recipe)) => (prerequisites, Some(recipe.trim())),
+            None => (rest, None),
+        };
         for name in names.split_whitespace() {
             if name.starts_with('.') || name.contains(['%', '$']) {
                 continue;
             }
-            let index = match targets.iter().position(|(n, _)| n == name) {
+            let index = match targets.iter().position(|t| t.name == name) {
                 Some(i) => i,
                 None => {
-                    targets.push((name.to_string(), false));
+                    targets.push(Target {
+                        name: name.to_string(),
+                        ..Target::default()
+                    });
                     targets.len() - 1
                 }
             };
-            targets[index].1 |= recipe_mentions;
+            let target = &mut targets[index];
+            target
+                .prerequisites
+                .extend(prerequisites.split_whitespace().map(str::to_string));
+            if let Some(recipe) = recipe {
+                target.runs_run_check |= recipe.contains("run-check");
+                target.recipe.push(recipe.to_string());
+            }
             current.push(index);
         }
     }
     targets
+}
+
+/// The targets as (name, runs run-check), for the tests.
+#[cfg(test)]
+fn make_targets(text: &str) -> Vec<(String, bool)> {
+    parse_targets(text)
+        .into_iter()
+        .map(|t| (t.name, t.runs_run_check))
+        .collect()
 }
 
 /// A Makefile's `lint`, `check` and `test` targets as `make X` checks.
@@ -57,18 +88,50 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         .into_iter()
         .find(|f| is_file(root, f))?;
     let text = read(root, file)?;
-    let targets = make_targets(&text);
+    let targets = parse_targets(&text);
+    let ruff = super::python::ruff_config(root);
+    let context = Context {
+        scripts: read(root, "package.json")
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|m| {
+                Some(
+                    m.get("scripts")?
+                        .as_object()?
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect(),
+                )
+            })
+            .unwrap_or_default(),
+        targets: targets
+            .iter()
+            .map(|t| (t.name.clone(), t.prerequisites.clone(), t.recipe.clone()))
+            .collect(),
+        ruff_fixes: ruff.fix,
+        ruff_fix_only: ruff.fix_only,
+    };
     let mut checks = Vec::new();
+    let mut refused = Vec::new();
     for (name, modes) in [("lint", FAST_STRICT), ("check", STRICT), ("test", STRICT)] {
-        match targets.iter().find(|(n, _)| n == name) {
-            Some((_, true)) => notes.push(format!(
+        match targets.iter().find(|t| t.name == name) {
+            Some(t) if t.runs_run_check => notes.push(format!(
                 "{file} target `{name}` runs run-check itself; not used (it would recurse)"
             )),
-            Some((_, false)) => checks.push(Check::new(name, &["make", name], modes)),
+            Some(_) => match writers::target_writes(name, &context) {
+                None => checks.push(Check::new(name, &["make", name], modes)),
+                Some(why) => {
+                    notes.push(format!(
+                        "{file} target `{name}` writes files ({why}); not used as a check"
+                    ));
+                    refused.push(format!(
+                        "Not a check: {file} target `{name}` writes files ({why}), and a check must leave the tree unchanged. Add a read-only `{name}` check by hand."
+                    ));
+                }
+            },
             None => {}
         }
     }
-    if checks.is_empty() {
+    if checks.is_empty() && refused.is_empty() {
         return None;
     }
     Some(Found {
@@ -76,6 +139,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         files: vec![file.to_string()],
         checks,
         fixes: Vec::new(),
+        refused,
     })
 }
 

@@ -23,6 +23,7 @@ mod make;
 mod node;
 mod python;
 mod render;
+mod writers;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -73,6 +74,9 @@ struct Found {
     files: Vec<String>,
     checks: Vec<Check>,
     fixes: Vec<Fix>,
+    /// Scripts or targets not adopted because they write files: comment
+    /// paragraphs for checks.toml, saying why.
+    refused: Vec<String>,
 }
 
 /// Everything init found in a worktree.
@@ -251,7 +255,7 @@ fn detect(root: &Path) -> Detected {
     if let Some(make) = make {
         if detected.found.is_empty() {
             detected.found.push(make);
-        } else {
+        } else if !make.checks.is_empty() {
             let targets: Vec<&str> = make.checks.iter().map(|c| c.run[1].as_str()).collect();
             detected.notes.push(format!(
                 "Makefile targets {} not used: the checks above run the tools directly (add `make` checks by hand if the targets check more)",

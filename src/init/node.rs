@@ -1,10 +1,29 @@
 //! The Node detector: package.json scripts `lint`, `typecheck`, `build` and
 //! `test` (and `format` as a fix), run with the package manager the lockfile
 //! or the `packageManager` field names — npm, pnpm or yarn.
+//!
+//! A script that writes files (`eslint --fix`, `prettier --write`, or a
+//! script it runs: `writers`) is never run as a check. When it is one simple
+//! command of a known tool, the check runs the tool's read-only form through
+//! the package manager instead (`npm exec --no -- eslint .`, which never
+//! installs anything); otherwise it is left out, and checks.toml says why.
+//! A `format` script stays the `[[fix]]` it is, and its read-only form (or
+//! a `format:check`-like script) becomes the `format` check.
 
 use std::path::Path;
 
+use super::writers::{self, Context};
 use super::{Check, FAST_STRICT, Fix, Found, STRICT, globs, is_file, read};
+
+/// Script names that check formatting, read-only by their name (and checked).
+const FORMAT_CHECKS: &[&str] = &[
+    "format:check",
+    "format-check",
+    "check:format",
+    "check-format",
+    "fmt:check",
+    "prettier:check",
+];
 
 /// package.json scripts `lint`, `typecheck`, `build`, `test`, run with the
 /// package manager its lockfile names.
@@ -65,38 +84,86 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .any(|word| tools.contains(&word))
     };
 
-    let mut checks = Vec::new();
-    if let Some(text) = script("lint") {
-        let mut check = Check {
-            run: run("lint"),
-            ..Check::new("lint", &[], FAST_STRICT)
+    let ruff = super::python::ruff_config(root);
+    let context = Context {
+        scripts: scripts
+            .map(|s| {
+                s.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        targets: Vec::new(),
+        ruff_fixes: ruff.fix,
+        ruff_fix_only: ruff.fix_only,
+    };
+    // The package manager's way to run a package's binary, never installing.
+    let exec: &[&str] = match manager {
+        "pnpm" => &["pnpm", "exec"],
+        "yarn" => &["yarn", "run"],
+        _ => &["npm", "exec", "--no", "--"],
+    };
+    let mut refused = Vec::new();
+    let mut refusal_notes = Vec::new();
+    // Script `name` as check `check`: `manager run name` when it is
+    // read-only; its read-only form when it writes and has one; else none.
+    let mut adopt = |name: &str, check: &str, modes: &'static [&'static str]| -> Option<Check> {
+        let text = script(name)?;
+        let Some(why) = writers::script_writes(name, &context) else {
+            return Some(Check {
+                run: run(name),
+                ..Check::new(check, &[], modes)
+            });
+        };
+        match writers::read_only_variant(text) {
+            Some(words) => {
+                let mut argv: Vec<String> = exec.iter().map(|w| w.to_string()).collect();
+                argv.extend(words.iter().cloned());
+                Some(
+                    Check {
+                        run: argv,
+                        ..Check::new(check, &[], modes)
+                    }
+                    .comment(format!(
+                        "package.json `{name}` writes files ({why}); a check must leave the tree unchanged, so this runs `{}` instead.",
+                        words.join(" ")
+                    )),
+                )
+            }
+            None => {
+                refusal_notes.push(format!(
+                    "package.json `{name}` writes files ({why}); not used as a check"
+                ));
+                refused.push(format!(
+                    "Not a check: package.json `{name}` writes files ({why}), and a check must leave the tree unchanged. Add a read-only `{check}` check by hand."
+                ));
+                None
+            }
         }
-        .paths(sources.clone());
-        if uses(text, &["eslint", "next"]) {
+    };
+
+    let mut checks = Vec::new();
+    if let Some(mut check) = adopt("lint", "lint", FAST_STRICT) {
+        check = check.paths(sources.clone());
+        if script("lint").is_some_and(|text| uses(text, &["eslint", "next"])) {
             check = check.parser("eslint");
         }
         checks.push(check);
     }
     for name in ["typecheck", "type-check"] {
-        if let Some(text) = script(name) {
-            let mut check = Check {
-                run: run(name),
-                ..Check::new("typecheck", &[], FAST_STRICT)
+        if script(name).is_some() {
+            if let Some(mut check) = adopt(name, "typecheck", FAST_STRICT) {
+                check = check.paths(sources.clone());
+                if script(name).is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
+                    check = check.parser("tsc");
+                }
+                checks.push(check);
             }
-            .paths(sources.clone());
-            if uses(text, &["tsc", "vue-tsc"]) {
-                check = check.parser("tsc");
-            }
-            checks.push(check);
             break;
         }
     }
-    if let Some(text) = script("build") {
-        let mut check = Check {
-            run: run("build"),
-            ..Check::new("build", &[], STRICT)
-        };
-        if uses(text, &["tsc", "vue-tsc"]) {
+    if let Some(mut check) = adopt("build", "build", STRICT) {
+        if script("build").is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
             check = check.parser("tsc");
         }
         checks.push(check);
@@ -106,16 +173,44 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         Some(text) if text.contains("no test specified") => {
             notes.push("package.json `test` is npm's placeholder; not used".into());
         }
-        Some(_) => checks.push(
-            Check {
-                run: run("test"),
-                ..Check::new("test", &[], STRICT)
+        Some(_) => {
+            if let Some(check) = adopt("test", "test", STRICT) {
+                let comment = match &check.comment {
+                    Some(why) => {
+                        format!("{why}\nCI=true: test runners run once instead of watching.")
+                    }
+                    None => "CI=true: test runners run once instead of watching.".into(),
+                };
+                checks.push(check.env("CI", "true").comment(comment));
             }
-            .env("CI", "true")
-            .comment("CI=true: test runners run once instead of watching."),
-        ),
+        }
         None => {}
     }
+    // Formatting, checked: a format-check script, else the read-only form
+    // of the `format` script.
+    match FORMAT_CHECKS.iter().find(|name| script(name).is_some()) {
+        Some(name) => checks.extend(adopt(name, "format", FAST_STRICT)),
+        None => {
+            if let Some(text) = script("format")
+                && writers::script_writes("format", &context).is_some()
+                && let Some(words) = writers::read_only_variant(text)
+            {
+                let mut argv: Vec<String> = exec.iter().map(|w| w.to_string()).collect();
+                argv.extend(words.iter().cloned());
+                checks.push(
+                    Check {
+                        run: argv,
+                        ..Check::new("format", &[], FAST_STRICT)
+                    }
+                    .comment(format!(
+                        "The read-only form of package.json `format` (a writer, run by `run-check fix`): `{}`.",
+                        words.join(" ")
+                    )),
+                );
+            }
+        }
+    }
+    notes.extend(refusal_notes);
     let fixes = match script("format") {
         Some(_) => vec![Fix {
             name: "format".into(),
@@ -134,5 +229,6 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         files,
         checks,
         fixes,
+        refused,
     })
 }

@@ -6,7 +6,41 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{Check, FAST_STRICT, Found, STRICT, globs, is_file, read};
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
+
+/// What the project's ruff configuration sets (pyproject.toml's
+/// `[tool.ruff]`, ruff.toml, .ruff.toml): `fix`, `fix-only`, and whether it
+/// configures the formatter (`[format]`).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct RuffConfig {
+    pub fix: bool,
+    pub fix_only: bool,
+    pub format: bool,
+}
+
+/// [`RuffConfig`] of the project at `root`.
+pub(super) fn ruff_config(root: &Path) -> RuffConfig {
+    let mut config = RuffConfig::default();
+    let mut apply = |table: Option<&toml::Value>| {
+        if let Some(table) = table {
+            let set = |key: &str| table.get(key).and_then(toml::Value::as_bool) == Some(true);
+            config.fix |= set("fix");
+            config.fix_only |= set("fix-only");
+            config.format |= table.get("format").is_some();
+        }
+    };
+    if let Some(pyproject) =
+        read(root, "pyproject.toml").and_then(|t| toml::from_str::<toml::Value>(&t).ok())
+    {
+        apply(pyproject.get("tool").and_then(|t| t.get("ruff")));
+    }
+    for file in ["ruff.toml", ".ruff.toml"] {
+        if let Some(ruff) = read(root, file).and_then(|t| toml::from_str::<toml::Value>(&t).ok()) {
+            apply(Some(&ruff));
+        }
+    }
+    config
+}
 
 /// The name of a requirement (`pytest>=7`, `Ruff[extra]; python_version...`):
 /// lower case, `_` and `.` as `-` (PEP 503).
@@ -183,18 +217,56 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     }
     let sources = globs(&["**/*.py", "**/*.pyi", "pyproject.toml", "setup.cfg"]);
     let mut checks = Vec::new();
+    let mut fixes = Vec::new();
     if declared.contains("ruff") {
         let mut paths = sources.clone();
         paths.extend(globs(&["ruff.toml", ".ruff.toml"]));
+        let config = ruff_config(root);
+        let why = match (config.fix, config.fix_only) {
+            (_, true) => "this project's ruff configuration sets `fix-only = true`",
+            (true, _) => "this project's ruff configuration sets `fix = true`",
+            _ => "a ruff configuration may set `fix = true`",
+        };
         checks.push(
             Check::new(
                 "ruff",
-                &["ruff", "check", "--no-cache", "--output-format", "concise"],
+                &[
+                    "ruff",
+                    "check",
+                    "--no-fix",
+                    "--no-fix-only",
+                    "--no-cache",
+                    "--output-format",
+                    "concise",
+                ],
                 FAST_STRICT,
             )
-            .paths(paths)
-            .parser("gcc"),
+            .paths(paths.clone())
+            .parser("gcc")
+            .comment(format!(
+                "--no-fix --no-fix-only: {why}, and a check never writes (`run-check fix` runs `ruff check --fix`)."
+            )),
         );
+        fixes.push(Fix {
+            name: "ruff".into(),
+            run: argv(&["ruff", "check", "--fix"]),
+        });
+        if config.format {
+            checks.push(
+                Check::new(
+                    "ruff-format",
+                    &["ruff", "format", "--check", "--no-cache"],
+                    FAST_STRICT,
+                )
+                .paths(paths)
+                .parser("none")
+                .comment("Formatting, checked only: `run-check fix` formats."),
+            );
+            fixes.push(Fix {
+                name: "ruff-format".into(),
+                run: argv(&["ruff", "format"]),
+            });
+        }
     }
     if declared.contains("mypy") {
         let mut paths = sources.clone();
@@ -246,7 +318,8 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         ecosystem: "Python".into(),
         files,
         checks,
-        fixes: Vec::new(),
+        fixes,
+        refused: Vec::new(),
     })
 }
 

@@ -85,6 +85,10 @@ pub(super) fn render(detected: &Detected) -> String {
         for check in &found.checks {
             render_check(&mut out, check);
         }
+        for why in &found.refused {
+            out.push('\n');
+            comment(&mut out, why);
+        }
     }
     out.push_str(
         "\n# --- secrets ---\n\
@@ -119,10 +123,30 @@ pub(super) fn render(detected: &Detected) -> String {
     out
 }
 
+/// `text` as `#` comment lines, wrapped at about 78 columns.
+fn comment(out: &mut String, text: &str) {
+    for paragraph in text.lines() {
+        let mut line = String::from("#");
+        let paragraph: String = paragraph
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        for word in paragraph.split_whitespace() {
+            if line.len() > 1 && line.len() + 1 + word.len() > 78 {
+                let _ = writeln!(out, "{line}");
+                line = String::from("#");
+            }
+            line.push(' ');
+            line.push_str(word);
+        }
+        let _ = writeln!(out, "{line}");
+    }
+}
+
 fn render_check(out: &mut String, check: &Check) {
     out.push('\n');
-    if let Some(comment) = &check.comment {
-        let _ = writeln!(out, "# {comment}");
+    if let Some(text) = &check.comment {
+        comment(out, text);
     }
     let _ = writeln!(out, "[[check]]\nname = {}", quote(&check.name));
     let _ = writeln!(out, "run = {}", array(&check.run));

@@ -131,9 +131,13 @@ fn location(issue: &Issue) -> String {
 }
 
 /// Whitespace runs (newlines included) become one space, so an item stays
-/// one list entry.
+/// one list entry; what came from a check's output is shown safely
+/// ([`crate::sanitize::for_display`]).
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::sanitize::for_display(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn capitalised(text: &str) -> String {

@@ -158,17 +158,14 @@ fn escape_property(value: &str) -> String {
     escape_data(value).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// A plain line: one line, and never read as a command (`::` or `##[`).
+/// A plain line: one line, and never read as a command (a `::` at its
+/// start or a `##[` anywhere is defused, [`crate::sanitize::for_display`]).
 fn plain(text: &str) -> String {
     let line: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    if line.starts_with("::") || line.starts_with("##[") {
-        format!(" {line}")
-    } else {
-        line
-    }
+    crate::sanitize::for_display(&line).into_owned()
 }
 
 #[cfg(test)]
@@ -217,7 +214,9 @@ mod tests {
             command("notice", &[("file", "x,y.rs"), ("title", "t")], "m"),
             "::notice file=x%2Cy.rs,title=t::m"
         );
-        assert_eq!(plain("::error::x\nnext"), " ::error::x next");
+        assert_eq!(plain("::error::x\nnext"), "\\::error::x next");
+        assert_eq!(plain("  ::error::x"), "  \\::error::x");
+        assert_eq!(plain("a ##[error]b"), "a ##\\[error]b");
     }
 
     #[test]

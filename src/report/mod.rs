@@ -8,6 +8,7 @@ mod sarif;
 mod text;
 
 use crate::evidence::{CheckRecord, Evidence};
+use crate::sanitize;
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,14 +28,25 @@ pub enum Format {
 }
 
 /// Renders `evidence` in `format`.
+///
+/// No report replays what a check printed (SPEC section 6): `json` and
+/// `sarif` render the document without terminal escape sequences
+/// ([`sanitize::evidence_json`]); `text`, `markdown`, `junit` and `github`
+/// render it with control characters made visible and workflow commands
+/// defused ([`sanitize::evidence_display`]), and the whole `text`,
+/// `markdown` and `junit` output goes through [`sanitize::for_display`]
+/// once more, so no line of it starts a workflow command whatever field it
+/// came from.
 pub fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
+    let shown = || sanitize::evidence_display(evidence);
+    let defused = |out: String| sanitize::for_display(&out).into_owned().into_bytes();
     match format {
-        Format::Text => text::render(evidence).into_bytes(),
-        Format::Json => json(evidence),
-        Format::Junit => junit::render(evidence).into_bytes(),
-        Format::Sarif => sarif::render(evidence).into_bytes(),
-        Format::Github => github::render(evidence).into_bytes(),
-        Format::Markdown => markdown::render(evidence).into_bytes(),
+        Format::Text => defused(text::render(&shown())),
+        Format::Json => json(&sanitize::evidence_json(evidence)),
+        Format::Junit => defused(junit::render(&shown())),
+        Format::Sarif => sarif::render(&sanitize::evidence_json(evidence)).into_bytes(),
+        Format::Github => github::render(&shown()).into_bytes(),
+        Format::Markdown => defused(markdown::render(&shown())),
     }
 }
 
@@ -150,6 +162,18 @@ fn outcome(check: &CheckRecord) -> String {
         Some(code) => format!("failed (exit {code})"),
         None => "failed".into(),
     }
+}
+
+/// The renderers' sample evidence, for other modules' unit tests.
+#[cfg(test)]
+pub(crate) fn sample_evidence() -> Evidence {
+    junit::sample::evidence()
+}
+
+/// A passing sample evidence, for other modules' unit tests.
+#[cfg(test)]
+pub(crate) fn sample_passing() -> Evidence {
+    junit::sample::passing()
 }
 
 #[cfg(test)]

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# install-test-tools.sh - install the real linters and formatters that the
+# init tests run (tests/init.rs: init's gate on projects configured to fix
+# must leave the tree unchanged), at pinned versions, into .tools/ of this
+# repository (git-ignored). Nothing is installed anywhere else.
+#
+#   .tools/python/    ruff, via `python3 -m pip install --target`
+#                     (the tests run .tools/python/bin/ruff)
+#   .tools/node/      eslint and prettier, via `npm install --prefix`
+#                     (the tests use .tools/node/node_modules)
+#
+# Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
+# only checks the versions). .ci/run calls it before `cargo test`; in CI
+# (CI=true) a test whose tool is missing fails instead of skipping.
+set -euo pipefail
+
+RUFF_VERSION=0.17.6
+ESLINT_VERSION=10.15.0
+PRETTIER_VERSION=3.10.1
+
+ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
+TOOLS=$ROOT/.tools
+say() { printf 'install-test-tools: %s\n' "$*" >&2; }
+
+mkdir -p -- "$TOOLS"
+
+# ruff: one static binary inside the wheel.
+PY=$TOOLS/python
+if [ "$("$PY/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+    say "installing ruff $RUFF_VERSION into $PY"
+    rm -rf -- "$PY"
+    python3 -m pip install --quiet --disable-pip-version-check --no-input \
+        --root-user-action=ignore \
+        --target "$PY" "ruff==$RUFF_VERSION"
+fi
+"$PY/bin/ruff" --version >&2
+
+# eslint and prettier, with the package eslint's own flat config imports.
+NODE=$TOOLS/node
+want="eslint@$ESLINT_VERSION prettier@$PRETTIER_VERSION"
+if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
+    say "installing $want into $NODE"
+    rm -rf -- "$NODE"
+    mkdir -p -- "$NODE"
+    printf '{"name":"run-check-test-tools","private":true}\n' > "$NODE/package.json"
+    npm install --prefix "$NODE" --no-audit --no-fund --no-save --loglevel=error \
+        "eslint@$ESLINT_VERSION" "prettier@$PRETTIER_VERSION"
+    printf '%s' "$want" > "$NODE/.installed"
+fi
+printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
+printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
