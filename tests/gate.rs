@@ -144,15 +144,27 @@ fn a_script_edited_to_exit_0_is_listed_whether_run_by_path_or_by_an_interpreter(
         gate(&ev)["changed"],
         json!(["scripts/lint.sh", "scripts/style.sh"])
     );
-    // Replaced by a symlink to a passing program: the link is listed.
-    let test = repo();
-    std::fs::remove_file(test.path().join("scripts/lint.sh")).unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink("/bin/true", test.path().join("scripts/lint.sh")).unwrap();
+    // Replaced by a symlink to a passing program outside the worktree: the
+    // whitelist refuses it before anything runs (a link may not leave the
+    // worktree), so the gate cannot be weakened that way at all.
     #[cfg(unix)]
     {
+        let test = repo();
+        std::fs::remove_file(test.path().join("scripts/lint.sh")).unwrap();
+        std::os::unix::fs::symlink("/bin/true", test.path().join("scripts/lint.sh")).unwrap();
+        let run = strict(test, &[]).status(2);
+        assert!(run.stderr.contains("is a symlink to"), "{}", run.stderr);
+        assert!(!run.test.path().join(EVIDENCE).exists());
+        // Replaced by a symlink to a passing script inside the worktree: the
+        // link and its target are listed.
+        let test = repo().script("scripts/ok.sh", WEAKENED);
+        std::fs::remove_file(test.path().join("scripts/lint.sh")).unwrap();
+        std::os::unix::fs::symlink("ok.sh", test.path().join("scripts/lint.sh")).unwrap();
         let run = strict(test, &[]);
-        assert_eq!(gate(&evidence(&run))["changed"], json!(["scripts/lint.sh"]));
+        assert_eq!(
+            gate(&evidence(&run))["changed"],
+            json!(["scripts/lint.sh", "scripts/ok.sh"])
+        );
     }
 }
 
