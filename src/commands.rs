@@ -22,7 +22,7 @@ use crate::plan::{self, Plan, Selection};
 use crate::report::{self, Format};
 use crate::runner::{self, Event};
 use crate::signal;
-use crate::snapshot::{OwnFiles, Snapshotter, Verifier};
+use crate::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -125,7 +125,8 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let mut verifier = match verify {
         true => {
-            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo));
+            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
+                .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden));
             let first = start.in_git().map(|(_, status)| (status, start.took));
             let mut verifier =
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
@@ -134,6 +135,9 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
                     ))
                 })?;
             verifier.ignore_own(own.clone());
+            if let Some((watch, state)) = start.git_state.clone() {
+                verifier.watch_git(watch, state);
+            }
             Some(verifier)
         }
         false => None,
@@ -233,20 +237,37 @@ struct GitStart {
     git: Result<(git::Repo, git::Status), String>,
     /// How long asking took: what a snapshot costs.
     took: std::time::Duration,
+    /// The git state (HEAD, refs, index, ...) at the start, read while the
+    /// config loads; its flagged index entries are in the status's
+    /// `hidden`.
+    git_state: Option<(GitWatch, GitState)>,
 }
 
 /// `GitStart` being asked: the git processes started, and when.
 struct Asking {
     opening: Result<git::Opening, String>,
     started: Instant,
+    /// The worktree (canonical).
+    worktree: PathBuf,
 }
 
 impl Asking {
     /// Waits for git's answers.
     fn finish(self) -> Result<GitStart, Error> {
-        let Asking { opening, started } = self;
+        let Asking {
+            opening,
+            started,
+            worktree,
+        } = self;
+        let mut git_state = None;
         let git = match opening.and_then(git::Opening::finish) {
-            Ok((repo, Ok(status))) => Ok((repo, status)),
+            Ok((repo, Ok(mut status))) => {
+                let watch = GitWatch::new(&repo, &worktree);
+                let (state, hidden) = watch.capture();
+                status.hidden = hidden;
+                git_state = Some((watch, state));
+                Ok((repo, status))
+            }
             Ok((_, Err(why))) => {
                 return Err(Error::Internal(format!(
                     "cannot read the worktree's git status: {why}"
@@ -257,6 +278,7 @@ impl Asking {
         Ok(GitStart {
             git,
             took: started.elapsed(),
+            git_state,
         })
     }
 }
@@ -267,6 +289,7 @@ impl GitStart {
         Asking {
             started: Instant::now(),
             opening: git::Opening::start(worktree),
+            worktree: worktree.to_path_buf(),
         }
     }
 
