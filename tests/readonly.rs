@@ -603,3 +603,78 @@ fn a_reftable_repository_is_watched_through_git() {
     // `.gitignore` and `checks.toml` are untracked before the run: no change.
     assert_modified(&run, &["refs/tags/x"]);
 }
+
+// run-check's own temporary files (SPEC section 5, 2026-11-25).
+
+#[test]
+fn concurrent_runs_writing_into_a_tracked_folder_do_not_fail_each_other() {
+    // The reports are ignored, the folder is not: each run's temporary
+    // `--out` file appears in the others' snapshots.
+    let test = Test::new()
+        .file("reports/README", "reports\n")
+        .file(".gitignore", "reports/*.json\n")
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"slow\"\nrun = [\"sh\", \"-c\", \"sleep 0.5\"]\n"
+        ));
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "reports"]);
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let out = format!("reports/ev-{i}.json");
+            let mut command = test.command();
+            command.args(["--format", "json", "--out", &out]);
+            command.spawn().unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().unwrap();
+        let text = std::fs::read_to_string(test.path().join(format!("reports/ev-{i}.json")))
+            .unwrap_or_default();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "run {i}: {}\n{text}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ev: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            ev["contracts"]["read_only"]["modified"],
+            serde_json::json!([])
+        );
+    }
+    // Nothing left behind.
+    let left: Vec<_> = std::fs::read_dir(test.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_check_file_named_like_a_run_check_temporary_file_counts() {
+    // Named after the live run-check process that runs the check (its
+    // parent), and held open by the check's own shell: neither is a file
+    // run-check holds open, so both count.
+    let run = attack(
+        git_repo(),
+        "touch .run-check-$PPID-x.tmp; exec 3> .run-check-$$-y.tmp; echo hidden >&3",
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    let modified: Vec<String> = ev["contracts"]["read_only"]["modified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(modified.len(), 2, "{modified:?}");
+    assert!(
+        modified[0].starts_with(".run-check-") && modified[0].ends_with("-x.tmp"),
+        "{modified:?}"
+    );
+    assert!(
+        modified[1].starts_with(".run-check-") && modified[1].ends_with("-y.tmp"),
+        "{modified:?}"
+    );
+}

@@ -10,9 +10,9 @@
 //! running the same run-check program as this one (Linux: its
 //! `/proc/<pid>/exe` is ours and one of its `/proc/<pid>/fd` links names
 //! the path). A check cannot make a run-check process open its file, and a
-//! process of its own is not run-check. A file of that name already gone
-//! when it is hashed (the other run finished and renamed it) holds nothing
-//! and is left out too. Anything else named like it counts like any file.
+//! process of its own is not run-check. A file of that name that is gone
+//! by the time it is checked (its run renamed it over the report after
+//! `git status` listed it) holds nothing and is left out too. Anything else named like it counts like any file.
 //! Elsewhere than Linux only this run's own temporary file is recognised
 //! (by its path); other runs' count.
 
@@ -35,8 +35,13 @@ pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
         if !untracked || entry.tree {
             return true;
         }
-        let gone = entry.hash.is_none() && std::fs::symlink_metadata(worktree.join(key)).is_err();
-        !(gone || held_by_run_check(&worktree.join(key), pid))
+        // Not held, and gone by now (its run renamed it over the report
+        // since it was listed, hashed, or looked for among the holder's
+        // files: asked in this order, a rename in between is never missed):
+        // there is nothing left to hide anything in.
+        let path = worktree.join(key);
+        let own = held_by_run_check(&path, pid) || std::fs::symlink_metadata(&path).is_err();
+        !own
     });
 }
 
