@@ -83,7 +83,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         (config, start.join())
     });
     let config = config?;
-    let start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
+    let mut start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
     let task = args.task.as_deref().map(crate::task::load).transpose()?;
     let change_budget = match (&task, start.in_git()) {
         (Some(_), Some((repo, status))) => Some(
@@ -135,7 +135,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
                     ))
                 })?;
             verifier.ignore_own(own.clone());
-            if let Some((watch, state)) = start.git_state.clone() {
+            if let Some((watch, state)) = start.git_state.take() {
                 verifier.watch_git(watch, state);
             }
             Some(verifier)

@@ -257,7 +257,7 @@ impl Verifier {
         if ran >= self.cost * ATTRIBUTION_FACTOR
             && let Ok(now) = self.snapshotter.take()
         {
-            let git = self.git.as_ref().map(|(watch, _, _)| watch.capture().0);
+            let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
             self.blame(&now, git.as_ref());
             self.last = Some(now);
             if let Some((_, _, last)) = &mut self.git {
@@ -292,7 +292,7 @@ impl Verifier {
                 return (read_only, Vec::new());
             }
         };
-        let git_after = self.git.as_ref().map(|(watch, _, _)| watch.capture().0);
+        let git_after = self.git.as_ref().map(|(watch, _, _)| watch.again());
         if !self.pending.is_empty() {
             self.blame(&after, git_after.as_ref());
         }

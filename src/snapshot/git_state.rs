@@ -61,20 +61,36 @@ struct IndexState {
     /// The file's bytes (`None`: no index, as in a repository where nothing
     /// was ever staged).
     bytes: Option<Vec<u8>>,
-    /// The entries as `git ls-files` listed them, when the file could not
-    /// be parsed here (a split or sparse index).
-    listed: Option<Vec<IndexEntry>>,
+    /// The meaning of the entries as `git ls-files` listed them, when the
+    /// file could not be parsed here (a split or sparse index).
+    listed: Option<Meaning>,
 }
 
-/// One index entry, as far as its meaning goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct IndexEntry {
-    path: Vec<u8>,
-    mode: u32,
-    oid: Vec<u8>,
-    stage: u8,
-    assume_unchanged: bool,
-    skip_worktree: bool,
+/// A digest of what an index means: each entry's path, mode, object id,
+/// stage and assume-unchanged / skip-worktree flags, in order. Two indexes
+/// with the same entries have the same meaning, whatever else (cached file
+/// times, extensions, version) differs.
+type Meaning = [u8; 32];
+
+/// Feeds one entry's meaning to `hasher`.
+fn feed(hasher: &mut Sha256, path: &[u8], mode: u32, oid: &[u8], stage: u8, flags: (bool, bool)) {
+    hasher.update(path);
+    hasher.update([0]);
+    hasher.update(mode.to_be_bytes());
+    hasher.update([u8::try_from(oid.len()).unwrap_or(u8::MAX)]);
+    hasher.update(oid);
+    hasher.update([stage, u8::from(flags.0), u8::from(flags.1)]);
+}
+
+/// The meaning of a parsed index file, `None` when it cannot be parsed.
+fn meaning_of(bytes: &[u8]) -> Option<Meaning> {
+    let mut hasher = Sha256::new();
+    parse_index(bytes, |e| {
+        let flags = (e.assume_unchanged, e.skip_worktree);
+        feed(&mut hasher, e.path, e.mode, e.oid, e.stage, flags);
+    })
+    .ok()?;
+    Some(hasher.finalize().into())
 }
 
 /// One change of the git state: what is named and what happened.
@@ -106,6 +122,16 @@ impl GitWatch {
     /// Takes a snapshot of the git state, and the entries of the index
     /// flagged assume-unchanged or skip-worktree at this moment.
     pub fn capture(&self) -> (GitState, Vec<Hidden>) {
+        self.take(true)
+    }
+
+    /// Takes a later snapshot: the index is only read (it is parsed only
+    /// if its bytes differ from the first one's).
+    pub fn again(&self) -> GitState {
+        self.take(false).0
+    }
+
+    fn take(&self, flagged: bool) -> (GitState, Vec<Hidden>) {
         let dirs = self.repo.dirs();
         let mut items = BTreeMap::new();
         if let Some(head) = read(&dirs.git_dir.join("HEAD")) {
@@ -128,11 +154,18 @@ impl GitWatch {
         }
         let mut budget = HOOK_FILES;
         self.hooks(&dirs.hooks, 0, &mut budget, &mut items);
-        let (index, hidden) = self.index();
+        let (index, hidden) = if flagged {
+            self.index()
+        } else {
+            let bytes = read(&dirs.index);
+            let listed = None;
+            (IndexState { bytes, listed }, Vec::new())
+        };
         (GitState { items, index }, hidden)
     }
 
-    /// The changes from `before` to `after`, sorted by name.
+    /// The changes from `before` to `after` (the state as it is now),
+    /// sorted by name.
     pub fn diff(&self, before: &GitState, after: &GitState) -> Vec<GitChange> {
         let mut changes = Vec::new();
         for (name, was) in &before.items {
@@ -287,60 +320,62 @@ impl GitWatch {
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
-        for entry in &listed {
-            if entry.assume_unchanged || entry.skip_worktree {
-                let path = crate::git::path_from_bytes(&entry.path);
-                let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
-                let changed = exists || !entry.skip_worktree;
-                hidden.push(Hidden { path, changed });
-            }
+        for entry in listed.iter().flat_map(|(_, flagged)| flagged) {
+            let path = crate::git::path_from_bytes(&entry.path);
+            let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
+            let changed = exists || !entry.skip_worktree;
+            hidden.push(Hidden { path, changed });
         }
         (
             IndexState {
                 bytes,
-                listed: Some(listed),
+                listed: listed.map(|(meaning, _)| meaning),
             },
             hidden,
         )
     }
 
-    /// `git ls-files -s -v -z`, parsed (empty when git fails: an index git
-    /// cannot read is compared by its bytes alone).
-    fn listed(&self) -> Vec<IndexEntry> {
-        let out = self
-            .repo
-            .run(&["ls-files", "--stage", "-v", "-z"])
-            .unwrap_or_default();
-        out.split(|&b| b == 0)
-            .filter_map(parse_listed)
-            .collect::<Vec<_>>()
+    /// The index as `git ls-files -s -v -z` lists it: its meaning and its
+    /// flagged entries (`None` when git fails).
+    fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
+        let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
+        let mut hasher = Sha256::new();
+        let mut flagged = Vec::new();
+        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let entry = parse_listed(record)?;
+            let flags = (entry.assume_unchanged, entry.skip_worktree);
+            feed(
+                &mut hasher,
+                &entry.path,
+                entry.mode,
+                &entry.oid,
+                entry.stage,
+                flags,
+            );
+            if flags.0 || flags.1 {
+                flagged.push(entry);
+            }
+        }
+        Some((hasher.finalize().into(), flagged))
     }
 
-    /// Whether two index states differ in meaning.
+    /// Whether two index states differ in meaning; `after` is the index as
+    /// it is now.
     fn index_changed(&self, before: &IndexState, after: &IndexState) -> bool {
         if before.bytes == after.bytes {
             return false;
         }
-        let entries = |state: &IndexState| -> Option<Vec<IndexEntry>> {
-            if let Some(listed) = &state.listed {
-                return Some(listed.clone());
-            }
-            let Some(bytes) = &state.bytes else {
-                return Some(Vec::new());
-            };
-            let mut entries = Vec::new();
-            match parse_index(bytes, |e| entries.push(e.meaning())) {
-                Ok(()) => Some(entries),
-                Err(()) => None,
+        let meaning = |state: &IndexState| -> Option<Meaning> {
+            match (&state.listed, &state.bytes) {
+                (Some(listed), _) => Some(*listed),
+                (None, None) => Some(Sha256::new().finalize().into()),
+                (None, Some(bytes)) => meaning_of(bytes),
             }
         };
-        let was = entries(before);
-        let now = match entries(after) {
-            Some(now) => Some(now),
-            // Parsed before, and now split or sparse: git lists it.
-            None if before.listed.is_none() => Some(self.listed()),
-            None => None,
-        };
+        let was = meaning(before);
+        // `after` is the index as it is now: a split or sparse one is
+        // listed by git now.
+        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _)| meaning));
         match (was, now) {
             (Some(was), Some(now)) => was != now,
             // Neither side can be read: the bytes differ.
@@ -468,24 +503,6 @@ struct RawEntry<'a> {
     ctime: u32,
     mtime: u32,
     size: u32,
-}
-
-impl RawEntry<'_> {
-    /// The entry's meaning; the object id in hex, as `git ls-files` shows it.
-    fn meaning(&self) -> IndexEntry {
-        IndexEntry {
-            path: self.path.to_vec(),
-            mode: self.mode,
-            oid: self
-                .oid
-                .iter()
-                .flat_map(|b| format!("{b:02x}").into_bytes())
-                .collect(),
-            stage: self.stage,
-            assume_unchanged: self.assume_unchanged,
-            skip_worktree: self.skip_worktree,
-        }
-    }
 }
 
 /// Parses a git index file (versions 2, 3, 4; SHA-1 or SHA-256 object
@@ -618,18 +635,34 @@ fn be32(bytes: &[u8], at: usize) -> Result<u32, ()> {
     Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// One entry as `git ls-files -s -v` lists it.
+#[derive(Debug)]
+struct Listed {
+    path: Vec<u8>,
+    mode: u32,
+    /// The object id, as bytes (git prints it in hex).
+    oid: Vec<u8>,
+    stage: u8,
+    assume_unchanged: bool,
+    skip_worktree: bool,
+}
+
 /// One `git ls-files -s -v -z` record: `TAG MODE OID STAGE\tPATH`; the tag
 /// is lower case for assume-unchanged, `S` for skip-worktree.
-fn parse_listed(record: &[u8]) -> Option<IndexEntry> {
+fn parse_listed(record: &[u8]) -> Option<Listed> {
     let tab = memchr::memchr(b'\t', record)?;
     let head = std::str::from_utf8(&record[..tab]).ok()?;
     let mut fields = head.split(' ');
     let tag = fields.next()?;
     let mode = u32::from_str_radix(fields.next()?, 8).ok()?;
-    let oid = fields.next()?.as_bytes().to_vec();
+    let hex = fields.next()?;
+    let oid = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
     let stage = fields.next()?.parse().ok()?;
     let first = tag.chars().next()?;
-    Some(IndexEntry {
+    Some(Listed {
         path: record[tab + 1..].to_vec(),
         mode,
         oid,
@@ -676,4 +709,142 @@ pub(super) fn flagged_entries(
             state: "flagged".into(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_git::git;
+
+    /// A repository with nested paths (so version 4 compresses prefixes),
+    /// one long path and flagged entries.
+    fn repo(init: &[&str]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let mut args = vec!["init", "-q", "-b", "main"];
+        args.extend_from_slice(init);
+        git(&root, &args);
+        for name in ["a/b/c.txt", "a/b/d.txt", "a/e.txt", "z.txt"] {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, name).unwrap();
+        }
+        let long = format!("{}/{}", "d".repeat(200), "l".repeat(200));
+        std::fs::create_dir(root.join("d".repeat(200))).unwrap();
+        std::fs::write(root.join(&long), "long").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        git(&root, &["update-index", "--assume-unchanged", "a/b/d.txt"]);
+        git(&root, &["update-index", "--skip-worktree", "z.txt"]);
+        (dir, root)
+    }
+
+    fn watch(root: &Path) -> GitWatch {
+        let (repo, _) = crate::git::open(root).unwrap();
+        GitWatch::new(&repo, root)
+    }
+
+    #[test]
+    fn every_index_version_parses_as_git_lists_it() {
+        for (init, versions) in [
+            (&[][..], &["2", "3", "4"][..]),
+            (&["--object-format=sha256"][..], &["2", "4"][..]),
+        ] {
+            let (_dir, root) = repo(init);
+            for version in versions {
+                git(&root, &["update-index", "--index-version", version]);
+                let watch = watch(&root);
+                let bytes = std::fs::read(root.join(".git/index")).unwrap();
+                let mut count = 0;
+                parse_index(&bytes, |_| count += 1).unwrap();
+                assert_eq!(count, 5);
+                let (listed, flagged) = watch.listed().unwrap();
+                assert_eq!(
+                    meaning_of(&bytes),
+                    Some(listed),
+                    "{init:?} version {version}"
+                );
+                assert_eq!(flagged.len(), 2);
+                let (_, hidden) = watch.capture();
+                let flagged: Vec<&Path> = hidden.iter().map(|h| h.path.as_path()).collect();
+                assert_eq!(flagged, [Path::new("a/b/d.txt"), Path::new("z.txt")]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_truncated_or_foreign_index_is_not_parsed() {
+        let (_dir, root) = repo(&[]);
+        let bytes = std::fs::read(root.join(".git/index")).unwrap();
+        for cut in [0, 11, 12, 70, bytes.len() - 21] {
+            assert_eq!(parse_index(&bytes[..cut], |_| {}), Err(()), "cut at {cut}");
+        }
+        let mut other = bytes.clone();
+        other[7] = 9;
+        assert_eq!(parse_index(&other, |_| {}), Err(()));
+        git(&root, &["update-index", "--split-index"]);
+        let split = std::fs::read(root.join(".git/index")).unwrap();
+        assert_eq!(parse_index(&split, |_| {}), Err(()));
+    }
+
+    #[test]
+    fn varints_as_git_writes_them() {
+        assert_eq!(varint(&[0]), Some((0, 1)));
+        assert_eq!(varint(&[0x7f]), Some((127, 1)));
+        // git's encoding of 128 and 16511 (varint.c adds one per byte).
+        assert_eq!(varint(&[0x80, 0x00]), Some((128, 2)));
+        assert_eq!(varint(&[0xff, 0x7f]), Some((16511, 2)));
+        assert_eq!(varint(&[0x80]), None);
+        assert_eq!(varint(&[0xff; 20]), None);
+    }
+
+    #[test]
+    fn refs_are_the_same_packed_or_loose_and_changes_are_named() {
+        let (_dir, root) = repo(&[]);
+        git(&root, &["tag", "v1"]);
+        let watch = watch(&root);
+        let (before, _) = watch.capture();
+        git(&root, &["pack-refs", "--all"]);
+        let (packed, _) = watch.capture();
+        assert_eq!(watch.diff(&before, &packed), []);
+        git(&root, &["tag", "-d", "v1"]);
+        git(&root, &["branch", "side"]);
+        git(&root, &["symbolic-ref", "HEAD", "refs/heads/side"]);
+        let (after, _) = watch.capture();
+        let named: Vec<(String, &str)> = watch
+            .diff(&packed, &after)
+            .into_iter()
+            .map(|c| (c.name, c.kind))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (".git/HEAD".to_string(), "changed"),
+                ("refs/heads/side".to_string(), "created"),
+                ("refs/tags/v1".to_string(), "deleted"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stat_refresh_is_no_change_and_a_flag_is() {
+        let (_dir, root) = repo(&[]);
+        let watch = watch(&root);
+        let (before, _) = watch.capture();
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(root.join("a/e.txt"), "a/e.txt").unwrap();
+        git(&root, &["update-index", "--refresh"]);
+        let (refreshed, _) = watch.capture();
+        assert_ne!(before.index.bytes, refreshed.index.bytes);
+        assert_eq!(watch.diff(&before, &refreshed), []);
+        git(&root, &["update-index", "--no-skip-worktree", "z.txt"]);
+        let (unflagged, hidden) = watch.capture();
+        assert_eq!(hidden.len(), 1);
+        let names: Vec<String> = watch
+            .diff(&refreshed, &unflagged)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, [".git/index"]);
+    }
 }
