@@ -331,6 +331,18 @@ fn git_repo() -> Test {
     test
 }
 
+/// Asserts a clean PASS: exit 0, verified, nothing modified.
+#[track_caller]
+fn assert_passes(run: &crate::support::Run) {
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(
+        ev["contracts"]["read_only"],
+        serde_json::json!({"verified": true, "modified": [], "error": null})
+    );
+}
+
 /// Runs one strict check `sh -c script` (plus the passing `ok`).
 fn attack(test: Test, script: &str) -> crate::support::Run {
     run_with(test, script, &[])
@@ -483,7 +495,7 @@ fn files_flagged_before_the_run_are_hashed_like_dirty_ones() {
         // Untouched, they pass.
         let test = git_repo();
         git(test.path(), &["update-index", flag, "a.txt"]);
-        attack(test, "true").success();
+        assert_passes(&attack(test, "true"));
     }
 }
 
@@ -524,7 +536,7 @@ fn index_versions_are_compared_by_meaning() {
         git(test.path(), &["update-index", "--index-version", version]);
         std::thread::sleep(std::time::Duration::from_millis(1100));
         std::fs::write(test.path().join("a.txt"), "2\n").unwrap();
-        attack(test, "git status --porcelain >/dev/null").success();
+        assert_passes(&attack(test, "git status --porcelain >/dev/null"));
         let test = git_repo();
         git(test.path(), &["update-index", "--index-version", version]);
         let run = attack(test, "git update-index --skip-worktree a.txt");
@@ -541,14 +553,14 @@ fn a_split_index_is_compared_through_git() {
     assert_modified(&run, &[".git/index", "a.txt"]);
     let test = git_repo();
     git(test.path(), &["update-index", "--split-index"]);
-    attack(test, "git status --porcelain >/dev/null").success();
+    assert_passes(&attack(test, "git status --porcelain >/dev/null"));
 }
 
 #[test]
 fn packing_refs_changes_nothing() {
     let test = git_repo();
     git(test.path(), &["tag", "v1"]);
-    attack(test, "git pack-refs --all").success();
+    assert_passes(&attack(test, "git pack-refs --all"));
 }
 
 #[test]

@@ -500,6 +500,8 @@ struct RawEntry<'a> {
     stage: u8,
     assume_unchanged: bool,
     skip_worktree: bool,
+    /// Seconds of the cached change time (compared on Unix only).
+    #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     ctime: u32,
     mtime: u32,
     size: u32,
