@@ -44,6 +44,12 @@ pub struct GitDirs {
     /// (`$XDG_CONFIG_HOME/git/ignore`, `~/.config/git/ignore`); `None` when
     /// neither can be named.
     pub excludes_file: Option<PathBuf>,
+    /// The global and system config files git reads besides the
+    /// repository's (`GIT_CONFIG_GLOBAL` or `~/.gitconfig` and
+    /// `$XDG_CONFIG_HOME/git/config`; `GIT_CONFIG_SYSTEM` or
+    /// `/etc/gitconfig`): a change there can hide files from `git status`
+    /// as well.
+    pub config_files: Vec<PathBuf>,
 }
 
 /// One path `git status` lists.
@@ -219,6 +225,7 @@ impl Opening {
             index,
             hooks,
             excludes_file: excludes_file(excludes.as_deref(), &toplevel),
+            config_files: config_files(),
         };
         Ok((
             Repo {
@@ -282,6 +289,29 @@ fn excludes_file(configured: Option<&[u8]>, toplevel: &Path) -> Option<PathBuf> 
         Some(xdg) => Some(PathBuf::from(xdg).join("git/ignore")),
         None => std::env::home_dir().map(|home| home.join(".config/git/ignore")),
     }
+}
+
+/// The config files git reads besides the repository's, as git finds them
+/// (`git config --show-origin` would cost a process).
+fn config_files() -> Vec<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let home = std::env::home_dir();
+    let mut files = Vec::new();
+    match var("GIT_CONFIG_GLOBAL") {
+        Some(global) => files.push(PathBuf::from(global)),
+        None => {
+            files.extend(home.as_ref().map(|home| home.join(".gitconfig")));
+            match var("XDG_CONFIG_HOME") {
+                Some(xdg) => files.push(PathBuf::from(xdg).join("git/config")),
+                None => files.extend(home.as_ref().map(|home| home.join(".config/git/config"))),
+            }
+        }
+    }
+    if var("GIT_CONFIG_NOSYSTEM").is_none() {
+        let system = var("GIT_CONFIG_SYSTEM").map(PathBuf::from);
+        files.push(system.unwrap_or_else(|| PathBuf::from("/etc/gitconfig")));
+    }
+    files
 }
 
 impl Repo {

@@ -690,3 +690,22 @@ fn a_check_file_named_like_a_run_check_temporary_file_counts() {
         "{modified:?}"
     );
 }
+
+#[test]
+fn a_global_config_change_hides_nothing() {
+    // `git config --global core.excludesFile` would hide a new file from
+    // the second `git status`: the global config file is watched. The
+    // run's HOME is a temp dir, so nothing outside the test is touched.
+    let home = tempfile::tempdir().unwrap();
+    let home_path = dunce::canonicalize(home.path()).unwrap();
+    let test = git_repo()
+        .env("HOME", home_path.to_str().unwrap())
+        .env("XDG_CONFIG_HOME", home_path.join("xdg").to_str().unwrap());
+    let run = attack(
+        test,
+        "echo secret.txt > $HOME/hide && git config --global core.excludesFile $HOME/hide && \
+         echo x > secret.txt",
+    );
+    let gitconfig = format!("{}/.gitconfig", home_path.display());
+    assert_modified(&run, &[gitconfig.as_str()]);
+}

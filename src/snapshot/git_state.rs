@@ -1,6 +1,8 @@
 //! The git state a check can change without touching a worktree file
 //! (SPEC section 5): HEAD, every ref, the index, `.git/config`,
-//! `.git/info/exclude`, the hooks and the global excludes file. Taken when
+//! `.git/info/exclude` (and `info/attributes`), the hooks, the global
+//! excludes file and the global and system config files (which can name
+//! another excludes file). Taken when
 //! the run starts and again after the last check, compared item by item.
 //!
 //! Everything is read from files, not asked of git (no process per
@@ -146,8 +148,10 @@ impl GitWatch {
             dirs.common_dir.join("config"),
             dirs.git_dir.join("config.worktree"),
             dirs.common_dir.join("info/exclude"),
+            dirs.common_dir.join("info/attributes"),
         ];
-        for path in files.iter().chain(&dirs.excludes_file) {
+        let outside = dirs.excludes_file.iter().chain(&dirs.config_files);
+        for path in files.iter().chain(outside) {
             if let Some(bytes) = read(path) {
                 items.insert(self.name_of(path), hash(&bytes).to_vec());
             }
