@@ -22,8 +22,9 @@ pub struct Repo {
     exe: PathBuf,
     /// The repository's top level (canonical).
     toplevel: PathBuf,
-    /// Where this worktree's git state lives.
-    dirs: GitDirs,
+    /// Where this worktree's git state lives (shared: a `Repo` is cloned
+    /// into every snapshotter).
+    dirs: std::sync::Arc<GitDirs>,
 }
 
 /// Where a worktree's git state lives, as git itself resolves it (a linked
@@ -231,7 +232,7 @@ impl Opening {
             Repo {
                 exe: self.exe,
                 toplevel,
-                dirs,
+                dirs: std::sync::Arc::new(dirs),
             },
             status,
         ))

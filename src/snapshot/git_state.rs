@@ -389,29 +389,30 @@ impl GitWatch {
 }
 
 /// Whether a flagged entry's file differs from what the index recorded of
-/// it (git's own rule: size and times; a file written no earlier than the
-/// index itself is "racy" and counts). A skip-worktree file that is not
-/// there is as sparse checkout leaves it; an assume-unchanged one that is
-/// not there was deleted.
+/// it (git's own rule: size and times, the change time included, which no
+/// one can set back; a file written no earlier than the index itself is
+/// "racy" and counts). A skip-worktree file that is not there is as sparse
+/// checkout leaves it; an assume-unchanged one that is not there was
+/// deleted. Without a change time (Windows), every flagged file that is
+/// there counts: a modification time can be set back.
 fn hidden_change(path: &Path, entry: &RawEntry<'_>, index_written: Option<(i64, i64)>) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return !entry.skip_worktree;
     };
-    let mtime = stamp(&meta);
-    if u64::from(entry.size) != meta.len() & 0xffff_ffff
-        || mtime.0 != i64::from(entry.mtime)
-        || index_written.is_none_or(|written| mtime >= written)
-    {
-        return true;
-    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if meta.ctime() != i64::from(entry.ctime) {
-            return true;
-        }
+        let mtime = stamp(&meta);
+        u64::from(entry.size) != meta.len() & 0xffff_ffff
+            || mtime.0 != i64::from(entry.mtime)
+            || meta.ctime() != i64::from(entry.ctime)
+            || index_written.is_none_or(|written| mtime >= written)
     }
-    false
+    #[cfg(not(unix))]
+    {
+        let _ = (meta, index_written);
+        true
+    }
 }
 
 /// A file's modification time (seconds, nanoseconds since the epoch).
@@ -504,10 +505,12 @@ struct RawEntry<'a> {
     stage: u8,
     assume_unchanged: bool,
     skip_worktree: bool,
-    /// Seconds of the cached change time (compared on Unix only).
+    /// The cached stat data (compared on Unix only).
     #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     ctime: u32,
+    #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     mtime: u32,
+    #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     size: u32,
 }
 
