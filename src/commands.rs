@@ -260,15 +260,19 @@ impl Asking {
             worktree,
         } = self;
         let mut git_state = None;
-        let git = match opening.and_then(git::Opening::finish) {
-            Ok((repo, Ok(mut status))) => {
-                let watch = GitWatch::new(&repo, &worktree);
-                let (state, hidden) = watch.capture();
+        // The git state is read while `git status` runs.
+        let capture = |repo: &git::Repo| {
+            let watch = GitWatch::new(repo, &worktree);
+            let (state, hidden) = watch.capture();
+            (watch, state, hidden)
+        };
+        let git = match opening.and_then(|opening| opening.finish_with(capture)) {
+            Ok((repo, Ok(mut status), (watch, state, hidden))) => {
                 status.hidden = hidden;
                 git_state = Some((watch, state));
                 Ok((repo, status))
             }
-            Ok((_, Err(why))) => {
+            Ok((_, Err(why), _)) => {
                 return Err(Error::Internal(format!(
                     "cannot read the worktree's git status: {why}"
                 )));

@@ -189,14 +189,30 @@ impl Opening {
 
     /// Waits for both answers (reading the status as git writes it).
     pub fn finish(self) -> Result<(Repo, Result<Status, String>), String> {
-        let status = self
-            .status
-            .and_then(|child| answer(child.wait_with_output(), &STATUS))
-            .map(|out| parse_status(&out));
-        let output = self
-            .toplevel
-            .wait_with_output()
-            .map_err(|err| format!("failed to run git: {err}"))?;
+        self.finish_with(|_| ())
+            .map(|(repo, status, ())| (repo, status))
+    }
+
+    /// Waits for the repository, runs `meanwhile` with it while `git status`
+    /// still runs (the git state is read from files in the meantime), then
+    /// waits for the status.
+    pub fn finish_with<T>(
+        self,
+        meanwhile: impl FnOnce(&Repo) -> T,
+    ) -> Result<(Repo, Result<Status, String>, T), String> {
+        let status = self.status;
+        let wait_status = |status: Result<Child, String>| {
+            status
+                .and_then(|child| answer(child.wait_with_output(), &STATUS))
+                .map(|out| parse_status(&out))
+        };
+        let output = match self.toplevel.wait_with_output() {
+            Ok(output) => output,
+            Err(err) => {
+                let _ = wait_status(status);
+                return Err(format!("failed to run git: {err}"));
+            }
+        };
         let excludes = self
             .excludes
             .and_then(|child| child.wait_with_output().ok())
@@ -207,6 +223,7 @@ impl Opening {
             .trim()
             .to_string();
         if !output.status.success() || top.is_empty() {
+            let _ = wait_status(status);
             return Err("not a git repository".into());
         }
         let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
@@ -228,14 +245,13 @@ impl Opening {
             excludes_file: excludes_file(excludes.as_deref(), &toplevel),
             config_files: config_files(),
         };
-        Ok((
-            Repo {
-                exe: self.exe,
-                toplevel,
-                dirs: std::sync::Arc::new(dirs),
-            },
-            status,
-        ))
+        let repo = Repo {
+            exe: self.exe,
+            toplevel,
+            dirs: std::sync::Arc::new(dirs),
+        };
+        let found = meanwhile(&repo);
+        Ok((repo, wait_status(status), found))
     }
 }
 

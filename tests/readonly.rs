@@ -709,3 +709,18 @@ fn a_global_config_change_hides_nothing() {
     let gitconfig = format!("{}/.gitconfig", home_path.display());
     assert_modified(&run, &[gitconfig.as_str()]);
 }
+
+#[test]
+fn a_git_change_is_blamed_on_the_check_that_made_it() {
+    // One check at a time, the writer long enough for a snapshot of its own.
+    let run = run_with(git_repo(), "sleep 1; git tag x", &["--jobs", "1"]);
+    let ev = assert_modified(&run, &["refs/tags/x"]);
+    assert_eq!(
+        read_only_diagnostics(&ev),
+        [(
+            "writer".into(),
+            "refs/tags/x".into(),
+            "created by check `writer`".into()
+        )]
+    );
+}
