@@ -605,10 +605,16 @@ fn a_linked_worktree_is_watched_in_its_own_and_the_common_git_directory() {
 #[test]
 fn a_reftable_repository_is_watched_through_git() {
     let test = Test::bare().file("a.txt", "1\n");
-    git(
-        test.path(),
-        &["init", "-q", "-b", "main", "--ref-format=reftable"],
-    );
+    let init = std::process::Command::new("git")
+        .args(["init", "-q", "-b", "main", "--ref-format=reftable"])
+        .current_dir(test.path())
+        .status()
+        .unwrap();
+    if !init.success() {
+        // git before 2.45 has no reftable: nothing to test.
+        eprintln!("skipped: this git cannot create a reftable repository");
+        return;
+    }
     git(test.path(), &["add", "."]);
     git(test.path(), &["commit", "-q", "-m", "one"]);
     let run = attack(test.file(".gitignore", "*.json\n"), "git tag x");
