@@ -4,6 +4,11 @@
 //! changed, for fast mode's `paths` filter and the task's change budget.
 //! Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`).
 //!
+//! Entries of the index flagged assume-unchanged or skip-worktree whose file
+//! differs from what the index recorded are changed too (git's own diff
+//! trusts the flag and does not see them; see [`crate::git::Hidden`]); a
+//! skip-worktree file absent from a sparse checkout is not.
+//!
 //! run-check's own files are not part of the change: the `--out` report (a
 //! previous run's, about to be replaced) counts in neither; the files its
 //! stdout and stderr are redirected to do not count in the budget (fast
@@ -94,6 +99,8 @@ pub fn changed_files(
             files
         }
     };
+    let mut files = files;
+    files.extend(hidden(status).map(Path::to_path_buf));
     let mut inside: Vec<String> = files
         .into_iter()
         .map(|path| repo.toplevel().join(path))
@@ -146,6 +153,14 @@ pub fn changed(
                 loc += text_lines(&top.join(path));
                 files.insert(path.to_path_buf());
             }
+        }
+    }
+    // Edits `git diff` does not see (the index entry is flagged
+    // assume-unchanged or skip-worktree): every line of the file counts,
+    // as for a new file.
+    for path in hidden(status) {
+        if counted(path) && files.insert(path.to_path_buf()) {
+            loc += text_lines(&top.join(path));
         }
     }
     let files = files
@@ -212,6 +227,16 @@ fn everything(status: &Status) -> BTreeSet<PathBuf> {
 fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
     repo.resolve(base)
         .ok_or_else(|| ChangesError::BadRevision(base.to_string()))
+}
+
+/// Files whose index entry is flagged assume-unchanged or skip-worktree
+/// and that differ from what the index recorded (top-level relative).
+fn hidden(status: &Status) -> impl Iterator<Item = &Path> {
+    status
+        .hidden
+        .iter()
+        .filter(|h| h.changed)
+        .map(|h| h.path.as_path())
 }
 
 /// Untracked, not ignored files of `status` (top-level relative).

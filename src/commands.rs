@@ -22,7 +22,7 @@ use crate::plan::{self, Plan, Selection};
 use crate::report::{self, Format};
 use crate::runner::{self, Event};
 use crate::signal;
-use crate::snapshot::{OwnFiles, Snapshotter, Verifier};
+use crate::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -83,7 +83,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         (config, start.join())
     });
     let config = config?;
-    let start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
+    let mut start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
     let mut task = args.task.as_deref().map(crate::task::load).transpose()?;
     // Fast mode's filter compares against `--changed-since`; the change
     // budget and `contracts.gate` against it too when given, else against
@@ -156,7 +156,8 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let mut verifier = match verify {
         true => {
-            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo));
+            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
+                .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden));
             let first = start.in_git().map(|(_, status)| (status, start.took));
             let mut verifier =
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
@@ -165,6 +166,9 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
                     ))
                 })?;
             verifier.ignore_own(own.clone());
+            if let Some((watch, state)) = start.git_state.take() {
+                verifier.watch_git(watch, state);
+            }
             Some(verifier)
         }
         false => None,
@@ -309,21 +313,42 @@ struct GitStart {
     git: Result<(git::Repo, git::Status), String>,
     /// How long asking took: what a snapshot costs.
     took: std::time::Duration,
+    /// The git state (HEAD, refs, index, ...) at the start, read while the
+    /// config loads; its flagged index entries are in the status's
+    /// `hidden`.
+    git_state: Option<(GitWatch, GitState)>,
 }
 
 /// `GitStart` being asked: the git processes started, and when.
 struct Asking {
     opening: Result<git::Opening, String>,
     started: Instant,
+    /// The worktree (canonical).
+    worktree: PathBuf,
 }
 
 impl Asking {
     /// Waits for git's answers.
     fn finish(self) -> Result<GitStart, Error> {
-        let Asking { opening, started } = self;
-        let git = match opening.and_then(git::Opening::finish) {
-            Ok((repo, Ok(status))) => Ok((repo, status)),
-            Ok((_, Err(why))) => {
+        let Asking {
+            opening,
+            started,
+            worktree,
+        } = self;
+        let mut git_state = None;
+        // The git state is read while `git status` runs.
+        let capture = |repo: &git::Repo| {
+            let watch = GitWatch::new(repo, &worktree);
+            let (state, hidden) = watch.capture();
+            (watch, state, hidden)
+        };
+        let git = match opening.and_then(|opening| opening.finish_with(capture)) {
+            Ok((repo, Ok(mut status), (watch, state, hidden))) => {
+                status.hidden = hidden;
+                git_state = Some((watch, state));
+                Ok((repo, status))
+            }
+            Ok((_, Err(why), _)) => {
                 return Err(Error::Internal(format!(
                     "cannot read the worktree's git status: {why}"
                 )));
@@ -333,6 +358,7 @@ impl Asking {
         Ok(GitStart {
             git,
             took: started.elapsed(),
+            git_state,
         })
     }
 }
@@ -343,6 +369,7 @@ impl GitStart {
         Asking {
             started: Instant::now(),
             opening: git::Opening::start(worktree),
+            worktree: worktree.to_path_buf(),
         }
     }
 

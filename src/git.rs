@@ -22,6 +22,35 @@ pub struct Repo {
     exe: PathBuf,
     /// The repository's top level (canonical).
     toplevel: PathBuf,
+    /// Where this worktree's git state lives (shared: a `Repo` is cloned
+    /// into every snapshotter).
+    dirs: std::sync::Arc<GitDirs>,
+}
+
+/// Where a worktree's git state lives, as git itself resolves it (a linked
+/// worktree's `.git` is a file naming its own git directory, whose refs and
+/// config are in the common one; `GIT_INDEX_FILE` and `core.hooksPath` are
+/// honoured). Absolute paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitDirs {
+    /// `git rev-parse --absolute-git-dir`: HEAD and the index live here.
+    pub git_dir: PathBuf,
+    /// `git rev-parse --git-common-dir`: refs, config, info/exclude.
+    pub common_dir: PathBuf,
+    /// `git rev-parse --git-path index`.
+    pub index: PathBuf,
+    /// `git rev-parse --git-path hooks` (`core.hooksPath` when set).
+    pub hooks: PathBuf,
+    /// `core.excludesFile` (`~` expanded), or git's default
+    /// (`$XDG_CONFIG_HOME/git/ignore`, `~/.config/git/ignore`); `None` when
+    /// neither can be named.
+    pub excludes_file: Option<PathBuf>,
+    /// The global and system config files git reads besides the
+    /// repository's (`GIT_CONFIG_GLOBAL` or `~/.gitconfig` and
+    /// `$XDG_CONFIG_HOME/git/config`; `GIT_CONFIG_SYSTEM` or
+    /// `/etc/gitconfig`): a change there can hide files from `git status`
+    /// as well.
+    pub config_files: Vec<PathBuf>,
 }
 
 /// One path `git status` lists.
@@ -39,6 +68,18 @@ pub struct StatusEntry {
     pub state: String,
 }
 
+/// An index entry flagged assume-unchanged or skip-worktree: `git status`
+/// does not list its edits, so read-only snapshots hash it like a dirty
+/// file, and fast mode and the change budget count it when `changed`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    /// Relative to the top level.
+    pub path: PathBuf,
+    /// Its file differs from what the index recorded (size or times, or
+    /// gone while assume-unchanged).
+    pub changed: bool,
+}
+
 /// What `git status --porcelain=v2 --branch` says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Status {
@@ -49,6 +90,9 @@ pub struct Status {
     /// Changed tracked paths (staged or not) and untracked, not ignored
     /// files, in git's order.
     pub entries: Vec<StatusEntry>,
+    /// Entries of the index flagged assume-unchanged or skip-worktree
+    /// (found by reading the index, not by `git status`; empty until then).
+    pub hidden: Vec<Hidden>,
 }
 
 /// The arguments of the run's `git status`.
@@ -79,9 +123,26 @@ pub struct Opening {
     exe: PathBuf,
     /// `git status`, or why it did not start.
     status: Result<Child, String>,
-    /// `git rev-parse --show-toplevel`.
+    /// `git rev-parse --show-toplevel` and the git directories.
     toplevel: Child,
+    /// `git config --path --get core.excludesFile`, when it started.
+    excludes: Option<Child>,
+    /// The directory git runs in (relative paths git prints are relative
+    /// to it).
+    dir: PathBuf,
 }
+
+/// `rev-parse`'s questions: the top level, then the git directories.
+const REV_PARSE: [&str; 8] = [
+    "rev-parse",
+    "--show-toplevel",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--git-path",
+    "index",
+    "--git-path",
+    "hooks",
+];
 
 impl Opening {
     /// Starts both git processes in `worktree`, the status (the longer one)
@@ -97,7 +158,7 @@ impl Opening {
             .spawn()
             .map_err(|err| format!("failed to run git: {err}"));
         let toplevel = command(&exe, worktree)
-            .args(["rev-parse", "--show-toplevel"])
+            .args(REV_PARSE)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn();
@@ -110,35 +171,87 @@ impl Opening {
                 return Err(format!("failed to run git: {err}"));
             }
         };
+        // Exit 1 (and nothing printed) when unset.
+        let excludes = command(&exe, worktree)
+            .args(["config", "--path", "--get", "core.excludesFile"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok();
         Ok(Opening {
             exe,
             status,
             toplevel,
+            excludes,
+            dir: worktree.to_path_buf(),
         })
     }
 
     /// Waits for both answers (reading the status as git writes it).
     pub fn finish(self) -> Result<(Repo, Result<Status, String>), String> {
-        let status = self
-            .status
-            .and_then(|child| answer(child.wait_with_output(), &STATUS))
-            .map(|out| parse_status(&out));
-        let output = self
-            .toplevel
-            .wait_with_output()
-            .map_err(|err| format!("failed to run git: {err}"))?;
-        let top = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        self.finish_with(|_| ())
+            .map(|(repo, status, ())| (repo, status))
+    }
+
+    /// Waits for the repository, runs `meanwhile` with it while `git status`
+    /// still runs (the git state is read from files in the meantime), then
+    /// waits for the status.
+    pub fn finish_with<T>(
+        self,
+        meanwhile: impl FnOnce(&Repo) -> T,
+    ) -> Result<(Repo, Result<Status, String>, T), String> {
+        let status = self.status;
+        let wait_status = |status: Result<Child, String>| {
+            status
+                .and_then(|child| answer(child.wait_with_output(), &STATUS))
+                .map(|out| parse_status(&out))
+        };
+        let output = match self.toplevel.wait_with_output() {
+            Ok(output) => output,
+            Err(err) => {
+                let _ = wait_status(status);
+                return Err(format!("failed to run git: {err}"));
+            }
+        };
+        let excludes = self
+            .excludes
+            .and_then(|child| child.wait_with_output().ok())
+            .filter(|out| out.status.success())
+            .map(|out| out.stdout);
+        let mut lines = output.stdout.split(|&b| b == b'\n');
+        let top = String::from_utf8_lossy(lines.next().unwrap_or_default())
+            .trim()
+            .to_string();
         if !output.status.success() || top.is_empty() {
+            let _ = wait_status(status);
             return Err("not a git repository".into());
         }
         let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
-        Ok((
-            Repo {
-                exe: self.exe,
-                toplevel,
-            },
-            status,
-        ))
+        let mut next = || {
+            let line = lines.next().unwrap_or_default();
+            let path = path_from_bytes(line.strip_suffix(b"\r").unwrap_or(line));
+            let path = self.dir.join(path);
+            dunce::canonicalize(&path).unwrap_or(path)
+        };
+        let git_dir = next();
+        let common_dir = next();
+        let index = next();
+        let hooks = next();
+        let dirs = GitDirs {
+            git_dir,
+            common_dir,
+            index,
+            hooks,
+            excludes_file: excludes_file(excludes.as_deref(), &toplevel),
+            config_files: config_files(),
+        };
+        let repo = Repo {
+            exe: self.exe,
+            toplevel,
+            dirs: std::sync::Arc::new(dirs),
+        };
+        let found = meanwhile(&repo);
+        Ok((repo, wait_status(status), found))
     }
 }
 
@@ -178,10 +291,55 @@ fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, Str
     }
 }
 
+/// The global excludes file: `core.excludesFile` as `git config --path`
+/// printed it (relative to the top level, where git reads it), else git's
+/// default under `$XDG_CONFIG_HOME` or `~/.config`.
+fn excludes_file(configured: Option<&[u8]>, toplevel: &Path) -> Option<PathBuf> {
+    if let Some(value) = configured {
+        let value = value.strip_suffix(b"\n").unwrap_or(value);
+        if !value.is_empty() {
+            return Some(toplevel.join(path_from_bytes(value)));
+        }
+    }
+    let xdg = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty());
+    match xdg {
+        Some(xdg) => Some(PathBuf::from(xdg).join("git/ignore")),
+        None => std::env::home_dir().map(|home| home.join(".config/git/ignore")),
+    }
+}
+
+/// The config files git reads besides the repository's, as git finds them
+/// (`git config --show-origin` would cost a process).
+fn config_files() -> Vec<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let home = std::env::home_dir();
+    let mut files = Vec::new();
+    match var("GIT_CONFIG_GLOBAL") {
+        Some(global) => files.push(PathBuf::from(global)),
+        None => {
+            files.extend(home.as_ref().map(|home| home.join(".gitconfig")));
+            match var("XDG_CONFIG_HOME") {
+                Some(xdg) => files.push(PathBuf::from(xdg).join("git/config")),
+                None => files.extend(home.as_ref().map(|home| home.join(".config/git/config"))),
+            }
+        }
+    }
+    if var("GIT_CONFIG_NOSYSTEM").is_none() {
+        let system = var("GIT_CONFIG_SYSTEM").map(PathBuf::from);
+        files.push(system.unwrap_or_else(|| PathBuf::from("/etc/gitconfig")));
+    }
+    files
+}
+
 impl Repo {
     /// The top level of the work tree.
     pub fn toplevel(&self) -> &Path {
         &self.toplevel
+    }
+
+    /// Where the worktree's git state lives.
+    pub fn dirs(&self) -> &GitDirs {
+        &self.dirs
     }
 
     /// Runs `git ARGS` at the top level; stdout, or a one-line error with

@@ -93,7 +93,7 @@ impl Output {
         }
         // tempfile's own message names the random temporary path; name the
         // user's path instead, with the OS reason.
-        let temp = atomic_temp(dir, ".run-check-", &target, FileKind::Regular)
+        let temp = atomic_temp(dir, &out_temp_prefix(), &target, FileKind::Regular)
             .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
         Ok(Output::File { temp, path: target })
     }
@@ -143,6 +143,16 @@ impl Output {
             }
         }
     }
+}
+
+/// How the `--out` temporary file's name starts: `.run-check-<pid>-` (then
+/// a random part and `.tmp`). Read-only verification recognises another
+/// run's temporary file by it and by that process holding it open.
+pub const OUT_TEMP_PREFIX: &str = ".run-check-";
+
+/// The `--out` temporary file's prefix for this process.
+pub fn out_temp_prefix() -> String {
+    format!("{OUT_TEMP_PREFIX}{}-", std::process::id())
 }
 
 /// Whether [`atomic_temp`]'s file is an ordinary file or an executable one.

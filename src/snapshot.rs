@@ -19,7 +19,9 @@
 //! compared as the file system names them, bytes on Unix, and converted
 //! (lossily) only to be shown.
 
+mod git_state;
 mod own;
+mod temps;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -33,6 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::evidence::{Diagnostic, ReadOnly};
 use crate::git::{Repo, Status};
 
+pub use git_state::{GitChange, GitState, GitWatch};
 pub use own::OwnFiles;
 
 /// Build output and dependencies (SPEC section 5): never walked outside git,
@@ -156,6 +159,9 @@ pub struct Verifier {
     ignored: Vec<PathBuf>,
     /// run-check's own output files (the report, redirected streams).
     own: OwnFiles,
+    /// The git state, when watched: how it is read, the first state and the
+    /// latest intermediate one.
+    git: Option<(GitWatch, GitState, Option<GitState>)>,
 }
 
 /// An intermediate snapshot follows a check that ran this many times as long
@@ -186,7 +192,15 @@ impl Verifier {
             culprits: HashMap::new(),
             ignored: Vec::new(),
             own: OwnFiles::default(),
+            git: None,
         })
+    }
+
+    /// Also verifies the git state (HEAD, refs, index, config, hooks,
+    /// excludes), `before` being the state when the run started.
+    pub fn watch_git(&mut self, watch: GitWatch, before: GitState) {
+        let last = self.last.is_some().then(|| before.clone());
+        self.git = Some((watch, before, last));
     }
 
     /// A file run-check itself creates in the worktree after the first
@@ -202,14 +216,34 @@ impl Verifier {
         self.own = own;
     }
 
-    /// The changes from `before` to `after`, less the ignored paths.
-    fn diff(&self, before: &Snapshot, after: &Snapshot) -> Vec<Change> {
+    /// The changes from `before` to `after`, less the ignored paths, with
+    /// those of the git state from `git_before` to `git_after` (a path
+    /// both name, such as a hooks folder inside the worktree, once).
+    fn diff(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        git_before: Option<&GitState>,
+        git_after: Option<&GitState>,
+    ) -> Vec<Change> {
         let mut changes = before.diff(after);
         let worktree = self.snapshotter.worktree();
         changes.retain(|c| {
             let path = worktree.join(&c.key);
             !self.ignored.contains(&path) && !self.own.contains(&path)
         });
+        if let (Some((watch, _, _)), Some(was), Some(now)) = (&self.git, git_before, git_after) {
+            for change in watch.diff(was, now) {
+                if !changes.iter().any(|c| c.path == change.name) {
+                    changes.push(Change {
+                        key: PathBuf::from(&change.name),
+                        path: change.name,
+                        kind: change.kind,
+                    });
+                }
+            }
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+        }
         changes
     }
 
@@ -223,15 +257,20 @@ impl Verifier {
         if ran >= self.cost * ATTRIBUTION_FACTOR
             && let Ok(now) = self.snapshotter.take()
         {
-            self.blame(&now);
+            let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
+            self.blame(&now, git.as_ref());
             self.last = Some(now);
+            if let Some((_, _, last)) = &mut self.git {
+                *last = git;
+            }
         }
     }
 
     /// Attributes the changes since `last` to the pending checks.
-    fn blame(&mut self, now: &Snapshot) {
+    fn blame(&mut self, now: &Snapshot, git_now: Option<&GitState>) {
         let Some(last) = &self.last else { return };
-        for change in self.diff(last, now) {
+        let git_last = self.git.as_ref().and_then(|(_, _, last)| last.as_ref());
+        for change in self.diff(last, now, git_last, git_now) {
             self.culprits
                 .entry(change.path)
                 .or_insert_with(|| self.pending.clone());
@@ -253,10 +292,12 @@ impl Verifier {
                 return (read_only, Vec::new());
             }
         };
+        let git_after = self.git.as_ref().map(|(watch, _, _)| watch.again());
         if !self.pending.is_empty() {
-            self.blame(&after);
+            self.blame(&after, git_after.as_ref());
         }
-        let changes = self.diff(&self.before, &after);
+        let git_before = self.git.as_ref().map(|(_, before, _)| before);
+        let changes = self.diff(&self.before, &after, git_before, git_after.as_ref());
         let diagnostics = changes
             .iter()
             .map(|change| {
@@ -301,6 +342,10 @@ pub enum Snapshotter {
         repo: Repo,
         /// The worktree (canonical).
         worktree: PathBuf,
+        /// Index entries flagged assume-unchanged or skip-worktree when
+        /// the run started (top-level relative): hashed in every snapshot,
+        /// as `git status` does not list their edits.
+        hidden: Vec<PathBuf>,
     },
     /// By walking the files outside git.
     Walk {
@@ -317,9 +362,19 @@ impl Snapshotter {
             Some(repo) => Snapshotter::Git {
                 repo: repo.clone(),
                 worktree,
+                hidden: Vec::new(),
             },
             None => Snapshotter::Walk { worktree },
         }
+    }
+
+    /// Also hashes the flagged index entries `hidden` in every snapshot
+    /// (in git; nothing is flagged outside it).
+    pub fn hiding(mut self, flagged: &[crate::git::Hidden]) -> Snapshotter {
+        if let Snapshotter::Git { hidden, .. } = &mut self {
+            *hidden = flagged.iter().map(|h| h.path.clone()).collect();
+        }
+        self
     }
 
     /// The worktree snapshots are relative to.
@@ -340,13 +395,19 @@ impl Snapshotter {
     /// The snapshot of a `git status` taken a moment ago: its entries, each
     /// listed file hashed now. Outside git, a walk.
     pub fn of_status(&self, status: &Status) -> Snapshot {
-        let (repo, worktree) = match self {
-            Snapshotter::Git { repo, worktree } => (repo, worktree),
+        let (repo, worktree, hidden) = match self {
+            Snapshotter::Git {
+                repo,
+                worktree,
+                hidden,
+            } => (repo, worktree, hidden),
             Snapshotter::Walk { worktree } => return walk_snapshot(worktree),
         };
+        let flagged = git_state::flagged_entries(status, hidden);
         let listed: Vec<(&crate::git::StatusEntry, PathBuf)> = status
             .entries
             .iter()
+            .chain(&flagged)
             .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
             .map(|entry| (entry, repo.toplevel().join(&entry.path)))
             .collect();
@@ -365,7 +426,9 @@ impl Snapshotter {
                 (key_path(absolute, worktree), recorded)
             })
             .collect();
-        Snapshot { entries }
+        let mut snapshot = Snapshot { entries };
+        temps::forget_run_check_temps(&mut snapshot, worktree);
+        snapshot
     }
 }
 
@@ -573,6 +636,12 @@ fn walk_files(root: &Path) -> BTreeMap<PathBuf, Option<[u8; 32]>> {
 }
 
 fn walk_snapshot(worktree: &Path) -> Snapshot {
+    let mut snapshot = walk_entries(worktree);
+    temps::forget_run_check_temps(&mut snapshot, worktree);
+    snapshot
+}
+
+fn walk_entries(worktree: &Path) -> Snapshot {
     let entries = walk_files(worktree)
         .into_iter()
         .map(|(path, hash)| {

@@ -307,3 +307,33 @@ fn strict_mode_rejects_a_missing_changed_since_revision_too() {
         .run()
         .success();
 }
+
+#[test]
+fn an_edit_hidden_by_assume_unchanged_or_skip_worktree_is_a_change() {
+    // `git status` and `git diff` trust the flag and do not see the edit.
+    for flag in ["--assume-unchanged", "--skip-worktree"] {
+        let test = repo();
+        git(test.path(), &["update-index", flag, "src/a.rs"]);
+        let test = test.file("src/a.rs", "fn a() { hidden() }\n");
+        let ev = fast(test, &[]);
+        assert_eq!(check(&ev, "rust")["status"], "pass", "{flag}");
+        assert_eq!(
+            ev["meta"]["changes"]["files"],
+            serde_json::json!(["src/a.rs"])
+        );
+        // Flagged and untouched: no change.
+        let test = repo();
+        git(test.path(), &["update-index", flag, "src/a.rs"]);
+        let ev = fast(test, &[]);
+        assert_eq!(check(&ev, "rust")["status"], "skip", "{flag}");
+    }
+    // A skip-worktree file absent from a sparse checkout is not a change.
+    let test = repo();
+    git(
+        test.path(),
+        &["update-index", "--skip-worktree", "src/a.rs"],
+    );
+    std::fs::remove_file(test.path().join("src/a.rs")).unwrap();
+    let ev = fast(test, &[]);
+    assert_eq!(check(&ev, "rust")["status"], "skip");
+}

@@ -311,3 +311,422 @@ fn untracked_build_output_does_not_count_in_git_either() {
     );
     assert_modified(&run, &["target/keep.txt"]);
 }
+
+// Git state (SPEC section 5, 2026-11-25): what a check changes through git
+// without leaving a dirty file counts too.
+
+/// A repository with two commits of `a.txt` (`1`, then `2`), a clean
+/// worktree, a committer identity in its config and `.gitignore`
+/// ignoring `*.json` (the evidence).
+fn git_repo() -> Test {
+    let test = Test::new()
+        .file("a.txt", "1\n")
+        .file(".gitignore", "*.json\n");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "one"]);
+    let test = test.file("a.txt", "2\n");
+    git(test.path(), &["commit", "-q", "-am", "two"]);
+    git(test.path(), &["config", "user.name", "attacker"]);
+    git(test.path(), &["config", "user.email", "a@example.com"]);
+    test
+}
+
+/// Asserts a clean PASS: exit 0, verified, nothing modified.
+#[track_caller]
+fn assert_passes(run: &crate::support::Run) {
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(
+        ev["contracts"]["read_only"],
+        serde_json::json!({"verified": true, "modified": [], "error": null})
+    );
+}
+
+/// Runs one strict check `sh -c script` (plus the passing `ok`).
+fn attack(test: Test, script: &str) -> crate::support::Run {
+    run_with(test, script, &[])
+}
+
+#[test]
+fn every_git_mutation_fails_the_run_with_what_it_changed() {
+    let cases: [(&str, &[&str]); 13] = [
+        (
+            "echo 3 > a.txt && git commit -qam x",
+            &[".git/index", "refs/heads/main"],
+        ),
+        (
+            "git reset -q --hard HEAD~1",
+            &[".git/index", "refs/heads/main"],
+        ),
+        ("git checkout -q HEAD~1", &[".git/HEAD", ".git/index"]),
+        ("git checkout -q -b x", &[".git/HEAD", "refs/heads/x"]),
+        ("git branch x", &["refs/heads/x"]),
+        ("git tag x", &["refs/tags/x"]),
+        ("git tag -a -m annotated y", &["refs/tags/y"]),
+        ("git config core.hooksPath h", &[".git/config"]),
+        (
+            "printf '#!/bin/sh\\\\nexit 0\\\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+            &[".git/hooks/pre-commit"],
+        ),
+        ("git commit -q --allow-empty -m x", &["refs/heads/main"]),
+        ("echo 3 > a.txt && git stash -q", &["refs/stash"]),
+        ("git notes add -m note", &["refs/notes/commits"]),
+        (
+            "git update-ref refs/remotes/origin/main HEAD",
+            &["refs/remotes/origin/main"],
+        ),
+    ];
+    for (script, expected) in cases {
+        let run = attack(git_repo(), script);
+        assert_eq!(run.code, Some(1), "{script}: {}", run.stderr);
+        let ev = run.json_file("ev.json");
+        assert_eq!(
+            ev["contracts"]["read_only"]["modified"],
+            serde_json::json!(expected),
+            "{script}"
+        );
+        assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
+        assert_eq!(check(&ev, "writer")["status"], "pass", "{script}");
+        let files: Vec<String> = read_only_diagnostics(&ev)
+            .into_iter()
+            .map(|(_, file, _)| file)
+            .collect();
+        assert_eq!(files, expected, "{script}");
+    }
+}
+
+#[test]
+fn a_hook_made_executable_or_deleted_counts() {
+    // A hook written before the run, not executable (so git skips it).
+    let test = git_repo();
+    std::fs::write(test.path().join(".git/hooks/post-checkout"), "exit 0\n").unwrap();
+    let run = attack(
+        test,
+        "cp .git/hooks/pre-commit.sample .git/hooks/pre-commit; \
+         chmod +x .git/hooks/post-checkout; rm .git/hooks/update.sample",
+    );
+    let ev = assert_modified(
+        &run,
+        &[
+            ".git/hooks/post-checkout",
+            ".git/hooks/pre-commit",
+            ".git/hooks/update.sample",
+        ],
+    );
+    let kinds: Vec<String> = read_only_diagnostics(&ev)
+        .into_iter()
+        .map(|(_, _, message)| message.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["changed", "created", "deleted"]);
+}
+
+#[test]
+fn a_hook_in_the_configured_hooks_path_counts() {
+    // core.hooksPath set before the run, to a folder outside the worktree.
+    let hooks = tempfile::tempdir().unwrap();
+    let hooks_path = dunce::canonicalize(hooks.path()).unwrap();
+    let test = git_repo();
+    git(
+        test.path(),
+        &["config", "core.hooksPath", hooks_path.to_str().unwrap()],
+    );
+    let script = format!("echo 'exit 0' > {}/pre-push", hooks_path.display());
+    let run = attack(test, &script);
+    let expected = format!("{}/pre-push", hooks_path.display());
+    assert_modified(&run, &[expected.as_str()]);
+}
+
+#[test]
+fn a_pattern_added_to_info_exclude_hides_nothing() {
+    let run = attack(
+        git_repo(),
+        "echo secret.txt >> .git/info/exclude && echo x > secret.txt",
+    );
+    assert_modified(&run, &[".git/info/exclude"]);
+}
+
+#[test]
+fn a_pattern_added_to_the_global_excludes_file_hides_nothing() {
+    // core.excludesFile set in the repository's config before the run,
+    // naming a file outside the worktree: it is named by its absolute path.
+    let outside = tempfile::tempdir().unwrap();
+    let excludes = dunce::canonicalize(outside.path()).unwrap().join("ignore");
+    std::fs::write(&excludes, "*.log\n").unwrap();
+    let test = git_repo();
+    git(
+        test.path(),
+        &["config", "core.excludesFile", excludes.to_str().unwrap()],
+    );
+    let script = format!(
+        "echo secret.txt >> {} && echo x > secret.txt",
+        excludes.display()
+    );
+    let run = attack(test, &script);
+    assert_modified(&run, &[excludes.to_str().unwrap()]);
+}
+
+#[test]
+fn flagging_a_file_assume_unchanged_or_skip_worktree_then_editing_it_counts() {
+    for flag in ["--assume-unchanged", "--skip-worktree"] {
+        let script = format!("git update-index {flag} a.txt && echo hidden >> a.txt");
+        let run = attack(git_repo(), &script);
+        assert_modified(&run, &[".git/index"]);
+    }
+    // Staged, flagged, and the worktree put back: the staged change shows.
+    let run = attack(
+        git_repo(),
+        "echo 3 > a.txt && git add a.txt && git update-index --assume-unchanged a.txt && echo 2 > a.txt",
+    );
+    assert_modified(&run, &[".git/index", "a.txt"]);
+}
+
+#[test]
+fn files_flagged_before_the_run_are_hashed_like_dirty_ones() {
+    for flag in ["--assume-unchanged", "--skip-worktree"] {
+        let test = git_repo();
+        git(test.path(), &["update-index", flag, "a.txt"]);
+        let run = attack(test, "echo hidden >> a.txt");
+        let ev = assert_modified(&run, &["a.txt"]);
+        assert_eq!(
+            read_only_diagnostics(&ev)[0].2,
+            "changed while the checks ran"
+        );
+        // Untouched, they pass.
+        let test = git_repo();
+        git(test.path(), &["update-index", flag, "a.txt"]);
+        assert_passes(&attack(test, "true"));
+    }
+}
+
+#[test]
+fn a_check_running_git_status_passes() {
+    // `git status` refreshes the index's cached file times and rewrites it
+    // (the files were touched after the index was written, so the refresh
+    // has work to do); what is staged is unchanged.
+    let test = git_repo().file("b.txt", "b\n");
+    git(test.path(), &["add", "b.txt"]);
+    git(test.path(), &["commit", "-q", "-m", "b"]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let index = test.path().join(".git/index");
+    let before = std::fs::read(&index).unwrap();
+    for name in ["a.txt", "b.txt"] {
+        let content = std::fs::read(test.path().join(name)).unwrap();
+        std::fs::write(test.path().join(name), content).unwrap();
+    }
+    let run = attack(
+        test,
+        "git status --porcelain >/dev/null && git diff --quiet",
+    )
+    .success();
+    let ev = run.json_file("ev.json");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    // The refresh did rewrite the index: the test would prove nothing
+    // otherwise.
+    assert_ne!(std::fs::read(&index).unwrap(), before);
+}
+
+#[test]
+fn index_versions_are_compared_by_meaning() {
+    for version in ["2", "3", "4"] {
+        let test = git_repo();
+        git(test.path(), &["update-index", "--index-version", version]);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(test.path().join("a.txt"), "2\n").unwrap();
+        assert_passes(&attack(test, "git status --porcelain >/dev/null"));
+        let test = git_repo();
+        git(test.path(), &["update-index", "--index-version", version]);
+        let run = attack(test, "git update-index --skip-worktree a.txt");
+        assert_modified(&run, &[".git/index"]);
+    }
+}
+
+#[test]
+fn a_split_index_is_compared_through_git() {
+    let test = git_repo();
+    git(test.path(), &["update-index", "--split-index"]);
+    let run = attack(test, "git rm -q --cached a.txt");
+    // The staged deletion shows in `git status` as well.
+    assert_modified(&run, &[".git/index", "a.txt"]);
+    let test = git_repo();
+    git(test.path(), &["update-index", "--split-index"]);
+    assert_passes(&attack(test, "git status --porcelain >/dev/null"));
+}
+
+#[test]
+fn packing_refs_changes_nothing() {
+    let test = git_repo();
+    git(test.path(), &["tag", "v1"]);
+    assert_passes(&attack(test, "git pack-refs --all"));
+}
+
+#[test]
+fn a_linked_worktree_is_watched_in_its_own_and_the_common_git_directory() {
+    let main = git_repo();
+    let linked = main.path().join("linked");
+    git(
+        main.path(),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            linked.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(main.path().join(".git/info/exclude"), "linked/\n").unwrap();
+    let config = format!(
+        "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"git commit -q --allow-empty -m x && git tag t\"]\n"
+    );
+    std::fs::write(linked.join("checks.toml"), config).unwrap();
+    let run = std::process::Command::new(crate::support::bin())
+        .args(["--format", "json", "--out", "../ev.json"])
+        .current_dir(&linked)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let ev: Value =
+        serde_json::from_slice(&std::fs::read(main.path().join("ev.json")).unwrap()).unwrap();
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!(["refs/heads/side", "refs/tags/t"])
+    );
+}
+
+#[test]
+fn a_reftable_repository_is_watched_through_git() {
+    let test = Test::bare().file("a.txt", "1\n");
+    let init = std::process::Command::new("git")
+        .args(["init", "-q", "-b", "main", "--ref-format=reftable"])
+        .current_dir(test.path())
+        .status()
+        .unwrap();
+    if !init.success() {
+        // git before 2.45 has no reftable: nothing to test.
+        eprintln!("skipped: this git cannot create a reftable repository");
+        return;
+    }
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "one"]);
+    let run = attack(test.file(".gitignore", "*.json\n"), "git tag x");
+    // `.gitignore` and `checks.toml` are untracked before the run: no change.
+    assert_modified(&run, &["refs/tags/x"]);
+}
+
+// run-check's own temporary files (SPEC section 5, 2026-11-25).
+
+#[test]
+fn concurrent_runs_writing_into_a_tracked_folder_do_not_fail_each_other() {
+    // The reports are ignored, the folder is not: each run's temporary
+    // `--out` file appears in the others' snapshots.
+    let test = Test::new()
+        .file("reports/README", "reports\n")
+        .file(".gitignore", "reports/*.json\n")
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"slow\"\nrun = [\"sh\", \"-c\", \"sleep 0.5\"]\n"
+        ));
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "reports"]);
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let out = format!("reports/ev-{i}.json");
+            let mut command = test.command();
+            command.args(["--format", "json", "--out", &out]);
+            command.spawn().unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().unwrap();
+        let text = std::fs::read_to_string(test.path().join(format!("reports/ev-{i}.json")))
+            .unwrap_or_default();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "run {i}: {}\n{text}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ev: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            ev["contracts"]["read_only"]["modified"],
+            serde_json::json!([])
+        );
+    }
+    // Nothing left behind.
+    let left: Vec<_> = std::fs::read_dir(test.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_check_file_named_like_a_run_check_temporary_file_counts() {
+    // Named after the live run-check process that runs the check (its
+    // parent), and held open by the check's own shell: neither is a file
+    // run-check holds open, so both count.
+    let run = attack(
+        git_repo(),
+        "touch .run-check-$PPID-x.tmp; exec 3> .run-check-$$-y.tmp; echo hidden >&3",
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    let modified: Vec<String> = ev["contracts"]["read_only"]["modified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(modified.len(), 2, "{modified:?}");
+    assert!(
+        modified[0].starts_with(".run-check-") && modified[0].ends_with("-x.tmp"),
+        "{modified:?}"
+    );
+    assert!(
+        modified[1].starts_with(".run-check-") && modified[1].ends_with("-y.tmp"),
+        "{modified:?}"
+    );
+}
+
+#[test]
+fn a_global_config_change_hides_nothing() {
+    // `git config --global core.excludesFile` would hide a new file from
+    // the second `git status`: the global config file is watched. The
+    // run's HOME is a temp dir, so nothing outside the test is touched.
+    let home = tempfile::tempdir().unwrap();
+    let home_path = dunce::canonicalize(home.path()).unwrap();
+    let test = git_repo()
+        .env("HOME", home_path.to_str().unwrap())
+        .env("XDG_CONFIG_HOME", home_path.join("xdg").to_str().unwrap());
+    let run = attack(
+        test,
+        "echo secret.txt > $HOME/hide && git config --global core.excludesFile $HOME/hide && \
+         echo x > secret.txt",
+    );
+    let gitconfig = format!("{}/.gitconfig", home_path.display());
+    assert_modified(&run, &[gitconfig.as_str()]);
+}
+
+#[test]
+fn a_git_change_is_blamed_on_the_check_that_made_it() {
+    // One check at a time, the writer long enough for a snapshot of its own.
+    let run = run_with(git_repo(), "sleep 1; git tag x", &["--jobs", "1"]);
+    let ev = assert_modified(&run, &["refs/tags/x"]);
+    assert_eq!(
+        read_only_diagnostics(&ev),
+        [(
+            "writer".into(),
+            "refs/tags/x".into(),
+            "created by check `writer`".into()
+        )]
+    );
+}

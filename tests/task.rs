@@ -374,3 +374,18 @@ fn a_missing_base_revision_is_an_error() {
         true,
     );
 }
+
+#[test]
+fn an_edit_hidden_by_assume_unchanged_counts_in_the_budget() {
+    // `git diff` does not see it; every line of the file counts, as for a
+    // new file.
+    let test = repo(&task().to_string());
+    git(
+        test.path(),
+        &["update-index", "--assume-unchanged", "src/lib.txt"],
+    );
+    let test = test.file("src/lib.txt", "one\ntwo\nthree\nfour\n");
+    let run = run(test).success();
+    let ev = run.json_file(EVIDENCE);
+    assert_eq!(ev["contracts"]["change_budget"], budget(1, 4, false));
+}
