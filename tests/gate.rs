@@ -350,3 +350,31 @@ fn the_file_a_symlinked_program_runs_is_part_of_the_gate() {
         json!(["scripts/real-lint.sh"])
     );
 }
+
+#[test]
+fn a_gate_change_hidden_from_git_status_by_an_index_flag_is_listed() {
+    // The candidate flags its config and script assume-unchanged or
+    // skip-worktree before it edits them, so `git status` shows nothing.
+    for flag in ["--assume-unchanged", "--skip-worktree"] {
+        let test = repo();
+        git(
+            test.path(),
+            &["update-index", flag, "checks.toml", "scripts/lint.sh"],
+        );
+        let test = test
+            .config(&without(&["style"]))
+            .script("scripts/lint.sh", WEAKENED);
+        let status = std::process::Command::new("git")
+            .args(["status", "--porcelain"])
+            .current_dir(test.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&status.stdout), "", "{flag}");
+        let run = strict(test, &[]).success();
+        assert_eq!(
+            gate(&evidence(&run))["changed"],
+            json!(["checks.toml", "scripts/lint.sh"]),
+            "{flag}"
+        );
+    }
+}
