@@ -48,6 +48,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
             super::detail(check),
         );
         let _ = writeln!(out, "{}", line.trim_end());
+        if let Some(line) = leaked(check) {
+            let _ = writeln!(out, "      {line}");
+        }
         if check.status.is_failure() {
             for line in tail(check) {
                 let _ = writeln!(out, "      │ {line}");
@@ -57,6 +60,25 @@ pub(super) fn render(evidence: &Evidence) -> String {
     let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
+}
+
+/// The processes a check left behind, the first three by command and pid
+/// (commands carry no control characters: they are replaced when read).
+fn leaked(check: &CheckRecord) -> Option<String> {
+    const SHOWN: usize = 3;
+    if check.leaked.is_empty() {
+        return None;
+    }
+    let mut shown: Vec<String> = check
+        .leaked
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("{} [pid {}]", p.command, p.pid))
+        .collect();
+    if check.leaked.len() > SHOWN {
+        shown.push(format!("{} more", check.leaked.len() - SHOWN));
+    }
+    Some(format!("left behind: {}", shown.join("; ")))
 }
 
 fn seconds(ms: u64) -> String {
