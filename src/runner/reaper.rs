@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn command_lines_are_joined_and_cut() {
-        assert_eq!(join_command(b"sleep\01000\0"), "sleep 1000");
+        assert_eq!(join_command(b"sleep\x001000\x00"), "sleep 1000");
         assert_eq!(join_command(b"a\xffb\0"), "a\u{fffd}b");
         assert_eq!(
             join_command(b"echo\0\x1b]0;title\x07\0"),
