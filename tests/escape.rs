@@ -369,8 +369,9 @@ fn checks_that_leave_nothing_list_nothing() {
 }
 
 /// A long check with an escaped process; run-check gets `signal` once the
-/// escape runs: exit 130, evidence written, nothing left.
-fn stopped_by(signal: libc::c_int, tag: u32) {
+/// escape runs: exit 130, evidence written, nothing left. `hung_up`: its
+/// stderr is gone by then (a closed terminal), which changes nothing.
+fn stopped_by(signal: libc::c_int, tag: u32, hung_up: bool) {
     let mark = mark(tag);
     let test = test(&format!(
         "[[check]]\nname = \"quick\"\nrun = [\"sh\", \"-c\", \"exit 0\"]\n\
@@ -385,6 +386,9 @@ fn stopped_by(signal: libc::c_int, tag: u32) {
             .is_empty()),
         "the escape never started"
     );
+    if hung_up {
+        drop(child.stderr.take());
+    }
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as libc::pid_t, signal) };
     let status = child.wait().unwrap();
@@ -405,12 +409,17 @@ fn stopped_by(signal: libc::c_int, tag: u32) {
 
 #[test]
 fn sigquit_is_handled_like_sigterm() {
-    stopped_by(libc::SIGQUIT, 16);
+    stopped_by(libc::SIGQUIT, 16, false);
 }
 
 #[test]
 fn sighup_is_handled_like_sigterm() {
-    stopped_by(libc::SIGHUP, 17);
+    stopped_by(libc::SIGHUP, 17, false);
+}
+
+#[test]
+fn sighup_after_the_terminal_closed_still_writes_the_evidence() {
+    stopped_by(libc::SIGHUP, 18, true);
 }
 
 #[test]

@@ -126,4 +126,27 @@ mod tests {
         assert!(out.contains("      │ waiting…\n"), "{out}");
         assert!(!out.contains("── stdout ──") && !out.contains("── stderr ──"));
     }
+
+    #[test]
+    fn leftover_processes_are_named_under_their_check() {
+        use crate::evidence::Leaked;
+        let mut evidence = sample::evidence();
+        evidence.checks[0].leaked = (1..=5)
+            .map(|pid| Leaked {
+                pid,
+                command: format!("sleep {pid}00"),
+            })
+            .collect();
+        let out = render(&evidence);
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(&evidence.checks[0].name))
+            .unwrap();
+        assert_eq!(
+            lines[at + 1],
+            "      left behind: sleep 100 [pid 1]; sleep 200 [pid 2]; sleep 300 [pid 3]; 2 more"
+        );
+        assert!(!render(&sample::evidence()).contains("left behind"));
+    }
 }

@@ -203,10 +203,20 @@ impl Containment {
         let mut pause = Duration::from_micros(200);
         let mut between = Some(between);
         loop {
-            let mut killed = false;
+            // A pass that killed or reaped something changed the tree: a
+            // killed process's children may have become run-check's since
+            // the pass read them; the next pass looks again.
+            let mut changed = false;
             {
                 let mut state = self.lock();
-                for pid in reaper::children("self") {
+                // The end of the run looks at every thread's children (a
+                // last safety net); a check's end, where cost matters, at
+                // the main thread's, where orphans go.
+                let children = match ending {
+                    Some(_) => reaper::orphans(),
+                    None => reaper::children("self"),
+                };
+                for pid in children {
                     if state.mains.contains(&pid) {
                         continue;
                     }
@@ -217,7 +227,7 @@ impl Containment {
                         // An orphan that ended: run-check inherited it. Only
                         // run-check's checks start processes while checks
                         // run, so no helper's status is taken here.
-                        reaper::reap(pid);
+                        changed |= reaper::reap(pid);
                         continue;
                     }
                     let mark = match state.marks.get(&(pid, stat.start)) {
@@ -232,14 +242,14 @@ impl Containment {
                     };
                     if !mark.keep {
                         reaper::kill(pid);
-                        killed = true;
+                        changed = true;
                     }
                 }
             }
             if let Some(between) = between.take() {
                 between();
             }
-            if !killed || Instant::now() >= deadline {
+            if !changed || Instant::now() >= deadline {
                 break;
             }
             std::thread::sleep(pause);

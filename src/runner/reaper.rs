@@ -28,6 +28,50 @@ pub(crate) fn acquire() -> bool {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
 }
 
+/// The children of run-check's main thread, where the kernel re-parents
+/// every orphan: to the subreaper's first living thread, its main thread
+/// (`find_new_reaper` in kernel/exit.c), whichever thread started the
+/// check. (A check's main process is the child of the thread that started
+/// it, but it is no orphan.) One small read per check: this is the whole
+/// cost of containment when nothing escaped.
+pub(crate) fn orphans() -> Vec<u32> {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let path = PATH.get_or_init(|| format!("/proc/self/task/{}/children", std::process::id()));
+    let mut text = String::new();
+    match std::fs::File::open(path).and_then(|mut file| file.read_to_string(&mut text)) {
+        Ok(_) => text
+            .split_ascii_whitespace()
+            .filter_map(|p| p.parse::<u32>().ok())
+            .collect(),
+        // No such file (a kernel without CONFIG_PROC_CHILDREN).
+        Err(_) => children("self"),
+    }
+}
+
+/// Every process whose parent is `ppid`, by a scan of /proc (for kernels
+/// without the `children` files).
+fn children_by_scan(ppid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|text| parent_of(&text))
+                == Some(ppid)
+        })
+        .collect()
+}
+
+/// The parent pid in a /proc/PID/stat line.
+fn parent_of(text: &str) -> Option<u32> {
+    let rest = &text[text.rfind(')')? + 1..];
+    rest.split_ascii_whitespace().nth(1)?.parse().ok()
+}
+
 /// The children of process `pid` (`self` for run-check), every thread's
 /// (a process started by a worker thread is that thread's child).
 pub(crate) fn children(pid: &str) -> Vec<u32> {
@@ -36,6 +80,7 @@ pub(crate) fn children(pid: &str) -> Vec<u32> {
         return found;
     };
     let mut text = String::new();
+    let mut read_any = false;
     for task in tasks.flatten() {
         text.clear();
         let path = task.path().join("children");
@@ -45,10 +90,20 @@ pub(crate) fn children(pid: &str) -> Vec<u32> {
         {
             continue;
         }
+        read_any = true;
         found.extend(
             text.split_ascii_whitespace()
                 .filter_map(|p| p.parse::<u32>().ok()),
         );
+    }
+    if !read_any {
+        let pid = match pid {
+            "self" => Some(std::process::id()),
+            pid => pid.parse().ok(),
+        };
+        if let Some(pid) = pid {
+            return children_by_scan(pid);
+        }
     }
     found
 }
@@ -213,6 +268,7 @@ mod tests {
         let zombie = "7 (sh) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0\n";
         assert!(parse_stat(zombie).unwrap().zombie);
         assert_eq!(parse_stat("7 (sh) S 1"), None);
+        assert_eq!(parent_of(line), Some(1));
         assert_eq!(parse_stat("garbage"), None);
     }
 
@@ -247,6 +303,8 @@ mod tests {
             .unwrap();
         let pid = child.id();
         assert!(children("self").contains(&pid));
+        assert!(children_by_scan(std::process::id()).contains(&pid));
+        assert!(orphans().iter().all(|&p| p != 0));
         let me = stat(std::process::id()).unwrap();
         assert!(!me.zombie);
         assert!(me.start <= now_ticks());
