@@ -254,7 +254,9 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
     if !report_on_stdout {
-        eprintln!("{}", evidence.summary.banner);
+        // Not `eprintln!`, which panics when stderr is gone (the terminal
+        // closed: SIGHUP) after the evidence was written.
+        let _ = writeln!(std::io::stderr().lock(), "{}", evidence.summary.banner);
     }
     Ok(evidence.summary.exit_code)
 }
@@ -417,7 +419,11 @@ impl Progress {
                 (_, 1) => "check",
                 _ => "checks",
             };
-            eprintln!("run-check {what}: {n} {noun}, {} at a time", plan.jobs);
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "run-check {what}: {n} {noun}, {} at a time",
+                plan.jobs
+            );
         }
         Progress { quiet, width }
     }

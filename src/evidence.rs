@@ -137,6 +137,20 @@ pub struct CheckRecord {
     pub error: Option<String>,
     /// PHASE_RESULT pairs (parser `phase-result`).
     pub data: serde_json::Map<String, serde_json::Value>,
+    /// The processes the check left behind when it ended: killed, or left
+    /// running with `leave_running` (absent from evidence written before
+    /// this field: none).
+    #[serde(default)]
+    pub leaked: Vec<Leaked>,
+}
+
+/// A process a check left running when it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leaked {
+    /// Its process id.
+    pub pid: u32,
+    /// Its command line, arguments joined by spaces (cut at 512 bytes).
+    pub command: String,
 }
 
 /// One artifact file.
@@ -266,6 +280,7 @@ pub fn assemble(
                         all
                     },
                 ),
+                leaked: result.leaked.clone(),
             }
         })
         .collect();
@@ -441,6 +456,7 @@ mod tests {
             skip_reason: None,
             error: None,
             data: Default::default(),
+            leaked: vec![],
         }
     }
 

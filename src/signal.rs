@@ -1,6 +1,8 @@
-//! Ctrl-C / SIGTERM handling. Checks run in their own process groups (Job
-//! Objects on Windows), so the terminal's Ctrl-C reaches only run-check; the
-//! handler raises a `Cancel` level that the runner observes: the first request
+//! Ctrl-C / SIGTERM handling, and on Unix SIGHUP and SIGQUIT (Ctrl-\\) the
+//! same way: no check outlives run-check, whatever signal it gets short of
+//! SIGKILL. Checks run in their own process groups (Job Objects on
+//! Windows), so the terminal's Ctrl-C reaches only run-check; the handler
+//! raises a `Cancel` level that the runner observes: the first request
 //! stops launching and terminates running trees, the second kills at once.
 
 use std::sync::OnceLock;
@@ -54,17 +56,52 @@ impl Cancel {
 static GLOBAL: Cancel = Cancel::new();
 static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
 
-/// Installs the process-wide Ctrl-C/SIGTERM handler (once) and returns the
-/// cancellation state it raises, reset to `RUNNING`.
+/// Installs the process-wide handler of Ctrl-C, SIGTERM, SIGHUP and SIGQUIT
+/// (once) and returns the cancellation state it raises, reset to `RUNNING`.
 pub fn install() -> Result<&'static Cancel, String> {
     INSTALLED
         .get_or_init(|| {
+            // `ctrlc` (feature `termination`) takes SIGINT, SIGTERM and SIGHUP.
             ctrlc::set_handler(|| GLOBAL.request())
-                .map_err(|err| format!("failed to install the Ctrl-C handler: {err}"))
+                .map_err(|err| format!("failed to install the Ctrl-C handler: {err}"))?;
+            install_quit()
         })
         .clone()?;
     GLOBAL.reset();
     Ok(&GLOBAL)
+}
+
+/// SIGQUIT (Ctrl-\\), whose default would end run-check with a core dump
+/// and orphan its checks: raises the level directly from the handler (an
+/// atomic update is async-signal-safe).
+#[cfg(unix)]
+fn install_quit() -> Result<(), String> {
+    extern "C" fn on_quit(_: libc::c_int) {
+        GLOBAL.request();
+    }
+    // SAFETY: zeroed is a valid sigaction, filled in below.
+    let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+    action.sa_sigaction = on_quit as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    action.sa_flags = libc::SA_RESTART;
+    // SAFETY: `action.sa_mask` is a live sigset; the handler only updates an
+    // atomic; the old action is not asked for.
+    let installed = unsafe {
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGQUIT, &action, std::ptr::null_mut())
+    };
+    if installed != 0 {
+        return Err(format!(
+            "failed to install the SIGQUIT handler: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// Windows has no SIGQUIT (Ctrl-Break is Ctrl-C's handler's).
+#[cfg(not(unix))]
+fn install_quit() -> Result<(), String> {
+    Ok(())
 }
 
 #[cfg(test)]

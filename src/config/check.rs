@@ -113,6 +113,17 @@ impl Validator<'_> {
             }
             needs.push(need.get_ref().clone());
         }
+        let leave_running = match &raw.leave_running {
+            Some(leave) if *leave.get_ref() && matches!(kind, CheckKind::Scan(_)) => {
+                return Err(self.err(
+                    leave.span(),
+                    of("leave_running"),
+                    "a `scan` check starts no process; only a check with `run` may leave processes running",
+                ));
+            }
+            Some(leave) => *leave.get_ref(),
+            None => false,
+        };
         let line = self.line_of(raw.name.span().start);
         Ok(CheckConfig {
             name: name.clone(),
@@ -129,6 +140,7 @@ impl Validator<'_> {
             needs,
             parser: raw.parser.unwrap_or_default(),
             artifacts: raw.artifacts.into_iter().map(Spanned::into_inner).collect(),
+            leave_running,
             score,
             matchers,
         })

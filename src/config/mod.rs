@@ -355,6 +355,9 @@ pub struct CheckConfig {
     pub parser: Parser,
     /// Artifact globs.
     pub artifacts: Vec<String>,
+    /// Processes it leaves behind are not killed (a build daemon), only
+    /// listed in `leaked`.
+    pub leave_running: bool,
     /// Score regex (first capture group is the score).
     pub score: Option<Regex>,
     /// Custom problem matchers.

@@ -56,6 +56,7 @@ pub(super) struct RawCheck {
     pub(super) parser: Option<Parser>,
     #[serde(default)]
     pub(super) artifacts: Vec<Spanned<String>>,
+    pub(super) leave_running: Option<Spanned<bool>>,
     pub(super) score: Option<RawScore>,
     #[serde(default)]
     pub(super) matcher: Vec<RawMatcher>,

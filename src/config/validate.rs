@@ -86,6 +86,7 @@ impl Validator<'_> {
                 needs: Vec::new(),
                 parser: Parser::None,
                 artifacts: Vec::new(),
+                leave_running: false,
                 score: None,
                 matchers: Vec::new(),
             });

@@ -48,6 +48,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
             super::detail(check),
         );
         let _ = writeln!(out, "{}", line.trim_end());
+        if let Some(line) = leaked(check) {
+            let _ = writeln!(out, "      {line}");
+        }
         if check.status.is_failure() {
             for line in tail(check) {
                 let _ = writeln!(out, "      │ {line}");
@@ -87,6 +90,25 @@ fn visible(text: &str) -> String {
             false => c.to_string(),
         })
         .collect()
+}
+
+/// The processes a check left behind, the first three by command and pid
+/// (commands carry no control characters: they are replaced when read).
+fn leaked(check: &CheckRecord) -> Option<String> {
+    const SHOWN: usize = 3;
+    if check.leaked.is_empty() {
+        return None;
+    }
+    let mut shown: Vec<String> = check
+        .leaked
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("{} [pid {}]", p.command, p.pid))
+        .collect();
+    if check.leaked.len() > SHOWN {
+        shown.push(format!("{} more", check.leaked.len() - SHOWN));
+    }
+    Some(format!("left behind: {}", shown.join("; ")))
 }
 
 fn seconds(ms: u64) -> String {
@@ -133,5 +155,28 @@ mod tests {
         let out = render(&sample::evidence());
         assert!(out.contains("      │ waiting…\n"), "{out}");
         assert!(!out.contains("── stdout ──") && !out.contains("── stderr ──"));
+    }
+
+    #[test]
+    fn leftover_processes_are_named_under_their_check() {
+        use crate::evidence::Leaked;
+        let mut evidence = sample::evidence();
+        evidence.checks[0].leaked = (1..=5)
+            .map(|pid| Leaked {
+                pid,
+                command: format!("sleep {pid}00"),
+            })
+            .collect();
+        let out = render(&evidence);
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(&evidence.checks[0].name))
+            .unwrap();
+        assert_eq!(
+            lines[at + 1],
+            "      left behind: sleep 100 [pid 1]; sleep 200 [pid 2]; sleep 300 [pid 3]; 2 more"
+        );
+        assert!(!render(&sample::evidence()).contains("left behind"));
     }
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use shared_child::SharedChild;
 
+use super::contain::COOKIE;
 use super::platform;
 use super::process::Spec;
 
@@ -36,12 +37,15 @@ pub(crate) enum Child {
 }
 
 /// Starts `start` with stdin from the null device and stdout/stderr into the
-/// given pipes, in a process tree of its own (`platform::prepare`).
+/// given pipes, in a process tree of its own (`platform::prepare`), with the
+/// containment's cookie in its environment (over any inherited or
+/// configured value).
 pub(crate) fn spawn(
     start: &Spec<'_>,
     stdout: PipeWriter,
     stderr: PipeWriter,
 ) -> io::Result<Started> {
+    let cookie = start.cookie();
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsFd;
@@ -50,6 +54,7 @@ pub(crate) fn spawn(
             start.args,
             start.cwd,
             start.env,
+            cookie.as_deref(),
             stdout.as_fd(),
             stderr.as_fd(),
         );
@@ -64,10 +69,13 @@ pub(crate) fn spawn(
     command
         .args(start.args)
         .current_dir(start.cwd)
-        .envs(start.env)
+        .envs(start.env.iter().filter(|(key, _)| key.as_str() != COOKIE))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr);
+    if let Some(cookie) = &cookie {
+        command.env(COOKIE, cookie);
+    }
     platform::prepare(&mut command);
     let child = SharedChild::spawn(&mut command);
     // The command owns our copies of the pipe writers: drop it now, or the

@@ -31,6 +31,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::contain::COOKIE;
 use super::platform;
 
 /// The child's stack: its frames are a few hundred bytes of libc calls.
@@ -324,14 +325,16 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
 }
 
 /// Starts `program` with `args` in `cwd`, with `env` over run-check's own
-/// environment, stdin from /dev/null, stdout and stderr to the given
-/// descriptors, as the leader of a new process group. `None`: this path is
-/// unavailable here; use the standard library.
+/// environment and `cookie` (the containment's `COOKIE`) over both, stdin
+/// from /dev/null, stdout and stderr to the given descriptors, as the leader
+/// of a new process group. `None`: this path is unavailable here; use the
+/// standard library.
 pub(crate) fn spawn(
     program: &Path,
     args: &[String],
     cwd: &Path,
     env: &BTreeMap<String, String>,
+    cookie: Option<&str>,
     stdout: BorrowedFd<'_>,
     stderr: BorrowedFd<'_>,
 ) -> Option<io::Result<Child>> {
@@ -349,10 +352,14 @@ pub(crate) fn spawn(
             .map(|arg| c_string(arg.as_bytes()))
             .collect::<io::Result<Vec<_>>>()?;
         let cwd = c_string(cwd.as_os_str().as_bytes())?;
-        let extra = env
+        let mut extra = env
             .iter()
+            .filter(|(key, _)| key.as_str() != COOKIE)
             .map(|(key, value)| c_string(format!("{key}={value}").as_bytes()))
             .collect::<io::Result<Vec<_>>>()?;
+        if let Some(cookie) = cookie {
+            extra.push(c_string(format!("{COOKIE}={cookie}").as_bytes())?);
+        }
         Ok((program, args, cwd, extra))
     })();
     let (program, args, cwd, extra) = match prepared {
@@ -370,7 +377,7 @@ pub(crate) fn spawn(
             .iter()
             .filter(|(key_len, entry)| {
                 let key = std::str::from_utf8(&entry.as_bytes()[..*key_len]);
-                !key.is_ok_and(|key| env.contains_key(key))
+                !key.is_ok_and(|key| key == COOKIE || env.contains_key(key))
             })
             .map(|(_, entry)| entry.as_ptr()),
     );
@@ -508,6 +515,7 @@ mod tests {
             &args,
             &cwd,
             &env,
+            None,
             out_write.as_fd(),
             err_write.as_fd(),
         )
@@ -592,6 +600,7 @@ mod tests {
             &[],
             Path::new("/nonexistent/dir"),
             &BTreeMap::new(),
+            None,
             w.as_fd(),
             w.as_fd(),
         )
@@ -609,6 +618,7 @@ mod tests {
             &args,
             &std::env::temp_dir(),
             &BTreeMap::new(),
+            None,
             w.as_fd(),
             w.as_fd(),
         )

@@ -8,7 +8,10 @@
 mod child;
 #[cfg(target_os = "linux")]
 mod clone;
+pub mod contain;
 pub mod process;
+#[cfg(target_os = "linux")]
+mod reaper;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -23,10 +26,11 @@ use std::time::Duration;
 use crate::artifacts::{self, Collected};
 use crate::config::CheckKind;
 use crate::diagnostics::{Collector, Parsed};
-use crate::evidence::Status;
+use crate::evidence::{Leaked, Status};
 use crate::excerpt::Excerpt;
 use crate::plan::{Plan, PlannedCheck};
 use crate::signal::Cancel;
+use contain::Containment;
 use process::End;
 
 /// Skip reason of checks not started because run-check was interrupted.
@@ -62,6 +66,8 @@ pub struct CheckResult {
     /// A skip that is no failure (fast mode found nothing to check): checks
     /// that need this one still run.
     pub benign_skip: bool,
+    /// The processes it left behind (killed, or kept by `leave_running`).
+    pub leaked: Vec<Leaked>,
 }
 
 impl CheckResult {
@@ -79,6 +85,7 @@ impl CheckResult {
             parsed: Vec::new(),
             artifacts: Collected::default(),
             benign_skip: false,
+            leaked: Vec::new(),
         }
     }
 
@@ -119,6 +126,8 @@ pub fn run_plan(
     let mut started = vec![false; n];
     let mut stop_reason: Option<&'static str> = None;
     let (tx, rx) = mpsc::channel::<(usize, CheckResult)>();
+    let contain = Containment::new(plan.checks.iter().map(|c| c.config.leave_running));
+    let contain = &contain;
 
     // Checks to run, by plan index; the workers take them in turn. The
     // sender moves into the scope and drops when its closure returns, which
@@ -188,14 +197,15 @@ pub fn run_plan(
                             if plan.jobs == 1 {
                                 // Nothing to overlap: a hand-off to a worker
                                 // would only cost two thread wake-ups.
-                                let _ = tx.send((i, run_check(check, plan, cancel)));
+                                let run = run_check(i, plan, cancel, contain);
+                                let _ = tx.send((i, run));
                             } else {
                                 // A worker per running check at most, started
                                 // when every worker is busy, reused after.
                                 if workers < running {
                                     workers += 1;
                                     let (tx, jobs) = (tx.clone(), &jobs);
-                                    scope.spawn(move || work(plan, cancel, jobs, &tx));
+                                    scope.spawn(move || work(plan, cancel, contain, jobs, &tx));
                                 }
                                 let _ = job_tx.send(i);
                             }
@@ -222,16 +232,22 @@ pub fn run_plan(
         }
     });
 
+    // Whatever any check left is gone now (but what `leave_running` kept),
+    // before the last snapshot is taken.
+    let leaked = contain.finish();
     let reason = stop_reason.unwrap_or(INTERRUPTED);
     results
         .into_iter()
         .zip(&plan.checks)
-        .map(|(result, check)| {
-            result.unwrap_or_else(|| {
+        .zip(leaked)
+        .map(|((result, check), leaked)| {
+            let mut result = result.unwrap_or_else(|| {
                 let result = CheckResult::skipped(reason);
                 on_event(Event::Finished(check, &result));
                 result
-            })
+            });
+            result.leaked.extend(leaked);
+            result
         })
         .collect()
 }
@@ -240,6 +256,7 @@ pub fn run_plan(
 fn work(
     plan: &Plan<'_>,
     cancel: &Cancel,
+    contain: &Containment,
     jobs: &Mutex<mpsc::Receiver<usize>>,
     results: &mpsc::Sender<(usize, CheckResult)>,
 ) {
@@ -249,7 +266,7 @@ fn work(
             Err(_) => return,
         };
         let Ok(i) = next else { return };
-        let result = run_check(&plan.checks[i], plan, cancel);
+        let result = run_check(i, plan, cancel, contain);
         if results.send((i, result)).is_err() {
             return;
         }
@@ -271,13 +288,14 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     }
 }
 
-/// Runs one check (a process or a built-in scan) and classifies its end.
-fn run_check(check: &PlannedCheck<'_>, plan: &Plan<'_>, cancel: &Cancel) -> CheckResult {
+/// Runs check `i` (a process or a built-in scan) and classifies its end.
+fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+    let check = &plan.checks[i];
     match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
         // SPEC section 3: `cwd` and a path program are resolved again now.
         CheckKind::Run(_) => match crate::plan::at_start(check, &plan.worktree) {
-            Ok(start) => run_process(check, plan, cancel, &start.cwd),
+            Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
             Err(why) => CheckResult::errored(why),
         },
     }
@@ -310,6 +328,7 @@ fn run_process(
     plan: &Plan<'_>,
     cancel: &Cancel,
     cwd: &std::path::Path,
+    contain: (&Containment, usize),
 ) -> CheckResult {
     let program = check
         .program
@@ -322,6 +341,8 @@ fn run_process(
         env: &check.config.env,
         timeout: check.timeout,
         excerpt_bytes: plan.excerpt_bytes,
+        contain: Some(contain),
+        leave_running: check.config.leave_running,
     };
     let collectors = [Collector::new(check.config), Collector::new(check.config)];
     let outcome = process::run(&spec, collectors, cancel);
@@ -347,6 +368,7 @@ fn run_process(
         parsed,
         artifacts,
         benign_skip: false,
+        leaked: outcome.leaked,
     };
     match outcome.end {
         End::Exited(code) => {

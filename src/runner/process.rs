@@ -12,8 +12,10 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::child::{self, Child};
+use super::contain::Containment;
 use super::platform;
 use crate::diagnostics::{Collector, Parsed};
+use crate::evidence::Leaked;
 use crate::excerpt::Excerpt;
 use crate::signal::{Cancel, KILL};
 
@@ -46,6 +48,19 @@ pub struct Spec<'a> {
     pub timeout: Duration,
     /// Bytes kept from each end of each stream.
     pub excerpt_bytes: usize,
+    /// Its run's containment and its index there: its processes carry the
+    /// cookie, and what it leaves behind is found (Linux).
+    pub contain: Option<(&'a Containment, usize)>,
+    /// Processes left behind at a normal end are not killed (listed only).
+    pub leave_running: bool,
+}
+
+impl Spec<'_> {
+    /// The cookie value its processes inherit.
+    pub(crate) fn cookie(&self) -> Option<String> {
+        self.contain
+            .map(|(containment, index)| containment.cookie(index))
+    }
 }
 
 /// How a process ended.
@@ -78,6 +93,9 @@ pub struct ProcessResult {
     pub stdout_parsed: Option<Parsed>,
     /// What stderr's collector parsed.
     pub stderr_parsed: Option<Parsed>,
+    /// Processes its tree still held when it ended (Windows: the job's;
+    /// elsewhere the containment lists them).
+    pub leaked: Vec<Leaked>,
 }
 
 impl ProcessResult {
@@ -89,6 +107,7 @@ impl ProcessResult {
             stderr: Excerpt::new(limit),
             stdout_parsed: None,
             stderr_parsed: None,
+            leaked: Vec::new(),
         }
     }
 }
@@ -123,8 +142,18 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     // Not duct: duct copies the whole environment into a map and sets it
     // again on every spawn (≈ 170,000 instructions per check, measured with
     // callgrind), the largest per-check cost run-check had.
+    // The books stay locked from before the spawn until the pid is
+    // registered: a sweep never mistakes a check starting for an orphan.
+    let starting = spec
+        .contain
+        .map(|(containment, index)| containment.starting(index));
     let (handle, writers) = match child::spawn(spec, out_write, err_write) {
-        Ok(started) => (started.child, started.writers),
+        Ok(started) => {
+            if let Some(starting) = starting {
+                starting.spawned(started.child.id());
+            }
+            (started.child, started.writers)
+        }
         Err(err) => {
             // A missing working directory fails the spawn too; say which.
             let why = if spec.cwd.is_dir() {
@@ -150,6 +179,9 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         deadline: start + spec.timeout,
         stopped: None,
         cleared: false,
+        contain: spec.contain,
+        leave_running: spec.leave_running,
+        leaked: Vec::new(),
     };
     let [out_collector, err_collector] = collectors;
     let captures = [
@@ -168,6 +200,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
     // process running.
     supervisor.clear_tree();
     let stopped = supervisor.stopped.take();
+    let leaked = std::mem::take(&mut supervisor.leaked);
     let [stdout, stderr] = captures;
     let (stdout, stdout_parsed) = stdout.finish();
     let (stderr, stderr_parsed) = stderr.finish();
@@ -189,6 +222,7 @@ pub fn run(spec: &Spec<'_>, collectors: [Option<Collector>; 2], cancel: &Cancel)
         stderr,
         stdout_parsed,
         stderr_parsed,
+        leaked,
     }
 }
 
@@ -201,15 +235,39 @@ struct Supervisor<'h> {
     stopped: Option<(End, Instant)>,
     /// The tree was killed after the process exited (`clear_tree`).
     cleared: bool,
+    /// The run's containment and this check's index there.
+    contain: Option<(&'h Containment, usize)>,
+    /// What it leaves behind at a normal end stays (listed).
+    leave_running: bool,
+    /// What the tree still held at the end (Windows).
+    leaked: Vec<Leaked>,
 }
 
 impl Supervisor<'_> {
-    /// Kills what is left of the tree once the process has exited. Once is
-    /// enough: nothing in a killed group can start a new member.
+    /// Kills what is left of the tree once the process has exited (and
+    /// reaped), then whatever escaped it; with `leave_running` and a normal
+    /// end, both stay (listed). Once is enough: nothing in a killed group
+    /// can start a new member, and the containment's sweep kills the rest.
     fn clear_tree(&mut self) {
-        if !self.cleared {
-            self.terminate(true);
-            self.cleared = true;
+        if self.cleared {
+            return;
+        }
+        self.cleared = true;
+        let keep = self.leave_running && self.stopped.is_none();
+        if let Some(tree) = &self.tree {
+            self.leaked = tree.leftovers(self.handle.id());
+            if keep {
+                tree.keep();
+            }
+        }
+        let kill_group = || {
+            if !keep {
+                self.terminate(true);
+            }
+        };
+        match self.contain {
+            Some((containment, index)) => containment.ended(index, self.handle.id(), kill_group),
+            None => kill_group(),
         }
     }
 
@@ -234,6 +292,13 @@ impl Supervisor<'_> {
             } else if now >= self.deadline {
                 self.terminate(false);
                 self.stopped = Some((End::TimedOut, now));
+            }
+            // What already escaped the tree goes at once, not after the
+            // tree's grace.
+            if self.stopped.is_some()
+                && let Some((containment, index)) = self.contain
+            {
+                containment.stopping(index);
             }
         }
         if let Some((_, at)) = &self.stopped

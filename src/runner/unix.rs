@@ -1,6 +1,6 @@
 //! Unix process trees: each check leads its own process group, so one
-//! `killpg` reaches every process it started (unless one left the group on
-//! purpose with `setsid`/`setpgid`).
+//! `killpg` reaches every process it started that stayed in the group; what
+//! left it on purpose (`setsid`, `setpgid`) is found by `contain` (Linux).
 
 use std::io::{self, PipeReader};
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -59,6 +59,16 @@ impl Tree {
     pub(crate) fn kill(&self) {
         self.signal(libc::SIGKILL);
     }
+
+    /// The processes the tree holds besides `main`: on Unix a process group
+    /// cannot be listed cheaply, so the containment (`contain`) finds them.
+    pub(crate) fn leftovers(&self, _main: u32) -> Vec<crate::evidence::Leaked> {
+        Vec::new()
+    }
+
+    /// Lets the tree's processes outlive it: nothing to do on Unix (a
+    /// process group is not killed unless asked).
+    pub(crate) fn keep(&self) {}
 
     fn signal(&self, signal: libc::c_int) {
         // SAFETY: killpg has no memory-safety preconditions; an error (ESRCH

@@ -14,13 +14,28 @@ use windows_sys::Win32::System::Diagnostics::ToolHelp::{
 };
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation,
-    SetInformationJobObject, TerminateJobObject,
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectBasicProcessIdList,
+    JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
+    TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_SET_QUOTA,
-    PROCESS_TERMINATE, ResumeThread, THREAD_SUSPEND_RESUME,
+    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_NAME_WIN32,
+    PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SET_QUOTA, PROCESS_TERMINATE,
+    QueryFullProcessImageNameW, ResumeThread, THREAD_SUSPEND_RESUME,
 };
+
+use crate::evidence::Leaked;
+
+/// The most leftover processes of one job listed in `leaked`.
+const MAX_LISTED: usize = 1024;
+
+/// `JOBOBJECT_BASIC_PROCESS_ID_LIST` with room for `MAX_LISTED` ids.
+#[repr(C)]
+struct ProcessIds {
+    assigned: u32,
+    listed: u32,
+    ids: [usize; MAX_LISTED],
+}
 
 /// Prepares the command before spawn: its own console process group, so the
 /// console's Ctrl-C reaches run-check only (mirrors the Unix process group),
@@ -130,6 +145,72 @@ impl Tree {
         // SAFETY: `job` is a valid job handle owned by self.
         unsafe { TerminateJobObject(self.job, 1) };
     }
+
+    /// The processes still in the job besides `main` (its first process),
+    /// each with its program's path (another process's command line is
+    /// not readable without reading its memory).
+    pub(crate) fn leftovers(&self, main: u32) -> Vec<Leaked> {
+        // SAFETY: zeroed is a valid id list to be filled in.
+        let mut list: Box<ProcessIds> = Box::new(unsafe { std::mem::zeroed() });
+        // SAFETY: `list` is live, of the size passed; the job handle is ours.
+        let ok = unsafe {
+            QueryInformationJobObject(
+                self.job,
+                JobObjectBasicProcessIdList,
+                (&raw mut *list).cast(),
+                std::mem::size_of::<ProcessIds>() as u32,
+                std::ptr::null_mut(),
+            )
+        };
+        if ok == 0 {
+            return Vec::new();
+        }
+        let listed = (list.listed as usize).min(MAX_LISTED);
+        list.ids[..listed]
+            .iter()
+            .filter_map(|&id| u32::try_from(id).ok())
+            .filter(|&pid| pid != main)
+            .map(|pid| Leaked {
+                pid,
+                command: image_path(pid).unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Lets the job's processes outlive it (`leave_running`): closing the
+    /// job no longer kills them.
+    pub(crate) fn keep(&self) {
+        // SAFETY: zeroed is a valid JOBOBJECT_EXTENDED_LIMIT_INFORMATION (no limit).
+        let info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a live struct of the size passed.
+        unsafe {
+            SetInformationJobObject(
+                self.job,
+                JobObjectExtendedLimitInformation,
+                (&raw const info).cast(),
+                std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+            )
+        };
+    }
+}
+
+/// The full path of process `pid`'s program.
+fn image_path(pid: u32) -> Option<String> {
+    // SAFETY: OpenProcess has no memory-safety preconditions.
+    let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    if process.is_null() {
+        return None;
+    }
+    let mut buf = [0u16; 1024];
+    let mut len = buf.len() as u32;
+    // SAFETY: `buf` holds `len` u16s; the handle is valid and closed once.
+    let ok = unsafe {
+        let ok =
+            QueryFullProcessImageNameW(process, PROCESS_NAME_WIN32, buf.as_mut_ptr(), &mut len);
+        CloseHandle(process);
+        ok
+    };
+    (ok != 0).then(|| String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())]))
 }
 
 impl Drop for Tree {

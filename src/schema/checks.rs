@@ -242,6 +242,7 @@ fn check() -> Value {
                 "x-taplo": {"docs": {"enumValues": PARSERS.map(|(_, doc)| doc)}},
             },
             "artifacts": {"type": "array", "items": {"type": "string"}, "default": [], "description": "Globs relative to the worktree of files the check writes; recorded with their sha256; JUnit XML and SARIF are parsed into diagnostics."},
+            "leave_running": {"type": "boolean", "default": false, "description": "Let the processes this check leaves behind (a build daemon such as Gradle's or sccache's server) outlive it and run-check; they are still listed in the evidence's `leaked`. Default: every process the check started is killed when it ends. Only for a check with `run`."},
             "score": closed(
                 "The check's 0..100 score, read from its output.",
                 json!({

@@ -248,6 +248,19 @@ fn check_record() -> Value {
                 "type": "object",
                 "description": "The key/value pairs of a `PHASE_RESULT:` block (`parser = \"phase-result\"`).",
             },
+            "leaked": {
+                "type": "array",
+                "default": [],
+                "description": "The processes the check started that were still running when it ended (exit, timeout or cancellation), also those that left its process group: killed, or left running when the check has `leave_running = true`. Empty when none; absent in evidence written before this field.",
+                "items": closed(
+                    "One process left behind.",
+                    json!({
+                        "pid": count("Its process id."),
+                        "command": string("Its command line, arguments joined by spaces (cut at 512 bytes; on Windows the program's path)."),
+                    }),
+                    &["pid", "command"],
+                ),
+            },
         }),
         &[
             "name",
