@@ -267,6 +267,10 @@ fn command(exe: &Path, dir: &Path) -> Command {
         .arg("-C")
         .arg(dir)
         .args(["-c", "core.quotePath=false"])
+        // A repository's `core.fsmonitor` names a program that git runs and
+        // whose answer it trusts: code of the repository's, run by the gate
+        // after the checks ended, that could say "nothing changed". Never.
+        .args(["-c", "core.fsmonitor=false"])
         .stdin(Stdio::null());
     command
 }

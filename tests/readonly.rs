@@ -730,3 +730,24 @@ fn a_git_change_is_blamed_on_the_check_that_made_it() {
         )]
     );
 }
+
+#[test]
+fn a_repository_fsmonitor_hook_is_never_run_by_run_check() {
+    // The candidate set `core.fsmonitor` before the run: git would run the
+    // hook in run-check's own `git status` and trust its answer. run-check
+    // asks git with `core.fsmonitor=false`, so the hook never runs and the
+    // edit is found.
+    let test = git_repo().script(
+        "fsmon.sh",
+        "#!/bin/sh\necho ran >> \"$(dirname \"$0\")/.git/fsmonitor-ran\"\nexit 1\n",
+    );
+    git(test.path(), &["config", "core.fsmonitor", "./fsmon.sh"]);
+    let run = attack(test, "echo 3 > a.txt");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!(["a.txt"])
+    );
+    assert!(!run.test.path().join(".git/fsmonitor-ran").exists());
+}
