@@ -42,6 +42,7 @@ mod own;
 mod stat;
 
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -153,27 +154,68 @@ impl Entry {
 /// The state of a worktree at one moment.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
-    /// Worktree-relative paths (absolute when outside the worktree).
-    entries: HashMap<PathBuf, Entry>,
+    /// Worktree-relative paths (absolute when outside the worktree), one
+    /// entry each, sorted by their bytes: two snapshots are compared in
+    /// one pass, without hashing 200,000 paths.
+    entries: Vec<(OsString, Entry)>,
     /// When it began: files it left unread are judged against this.
     clock: Clock,
 }
 
+/// The bytes a snapshot key is sorted by.
+fn bytes(key: &OsStr) -> &[u8] {
+    key.as_encoded_bytes()
+}
+
 impl Snapshot {
+    /// A snapshot of `entries` in any order (of a path listed twice, the
+    /// first is kept).
+    fn new(mut entries: Vec<(OsString, Entry)>, clock: Clock) -> Snapshot {
+        // git's listing is sorted but for its untracked part: a stable sort
+        // of two runs is one merge.
+        entries.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+        entries.dedup_by(|a, b| a.0 == b.0);
+        Snapshot { entries, clock }
+    }
+
+    /// What was recorded of `key`.
+    fn get(&self, key: &OsStr) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|(k, _)| bytes(k).cmp(bytes(key)))
+            .ok()
+            .map(|i| &self.entries[i].1)
+    }
+
     /// Paths (worktree-relative, `/` separators) that differ between `self`
     /// (before) and `after`, sorted, each with what happened to it.
     pub fn diff(&self, after: &Snapshot) -> Vec<Change> {
         let mut changes: Vec<Change> = Vec::new();
-        for (path, entry) in &self.entries {
-            match after.entries.get(path) {
-                Some(now) if entry.same(now, &self.clock) => {}
-                Some(now) => changes.push(Change::new(path, Some(entry), Some(now))),
-                None => changes.push(Change::new(path, Some(entry), None)),
-            }
-        }
-        for (path, now) in &after.entries {
-            if !self.entries.contains_key(path) {
-                changes.push(Change::new(path, None, Some(now)));
+        let (mut was, mut now) = (self.entries.iter().peekable(), after.entries.iter().peekable());
+        loop {
+            let order = match (was.peek(), now.peek()) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((a, _)), Some((b, _))) => bytes(a).cmp(bytes(b)),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    if let Some((key, entry)) = was.next() {
+                        changes.push(Change::new(key, Some(entry), None));
+                    }
+                }
+                std::cmp::Ordering::Greater => {
+                    if let Some((key, entry)) = now.next() {
+                        changes.push(Change::new(key, None, Some(entry)));
+                    }
+                }
+                std::cmp::Ordering::Equal => {
+                    if let (Some((key, entry)), Some((_, later))) = (was.next(), now.next())
+                        && !entry.same(later, &self.clock)
+                    {
+                        changes.push(Change::new(key, Some(entry), Some(later)));
+                    }
+                }
             }
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.key.cmp(&b.key)));
@@ -193,8 +235,8 @@ impl Snapshot {
     /// Whether some file was left unread (judged later by the clock).
     fn unread(&self) -> bool {
         self.entries
-            .values()
-            .any(|e| matches!(e.seen, Seen::Unread { .. }))
+            .iter()
+            .any(|(_, e)| matches!(e.seen, Seen::Unread { .. }))
     }
 }
 
@@ -211,7 +253,8 @@ pub struct Change {
 }
 
 impl Change {
-    fn new(key: &Path, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+    fn new(key: &OsStr, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+        let key = Path::new(key);
         // In git, a path a snapshot does not list is as committed; outside
         // git, it is not there.
         let untracked_or_walked = |entry: &Entry| entry.code.is_empty() || entry.code == "??";
@@ -252,7 +295,9 @@ pub struct Verifier {
     before: Snapshot,
     /// How long the first snapshot took.
     cost: Duration,
-    /// The latest intermediate snapshot, when attributing.
+    /// Checks run one at a time: intermediate snapshots name culprits.
+    attribute: bool,
+    /// The latest intermediate snapshot (`None`: `before` is the latest).
     last: Option<Snapshot>,
     /// Checks finished since `last`.
     pending: Vec<String>,
@@ -286,7 +331,8 @@ impl Verifier {
         Ok(Verifier {
             snapshotter,
             cost: started.elapsed() + status_took,
-            last: attribute.then(|| before.clone()),
+            attribute,
+            last: None,
             before,
             pending: Vec::new(),
             culprits: HashMap::new(),
@@ -322,22 +368,23 @@ impl Verifier {
     /// Called after check `name` ended (having run for `ran`) while no other
     /// check runs.
     pub fn after_check(&mut self, name: &str, ran: Duration) {
-        if self.last.is_none() {
+        if !self.attribute {
             return;
         }
         self.pending.push(name.to_string());
         if ran >= self.cost * ATTRIBUTION_FACTOR
             && let Ok(now) = self.snapshotter.again(&self.before)
         {
-            self.blame(&now);
+            let changes = self.diff(self.last.as_ref().unwrap_or(&self.before), &now);
+            self.blame(changes);
             self.last = Some(now);
         }
     }
 
-    /// Attributes the changes since `last` to the pending checks.
-    fn blame(&mut self, now: &Snapshot) {
-        let Some(last) = &self.last else { return };
-        for change in self.diff(last, now) {
+    /// Attributes `changes` (since the latest snapshot) to the pending
+    /// checks.
+    fn blame(&mut self, changes: Vec<Change>) {
+        for change in changes {
             self.culprits
                 .entry(change.path)
                 .or_insert_with(|| self.pending.clone());
@@ -359,10 +406,16 @@ impl Verifier {
                 return (read_only, Vec::new());
             }
         };
-        if !self.pending.is_empty() {
-            self.blame(&after);
-        }
         let changes = self.diff(&self.before, &after);
+        if self.attribute && !self.pending.is_empty() {
+            // Without an intermediate snapshot, the changes since the
+            // latest one are all of them.
+            let since = match &self.last {
+                Some(last) => self.diff(last, &after),
+                None => changes.clone(),
+            };
+            self.blame(since);
+        }
         let diagnostics = changes
             .iter()
             .map(|change| {
@@ -415,9 +468,9 @@ pub enum Snapshotter {
     },
 }
 
-/// From this many reference paths on, the last snapshot stats them on this
-/// thread while another waits for `git status` (a thread costs more than a
-/// few stats).
+/// From this many reference paths on, the last snapshot stats them while
+/// another thread waits for `git status` (a thread costs more than a few
+/// stats).
 const OVERLAP_MIN: usize = 64;
 
 impl Snapshotter {
@@ -460,10 +513,7 @@ impl Snapshotter {
                 };
                 first_of_status(repo, worktree, status, clock)
             }
-            Snapshotter::Walk { worktree } => Snapshot {
-                entries: walk_entries(worktree, None, &clock),
-                clock,
-            },
+            Snapshotter::Walk { worktree } => Snapshot::new(walk_entries(worktree, None, &clock), clock),
         };
         if snapshot.unread() {
             snapshot.clock.settle();
@@ -486,47 +536,66 @@ impl Snapshotter {
         let (repo, worktree) = match self {
             Snapshotter::Git { repo, worktree } => (repo, worktree),
             Snapshotter::Walk { worktree } => {
-                return Ok(Snapshot {
-                    entries: walk_entries(worktree, Some(reference), &clock),
-                    clock,
-                });
+                let entries = walk_entries(worktree, Some(reference), &clock);
+                return Ok(Snapshot::new(entries, clock));
             }
         };
-        let dirs = unread_dirs(reference, worktree);
-        let look = |key: &PathBuf| {
-            let seen = reference.entries.get(key).map(|e| &e.seen);
-            look_again(&worktree.join(key), seen, &dirs)
+        let (dir_of, dirs) = unread_dirs(reference, worktree);
+        let look_at = |i: usize| {
+            let (key, entry) = &reference.entries[i];
+            let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
+            look_again(&worktree.join(key), Some(&entry.seen), dir)
         };
         let (status, mut early) = if reference.len() < OVERLAP_MIN {
-            (repo.status()?, HashMap::new())
+            (repo.status()?, Vec::new())
         } else {
-            let keys: Vec<&PathBuf> = reference.entries.keys().collect();
-            let threads = cpus().saturating_sub(1).max(1);
+            let indices: Vec<usize> = (0..reference.len()).collect();
+            // git lists on one CPU meanwhile; the stats take as long or
+            // longer, so they get every CPU and share with git.
+            let threads = cpus();
             std::thread::scope(|scope| {
                 let listing = scope.spawn(|| repo.status());
-                let seen = par_map(&keys, threads, || (), |_, key| look(key));
+                let seen = par_map(&indices, threads, || (), |_, &i| look_at(i));
                 let status = listing
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                let early: HashMap<&PathBuf, Seen> = keys.iter().copied().zip(seen).collect();
-                status.map(|status| (status, early))
+                status.map(|status| (status, seen))
             })?
         };
-        let entries = listed(repo, worktree, &status)
-            .map(|(entry, key)| {
-                let seen = match early.remove(&key) {
-                    Some(seen) => seen,
-                    None => look(&key),
+        let same_root = repo.toplevel() == worktree;
+        let listed: Vec<(OsString, Entry)> = status
+            .entries
+            .into_iter()
+            .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
+            .map(|entry| {
+                let key = match same_root {
+                    true => entry.path.into_os_string(),
+                    false => key_path(&repo.toplevel().join(&entry.path), worktree),
                 };
                 let recorded = Entry {
-                    code: entry.code.clone(),
-                    state: entry.state.clone(),
-                    seen,
+                    code: entry.code,
+                    state: entry.state,
+                    seen: Seen::Absent,
                 };
                 (key, recorded)
             })
             .collect();
-        Ok(Snapshot { entries, clock })
+        let mut snapshot = Snapshot::new(listed, clock);
+        // What was stat'ed while git listed, or a look now at what it did
+        // not know: both lists are sorted.
+        let mut known = 0;
+        for (key, entry) in &mut snapshot.entries {
+            while known < reference.len() && bytes(&reference.entries[known].0) < bytes(key) {
+                known += 1;
+            }
+            let found = known < reference.len() && reference.entries[known].0 == *key;
+            entry.seen = match (found, early.get_mut(known)) {
+                (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
+                (true, None) => look_at(known),
+                (false, _) => look_again(&worktree.join(&*key), None, None),
+            };
+        }
+        Ok(snapshot)
     }
 }
 
@@ -536,7 +605,7 @@ fn listed<'a>(
     repo: &'a Repo,
     worktree: &'a Path,
     status: &'a Status,
-) -> impl Iterator<Item = (&'a StatusEntry, PathBuf)> + 'a {
+) -> impl Iterator<Item = (&'a StatusEntry, OsString)> + 'a {
     let same_root = repo.toplevel() == worktree;
     status
         .entries
@@ -544,7 +613,7 @@ fn listed<'a>(
         .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
         .map(move |entry| {
             let key = if same_root {
-                entry.path.clone()
+                entry.path.clone().into_os_string()
             } else {
                 key_path(&repo.toplevel().join(&entry.path), worktree)
             };
@@ -560,24 +629,28 @@ fn listed_as_dir(entry: &StatusEntry) -> bool {
 
 /// The first snapshot of a `git status` taken a moment ago (`clock`).
 fn first_of_status(repo: &Repo, worktree: &Path, status: &Status, clock: Clock) -> Snapshot {
-    let listed: Vec<(&StatusEntry, PathBuf)> = listed(repo, worktree, status).collect();
+    let listed: Vec<(&StatusEntry, OsString)> = listed(repo, worktree, status).collect();
     let untracked = listed
         .iter()
         .filter(|(entry, _)| entry.code == "??" && !listed_as_dir(entry))
         .count();
     let mut trust = Trust::default();
-    let mut dirs: HashMap<PathBuf, Option<DirId>> = HashMap::new();
-    let mut entries = HashMap::with_capacity(listed.len());
-    let mut to_look: Vec<(&StatusEntry, PathBuf)> = Vec::new();
-    for (entry, key) in listed {
-        let absolute = worktree.join(&key);
-        let parent = absolute.parent().unwrap_or(worktree);
+    // git lists a folder's files one after the other: its identity is
+    // asked once.
+    let mut last: Option<(&[u8], Option<DirId>)> = None;
+    let mut unread: Vec<(OsString, Entry)> = Vec::new();
+    let mut to_look: Vec<(&StatusEntry, &OsString)> = Vec::new();
+    for (entry, key) in &listed {
         let dir = if untracked >= UNREAD_MIN && entry.code == "??" && !listed_as_dir(entry) {
-            if !dirs.contains_key(parent) {
-                let id = stat::dir_id(parent).filter(|id| trust.of_dir(id, parent));
-                dirs.insert(parent.to_path_buf(), id);
+            let parent = parent_bytes(key);
+            match last {
+                Some((dir, id)) if dir == parent => id,
+                _ => {
+                    let id = trust.dir(&worktree.join(parent_of(key)));
+                    last = Some((parent, id));
+                    id
+                }
             }
-            dirs.get(parent).cloned().flatten()
         } else {
             None
         };
@@ -588,7 +661,7 @@ fn first_of_status(repo: &Repo, worktree: &Path, status: &Status, clock: Clock) 
                     state: entry.state.clone(),
                     seen: Seen::Unread { dir },
                 };
-                entries.insert(key, recorded);
+                unread.push((key.clone(), recorded));
             }
             None => to_look.push((entry, key)),
         }
@@ -596,15 +669,32 @@ fn first_of_status(repo: &Repo, worktree: &Path, status: &Status, clock: Clock) 
     let seen = par_map(&to_look, cpus(), Trust::default, |trust, (_, key)| {
         look_first(&worktree.join(key), &clock, trust)
     });
-    for ((entry, key), seen) in to_look.into_iter().zip(seen) {
+    let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
         let recorded = Entry {
             code: entry.code.clone(),
             state: entry.state.clone(),
             seen,
         };
-        entries.insert(key, recorded);
+        (key.clone(), recorded)
+    });
+    unread.extend(looked);
+    Snapshot::new(unread, clock)
+}
+
+/// The folder of a snapshot key (empty for the worktree itself).
+fn parent_of(key: &OsStr) -> &Path {
+    Path::new(key).parent().unwrap_or(Path::new(""))
+}
+
+/// The bytes of a key's folder, cheaply (to tell one folder from the next):
+/// up to the last separator.
+fn parent_bytes(key: &OsStr) -> &[u8] {
+    let key = bytes(key);
+    let separator = |b: &u8| *b == b'/' || (cfg!(windows) && *b == b'\\');
+    match key.iter().rposition(separator) {
+        Some(end) => &key[..end],
+        None => &[],
     }
-    Snapshot { entries, clock }
 }
 
 /// The number of logical CPUs.
@@ -613,19 +703,37 @@ fn cpus() -> usize {
 }
 
 /// The identities, now, of the directories of the files `reference` left
-/// unread.
-fn unread_dirs(reference: &Snapshot, worktree: &Path) -> HashMap<PathBuf, Option<DirId>> {
-    let mut dirs = HashMap::new();
-    for (key, entry) in &reference.entries {
-        if let Seen::Unread { .. } = entry.seen {
-            let absolute = worktree.join(key);
-            let parent = absolute.parent().unwrap_or(worktree);
-            if !dirs.contains_key(parent) {
-                dirs.insert(parent.to_path_buf(), stat::dir_id(parent));
-            }
-        }
+/// unread: for each reference entry the index of its directory's identity
+/// (`usize::MAX` for the others), and the identities.
+fn unread_dirs(reference: &Snapshot, worktree: &Path) -> (Vec<usize>, Vec<Option<DirId>>) {
+    if !reference.unread() {
+        return (Vec::new(), Vec::new());
     }
-    dirs
+    let mut dirs: Vec<Option<DirId>> = Vec::new();
+    let mut known: HashMap<&[u8], usize> = HashMap::new();
+    let mut last: Option<(&[u8], usize)> = None;
+    let dir_of = reference
+        .entries
+        .iter()
+        .map(|(key, entry)| {
+            if !matches!(entry.seen, Seen::Unread { .. }) {
+                return usize::MAX;
+            }
+            let parent = parent_bytes(key);
+            match last {
+                Some((dir, index)) if dir == parent => index,
+                _ => {
+                    let index = *known.entry(parent).or_insert_with(|| {
+                        dirs.push(stat::dir_id(&worktree.join(parent_of(key))));
+                        dirs.len() - 1
+                    });
+                    last = Some((parent, index));
+                    index
+                }
+            }
+        })
+        .collect();
+    (dir_of, dirs)
 }
 
 /// What a first snapshot records of `path`: its stat data, and its content
@@ -649,8 +757,9 @@ fn look_first(path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
 
 /// What a later snapshot records of `path`, whose first snapshot found
 /// `reference`: the stat data, the content hash when the first took one,
-/// the directory's identity (from `dirs`) when the first left it unread.
-fn look_again(path: &Path, reference: Option<&Seen>, dirs: &HashMap<PathBuf, Option<DirId>>) -> Seen {
+/// and `dir` (the identity of its directory now) when the first left it
+/// unread.
+fn look_again(path: &Path, reference: Option<&Seen>, dir: Option<DirId>) -> Seen {
     match std::fs::symlink_metadata(path) {
         Err(_) => Seen::Absent,
         Ok(meta) if meta.is_dir() => Seen::Tree(tree_hash(path)),
@@ -658,9 +767,7 @@ fn look_again(path: &Path, reference: Option<&Seen>, dirs: &HashMap<PathBuf, Opt
             let hash = matches!(reference, Some(Seen::File { hash: Some(_), .. }))
                 .then(|| read_hash(path, &meta));
             let dir = match reference {
-                Some(Seen::Unread { .. }) => path
-                    .parent()
-                    .and_then(|parent| dirs.get(parent).cloned().flatten()),
+                Some(Seen::Unread { .. }) => dir,
                 _ => None,
             };
             Seen::File {
@@ -681,8 +788,14 @@ fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
 
 /// Whether a (top-level relative) path lies under a build output directory.
 fn is_build_output(path: &Path) -> bool {
-    path.components()
-        .any(|c| BUILD_OUTPUT.iter().any(|dir| c.as_os_str() == *dir))
+    // Most paths hold neither name: bytes first, components only then.
+    let raw = path.as_os_str().as_encoded_bytes();
+    BUILD_OUTPUT
+        .iter()
+        .any(|dir| memchr::memmem::find(raw, dir.as_bytes()).is_some())
+        && path
+            .components()
+            .any(|c| BUILD_OUTPUT.iter().any(|dir| c.as_os_str() == *dir))
 }
 
 /// Items one thread takes at a time.
@@ -733,11 +846,12 @@ fn par_map<T: Sync, S, R: Send>(
 
 /// The key of an absolute path in a snapshot: relative to the worktree
 /// (normalised: no trailing `/`), or the absolute path when outside.
-fn key_path(path: &Path, worktree: &Path) -> PathBuf {
-    match path.strip_prefix(worktree) {
+fn key_path(path: &Path, worktree: &Path) -> OsString {
+    let key: PathBuf = match path.strip_prefix(worktree) {
         Ok(rel) => rel.components().collect(),
         Err(_) => path.components().collect(),
-    }
+    };
+    key.into_os_string()
 }
 
 /// A snapshot key as shown: `/` separators, invalid UTF-8 replaced, a
@@ -843,7 +957,7 @@ fn mode_bits(meta: &Option<std::fs::Metadata>) -> u32 {
 /// Every file (and symlink) under `root` not matched by a `.gitignore` and
 /// not under `.git`, `target/` or `node_modules/`, relative to `root`, with
 /// its metadata (not following symlinks; `None` when it vanished).
-fn walk_files(root: &Path) -> Vec<(PathBuf, Option<std::fs::Metadata>)> {
+fn walk_files(root: &Path) -> Vec<(OsString, Option<std::fs::Metadata>)> {
     let files = Mutex::new(Vec::new());
     ignore::WalkBuilder::new(root)
         .hidden(false)
@@ -884,7 +998,7 @@ fn walk_entries(
     worktree: &Path,
     reference: Option<&Snapshot>,
     clock: &Clock,
-) -> HashMap<PathBuf, Entry> {
+) -> Vec<(OsString, Entry)> {
     let files = walk_files(worktree);
     let seen = par_map(&files, cpus(), Trust::default, |trust, (key, meta)| {
         let Some(meta) = meta else {
@@ -895,7 +1009,7 @@ fn walk_entries(
         let read = match reference {
             None => stat::needs_reading(&stat, &path, clock, trust),
             Some(reference) => matches!(
-                reference.entries.get(key).map(|e| &e.seen),
+                reference.get(key).map(|e| &e.seen),
                 Some(Seen::File { hash: Some(_), .. })
             ),
         };

@@ -37,9 +37,9 @@ const SLACK: Duration = Duration::from_millis(1);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Clock {
     /// Nanoseconds since the Unix epoch.
-    at: i128,
+    pub(super) at: i128,
     /// The same moment, monotonic.
-    mono: Instant,
+    pub(super) mono: Instant,
 }
 
 impl Clock {
@@ -126,10 +126,16 @@ impl Trust {
         trusted
     }
 
-    /// Whether a directory's files can be left unread by a first snapshot
-    /// taken at `clock` and judged by their ctime alone.
-    pub(super) fn of_dir(&mut self, dir: &DirId, path: &Path) -> bool {
-        imp::UNREAD && self.of(&dir.stat, path) && dir.stat.fine()
+    /// The identity of the directory at `path` when its files can be left
+    /// unread by a first snapshot and judged by their ctime alone: on Linux,
+    /// a local file system with fine timestamps.
+    pub(super) fn dir(&mut self, path: &Path) -> Option<DirId> {
+        if !imp::UNREAD {
+            return None;
+        }
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let stat = Stat::of(&meta);
+        (meta.is_dir() && stat.fine() && self.of(&stat, path)).then(|| imp::id(&stat))
     }
 }
 
@@ -192,30 +198,29 @@ mod imp {
 
         /// Whether this file lies on the device of `dir`.
         pub(in crate::snapshot) fn on(&self, dir: &DirId) -> bool {
-            self.dev == dir.stat.dev
+            self.dev == dir.dev
         }
     }
 
-    /// A directory's identity (device and inode), with its stat data.
-    #[derive(Debug, Clone)]
+    /// A directory's identity: device and inode.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub(in crate::snapshot) struct DirId {
-        pub(super) stat: Stat,
+        dev: u64,
+        ino: u64,
     }
 
-    impl PartialEq for DirId {
-        fn eq(&self, other: &DirId) -> bool {
-            (self.stat.dev, self.stat.ino) == (other.stat.dev, other.stat.ino)
+    /// The identity of the file of `stat`.
+    pub(super) fn id(stat: &Stat) -> DirId {
+        DirId {
+            dev: stat.dev,
+            ino: stat.ino,
         }
     }
-
-    impl Eq for DirId {}
 
     /// The identity of the directory at `path` (not through a symlink).
     pub(in crate::snapshot) fn dir_id(path: &Path) -> Option<DirId> {
         let meta = std::fs::symlink_metadata(path).ok()?;
-        meta.is_dir().then(|| DirId {
-            stat: Stat::of(&meta),
-        })
+        meta.is_dir().then(|| id(&Stat::of(&meta)))
     }
 
     /// One tick of the clock the kernel stamps files with.
@@ -328,9 +333,12 @@ mod imp {
     }
 
     /// A directory (no identity available through std).
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    pub(in crate::snapshot) struct DirId {
-        pub(super) stat: Stat,
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(in crate::snapshot) struct DirId;
+
+    /// Never asked (no directory is trusted).
+    pub(super) fn id(_stat: &Stat) -> DirId {
+        DirId
     }
 
     /// Never known.
@@ -391,7 +399,10 @@ mod tests {
         }
         let dir_id = dir_id(dir.path()).unwrap();
         assert!(stat.on(&dir_id));
-        assert_eq!(dir_id, super::dir_id(dir.path()).unwrap());
+        if let Some(trusted) = trust.dir(dir.path()) {
+            assert_eq!(trusted, dir_id);
+        }
         assert!(super::dir_id(&path).is_none());
+        assert!(trust.dir(&path).is_none());
     }
 }
