@@ -1123,7 +1123,7 @@ mod tests {
     #[test]
     fn a_change_is_named_by_what_happened_to_the_file() {
         let kind = |before: Option<Entry>, after: Option<Entry>| {
-            Change::new(Path::new("p"), before.as_ref(), after.as_ref()).kind
+            Change::new(OsStr::new("p"), before.as_ref(), after.as_ref()).kind
         };
         let cases = [
             // git: a new untracked file; one edited; one removed.
@@ -1265,7 +1265,7 @@ mod tests {
         let snap = Snapshotter::new(&root, Some(&repo));
         let before = snap.first(None, Duration::ZERO).unwrap();
         let mut trust = Trust::default();
-        let trusted = stat::dir_id(&root).is_some_and(|id| trust.of_dir(&id, &root));
+        let trusted = trust.dir(&root).is_some();
         assert_eq!(before.unread(), trusted);
         assert_eq!(before.len(), 10 * per_dir + 1);
         assert_eq!(paths(before.diff(&snap.again(&before).unwrap())), Vec::<String>::new());
