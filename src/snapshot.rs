@@ -190,7 +190,10 @@ impl Snapshot {
     /// (before) and `after`, sorted, each with what happened to it.
     pub fn diff(&self, after: &Snapshot) -> Vec<Change> {
         let mut changes: Vec<Change> = Vec::new();
-        let (mut was, mut now) = (self.entries.iter().peekable(), after.entries.iter().peekable());
+        let (mut was, mut now) = (
+            self.entries.iter().peekable(),
+            after.entries.iter().peekable(),
+        );
         loop {
             let order = match (was.peek(), now.peek()) {
                 (None, None) => break,
@@ -513,7 +516,9 @@ impl Snapshotter {
                 };
                 first_of_status(repo, worktree, status, clock)
             }
-            Snapshotter::Walk { worktree } => Snapshot::new(walk_entries(worktree, None, &clock), clock),
+            Snapshotter::Walk { worktree } => {
+                Snapshot::new(walk_entries(worktree, None, &clock), clock)
+            }
         };
         if snapshot.unread() {
             snapshot.clock.settle();
@@ -528,9 +533,11 @@ impl Snapshotter {
     /// why it could not be taken.
     pub fn again(&self, reference: &Snapshot) -> Result<Snapshot, String> {
         if reference.unread() && !reference.clock.held() {
-            return Err("the system clock was set back during the run, so the untracked \
+            return Err(
+                "the system clock was set back during the run, so the untracked \
                         files' timestamps cannot be compared"
-                .into());
+                    .into(),
+            );
         }
         let clock = Clock::since(Duration::ZERO);
         let (repo, worktree) = match self {
@@ -745,7 +752,8 @@ fn look_first(path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
         Ok(meta) if meta.is_dir() => Seen::Tree(tree_hash(path)),
         Ok(meta) => {
             let stat = Stat::of(&meta);
-            let hash = stat::needs_reading(&stat, path, clock, trust).then(|| read_hash(path, &meta));
+            let hash =
+                stat::needs_reading(&stat, path, clock, trust).then(|| read_hash(path, &meta));
             Seen::File {
                 stat,
                 hash,
@@ -1066,10 +1074,7 @@ mod tests {
 
         std::fs::create_dir(root.join("out")).unwrap();
         std::fs::write(root.join("out/ignored.bin"), "x").unwrap();
-        assert_eq!(
-            paths(before.diff(&again())),
-            Vec::<String>::new()
-        );
+        assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
 
         std::fs::write(root.join("dirty.txt"), "dirty, then changed").unwrap();
         std::fs::write(root.join("a.txt"), "edited").unwrap();
@@ -1259,7 +1264,11 @@ mod tests {
         std::fs::copy(root.join("d2/f002"), root.join("spare/f002")).unwrap();
         for f in 0..per_dir {
             let name = format!("f{f:03}");
-            std::fs::copy(root.join("d3").join(&name), root.join("spare/d3").join(&name)).unwrap();
+            std::fs::copy(
+                root.join("d3").join(&name),
+                root.join("spare/d3").join(&name),
+            )
+            .unwrap();
         }
         let (repo, _) = crate::git::open(&root).unwrap();
         let snap = Snapshotter::new(&root, Some(&repo));
@@ -1268,7 +1277,10 @@ mod tests {
         let trusted = trust.dir(&root).is_some();
         assert_eq!(before.unread(), trusted);
         assert_eq!(before.len(), 10 * per_dir + 1);
-        assert_eq!(paths(before.diff(&snap.again(&before).unwrap())), Vec::<String>::new());
+        assert_eq!(
+            paths(before.diff(&snap.again(&before).unwrap())),
+            Vec::<String>::new()
+        );
 
         // Same size, mtime put back: only the ctime tells.
         let edited = root.join("d0/f000");
@@ -1281,7 +1293,9 @@ mod tests {
             .set_modified(mtime)
             .unwrap();
         // A mode bit.
-        let mut mode = std::fs::metadata(root.join("d1/f001")).unwrap().permissions();
+        let mut mode = std::fs::metadata(root.join("d1/f001"))
+            .unwrap()
+            .permissions();
         mode.set_mode(mode.mode() | 0o111);
         std::fs::set_permissions(root.join("d1/f001"), mode).unwrap();
         // An identical copy, prepared before the run, renamed into place.
@@ -1342,10 +1356,7 @@ mod tests {
         std::fs::write(root.join("x.log"), "ignored").unwrap();
         std::fs::create_dir_all(root.join("target/debug")).unwrap();
         std::fs::write(root.join("target/debug/out"), "built").unwrap();
-        assert_eq!(
-            paths(before.diff(&again())),
-            Vec::<String>::new()
-        );
+        assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
         std::fs::write(root.join("keep.txt"), "changed").unwrap();
         std::fs::remove_file(root.join(".gitignore")).unwrap();
         assert_eq!(

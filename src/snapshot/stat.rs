@@ -247,7 +247,7 @@ mod imp {
         {
             use std::os::unix::ffi::OsStrExt;
             const LOCAL: [i64; 8] = [
-                0xEF53,     // ext2, ext3, ext4
+                0xEF53,      // ext2, ext3, ext4
                 0x5846_5342, // xfs
                 0x9123_683E, // btrfs
                 0x0102_1994, // tmpfs
