@@ -315,6 +315,7 @@ fn untracked_build_output_does_not_count_in_git_either() {
 // The stat rule (SPEC section 5): a listed file is not read again when its
 // stat data is unchanged, and nothing a check can do keeps all of it.
 
+#[cfg(unix)]
 #[track_caller]
 fn assert_unchanged(run: &crate::support::Run) {
     assert_eq!(
