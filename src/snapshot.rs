@@ -53,7 +53,7 @@ use sha2::{Digest, Sha256};
 
 use crate::evidence::{Diagnostic, ReadOnly};
 use crate::git::{Repo, Status, StatusEntry};
-use stat::{Clock, DirId, Stat, Trust};
+use stat::{Clock, DirId, Lstat, Stat, Trust};
 
 pub use own::OwnFiles;
 
@@ -548,10 +548,10 @@ impl Snapshotter {
             }
         };
         let (dir_of, dirs) = unread_dirs(reference, worktree);
-        let look_at = |i: usize| {
+        let look_at = |lstat: &mut Lstat, i: usize| {
             let (key, entry) = &reference.entries[i];
             let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
-            look_again(&worktree.join(key), Some(&entry.seen), dir)
+            look_again(lstat, &worktree.join(key), Some(&entry.seen), dir)
         };
         let (status, mut early) = if reference.len() < OVERLAP_MIN {
             (repo.status()?, Vec::new())
@@ -562,7 +562,9 @@ impl Snapshotter {
             let threads = cpus();
             std::thread::scope(|scope| {
                 let listing = scope.spawn(|| repo.status());
-                let seen = par_map(&indices, threads, || (), |_, &i| look_at(i));
+                let seen = par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                    look_at(lstat, i)
+                });
                 let status = listing
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -591,6 +593,7 @@ impl Snapshotter {
         // What was stat'ed while git listed, or a look now at what it did
         // not know: both lists are sorted.
         let mut known = 0;
+        let mut lstat = Lstat::default();
         for (key, entry) in &mut snapshot.entries {
             while known < reference.len() && bytes(&reference.entries[known].0) < bytes(key) {
                 known += 1;
@@ -598,8 +601,8 @@ impl Snapshotter {
             let found = known < reference.len() && reference.entries[known].0 == *key;
             entry.seen = match (found, early.get_mut(known)) {
                 (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
-                (true, None) => look_at(known),
-                (false, _) => look_again(&worktree.join(&*key), None, None),
+                (true, None) => look_at(&mut lstat, known),
+                (false, _) => look_again(&mut lstat, &worktree.join(&*key), None, None),
             };
         }
         Ok(snapshot)
@@ -673,9 +676,12 @@ fn first_of_status(repo: &Repo, worktree: &Path, status: &Status, clock: Clock) 
             None => to_look.push((entry, key)),
         }
     }
-    let seen = par_map(&to_look, cpus(), Trust::default, |trust, (_, key)| {
-        look_first(&worktree.join(key), &clock, trust)
-    });
+    let seen = par_map(
+        &to_look,
+        cpus(),
+        || (Trust::default(), Lstat::default()),
+        |(trust, lstat), (_, key)| look_first(lstat, &worktree.join(key), &clock, trust),
+    );
     let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
         let recorded = Entry {
             code: entry.code.clone(),
@@ -746,14 +752,12 @@ fn unread_dirs(reference: &Snapshot, worktree: &Path) -> (Vec<usize>, Vec<Option
 /// What a first snapshot records of `path`: its stat data, and its content
 /// hash when the stat data cannot be trusted (`stat::needs_reading`); a
 /// directory's tree hash.
-fn look_first(path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
-    match std::fs::symlink_metadata(path) {
+fn look_first(lstat: &mut Lstat, path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
+    match lstat.of(path) {
         Err(_) => Seen::Absent,
-        Ok(meta) if meta.is_dir() => Seen::Tree(tree_hash(path)),
-        Ok(meta) => {
-            let stat = Stat::of(&meta);
-            let hash =
-                stat::needs_reading(&stat, path, clock, trust).then(|| read_hash(path, &meta));
+        Ok((_, true)) => Seen::Tree(tree_hash(path)),
+        Ok((stat, false)) => {
+            let hash = stat::needs_reading(&stat, path, clock, trust).then(|| read_path(path));
             Seen::File {
                 stat,
                 hash,
@@ -767,24 +771,30 @@ fn look_first(path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
 /// `reference`: the stat data, the content hash when the first took one,
 /// and `dir` (the identity of its directory now) when the first left it
 /// unread.
-fn look_again(path: &Path, reference: Option<&Seen>, dir: Option<DirId>) -> Seen {
-    match std::fs::symlink_metadata(path) {
+fn look_again(
+    lstat: &mut Lstat,
+    path: &Path,
+    reference: Option<&Seen>,
+    dir: Option<DirId>,
+) -> Seen {
+    match lstat.of(path) {
         Err(_) => Seen::Absent,
-        Ok(meta) if meta.is_dir() => Seen::Tree(tree_hash(path)),
-        Ok(meta) => {
+        Ok((_, true)) => Seen::Tree(tree_hash(path)),
+        Ok((stat, false)) => {
             let hash = matches!(reference, Some(Seen::File { hash: Some(_), .. }))
-                .then(|| read_hash(path, &meta));
+                .then(|| read_path(path));
             let dir = match reference {
                 Some(Seen::Unread { .. }) => dir,
                 _ => None,
             };
-            Seen::File {
-                stat: Stat::of(&meta),
-                hash,
-                dir,
-            }
+            Seen::File { stat, hash, dir }
         }
     }
+}
+
+/// `read_hash` of `path`, its metadata asked now (all zeros when gone).
+fn read_path(path: &Path) -> [u8; 32] {
+    std::fs::symlink_metadata(path).map_or([0; 32], |meta| read_hash(path, &meta))
 }
 
 /// The content hash of a file that has to be read; a file that cannot be
