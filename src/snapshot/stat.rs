@@ -160,8 +160,9 @@ mod imp {
         ino: u64,
         mode: u32,
         size: u64,
-        mtime: i128,
-        ctime: i128,
+        /// Nanoseconds since the epoch (an `i64` reaches the year 2262).
+        mtime: i64,
+        ctime: i64,
     }
 
     impl Stat {
@@ -172,8 +173,8 @@ mod imp {
                 ino: meta.ino(),
                 mode: meta.mode(),
                 size: meta.size(),
-                mtime: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-                ctime: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+                mtime: nanos(meta.mtime(), meta.mtime_nsec()),
+                ctime: nanos(meta.ctime(), meta.ctime_nsec()),
             }
         }
 
@@ -189,7 +190,7 @@ mod imp {
 
         /// Nanoseconds since the epoch of the last change (ctime).
         pub(in crate::snapshot) fn changed(&self) -> i128 {
-            self.ctime
+            i128::from(self.ctime)
         }
 
         /// Whether the timestamps are finer than a second (a file system
@@ -203,6 +204,12 @@ mod imp {
         pub(in crate::snapshot) fn on(&self, dir: &DirId) -> bool {
             self.dev == dir.dev
         }
+    }
+
+    /// Seconds and nanoseconds as nanoseconds since the epoch (saturating
+    /// beyond the years 1678–2262).
+    fn nanos(secs: i64, nsec: i64) -> i64 {
+        secs.saturating_mul(1_000_000_000).saturating_add(nsec)
     }
 
     /// A directory's identity: device and inode.
@@ -284,10 +291,8 @@ mod imp {
             ino: st.st_ino as u64,
             mode: st.st_mode as u32,
             size: st.st_size as u64,
-            mtime: i128::from(st.st_mtime as i64) * 1_000_000_000
-                + i128::from(st.st_mtime_nsec as i64),
-            ctime: i128::from(st.st_ctime as i64) * 1_000_000_000
-                + i128::from(st.st_ctime_nsec as i64),
+            mtime: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
         };
         let is_dir = (st.st_mode as u32 & libc::S_IFMT as u32) == libc::S_IFDIR as u32;
         Ok((stat, is_dir))
