@@ -294,7 +294,9 @@ mod imp {
             mtime: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
             ctime: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
         };
-        let is_dir = (st.st_mode as u32 & libc::S_IFMT as u32) == libc::S_IFDIR as u32;
+        // `mode_t` is `u16` on macOS.
+        #[allow(clippy::unnecessary_cast)]
+        let is_dir = (stat.mode & libc::S_IFMT as u32) == libc::S_IFDIR as u32;
         Ok((stat, is_dir))
     }
 
