@@ -751,3 +751,142 @@ fn a_repository_fsmonitor_hook_is_never_run_by_run_check() {
     );
     assert!(!run.test.path().join(".git/fsmonitor-ran").exists());
 }
+
+// The stat rule (SPEC section 5): a listed file is not read again when its
+// stat data is unchanged, and nothing a check can do keeps all of it.
+
+#[cfg(unix)]
+#[track_caller]
+fn assert_unchanged(run: &crate::support::Run) {
+    assert_eq!(
+        run.json_file("ev.json")["contracts"]["read_only"],
+        serde_json::json!({"verified": true, "modified": [], "error": null})
+    );
+}
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_found() {
+    // Same length, the mtime put back: only the ctime (which no check can
+    // set back) and the inode tell.
+    let run = run_with(
+        repo(),
+        "mkdir -p build && touch -r dirty.txt build/stamp && \
+         printf 'DIRTY BEFORE THE RUN\\n' > dirty.txt && touch -r build/stamp dirty.txt",
+        &[],
+    );
+    let ev = assert_modified(&run, &["dirty.txt"]);
+    assert_eq!(
+        read_only_diagnostics(&ev)[0].2,
+        "changed while the checks ran"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.test.path().join("dirty.txt")).unwrap(),
+        "DIRTY BEFORE THE RUN\n"
+    );
+}
+
+#[test]
+fn a_file_written_just_before_the_run_and_edited_within_the_same_tick_is_found() {
+    // Written a moment before the run (racy: within a clock tick of the
+    // first snapshot), then rewritten at once with the same size and mtime.
+    let test = repo().file("fresh.txt", "fresh\n");
+    let run = run_with(
+        test,
+        "mkdir -p build && touch -r fresh.txt build/stamp && \
+         printf 'FRESH\\n' > fresh.txt && touch -r build/stamp fresh.txt",
+        &[],
+    );
+    assert_modified(&run, &["fresh.txt"]);
+}
+
+#[test]
+fn touching_or_rewriting_a_listed_file_with_the_same_bytes_counts() {
+    // A write is a write: the bytes coming out the same this time does not
+    // make the check read-only. A clean tracked file is git's to judge
+    // (content against the index), so touching it does not count.
+    let test = repo().file("notes.txt", "untracked\n");
+    let run = run_with(
+        test,
+        "touch dirty.txt tracked.txt && printf 'untracked\\n' > notes.txt",
+        &[],
+    );
+    assert_modified(&run, &["dirty.txt", "notes.txt"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_mode_change_outside_git_is_found() {
+    let test = Test::bare()
+        .file("tool.sh", "echo hi\n")
+        .file("kept.txt", "k\n");
+    let run = run_with(test, "chmod +x tool.sh", &[]);
+    let ev = assert_modified(&run, &["tool.sh"]);
+    assert!(read_only_diagnostics(&ev)[0].2.starts_with("changed"));
+    // And a clean run there passes.
+    let test = Test::bare().file("kept.txt", "k\n");
+    let run = run_with(test, "true", &[]).success();
+    assert_unchanged(&run);
+}
+
+/// A repository with `dirs` folders of `per_dir` untracked files each (more
+/// than the first snapshot stats one by one), `spare/` ignored.
+#[cfg(unix)]
+fn many_untracked(dirs: usize, per_dir: usize) -> Test {
+    let test = repo().file(".gitignore", "build/\nspare/\n");
+    git(test.path(), &["add", ".gitignore"]);
+    git(test.path(), &["commit", "-q", "-m", "spare"]);
+    for d in 0..dirs {
+        let dir = test.path().join(format!("u{d}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in 0..per_dir {
+            std::fs::write(dir.join(format!("f{f:03}")), format!("untracked {d}/{f}\n")).unwrap();
+        }
+    }
+    test
+}
+
+#[cfg(unix)]
+#[test]
+fn many_untracked_files_pass_untouched_and_fail_on_every_kind_of_change() {
+    let run = run_with(many_untracked(6, 200), "true", &[]).success();
+    assert_unchanged(&run);
+
+    // Same size, mtime put back; a mode bit; an identical copy renamed into
+    // place; a whole folder swapped for an identical copy made before the
+    // run; a temporary file created and removed next to the others.
+    let test = many_untracked(6, 200);
+    let copy = |from: &str, to: &str| {
+        let (from, to) = (test.path().join(from), test.path().join(to));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+        let mtime = std::fs::metadata(&from).unwrap().modified().unwrap();
+        let file = std::fs::File::options().write(true).open(&to).unwrap();
+        file.set_modified(mtime).unwrap();
+    };
+    copy("u2/f002", "spare/f002");
+    for f in 0..200 {
+        copy(&format!("u3/f{f:03}"), &format!("spare/u3/f{f:03}"));
+    }
+    let run = run_with(
+        test,
+        "mkdir -p build && touch -r u0/f000 build/stamp && \
+         printf 'UNTRACKED 0/0\\n' > u0/f000 && touch -r build/stamp u0/f000 && \
+         chmod +x u1/f001 && mv spare/f002 u2/f002 && \
+         mv u3 spare/old-u3 && mv spare/u3 u3 && \
+         echo t > u4/tmp && rm u4/tmp",
+        &[],
+    );
+    let mut expected = vec![
+        "u0/f000".to_string(),
+        "u1/f001".to_string(),
+        "u2/f002".to_string(),
+    ];
+    expected.extend((0..200).map(|f| format!("u3/f{f:03}")));
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    let ev = assert_modified(&run, &expected);
+    assert!(
+        read_only_diagnostics(&ev)
+            .iter()
+            .all(|(_, _, message)| message.starts_with("changed")),
+    );
+}

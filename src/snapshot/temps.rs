@@ -27,12 +27,13 @@ const SUFFIX: &str = ".tmp";
 /// Leaves out of `snapshot` the untracked files that are run-check
 /// temporary files (see the module documentation).
 pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
-    snapshot.entries.retain(|key, entry| {
+    snapshot.entries.retain(|(key, entry)| {
         let untracked = entry.code.is_empty() || entry.code == "??";
+        let key = Path::new(key);
         let Some(pid) = key.file_name().and_then(|n| n.to_str()).and_then(temp_pid) else {
             return true;
         };
-        if !untracked || entry.tree {
+        if !untracked || matches!(entry.seen, super::Seen::Tree(_)) {
             return true;
         }
         // Not held, and gone by now (its run renamed it over the report
