@@ -28,7 +28,7 @@
 //! or untracked (not ignored). A file git ignores has no version to
 //! compare with and is never listed.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -203,32 +203,13 @@ fn slashes(text: &str) -> PathBuf {
 /// written).
 fn inside(path: &Path, worktree: &Path) -> Option<String> {
     let path = std::path::absolute(path).ok()?;
-    let path = lexical(&path);
+    let path = crate::paths::lexical(&path);
     let path = match (path.parent().map(dunce::canonicalize), path.file_name()) {
         (Some(Ok(dir)), Some(name)) => dir.join(name),
         _ => path,
     };
     let relative = path.strip_prefix(worktree).ok()?;
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("/"))
-}
-
-/// `path` with `.` and `..` steps resolved without the file system.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    (!relative.as_os_str().is_empty()).then(|| crate::paths::to_slashes(relative))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod judge;
 pub mod merge;
 pub mod meta;
 pub mod output;
+pub mod paths;
 pub mod plan;
 pub mod report;
 pub mod retry;

@@ -469,7 +469,7 @@ fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<R
     let real = dunce::canonicalize(&listed).unwrap_or_else(|_| listed.clone());
     // The listed path read lexically (`..` removed, no link followed):
     // where the config says the program is.
-    let plain = lexical(&listed);
+    let plain = crate::paths::lexical(&listed);
     if real == plain {
         return Ok(Resolved { real, exec: None });
     }
@@ -520,22 +520,6 @@ fn shell_listed(real: &Path, worktree: &Path, allow: &[String]) -> bool {
         path.and_then(|p| dunce::canonicalize(p).ok())
             .is_some_and(|p| p == real)
     })
-}
-
-/// `path` with `.` and `..` removed by reading alone (no symlink followed),
-/// as the config's author reads it.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The path a listed program with a separator names: absolute as written,

@@ -19,7 +19,7 @@ pub mod pytest;
 pub mod rustc;
 pub mod tsc;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -354,35 +354,13 @@ pub fn relativize(file: &str, cwd: &Path, worktree: &Path) -> String {
     } else {
         cwd.join(path)
     };
-    let normal = normalize(&absolute);
+    let normal = crate::paths::lexical(&absolute);
     match normal.strip_prefix(worktree) {
-        Ok(rel) if !rel.as_os_str().is_empty() => to_slashes(rel),
+        Ok(rel) if !rel.as_os_str().is_empty() => crate::paths::to_slashes(rel),
         _ if path.is_absolute() => file.to_string(),
         // Relative but outside the worktree (`../x`): keep what the tool said.
         _ => file.to_string(),
     }
-}
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-fn to_slashes(path: &Path) -> String {
-    let parts: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
 }
 
 #[cfg(test)]
