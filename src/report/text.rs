@@ -58,7 +58,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }
     }
     // A changed gate does not fail the run by itself (SPEC 6: the task
-    // contract and the judge act on it), but it is never silent.
+    // contract and the judge act on it), but it is never silent. File
+    // names reach the terminal through `report::render`'s sanitising, as
+    // every other string of the evidence does.
     if let Some(gate) = evidence
         .contracts
         .gate
@@ -68,28 +70,13 @@ pub(super) fn render(evidence: &Evidence) -> String {
         let _ = writeln!(
             out,
             "Gate changed against {}: {}",
-            visible(gate.base.as_deref().unwrap_or("the base")),
-            gate.changed
-                .iter()
-                .map(|path| visible(path))
-                .collect::<Vec<_>>()
-                .join(", ")
+            gate.base.as_deref().unwrap_or("the base"),
+            gate.changed.join(", ")
         );
     }
     let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
-}
-
-/// `text` with control characters escaped (`\u{1b}`): a file name reaches
-/// the reader's terminal as text, never as a terminal command.
-fn visible(text: &str) -> String {
-    text.chars()
-        .map(|c| match c.is_control() {
-            true => c.escape_unicode().to_string(),
-            false => c.to_string(),
-        })
-        .collect()
 }
 
 /// The processes a check left behind, the first three by command and pid
