@@ -76,7 +76,8 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // The git processes run while the config is read. They start here, not
     // on the thread that waits for them: a thread that is not scheduled at
     // once (2 CPUs, the config being parsed) would delay them.
-    let asking = GitStart::begin(&worktree);
+    let verify = args.mode == Mode::Strict || args.verify_read_only;
+    let asking = GitStart::begin(&worktree, verify);
     let (config, start) = std::thread::scope(|scope| {
         let start = scope.spawn(|| asking.finish());
         let config = load_config(&args.location, &worktree);
@@ -153,7 +154,6 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let violations = crate::task::gate_violations(task, gate);
         task.violations.extend(violations);
     }
-    let verify = args.mode == Mode::Strict || args.verify_read_only;
     let mut verifier = match verify {
         true => {
             let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
@@ -327,6 +327,9 @@ struct Asking {
     started: Instant,
     /// The worktree (canonical).
     worktree: PathBuf,
+    /// Whether the run verifies (and so watches the git state); without,
+    /// only the flagged index entries are read (fast mode counts them).
+    watch: bool,
 }
 
 impl Asking {
@@ -336,18 +339,24 @@ impl Asking {
             opening,
             started,
             worktree,
+            watch,
         } = self;
         let mut git_state = None;
         // The git state is read while `git status` runs.
         let capture = |repo: &git::Repo| {
-            let watch = GitWatch::new(repo, &worktree);
-            let (state, hidden) = watch.capture();
-            (watch, state, hidden)
+            let git_watch = GitWatch::new(repo, &worktree);
+            match watch {
+                true => {
+                    let (state, hidden) = git_watch.capture();
+                    (Some((git_watch, state)), hidden)
+                }
+                false => (None, git_watch.hidden()),
+            }
         };
         let git = match opening.and_then(|opening| opening.finish_with(capture)) {
-            Ok((repo, Ok(mut status), (watch, state, hidden))) => {
+            Ok((repo, Ok(mut status), (state, hidden))) => {
                 status.hidden = hidden;
-                git_state = Some((watch, state));
+                git_state = state;
                 Ok((repo, status))
             }
             Ok((_, Err(why), _)) => {
@@ -366,12 +375,14 @@ impl Asking {
 }
 
 impl GitStart {
-    /// Starts asking git about `worktree`.
-    fn begin(worktree: &Path) -> Asking {
+    /// Starts asking git about `worktree`; `watch`: also what the git
+    /// state's verification needs.
+    fn begin(worktree: &Path, watch: bool) -> Asking {
         Asking {
             started: Instant::now(),
-            opening: git::Opening::start(worktree),
+            opening: git::Opening::start(worktree, watch),
             worktree: worktree.to_path_buf(),
+            watch,
         }
     }
 

@@ -112,7 +112,7 @@ const STATUS: [&str; 8] = [
 /// The error says (in one line) that git is missing or that `worktree` is
 /// not inside a repository; a status that failed is the second result.
 pub fn open(worktree: &Path) -> Result<(Repo, Result<Status, String>), String> {
-    Opening::start(worktree)?.finish()
+    Opening::start(worktree, true)?.finish()
 }
 
 /// The two questions of `open`, asked and not yet answered: the caller
@@ -146,8 +146,10 @@ const REV_PARSE: [&str; 8] = [
 
 impl Opening {
     /// Starts both git processes in `worktree`, the status (the longer one)
-    /// first. The error says that git is missing or could not run.
-    pub fn start(worktree: &Path) -> Result<Opening, String> {
+    /// first, and with `excludes` a third asking for `core.excludesFile`
+    /// (only read-only verification watches that file). The error says that
+    /// git is missing or could not run.
+    pub fn start(worktree: &Path, excludes: bool) -> Result<Opening, String> {
         let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
         // Paths in porcelain output are relative to the top level wherever
         // git runs, so the status need not wait for it.
@@ -172,12 +174,16 @@ impl Opening {
             }
         };
         // Exit 1 (and nothing printed) when unset.
-        let excludes = command(&exe, worktree)
-            .args(["config", "--path", "--get", "core.excludesFile"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok();
+        let excludes = excludes
+            .then(|| {
+                command(&exe, worktree)
+                    .args(["config", "--path", "--get", "core.excludesFile"])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .ok()
+            })
+            .flatten();
         Ok(Opening {
             exe,
             status,

@@ -127,6 +127,13 @@ impl GitWatch {
         self.take(true)
     }
 
+    /// The entries of the index flagged assume-unchanged or skip-worktree
+    /// at this moment, without the rest of the state (a run that does not
+    /// verify).
+    pub fn hidden(&self) -> Vec<Hidden> {
+        self.index().1
+    }
+
     /// Takes a later snapshot: the index is only read (it is parsed only
     /// if its bytes differ from the first one's).
     pub fn again(&self) -> GitState {
