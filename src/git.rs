@@ -61,7 +61,7 @@ pub struct StatusEntry {
     pub path: PathBuf,
     /// `XY` for tracked entries (`.M`, `M.`, `D.`, `UU`, ...), `??` for
     /// untracked ones.
-    pub code: String,
+    pub code: std::borrow::Cow<'static, str>,
     /// The rest of the record: submodule state, file modes and object names
     /// of HEAD and the index. Two entries with the same `code` and `state`
     /// have the same staged content.
@@ -385,13 +385,25 @@ impl Repo {
     pub fn status(&self) -> Result<Status, String> {
         Ok(parse_status(&self.run(&STATUS)?))
     }
+
+    /// [`Repo::status`] without the untracked files: tracked changes and
+    /// the branch headers only.
+    pub fn status_tracked(&self) -> Result<Status, String> {
+        let mut args = STATUS;
+        for arg in &mut args {
+            if arg.starts_with("--untracked-files=") {
+                *arg = "--untracked-files=no";
+            }
+        }
+        Ok(parse_status(&self.run(&args)?))
+    }
 }
 
 /// Parses `git status --porcelain=v2 --branch -z` output. Records git may add
 /// in later versions (unknown headers or kinds) are skipped.
 pub fn parse_status(out: &[u8]) -> Status {
     let mut status = Status::default();
-    let mut records = out.split(|&b| b == 0);
+    let mut records = nul_separated(out);
     while let Some(record) = records.next() {
         if let Some(header) = record.strip_prefix(b"# ") {
             let header = String::from_utf8_lossy(header);
@@ -428,6 +440,7 @@ pub fn parse_status(out: &[u8]) -> Status {
         let mut parts = record.splitn(fields + 1, |&b| b == b' ');
         let _kind = parts.next();
         let code = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+        let code = std::borrow::Cow::Owned(code);
         let rest: Vec<&[u8]> = parts.collect();
         let Some((path, state)) = rest.split_last() else {
             continue;
@@ -446,6 +459,20 @@ pub fn parse_status(out: &[u8]) -> Status {
         });
     }
     status
+}
+
+/// The records of `-z` output (a memchr per record: 200,000 of them for as
+/// many untracked files).
+fn nul_separated(mut rest: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(0, rest).unwrap_or(rest.len());
+        let record = &rest[..end];
+        rest = rest.get(end + 1..).unwrap_or_default();
+        Some(record)
+    })
 }
 
 /// A path git printed with `-z`: its bytes as they are on Unix; on Windows
@@ -470,7 +497,7 @@ mod tests {
     fn entry(path: &str, code: &str, state: &str) -> StatusEntry {
         StatusEntry {
             path: path.into(),
-            code: code.into(),
+            code: code.to_string().into(),
             state: state.into(),
         }
     }
@@ -573,7 +600,7 @@ mod tests {
         let listed: Vec<(&str, &str)> = dirty
             .entries
             .iter()
-            .map(|e| (e.path.to_str().unwrap(), e.code.as_str()))
+            .map(|e| (e.path.to_str().unwrap(), e.code.as_ref()))
             .collect();
         assert_eq!(listed, [("sub/a.txt", ".M"), ("new/b.txt", "??")]);
 

@@ -42,11 +42,13 @@ mod git_state;
 mod own;
 mod stat;
 mod temps;
+mod tree;
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -73,7 +75,7 @@ const UNREAD_MIN: usize = 1000;
 #[derive(Debug, Clone)]
 struct Entry {
     /// git's two-letter status (`".M"`, `"??"`, ...); empty outside git.
-    code: String,
+    code: std::borrow::Cow<'static, str>,
     /// The rest of git's record (modes, object names in HEAD and the index),
     /// so re-staging a staged file with other content is a change.
     state: String,
@@ -160,28 +162,53 @@ pub struct Snapshot {
     /// Worktree-relative paths (absolute when outside the worktree), one
     /// entry each, sorted by their bytes: two snapshots are compared in
     /// one pass, without hashing 200,000 paths.
-    entries: Vec<(OsString, Entry)>,
+    entries: Vec<(Key, Entry)>,
     /// When it began: files it left unread are judged against this.
     clock: Clock,
+    /// The untracked part of the worktree as a later snapshot can check it
+    /// without listing it again (a first snapshot's, where that holds).
+    tree: Option<tree::Tree>,
+    /// Whether its untracked files were listed (not taken from a first
+    /// snapshot's tree): what the tests of `tree.rs` look at.
+    listed_untracked: bool,
 }
+
+/// A snapshot's path: shared by the snapshots that list it, so a later
+/// snapshot that lists what the first one did costs no copy, and two
+/// snapshots compare it by address first.
+type Key = Arc<OsStr>;
 
 /// The bytes a snapshot key is sorted by.
 fn bytes(key: &OsStr) -> &[u8] {
     key.as_encoded_bytes()
 }
 
+/// The order of two keys (the same key of two snapshots: at once).
+fn order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    match Arc::ptr_eq(a, b) {
+        true => std::cmp::Ordering::Equal,
+        false => bytes(a).cmp(bytes(b)),
+    }
+}
+
 impl Snapshot {
     /// A snapshot of `entries` in any order (of a path listed twice, the
     /// first is kept).
-    fn new(mut entries: Vec<(OsString, Entry)>, clock: Clock) -> Snapshot {
+    fn new(mut entries: Vec<(Key, Entry)>, clock: Clock) -> Snapshot {
         // git's listing is mostly sorted already (its tracked part, then its
         // untracked part): a check costs one pass, a sort (without a
         // scratch copy of 200,000 entries) only when needed.
-        if !entries.is_sorted_by(|a, b| bytes(&a.0) <= bytes(&b.0)) {
-            entries.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+        // Strictly increasing: sorted, and no path twice.
+        if !entries.is_sorted_by(|a, b| bytes(&a.0) < bytes(&b.0)) {
+            entries.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            entries.dedup_by(|a, b| a.0 == b.0);
         }
-        entries.dedup_by(|a, b| a.0 == b.0);
-        Snapshot { entries, clock }
+        Snapshot {
+            entries,
+            clock,
+            tree: None,
+            listed_untracked: true,
+        }
     }
 
     /// What was recorded of `key`.
@@ -205,7 +232,7 @@ impl Snapshot {
                 (None, None) => break,
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some((a, _)), Some((b, _))) => bytes(a).cmp(bytes(b)),
+                (Some((a, _)), Some((b, _))) => order(a, b),
             };
             match order {
                 std::cmp::Ordering::Less => {
@@ -505,6 +532,12 @@ impl Verifier {
             modified: changes.into_iter().map(|c| c.path).collect(),
             error: None,
         };
+        // Hundreds of thousands of entries cost milliseconds to free, and
+        // the process is about to end (its exit frees them at once).
+        if after.len() >= UNREAD_MIN {
+            std::mem::forget(after);
+            std::mem::forget(self);
+        }
         (read_only, diagnostics)
     }
 }
@@ -522,6 +555,9 @@ pub enum Snapshotter {
         /// the run started (top-level relative): looked at in every
         /// snapshot, as `git status` does not list their edits.
         hidden: Vec<PathBuf>,
+        /// Whether the index may hold submodules (then every snapshot
+        /// lists the untracked files: see `tree.rs`).
+        submodules: bool,
     },
     /// By walking the files outside git.
     Walk {
@@ -544,6 +580,7 @@ impl Snapshotter {
                 repo: repo.clone(),
                 worktree,
                 hidden: Vec::new(),
+                submodules: true,
             },
             None => Snapshotter::Walk { worktree },
         }
@@ -554,6 +591,15 @@ impl Snapshotter {
     pub fn hiding(mut self, flagged: &[crate::git::Hidden]) -> Snapshotter {
         if let Snapshotter::Git { hidden, .. } = &mut self {
             *hidden = flagged.iter().map(|h| h.path.clone()).collect();
+        }
+        self
+    }
+
+    /// Whether the index may hold submodules (`true` unless known not to,
+    /// from the run's reading of the index).
+    pub fn submodules(mut self, may: bool) -> Snapshotter {
+        if let Snapshotter::Git { submodules, .. } = &mut self {
+            *submodules = may;
         }
         self
     }
@@ -578,6 +624,7 @@ impl Snapshotter {
                 repo,
                 worktree,
                 hidden,
+                submodules,
             } => {
                 let asked;
                 let status = match status {
@@ -588,15 +635,32 @@ impl Snapshotter {
                     }
                 };
                 let flagged = git_state::flagged_entries(status, hidden);
-                first_of_status(repo, worktree, status, &flagged, clock)
+                // Many untracked files: their roots are asked meanwhile, so
+                // that a later snapshot need not list them (`tree.rs`).
+                let untracked = status.entries.iter().filter(|e| e.code == "??").count();
+                let roots = !submodules && repo.toplevel() == worktree && untracked >= UNREAD_MIN;
+                std::thread::scope(|scope| {
+                    let roots = roots.then(|| scope.spawn(|| tree::roots(repo)));
+                    let mut snapshot = first_of_status(repo, worktree, status, &flagged, clock);
+                    let roots =
+                        roots.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                    if let Some(Ok(roots)) = roots {
+                        snapshot.tree = tree::record(&roots, worktree, &snapshot.entries, &clock);
+                    }
+                    snapshot
+                })
             }
             Snapshotter::Walk { worktree } => {
                 Snapshot::new(walk_entries(worktree, None, &clock), clock)
             }
         };
         temps::forget_run_check_temps(&mut snapshot, self.worktree());
-        if snapshot.unread() {
-            snapshot.clock.settle();
+        if (snapshot.unread() || snapshot.tree.is_some()) && !snapshot.clock.settle() {
+            return Err(
+                "the file system's clock did not move on within a second, so \
+                        files cannot be judged by their change times"
+                    .into(),
+            );
         }
         Ok(snapshot)
     }
@@ -620,6 +684,7 @@ impl Snapshotter {
                 repo,
                 worktree,
                 hidden,
+                ..
             } => (repo, worktree, hidden),
             Snapshotter::Walk { worktree } => {
                 let entries = walk_entries(worktree, Some(reference), &clock);
@@ -632,32 +697,61 @@ impl Snapshotter {
         let look_at = |lstat: &mut Lstat, i: usize| {
             let (key, entry) = &reference.entries[i];
             let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
-            look_again(lstat, &worktree.join(key), Some(&entry.seen), dir)
+            look_again(lstat, &at_key(worktree, key), Some(&entry.seen), dir)
         };
-        let (status, mut early) = if reference.len() < OVERLAP_MIN {
-            (repo.status()?, Vec::new())
+        // The untracked files are listed again unless the reference's
+        // untracked directories prove them the same (`tree.rs`).
+        let list = || -> Result<Listing, String> {
+            if let Some(tree) = &reference.tree {
+                let (tracked, untracked) = std::thread::scope(|scope| {
+                    let tracked = scope.spawn(|| repo.status_tracked());
+                    let untracked =
+                        tree.again(repo, worktree, &reference.entries, &reference.clock);
+                    let tracked = tracked
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (tracked, untracked)
+                });
+                if let (Ok(tracked), Ok(Some(new))) = (tracked, untracked) {
+                    return Ok(Listing::Tracked(tracked, new));
+                }
+            }
+            repo.status().map(Listing::Full)
+        };
+        let (listing, mut early) = if reference.len() < OVERLAP_MIN {
+            (list()?, Vec::new())
         } else {
             let indices: Vec<usize> = (0..reference.len()).collect();
             // git lists on one CPU meanwhile; the stats take as long or
             // longer, so they get every CPU and share with git.
             let threads = cpus();
             std::thread::scope(|scope| {
-                let listing = scope.spawn(|| repo.status());
+                let listing = scope.spawn(list);
                 let seen = par_map(&indices, threads, Lstat::default, |lstat, &i| {
                     look_at(lstat, i)
                 });
-                let status = listing
+                let listing = listing
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                status.map(|status| (status, seen))
+                listing.map(|listing| (listing, seen))
             })?
         };
         let same_root = repo.toplevel() == worktree;
+        let (status, new) = match listing {
+            Listing::Full(status) => (status, None),
+            Listing::Tracked(status, new) => (status, Some(new)),
+        };
         let flagged = git_state::flagged_entries(&status, hidden);
-        let listed: Vec<(OsString, Entry)> = status
+        let new_untracked = new.iter().flatten().map(|path| crate::git::StatusEntry {
+            path: path.clone(),
+            code: "??".into(),
+            state: String::new(),
+        });
+        let mut listed: Vec<(Key, Entry)> = status
             .entries
             .into_iter()
             .chain(flagged)
+            .chain(new_untracked)
             .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
             .map(|entry| {
                 let key = match same_root {
@@ -669,28 +763,70 @@ impl Snapshotter {
                     state: entry.state,
                     seen: Seen::Absent,
                 };
-                (key, recorded)
+                (Key::from(key), recorded)
             })
             .collect();
+        if new.is_some() {
+            // Without a second listing of the untracked files: the
+            // reference's, merged in order with the rest.
+            listed.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            let untracked = reference
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry.code == "??")
+                .map(|(key, entry)| {
+                    let recorded = Entry {
+                        code: entry.code.clone(),
+                        state: entry.state.clone(),
+                        seen: Seen::Absent,
+                    };
+                    (key.clone(), recorded)
+                });
+            listed = merged(untracked, listed);
+        }
         let mut snapshot = Snapshot::new(listed, clock);
+        snapshot.listed_untracked = new.is_none();
         // What was stat'ed while git listed, or a look now at what it did
         // not know: both lists are sorted.
         let mut known = 0;
         let mut lstat = Lstat::default();
         for (key, entry) in &mut snapshot.entries {
-            while known < reference.len() && bytes(&reference.entries[known].0) < bytes(key) {
+            while known < reference.len() && order(&reference.entries[known].0, key).is_lt() {
                 known += 1;
             }
             let found = known < reference.len() && reference.entries[known].0 == *key;
             entry.seen = match (found, early.get_mut(known)) {
                 (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
                 (true, None) => look_at(&mut lstat, known),
-                (false, _) => look_again(&mut lstat, &worktree.join(&*key), None, None),
+                (false, _) => look_again(&mut lstat, &at_key(worktree, key), None, None),
             };
         }
         temps::forget_run_check_temps(&mut snapshot, worktree);
         Ok(snapshot)
     }
+}
+
+/// The entries of two lists sorted by key, in order.
+fn merged(a: impl Iterator<Item = (Key, Entry)>, b: Vec<(Key, Entry)>) -> Vec<(Key, Entry)> {
+    let mut all = Vec::with_capacity(a.size_hint().0 + b.len());
+    let mut b = b.into_iter().peekable();
+    for item in a {
+        while let Some(next) = b.next_if(|next| bytes(&next.0) < bytes(&item.0)) {
+            all.push(next);
+        }
+        all.push(item);
+    }
+    all.extend(b);
+    all
+}
+
+/// How a later snapshot learnt what to look at.
+enum Listing {
+    /// A full `git status`.
+    Full(Status),
+    /// The tracked changes, and the untracked files that are new roots
+    /// (the others are the reference's).
+    Tracked(Status, Vec<PathBuf>),
 }
 
 /// The entries of `status` a snapshot records (untracked build output left
@@ -700,7 +836,7 @@ fn listed<'a>(
     worktree: &'a Path,
     status: &'a Status,
     flagged: &'a [StatusEntry],
-) -> impl Iterator<Item = (&'a StatusEntry, OsString)> + 'a {
+) -> impl Iterator<Item = (&'a StatusEntry, Key)> + 'a {
     let same_root = repo.toplevel() == worktree;
     status
         .entries
@@ -709,9 +845,9 @@ fn listed<'a>(
         .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
         .map(move |entry| {
             let key = if same_root {
-                entry.path.clone().into_os_string()
+                Key::from(entry.path.as_os_str())
             } else {
-                key_path(&repo.toplevel().join(&entry.path), worktree)
+                Key::from(key_path(&repo.toplevel().join(&entry.path), worktree))
             };
             (entry, key)
         })
@@ -731,7 +867,7 @@ fn first_of_status(
     flagged: &[StatusEntry],
     clock: Clock,
 ) -> Snapshot {
-    let listed: Vec<(&StatusEntry, OsString)> = listed(repo, worktree, status, flagged).collect();
+    let listed: Vec<(&StatusEntry, Key)> = listed(repo, worktree, status, flagged).collect();
     let untracked = listed
         .iter()
         .filter(|(entry, _)| entry.code == "??" && !listed_as_dir(entry))
@@ -740,8 +876,8 @@ fn first_of_status(
     // git lists a folder's files one after the other: its identity is
     // asked once.
     let mut last: Option<(&[u8], Option<DirId>)> = None;
-    let mut unread: Vec<(OsString, Entry)> = Vec::new();
-    let mut to_look: Vec<(&StatusEntry, &OsString)> = Vec::new();
+    let mut unread: Vec<(Key, Entry)> = Vec::with_capacity(listed.len());
+    let mut to_look: Vec<(&StatusEntry, &Key)> = Vec::new();
     for (entry, key) in &listed {
         let dir = if untracked >= UNREAD_MIN && entry.code == "??" && !listed_as_dir(entry) {
             let parent = parent_bytes(key);
@@ -772,7 +908,7 @@ fn first_of_status(
         &to_look,
         cpus(),
         || (Trust::default(), Lstat::default()),
-        |(trust, lstat), (_, key)| look_first(lstat, &worktree.join(key), &clock, trust),
+        |(trust, lstat), (_, key)| look_first(lstat, &at_key(worktree, key), &clock, trust),
     );
     let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
         let recorded = Entry {
@@ -784,6 +920,22 @@ fn first_of_status(
     });
     unread.extend(looked);
     Snapshot::new(unread, clock)
+}
+
+/// `worktree` joined with a snapshot key (worktree-relative, or absolute
+/// outside it), as `Path::join` does, without its component-wise checks:
+/// one call per listed file.
+fn at_key(worktree: &Path, key: &OsStr) -> PathBuf {
+    if Path::new(key).is_absolute() || worktree.as_os_str().is_empty() {
+        return worktree.join(key);
+    }
+    let mut path = OsString::with_capacity(worktree.as_os_str().len() + 1 + key.len());
+    path.push(worktree.as_os_str());
+    if !worktree.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        path.push(std::path::MAIN_SEPARATOR_STR);
+    }
+    path.push(key);
+    PathBuf::from(path)
 }
 
 /// The folder of a snapshot key (empty for the worktree itself).
@@ -899,18 +1051,16 @@ fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
 
 /// Whether a (top-level relative) path lies under a build output directory.
 fn is_build_output(path: &Path) -> bool {
-    // Most paths hold neither name: bytes first, components only then.
-    let raw = path.as_os_str().as_encoded_bytes();
-    BUILD_OUTPUT
-        .iter()
-        .any(|dir| memchr::memmem::find(raw, dir.as_bytes()).is_some())
-        && path
-            .components()
-            .any(|c| BUILD_OUTPUT.iter().any(|dir| c.as_os_str() == *dir))
+    // Git's paths are `/`-separated (on Windows too): no component parsing
+    // for 200,000 of them.
+    path.as_os_str()
+        .as_encoded_bytes()
+        .split(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
+        .any(|part| BUILD_OUTPUT.iter().any(|dir| part == dir.as_bytes()))
 }
 
 /// Items one thread takes at a time.
-const BATCH: usize = 16;
+const BATCH: usize = 256;
 
 /// `f` of every item, in order, shared out over up to `threads` threads
 /// (each with its own `init()` state); a list of one batch or less, or one
@@ -927,19 +1077,22 @@ fn par_map<T: Sync, S, R: Send>(
         return items.iter().map(|item| f(&mut state, item)).collect();
     }
     let next = AtomicUsize::new(0);
+    // Each batch's results in their own list: put in order at the end
+    // without sorting (or moving) every result.
     let work = || {
         let mut state = init();
-        let mut done = Vec::new();
+        let mut done: Vec<(usize, Vec<R>)> = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
             if start >= items.len() {
                 return done;
             }
             let end = (start + BATCH).min(items.len());
-            done.extend((start..end).map(|i| (i, f(&mut state, &items[i]))));
+            let batch = items[start..end].iter().map(|item| f(&mut state, item));
+            done.push((start, batch.collect()));
         }
     };
-    let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+    let done: Vec<Vec<(usize, Vec<R>)>> = std::thread::scope(|scope| {
         // This thread works too.
         let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
         let mut all = vec![work()];
@@ -950,9 +1103,13 @@ fn par_map<T: Sync, S, R: Send>(
         }));
         all
     });
-    let mut results: Vec<(usize, R)> = done.into_iter().flatten().collect();
-    results.sort_unstable_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    let mut batches: Vec<(usize, Vec<R>)> = done.into_iter().flatten().collect();
+    batches.sort_unstable_by_key(|(start, _)| *start);
+    let mut results = Vec::with_capacity(items.len());
+    for (_, batch) in batches {
+        results.extend(batch);
+    }
+    results
 }
 
 /// The key of an absolute path in a snapshot: relative to the worktree
@@ -1105,11 +1262,7 @@ fn walk_files(root: &Path) -> Vec<(OsString, Option<std::fs::Metadata>)> {
 /// The entries of a walk outside git: every file's stat data, hashed where
 /// the first snapshot (`reference` is `None`) cannot trust it, or where the
 /// reference hashed it.
-fn walk_entries(
-    worktree: &Path,
-    reference: Option<&Snapshot>,
-    clock: &Clock,
-) -> Vec<(OsString, Entry)> {
+fn walk_entries(worktree: &Path, reference: Option<&Snapshot>, clock: &Clock) -> Vec<(Key, Entry)> {
     let files = walk_files(worktree);
     let seen = par_map(&files, cpus(), Trust::default, |trust, (key, meta)| {
         let Some(meta) = meta else {
@@ -1135,11 +1288,11 @@ fn walk_entries(
         .zip(seen)
         .map(|((key, _), seen)| {
             let entry = Entry {
-                code: String::new(),
+                code: "".into(),
                 state: String::new(),
                 seen,
             };
-            (key, entry)
+            (Key::from(key), entry)
         })
         .collect()
 }
@@ -1222,7 +1375,7 @@ mod tests {
     /// something there (what, the kind of a change does not look at).
     fn entry(code: &str, hash: Option<u8>) -> Entry {
         Entry {
-            code: code.into(),
+            code: code.to_string().into(),
             state: String::new(),
             seen: hash.map_or(Seen::Absent, |b| Seen::Tree([b; 32])),
         }
@@ -1341,6 +1494,141 @@ mod tests {
             kinds(before.diff(&snap.again(&before).unwrap())),
             [("u037".to_string(), "changed")]
         );
+    }
+
+    /// A worktree of `UNREAD_MIN` and more untracked files in ten folders,
+    /// with an empty folder below one, a folder of ignored files below
+    /// another, and a tracked folder.
+    #[cfg(target_os = "linux")]
+    fn many_untracked() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join(".gitignore"), "out/\n").unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "tracked"]);
+        for d in 0..10 {
+            std::fs::create_dir(root.join(format!("d{d}"))).unwrap();
+            for f in 0..=UNREAD_MIN / 10 {
+                let path = root.join(format!("d{d}/f{f:03}"));
+                std::fs::write(path, format!("file {d}/{f}\n")).unwrap();
+            }
+        }
+        std::fs::create_dir_all(root.join("d0/empty/deeper")).unwrap();
+        std::fs::create_dir_all(root.join("d1/out/objects")).unwrap();
+        std::fs::write(root.join("d1/out/objects/a.o"), "o").unwrap();
+        (dir, root)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn untracked_files_are_not_listed_again_unless_a_folder_of_theirs_changed() {
+        let (_dir, root) = many_untracked();
+        let (repo, _) = crate::git::open(&root).unwrap();
+        let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        if Trust::default().dir(&root).is_none() {
+            // A file system whose clock is not trusted: always listed.
+            assert!(before.tree.is_none());
+            return;
+        }
+        assert!(before.tree.is_some());
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), Vec::<String>::new());
+
+        // An edit in place, a tracked file: seen without a listing.
+        std::fs::write(root.join("d2/f000"), "FILE 2/0\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
+
+        // A new file of a tracked folder is a new untracked root.
+        std::fs::write(root.join("src/new.rs"), "").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(
+            kinds(before.diff(&again)),
+            [
+                ("d2/f000".to_string(), "changed"),
+                ("src/lib.rs".to_string(), "changed"),
+                ("src/new.rs".to_string(), "created"),
+            ]
+        );
+        std::fs::remove_file(root.join("src/new.rs")).unwrap();
+
+        // Ignored files in a folder of ignored files: listed again, and no
+        // change.
+        std::fs::write(root.join("d1/out/objects/b.o"), "o").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
+
+        // A file in the empty folder's empty folder (no listed file near).
+        std::fs::write(root.join("d0/empty/deeper/new"), "n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(
+            paths(before.diff(&again)),
+            ["d0/empty/deeper/new", "d2/f000", "src/lib.rs"]
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn every_way_to_add_or_remove_an_untracked_name_is_listed_again() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change, &[&str]); 6] = [
+            (
+                "hard link",
+                |r| std::fs::hard_link(r.join("d3/f000"), r.join("d3/link")).unwrap(),
+                &["d3/f000", "d3/link"],
+            ),
+            (
+                "removal",
+                |r| std::fs::remove_file(r.join("d4/f001")).unwrap(),
+                &["d4/f001"],
+            ),
+            (
+                "rename",
+                |r| std::fs::rename(r.join("d5/f000"), r.join("d5/renamed")).unwrap(),
+                &["d5/f000", "d5/renamed"],
+            ),
+            (
+                "new folder",
+                |r| {
+                    std::fs::create_dir_all(r.join("d6/new/deep")).unwrap();
+                    std::fs::write(r.join("d6/new/deep/x"), "x").unwrap();
+                },
+                &["d6/new/deep/x"],
+            ),
+            (
+                "new root folder",
+                |r| {
+                    std::fs::create_dir(r.join("fresh")).unwrap();
+                    std::fs::write(r.join("fresh/x"), "x").unwrap();
+                },
+                &["fresh/x"],
+            ),
+            (
+                "ignored folder made plain",
+                |r| std::fs::rename(r.join("d1/out"), r.join("d1/was-out")).unwrap(),
+                &["d1/was-out/objects/a.o"],
+            ),
+        ];
+        for (what, change, expected) in changes {
+            let (_dir, root) = many_untracked();
+            let (repo, _) = crate::git::open(&root).unwrap();
+            let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+            let before = snap.first(None, Duration::ZERO).unwrap();
+            change(&root);
+            let again = snap.again(&before).unwrap();
+            assert!(again.listed_untracked, "{what}");
+            assert_eq!(paths(before.diff(&again)), expected, "{what}");
+        }
     }
 
     /// Many untracked files: the first snapshot leaves them unread (where

@@ -890,3 +890,70 @@ fn many_untracked_files_pass_untouched_and_fail_on_every_kind_of_change() {
             .all(|(_, _, message)| message.starts_with("changed")),
     );
 }
+
+/// `many_untracked` with an empty folder below an untracked one and a
+/// folder of ignored files below another: folders no listed file shows.
+#[cfg(unix)]
+fn many_untracked_with_hidden_folders() -> Test {
+    let test = many_untracked(6, 200);
+    std::fs::create_dir_all(test.path().join("u0/empty/deeper")).unwrap();
+    std::fs::create_dir_all(test.path().join("u1/build")).unwrap();
+    std::fs::write(test.path().join("u1/build/obj.o"), "o").unwrap();
+    test
+}
+
+#[cfg(unix)]
+#[test]
+fn with_many_untracked_files_a_file_added_anywhere_or_edited_is_found() {
+    // With this many untracked files the last snapshot does not list them
+    // again when their folders are unchanged (README: read-only
+    // verification); each change below must still be found, alone.
+    let cases: [(&str, &[&str]); 7] = [
+        ("true", &[]),
+        ("echo x > u0/empty/deeper/new", &["u0/empty/deeper/new"]),
+        ("echo x > new-at-top.txt", &["new-at-top.txt"]),
+        ("printf more >> u2/f000", &["u2/f000"]),
+        ("ln u3/f000 u3/link", &["u3/f000", "u3/link"]),
+        ("mv u1/build u1/plain", &["u1/plain/obj.o"]),
+        // Ignored output next to the untracked files is no change.
+        ("echo x > u1/build/more.o && mkdir -p u5/build", &[]),
+    ];
+    for (script, expected) in cases {
+        let run = run_with(many_untracked_with_hidden_folders(), script, &[]);
+        if expected.is_empty() {
+            assert_eq!(run.code, Some(0), "{script}: {}", run.stderr);
+            assert_unchanged(&run);
+        } else {
+            assert_modified(&run, expected);
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn with_many_untracked_files_a_file_added_inside_a_submodule_is_found() {
+    // `git status --untracked-files=no` does not look inside submodules:
+    // with a submodule in the index, the untracked files are listed again.
+    let test = many_untracked(6, 200);
+    let upstream = tempfile::tempdir().unwrap();
+    git(upstream.path(), &["init", "-q"]);
+    std::fs::write(upstream.path().join("lib.txt"), "lib\n").unwrap();
+    git(upstream.path(), &["add", "."]);
+    git(upstream.path(), &["commit", "-q", "-m", "lib"]);
+    let url = upstream.path().to_str().unwrap();
+    git(
+        test.path(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            url,
+            "sub",
+        ],
+    );
+    git(test.path(), &["commit", "-q", "-m", "submodule"]);
+    let run = run_with(test, "echo x > sub/new.txt", &[]);
+    assert_modified(&run, &["sub/"]);
+}

@@ -47,6 +47,9 @@ use crate::git::{GitDirs, Hidden, Repo};
 const HOOK_FILES: usize = 2_000;
 const HOOK_DEPTH: usize = 4;
 
+/// The mode of a submodule's entry in the index.
+const GITLINK: u32 = 0o160000;
+
 /// What one snapshot of the git state recorded.
 #[derive(Debug, Clone)]
 pub struct GitState {
@@ -55,6 +58,15 @@ pub struct GitState {
     items: BTreeMap<String, Vec<u8>>,
     /// The index.
     index: IndexState,
+}
+
+impl GitState {
+    /// Whether a submodule may be checked out in the worktree (the index
+    /// holds a gitlink, or was not parsed here): `git status
+    /// --untracked-files=no` does not look inside submodules.
+    pub fn submodules(&self) -> bool {
+        self.index.gitlinks
+    }
 }
 
 /// The index at one moment.
@@ -66,6 +78,9 @@ struct IndexState {
     /// The meaning of the entries as `git ls-files` listed them, when the
     /// file could not be parsed here (a split or sparse index).
     listed: Option<Meaning>,
+    /// Whether the index may hold a submodule (a gitlink entry); `true`
+    /// when it was not parsed here.
+    gitlinks: bool,
 }
 
 /// A digest of what an index means: each entry's path, mode, object id,
@@ -170,7 +185,15 @@ impl GitWatch {
         } else {
             let bytes = read(&dirs.index);
             let listed = None;
-            (IndexState { bytes, listed }, Vec::new())
+            let gitlinks = true;
+            (
+                IndexState {
+                    bytes,
+                    listed,
+                    gitlinks,
+                },
+                Vec::new(),
+            )
         };
         (GitState { items, index }, hidden)
     }
@@ -305,13 +328,16 @@ impl GitWatch {
                 IndexState {
                     bytes,
                     listed: None,
+                    gitlinks: false,
                 },
                 hidden,
             );
         };
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
+        let mut gitlinks = false;
         let parsed = parse_index(data, |entry| {
+            gitlinks |= entry.mode == GITLINK;
             if entry.assume_unchanged || entry.skip_worktree {
                 let path = crate::git::path_from_bytes(entry.path);
                 let changed = hidden_change(&top.join(&path), entry, written);
@@ -323,6 +349,7 @@ impl GitWatch {
                 IndexState {
                     bytes,
                     listed: None,
+                    gitlinks,
                 },
                 hidden,
             );
@@ -341,6 +368,7 @@ impl GitWatch {
             IndexState {
                 bytes,
                 listed: listed.map(|(meaning, _)| meaning),
+                gitlinks: true,
             },
             hidden,
         )

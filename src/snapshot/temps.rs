@@ -29,7 +29,19 @@ const SUFFIX: &str = ".tmp";
 pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
     snapshot.entries.retain(|(key, entry)| {
         let untracked = entry.code.is_empty() || entry.code == "??";
-        let key = Path::new(key);
+        // The name, cheaply: 200,000 keys are asked.
+        let bytes = key.as_encoded_bytes();
+        let name = match bytes
+            .iter()
+            .rposition(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
+        {
+            Some(slash) => &bytes[slash + 1..],
+            None => bytes,
+        };
+        if !name.starts_with(PREFIX.as_bytes()) {
+            return true;
+        }
+        let key = Path::new(&**key);
         let Some(pid) = key.file_name().and_then(|n| n.to_str()).and_then(temp_pid) else {
             return true;
         };
