@@ -34,11 +34,11 @@ pub enum Command {
     Validate(Location),
     /// Run the [[fix]] commands: the only command that writes to the worktree
     Fix(FixArgs),
-    /// Merge shard evidence (--shard K/N runs) into one document
+    /// Merge the evidence of --shard K/N runs into one document
     Merge(crate::merge::MergeArgs),
     /// Turn evidence (and earlier rounds) into a verdict: scores, feedback, stalls
     Judge(crate::judge::JudgeArgs),
-    /// Aggregate reviewers' votes (seed 001)
+    /// Aggregate reviewers' elimination votes: who is out, how much they agree
     Vote(crate::vote::VoteArgs),
     /// Count retries per failure point and say when to escalate
     Retry(crate::retry::RetryArgs),
@@ -99,7 +99,8 @@ pub struct CheckArgs {
     /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Task contract JSON: checked, recorded, and the change measured against its budget
+    /// Task contract JSON: checked, recorded in the evidence, and the change
+    /// measured against its budget
     #[arg(long, value_name = "PATH")]
     pub task: Option<PathBuf>,
     /// Base revision for changed files (fast mode's `paths`; the change budget

@@ -12,6 +12,8 @@ mod cli;
 mod config_errors;
 /// Diagnostics from real tool output, the cap, paths made worktree-relative.
 mod diagnostics;
+/// The docs: README size, links that resolve, no pointers outside the repository, help texts.
+mod docs;
 /// Escaped processes: killed, listed in `leaked`, `leave_running`, SIGQUIT/SIGHUP.
 mod escape;
 /// Fast mode: `paths` against the changed files, `--changed-since`.
