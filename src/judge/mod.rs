@@ -105,7 +105,7 @@ pub use schema::verdict_schema;
 /// `judge` options.
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
-    /// Evidence JSON, or a seed-000 aggregator input; `-` for stdin
+    /// Evidence JSON, or an aggregator input (with `security_result`); `-` for stdin
     pub input: PathBuf,
     /// Earlier rounds, one verdict per line (JSON lines)
     #[arg(long, value_name = "FILE")]
@@ -126,7 +126,7 @@ pub struct JudgeArgs {
 pub enum JudgeFormat {
     /// The verdict document
     Json,
-    /// Seed 000's feedback layout
+    /// Feedback for the code writer: issues by severity, scores, next step
     Markdown,
 }
 

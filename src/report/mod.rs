@@ -15,7 +15,7 @@ use crate::sanitize;
 pub enum Format {
     /// Human summary; the last line is the banner.
     Text,
-    /// The evidence document (SPEC section 6).
+    /// The evidence document: every check, diagnostic and contract.
     Json,
     /// JUnit XML: one testcase per check.
     Junit,
