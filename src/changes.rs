@@ -261,7 +261,7 @@ fn everything(status: &Status, keep: &dyn Fn(&Path) -> bool) -> BTreeSet<PathBuf
         .entries
         .iter()
         .filter(|e| keep(&e.path))
-        .map(|e| e.path.clone())
+        .map(|e| e.path.to_path_buf())
         .collect()
 }
 
@@ -286,7 +286,7 @@ fn untracked(status: &Status) -> impl Iterator<Item = &Path> {
         .entries
         .iter()
         .filter(|e| e.code == "??")
-        .map(|e| e.path.as_path())
+        .map(|e| &*e.path)
 }
 
 /// Lines of a text file (0 for binary, unreadable or files over 16 MiB).

@@ -57,8 +57,9 @@ pub struct GitDirs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusEntry {
     /// Relative to the top level, `/` separators, as git prints it (an
-    /// untracked nested repository ends in `/`).
-    pub path: PathBuf,
+    /// untracked nested repository ends in `/`). Shared: read-only
+    /// snapshots keep it as their key without a copy.
+    pub path: std::sync::Arc<Path>,
     /// `XY` for tracked entries (`.M`, `M.`, `D.`, `UU`, ...), `??` for
     /// untracked ones.
     pub code: std::borrow::Cow<'static, str>,
@@ -422,7 +423,7 @@ pub fn parse_status(out: &[u8]) -> Status {
             Some(b'?') => {
                 if let Some(path) = record.strip_prefix(b"? ") {
                     status.entries.push(StatusEntry {
-                        path: path_from_bytes(path),
+                        path: shared_path(path),
                         code: "??".into(),
                         state: String::new(),
                     });
@@ -453,7 +454,7 @@ pub fn parse_status(out: &[u8]) -> Status {
             .map(|field| String::from_utf8_lossy(field).into_owned())
             .collect();
         status.entries.push(StatusEntry {
-            path: path_from_bytes(path),
+            path: shared_path(path),
             code,
             state: state.join(" "),
         });
@@ -473,6 +474,19 @@ fn nul_separated(mut rest: &[u8]) -> impl Iterator<Item = &[u8]> {
         rest = rest.get(end + 1..).unwrap_or_default();
         Some(record)
     })
+}
+
+/// [`path_from_bytes`], shared (one allocation, no copy made to share it).
+fn shared_path(bytes: &[u8]) -> std::sync::Arc<Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::sync::Arc::from(Path::new(std::ffi::OsStr::from_bytes(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        path_from_bytes(bytes).into()
+    }
 }
 
 /// A path git printed with `-z`: its bytes as they are on Unix; on Windows
@@ -496,7 +510,7 @@ mod tests {
 
     fn entry(path: &str, code: &str, state: &str) -> StatusEntry {
         StatusEntry {
-            path: path.into(),
+            path: Path::new(path).into(),
             code: code.to_string().into(),
             state: state.into(),
         }

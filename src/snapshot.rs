@@ -183,11 +183,11 @@ pub struct Snapshot {
 /// A snapshot's path: shared by the snapshots that list it, so a later
 /// snapshot that lists what the first one did costs no copy, and two
 /// snapshots compare it by address first.
-type Key = Arc<OsStr>;
+type Key = Arc<Path>;
 
 /// The bytes a snapshot key is sorted by.
-fn bytes(key: &OsStr) -> &[u8] {
-    key.as_encoded_bytes()
+fn bytes<K: AsRef<Path> + ?Sized>(key: &K) -> &[u8] {
+    key.as_ref().as_os_str().as_encoded_bytes()
 }
 
 /// The order of two keys (the same key of two snapshots: at once).
@@ -296,8 +296,7 @@ pub struct Change {
 }
 
 impl Change {
-    fn new(key: &OsStr, before: Option<&Entry>, after: Option<&Entry>) -> Change {
-        let key = Path::new(key);
+    fn new(key: &Path, before: Option<&Entry>, after: Option<&Entry>) -> Change {
         // In git, a path a snapshot does not list is as committed; outside
         // git, it is not there.
         let untracked_or_walked = |entry: &Entry| entry.code.is_empty() || entry.code == "??";
@@ -764,7 +763,7 @@ impl Snapshotter {
         };
         let flagged = git_state::flagged_entries(&status, hidden);
         let new_untracked = new.iter().flatten().map(|path| crate::git::StatusEntry {
-            path: path.clone(),
+            path: path.clone().into(),
             code: "??".into(),
             state: String::new(),
         });
@@ -776,8 +775,10 @@ impl Snapshotter {
             .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
             .map(|entry| {
                 let key = match same_root {
-                    true => entry.path.into_os_string(),
-                    false => key_path(&repo.toplevel().join(&entry.path), worktree),
+                    true => entry.path,
+                    false => {
+                        PathBuf::from(key_path(&repo.toplevel().join(&entry.path), worktree)).into()
+                    }
                 };
                 let recorded = Entry {
                     code: entry.code,
@@ -866,9 +867,12 @@ fn listed<'a>(
         .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
         .map(move |entry| {
             let key = if same_root {
-                Key::from(entry.path.as_os_str())
+                entry.path.clone()
             } else {
-                Key::from(key_path(&repo.toplevel().join(&entry.path), worktree))
+                Key::from(PathBuf::from(key_path(
+                    &repo.toplevel().join(&entry.path),
+                    worktree,
+                )))
             };
             (entry, key)
         })
@@ -946,27 +950,27 @@ fn first_of_status(
 /// `worktree` joined with a snapshot key (worktree-relative, or absolute
 /// outside it), as `Path::join` does, without its component-wise checks:
 /// one call per listed file.
-fn at_key(worktree: &Path, key: &OsStr) -> PathBuf {
-    if Path::new(key).is_absolute() || worktree.as_os_str().is_empty() {
+fn at_key(worktree: &Path, key: &Path) -> PathBuf {
+    if key.is_absolute() || worktree.as_os_str().is_empty() {
         return worktree.join(key);
     }
-    let mut path = OsString::with_capacity(worktree.as_os_str().len() + 1 + key.len());
+    let mut path = OsString::with_capacity(worktree.as_os_str().len() + 1 + key.as_os_str().len());
     path.push(worktree.as_os_str());
     if !worktree.as_os_str().as_encoded_bytes().ends_with(b"/") {
         path.push(std::path::MAIN_SEPARATOR_STR);
     }
-    path.push(key);
+    path.push(key.as_os_str());
     PathBuf::from(path)
 }
 
 /// The folder of a snapshot key (empty for the worktree itself).
-fn parent_of(key: &OsStr) -> &Path {
-    Path::new(key).parent().unwrap_or(Path::new(""))
+fn parent_of(key: &Path) -> &Path {
+    key.parent().unwrap_or(Path::new(""))
 }
 
 /// The bytes of a key's folder, cheaply (to tell one folder from the next):
 /// up to the last separator.
-fn parent_bytes(key: &OsStr) -> &[u8] {
+fn parent_bytes(key: &Path) -> &[u8] {
     let key = bytes(key);
     let separator = |b: &u8| *b == b'/' || (cfg!(windows) && *b == b'\\');
     match key.iter().rposition(separator) {
@@ -1313,7 +1317,7 @@ fn walk_entries(worktree: &Path, reference: Option<&Snapshot>, clock: &Clock) ->
                 state: String::new(),
                 seen,
             };
-            (Key::from(key), entry)
+            (Key::from(PathBuf::from(key)), entry)
         })
         .collect()
 }
@@ -1405,7 +1409,7 @@ mod tests {
     #[test]
     fn a_change_is_named_by_what_happened_to_the_file() {
         let kind = |before: Option<Entry>, after: Option<Entry>| {
-            Change::new(OsStr::new("p"), before.as_ref(), after.as_ref()).kind
+            Change::new(Path::new("p"), before.as_ref(), after.as_ref()).kind
         };
         let cases = [
             // git: a new untracked file; one edited; one removed.

@@ -750,12 +750,12 @@ pub(super) fn flagged_entries(
         return Vec::new();
     }
     let listed: std::collections::HashSet<&Path> =
-        status.entries.iter().map(|e| e.path.as_path()).collect();
+        status.entries.iter().map(|e| &*e.path).collect();
     hidden
         .iter()
         .filter(|path| !listed.contains(path.as_path()))
         .map(|path| crate::git::StatusEntry {
-            path: path.clone(),
+            path: path.clone().into(),
             code: "h.".into(),
             state: "flagged".into(),
         })

@@ -30,7 +30,7 @@ pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
     snapshot.entries.retain(|(key, entry)| {
         let untracked = entry.code.is_empty() || entry.code == "??";
         // The name, cheaply: 200,000 keys are asked.
-        let bytes = key.as_encoded_bytes();
+        let bytes = key.as_os_str().as_encoded_bytes();
         let name = match bytes
             .iter()
             .rposition(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
