@@ -275,6 +275,28 @@ impl Snapshot {
         self.entries.is_empty()
     }
 
+    /// Whether a `.gitignore` file is not recorded as `reference` recorded
+    /// it (changed, created or gone).
+    fn ignore_rules_differ(&self, reference: &Snapshot) -> bool {
+        let rules = |snapshot: &Snapshot| {
+            snapshot
+                .entries
+                .iter()
+                .filter(|(key, _)| {
+                    bytes(key).ends_with(b".gitignore")
+                        && key.file_name().is_some_and(|n| n == ".gitignore")
+                })
+                .map(|(key, entry)| (key.clone(), entry.clone()))
+                .collect::<Vec<_>>()
+        };
+        let (was, now) = (rules(reference), rules(self));
+        was.len() != now.len()
+            || was
+                .iter()
+                .zip(&now)
+                .any(|((a, x), (b, y))| a != b || !x.same(y, &reference.clock))
+    }
+
     /// Whether some file was left unread (judged later by the clock).
     fn unread(&self) -> bool {
         self.entries
@@ -691,6 +713,19 @@ impl Snapshotter {
     /// stat'ed while git lists the worktree. The error is one line saying
     /// why it could not be taken.
     pub fn again(&self, reference: &Snapshot) -> Result<Snapshot, String> {
+        let snapshot = self.again_with(reference, true)?;
+        // A changed `.gitignore` may have brought ignored files out: they
+        // are listed only by a full listing (the run fails either way; the
+        // listing names them all).
+        if !snapshot.listed_untracked && snapshot.ignore_rules_differ(reference) {
+            return self.again_with(reference, false);
+        }
+        Ok(snapshot)
+    }
+
+    /// [`Snapshotter::again`]; the untracked files are listed again unless
+    /// `unlisted` and the reference's tree proves them the same.
+    fn again_with(&self, reference: &Snapshot, unlisted: bool) -> Result<Snapshot, String> {
         if reference.unread() && !reference.clock.held() {
             return Err(
                 "the system clock was set back during the run, so the untracked \
@@ -722,7 +757,7 @@ impl Snapshotter {
         // The untracked files are listed again unless the reference's
         // untracked directories prove them the same (`tree.rs`).
         let list = || -> Result<Listing, String> {
-            if let Some(tree) = &reference.tree {
+            if let Some(tree) = reference.tree.as_ref().filter(|_| unlisted) {
                 let (tracked, untracked) = std::thread::scope(|scope| {
                     let tracked = scope.spawn(|| repo.status_tracked());
                     let untracked =
@@ -1649,6 +1684,29 @@ mod tests {
         // Below the threshold, nothing is recorded: every snapshot lists.
         let small = Snapshotter::new(&root, Some(&repo)).submodules(false);
         assert!(small.first(None, Duration::ZERO).unwrap().tree.is_none());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn files_an_edited_gitignore_no_longer_ignores_are_listed() {
+        // An untracked `.gitignore` edited in place leaves its folder as it
+        // was; the files it stops ignoring are untracked now.
+        let (_dir, root) = many_untracked();
+        std::fs::write(root.join("d2/.gitignore"), "*.log\n").unwrap();
+        std::fs::write(root.join("d2/debug.log"), "l").unwrap();
+        let (repo, _) = crate::git::open(&root).unwrap();
+        let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        std::fs::write(root.join("d2/.gitignore"), "*.tmp\n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(
+            kinds(before.diff(&again)),
+            [
+                ("d2/.gitignore".to_string(), "changed"),
+                ("d2/debug.log".to_string(), "created"),
+            ]
+        );
     }
 
     #[cfg(target_os = "linux")]
