@@ -420,6 +420,23 @@ impl Verifier {
         self.git.as_ref().map(|(watch, _, _)| watch.again())
     }
 
+    /// A snapshot of the worktree and of the git state now. When the git
+    /// state changed (an excludes file among others) and the untracked
+    /// files were not listed, they are: files it no longer ignores are
+    /// named too.
+    fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
+        let snapshot = self.snapshotter.again(&self.before)?;
+        let git = self.git_now();
+        let git_changed = match (&self.git, &git) {
+            (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
+            _ => false,
+        };
+        if git_changed && !snapshot.listed_untracked {
+            return Ok((self.snapshotter.again_listed(&self.before)?, git));
+        }
+        Ok((snapshot, git))
+    }
+
     /// The git state of the latest snapshot (intermediate, else the first).
     fn git_last(&self) -> Option<&GitState> {
         self.git
@@ -479,9 +496,8 @@ impl Verifier {
         }
         self.pending.push(name.to_string());
         if ran >= self.cost * ATTRIBUTION_FACTOR
-            && let Ok(now) = self.snapshotter.again(&self.before)
+            && let Ok((now, git_now)) = self.now()
         {
-            let git_now = self.git_now();
             let last = self.last.as_ref().unwrap_or(&self.before);
             let changes = self.diff(last, &now, self.git_last(), git_now.as_ref());
             self.blame(changes);
@@ -506,8 +522,8 @@ impl Verifier {
     /// Takes the last snapshot and compares: the `contracts.read_only` value
     /// and one `read-only` diagnostic per modified path.
     pub fn finish(mut self) -> (ReadOnly, Vec<Diagnostic>) {
-        let after = match self.snapshotter.again(&self.before) {
-            Ok(after) => after,
+        let (after, git_after) = match self.now() {
+            Ok(now) => now,
             Err(why) => {
                 let read_only = ReadOnly {
                     verified: false,
@@ -517,7 +533,6 @@ impl Verifier {
                 return (read_only, Vec::new());
             }
         };
-        let git_after = self.git_now();
         let git_before = self.git.as_ref().map(|(_, before, _)| before);
         let changes = self.diff(&self.before, &after, git_before, git_after.as_ref());
         if self.attribute && !self.pending.is_empty() {
@@ -721,6 +736,11 @@ impl Snapshotter {
             return self.again_with(reference, false);
         }
         Ok(snapshot)
+    }
+
+    /// [`Snapshotter::again`], the untracked files listed in full.
+    fn again_listed(&self, reference: &Snapshot) -> Result<Snapshot, String> {
+        self.again_with(reference, false)
     }
 
     /// [`Snapshotter::again`]; the untracked files are listed again unless

@@ -957,3 +957,15 @@ fn with_many_untracked_files_a_file_added_inside_a_submodule_is_found() {
     let run = run_with(test, "echo x > sub/new.txt", &[]);
     assert_modified(&run, &["sub/"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn with_many_untracked_files_the_files_an_emptied_exclude_file_reveals_are_named() {
+    let test = many_untracked(6, 200);
+    let exclude = test.path().join(".git/info/exclude");
+    std::fs::create_dir_all(exclude.parent().unwrap()).unwrap();
+    std::fs::write(&exclude, "*.secret\n").unwrap();
+    std::fs::write(test.path().join("u0/key.secret"), "s").unwrap();
+    let run = run_with(test, ": > .git/info/exclude", &[]);
+    assert_modified(&run, &[".git/info/exclude", "u0/key.secret"]);
+}
