@@ -1,6 +1,6 @@
 //! A check's `artifacts`: files matched by worktree-relative globs, recorded
 //! with size and sha256, and JUnit XML / SARIF 2.1.0 among them parsed into
-//! diagnostics (SPEC section 6).
+//! diagnostics (docs/evidence.md).
 //!
 //! Globs use globset syntax with `/` as the separator; `*` and `?` do not
 //! cross a `/` (`**` does); a pattern naming a folder (`reports`,

@@ -1,4 +1,4 @@
-//! The change under test (SPEC section 4): files that differ from a base
+//! The change under test (docs/running.md): files that differ from a base
 //! revision — tracked changes against `--changed-since` (default `HEAD`),
 //! staged or not, plus untracked files that are not ignored — and the lines
 //! changed, for fast mode's `paths` filter and the task's change budget.

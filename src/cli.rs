@@ -1,4 +1,4 @@
-//! The command line (SPEC section 2), parsed with clap's derive API. Names of
+//! The command line (docs/cli.md), parsed with clap's derive API. Names of
 //! flags and subcommands are part of the contract.
 
 use std::path::PathBuf;

@@ -10,7 +10,7 @@ use crate::exit_code;
 /// Everything that stops run-check from producing a judgement.
 #[derive(Debug)]
 pub enum Error {
-    /// checks.toml is missing, malformed or violates a rule of SPEC section 3.
+    /// checks.toml is missing, malformed or violates a rule of docs/checks-toml.md.
     Config {
         /// The config file as the user would name it.
         path: PathBuf,

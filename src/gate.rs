@@ -1,4 +1,4 @@
-//! `contracts.gate` (SPEC sections 6 and 7): whether the gate's own
+//! `contracts.gate` (docs/evidence.md, docs/task.md): whether the gate's own
 //! definition changed against the base revision, so a candidate that weakens
 //! its own gate (deletes a check from `checks.toml`, edits
 //! `./scripts/lint.sh` to `exit 0`) cannot pass silently.

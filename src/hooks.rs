@@ -1,5 +1,5 @@
-//! `run-check hooks install`: installs the read-only git hooks of seed 004
-//! ("Hooks"): `pre-commit` runs the fast gate, `pre-push` the strict gate,
+//! `run-check hooks install`: installs the read-only git hooks
+//! (docs/init-and-hooks.md): `pre-commit` runs the fast gate, `pre-push` the strict gate,
 //! each with `--format json --out <git dir>/run-check/<hook>.json`, so a hook
 //! never writes into the worktree or the index. The hook texts are the
 //! templates in the repository's `hooks/` directory, compiled in.

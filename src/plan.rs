@@ -31,7 +31,7 @@ pub struct Selection {
     pub shard: Option<Shard>,
 }
 
-/// One shard of a run split across machines (SPEC section 11).
+/// One shard of a run split across machines (docs/merge.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     /// 1-based index.
@@ -445,7 +445,7 @@ fn is_multi_call(path: &Path) -> bool {
 
 /// Resolves a whitelisted program: a name with a path separator relative to
 /// the worktree, a bare name on PATH with `which`; then follows every
-/// symlink (SPEC section 3). Refused: a symlink that leads to a shell that
+/// symlink (docs/checks-toml.md). Refused: a symlink that leads to a shell that
 /// `allow` does not list (unless the listed name is a shell itself, as `sh`
 /// leading to `dash`), and a listed path inside the worktree whose target
 /// lies outside it.
@@ -523,8 +523,8 @@ fn shell_listed(real: &Path, worktree: &Path, allow: &[String]) -> bool {
 }
 
 /// The path a listed program with a separator names: absolute as written,
-/// else relative to the worktree (`/` and `\` both separate, SPEC section
-/// 3, so a config written on Windows (`.\scripts\lint.sh`) runs elsewhere
+/// else relative to the worktree (`/` and `\` both separate,
+/// docs/checks-toml.md, so a config written on Windows (`.\scripts\lint.sh`) runs elsewhere
 /// too).
 fn listed_path(program: &str, worktree: &Path) -> PathBuf {
     if Path::new(program).is_absolute() {
@@ -539,8 +539,8 @@ fn listed_path(program: &str, worktree: &Path) -> PathBuf {
     path
 }
 
-/// What a check starts with, resolved again when it starts (SPEC section
-/// 3): an earlier check (through `needs`) may have turned its `cwd` or its
+/// What a check starts with, resolved again when it starts
+/// (docs/checks-toml.md): an earlier check (through `needs`) may have turned its `cwd` or its
 /// program's path into a symlink out of the worktree since the plan was
 /// built. The error is the check's one-line `error`; it does not run.
 #[derive(Debug)]
@@ -791,7 +791,7 @@ modes = ["fast"]
         let resolve = |program: &str| resolve_program(program, &worktree, &[]);
         assert_eq!(resolve("../tool.sh"), found(root.join("tool.sh")));
         assert_eq!(resolve("./scripts/../scripts/lint.sh"), found(lint.clone()));
-        // `\` separates on every platform (SPEC section 3).
+        // `\` separates on every platform (docs/checks-toml.md).
         assert_eq!(resolve(".\\scripts\\lint.sh"), found(lint.clone()));
         assert_eq!(resolve("scripts\\lint.sh"), found(lint));
         assert_eq!(
@@ -807,7 +807,7 @@ modes = ["fast"]
         );
     }
 
-    /// SPEC section 3 (2026-11-25): a program path that is a symlink is
+    /// docs/checks-toml.md (2026-11-25): a program path that is a symlink is
     /// resolved to its target; a shell target not itself listed, or a
     /// target outside the worktree of a path inside it, is refused.
     #[cfg(unix)]

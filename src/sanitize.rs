@@ -1,4 +1,4 @@
-//! What a check printed, made safe to show (SPEC section 6): a report must
+//! What a check printed, made safe to show (docs/evidence.md): a report must
 //! not replay a check's terminal escapes, nor let a line of its output act
 //! as a GitHub Actions workflow command when the report is printed in a job.
 //!

@@ -1,4 +1,4 @@
-//! Read-only verification (SPEC section 5): a snapshot of the worktree before
+//! Read-only verification (docs/read-only.md): a snapshot of the worktree before
 //! the first check and after the last, compared path by path.
 //!
 //! In a git worktree a snapshot is the `git status` entries (tracked changes,
@@ -62,7 +62,7 @@ use stat::{Clock, DirId, Lstat, Stat, Trust};
 pub use git_state::{GitChange, GitState, GitWatch};
 pub use own::OwnFiles;
 
-/// Build output and dependencies (SPEC section 5): never walked outside git,
+/// Build output and dependencies (docs/read-only.md): never walked outside git,
 /// and their untracked content, which git lists, left out in git too.
 const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
 
@@ -348,7 +348,7 @@ impl Change {
 ///
 /// An intermediate snapshot costs a `git status`; taking one after a
 /// one-millisecond check would multiply the cost of a run of quick checks
-/// (SPEC section 12). So one is taken only after a check that ran at least
+/// (docs/benchmarks.md). So one is taken only after a check that ran at least
 /// `ATTRIBUTION_FACTOR` times as long as the first snapshot took; quick
 /// checks are grouped with the next snapshot, and a change found then is
 /// blamed on "one of the checks `a`, `b`". The overhead stays under

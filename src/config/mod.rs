@@ -1,7 +1,7 @@
-//! checks.toml: its serde schema (SPEC section 3), loading and validation.
+//! checks.toml: its serde schema (docs/checks-toml.md), loading and validation.
 //!
-//! `Config` mirrors the file and only validates it: every rule of SPEC
-//! section 3 that can be decided from the file alone (unknown keys, names,
+//! `Config` mirrors the file and only validates it: every rule of docs/checks-toml.md
+//! that can be decided from the file alone (unknown keys, names,
 //! `needs`, durations, globs, regexes, the whitelist) is checked here, so a
 //! config error is reported before any check runs. Nothing here touches PATH or
 //! spawns anything; that is `plan`'s job.
@@ -49,11 +49,11 @@ mod span;
 mod validate;
 mod values;
 
-/// Default per-check timeout (SPEC section 3).
+/// Default per-check timeout (docs/checks-toml.md).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default bytes kept from the head and from the tail of each stream.
 pub const DEFAULT_EXCERPT_BYTES: usize = 8192;
-/// Built-in scan rule sets (SPEC section 3).
+/// Built-in scan rule sets (docs/checks-toml.md).
 pub const SCAN_RULE_SETS: [&str; 4] = [
     "skipped-tests",
     "placeholder-asserts",
@@ -76,7 +76,7 @@ pub const SHELLS: [&str; 12] = [
     "cmd.exe",
 ];
 
-/// Which checks run, and how (SPEC section 4).
+/// Which checks run, and how (docs/running.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -125,7 +125,7 @@ impl Mode {
     }
 }
 
-/// The judge dimension a check scores into (SPEC section 8).
+/// The judge dimension a check scores into (docs/judge.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dimension {
@@ -137,7 +137,7 @@ pub enum Dimension {
     Performance,
 }
 
-/// The severity of the issues a failing check raises (SPEC section 8.2).
+/// The severity of the issues a failing check raises (docs/judge.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -193,7 +193,7 @@ pub enum Parser {
     Eslint,
     /// go vet / go build.
     Go,
-    /// seed 003's `PHASE_RESULT:` block into `data`.
+    /// An agent's `PHASE_RESULT:` block into `data`.
     PhaseResult,
 }
 
@@ -233,7 +233,7 @@ pub struct Settings {
     pub allow_env: Vec<String>,
 }
 
-/// `[judge]`; `None` means "use the default of SPEC section 8".
+/// `[judge]`; `None` means "use the judge's default (docs/judge.md)".
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeConfig {

@@ -122,7 +122,7 @@ impl Validator<'_> {
         table
     }
 
-    /// The whitelist rule of SPEC section 3: `run[0]` must equal an entry of
+    /// The whitelist rule of docs/checks-toml.md: `run[0]` must equal an entry of
     /// `settings.allow` as written.
     pub(super) fn argv(
         &self,

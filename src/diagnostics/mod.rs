@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{CheckConfig, DiagSeverity, Parser};
 
-/// Diagnostics kept per check (SPEC section 6).
+/// Diagnostics kept per check (docs/evidence.md).
 pub const MAX_PER_CHECK: usize = 1000;
 /// Longest line handed to a parser; the rest of a longer line is dropped.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -291,7 +291,7 @@ impl Collector {
                 .captures(&text)
                 .and_then(|c| c.get(1))
                 .and_then(|m| m.as_str().trim().parse::<f64>().ok())
-                // A score is 0..100 (SPEC section 3): `inf`, `NaN`, `1e999`
+                // A score is 0..100 (docs/checks-toml.md): `inf`, `NaN`, `1e999`
                 // or `150` is no score, and means and sums of scores stay
                 // finite.
                 .filter(|v| (0.0..=100.0).contains(v))

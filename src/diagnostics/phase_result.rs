@@ -1,18 +1,20 @@
-//! The `phase-result` parser: the `PHASE_RESULT:` block of seed 003 becomes
+//! The `phase-result` parser: the `PHASE_RESULT:` block an agent prints at
+//! the end of a phase (docs/diagnostics.md) becomes
 //! the check's `data`. It yields no diagnostics and must not decide anything
 //! from the values (`status: failed` is data, not a verdict).
 //!
 //! A line containing `PHASE_RESULT:` opens a block; blank lines right after
 //! the marker are skipped and the first line's indentation is dropped (the
-//! seed's `PHASE_RESULT:\s*`), and text after the marker on its own line is
+//! agent loop's reference pattern, `PHASE_RESULT:\s*`), and text after the marker on its own line is
 //! the block's first line. The block ends at
 //! the next blank line (empty or whitespace only) or at the end of the
-//! output. Inside it, every line matching the seed's `^-\s*(\w+):\s*(.+)$`
+//! output. Inside it, every line matching the reference pattern `^-\s*(\w+):\s*(.+)$`
 //! (`\w` being ASCII) gives a pair; the value is trimmed and kept as a JSON
 //! string. Other lines inside the block (wrapped text, `* x: y`, `- a-b: c`,
 //! `- key:` with no value) are consumed and ignored.
 //!
-//! Several blocks: unlike the seed, which reads the first block only, every
+//! Several blocks: unlike the reference parser, which reads the first block
+//! only, every
 //! block is read and merged, a later value replacing an earlier one per key
 //! (an agent that reports again reports its latest state; keys of earlier
 //! blocks that are not repeated stay). `data()` is `None` when no marker was
@@ -28,7 +30,7 @@ use super::{Found, LineParser, MAX_PER_CHECK};
 
 const MARKER: &str = "PHASE_RESULT:";
 
-/// `- key: value`, as seed 003 matches it.
+/// `- key: value`, as the reference pattern matches it.
 static PAIR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^-\s*(?P<key>[A-Za-z0-9_]+):\s*(?P<value>.+)$").expect("valid regex")
 });
@@ -95,7 +97,7 @@ impl LineParser for PhaseResult {
                 false
             }
             State::Opened => {
-                // The seed's `PHASE_RESULT:\s*` also swallows the first
+                // The reference `PHASE_RESULT:\s*` also swallows the first
                 // line's indentation: `  - status: done` right after the
                 // marker is a pair (later indented lines are not).
                 self.state = State::Inside;
@@ -177,8 +179,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_edge_cases() {
-        // Text after the marker, a value of spaces only (the seed's `.+`
+    fn reference_pattern_edge_cases() {
+        // Text after the marker, a value of spaces only (the pattern's `.+`
         // takes one space, trimmed away), no value at all, a key that is not
         // `\w+`, and a block that runs to the end of the output.
         let (_, data) = parse("PHASE_RESULT: - a: 1\n- b:   \n- c:\n- é: x\n-d:e:f\n");
@@ -186,8 +188,8 @@ mod tests {
     }
 
     #[test]
-    fn the_first_line_may_be_indented_as_in_the_seed() {
-        // Audit 2, F10: seed 003's regex (run with node) gives
+    fn the_first_line_may_be_indented_as_in_the_reference_parser() {
+        // Audit 2, F10: the reference regex (run with node) gives
         // {"status":"completed","test_pass_rate":"100"} for this output.
         let (_, data) = parse("PHASE_RESULT:\n  - status: completed\n- test_pass_rate: 100\n");
         assert_eq!(
@@ -195,7 +197,7 @@ mod tests {
             Some(map(&[("status", "completed"), ("test_pass_rate", "100")]))
         );
         // Blank lines, then a tab: still the first line. A later indented
-        // line is not a pair in the seed either.
+        // line is not a pair for the reference parser either.
         let (_, data) = parse("PHASE_RESULT:\n\n\t- a: 1\n  - b: 2\n- c: 3\n");
         assert_eq!(data, Some(map(&[("a", "1"), ("c", "3")])));
     }

@@ -29,7 +29,7 @@ pub enum Format {
 
 /// Renders `evidence` in `format`.
 ///
-/// No report replays what a check printed (SPEC section 6): `json` and
+/// No report replays what a check printed (docs/evidence.md): `json` and
 /// `sarif` render the document without terminal escape sequences
 /// ([`sanitize::evidence_json`]); `text`, `markdown`, `junit` and `github`
 /// render it with control characters made visible and workflow commands

@@ -57,7 +57,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             }
         }
     }
-    // A changed gate does not fail the run by itself (SPEC 6: the task
+    // A changed gate does not fail the run by itself (docs/evidence.md: the task
     // contract and the judge act on it), but it is never silent. File
     // names reach the terminal through `report::render`'s sanitising, as
     // every other string of the evidence does.

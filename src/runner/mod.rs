@@ -293,7 +293,7 @@ fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) 
     let check = &plan.checks[i];
     match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
-        // SPEC section 3: `cwd` and a path program are resolved again now.
+        // docs/checks-toml.md: `cwd` and a path program are resolved again now.
         CheckKind::Run(_) => match crate::plan::at_start(check, &plan.worktree) {
             Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
             Err(why) => CheckResult::errored(why),

@@ -1,4 +1,4 @@
-//! Built-in `scan` checks (SPEC section 3): no process, just the worktree's
+//! Built-in `scan` checks (docs/checks-toml.md): no process, just the worktree's
 //! files read and matched against the check's rules (`rules/`).
 //!
 //! The walk is the `ignore` crate's parallel walker rooted at the worktree,

@@ -1,5 +1,5 @@
 //! The git state a check can change without touching a worktree file
-//! (SPEC section 5): HEAD, every ref, the index, `.git/config`,
+//! (docs/read-only.md): HEAD, every ref, the index, `.git/config`,
 //! `.git/info/exclude` (and `info/attributes`), the hooks, the global
 //! excludes file and the global and system config files (which can name
 //! another excludes file). Taken when

@@ -1,5 +1,5 @@
-//! What a snapshot may trust about a file without reading it (SPEC section
-//! 5, git's stat rule): its stat data, and on Linux its change time (ctime)
+//! What a snapshot may trust about a file without reading it
+//! (docs/read-only.md, git's stat rule): its stat data, and on Linux its change time (ctime)
 //! against the clock of the run.
 //!
 //! `Stat` is what is compared: on Unix the device, inode, mode (type and

@@ -1,5 +1,5 @@
 //! run-check's own temporary files, and those of other runs on the same
-//! worktree, never count as a change (SPEC section 5); a check's file must
+//! worktree, never count as a change (docs/read-only.md); a check's file must
 //! not escape by taking their name.
 //!
 //! The `--out` report is written to a temporary sibling,

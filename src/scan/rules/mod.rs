@@ -1,4 +1,4 @@
-//! The rules of a scan: the built-in rule sets of SPEC section 3 and a
+//! The rules of a scan: the built-in rule sets of docs/checks-toml.md and a
 //! check's `[[check.rule]]`s, compiled into one `Matcher` that finds every
 //! (rule, line) hit of a file's text.
 //!
