@@ -772,7 +772,7 @@ impl Snapshotter {
         let look_at = |lstat: &mut Lstat, i: usize| {
             let (key, entry) = &reference.entries[i];
             let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
-            look_again(lstat, &at_key(worktree, key), Some(&entry.seen), dir)
+            look_again(lstat, worktree, key, Some(&entry.seen), dir)
         };
         // The untracked files are listed again unless the reference's
         // untracked directories prove them the same (`tree.rs`).
@@ -875,7 +875,7 @@ impl Snapshotter {
             entry.seen = match (found, early.get_mut(known)) {
                 (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
                 (true, None) => look_at(&mut lstat, known),
-                (false, _) => look_again(&mut lstat, &at_key(worktree, key), None, None),
+                (false, _) => look_again(&mut lstat, worktree, key, None, None),
             };
         }
         temps::forget_run_check_temps(&mut snapshot, worktree);
@@ -1092,22 +1092,24 @@ fn look_first(lstat: &mut Lstat, path: &Path, clock: &Clock, trust: &mut Trust) 
     }
 }
 
-/// What a later snapshot records of `path`, whose first snapshot found
+/// What a later snapshot records of `key` (in `worktree`), whose first
+/// snapshot found
 /// `reference`: the stat data, the content hash when the first took one,
 /// and `dir` (the identity of its directory now) when the first left it
 /// unread.
 fn look_again(
     lstat: &mut Lstat,
-    path: &Path,
+    worktree: &Path,
+    key: &Path,
     reference: Option<&Seen>,
     dir: Option<DirId>,
 ) -> Seen {
-    match lstat.of(path) {
+    match lstat.of_key(worktree, key) {
         Err(_) => Seen::Absent,
-        Ok((_, true)) => Seen::Tree(tree_hash(path)),
+        Ok((_, true)) => Seen::Tree(tree_hash(&at_key(worktree, key))),
         Ok((stat, false)) => {
             let hash = matches!(reference, Some(Seen::File { hash: Some(_), .. }))
-                .then(|| Box::new(read_path(path)));
+                .then(|| Box::new(read_path(&at_key(worktree, key))));
             let dir = match reference {
                 Some(Seen::Unread { .. }) => dir,
                 _ => None,

@@ -286,6 +286,78 @@ mod imp {
     }
 
     impl Lstat {
+        /// [`Lstat::of`] the snapshot key `key` in `worktree`: the folder
+        /// is opened by its path once, each file looked up by its name
+        /// (no path is joined per file).
+        pub(in crate::snapshot) fn of_key(
+            &mut self,
+            worktree: &Path,
+            key: &Path,
+        ) -> io::Result<(Stat, bool)> {
+            let whole = key.as_os_str().as_bytes();
+            let trimmed = whole.strip_suffix(b"/").unwrap_or(whole);
+            let (parent, name) = match trimmed.iter().rposition(|&b| b == b'/') {
+                _ if key.is_absolute() || trimmed.is_empty() => {
+                    return self.of(&worktree.join(key));
+                }
+                Some(slash) => (&trimmed[..slash], &trimmed[slash + 1..]),
+                None => (&b""[..], trimmed),
+            };
+            if name.is_empty() || name == b"." || name == b".." {
+                return self.of(&worktree.join(key));
+            }
+            // The folder's path is the worktree's, `/`, the parent's: compared
+            // piece by piece with the open one (no path built per file).
+            let base = worktree.as_os_str().as_bytes();
+            let open = self
+                .dir
+                .as_ref()
+                .is_some_and(|(dir, _)| match parent.is_empty() {
+                    true => dir == base,
+                    false => {
+                        dir.len() == base.len() + 1 + parent.len()
+                            && dir.starts_with(base)
+                            && dir[base.len()] == b'/'
+                            && dir.ends_with(parent)
+                    }
+                });
+            if !open {
+                let mut wanted = Vec::with_capacity(base.len() + 1 + parent.len());
+                wanted.extend_from_slice(base);
+                if !parent.is_empty() {
+                    wanted.push(b'/');
+                    wanted.extend_from_slice(parent);
+                }
+                self.open(&wanted)?;
+            }
+            match &self.dir {
+                Some((_, fd)) => at(fd.as_raw_fd(), name),
+                None => self.of(&worktree.join(key)),
+            }
+        }
+
+        /// Opens the folder at `dir` (a path's bytes) unless it is open.
+        fn open(&mut self, dir: &[u8]) -> io::Result<()> {
+            if self.dir.as_ref().is_some_and(|(open, _)| open == dir) {
+                return Ok(());
+            }
+            self.dir = None;
+            let path = CString::new(dir)?;
+            #[cfg(target_os = "linux")]
+            let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            #[cfg(not(target_os = "linux"))]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            // SAFETY: `path` is a NUL-terminated path that outlives the call.
+            let fd = unsafe { libc::open(path.as_ptr(), flags) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just opened and is owned by nothing else.
+            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            self.dir = Some((dir.to_vec(), fd));
+            Ok(())
+        }
+
         /// The stat data of `path` (a symlink's own), and whether it is a
         /// directory.
         pub(in crate::snapshot) fn of(&mut self, path: &Path) -> io::Result<(Stat, bool)> {
@@ -303,23 +375,7 @@ mod imp {
             if name.is_empty() {
                 return at(libc::AT_FDCWD, whole);
             }
-            let open = self.dir.as_ref().is_some_and(|(dir, _)| dir == parent);
-            if !open {
-                self.dir = None;
-                let dir = CString::new(parent)?;
-                #[cfg(target_os = "linux")]
-                let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
-                #[cfg(not(target_os = "linux"))]
-                let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-                // SAFETY: `dir` is a NUL-terminated path that outlives the call.
-                let fd = unsafe { libc::open(dir.as_ptr(), flags) };
-                if fd < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // SAFETY: `fd` was just opened and is owned by nothing else.
-                let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-                self.dir = Some((parent.to_vec(), fd));
-            }
+            self.open(parent)?;
             match &self.dir {
                 Some((_, fd)) => at(fd.as_raw_fd(), name),
                 None => at(libc::AT_FDCWD, whole),
@@ -521,6 +577,15 @@ mod imp {
         pub(in crate::snapshot) fn of(&mut self, path: &Path) -> std::io::Result<(Stat, bool)> {
             let meta = std::fs::symlink_metadata(path)?;
             Ok((Stat::of(&meta), meta.is_dir()))
+        }
+
+        /// [`Lstat::of`] the snapshot key `key` in `worktree`.
+        pub(in crate::snapshot) fn of_key(
+            &mut self,
+            worktree: &Path,
+            key: &Path,
+        ) -> std::io::Result<(Stat, bool)> {
+            self.of(&worktree.join(key))
         }
     }
 

@@ -28,9 +28,12 @@ const SUFFIX: &str = ".tmp";
 /// temporary files (see the module documentation).
 pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
     snapshot.entries.retain(|(key, entry)| {
-        let untracked = entry.code.is_empty() || entry.code == "??";
-        // The name, cheaply: 200,000 keys are asked.
+        // Cheaply first: 200,000 keys are asked.
         let bytes = key.as_os_str().as_encoded_bytes();
+        if !bytes.ends_with(SUFFIX.as_bytes()) {
+            return true;
+        }
+        let untracked = entry.code.is_empty() || entry.code == "??";
         let name = match bytes
             .iter()
             .rposition(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
