@@ -197,7 +197,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
         (results, platform)
     });
-    let git = meta::Git::of(start.in_git().map(|(_, status)| status));
+    let git = meta::git(start.in_git().map(|(_, status)| status));
 
     let interrupted = cancel.is_cancelled();
     let meta = Meta {
@@ -250,7 +250,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     );
     evidence.contracts.task = task.as_ref().map(crate::task::contract);
     evidence.contracts.change_budget = change_budget;
-    evidence.contracts.gate = gate;
+    evidence.contracts.gate = gate.map(evidence::gate);
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
     if !report_on_stdout {

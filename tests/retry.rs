@@ -181,7 +181,7 @@ fn evidence(exit_code: i32) -> Value {
             "platform": {"os": "linux", "arch": "x86_64", "os_version": "Debian 12", "cpus": 2, "memory_bytes": 1024},
             "cwd": "/abs/cwd", "worktree": "/abs/worktree",
             "git": {"commit": null, "branch": null, "dirty": false},
-            "config": {"path": "checks.toml", "sha256": "00"},
+            "config": {"path": "checks.toml", "sha256": "0".repeat(64)},
             "task": null,
             "argv": ["run-check", "--format", "json"],
             "commands": ["cargo build", "cargo test", "cargo lint"]
@@ -905,7 +905,8 @@ fn evidence_that_is_not_evidence_is_an_error_and_changes_nothing() {
         ),
         (
             "verdict.json",
-            "error: verdict.json: $.schema_version: missing required field",
+            "error: verdict.json: $.verdict: unknown field (expected schema_version, meta, \
+             mode, summary, checks, diagnostics or contracts)",
         ),
     ];
     for (file, message) in cases {

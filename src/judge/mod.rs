@@ -461,7 +461,7 @@ pub(crate) mod tests {
     }
 
     fn evidence(checks: Value, diagnostics: Value) -> Value {
-        json!({"schema_version": 1, "checks": checks, "diagnostics": diagnostics})
+        crate::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
     }
 
     #[test]
@@ -522,8 +522,8 @@ pub(crate) mod tests {
     #[test]
     fn an_exceeded_budget_recommends_subtask_even_when_passing() {
         let mut ev = evidence(json!([{"name": "unit", "status": "pass"}]), json!([]));
-        ev["contracts"] = json!({"change_budget": {"files_changed": 3, "loc_changed": 420,
-                                  "max_files": 10, "max_loc": 400, "exceeded": true}});
+        ev["contracts"]["change_budget"] = json!({"base": "HEAD", "files_changed": 3,
+            "loc_changed": 420, "max_files": 10, "max_loc": 400, "exceeded": true});
         let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
         assert!(v.passed);
         assert_eq!(v.recommendation, Recommendation::Subtask);

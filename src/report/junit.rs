@@ -63,7 +63,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     let properties = [
         ("banner", Some(s.banner.clone())),
         ("exit_code", Some(s.exit_code.to_string())),
-        ("mode", Some(evidence.mode.clone())),
+        ("mode", Some(evidence.mode.to_string())),
         ("run-check.version", Some(meta.tool.version.clone())),
         ("timestamp", Some(meta.timestamp.clone())),
         ("commit", meta.git.commit.clone()),

@@ -53,19 +53,15 @@ impl<'a> Obj<'a> {
         self.typed(key, "a string", Value::as_str)
     }
 
-    /// A required boolean member.
-    pub fn bool(&self, key: &str) -> Access<bool> {
-        self.typed(key, "a boolean", Value::as_bool)
-    }
-
-    /// A required integer member (`2.0` is not one).
+    /// A required integer member, by the integer rule of every input
+    /// (`2.0` is 2).
     pub fn int(&self, key: &str) -> Access<i64> {
-        self.typed(key, "an integer", Value::as_i64)
+        crate::json_input::integer(self.get(key)?, &self.path(key))
     }
 
-    /// A required non-negative integer member.
+    /// A required non-negative integer member, by the same rule.
     pub fn uint(&self, key: &str) -> Access<u64> {
-        self.typed(key, "a non-negative integer", Value::as_u64)
+        crate::json_input::integer(self.get(key)?, &self.path(key))
     }
 
     /// A required array member.
@@ -137,7 +133,8 @@ mod tests {
 
     #[test]
     fn numbers_of_the_wrong_type_are_named_with_their_value() {
-        let value = json!({"s": 3, "w": 2.5, "i": 9_223_372_036_854_775_808_u64, "u": -3});
+        let value =
+            json!({"s": 3, "w": 2.5, "i": 9_223_372_036_854_775_808_u64, "u": -3, "f": 1.0});
         let obj = Obj::of(&value, "$").unwrap();
         assert_eq!(
             obj.str("s").unwrap_err().message,
@@ -149,8 +146,15 @@ mod tests {
         );
         assert_eq!(
             obj.int("i").unwrap_err().message,
-            "expected an integer, found number 9223372036854775808"
+            "expected an integer from -9223372036854775808 to 9223372036854775807, \
+             found number 9223372036854775808"
         );
+        assert_eq!(
+            obj.int("w").unwrap_err().message,
+            "expected an integer, found number 2.5"
+        );
+        // The integer rule of every input: 1.0 is 1.
+        assert_eq!(obj.uint("f"), Ok(1));
         assert_eq!(
             obj.uint("u").unwrap_err().message,
             "expected a non-negative integer, found number -3"

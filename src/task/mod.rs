@@ -53,11 +53,11 @@ mod command;
 
 use std::path::Path;
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
+use crate::evidence::{ChangeBudget, TaskContract};
 use crate::git::{Repo, Status};
 use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
 use crate::snapshot::OwnFiles;
@@ -104,14 +104,7 @@ impl Task {
     }
 }
 
-/// One broken limit of a well-typed task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    /// The field at fault, a JSON path without `$.` (e.g. `acceptance.commands`).
-    pub field: String,
-    /// What is wrong, one line.
-    pub message: String,
-}
+pub use run_check_documents::evidence::Violation;
 
 /// Reads and checks the task file at `path` (named in messages as given).
 pub fn load(path: &Path) -> Result<Task, Error> {
@@ -171,13 +164,13 @@ pub fn gate_violations(task: &Task, gate: &crate::gate::Gate) -> Vec<Violation> 
         .collect()
 }
 
-/// The `contracts.task` value: `{"id", "valid", "violations"}`.
-pub fn contract(task: &Task) -> Value {
-    json!({
-        "id": task.id(),
-        "valid": task.violations.is_empty(),
-        "violations": task.violations,
-    })
+/// The `contracts.task` value.
+pub fn contract(task: &Task) -> TaskContract {
+    TaskContract {
+        id: task.id().to_string(),
+        valid: task.violations.is_empty(),
+        violations: task.violations.clone(),
+    }
 }
 
 /// The `contracts.change_budget` value: the change in `worktree` against
@@ -190,22 +183,22 @@ pub fn change_budget(
     worktree: &Path,
     base: &str,
     own: &OwnFiles,
-) -> Result<Value, ChangesError> {
+) -> Result<ChangeBudget, ChangesError> {
     let changes = changes::changed(repo, status, worktree, base, own)?;
     Ok(budget(&changes))
 }
 
 /// The `contracts.change_budget` value of `changes`.
-pub fn budget(changes: &changes::Changes) -> Value {
+pub fn budget(changes: &changes::Changes) -> ChangeBudget {
     let files_changed = changes.files.len();
-    json!({
-        "base": changes.base,
-        "files_changed": files_changed,
-        "loc_changed": changes.loc,
-        "max_files": MAX_FILES,
-        "max_loc": MAX_LOC,
-        "exceeded": files_changed > MAX_FILES || changes.loc > MAX_LOC,
-    })
+    ChangeBudget {
+        base: changes.base.clone(),
+        files_changed: u64::try_from(files_changed).unwrap_or(u64::MAX),
+        loc_changed: changes.loc,
+        max_files: u64::try_from(MAX_FILES).unwrap_or(u64::MAX),
+        max_loc: MAX_LOC,
+        exceeded: files_changed > MAX_FILES || changes.loc > MAX_LOC,
+    }
 }
 
 /// An array of strings.
@@ -344,6 +337,7 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
 mod tests {
     use super::*;
     use crate::test_git::git;
+    use serde_json::json;
 
     /// A valid task; tests change one thing at a time.
     fn valid() -> Value {
@@ -420,7 +414,7 @@ mod tests {
         assert_eq!(task.violations, []);
         assert_eq!(task.id(), "T-2026-02-02-001");
         assert_eq!(
-            contract(&task),
+            serde_json::to_value(contract(&task)).unwrap(),
             json!({"id": "T-2026-02-02-001", "valid": true, "violations": []})
         );
     }
@@ -757,7 +751,7 @@ mod tests {
         task["files_involved"] = json!(vec!["f"; 11]);
         let task = parse(&task).unwrap();
         assert_eq!(
-            contract(&task),
+            serde_json::to_value(contract(&task)).unwrap(),
             json!({"id": "", "valid": false, "violations": [
                 {"field": "id", "message": "must not be empty"},
                 {"field": "parallel_count", "message": "must be between 1 and 5, found 6"},
@@ -790,6 +784,7 @@ mod tests {
         let budget_at = |root: &Path, base: &str| {
             let (repo, status) = crate::git::open(root).unwrap();
             change_budget(&repo, &status.unwrap(), root, base, &OwnFiles::default())
+                .map(|budget| serde_json::to_value(budget).unwrap())
         };
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
