@@ -122,6 +122,10 @@ fn assert_schema_valid(verdict: &Value) {
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{verdict:#}\n{errors:#?}");
+    // The verdict's type reads what the judge wrote, and writes it back.
+    let read: run_check::judge::verdict::Verdict =
+        serde_json::from_value(verdict.clone()).expect("the verdict type reads a verdict");
+    assert_eq!(&serde_json::to_value(read).unwrap(), verdict);
 }
 
 /// Sets the exit codes of `audit` and `lint`, runs the checks into

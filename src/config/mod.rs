@@ -189,17 +189,7 @@ pub struct JudgeConfig {
     pub weights: Option<Weights>,
 }
 
-/// Dimension weights.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Weights {
-    /// Weight of the security score.
-    pub security: f64,
-    /// Weight of the quality score.
-    pub quality: f64,
-    /// Weight of the performance score.
-    pub performance: f64,
-}
+pub use run_check_documents::verdict::Weights;
 
 /// `[retry]`.
 #[derive(Debug, Default, Clone, Deserialize)]

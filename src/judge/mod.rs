@@ -360,7 +360,7 @@ pub(crate) mod tests {
         assert_eq!(v.progress.previous_score, Some(72.0));
         assert_eq!(v.progress.improvement, Some(10.25));
         assert_eq!(v.progress.trend, Trend::Improving);
-        assert_eq!(v.progress.failed_dimensions, ["security"]);
+        assert_eq!(v.progress.failed_dimensions, [config::Dimension::Security]);
         assert_eq!(v.issues.critical[0].id, "SEC-001");
         assert_eq!(v.issues.medium[0].id, "QA-001");
         assert_eq!(
@@ -407,7 +407,7 @@ pub(crate) mod tests {
         // [judge] lowers security_min to 70 but raises overall_min to 90.
         let v = judge(&sample_input(), &config, &[]).unwrap();
         assert_eq!(v.thresholds_used.security_min, 70.0);
-        assert_eq!(v.progress.failed_dimensions, Vec::<String>::new());
+        assert!(v.progress.failed_dimensions.is_empty());
         assert_eq!(v.feedback_for_code_writer.score_gap.overall, Some(7.75));
         // The input's tech_stack overrides overall_min again (key by key).
         let mut input = sample_input();

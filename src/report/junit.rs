@@ -342,7 +342,7 @@ pub(super) mod sample {
                 "platform": {"os": "linux", "arch": "x86_64", "os_version": null, "cpus": 2, "memory_bytes": 1},
                 "cwd": "/w", "worktree": "/w/my repo",
                 "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "branch": "main", "dirty": false},
-                "config": {"path": "checks.toml", "sha256": "00"},
+                "config": {"path": "checks.toml", "sha256": "0".repeat(64)},
                 "task": null, "argv": ["run-check"], "commands": []
             },
             "mode": "strict",

@@ -357,16 +357,30 @@ impl Status {
 }
 
 /// The judge dimension a check scores into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Dimension {
     /// Security checks (issue ids `SEC-`).
     Security,
     /// Quality checks (issue ids `QA-`), the default.
+    #[default]
     Quality,
     /// Performance checks (issue ids `PERF-`).
     Performance,
 }
+
+impl Dimension {
+    /// The word in JSON and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dimension::Security => "security",
+            Dimension::Quality => "quality",
+            Dimension::Performance => "performance",
+        }
+    }
+}
+
+display_as_str!(Dimension);
 
 /// The severity of the issues a failing check raises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]

@@ -5,6 +5,7 @@
 //! depends on this crate alone, not on the command-line tool.
 //!
 //! - [`evidence`]: the evidence document of one run (`--format json`).
+//! - [`verdict`]: the verdict of `run-check judge`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
 //! - [`read`]: reading a document from bytes or a parsed value.
 //! - [`int`]: the integer rule of every JSON input (`1.0` is 1).
@@ -17,3 +18,4 @@ pub mod exit_code;
 pub mod int;
 pub mod read;
 pub mod schema;
+pub mod verdict;
