@@ -1087,6 +1087,24 @@ fn the_state_file_matches_the_published_schema() {
     let mut bad = state.clone();
     bad["schema_version"] = json!(2);
     assert!(!validator.is_valid(&bad));
+    // The loader and the schema answer alike: attempt 0 is refused by both,
+    // a whole number written as a float (1.0) accepted by both.
+    let mut bad = state.clone();
+    bad["points"][0]["attempts"][0]["attempt"] = json!(0);
+    assert!(!validator.is_valid(&bad));
+    dir.write("state.json", &bad.to_string());
+    assert_eq!(
+        dir.run(&["retry", "status", "--state", "state.json"])
+            .error_line(),
+        "error: state.json: $.points[0].attempts[0].attempt: must be at least 1, found 0"
+    );
+    let mut whole = state.clone();
+    whole["points"][0]["retry_count"] = json!(1.0);
+    whole["points"][0]["attempts"][0]["attempt"] = json!(1.0);
+    assert!(validator.is_valid(&whole));
+    dir.write("state.json", &whole.to_string());
+    dir.run(&["retry", "status", "--state", "state.json"])
+        .status(0);
 }
 
 // ---- evidence written by run-check ----

@@ -388,8 +388,16 @@ fn attempt(value: &Value, path: &str) -> Result<Attempt, Problem> {
         "evidence",
     ])?;
     let evidence_path = obj.path("evidence");
+    // 1-based, as the schema says.
+    let number = obj.uint("attempt")?;
+    if number == 0 {
+        return Err(Problem::new(
+            obj.path("attempt"),
+            "must be at least 1, found 0",
+        ));
+    }
     Ok(Attempt {
-        attempt: obj.uint("attempt")?,
+        attempt: number,
         recorded_at: obj.str("recorded_at")?.to_string(),
         decision: obj
             .word("decision", &Decision::WORDS)
