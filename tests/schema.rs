@@ -458,6 +458,7 @@ fn the_schema_command_prints_each_schema() {
         ("checks", "checks.schema.json"),
         ("evidence", "schemas/evidence.json"),
         ("verdict", "schemas/verdict.json"),
+        ("retry-state", "schemas/retry-state.json"),
     ] {
         let committed = std::fs::read_to_string(repo_root().join(file)).unwrap();
         let output = std::process::Command::new(bin())

@@ -6,6 +6,7 @@
 //!
 //! - [`evidence`]: the evidence document of one run (`--format json`).
 //! - [`verdict`]: the verdict of `run-check judge`.
+//! - [`retry`]: the state file of `run-check retry`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
 //! - [`read`]: reading a document from bytes or a parsed value.
 //! - [`int`]: the integer rule of every JSON input (`1.0` is 1).
@@ -17,5 +18,6 @@ pub mod evidence;
 pub mod exit_code;
 pub mod int;
 pub mod read;
+pub mod retry;
 pub mod schema;
 pub mod verdict;
