@@ -222,28 +222,16 @@ fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
     }
 }
 
-/// An integer in JSON Schema's sense, as the published schema's
-/// `"type": "integer"` accepts it: any JSON integer, or a number without a
-/// fractional part (`2.0` is 2; `1e30` and integers too big for 64 bits are
-/// integers too, read as floats by serde). The value saturates to `i128`,
-/// enough for any limit; the text is the number as serde prints it, for
-/// messages.
+/// An integer by the integer rule of every input
+/// (`run_check_documents::int`: `2.0` is 2; `1e30` is an integer too,
+/// saturating to `i128`, over every limit), and its text as written, for
+/// messages. Its range is a limit (a violation), not a type error.
 fn integer(value: &Value, path: &str) -> Access<(i128, String)> {
-    let exact = value
-        .as_i64()
-        .map(i128::from)
-        .or_else(|| value.as_u64().map(i128::from));
-    let whole = || {
-        value
-            .as_f64()
-            .filter(|n| n.is_finite() && n.fract() == 0.0)
-            // `as` saturates: 1e300 compares as i128::MAX, over every limit.
-            .map(|n| n as i128)
-    };
-    match exact.or_else(whole) {
-        Some(n) => Ok((n, value.to_string())),
-        None => Err(mismatch(path, "an integer", found(value))),
-    }
+    value
+        .as_number()
+        .and_then(run_check_documents::int::of_number)
+        .map(|n| (n, value.to_string()))
+        .ok_or_else(|| mismatch(path, "an integer", found(value)))
 }
 
 /// Type-checks `value` (the first problem in schema order is an error) and
