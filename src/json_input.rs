@@ -1,12 +1,16 @@
-//! Reading user-supplied JSON documents (task files, vote inputs, judge
-//! inputs and history lines, retry state, evidence to merge) and typed access
-//! to their values: one place for the encoding rules, the one-line syntax
-//! errors and the JSON path of the first problem
-//! (`$.checks[2].status: expected a string, found number 3`), so every command
-//! words them the same way: a number found where something else was
+//! Reading user-supplied JSON documents: the typed documents of
+//! `run-check-documents` (evidence for judge, merge and retry; the retry
+//! state) through [`typed`] and [`evidence`], and the documents still read
+//! by hand (task files, vote inputs, seed-000 judge inputs and history
+//! lines) through [`parse_document`] and the accessors here. One place for
+//! the encoding rules, the input size budget, the one-line syntax errors
+//! and the JSON path of the first problem
+//! (`$.checks[2].status: expected a string, found number 3`), so every
+//! command words them the same way: a number found where something else was
 //! expected is named with its value, a closed object's unknown member as
-//! `unknown field (expected a, b or c)`. The accessors never panic and never
-//! guess; the rules of each document (which objects are closed, ranges,
+//! `unknown field (expected a, b or c)`, and integers follow one rule
+//! (`run_check_documents::int`). The accessors never panic and never guess;
+//! the rules of each hand-read document (which objects are closed, ranges,
 //! defaults) stay with the command that reads it.
 
 use std::fmt::Display;

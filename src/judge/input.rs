@@ -3,12 +3,10 @@
 //! plain structs. Every problem is one error naming the file and the JSON
 //! path of the first problem found.
 //!
-//! Evidence: `schema_version` (must be 1), `checks` and `diagnostics` are
-//! required; of a check, `name` and `status`; of a diagnostic, `check`,
-//! `severity` and `message`. A check's `dimension` and `severity` default to
-//! `quality` and `high` (SPEC 3); `score`, `timed_out`, `error`, `exit_code`,
-//! `command`, `skip_reason`, `summary` and `contracts` may be absent. Unknown fields are ignored (the
-//! evidence carries much the judge does not read).
+//! Evidence is read by the one evidence reader of every command
+//! (`Evidence::from_value` of `run-check-documents`: closed objects, every
+//! field of the first version required, later ones with their defaults),
+//! then reduced to what the judge uses.
 //!
 //! Seed-000 input: `security_result`, `quality_result` and
 //! `performance_result` are required, each with `passed` (boolean), `score`

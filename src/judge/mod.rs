@@ -17,10 +17,12 @@
 //!    invalid one is exit 2: the user has a config and it is wrong), else
 //!    seed 000's defaults; the judge never needs a checks.toml (SPEC 2).
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
-//!    A document with `security_result` is seed-000 input, else evidence
-//!    (`schema_version` must be 1). Required and optional fields are listed
-//!    in [`input`]; unknown fields are ignored, except unknown keys inside
-//!    `tech_stack.quality_thresholds` / `tech_stack.weights` (errors).
+//!    A document with `security_result` is seed-000 input, else evidence,
+//!    read as merge and retry read it (`run_check_documents`: closed
+//!    objects, the fields of the first version required). Seed-000 input's
+//!    fields are listed in [`input`]; its unknown fields are ignored, except
+//!    unknown keys inside `tech_stack.quality_thresholds` /
+//!    `tech_stack.weights` (errors).
 //! 3. **Rounding.** Dimension scores, the overall score, gaps and
 //!    improvements are rounded to 2 decimals before any comparison, so the
 //!    verdict shows what was judged (seed 000's example: 82.25).
