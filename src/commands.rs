@@ -204,7 +204,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
         (results, platform)
     });
-    let git = meta::Git::of(start.in_git().map(|(_, status)| status));
+    let git = meta::git(start.in_git().map(|(_, status)| status));
 
     let interrupted = cancel.is_cancelled();
     let meta = Meta {

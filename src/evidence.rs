@@ -1,232 +1,31 @@
-//! The evidence document of SPEC section 6 and its assembly from a plan and
-//! its results. Field order here is the order in the JSON; every field name is
-//! part of the contract. Nothing here runs a process except through `meta`.
+//! The assembly of the evidence document (defined in the
+//! `run-check-documents` crate) from a plan and its results. Nothing here
+//! runs a process except through `meta`.
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use crate::config::{Dimension, Severity};
 use crate::diagnostics;
 use crate::exit_code;
 use crate::meta::Meta;
 use crate::plan::Plan;
 use crate::runner::CheckResult;
 
-/// Version of the evidence format; bumped when a field changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
-/// The banner of a passing run, exactly.
-pub const PASS_BANNER: &str = "All checks passed!";
+pub use run_check_documents::evidence::{
+    Artifact, ChangeBudget, CheckRecord, Contracts, Diagnostic, Evidence, Gate, Leaked,
+    MODIFIED_BANNER, Mode, PASS_BANNER, ReadOnly, SCHEMA_VERSION, Status, Summary, TaskContract,
+    Violation,
+};
 
-/// The status of one check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Exited 0.
-    Pass,
-    /// Exited non-zero, or timed out.
-    Fail,
-    /// Could not be judged: not found, not startable, killed by a foreign signal.
-    Error,
-    /// Not run (a failed need, fail-fast, interrupted).
-    Skip,
-}
-
-impl Status {
-    /// The word used in evidence and messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Error => "error",
-            Status::Skip => "skip",
-        }
-    }
-
-    /// Fail or error.
-    pub fn is_failure(self) -> bool {
-        matches!(self, Status::Fail | Status::Error)
-    }
-}
-
-/// The whole document.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Evidence {
-    /// Format version.
-    pub schema_version: u32,
-    /// Where, when and how the run happened.
-    pub meta: Meta,
-    /// `fast` or `strict`.
-    pub mode: String,
-    /// Counts, banner, exit code.
-    pub summary: Summary,
-    /// One entry per selected check, in config order.
-    pub checks: Vec<CheckRecord>,
-    /// Every diagnostic of every check.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Read-only, task and change-budget contracts.
-    pub contracts: Contracts,
-}
-
-/// `summary`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Summary {
-    /// True exactly when the run passed.
-    pub all_checks_passed: bool,
-    /// `All checks passed!`, or what failed.
-    pub banner: String,
-    /// Wall time of the whole run.
-    pub duration_ms: u64,
-    /// Checks in `checks`.
-    pub total: usize,
-    /// Checks that passed.
-    pub passed: usize,
-    /// Checks that failed.
-    pub failed: usize,
-    /// Checks that errored.
-    pub errored: usize,
-    /// Checks that were skipped.
-    pub skipped: usize,
-    /// The process exit code of the run.
-    pub exit_code: i32,
-}
-
-/// One entry of `checks`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CheckRecord {
-    /// Check name.
-    pub name: String,
-    /// pass / fail / error / skip.
-    pub status: Status,
-    /// argv as configured (empty for scans).
-    pub command: Vec<String>,
-    /// Resolved absolute program path.
-    pub program: Option<String>,
-    /// Judge dimension.
-    pub dimension: Dimension,
-    /// Issue severity when it fails (an addition to SPEC's list: the judge
-    /// needs it to weigh failures without re-reading checks.toml).
-    pub severity: Severity,
-    /// Exit code when the process exited.
-    pub exit_code: Option<i32>,
-    /// Wall time.
-    pub duration_ms: u64,
-    /// Killed after its timeout.
-    pub timed_out: bool,
-    /// Head and tail of stdout.
-    pub stdout_excerpt: String,
-    /// Head and tail of stderr.
-    pub stderr_excerpt: String,
-    /// Bytes written to stdout.
-    pub stdout_bytes: u64,
-    /// Bytes written to stderr.
-    pub stderr_bytes: u64,
-    /// Whether either excerpt omits bytes.
-    pub excerpt_truncated: bool,
-    /// Recorded artifacts.
-    pub artifacts: Vec<Artifact>,
-    /// Diagnostics of this check in `diagnostics`.
-    pub diagnostics_count: usize,
-    /// Diagnostics found beyond the cap of 1000 per check, not listed.
-    pub diagnostics_dropped: u64,
-    /// The check's 0..100 score, when configured and found.
-    pub score: Option<f64>,
-    /// Why it was skipped.
-    pub skip_reason: Option<String>,
-    /// Why it errored.
-    pub error: Option<String>,
-    /// PHASE_RESULT pairs (parser `phase-result`).
-    pub data: serde_json::Map<String, serde_json::Value>,
-    /// The processes the check left behind when it ended: killed, or left
-    /// running with `leave_running` (absent from evidence written before
-    /// this field: none).
-    #[serde(default)]
-    pub leaked: Vec<Leaked>,
-}
-
-/// A process a check left running when it ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Leaked {
-    /// Its process id.
-    pub pid: u32,
-    /// Its command line, arguments joined by spaces (cut at 512 bytes).
-    pub command: String,
-}
-
-/// One artifact file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Artifact {
-    /// Path relative to the worktree.
-    pub path: String,
-    /// Size.
-    pub bytes: u64,
-    /// Content hash, hex.
-    pub sha256: String,
-}
-
-/// One located problem.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Diagnostic {
-    /// The check that reported it.
-    pub check: String,
-    /// File, relative to the worktree when inside it.
-    pub file: Option<String>,
-    /// 1-based line.
-    pub line: Option<u64>,
-    /// 1-based column.
-    pub column: Option<u64>,
-    /// error / warning / note / info / help.
-    pub severity: String,
-    /// Rule or code.
-    pub rule: Option<String>,
-    /// Message.
-    pub message: String,
-    /// Suggested fix.
-    pub suggestion: Option<String>,
-}
-
-/// `contracts`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Contracts {
-    /// Read-only verification (SPEC section 5).
-    pub read_only: ReadOnly,
-    /// Task contract violations (SPEC section 7).
-    pub task: Option<serde_json::Value>,
-    /// Change budget (SPEC section 7).
-    pub change_budget: Option<serde_json::Value>,
-    /// The gate's own files changed against the base (SPEC section 6);
-    /// `None` when the config lies outside the worktree or outside git, and
-    /// in evidence written before the field existed.
-    #[serde(default)]
-    pub gate: Option<crate::gate::Gate>,
-}
-
-/// `contracts.read_only`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ReadOnly {
-    /// Whether the worktree was snapshotted before and after and compared.
-    pub verified: bool,
-    /// Paths created, deleted or changed by the checks.
-    pub modified: Vec<String>,
-    /// Why the verification could not be completed (then the run is ERROR).
-    #[serde(default)]
-    pub error: Option<String>,
-}
-
-impl ReadOnly {
-    /// Verification was not asked for (fast mode without --verify-read-only).
-    pub fn off() -> ReadOnly {
-        ReadOnly {
-            verified: false,
-            modified: Vec::new(),
-            error: None,
+impl From<crate::config::Mode> for Mode {
+    fn from(mode: crate::config::Mode) -> Mode {
+        match mode {
+            crate::config::Mode::Fast => Mode::Fast,
+            crate::config::Mode::Strict => Mode::Strict,
         }
     }
 }
 
-/// The banner of a run whose checks changed the worktree (SPEC section 5).
-pub const MODIFIED_BANNER: &str = "Workspace modified by checks";
-
+/// `contracts.gate` of what `gate` found.
 /// Milliseconds, saturating.
 pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -289,7 +88,7 @@ pub fn assemble(
     Evidence {
         schema_version: SCHEMA_VERSION,
         meta,
-        mode: plan.mode.as_str().to_string(),
+        mode: plan.mode.into(),
         summary,
         checks,
         diagnostics,
@@ -338,7 +137,7 @@ fn collect_diagnostics(
                 .map(|file| diagnostics::relativize(file, base, worktree)),
             line: f.line,
             column: f.column,
-            severity: f.severity.as_str().to_string(),
+            severity: f.severity,
             rule: f.rule.clone(),
             message: f.message.clone(),
             suggestion: f.suggestion.clone(),
@@ -429,9 +228,107 @@ pub fn summarize(
     }
 }
 
+/// Tests' shorthand for evidence: `partial` completed into a whole
+/// document that every reader accepts. Missing members of the document,
+/// `meta`, `summary`, `contracts` and each check and diagnostic are filled
+/// in (a check passes with no output, a diagnostic is an error); the
+/// summary, unless given, is that of the checks.
+#[doc(hidden)]
+pub fn complete(partial: &serde_json::Value) -> serde_json::Value {
+    use serde_json::{Value, json};
+    fn fill(value: &mut Value, defaults: Value) {
+        if let (Value::Object(value), Value::Object(defaults)) = (value, defaults) {
+            for (key, default) in defaults {
+                match value.get_mut(&key) {
+                    Some(given) if given.is_object() && default.is_object() => fill(given, default),
+                    Some(_) => {}
+                    None => {
+                        value.insert(key, default);
+                    }
+                }
+            }
+        }
+    }
+    let mut doc = partial.clone();
+    let check = json!({
+        "command": [], "program": null, "dimension": "quality", "severity": "high",
+        "exit_code": null, "duration_ms": 0, "timed_out": false, "stdout_excerpt": "",
+        "stderr_excerpt": "", "stdout_bytes": 0, "stderr_bytes": 0, "excerpt_truncated": false,
+        "artifacts": [], "diagnostics_count": 0, "diagnostics_dropped": 0, "score": null,
+        "skip_reason": null, "error": null, "data": {}, "leaked": [],
+    });
+    let diagnostic = json!({
+        "check": "", "file": null, "line": null, "column": null, "severity": "error",
+        "rule": null, "message": "", "suggestion": null,
+    });
+    for (key, defaults) in [("checks", check), ("diagnostics", diagnostic)] {
+        if let Some(Value::Array(items)) = doc.get_mut(key) {
+            for item in items {
+                // A skipped or errored check says why.
+                let why = match item["status"].as_str() {
+                    Some("skip") => json!({"skip_reason": "not run"}),
+                    Some("error") => json!({"error": "could not start"}),
+                    _ => json!({}),
+                };
+                fill(item, why);
+                fill(item, defaults.clone());
+            }
+        }
+    }
+    let statuses: Vec<String> = doc["checks"]
+        .as_array()
+        .map(|checks| {
+            checks
+                .iter()
+                .filter_map(|c| c["status"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let count = |status: &str| statuses.iter().filter(|s| **s == status).count();
+    let exit_code = if count("error") > 0 {
+        exit_code::ERROR
+    } else if count("fail") > 0 {
+        exit_code::FAIL
+    } else {
+        exit_code::PASS
+    };
+    fill(
+        &mut doc,
+        json!({
+            "schema_version": SCHEMA_VERSION,
+            "meta": {
+                "tool": {"name": "run-check", "version": "0.1.0"},
+                "timestamp": "2026-11-21T23:59:00Z",
+                "platform": {"os": "linux", "arch": "x86_64", "os_version": null, "cpus": 2, "memory_bytes": 0},
+                "cwd": "/w", "worktree": "/w",
+                "git": {"commit": null, "branch": null, "dirty": null},
+                "config": {"path": "checks.toml", "sha256": "0".repeat(64)},
+                "task": null, "argv": ["run-check"], "commands": [],
+                "changes": null, "shard": null, "merged_from": null,
+            },
+            "mode": "strict",
+            "summary": {
+                "all_checks_passed": exit_code == exit_code::PASS,
+                "banner": if exit_code == exit_code::PASS { PASS_BANNER } else { "checks failed" },
+                "duration_ms": 0, "total": statuses.len(), "passed": count("pass"),
+                "failed": count("fail"), "errored": count("error"), "skipped": count("skip"),
+                "exit_code": exit_code,
+            },
+            "checks": [],
+            "diagnostics": [],
+            "contracts": {
+                "read_only": {"verified": false, "modified": [], "error": null},
+                "task": null, "change_budget": null, "gate": null,
+            },
+        }),
+    );
+    doc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Dimension, Severity};
 
     fn record(name: &str, status: Status) -> CheckRecord {
         CheckRecord {

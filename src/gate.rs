@@ -30,22 +30,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use run_check_documents::evidence::Gate;
 
 use crate::config::{CheckKind, Config};
 use crate::plan::Plan;
-
-/// `contracts.gate`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Gate {
-    /// The gate's files that changed against `base` (worktree-relative, `/`
-    /// separators, sorted); `[]` when none did.
-    pub changed: Vec<String>,
-    /// The revision compared against: `--changed-since`, else the task's
-    /// `base`, else `HEAD`.
-    #[serde(default)]
-    pub base: Option<String>,
-}
 
 /// Programs that run a script named by an argument (compared without a
 /// trailing version, `.exe` and case: `python3.12` is `python`).

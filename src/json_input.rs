@@ -1,12 +1,16 @@
-//! Reading user-supplied JSON documents (task files, vote inputs, judge
-//! inputs and history lines, retry state, evidence to merge) and typed access
-//! to their values: one place for the encoding rules, the one-line syntax
-//! errors and the JSON path of the first problem
-//! (`$.checks[2].status: expected a string, found number 3`), so every command
-//! words them the same way: a number found where something else was
+//! Reading user-supplied JSON documents: the typed documents of
+//! `run-check-documents` (evidence for judge, merge and retry; the retry
+//! state) through [`typed`] and [`evidence`], and the documents still read
+//! by hand (task files, vote inputs, seed-000 judge inputs and history
+//! lines) through [`parse_document`] and the accessors here. One place for
+//! the encoding rules, the input size budget, the one-line syntax errors
+//! and the JSON path of the first problem
+//! (`$.checks[2].status: expected a string, found number 3`), so every
+//! command words them the same way: a number found where something else was
 //! expected is named with its value, a closed object's unknown member as
-//! `unknown field (expected a, b or c)`. The accessors never panic and never
-//! guess; the rules of each document (which objects are closed, ranges,
+//! `unknown field (expected a, b or c)`, and integers follow one rule
+//! (`run_check_documents::int`). The accessors never panic and never guess;
+//! the rules of each hand-read document (which objects are closed, ranges,
 //! defaults) stay with the command that reads it.
 
 use std::fmt::Display;
@@ -15,6 +19,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::evidence::Evidence;
 
 /// The most JSON values a document may hold, an object counting as
 /// [`OBJECT_WEIGHT`]. A parsed value costs 32 bytes and more, an object's
@@ -33,31 +38,48 @@ const OBJECT_WEIGHT: usize = 8;
 /// document of more than [`MAX_VALUES`] values is refused before it is
 /// parsed.
 pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
-    let error = |location, message: String| Error::Config {
-        path: file.to_path_buf(),
-        location,
-        key: None,
-        message,
-    };
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(error(
-            None,
-            "the file is UTF-16 encoded; save it as UTF-8".into(),
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    typed(file, bytes)
+}
+
+/// Reads a document of the `run-check-documents` crate from `bytes` as
+/// [`parse_document`] reads JSON, its shape errors naming `file` and the
+/// JSON path.
+pub fn typed<T: serde::de::DeserializeOwned>(file: &Path, bytes: &[u8]) -> Result<T, Error> {
+    within_budget(file, bytes)?;
+    run_check_documents::read::from_slice(bytes).map_err(|problem| from_problem(file, problem))
+}
+
+/// Reads an evidence document: the one reader of judge, merge and retry.
+pub fn evidence(file: &Path, bytes: &[u8]) -> Result<Evidence, Error> {
+    within_budget(file, bytes)?;
+    Evidence::from_slice(bytes).map_err(|problem| from_problem(file, problem))
+}
+
+/// Reads an evidence document from a value [`parse_document`] returned.
+pub fn evidence_value(file: &Path, value: Value) -> Result<Evidence, Error> {
+    Evidence::from_value(value).map_err(|problem| from_problem(file, problem))
+}
+
+fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
     if values(bytes) > MAX_VALUES {
-        return Err(error(
-            None,
-            format!("more than {MAX_VALUES} JSON values, the limit for one input"),
-        ));
+        return Err(Error::Config {
+            path: file.to_path_buf(),
+            location: None,
+            key: None,
+            message: format!("more than {MAX_VALUES} JSON values, the limit for one input"),
+        });
     }
-    serde_json::from_slice(bytes).map_err(|err| {
-        error(
-            Some((err.line(), err.column().max(1))),
-            format!("invalid JSON: {}", syntax_message(&err)),
-        )
-    })
+    Ok(())
+}
+
+/// The user-facing error of a document's problem in `file`.
+pub fn from_problem(file: &Path, problem: run_check_documents::read::Problem) -> Error {
+    Error::Config {
+        path: file.to_path_buf(),
+        location: problem.location,
+        key: problem.path,
+        message: problem.message,
+    }
 }
 
 /// An upper bound of the values in JSON text, an object counting as
@@ -105,12 +127,7 @@ pub fn parse_line(text: &str) -> Result<Value, String> {
 /// serde_json's message without its trailing ` at line L column C` (the
 /// location is reported separately).
 pub fn syntax_message(err: &serde_json::Error) -> String {
-    let message = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    message
-        .strip_suffix(&suffix)
-        .unwrap_or(&message)
-        .to_string()
+    run_check_documents::read::message(err)
 }
 
 /// The JSON type of `value`, for messages (`expected a string, found number`).
@@ -169,20 +186,7 @@ impl Problem {
 /// The result of a typed access.
 pub type Access<T> = Result<T, Problem>;
 
-/// The path of member `name` of the object at `path`: `$.votes`, or
-/// `$.quick_assessments["two words"]` when `name` is not an identifier.
-pub fn child(path: &str, name: &str) -> String {
-    let mut chars = name.chars();
-    let identifier = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if identifier {
-        format!("{path}.{name}")
-    } else {
-        format!("{path}[{}]", Value::String(name.to_string()))
-    }
-}
+pub use run_check_documents::read::{alternatives, child};
 
 /// `path[index]`.
 pub fn index(path: &str, index: usize) -> String {
@@ -253,30 +257,30 @@ pub fn number(value: &Value, path: &str) -> Access<f64> {
         .ok_or_else(|| mismatch(path, "a number", found(value)))
 }
 
-/// A non-negative integer in JSON Schema's sense: `2.0` is 2 (JavaScript
-/// and Python's floats write whole numbers so), `2.5` is not an integer.
+/// A non-negative integer by the integer rule of every input
+/// (`run_check_documents::int`: `2.0` is 2, `2.5` is not an integer).
 pub fn count(value: &Value, path: &str) -> Access<u64> {
-    const WHAT: &str = "a non-negative integer";
-    // Every integer up to 2^53 has an exact f64; past it a float is no
-    // longer a particular integer.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    let whole = |n: &serde_json::Number| {
-        n.as_u64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f))
-                .map(|f| f as u64)
-        })
-    };
+    integer(value, path)
+}
+
+/// An integer of type `T` by the integer rule of every input
+/// (`run_check_documents::int`): `expected a non-negative integer, found
+/// number -3`.
+pub fn integer<T: run_check_documents::int::Integer>(value: &Value, path: &str) -> Access<T> {
+    use run_check_documents::int::what;
     match value {
-        Value::Number(n) => whole(n).ok_or_else(|| mismatch(path, WHAT, found(value))),
-        other => Err(mismatch(path, WHAT, found(other))),
+        Value::Number(n) => match run_check_documents::int::of_number(n) {
+            Some(whole) => run_check_documents::int::convert(whole, n)
+                .map_err(|message| Problem::new(path, message)),
+            None => Err(mismatch(path, what::<T>(), found(value))),
+        },
+        other => Err(mismatch(path, what::<T>(), found(other))),
     }
 }
 
 /// A non-negative integer that fits in `u32`.
 pub fn count32(value: &Value, path: &str) -> Access<u32> {
-    let n = count(value, path)?;
-    u32::try_from(n).map_err(|_| Problem::new(path, format!("{n} is too large")))
+    integer(value, path)
 }
 
 /// An array.
@@ -308,15 +312,6 @@ pub fn schema_version(document: &Map<String, Value>, what: &str, supported: u64)
                 "unsupported {what} version {version} (this run-check reads version {supported})"
             ),
         ))
-    }
-}
-
-/// `a`, `a or b`, `a, b or c`: the names a message offers instead.
-pub fn alternatives(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [only] => (*only).to_string(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 
@@ -496,14 +491,17 @@ mod tests {
         assert_eq!(boolean(&json!(true), "$.t"), Ok(true));
         assert_eq!(array(&doc["d"], "$.d"), Ok(&[json!(1)][..]));
         assert_eq!(count(&doc["a"], "$.a"), Ok(1));
-        // Integers in JSON Schema's sense: 2.0 is 2, 2^53 the last exact one.
+        // Integers in JSON Schema's sense: 2.0 is 2.
         assert_eq!(count(&json!(2.0), "$.n"), Ok(2));
         assert_eq!(count(&json!(9_007_199_254_740_992.0), "$.n"), Ok(1 << 53));
-        assert!(count(&json!(1.8e19), "$.n").is_err());
+        assert!(count(&json!(1.9e19), "$.n").is_err());
         assert!(count(&json!(-0.5), "$.n").is_err());
         assert_eq!(
             count32(&json!(4_294_967_296_u64), "$.n").unwrap_err(),
-            Problem::new("$.n", "4294967296 is too large")
+            Problem::new(
+                "$.n",
+                "expected an integer from 0 to 4294967295, found number 4294967296"
+            )
         );
         assert_eq!(count32(&json!(7), "$.n"), Ok(7));
         assert_eq!(opt_string(o, "$", "c"), Ok(None));

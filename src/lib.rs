@@ -15,7 +15,6 @@ pub mod duration;
 pub mod error;
 pub mod evidence;
 pub mod excerpt;
-pub mod exit_code;
 pub mod gate;
 pub mod git;
 pub mod hooks;
@@ -41,6 +40,8 @@ mod test_git;
 pub mod vote;
 
 mod commands;
+
+pub use run_check_documents::exit_code;
 
 use std::ffi::OsString;
 

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::error::Error;
-use crate::evidence::{self, Evidence, ReadOnly, SCHEMA_VERSION};
+use crate::evidence::{self, Evidence, ReadOnly};
 use crate::json_input;
 use crate::meta::MergedFrom;
 use crate::output::Output;
@@ -57,51 +57,12 @@ pub fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
     Ok(merged.summary.exit_code)
 }
 
-/// One evidence document. Syntax, encoding and the version are checked as
-/// for every JSON input (`json_input`); the shape by its types, whose error
-/// keeps serde's line and column.
+/// One evidence document, read as every reader reads it
+/// (`json_input::evidence`).
 fn read(path: &Path) -> Result<Evidence, Error> {
     let bytes = crate::bounded::read(path, crate::bounded::JSON)
         .map_err(|err| Error::io("read evidence", path, err))?;
-    {
-        // Dropped before the typed parse: one parsed copy at a time.
-        let value = json_input::parse_document(path, &bytes)?;
-        json_input::object(&value, "$")
-            .and_then(|document| {
-                json_input::schema_version(document, "evidence", u64::from(SCHEMA_VERSION))
-            })
-            .map_err(|problem| problem.into_error(path, ""))?;
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let evidence: Evidence = serde_json::from_slice(bytes).map_err(|err| Error::Config {
-        path: path.to_path_buf(),
-        location: Some((err.line(), err.column().max(1))),
-        key: None,
-        message: format!(
-            "not an evidence document: {}",
-            json_input::syntax_message(&err)
-        ),
-    })?;
-    if let Some(shard) = &evidence.meta.shard {
-        if shard.count == 0 {
-            return Err(at(
-                path,
-                "$.meta.shard.count",
-                "must be at least 1, found 0",
-            ));
-        }
-        if shard.index == 0 || shard.index > shard.count {
-            return Err(at(
-                path,
-                "$.meta.shard.index",
-                format!(
-                    "must be between 1 and the count ({}), found {}",
-                    shard.count, shard.index
-                ),
-            ));
-        }
-    }
-    Ok(evidence)
+    json_input::evidence(path, &bytes)
 }
 
 /// An error about the field at JSON path `key` of the evidence `path`.
@@ -141,8 +102,8 @@ fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
                 "in mode",
                 first_path,
                 path,
-                &first.mode,
-                &doc.mode,
+                first.mode.as_str(),
+                doc.mode.as_str(),
             ));
         }
     }
@@ -238,9 +199,9 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
     let mut duration_ms = 0;
     let mut interrupted = false;
     let (mut task, mut change_budget) = (None, None);
-    let mut gate: Option<crate::gate::Gate> = None;
+    let mut gate: Option<evidence::Gate> = None;
     let mut meta = docs[0].1.meta.clone();
-    let mode = docs[0].1.mode.clone();
+    let mode = docs[0].1.mode;
     for (path, doc) in docs {
         for check in &doc.checks {
             if let Some((_, other)) = owner.iter().find(|(name, _)| *name == check.name) {

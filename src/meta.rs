@@ -1,124 +1,11 @@
 //! `meta` of the evidence: tool, time, platform, git facts (from the run's one
 //! `git status`), config identity, argv and the executed commands.
 
-use serde::{Deserialize, Serialize};
-
 use crate::git::Status;
 
-/// `meta`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Meta {
-    /// run-check's name and version.
-    pub tool: Tool,
-    /// Start of the run, RFC 3339 UTC.
-    pub timestamp: String,
-    /// The machine.
-    pub platform: Platform,
-    /// run-check's working directory.
-    pub cwd: String,
-    /// The worktree the checks ran in.
-    pub worktree: String,
-    /// Git facts of the worktree (nulls outside git).
-    pub git: Git,
-    /// The config file.
-    pub config: ConfigRef,
-    /// The task contract, when `--task` was given.
-    pub task: Option<serde_json::Value>,
-    /// run-check's own argv.
-    pub argv: Vec<String>,
-    /// The commands that were executed, for humans (quoted, not for a shell).
-    pub commands: Vec<String>,
-    /// Fast mode's changed files (null in strict mode).
-    #[serde(default)]
-    pub changes: Option<ChangeSet>,
-    /// With `--shard K/N`: which shard this is.
-    #[serde(default)]
-    pub shard: Option<ShardInfo>,
-    /// In a merged document: the shard evidence it was merged from.
-    #[serde(default)]
-    pub merged_from: Option<Vec<MergedFrom>>,
-}
-
-/// `meta.shard`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ShardInfo {
-    /// 1-based shard index.
-    pub index: u32,
-    /// Number of shards.
-    pub count: u32,
-    /// Every check the run selected before sharding, in file order.
-    pub checks_before_sharding: Vec<String>,
-}
-
-/// One entry of `meta.merged_from`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MergedFrom {
-    /// The evidence file as named on the command line.
-    pub path: String,
-    /// Its `meta.shard`, when it had one.
-    pub shard: Option<ShardInfo>,
-    /// Its `meta.timestamp`.
-    pub timestamp: String,
-    /// Its `summary.exit_code`.
-    pub exit_code: i32,
-}
-
-/// `meta.changes`: what fast mode compared against.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ChangeSet {
-    /// `--changed-since`.
-    pub base: String,
-    /// How many files changed.
-    pub files_changed: usize,
-    /// The changed files (the first 1000).
-    pub files: Vec<String>,
-    /// Why no filtering happened (e.g. not a git repository), else null.
-    pub note: Option<String>,
-}
-
-/// `meta.tool`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Tool {
-    /// `run-check`.
-    pub name: String,
-    /// Semver.
-    pub version: String,
-}
-
-/// `meta.platform`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Platform {
-    /// `linux`, `macos`, `windows`, ...
-    pub os: String,
-    /// `x86_64`, `aarch64`, ...
-    pub arch: String,
-    /// e.g. `Debian GNU/Linux 12`.
-    pub os_version: Option<String>,
-    /// Logical CPUs.
-    pub cpus: usize,
-    /// Total memory.
-    pub memory_bytes: u64,
-}
-
-/// `meta.git`.
-#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-pub struct Git {
-    /// HEAD commit (40 hex).
-    pub commit: Option<String>,
-    /// Current branch; null when detached or outside git.
-    pub branch: Option<String>,
-    /// Whether the worktree had changes (tracked or untracked) at the start.
-    pub dirty: Option<bool>,
-}
-
-/// `meta.config`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ConfigRef {
-    /// As the user named it.
-    pub path: String,
-    /// sha256 of its bytes.
-    pub sha256: String,
-}
+pub use run_check_documents::evidence::{
+    ChangeSet, ConfigRef, Git, MergedFrom, Meta, Platform, ShardInfo, Tool,
+};
 
 /// This run-check.
 pub fn tool() -> Tool {
@@ -154,17 +41,15 @@ pub fn platform() -> Platform {
     }
 }
 
-impl Git {
-    /// The facts in the run's `git status`; all null outside git.
-    pub fn of(status: Option<&Status>) -> Git {
-        match status {
-            None => Git::default(),
-            Some(status) => Git {
-                commit: status.commit.clone(),
-                branch: status.branch.clone(),
-                dirty: Some(!status.entries.is_empty()),
-            },
-        }
+/// The git facts in the run's `git status`; all null outside git.
+pub fn git(status: Option<&Status>) -> Git {
+    match status {
+        None => Git::default(),
+        Some(status) => Git {
+            commit: status.commit.clone(),
+            branch: status.branch.clone(),
+            dirty: Some(!status.entries.is_empty()),
+        },
     }
 }
 
@@ -221,9 +106,9 @@ mod tests {
         run(&["commit", "-q", "--allow-empty", "-m", "first"]);
         let facts = |dir: &Path| {
             let (_, status) = crate::git::open(dir).unwrap();
-            Git::of(Some(&status.unwrap()))
+            git(Some(&status.unwrap()))
         };
-        assert_eq!(Git::of(None), Git::default());
+        assert_eq!(git(None), Git::default());
         let facts_now = facts(dir.path());
         let commit = facts_now.commit.clone().unwrap();
         assert_eq!(commit.len(), 40);

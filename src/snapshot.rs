@@ -563,7 +563,7 @@ impl Verifier {
                     file: Some(change.path.clone()),
                     line: None,
                     column: None,
-                    severity: "error".into(),
+                    severity: run_check_documents::evidence::DiagSeverity::Error,
                     rule: Some("read-only".into()),
                     message: format!("{} {by}", change.kind),
                     suggestion: None,

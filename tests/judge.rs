@@ -14,6 +14,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use run_check::evidence::complete;
+
 use crate::support::{Test, bin, git};
 
 /// Four checks, one per concern: `audit` (security, critical) and `lint`
@@ -120,6 +122,10 @@ fn assert_schema_valid(verdict: &Value) {
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{verdict:#}\n{errors:#?}");
+    // The verdict's type reads what the judge wrote, and writes it back.
+    let read: run_check::judge::verdict::Verdict =
+        serde_json::from_value(verdict.clone()).expect("the verdict type reads a verdict");
+    assert_eq!(&serde_json::to_value(read).unwrap(), verdict);
 }
 
 /// Sets the exit codes of `audit` and `lint`, runs the checks into
@@ -317,7 +323,7 @@ fn fail_max_iterations_from_judge_in_the_current_directorys_checks_toml() {
 
 #[test]
 fn config_lookup_explicit_local_and_defaults() {
-    let ev = json!({"schema_version": 1, "checks": [{"name": "a", "status": "pass"}], "diagnostics": []});
+    let ev = complete(&json!({"checks": [{"name": "a", "status": "pass"}], "diagnostics": []}));
     // No checks.toml: seed 000's defaults (SPEC 2: judge needs no checks.toml).
     let test = Test::bare();
     write_json(test.path(), "ev.json", &ev);
@@ -620,7 +626,7 @@ fn concurrent_evidence_records_get_distinct_iterations() {
     write_json(
         dir,
         "runs/ev.json",
-        &json!({"schema_version": 1, "checks": [{"name": "a", "status": "fail"}], "diagnostics": []}),
+        &complete(&json!({"checks": [{"name": "a", "status": "fail"}], "diagnostics": []})),
     );
     concurrent_records(dir, "runs/ev.json", N, 1);
     let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
@@ -655,16 +661,28 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
         write_json(dir, "in.json", &value);
         rejected(judge(dir, &["in.json"]), line);
     };
+    let without = |mut doc: Value, pointer: &str, key: &str| {
+        doc.pointer_mut(pointer)
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove(key);
+        doc
+    };
     case(
-        json!({"schema_version": 1, "diagnostics": []}),
+        without(complete(&json!({})), "", "checks"),
         "error: in.json: $.checks: missing required field",
     );
     case(
-        json!({"schema_version": 1, "checks": [{"name": "a", "status": 0}], "diagnostics": []}),
-        "error: in.json: $.checks[0].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found number 0",
+        complete(&json!({"checks": [{"name": "a", "status": "passed"}]})),
+        "error: in.json: $.checks[0].status: expected one of \"pass\", \"fail\", \"error\", \"skip\", found \"passed\"",
     );
     case(
-        json!({"schema_version": 1, "checks": [], "diagnostics": [{"check": "a", "severity": "error"}]}),
+        without(
+            complete(&json!({"diagnostics": [{"check": "a", "severity": "error"}]})),
+            "/diagnostics/0",
+            "message",
+        ),
         "error: in.json: $.diagnostics[0].message: missing required field",
     );
     case(

@@ -34,6 +34,8 @@ mod judge;
 mod limits;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
+/// One evidence reader: judge, merge and retry agree on every document.
+mod readers;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
 /// `--only`/`--skip` against the mode; how `run[0]` paths resolve.

@@ -181,7 +181,7 @@ fn evidence(exit_code: i32) -> Value {
             "platform": {"os": "linux", "arch": "x86_64", "os_version": "Debian 12", "cpus": 2, "memory_bytes": 1024},
             "cwd": "/abs/cwd", "worktree": "/abs/worktree",
             "git": {"commit": null, "branch": null, "dirty": false},
-            "config": {"path": "checks.toml", "sha256": "00"},
+            "config": {"path": "checks.toml", "sha256": "0".repeat(64)},
             "task": null,
             "argv": ["run-check", "--format", "json"],
             "commands": ["cargo build", "cargo test", "cargo lint"]
@@ -905,7 +905,8 @@ fn evidence_that_is_not_evidence_is_an_error_and_changes_nothing() {
         ),
         (
             "verdict.json",
-            "error: verdict.json: $.schema_version: missing required field",
+            "error: verdict.json: $.verdict: unknown field (expected schema_version, meta, \
+             mode, summary, checks, diagnostics or contracts)",
         ),
     ];
     for (file, message) in cases {
@@ -1086,6 +1087,24 @@ fn the_state_file_matches_the_published_schema() {
     let mut bad = state.clone();
     bad["schema_version"] = json!(2);
     assert!(!validator.is_valid(&bad));
+    // The loader and the schema answer alike: attempt 0 is refused by both,
+    // a whole number written as a float (1.0) accepted by both.
+    let mut bad = state.clone();
+    bad["points"][0]["attempts"][0]["attempt"] = json!(0);
+    assert!(!validator.is_valid(&bad));
+    dir.write("state.json", &bad.to_string());
+    assert_eq!(
+        dir.run(&["retry", "status", "--state", "state.json"])
+            .error_line(),
+        "error: state.json: $.points[0].attempts[0].attempt: must be at least 1, found 0"
+    );
+    let mut whole = state.clone();
+    whole["points"][0]["retry_count"] = json!(1.0);
+    whole["points"][0]["attempts"][0]["attempt"] = json!(1.0);
+    assert!(validator.is_valid(&whole));
+    dir.write("state.json", &whole.to_string());
+    dir.run(&["retry", "status", "--state", "state.json"])
+        .status(0);
 }
 
 // ---- evidence written by run-check ----

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use run_check::evidence::Evidence;
 use run_check::schema;
 
 use crate::support::{Test, bin, repo_root};
@@ -302,7 +303,7 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
     let schema = schema::evidence();
     assert_valid(&schema, &evidence);
     // (why, parent pointer, key, new value or None to remove it)
-    let cases: [(&str, &str, &str, Option<Value>); 19] = [
+    let cases: [(&str, &str, &str, Option<Value>); 20] = [
         (
             "summary.exit_code as a string",
             "/summary",
@@ -317,7 +318,13 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
         ),
         ("a missing summary", "", "summary", None),
         ("a missing checks[].status", "/checks/0", "status", None),
-        ("a missing checks[].severity", "/checks/0", "severity", None),
+        ("a missing checks[].program", "/checks/0", "program", None),
+        (
+            "a fractional exit code",
+            "/checks/0",
+            "exit_code",
+            Some(json!(0.5)),
+        ),
         (
             "an unknown status",
             "/checks/0",
@@ -396,8 +403,11 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
             None => object.remove(key),
         };
         assert_invalid(&schema, &bad, why);
+        // The schema and the reader of every command agree.
+        assert!(Evidence::from_value(bad).is_err(), "{why}: read");
     }
-    // Documents of earlier run-checks lack the later additions.
+    // Documents of earlier run-checks lack the later additions; the schema
+    // and the reader accept them, with their defaults.
     let mut older = evidence.clone();
     for key in ["changes", "shard", "merged_from"] {
         older["meta"].as_object_mut().unwrap().remove(key);
@@ -406,7 +416,26 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
         .as_object_mut()
         .unwrap()
         .remove("error");
+    older["contracts"].as_object_mut().unwrap().remove("gate");
+    for check in older["checks"].as_array_mut().unwrap() {
+        for key in ["severity", "diagnostics_dropped", "leaked"] {
+            check.as_object_mut().unwrap().remove(key);
+        }
+    }
     assert_valid(&schema, &older);
+    let read = Evidence::from_value(older).unwrap();
+    assert_eq!(read.checks[0].severity, run_check::config::Severity::High);
+    assert_eq!(read.checks[0].diagnostics_dropped, 0);
+    assert!(read.checks[0].leaked.is_empty());
+    assert_eq!(read.contracts.gate, None);
+    // 1.0 is an integer as the schema's "integer" says; 1.5 is not.
+    let mut whole = evidence.clone();
+    whole["checks"][0]["exit_code"] = json!(1.0);
+    assert_valid(&schema, &whole);
+    assert_eq!(
+        Evidence::from_value(whole).unwrap().checks[0].exit_code,
+        Some(1)
+    );
 }
 
 #[test]
@@ -424,12 +453,25 @@ fn the_schema_command_prints_each_schema() {
             schema::pretty(&printed)
         );
     }
-    let committed = std::fs::read_to_string(repo_root().join("checks.schema.json")).unwrap();
-    let output = std::process::Command::new(bin())
-        .args(["schema", "checks"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8(output.stdout).unwrap(), committed);
+    // The committed schemas are what the command prints.
+    for (name, file) in [
+        ("checks", "checks.schema.json"),
+        ("evidence", "schemas/evidence.json"),
+        ("verdict", "schemas/verdict.json"),
+        ("retry-state", "schemas/retry-state.json"),
+        ("vote-output", "schemas/vote-output.json"),
+    ] {
+        let committed = std::fs::read_to_string(repo_root().join(file)).unwrap();
+        let output = std::process::Command::new(bin())
+            .args(["schema", name])
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8(output.stdout).unwrap() == committed,
+            "{file} differs from `run-check schema {name}`; regenerate it with \
+             `cargo run -q -- schema {name} > {file}`"
+        );
+    }
 
     let output = std::process::Command::new(bin())
         .args(["schema", "nope"])

@@ -216,7 +216,7 @@ fn bad_inputs_are_one_line_errors() {
     assert_eq!(code, Some(2));
     assert_eq!(
         stderr,
-        "error: runs/junk.json:1:21: not an evidence document: missing field `meta`\n"
+        "error: runs/junk.json: $.meta: missing required field\n"
     );
     // Syntax and version are worded as for every JSON input.
     for (text, expected) in [

@@ -86,35 +86,6 @@ pub enum Mode {
     Strict,
 }
 
-impl DiagSeverity {
-    /// The word used in evidence.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiagSeverity::Error => "error",
-            DiagSeverity::Warning => "warning",
-            DiagSeverity::Note => "note",
-            DiagSeverity::Info => "info",
-            DiagSeverity::Help => "help",
-        }
-    }
-
-    /// Reads a tool's severity word (`error`, `Warning`, `warn`, `fatal
-    /// error`, `E`, ...); `None` when it is not one.
-    pub fn from_word(word: &str) -> Option<DiagSeverity> {
-        let word = word.trim().to_ascii_lowercase();
-        Some(match word.as_str() {
-            "error" | "err" | "e" | "fatal" | "fatal error" | "failure" | "failed" => {
-                DiagSeverity::Error
-            }
-            "warning" | "warn" | "w" => DiagSeverity::Warning,
-            "note" | "n" => DiagSeverity::Note,
-            "info" | "information" | "i" => DiagSeverity::Info,
-            "help" | "hint" | "suggestion" => DiagSeverity::Help,
-            _ => return None,
-        })
-    }
-}
-
 impl Mode {
     /// The word used in config, evidence and messages.
     pub fn as_str(self) -> &'static str {
@@ -125,48 +96,7 @@ impl Mode {
     }
 }
 
-/// The judge dimension a check scores into (docs/judge.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dimension {
-    /// Security checks (issue ids `SEC-`).
-    Security,
-    /// Quality checks (issue ids `QA-`), the default.
-    Quality,
-    /// Performance checks (issue ids `PERF-`).
-    Performance,
-}
-
-/// The severity of the issues a failing check raises (docs/judge.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Blocks a pass whenever present beyond `max_critical_issues`.
-    Critical,
-    /// The default.
-    High,
-    /// Medium.
-    Medium,
-    /// Low.
-    Low,
-}
-
-/// The severity of one diagnostic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum DiagSeverity {
-    /// An error.
-    #[default]
-    Error,
-    /// A warning.
-    Warning,
-    /// A note.
-    Note,
-    /// Information.
-    Info,
-    /// Help text.
-    Help,
-}
+pub use run_check_documents::evidence::{DiagSeverity, Dimension, Severity};
 
 /// How a check's output is read for diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -259,17 +189,7 @@ pub struct JudgeConfig {
     pub weights: Option<Weights>,
 }
 
-/// Dimension weights.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Weights {
-    /// Weight of the security score.
-    pub security: f64,
-    /// Weight of the quality score.
-    pub quality: f64,
-    /// Weight of the performance score.
-    pub performance: f64,
-}
+pub use run_check_documents::verdict::Weights;
 
 /// `[retry]`.
 #[derive(Debug, Default, Clone, Deserialize)]

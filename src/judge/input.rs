@@ -3,12 +3,10 @@
 //! plain structs. Every problem is one error naming the file and the JSON
 //! path of the first problem found.
 //!
-//! Evidence: `schema_version` (must be 1), `checks` and `diagnostics` are
-//! required; of a check, `name` and `status`; of a diagnostic, `check`,
-//! `severity` and `message`. A check's `dimension` and `severity` default to
-//! `quality` and `high` (SPEC 3); `score`, `timed_out`, `error`, `exit_code`,
-//! `command`, `skip_reason`, `summary` and `contracts` may be absent. Unknown fields are ignored (the
-//! evidence carries much the judge does not read).
+//! Evidence is read by the one evidence reader of every command
+//! (`Evidence::from_value` of `run-check-documents`: closed objects, every
+//! field of the first version required, later ones with their defaults),
+//! then reduced to what the judge uses.
 //!
 //! Seed-000 input: `security_result`, `quality_result` and
 //! `performance_result` are required, each with `passed` (boolean), `score`
@@ -22,14 +20,14 @@
 use serde_json::{Map, Value};
 
 use crate::config::{DiagSeverity, Dimension, Severity};
-use crate::evidence::Status;
+use crate::evidence::{Evidence, Status};
 
 use super::json::score;
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
     Access, Problem, alternatives, array, boolean, child, count, count32, field, found, index,
-    mismatch, number, object, one_of, opt_string, optional, schema_version, string, strings, word,
+    number, object, one_of, opt_string, optional, string,
 };
 
 /// What the judge reads.
@@ -130,16 +128,13 @@ pub(crate) struct GivenIssue {
     pub tech_stack_hint: Option<String>,
 }
 
-/// The evidence format version this judge reads.
-pub(crate) const EVIDENCE_SCHEMA_VERSION: u64 = 1;
-
 /// Reads `value` as evidence or as seed-000 input.
 pub(crate) fn read(value: &Value) -> Access<Source> {
     let doc = object(value, "$")?;
     if doc.contains_key("security_result") {
         aggregator(doc).map(Source::Aggregator)
     } else if doc.contains_key("checks") || doc.contains_key("schema_version") {
-        evidence(doc).map(Source::Evidence)
+        evidence(value).map(Source::Evidence)
     } else {
         Err(Problem::new(
             "$",
@@ -149,179 +144,57 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
     }
 }
 
-fn evidence(doc: &Map<String, Value>) -> Access<EvidenceInput> {
-    schema_version(doc, "evidence", EVIDENCE_SCHEMA_VERSION)?;
-    let checks = array(field(doc, "$", "checks")?, "$.checks")?
-        .iter()
-        .enumerate()
-        .map(|(i, c)| check(c, &index("$.checks", i)))
-        .collect::<Access<Vec<_>>>()?;
-    let diagnostics = array(field(doc, "$", "diagnostics")?, "$.diagnostics")?
-        .iter()
-        .enumerate()
-        .map(|(i, d)| diagnostic(d, &index("$.diagnostics", i)))
-        .collect::<Access<Vec<_>>>()?;
-    let summary_exit = match optional(doc, "summary") {
-        None => None,
-        Some(summary) => {
-            let summary = object(summary, "$.summary")?;
-            optional(summary, "exit_code")
-                .map(|v| {
-                    v.as_i64()
-                        .ok_or_else(|| mismatch("$.summary.exit_code", "an integer", found(v)))
-                })
-                .transpose()?
-        }
-    };
-    let interrupted = summary_exit == Some(i64::from(crate::exit_code::INTERRUPTED))
-        || checks
-            .iter()
-            .any(|c| c.skip_reason.as_deref() == Some(crate::runner::INTERRUPTED));
-    let mut input = EvidenceInput {
+/// An evidence document, read as every reader reads it (closed objects,
+/// every field of the first version required), then the parts the judge uses.
+fn evidence(value: &Value) -> Access<EvidenceInput> {
+    let evidence = Evidence::from_value(value.clone()).map_err(|problem| {
+        Problem::new(problem.path.unwrap_or_else(|| "$".into()), problem.message)
+    })?;
+    let interrupted = evidence.interrupted();
+    let Evidence {
         checks,
         diagnostics,
+        contracts,
+        ..
+    } = evidence;
+    Ok(EvidenceInput {
+        checks: checks
+            .into_iter()
+            .map(|c| EvidenceCheck {
+                name: c.name,
+                status: c.status,
+                dimension: c.dimension,
+                severity: c.severity,
+                score: c.score,
+                timed_out: c.timed_out,
+                error: c.error,
+                exit_code: c.exit_code.map(i64::from),
+                command: c.command,
+                skip_reason: c.skip_reason,
+            })
+            .collect(),
+        diagnostics: diagnostics
+            .into_iter()
+            .map(|d| EvidenceDiagnostic {
+                check: d.check,
+                file: d.file,
+                line: d.line,
+                severity: d.severity,
+                rule: d.rule,
+                message: d.message,
+                suggestion: d.suggestion,
+            })
+            .collect(),
+        modified: contracts.read_only.modified,
+        read_only_error: contracts.read_only.error,
+        budget: contracts.change_budget.map(|b| Budget {
+            exceeded: b.exceeded,
+            files_changed: Some(b.files_changed),
+            loc_changed: Some(b.loc_changed),
+            max_files: Some(b.max_files),
+            max_loc: Some(b.max_loc),
+        }),
         interrupted,
-        ..EvidenceInput::default()
-    };
-    if let Some(contracts) = optional(doc, "contracts") {
-        let contracts = object(contracts, "$.contracts")?;
-        if let Some(read_only) = optional(contracts, "read_only") {
-            let path = "$.contracts.read_only";
-            let read_only = object(read_only, path)?;
-            if let Some(modified) = optional(read_only, "modified") {
-                let path = child(path, "modified");
-                input.modified = strings(array(modified, &path)?, &path)?
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect();
-            }
-            input.read_only_error = opt_string(read_only, path, "error")?;
-        }
-        if let Some(budget) = optional(contracts, "change_budget") {
-            let path = "$.contracts.change_budget";
-            let budget = object(budget, path)?;
-            let counted = |name: &str| -> Access<Option<u64>> {
-                optional(budget, name)
-                    .map(|v| count(v, &child(path, name)))
-                    .transpose()
-            };
-            input.budget = Some(Budget {
-                exceeded: boolean(field(budget, path, "exceeded")?, &child(path, "exceeded"))?,
-                files_changed: counted("files_changed")?,
-                loc_changed: counted("loc_changed")?,
-                max_files: counted("max_files")?,
-                max_loc: counted("max_loc")?,
-            });
-        }
-    }
-    Ok(input)
-}
-
-fn check(value: &Value, path: &str) -> Access<EvidenceCheck> {
-    let c = object(value, path)?;
-    let name = string(field(c, path, "name")?, &child(path, "name"))?.to_string();
-    let status = match word(
-        field(c, path, "status")?,
-        &child(path, "status"),
-        &["pass", "fail", "error", "skip"],
-    )? {
-        "pass" => Status::Pass,
-        "fail" => Status::Fail,
-        "error" => Status::Error,
-        _ => Status::Skip,
-    };
-    let dimension = match optional(c, "dimension")
-        .map(|v| {
-            word(
-                v,
-                &child(path, "dimension"),
-                &["security", "quality", "performance"],
-            )
-        })
-        .transpose()?
-    {
-        Some("security") => Dimension::Security,
-        Some("performance") => Dimension::Performance,
-        _ => Dimension::Quality,
-    };
-    let severity = match optional(c, "severity")
-        .map(|v| {
-            word(
-                v,
-                &child(path, "severity"),
-                &["critical", "high", "medium", "low"],
-            )
-        })
-        .transpose()?
-    {
-        Some("critical") => Severity::Critical,
-        Some("medium") => Severity::Medium,
-        Some("low") => Severity::Low,
-        _ => Severity::High,
-    };
-    let score = optional(c, "score")
-        .map(|v| number(v, &child(path, "score")))
-        .transpose()?;
-    let timed_out = optional(c, "timed_out")
-        .map(|v| boolean(v, &child(path, "timed_out")))
-        .transpose()?
-        .unwrap_or(false);
-    let exit_code = optional(c, "exit_code")
-        .map(|v| {
-            v.as_i64()
-                .ok_or_else(|| mismatch(&child(path, "exit_code"), "an integer", found(v)))
-        })
-        .transpose()?;
-    let command = match optional(c, "command") {
-        None => Vec::new(),
-        Some(v) => {
-            let path = child(path, "command");
-            strings(array(v, &path)?, &path)?
-                .into_iter()
-                .map(str::to_string)
-                .collect()
-        }
-    };
-    Ok(EvidenceCheck {
-        name,
-        status,
-        dimension,
-        severity,
-        score,
-        timed_out,
-        error: opt_string(c, path, "error")?,
-        exit_code,
-        command,
-        skip_reason: opt_string(c, path, "skip_reason")?,
-    })
-}
-
-fn diagnostic(value: &Value, path: &str) -> Access<EvidenceDiagnostic> {
-    let d = object(value, path)?;
-    let check = string(field(d, path, "check")?, &child(path, "check"))?.to_string();
-    let severity = match word(
-        field(d, path, "severity")?,
-        &child(path, "severity"),
-        &["error", "warning", "note", "info", "help"],
-    )? {
-        "error" => DiagSeverity::Error,
-        "warning" => DiagSeverity::Warning,
-        "note" => DiagSeverity::Note,
-        "info" => DiagSeverity::Info,
-        _ => DiagSeverity::Help,
-    };
-    let message = string(field(d, path, "message")?, &child(path, "message"))?.to_string();
-    let line = optional(d, "line")
-        .map(|v| count(v, &child(path, "line")))
-        .transpose()?;
-    Ok(EvidenceDiagnostic {
-        check,
-        file: opt_string(d, path, "file")?,
-        line,
-        severity,
-        rule: opt_string(d, path, "rule")?,
-        message,
-        suggestion: opt_string(d, path, "suggestion")?,
     })
 }
 
@@ -545,8 +418,7 @@ mod tests {
     }
 
     fn evidence_doc() -> Value {
-        json!({
-            "schema_version": 1,
+        crate::evidence::complete(&json!({
             "checks": [
                 {"name": "audit", "status": "fail", "dimension": "security", "severity": "critical",
                  "score": null, "timed_out": false, "error": null, "exit_code": 1,
@@ -558,9 +430,9 @@ mod tests {
                  "rule": "dead_code", "message": "unused", "suggestion": null}
             ],
             "contracts": {"read_only": {"verified": true, "modified": ["x"]},
-                          "change_budget": {"files_changed": 12, "loc_changed": 10,
+                          "change_budget": {"base": "HEAD", "files_changed": 12, "loc_changed": 10,
                                             "max_files": 10, "max_loc": 400, "exceeded": true}}
-        })
+        }))
     }
 
     fn problem(value: &Value) -> (String, String) {
@@ -653,7 +525,7 @@ mod tests {
             (
                 with(doc(), "/checks/0/dimension", Some(json!(3))),
                 "$.checks[0].dimension",
-                "expected one of \"security\", \"quality\", \"performance\", found number 3",
+                "expected a string, found number 3",
             ),
             (
                 with(doc(), "/checks/0/score", Some(json!("90"))),

@@ -17,10 +17,12 @@
 //!    invalid one is exit 2: the user has a config and it is wrong), else
 //!    seed 000's defaults; the judge never needs a checks.toml (SPEC 2).
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
-//!    A document with `security_result` is seed-000 input, else evidence
-//!    (`schema_version` must be 1). Required and optional fields are listed
-//!    in [`input`]; unknown fields are ignored, except unknown keys inside
-//!    `tech_stack.quality_thresholds` / `tech_stack.weights` (errors).
+//!    A document with `security_result` is seed-000 input, else evidence,
+//!    read as merge and retry read it (`run_check_documents`: closed
+//!    objects, the fields of the first version required). Seed-000 input's
+//!    fields are listed in [`input`]; its unknown fields are ignored, except
+//!    unknown keys inside `tech_stack.quality_thresholds` /
+//!    `tech_stack.weights` (errors).
 //! 3. **Rounding.** Dimension scores, the overall score, gaps and
 //!    improvements are rounded to 2 decimals before any comparison, so the
 //!    verdict shows what was judged (seed 000's example: 82.25).
@@ -360,7 +362,7 @@ pub(crate) mod tests {
         assert_eq!(v.progress.previous_score, Some(72.0));
         assert_eq!(v.progress.improvement, Some(10.25));
         assert_eq!(v.progress.trend, Trend::Improving);
-        assert_eq!(v.progress.failed_dimensions, ["security"]);
+        assert_eq!(v.progress.failed_dimensions, [config::Dimension::Security]);
         assert_eq!(v.issues.critical[0].id, "SEC-001");
         assert_eq!(v.issues.medium[0].id, "QA-001");
         assert_eq!(
@@ -407,7 +409,7 @@ pub(crate) mod tests {
         // [judge] lowers security_min to 70 but raises overall_min to 90.
         let v = judge(&sample_input(), &config, &[]).unwrap();
         assert_eq!(v.thresholds_used.security_min, 70.0);
-        assert_eq!(v.progress.failed_dimensions, Vec::<String>::new());
+        assert!(v.progress.failed_dimensions.is_empty());
         assert_eq!(v.feedback_for_code_writer.score_gap.overall, Some(7.75));
         // The input's tech_stack overrides overall_min again (key by key).
         let mut input = sample_input();
@@ -461,7 +463,7 @@ pub(crate) mod tests {
     }
 
     fn evidence(checks: Value, diagnostics: Value) -> Value {
-        json!({"schema_version": 1, "checks": checks, "diagnostics": diagnostics})
+        crate::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
     }
 
     #[test]
@@ -522,8 +524,8 @@ pub(crate) mod tests {
     #[test]
     fn an_exceeded_budget_recommends_subtask_even_when_passing() {
         let mut ev = evidence(json!([{"name": "unit", "status": "pass"}]), json!([]));
-        ev["contracts"] = json!({"change_budget": {"files_changed": 3, "loc_changed": 420,
-                                  "max_files": 10, "max_loc": 400, "exceeded": true}});
+        ev["contracts"]["change_budget"] = json!({"base": "HEAD", "files_changed": 3,
+            "loc_changed": 420, "max_files": 10, "max_loc": 400, "exceeded": true});
         let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
         assert!(v.passed);
         assert_eq!(v.recommendation, Recommendation::Subtask);

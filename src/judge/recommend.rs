@@ -11,8 +11,7 @@
 
 use super::history::PastRound;
 use super::verdict::{
-    DIMENSIONS, Issues, Progress, Recommendation, Regression, Scores, StallType, Trend,
-    dimension_name, round2,
+    DIMENSIONS, Issues, Progress, Recommendation, Regression, Scores, StallType, Trend, round2,
 };
 
 use super::thresholds::Thresholds;
@@ -101,11 +100,7 @@ pub(crate) fn assess(
         oscillation_detected: oscillating,
         regression_detected: !regressions.is_empty(),
         regressions,
-        failed_dimensions: current
-            .failed_dimensions
-            .iter()
-            .map(|d| dimension_name(*d).to_string())
-            .collect(),
+        failed_dimensions: current.failed_dimensions.to_vec(),
     };
     (recommendation, progress)
 }
@@ -180,8 +175,8 @@ fn regressions(scores: &Scores, last: Option<&PastRound>) -> Vec<Regression> {
         .filter_map(|d| {
             let (previous, current) = (before.get(d)?, scores.get(d)?);
             let drop = round2(previous - current);
-            (drop > REGRESSION_DROP).then(|| Regression {
-                dimension: dimension_name(d).to_string(),
+            (drop > REGRESSION_DROP).then_some(Regression {
+                dimension: d,
                 previous,
                 current,
                 drop,
@@ -495,7 +490,7 @@ mod tests {
         assert_eq!(
             p.regressions,
             [Regression {
-                dimension: "security".into(),
+                dimension: Dimension::Security,
                 previous: 80.0,
                 current: 69.99,
                 drop: 10.01

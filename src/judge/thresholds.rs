@@ -5,53 +5,13 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::config::{JudgeConfig, Weights};
 use crate::error::Error;
 
 /// Largest distance of the weights' sum from 1.0 that is still accepted.
 pub const WEIGHT_SUM_TOLERANCE: f64 = 0.001;
 
-/// The thresholds a verdict was judged with (`thresholds_used`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Thresholds {
-    /// Minimum security score.
-    pub security_min: f64,
-    /// Minimum quality score.
-    pub quality_min: f64,
-    /// Minimum performance score.
-    pub performance_min: f64,
-    /// Minimum overall score.
-    pub overall_min: f64,
-    /// Most critical issues a pass may have.
-    pub max_critical_issues: u32,
-    /// Most high issues a pass may have.
-    pub max_high_issues: u32,
-    /// The iteration at which a failing result becomes `FAIL_MAX_ITERATIONS`.
-    pub max_iterations: u32,
-    /// Smallest improvement that is not a stall.
-    pub stall_threshold: f64,
-    /// Rounds of small improvement that make a stall (0: never a score stall).
-    pub stall_rounds: u32,
-}
-
-impl Default for Thresholds {
-    /// Seed 000's `DEFAULT_THRESHOLDS`.
-    fn default() -> Thresholds {
-        Thresholds {
-            security_min: 85.0,
-            quality_min: 80.0,
-            performance_min: 80.0,
-            overall_min: 80.0,
-            max_critical_issues: 0,
-            max_high_issues: 2,
-            max_iterations: 5,
-            stall_threshold: 5.0,
-            stall_rounds: 2,
-        }
-    }
-}
+pub use run_check_documents::verdict::Thresholds;
 
 /// Seed 000's `DEFAULT_WEIGHTS`.
 pub const DEFAULT_WEIGHTS: Weights = Weights {

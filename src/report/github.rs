@@ -38,7 +38,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         let has_error = evidence
             .diagnostics
             .iter()
-            .any(|d| d.check == check.name && d.severity == "error");
+            .any(|d| d.check == check.name && d.severity == crate::config::DiagSeverity::Error);
         if check.status.is_failure() && !has_error {
             let message = format!("{} {}", check.name, super::outcome(check));
             annotations.push((0, command("error", &[("title", &check.name)], &message)));

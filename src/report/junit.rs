@@ -63,7 +63,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     let properties = [
         ("banner", Some(s.banner.clone())),
         ("exit_code", Some(s.exit_code.to_string())),
-        ("mode", Some(evidence.mode.clone())),
+        ("mode", Some(evidence.mode.to_string())),
         ("run-check.version", Some(meta.tool.version.clone())),
         ("timestamp", Some(meta.timestamp.clone())),
         ("commit", meta.git.commit.clone()),
@@ -342,7 +342,7 @@ pub(super) mod sample {
                 "platform": {"os": "linux", "arch": "x86_64", "os_version": null, "cpus": 2, "memory_bytes": 1},
                 "cwd": "/w", "worktree": "/w/my repo",
                 "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "branch": "main", "dirty": false},
-                "config": {"path": "checks.toml", "sha256": "00"},
+                "config": {"path": "checks.toml", "sha256": "0".repeat(64)},
                 "task": null, "argv": ["run-check"], "commands": []
             },
             "mode": "strict",
@@ -406,7 +406,8 @@ pub(super) mod sample {
             file: file.map(Into::into),
             line,
             column,
-            severity: severity.into(),
+            severity: run_check_documents::evidence::DiagSeverity::from_word(severity)
+                .expect("a severity word"),
             rule: rule.map(Into::into),
             message: message.into(),
             suggestion: None,

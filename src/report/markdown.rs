@@ -360,7 +360,7 @@ fn diagnostic_item(d: &Diagnostic) -> String {
     if message.chars().count() > MAX_MESSAGE_CHARS {
         message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
     }
-    let mut context = vec![d.severity.clone(), d.check.clone()];
+    let mut context = vec![d.severity.to_string(), d.check.clone()];
     if let Some(rule) = &d.rule {
         context.push(rule.clone());
     }

@@ -151,7 +151,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         let has_error = evidence
             .diagnostics
             .iter()
-            .any(|d| d.check == check.name && d.severity == "error");
+            .any(|d| d.check == check.name && d.severity == crate::config::DiagSeverity::Error);
         if !check.status.is_failure() || has_error {
             continue;
         }

@@ -1,17 +1,13 @@
 //! Reading one evidence document (SPEC section 6) into the summary the retry
-//! state keeps. Only the fields the tracker needs are checked, but those
-//! strictly: a document that is not evidence is an error naming the JSON
-//! path, never a silent "failure".
+//! state keeps, with the reader every command uses (`json_input::evidence`):
+//! a document that is not evidence is an error naming the JSON path, never
+//! a silent "failure".
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use super::json::Obj;
 use super::state::{EvidenceSummary, Outcome};
 use crate::error::Error;
-use crate::evidence::{PASS_BANNER, SCHEMA_VERSION};
-use crate::json_input::{Problem, parse_document};
+use crate::evidence::{Evidence, Status};
 
 /// Reads the evidence at `path` (`-`: stdin).
 pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
@@ -27,71 +23,42 @@ pub fn load(path: &Path) -> Result<EvidenceSummary, Error> {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         (bytes, absolute.display().to_string())
     };
-    let value = parse_document(path, &bytes)?;
-    summarize(&value, recorded).map_err(|problem| problem.into_error(path, ""))
+    let evidence = crate::json_input::evidence(path, &bytes)?;
+    Ok(summarize(evidence, recorded))
 }
 
 /// The summary of an evidence document; `path` is what to record as its path.
-pub fn summarize(value: &Value, path: String) -> Result<EvidenceSummary, Problem> {
-    let root = Obj::of(value, "$")?;
-    root.version("evidence", SCHEMA_VERSION)?;
-    let meta = Obj::of(root.get("meta")?, "$.meta")?;
-    let timestamp = meta.str("timestamp")?.to_string();
-    let summary = Obj::of(root.get("summary")?, "$.summary")?;
-    let code = summary.int("exit_code")?;
-    let outcome = Outcome::from_exit_code(code).ok_or_else(|| {
-        Problem::new(
-            "$.summary.exit_code",
-            format!("expected 0 (PASS), 1 (FAIL), 2 (ERROR) or 130 (interrupted), found {code}"),
-        )
-    })?;
-    let passed = summary.bool("all_checks_passed")?;
-    let banner = summary.str("banner")?.to_string();
-    // PASS is exactly all_checks_passed = true with the pass banner (SPEC
-    // section 6): a document that contradicts itself is not evidence.
-    if passed != (outcome == Outcome::Pass) {
-        return Err(Problem::new(
-            "$.summary.all_checks_passed",
-            format!("is {passed} but summary.exit_code is {code}"),
-        ));
-    }
-    if passed && banner != PASS_BANNER {
-        return Err(Problem::new(
-            "$.summary.banner",
-            format!("a passing run's banner is {PASS_BANNER:?}, found {banner:?}"),
-        ));
-    }
-    let mut failed_checks = Vec::new();
-    let mut errored_checks = Vec::new();
-    for (i, check) in root.array("checks")?.iter().enumerate() {
-        let path = format!("$.checks[{i}]");
-        let check = Obj::of(check, &path)?;
-        let name = check.str("name")?;
-        match check.word("status", &["pass", "fail", "error", "skip"])? {
-            "fail" => failed_checks.push(name.to_string()),
-            "error" => errored_checks.push(name.to_string()),
-            _ => {}
-        }
-    }
-    Ok(EvidenceSummary {
+pub fn summarize(evidence: Evidence, path: String) -> EvidenceSummary {
+    let names = |status: Status| -> Vec<String> {
+        evidence
+            .checks
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    let code = evidence.summary.exit_code;
+    // `Evidence::check` admits exactly these codes.
+    let outcome = Outcome::from_exit_code(i64::from(code)).unwrap_or(Outcome::Error);
+    EvidenceSummary {
         path,
-        banner,
-        failed_checks,
-        errored_checks,
+        failed_checks: names(Status::Fail),
+        errored_checks: names(Status::Error),
         exit_code: outcome.exit_code(),
         outcome,
-        timestamp,
-    })
+        timestamp: evidence.meta.timestamp,
+        banner: evidence.summary.banner,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::evidence::PASS_BANNER;
+    use serde_json::{Value, json};
 
     fn doc(code: i64) -> Value {
-        json!({
-            "schema_version": 1,
+        crate::evidence::complete(&json!({
             "meta": {"timestamp": "2026-11-21T23:59:00Z"},
             "summary": {
                 "all_checks_passed": code == 0,
@@ -104,18 +71,22 @@ mod tests {
                 {"name": "c", "status": "error"},
                 {"name": "d", "status": "skip"},
             ],
-        })
+        }))
     }
 
+    fn read(value: &Value, path: &str) -> EvidenceSummary {
+        summarize(Evidence::from_value(value.clone()).unwrap(), path.into())
+    }
+
+    /// The reader's problem with `value` (retry's reader is every command's).
     #[track_caller]
     fn problem(value: &Value) -> String {
-        let p = summarize(value, "ev.json".into()).unwrap_err();
-        format!("{}: {}", p.path, p.message)
+        Evidence::from_value(value.clone()).unwrap_err().to_string()
     }
 
     #[test]
     fn keeps_what_the_tracker_needs() {
-        let s = summarize(&doc(1), "/abs/ev.json".into()).unwrap();
+        let s = read(&doc(1), "/abs/ev.json");
         assert_eq!(s.path, "/abs/ev.json");
         assert_eq!(s.outcome, Outcome::Fail);
         assert_eq!(s.exit_code, 1);
@@ -128,10 +99,7 @@ mod tests {
             (2, Outcome::Error),
             (130, Outcome::Interrupted),
         ] {
-            assert_eq!(
-                summarize(&doc(code), String::new()).unwrap().outcome,
-                outcome
-            );
+            assert_eq!(read(&doc(code), "").outcome, outcome);
         }
     }
 

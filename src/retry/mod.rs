@@ -19,8 +19,6 @@
 //! and its lock file.
 
 mod evidence;
-mod json;
-mod schema;
 pub mod state;
 
 use std::io::Write;
@@ -85,7 +83,7 @@ pub struct RecordArgs {
     #[arg(long = "task", value_name = "ID")]
     pub task_id: String,
     /// The phase of the failure point
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = phase())]
     pub phase: Phase,
     /// The subagent of the failure point
     #[arg(long, value_name = "NAME")]
@@ -126,7 +124,7 @@ pub struct ResetArgs {
     #[arg(long = "task", value_name = "ID")]
     pub task_id: String,
     /// Only the points of this phase
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = phase())]
     pub phase: Option<Phase>,
     /// Only the points of this subagent
     #[arg(long, value_name = "NAME")]
@@ -145,10 +143,20 @@ pub fn run(args: &RetryArgs) -> Result<i32, Error> {
     }
 }
 
+/// `--phase`: `verify` or `fix`.
+fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("verify").help("Verifying a candidate"),
+        PossibleValue::new("fix").help("Fixing the verifier's issues"),
+    ])
+    .map(|word| Phase::from_word(&word).unwrap_or(Phase::Verify))
+}
+
 /// The JSON Schema (draft 2020-12) of the state file, for
-/// `run-check schema retry-state`.
+/// `run-check schema retry-state`, derived from its type.
 pub fn state_schema() -> serde_json::Value {
-    schema::schema()
+    run_check_documents::schema::by_name("retry-state").unwrap_or_default()
 }
 
 /// The decision for a record: `outcome` is the recorded evidence's,

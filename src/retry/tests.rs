@@ -119,7 +119,7 @@ fn the_serialized_state_matches_its_schema_and_reads_back() {
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    let read = state::from_value(&value).unwrap_or_else(|p| panic!("{}: {}", p.path, p.message));
+    let read = State::from_value(value.clone()).unwrap_or_else(|p| panic!("{p}"));
     assert_eq!(read, state);
     // Sorted: task, then phase (verify before fix), then subagent.
     let keys: Vec<_> = read.points.iter().map(|p| p.key()).collect();
@@ -189,15 +189,15 @@ fn what_the_reader_rejects_the_schema_rejects() {
     for (pointer, value, message) in cases {
         let mut bad = good.clone();
         *bad.pointer_mut(pointer).unwrap() = value;
-        let p = state::from_value(&bad).unwrap_err();
-        assert_eq!(format!("{}: {}", p.path, p.message), message);
+        let p = State::from_value(bad.clone()).unwrap_err();
+        assert_eq!(p.to_string(), message);
         assert!(!validator.is_valid(&bad), "schema accepts {pointer}");
     }
     // An unknown field.
     let mut bad = good.clone();
     bad["points"][0]["note"] = json!("x");
-    let p = state::from_value(&bad).unwrap_err();
-    assert_eq!(p.path, "$.points[0].note");
+    let p = State::from_value(bad.clone()).unwrap_err();
+    assert_eq!(p.path.as_deref(), Some("$.points[0].note"));
     assert_eq!(
         p.message,
         "unknown field (expected task_id, phase, subagent, status, retry_count, max_retries, \
@@ -208,9 +208,9 @@ fn what_the_reader_rejects_the_schema_rejects() {
     let mut bad = good.clone();
     let first = bad["points"][0].clone();
     bad["points"].as_array_mut().unwrap().push(first);
-    let p = state::from_value(&bad).unwrap_err();
+    let p = State::from_value(bad).unwrap_err();
     assert_eq!(
-        format!("{}: {}", p.path, p.message),
+        p.to_string(),
         "$.points[1]: duplicate failure point (task `T-1`, phase `verify`, subagent `a`)"
     );
 }
@@ -274,7 +274,7 @@ fn names_must_be_printable_and_not_blank() {
         Err("must not contain control characters")
     );
     let schema = state_schema();
-    let pattern = schema["$defs"]["point"]["properties"]["task_id"].clone();
+    let pattern = schema["$defs"]["Point"]["properties"]["task_id"].clone();
     let validator = jsonschema::draft202012::new(&pattern).unwrap();
     for (name, ok) in [
         ("T-1 (retry)", true),

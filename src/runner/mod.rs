@@ -33,8 +33,7 @@ use crate::signal::Cancel;
 use contain::Containment;
 use process::End;
 
-/// Skip reason of checks not started because run-check was interrupted.
-pub const INTERRUPTED: &str = "interrupted";
+pub use run_check_documents::evidence::INTERRUPTED;
 /// Skip reason of checks not started after a failure in fast mode.
 pub const FAIL_FAST: &str = "fail-fast";
 

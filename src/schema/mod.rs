@@ -1,29 +1,19 @@
-//! JSON Schemas (draft 2020-12) of the documents run-check reads and writes:
-//! the evidence (SPEC section 6), the task contract (SPEC section 7) and
-//! checks.toml (SPEC section 3, for editors: Taplo / Even Better TOML read
-//! JSON Schema). `run-check schema NAME` prints them.
+//! JSON Schemas (draft 2020-12) of the documents run-check reads and writes,
+//! and `run-check schema NAME`, which prints them.
 //!
-//! The schemas describe what the code does, field for field: `evidence()`
-//! follows the serde structs of `evidence` and `meta` (closed objects, so a
-//! misspelled field fails), `task()` follows the type rules of `task` (its
-//! limits are violations, not schema errors), `checks()` follows the raw
-//! structs of `config`. Every schema is self-contained (no `$ref`), so
-//! editors with partial `$ref` support still complete every key. Nothing
-//! here reads or writes a file.
-//!
-//! Where a schema cannot say what the loader says, the schema is the more
-//! permissive of the two (a document the tool accepts is never rejected by
-//! its schema): a duration of zero, a `needs` naming an unknown check, a
-//! `2.0` where the task loader wants an integer.
-//!
-//! Layout: this module is the command and the catalogue (`NAMES`, `by_name`,
-//! `pretty`); `evidence`, `task` and `checks` hold one schema each, built
-//! from the shared pieces of `blocks`. The verdict, vote and retry-state
-//! schemas live with their commands (`judge`, `vote`, `retry`).
+//! The evidence schema is derived from its type (`run-check-documents`
+//! crate), as `schemas/evidence.json` is committed. The task contract and
+//! checks.toml (for editors: Taplo / Even Better TOML read JSON Schema) are
+//! still written by hand here, following the type rules of `task` and the
+//! raw structs of `config`; the verdict, vote and retry-state schemas live
+//! with their commands (`judge`, `vote`, `retry`). Those hand-written
+//! schemas are self-contained (no `$ref`), so editors with partial `$ref`
+//! support still complete every key; where one cannot say what the loader
+//! says, it is the more permissive of the two. Nothing here reads or
+//! writes a file.
 
 mod blocks;
 mod checks;
-mod evidence;
 mod task;
 
 use serde::Serialize;
@@ -34,11 +24,14 @@ use crate::exit_code;
 use crate::output::Output;
 
 pub use checks::checks;
-pub use evidence::evidence;
+pub use run_check_documents::schema::DIALECT;
 pub use task::task;
 
-/// The JSON Schema dialect of every schema here.
-pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+/// The JSON Schema of the evidence document, derived from its type
+/// (`run_check_documents::evidence::Evidence`).
+pub fn evidence() -> Value {
+    run_check_documents::schema::derive::<crate::evidence::Evidence>("evidence")
+}
 
 /// The schema names `by_name` knows, in the order `run-check schema` lists them.
 pub const NAMES: &[&str] = &[
@@ -86,8 +79,9 @@ pub fn by_name(name: &str) -> Option<Value> {
     }
 }
 
-/// A schema as `run-check schema` prints it and as `checks.schema.json` is
-/// committed: two-space indentation, keys sorted, a final newline.
+/// A schema as `run-check schema` prints it and as `checks.schema.json` and
+/// `schemas/NAME.json` are committed: two-space indentation, keys sorted, a
+/// final newline.
 pub fn pretty<T: Serialize>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');

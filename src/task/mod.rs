@@ -53,11 +53,11 @@ mod command;
 
 use std::path::Path;
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::changes::{self, ChangesError};
 use crate::error::Error;
+use crate::evidence::{ChangeBudget, TaskContract};
 use crate::git::{Repo, Status};
 use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
 use crate::snapshot::OwnFiles;
@@ -104,14 +104,7 @@ impl Task {
     }
 }
 
-/// One broken limit of a well-typed task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    /// The field at fault, a JSON path without `$.` (e.g. `acceptance.commands`).
-    pub field: String,
-    /// What is wrong, one line.
-    pub message: String,
-}
+pub use run_check_documents::evidence::Violation;
 
 /// Reads and checks the task file at `path` (named in messages as given).
 pub fn load(path: &Path) -> Result<Task, Error> {
@@ -171,13 +164,13 @@ pub fn gate_violations(task: &Task, gate: &crate::gate::Gate) -> Vec<Violation> 
         .collect()
 }
 
-/// The `contracts.task` value: `{"id", "valid", "violations"}`.
-pub fn contract(task: &Task) -> Value {
-    json!({
-        "id": task.id(),
-        "valid": task.violations.is_empty(),
-        "violations": task.violations,
-    })
+/// The `contracts.task` value.
+pub fn contract(task: &Task) -> TaskContract {
+    TaskContract {
+        id: task.id().to_string(),
+        valid: task.violations.is_empty(),
+        violations: task.violations.clone(),
+    }
 }
 
 /// The `contracts.change_budget` value: the change in `worktree` against
@@ -190,22 +183,22 @@ pub fn change_budget(
     worktree: &Path,
     base: &str,
     own: &OwnFiles,
-) -> Result<Value, ChangesError> {
+) -> Result<ChangeBudget, ChangesError> {
     let changes = changes::changed(repo, status, worktree, base, own)?;
     Ok(budget(&changes))
 }
 
 /// The `contracts.change_budget` value of `changes`.
-pub fn budget(changes: &changes::Changes) -> Value {
+pub fn budget(changes: &changes::Changes) -> ChangeBudget {
     let files_changed = changes.files.len();
-    json!({
-        "base": changes.base,
-        "files_changed": files_changed,
-        "loc_changed": changes.loc,
-        "max_files": MAX_FILES,
-        "max_loc": MAX_LOC,
-        "exceeded": files_changed > MAX_FILES || changes.loc > MAX_LOC,
-    })
+    ChangeBudget {
+        base: changes.base.clone(),
+        files_changed: u64::try_from(files_changed).unwrap_or(u64::MAX),
+        loc_changed: changes.loc,
+        max_files: u64::try_from(MAX_FILES).unwrap_or(u64::MAX),
+        max_loc: MAX_LOC,
+        exceeded: files_changed > MAX_FILES || changes.loc > MAX_LOC,
+    }
 }
 
 /// An array of strings.
@@ -229,28 +222,16 @@ fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
     }
 }
 
-/// An integer in JSON Schema's sense, as the published schema's
-/// `"type": "integer"` accepts it: any JSON integer, or a number without a
-/// fractional part (`2.0` is 2; `1e30` and integers too big for 64 bits are
-/// integers too, read as floats by serde). The value saturates to `i128`,
-/// enough for any limit; the text is the number as serde prints it, for
-/// messages.
+/// An integer by the integer rule of every input
+/// (`run_check_documents::int`: `2.0` is 2; `1e30` is an integer too,
+/// saturating to `i128`, over every limit), and its text as written, for
+/// messages. Its range is a limit (a violation), not a type error.
 fn integer(value: &Value, path: &str) -> Access<(i128, String)> {
-    let exact = value
-        .as_i64()
-        .map(i128::from)
-        .or_else(|| value.as_u64().map(i128::from));
-    let whole = || {
-        value
-            .as_f64()
-            .filter(|n| n.is_finite() && n.fract() == 0.0)
-            // `as` saturates: 1e300 compares as i128::MAX, over every limit.
-            .map(|n| n as i128)
-    };
-    match exact.or_else(whole) {
-        Some(n) => Ok((n, value.to_string())),
-        None => Err(mismatch(path, "an integer", found(value))),
-    }
+    value
+        .as_number()
+        .and_then(run_check_documents::int::of_number)
+        .map(|n| (n, value.to_string()))
+        .ok_or_else(|| mismatch(path, "an integer", found(value)))
 }
 
 /// Type-checks `value` (the first problem in schema order is an error) and
@@ -344,6 +325,7 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
 mod tests {
     use super::*;
     use crate::test_git::git;
+    use serde_json::json;
 
     /// A valid task; tests change one thing at a time.
     fn valid() -> Value {
@@ -420,7 +402,7 @@ mod tests {
         assert_eq!(task.violations, []);
         assert_eq!(task.id(), "T-2026-02-02-001");
         assert_eq!(
-            contract(&task),
+            serde_json::to_value(contract(&task)).unwrap(),
             json!({"id": "T-2026-02-02-001", "valid": true, "violations": []})
         );
     }
@@ -757,7 +739,7 @@ mod tests {
         task["files_involved"] = json!(vec!["f"; 11]);
         let task = parse(&task).unwrap();
         assert_eq!(
-            contract(&task),
+            serde_json::to_value(contract(&task)).unwrap(),
             json!({"id": "", "valid": false, "violations": [
                 {"field": "id", "message": "must not be empty"},
                 {"field": "parallel_count", "message": "must be between 1 and 5, found 6"},
@@ -790,6 +772,7 @@ mod tests {
         let budget_at = |root: &Path, base: &str| {
             let (repo, status) = crate::git::open(root).unwrap();
             change_budget(&repo, &status.unwrap(), root, base, &OwnFiles::default())
+                .map(|budget| serde_json::to_value(budget).unwrap())
         };
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();

@@ -294,9 +294,14 @@ fn parse_vote(item: &Value, path: &str) -> Access<Vote> {
 /// `elimination_threshold`: an integral number, at least 1.
 fn threshold(value: &Value) -> Access<f64> {
     let path = "$.elimination_threshold";
-    let Some(threshold) = value.as_f64().filter(|t| t.fract() == 0.0) else {
+    // The integer rule of every input (`run_check_documents::int`).
+    let Some(whole) = value
+        .as_number()
+        .and_then(run_check_documents::int::of_number)
+    else {
         return Err(mismatch(path, "an integer", found(value)));
     };
+    let threshold = whole as f64;
     if threshold < 1.0 {
         return Err(Problem::new(
             path,

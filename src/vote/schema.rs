@@ -1,8 +1,9 @@
-//! Seed 001's input and output contracts as JSON Schema (draft 2020-12), with
-//! the field names and shapes of the seed and the policies of [`super::input`]
-//! and [`mod@super::aggregate`] made explicit (closed objects, required fields,
-//! bounds). One rule cannot be said in JSON Schema: evaluator ids must be
-//! unique; `run-check vote` checks it.
+//! Seed 001's input and output contracts as JSON Schema (draft 2020-12). The
+//! output's is derived from its type (`run-check-documents`); the input's is
+//! written here, with the field names and shapes of the seed and the
+//! policies of [`super::input`] made explicit (closed objects, required
+//! fields, bounds). One rule cannot be said in JSON Schema: evaluator ids
+//! must be unique; `run-check vote` checks it.
 
 use serde_json::{Value, json};
 
@@ -92,80 +93,10 @@ pub fn input_schema() -> Value {
     })
 }
 
-/// The schema of `run-check vote`'s output (`run-check schema vote-output`).
+/// The schema of `run-check vote`'s output (`run-check schema
+/// vote-output`), derived from its type.
 pub fn output_schema() -> Value {
-    let names = json!({ "type": "array", "items": { "type": "string" } });
-    json!({
-        "$schema": DIALECT,
-        "title": "run-check vote output",
-        "description": "Aggregated elimination votes (seed 001 output contract).",
-        "type": "object",
-        "required": [
-            "aggregated_result",
-            "threshold_reached",
-            "vote_distribution",
-            "consensus_analysis",
-            "reasoning_summary"
-        ],
-        "additionalProperties": false,
-        "properties": {
-            "aggregated_result": {
-                "type": "object",
-                "required": ["eliminated_candidates", "survivors"],
-                "additionalProperties": false,
-                "properties": {
-                    "eliminated_candidates": names,
-                    "survivors": names
-                }
-            },
-            "threshold_reached": {
-                "type": "boolean",
-                "description": "At least one candidate was eliminated."
-            },
-            "vote_distribution": {
-                "type": "object",
-                "additionalProperties": {
-                    "type": "object",
-                    "required": ["raw_votes", "weighted_votes", "voters"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "raw_votes": { "type": "integer", "minimum": 0 },
-                        "weighted_votes": { "type": "number", "minimum": 0 },
-                        "voters": names
-                    }
-                }
-            },
-            "consensus_analysis": {
-                "type": "object",
-                "required": ["consensus_level", "agreement_ratio", "conflicts"],
-                "additionalProperties": false,
-                "properties": {
-                    "consensus_level": {
-                        "type": "string",
-                        "enum": ["unanimous", "strong", "moderate", "weak", "split"]
-                    },
-                    "agreement_ratio": { "type": "number", "minimum": 0, "maximum": 1 },
-                    "conflicts": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["candidate", "conflicting_evaluators", "description"],
-                            "additionalProperties": false,
-                            "properties": {
-                                "candidate": { "type": "string" },
-                                "conflicting_evaluators": names,
-                                "description": { "type": "string" }
-                            }
-                        }
-                    }
-                }
-            },
-            "reasoning_summary": {
-                "type": "object",
-                "additionalProperties": names
-            }
-        }
-    })
+    run_check_documents::schema::by_name("vote-output").unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! The process exit codes of run-check. Their meaning is fixed by SPEC.md
-//! section 2: once published, a number never changes meaning.
+//! The process exit codes of run-check. Once published, a number never
+//! changes meaning.
 
 /// Every selected check passed (PASS), or a non-check command succeeded.
 pub const PASS: i32 = 0;

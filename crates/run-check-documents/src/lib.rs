@@ -1,0 +1,25 @@
+//! The JSON documents of run-check, one definition each: the types that
+//! write them, read them (with errors naming the JSON path of the first
+//! problem, and one integer rule for every input) and derive their JSON
+//! Schema (draft 2020-12). An orchestrator that reads run-check's evidence
+//! depends on this crate alone, not on the command-line tool.
+//!
+//! - [`evidence`]: the evidence document of one run (`--format json`).
+//! - [`verdict`]: the verdict of `run-check judge`.
+//! - [`retry`]: the state file of `run-check retry`.
+//! - [`vote`]: the output of `run-check vote`.
+//! - [`exit_code`]: the process exit codes, fixed once published.
+//! - [`read`]: reading a document from bytes or a parsed value.
+//! - [`int`]: the integer rule of every JSON input (`1.0` is 1).
+//! - [`schema`]: the derived schemas by name (`run-check schema NAME`).
+//!
+//! Nothing here touches files or runs processes.
+
+pub mod evidence;
+pub mod exit_code;
+pub mod int;
+pub mod read;
+pub mod retry;
+pub mod schema;
+pub mod verdict;
+pub mod vote;

@@ -1,0 +1,568 @@
+//! The verdict document of `run-check judge`: scores, issues, feedback for
+//! the code writer, the recommendation, progress over the rounds and the
+//! decision. Field order here is the order in the JSON; every field name is
+//! part of the contract. Every object is closed and every field required.
+
+use schemars::{JsonSchema, Schema};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::evidence::Dimension;
+use crate::int;
+
+/// The verdict of one round of `run-check judge`: the aggregated scores and issues, plus the decision of who acts next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "run-check judge verdict")]
+pub struct Verdict {
+    /// 1-based round number.
+    #[serde(deserialize_with = "int::de")]
+    #[schemars(range(min = 1))]
+    pub iteration: u32,
+    /// Whether every gate passed (issue limits, dimension and overall minimums).
+    pub passed: bool,
+    /// Weighted mean of the non-null dimension scores; null when all are null.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub overall_score: Option<f64>,
+    /// Per-dimension scores; null when the dimension had nothing scored.
+    pub scores: Scores,
+    /// The thresholds this verdict was judged with.
+    pub thresholds_used: Thresholds,
+    /// The weights actually applied: a null dimension's weight is 0 and its
+    /// configured share went to the others in proportion.
+    pub weights_used: Weights,
+    /// Issues per severity.
+    pub issue_counts: IssueCounts,
+    /// The issues, per severity, in id order.
+    pub issues: Issues,
+    /// What the code writer should do next.
+    pub feedback_for_code_writer: Feedback,
+    /// PASS, ITERATE, FAIL_MAX_ITERATIONS, STALLED or SUBTASK.
+    pub recommendation: Recommendation,
+    /// Scores over the rounds, trend and stall detection.
+    pub progress: Progress,
+    /// One sentence: what to do next.
+    pub next_action: String,
+    /// The decision: pass, iterate, or who must act next.
+    pub decision: Decision,
+}
+
+/// Scores per dimension (`scores`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scores {
+    /// Security.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub security: Option<f64>,
+    /// Quality.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub quality: Option<f64>,
+    /// Performance.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub performance: Option<f64>,
+}
+
+impl Scores {
+    /// The score of `dimension`.
+    pub fn get(&self, dimension: Dimension) -> Option<f64> {
+        match dimension {
+            Dimension::Security => self.security,
+            Dimension::Quality => self.quality,
+            Dimension::Performance => self.performance,
+        }
+    }
+
+    /// Sets the score of `dimension`.
+    pub fn set(&mut self, dimension: Dimension, score: Option<f64>) {
+        match dimension {
+            Dimension::Security => self.security = score,
+            Dimension::Quality => self.quality = score,
+            Dimension::Performance => self.performance = score,
+        }
+    }
+}
+
+/// An issue's severity.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+pub enum IssueSeverity {
+    /// Blocks a pass beyond `max_critical_issues`.
+    Critical,
+    /// Blocks a pass beyond `max_high_issues`.
+    High,
+    /// Optional to fix.
+    Medium,
+    /// Optional to fix.
+    Low,
+}
+
+impl IssueSeverity {
+    /// Every severity, most severe first.
+    pub const ALL: [IssueSeverity; 4] = [
+        IssueSeverity::Critical,
+        IssueSeverity::High,
+        IssueSeverity::Medium,
+        IssueSeverity::Low,
+    ];
+
+    /// `Critical`, `High`, `Medium`, `Low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueSeverity::Critical => "Critical",
+            IssueSeverity::High => "High",
+            IssueSeverity::Medium => "Medium",
+            IssueSeverity::Low => "Low",
+        }
+    }
+}
+
+/// One issue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Issue {
+    /// `SEC-001`, `QA-002`, `PERF-001`, ... (or as given in an aggregator input).
+    #[schemars(length(min = 1))]
+    pub id: String,
+    /// The check (evidence) or reviewer (aggregator input) that reported it.
+    pub source: String,
+    /// Critical / High / Medium / Low.
+    pub severity: IssueSeverity,
+    /// The diagnostic's rule, else the check name.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// File, when known.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub file: Option<String>,
+    /// 1-based line, when known.
+    #[serde(deserialize_with = "int::opt")]
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub description: String,
+    /// How to fix it, when known.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub suggestion: Option<String>,
+    /// A fix hint for the tech stack (aggregator input only).
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub tech_stack_hint: Option<String>,
+    /// `type:file:line` (`unknown` for a missing file or line).
+    pub fingerprint: String,
+    /// The dimension the issue scores against (gives the id prefix); not
+    /// written (a verdict read back has the default, `quality`).
+    #[serde(skip)]
+    pub dimension: Dimension,
+}
+
+/// `issue_counts`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IssueCounts {
+    /// Critical issues.
+    #[serde(deserialize_with = "int::de")]
+    pub critical: usize,
+    /// High issues.
+    #[serde(deserialize_with = "int::de")]
+    pub high: usize,
+    /// Medium issues.
+    #[serde(deserialize_with = "int::de")]
+    pub medium: usize,
+    /// Low issues.
+    #[serde(deserialize_with = "int::de")]
+    pub low: usize,
+}
+
+/// `issues`: one list per severity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = each_list_one_severity)]
+pub struct Issues {
+    /// Critical issues.
+    pub critical: Vec<Issue>,
+    /// High issues.
+    pub high: Vec<Issue>,
+    /// Medium issues.
+    pub medium: Vec<Issue>,
+    /// Low issues.
+    pub low: Vec<Issue>,
+}
+
+impl Issues {
+    /// The list of one severity.
+    pub fn of(&self, severity: IssueSeverity) -> &[Issue] {
+        match severity {
+            IssueSeverity::Critical => &self.critical,
+            IssueSeverity::High => &self.high,
+            IssueSeverity::Medium => &self.medium,
+            IssueSeverity::Low => &self.low,
+        }
+    }
+
+    /// Every issue, most severe first.
+    pub fn all(&self) -> impl Iterator<Item = &Issue> {
+        IssueSeverity::ALL.into_iter().flat_map(|s| self.of(s))
+    }
+
+    /// The counts.
+    pub fn counts(&self) -> IssueCounts {
+        IssueCounts {
+            critical: self.critical.len(),
+            high: self.high.len(),
+            medium: self.medium.len(),
+            low: self.low.len(),
+        }
+    }
+}
+
+/// `feedback_for_code_writer`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Feedback {
+    /// One line: what stands between this round and a pass.
+    pub summary: String,
+    /// Issue ids, most urgent first.
+    pub priority_order: Vec<String>,
+    /// Critical issues.
+    pub must_fix: Vec<Fix>,
+    /// High issues.
+    pub should_fix: Vec<Fix>,
+    /// Medium and Low issues.
+    pub optional_fix: Vec<Fix>,
+    /// Rounds used and left.
+    pub iteration_budget: IterationBudget,
+    /// Points missing to each minimum (0 when met, null when not scored).
+    pub score_gap: ScoreGap,
+}
+
+/// One entry of `must_fix`, `should_fix` or `optional_fix`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fix {
+    /// The issue id.
+    pub id: String,
+    /// File, when known.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub file: Option<String>,
+    /// Line, when known.
+    #[serde(deserialize_with = "int::opt")]
+    pub line: Option<u64>,
+    /// What to do.
+    pub action: String,
+    /// The issue's suggestion, when it has one.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub code_hint: Option<String>,
+}
+
+/// `iteration_budget`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IterationBudget {
+    /// This iteration.
+    #[serde(deserialize_with = "int::de")]
+    #[schemars(range(min = 1))]
+    pub current: u32,
+    /// `max_iterations`.
+    #[serde(deserialize_with = "int::de")]
+    #[schemars(range(min = 1))]
+    pub max: u32,
+    /// `max - current`, at least 0.
+    #[serde(deserialize_with = "int::de")]
+    pub remaining: u32,
+}
+
+/// `score_gap`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreGap {
+    /// Security.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0))]
+    pub security: Option<f64>,
+    /// Quality.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0))]
+    pub quality: Option<f64>,
+    /// Performance.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0))]
+    pub performance: Option<f64>,
+    /// Overall.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0))]
+    pub overall: Option<f64>,
+}
+
+/// `recommendation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Recommendation {
+    /// Every gate passed.
+    Pass,
+    /// Not yet: fix the issues and run again.
+    Iterate,
+    /// The last allowed round did not pass.
+    FailMaxIterations,
+    /// No progress: a human should look (see `progress.stall_type`).
+    Stalled,
+    /// The change exceeds its task's budget: split the task (docs/task.md).
+    Subtask,
+}
+
+impl Recommendation {
+    /// The word in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recommendation::Pass => "PASS",
+            Recommendation::Iterate => "ITERATE",
+            Recommendation::FailMaxIterations => "FAIL_MAX_ITERATIONS",
+            Recommendation::Stalled => "STALLED",
+            Recommendation::Subtask => "SUBTASK",
+        }
+    }
+}
+
+/// `progress`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    /// The overall score of the last earlier scored round.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub previous_score: Option<f64>,
+    /// This round's overall score.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    #[schemars(range(min = 0, max = 100))]
+    pub current_score: Option<f64>,
+    /// `current_score - previous_score`.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub improvement: Option<f64>,
+    /// first / improving / slow_improvement / stable / declining.
+    pub trend: Trend,
+    /// This round improved less than `stall_threshold`.
+    pub stall_warning: bool,
+    /// Why the result is `STALLED` (null otherwise).
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub stall_type: Option<StallType>,
+    /// Ids of this round's issues whose fingerprints the last round had too.
+    pub persistent_issues: Vec<String>,
+    /// The last 3 overall scores oscillate within 6 points.
+    pub oscillation_detected: bool,
+    /// A dimension dropped more than 10 points since the last round.
+    pub regression_detected: bool,
+    /// The dimensions that dropped more than 10 points.
+    pub regressions: Vec<Regression>,
+    /// Scored dimensions below their minimum.
+    pub failed_dimensions: Vec<Dimension>,
+}
+
+/// `progress.trend`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Trend {
+    /// No earlier scored round.
+    First,
+    /// Improved by at least `stall_threshold`.
+    Improving,
+    /// Improved, but by less than `stall_threshold`.
+    SlowImprovement,
+    /// Unchanged (or no score this round).
+    Stable,
+    /// Dropped.
+    Declining,
+}
+
+/// `progress.stall_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StallType {
+    /// Each of the last `stall_rounds` improvements is below `stall_threshold`.
+    StalledScore,
+    /// A critical fingerprint in this round and each of the 2 before.
+    StalledCritical,
+    /// The last 3 overall scores span at most 6 points and change direction.
+    StalledOscillating,
+    /// A dimension dropped more than 10 points since the last round.
+    StalledRegression,
+}
+
+impl StallType {
+    /// The word in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StallType::StalledScore => "STALLED_SCORE",
+            StallType::StalledCritical => "STALLED_CRITICAL",
+            StallType::StalledOscillating => "STALLED_OSCILLATING",
+            StallType::StalledRegression => "STALLED_REGRESSION",
+        }
+    }
+}
+
+/// One entry of `progress.regressions`: a score that fell between rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Regression {
+    /// The dimension that dropped.
+    pub dimension: Dimension,
+    /// The last round's score.
+    pub previous: f64,
+    /// This round's score.
+    pub current: f64,
+    /// `previous - current`.
+    #[schemars(extend("exclusiveMinimum" = 10))]
+    pub drop: f64,
+}
+
+/// `decision`: the next step and who takes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    /// PASS, REWORK or BLOCKED.
+    pub decision: DecisionKind,
+    /// The checks that could not be judged, classified.
+    pub blocked: Vec<Blocked>,
+    /// FINISH, IMPLEMENTER, VALIDATE or USER.
+    pub next_agent: NextAgent,
+    /// One line: why.
+    pub reason: String,
+}
+
+/// `decision.decision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DecisionKind {
+    /// Every check passed.
+    Pass,
+    /// A check failed.
+    Rework,
+    /// A check could not be judged.
+    Blocked,
+}
+
+/// One entry of `decision.blocked`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Blocked {
+    /// The check (`run-check` for the read-only verification).
+    pub check: String,
+    /// environment / infrastructure / code.
+    pub category: Category,
+    /// The check's error, or `timed out`.
+    pub reason: String,
+}
+
+/// `decision.blocked[].category`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// Program not found / not whitelisted: the user must fix the machine.
+    Environment,
+    /// Could not start, killed, timed out: retry the validation once.
+    Infrastructure,
+    /// Anything else: the implementer must fix it.
+    Code,
+}
+
+impl Category {
+    /// The word in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Environment => "environment",
+            Category::Infrastructure => "infrastructure",
+            Category::Code => "code",
+        }
+    }
+}
+
+/// `decision.next_agent`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NextAgent {
+    /// Done.
+    Finish,
+    /// Fix the code.
+    Implementer,
+    /// Run the validation again.
+    Validate,
+    /// A human must act.
+    User,
+}
+
+/// The thresholds a verdict was judged with (`thresholds_used`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    /// Minimum security score.
+    pub security_min: f64,
+    /// Minimum quality score.
+    pub quality_min: f64,
+    /// Minimum performance score.
+    pub performance_min: f64,
+    /// Minimum overall score.
+    pub overall_min: f64,
+    /// Most critical issues a pass may have.
+    #[serde(deserialize_with = "int::de")]
+    pub max_critical_issues: u32,
+    /// Most high issues a pass may have.
+    #[serde(deserialize_with = "int::de")]
+    pub max_high_issues: u32,
+    /// The iteration at which a failing result becomes `FAIL_MAX_ITERATIONS`.
+    #[serde(deserialize_with = "int::de")]
+    #[schemars(range(min = 1))]
+    pub max_iterations: u32,
+    /// Smallest improvement that is not a stall.
+    pub stall_threshold: f64,
+    /// Rounds of small improvement that make a stall (0: never a score stall).
+    #[serde(deserialize_with = "int::de")]
+    pub stall_rounds: u32,
+}
+
+impl Default for Thresholds {
+    /// The judge's default thresholds (docs/judge.md).
+    fn default() -> Thresholds {
+        Thresholds {
+            security_min: 85.0,
+            quality_min: 80.0,
+            performance_min: 80.0,
+            overall_min: 80.0,
+            max_critical_issues: 0,
+            max_high_issues: 2,
+            max_iterations: 5,
+            stall_threshold: 5.0,
+            stall_rounds: 2,
+        }
+    }
+}
+
+/// The weights of the dimensions in the overall score.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    /// Weight of the security score.
+    #[schemars(range(min = 0, max = 1))]
+    pub security: f64,
+    /// Weight of the quality score.
+    #[schemars(range(min = 0, max = 1))]
+    pub quality: f64,
+    /// Weight of the performance score.
+    #[schemars(range(min = 0, max = 1))]
+    pub performance: f64,
+}
+
+/// Each list of `issues` holds the issues of its severity only.
+fn each_list_one_severity(schema: &mut Schema) {
+    let Some(properties) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for severity in IssueSeverity::ALL {
+        let key = severity.as_str().to_ascii_lowercase();
+        if let Some(list) = properties.get_mut(&key) {
+            let items = list["items"].take();
+            list["items"] = json!({
+                "allOf": [items, {"properties": {"severity": {"const": severity.as_str()}}}]
+            });
+        }
+    }
+}
