@@ -158,13 +158,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         true => {
             let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
                 .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden))
-                .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()))
-                .tracked(
-                    start
-                        .git_state
-                        .as_ref()
-                        .map_or(0, |(_, s)| s.index_entries()),
-                );
+                .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()));
             let first = start.in_git().map(|(_, status)| (status, start.took));
             let mut verifier =
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {

@@ -71,13 +71,6 @@ const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
 /// what git's listing of the file costs.
 const UNREAD_MIN: usize = 1000;
 
-/// From this many index entries on, a later snapshot asks git for the
-/// tracked changes and the untracked roots (two processes at once, each
-/// cheaper than a full `git status`) rather than for a full listing, where
-/// `tree.rs` proves that enough; below, the extra process costs more than
-/// it saves.
-const TRACKED_MIN: usize = 5000;
-
 /// What a snapshot records of one path.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -601,8 +594,6 @@ pub enum Snapshotter {
         /// Whether the index may hold submodules (then every snapshot
         /// lists the untracked files: see `tree.rs`).
         submodules: bool,
-        /// How many entries the index holds.
-        tracked: usize,
     },
     /// By walking the files outside git.
     Walk {
@@ -626,7 +617,6 @@ impl Snapshotter {
                 worktree,
                 hidden: Vec::new(),
                 submodules: true,
-                tracked: 0,
             },
             None => Snapshotter::Walk { worktree },
         }
@@ -646,15 +636,6 @@ impl Snapshotter {
     pub fn submodules(mut self, may: bool) -> Snapshotter {
         if let Snapshotter::Git { submodules, .. } = &mut self {
             *submodules = may;
-        }
-        self
-    }
-
-    /// The number of entries of the index: from `TRACKED_MIN` on, a later
-    /// snapshot need not list the untracked files either (`tree.rs`).
-    pub fn tracked(mut self, entries: usize) -> Snapshotter {
-        if let Snapshotter::Git { tracked, .. } = &mut self {
-            *tracked = entries;
         }
         self
     }
@@ -680,7 +661,6 @@ impl Snapshotter {
                 worktree,
                 hidden,
                 submodules,
-                tracked,
             } => {
                 let asked;
                 let status = match status {
@@ -694,8 +674,7 @@ impl Snapshotter {
                 // Many untracked files: their roots are asked meanwhile, so
                 // that a later snapshot need not list them (`tree.rs`).
                 let untracked = status.entries.iter().filter(|e| e.code == "??").count();
-                let big = untracked >= UNREAD_MIN || *tracked >= TRACKED_MIN;
-                let roots = !submodules && repo.toplevel() == worktree && big;
+                let roots = !submodules && repo.toplevel() == worktree && untracked >= UNREAD_MIN;
                 std::thread::scope(|scope| {
                     let roots = roots.then(|| scope.spawn(|| tree::roots(repo)));
                     let mut snapshot = first_of_status(repo, worktree, status, &flagged, clock);
@@ -1657,55 +1636,6 @@ mod tests {
             paths(before.diff(&again)),
             ["d0/empty/deeper/new", "d2/f000", "src/lib.rs"]
         );
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn with_many_tracked_files_a_few_untracked_ones_are_not_listed_again_either() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        git(&root, &["init", "-q", "-b", "main"]);
-        std::fs::create_dir(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.rs"), "").unwrap();
-        git(&root, &["add", "."]);
-        git(&root, &["commit", "-q", "-m", "tracked"]);
-        std::fs::create_dir(root.join("notes")).unwrap();
-        std::fs::write(root.join("notes/todo.txt"), "t").unwrap();
-        std::fs::write(root.join("scratch.txt"), "s").unwrap();
-        let (repo, _) = crate::git::open(&root).unwrap();
-        // As many index entries as a big repository has.
-        let snap = Snapshotter::new(&root, Some(&repo))
-            .submodules(false)
-            .tracked(TRACKED_MIN);
-        let before = snap.first(None, Duration::ZERO).unwrap();
-        if Trust::default().dir(&root).is_none() {
-            assert!(before.tree.is_none());
-            return;
-        }
-        let again = snap.again(&before).unwrap();
-        assert!(!again.listed_untracked);
-        assert_eq!(paths(before.diff(&again)), Vec::<String>::new());
-        std::fs::write(root.join("scratch.txt"), "S").unwrap();
-        std::fs::write(root.join("src/b.rs"), "").unwrap();
-        let again = snap.again(&before).unwrap();
-        assert!(!again.listed_untracked);
-        assert_eq!(
-            kinds(before.diff(&again)),
-            [
-                ("scratch.txt".to_string(), "changed"),
-                ("src/b.rs".to_string(), "created"),
-            ]
-        );
-        std::fs::write(root.join("notes/more.txt"), "m").unwrap();
-        let again = snap.again(&before).unwrap();
-        assert!(again.listed_untracked);
-        assert_eq!(
-            paths(before.diff(&again)),
-            ["notes/more.txt", "scratch.txt", "src/b.rs"]
-        );
-        // Below the threshold, nothing is recorded: every snapshot lists.
-        let small = Snapshotter::new(&root, Some(&repo)).submodules(false);
-        assert!(small.first(None, Duration::ZERO).unwrap().tree.is_none());
     }
 
     #[cfg(target_os = "linux")]

@@ -67,13 +67,6 @@ impl GitState {
     pub fn submodules(&self) -> bool {
         self.index.gitlinks
     }
-
-    /// The number of entries the index holds (its header's count; 0
-    /// without an index).
-    pub fn index_entries(&self) -> usize {
-        let count = self.index.bytes.as_deref().and_then(|b| b.get(8..12));
-        count.map_or(0, |c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
-    }
 }
 
 /// The index at one moment.
