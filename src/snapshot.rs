@@ -45,7 +45,7 @@ mod temps;
 mod tree;
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -171,6 +171,10 @@ pub struct Snapshot {
     /// Whether its untracked files were listed (not taken from a first
     /// snapshot's tree): what the tests of `tree.rs` look at.
     listed_untracked: bool,
+    /// The `.gitignore` files it lists (a first snapshot's).
+    rules: Vec<Key>,
+    /// Whether some file was left unread (judged later by the clock).
+    unread: bool,
 }
 
 /// A snapshot's path: shared by the snapshots that list it, so a later
@@ -208,11 +212,21 @@ impl Snapshot {
             clock,
             tree: None,
             listed_untracked: true,
+            rules: Vec::new(),
+            unread: false,
         }
     }
 
+    /// A snapshot of `entries` sorted by key, each key once.
+    fn sorted(entries: Vec<(Key, Entry)>, clock: Clock) -> Snapshot {
+        debug_assert!(entries.is_sorted_by(|a, b| bytes(&a.0) < bytes(&b.0)));
+        let mut snapshot = Snapshot::new(Vec::new(), clock);
+        snapshot.entries = entries;
+        snapshot
+    }
+
     /// What was recorded of `key`.
-    fn get(&self, key: &OsStr) -> Option<&Entry> {
+    fn get(&self, key: &Path) -> Option<&Entry> {
         self.entries
             .binary_search_by(|(k, _)| bytes(k).cmp(bytes(key)))
             .ok()
@@ -269,32 +283,22 @@ impl Snapshot {
     }
 
     /// Whether a `.gitignore` file is not recorded as `reference` recorded
-    /// it (changed, created or gone).
-    fn ignore_rules_differ(&self, reference: &Snapshot) -> bool {
-        let rules = |snapshot: &Snapshot| {
-            snapshot
-                .entries
-                .iter()
-                .filter(|(key, _)| {
-                    bytes(key).ends_with(b".gitignore")
-                        && key.file_name().is_some_and(|n| n == ".gitignore")
-                })
-                .map(|(key, entry)| (key.clone(), entry.clone()))
-                .collect::<Vec<_>>()
-        };
-        let (was, now) = (rules(reference), rules(self));
-        was.len() != now.len()
-            || was
-                .iter()
-                .zip(&now)
-                .any(|((a, x), (b, y))| a != b || !x.same(y, &reference.clock))
+    /// it (changed, created or gone): those `reference` lists, and `more`
+    /// (the ones this snapshot found beside them). A few lookups, not a
+    /// pass over every entry.
+    fn ignore_rules_differ(&self, reference: &Snapshot, more: &[Key]) -> bool {
+        reference.rules.iter().chain(more).any(|rule| {
+            match (reference.get(rule), self.get(rule)) {
+                (Some(was), Some(now)) => !was.same(now, &reference.clock),
+                (None, None) => false,
+                _ => true,
+            }
+        })
     }
 
     /// Whether some file was left unread (judged later by the clock).
     fn unread(&self) -> bool {
-        self.entries
-            .iter()
-            .any(|(_, e)| matches!(e.seen, Seen::Unread { .. }))
+        self.unread
     }
 }
 
@@ -711,7 +715,7 @@ impl Snapshotter {
         // A changed `.gitignore` may have brought ignored files out: they
         // are listed only by a full listing (the run fails either way; the
         // listing names them all).
-        if !snapshot.listed_untracked && snapshot.ignore_rules_differ(reference) {
+        if !snapshot.listed_untracked && snapshot.ignore_rules_differ(reference, &snapshot.rules) {
             return self.again_with(reference, false);
         }
         Ok(snapshot)
@@ -822,10 +826,18 @@ impl Snapshotter {
                 (Key::from(key), recorded)
             })
             .collect();
+        let mut rules = Vec::new();
         if new.is_some() {
             // Without a second listing of the untracked files: the
-            // reference's, merged in order with the rest.
-            listed.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            // reference's, merged in order with the rest (of which the
+            // `.gitignore` files are looked at again).
+            listed.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            listed.dedup_by(|a, b| a.0 == b.0);
+            rules = listed
+                .iter()
+                .filter(|(key, _)| is_rule(key))
+                .map(|(key, _)| key.clone())
+                .collect();
             let untracked = reference
                 .entries
                 .iter()
@@ -840,8 +852,14 @@ impl Snapshotter {
                 });
             listed = merged(untracked, listed);
         }
-        let mut snapshot = Snapshot::new(listed, clock);
+        let mut snapshot = match new.is_some() {
+            // Sorted, each path once, by construction: no pass over
+            // 200,000 keys to check it.
+            true => Snapshot::sorted(listed, clock),
+            false => Snapshot::new(listed, clock),
+        };
         snapshot.listed_untracked = new.is_none();
+        snapshot.rules = rules;
         // What was stat'ed while git listed, or a look now at what it did
         // not know: both lists are sorted.
         let mut known = 0;
@@ -870,6 +888,9 @@ fn merged(a: impl Iterator<Item = (Key, Entry)>, b: Vec<(Key, Entry)>) -> Vec<(K
         while let Some(next) = b.next_if(|next| bytes(&next.0) < bytes(&item.0)) {
             all.push(next);
         }
+        // A path in both (a file untracked now and deleted from the
+        // index) is kept once, as `a` has it.
+        while b.next_if(|next| next.0 == item.0).is_some() {}
         all.push(item);
     }
     all.extend(b);
@@ -937,7 +958,11 @@ fn first_of_status(
     let mut last: Option<(&[u8], Option<DirId>)> = None;
     let mut unread: Vec<(Key, Entry)> = Vec::with_capacity(listed.len());
     let mut to_look: Vec<(&StatusEntry, &Key)> = Vec::new();
+    let mut rules = Vec::new();
     for (entry, key) in &listed {
+        if is_rule(key) {
+            rules.push(key.clone());
+        }
         let dir = if untracked >= UNREAD_MIN && entry.code == "??" && !listed_as_dir(entry) {
             let parent = parent_bytes(key);
             match last {
@@ -977,8 +1002,17 @@ fn first_of_status(
         };
         (key.clone(), recorded)
     });
+    let any_unread = !unread.is_empty();
     unread.extend(looked);
-    Snapshot::new(unread, clock)
+    let mut snapshot = Snapshot::new(unread, clock);
+    snapshot.rules = rules;
+    snapshot.unread = any_unread;
+    snapshot
+}
+
+/// Whether `key` names a `.gitignore` file.
+fn is_rule(key: &Path) -> bool {
+    bytes(key).ends_with(b".gitignore") && key.file_name().is_some_and(|n| n == ".gitignore")
 }
 
 /// `worktree` joined with a snapshot key (worktree-relative, or absolute
@@ -1334,7 +1368,7 @@ fn walk_entries(worktree: &Path, reference: Option<&Snapshot>, clock: &Clock) ->
         let read = match reference {
             None => stat::needs_reading(&stat, &path, clock, trust),
             Some(reference) => matches!(
-                reference.get(key).map(|e| &e.seen),
+                reference.get(Path::new(key)).map(|e| &e.seen),
                 Some(Seen::File { hash: Some(_), .. })
             ),
         };

@@ -167,8 +167,8 @@ impl Trust {
         if !imp::UNREAD {
             return None;
         }
-        let (stat, is_dir) = Lstat::default().of(path).ok()?;
-        (is_dir && stat.fine() && self.of(&stat, path)).then(|| imp::id(&stat))
+        let (stat, _) = dir_links(path)?;
+        (stat.fine() && self.of(&stat, path)).then(|| imp::id(&stat))
     }
 }
 
@@ -263,8 +263,8 @@ mod imp {
 
     /// The identity of the directory at `path` (not through a symlink).
     pub(in crate::snapshot) fn dir_id(path: &Path) -> Option<DirId> {
-        let (stat, is_dir) = Lstat::default().of(path).ok()?;
-        is_dir.then(|| id(&stat))
+        // One `statx` (an `Lstat` would open the folder's folder first).
+        dir_links(path).map(|(stat, _)| id(&stat))
     }
 
     /// The stat data of the directory at `path` (not through a symlink)
