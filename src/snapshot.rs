@@ -71,11 +71,46 @@ const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
 /// what git's listing of the file costs.
 const UNREAD_MIN: usize = 1000;
 
+/// git's two-letter status of a path (`.M`, `??`, ...), two bytes
+/// compared as one number: 200,000 entries are compared per run. Nothing
+/// (`[0, 0]`) outside git.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Code([u8; 2]);
+
+impl Code {
+    /// Outside git.
+    const WALKED: Code = Code([0, 0]);
+
+    /// The code git printed (its first two bytes).
+    fn of(code: &str) -> Code {
+        match code.as_bytes() {
+            [a, b, ..] => Code([*a, *b]),
+            [a] => Code([*a, 0]),
+            [] => Code::WALKED,
+        }
+    }
+
+    /// Untracked (`??`).
+    fn untracked(self) -> bool {
+        self.0 == *b"??"
+    }
+
+    /// Untracked, or seen by a walk outside git.
+    fn untracked_or_walked(self) -> bool {
+        self.untracked() || self == Code::WALKED
+    }
+
+    /// Deleted in the index or the worktree.
+    fn deleted(self) -> bool {
+        self.0.contains(&b'D')
+    }
+}
+
 /// What a snapshot records of one path.
 #[derive(Debug, Clone)]
 struct Entry {
     /// git's two-letter status (`".M"`, `"??"`, ...); empty outside git.
-    code: std::borrow::Cow<'static, str>,
+    code: Code,
     /// The rest of git's record (modes, object names in HEAD and the index),
     /// so re-staging a staged file with other content is a change.
     state: String,
@@ -152,7 +187,10 @@ impl Seen {
 impl Entry {
     /// Whether `after` records the same state of the path.
     fn same(&self, after: &Entry, clock: &Clock) -> bool {
-        self.code == after.code && self.state == after.state && self.seen.same(&after.seen, clock)
+        self.code == after.code
+            && (self.state.is_empty() == after.state.is_empty())
+            && (self.state.is_empty() || self.state == after.state)
+            && self.seen.same(&after.seen, clock)
     }
 }
 
@@ -287,13 +325,15 @@ impl Snapshot {
     /// (the ones this snapshot found beside them). A few lookups, not a
     /// pass over every entry.
     fn ignore_rules_differ(&self, reference: &Snapshot, more: &[Key]) -> bool {
-        reference.rules.iter().chain(more).any(|rule| {
-            match (reference.get(rule), self.get(rule)) {
+        reference
+            .rules
+            .iter()
+            .chain(more)
+            .any(|rule| match (reference.get(rule), self.get(rule)) {
                 (Some(was), Some(now)) => !was.same(now, &reference.clock),
                 (None, None) => false,
                 _ => true,
-            }
-        })
+            })
     }
 
     /// Whether some file was left unread (judged later by the clock).
@@ -318,9 +358,9 @@ impl Change {
     fn new(key: &Path, before: Option<&Entry>, after: Option<&Entry>) -> Change {
         // In git, a path a snapshot does not list is as committed; outside
         // git, it is not there.
-        let untracked_or_walked = |entry: &Entry| entry.code.is_empty() || entry.code == "??";
+        let untracked_or_walked = |entry: &Entry| entry.code.untracked_or_walked();
         let kind = match (before, after) {
-            (_, Some(now)) if now.seen.absent() || now.code.contains('D') => "deleted",
+            (_, Some(now)) if now.seen.absent() || now.code.deleted() => "deleted",
             // It was deleted before the checks ran and is a file again.
             (Some(was), _) if was.seen.absent() => "created",
             (Some(_), Some(_)) => "changed",
@@ -819,7 +859,7 @@ impl Snapshotter {
                     }
                 };
                 let recorded = Entry {
-                    code: entry.code,
+                    code: Code::of(&entry.code),
                     state: entry.state,
                     seen: Seen::Absent,
                 };
@@ -841,10 +881,10 @@ impl Snapshotter {
             let untracked = reference
                 .entries
                 .iter()
-                .filter(|(_, entry)| entry.code == "??")
+                .filter(|(_, entry)| entry.code.untracked())
                 .map(|(key, entry)| {
                     let recorded = Entry {
-                        code: entry.code.clone(),
+                        code: entry.code,
                         state: entry.state.clone(),
                         seen: Seen::Absent,
                     };
@@ -979,7 +1019,7 @@ fn first_of_status(
         match dir {
             Some(dir) => {
                 let recorded = Entry {
-                    code: entry.code.clone(),
+                    code: Code::of(&entry.code),
                     state: entry.state.clone(),
                     seen: Seen::Unread { dir },
                 };
@@ -996,7 +1036,7 @@ fn first_of_status(
     );
     let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
         let recorded = Entry {
-            code: entry.code.clone(),
+            code: Code::of(&entry.code),
             state: entry.state.clone(),
             seen,
         };
@@ -1383,7 +1423,7 @@ fn walk_entries(worktree: &Path, reference: Option<&Snapshot>, clock: &Clock) ->
         .zip(seen)
         .map(|((key, _), seen)| {
             let entry = Entry {
-                code: "".into(),
+                code: Code::WALKED,
                 state: String::new(),
                 seen,
             };
@@ -1470,7 +1510,7 @@ mod tests {
     /// something there (what, the kind of a change does not look at).
     fn entry(code: &str, hash: Option<u8>) -> Entry {
         Entry {
-            code: code.to_string().into(),
+            code: Code::of(code),
             state: String::new(),
             seen: hash.map_or(Seen::Absent, |b| Seen::Tree([b; 32])),
         }

@@ -33,7 +33,7 @@ pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
         if !bytes.ends_with(SUFFIX.as_bytes()) {
             return true;
         }
-        let untracked = entry.code.is_empty() || entry.code == "??";
+        let untracked = entry.code.untracked_or_walked();
         let name = match bytes
             .iter()
             .rposition(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
