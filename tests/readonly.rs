@@ -237,26 +237,23 @@ fn a_change_inside_an_untracked_nested_repository_fails_the_run() {
     .success();
 }
 
+/// Adds the repository of `source` to `test` as the submodule `sub`, and
+/// commits it.
+fn add_submodule(test: &Test, source: &Test) {
+    let url = source.path().to_str().unwrap();
+    let add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q"];
+    let args: Vec<&str> = add.iter().copied().chain([url, "sub"]).collect();
+    git(test.path(), &args);
+    git(test.path(), &["commit", "-q", "-m", "submodule"]);
+}
+
 #[test]
 fn a_change_inside_an_already_dirty_submodule_fails_the_run() {
     let source = Test::new().file("f.txt", "a\n").file("g.txt", "b\n");
     git(source.path(), &["add", "."]);
     git(source.path(), &["commit", "-q", "-m", "s"]);
     let test = repo();
-    let url = source.path().to_str().unwrap();
-    git(
-        test.path(),
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            url,
-            "sub",
-        ],
-    );
-    git(test.path(), &["commit", "-q", "-m", "submodule"]);
+    add_submodule(&test, &source);
     // Dirty before the run: one `S.M.` entry, the same after the check.
     let test = test.file("sub/f.txt", "a\ndirty\n");
     let run = run_with(test, "echo more >> sub/g.txt", &[]);
@@ -935,25 +932,10 @@ fn with_many_untracked_files_a_file_added_inside_a_submodule_is_found() {
     // `git status --untracked-files=no` does not look inside submodules:
     // with a submodule in the index, the untracked files are listed again.
     let test = many_untracked(6, 200);
-    let upstream = tempfile::tempdir().unwrap();
-    git(upstream.path(), &["init", "-q"]);
-    std::fs::write(upstream.path().join("lib.txt"), "lib\n").unwrap();
-    git(upstream.path(), &["add", "."]);
-    git(upstream.path(), &["commit", "-q", "-m", "lib"]);
-    let url = upstream.path().to_str().unwrap();
-    git(
-        test.path(),
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            url,
-            "sub",
-        ],
-    );
-    git(test.path(), &["commit", "-q", "-m", "submodule"]);
+    let source = Test::new().file("lib.txt", "lib\n");
+    git(source.path(), &["add", "."]);
+    git(source.path(), &["commit", "-q", "-m", "lib"]);
+    add_submodule(&test, &source);
     let run = run_with(test, "echo x > sub/new.txt", &[]);
     assert_modified(&run, &["sub/"]);
 }
