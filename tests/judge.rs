@@ -691,8 +691,8 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
     );
     case(
         json!({"votes": []}),
-        "error: in.json: $: expected an evidence document (with `checks`) or a seed-000 \
-         aggregator input (with `security_result`)",
+        "error: in.json: $: expected an evidence document (with `checks`) or an aggregator \
+         input (with `security_result`)",
     );
     let mut input = seed_input();
     input["quality_result"]["score"] = json!("85");

@@ -198,7 +198,9 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decisio
     if problems.is_empty() {
         let reason = match said {
             None => "every gate passed".to_string(),
-            Some(said) => format!("every gate passed ({said}: seed 000 judges by the scores)"),
+            Some(said) => {
+                format!("every gate passed ({said}: an aggregator input is judged by its scores)")
+            }
         };
         Decision {
             decision: DecisionKind::Pass,
@@ -432,7 +434,7 @@ mod tests {
             (
                 DecisionKind::Pass,
                 "every gate passed (`passed` false in security_result, performance_result: \
-                 seed 000 judges by the scores)"
+                 an aggregator input is judged by its scores)"
             )
         );
         // A failed gate is REWORK, even when every reviewer said passed.

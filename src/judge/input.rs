@@ -138,7 +138,7 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
     } else {
         Err(Problem::new(
             "$",
-            "expected an evidence document (with `checks`) or a seed-000 aggregator input \
+            "expected an evidence document (with `checks`) or an aggregator input \
              (with `security_result`)",
         ))
     }
@@ -566,7 +566,7 @@ mod tests {
             (
                 json!({"votes": []}),
                 "$",
-                "expected an evidence document (with `checks`) or a seed-000 aggregator input \
+                "expected an evidence document (with `checks`) or an aggregator input \
                  (with `security_result`)",
             ),
         ];

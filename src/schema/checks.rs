@@ -165,7 +165,7 @@ fn judge() -> Value {
     let limit = |description: &str, default: u32| json!({"type": "integer", "minimum": 0, "default": default, "description": description});
     let weight = |description: &str, default: f64| json!({"type": "number", "minimum": 0, "maximum": 1, "default": default, "description": description});
     closed(
-        "Thresholds of `run-check judge`; each key optional (defaults of seed 000).",
+        "Thresholds of `run-check judge`; each key optional (the judge's defaults).",
         json!({
             "security_min": score("Minimum security score.", 85),
             "quality_min": score("Minimum quality score.", 80),

@@ -31,7 +31,7 @@ fn string_or_strings(description: &str) -> Value {
 pub(super) fn task_body() -> Value {
     json!({
         "type": "object",
-        "description": "A task contract (seed 004 section 1). Every field is required; unknown fields are allowed and kept. Limits (estimated_loc ≤ 400, files_involved ≤ 10, parallel_count 1..5, a `run-check --mode strict --format json` acceptance command, non-blank strings) are checked by run-check and reported as violations, not here.",
+        "description": "A task contract (docs/task.md). Every field is required; unknown fields are allowed and kept. Limits (estimated_loc ≤ 400, files_involved ≤ 10, parallel_count 1..5, a `run-check --mode strict --format json` acceptance command, non-blank strings) are checked by run-check and reported as violations, not here.",
         "properties": {
             "id": string("Stable reference, e.g. `T-2026-02-02-001`."),
             "title": string("One-line title."),

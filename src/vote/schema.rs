@@ -26,7 +26,7 @@ pub fn input_schema() -> Value {
     json!({
         "$schema": DIALECT,
         "title": "run-check vote input",
-        "description": "Reviewers' elimination votes (seed 001 input contract). Evaluator ids must be unique (checked by run-check vote; not expressible here).",
+        "description": "Reviewers' elimination votes (docs/vote.md). Evaluator ids must be unique (checked by run-check vote; not expressible here).",
         "type": "object",
         "required": ["votes", "elimination_threshold"],
         "additionalProperties": false,
