@@ -88,7 +88,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let mut task = args.task.as_deref().map(crate::task::load).transpose()?;
     // Fast mode's filter compares against `--changed-since`; the change
     // budget and `contracts.gate` against it too when given, else against
-    // the task's `base` (SPEC 7), else `HEAD`.
+    // the task's `base` (docs/task.md), else `HEAD`.
     let since = args.changed_since.as_deref().unwrap_or("HEAD");
     let base = args
         .changed_since

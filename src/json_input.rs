@@ -1,7 +1,7 @@
 //! Reading user-supplied JSON documents: the typed documents of
 //! `run-check-documents` (evidence for judge, merge and retry; the retry
 //! state) through [`typed`] and [`evidence`], and the documents still read
-//! by hand (task files, vote inputs, seed-000 judge inputs and history
+//! by hand (task files, vote inputs, aggregator inputs and history
 //! lines) through [`parse_document`] and the accessors here. One place for
 //! the encoding rules, the input size budget, the one-line syntax errors
 //! and the JSON path of the first problem

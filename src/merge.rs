@@ -1,6 +1,6 @@
 //! `run-check merge`: joins the evidence of shards (`--shard K/N` runs on
 //! several CI machines) into one document whose checks, diagnostics, summary,
-//! banner and exit code are those of the union (SPEC section 11).
+//! banner and exit code are those of the union (docs/merge.md).
 //!
 //! An evidence without `meta.shard` (a run without `--shard`) is the whole
 //! run, shard 1/1: it merges alone.

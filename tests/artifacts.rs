@@ -1,4 +1,4 @@
-//! Artifacts end to end (SPEC sections 3 and 6): a check's `artifacts` globs
+//! Artifacts end to end (docs/checks-toml.md, docs/evidence.md): a check's `artifacts` globs
 //! are recorded in its evidence entry with size and sha256, and JUnit XML and
 //! SARIF files among them become diagnostics of that check.
 

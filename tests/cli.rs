@@ -1,4 +1,4 @@
-//! The command line of SPEC section 2 and the evidence of section 6: `--help`,
+//! The command line (docs/cli.md) and the evidence (docs/evidence.md): `--help`,
 //! `--version`, usage errors, `check` as the default, `--only`/`--skip`,
 //! `list`, `validate`, `--worktree`, `--out`, the text report and every field
 //! of the evidence JSON.
@@ -61,7 +61,7 @@ run = ["touch", "ran-marker"]
 
 /// The absolute path `which` finds for `program`.
 /// The real path of `program` on PATH, as evidence and `list` record it
-/// (every symlink followed: SPEC section 3).
+/// (every symlink followed: docs/checks-toml.md).
 fn which(program: &str) -> String {
     let found = which::which(program).unwrap_or_else(|e| panic!("{program} not on PATH: {e}"));
     dunce::canonicalize(found).unwrap().display().to_string()

@@ -1,4 +1,4 @@
-//! Every config error of SPEC section 3 (and issue 2's bad input): exit 2, one
+//! Every config error of docs/checks-toml.md (and issue 2's bad input): exit 2, one
 //! `error: ` line on stderr naming the file (and the line and key where the
 //! contract asks for them), nothing on stdout, no check run, no report file
 //! and no stray temp file left behind.

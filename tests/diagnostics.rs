@@ -1,4 +1,4 @@
-//! Diagnostics end to end (SPEC section 6): real compilers and a failing
+//! Diagnostics end to end (docs/evidence.md): real compilers and a failing
 //! Rust test run as checks,
 //! their output parsed into `diagnostics[]` with worktree-relative paths, the
 //! cap of 1000 per check with flat memory, custom matchers, scores,

@@ -1,4 +1,4 @@
-//! Escaped processes (SPEC 5, 6): a check's processes that left its process
+//! Escaped processes (docs/read-only.md, docs/evidence.md): a check's processes that left its process
 //! group (`setsid`, `setpgid`, a double fork, `nohup setsid`), ignore
 //! SIGTERM, hold its output pipes or scrub their environment are killed
 //! when it ends, listed in `checks[].leaked`, and gone afterwards;

@@ -1,4 +1,4 @@
-//! Fast mode's change filter (SPEC section 4): a check with `paths` runs only
+//! Fast mode's change filter (docs/running.md): a check with `paths` runs only
 //! when a changed file (tracked changes against `--changed-since`, staged,
 //! untracked-not-ignored) matches; else it is `skip` with the reason.
 

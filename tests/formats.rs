@@ -1,4 +1,4 @@
-//! Report formats end to end (SPEC sections 2 and 6): the real binary writes
+//! Report formats end to end (docs/cli.md, docs/evidence.md): the real binary writes
 //! `--format junit|sarif|github|markdown` reports, validated structurally
 //! (an XML parser, a JSON parser, the workflow-command grammar).
 

@@ -1,4 +1,4 @@
-//! `contracts.gate` (SPEC sections 6 and 7), played as the attacker: a
+//! `contracts.gate` (docs/evidence.md, docs/task.md), played as the attacker: a
 //! candidate that weakens its own gate (deletes a failing check from
 //! checks.toml, edits `./scripts/lint.sh` to `exit 0`, edits the script an
 //! interpreter runs) gets a PASS, but never a silent one: the evidence lists

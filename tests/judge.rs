@@ -1,6 +1,6 @@
-//! `run-check judge` (SPEC section 8) through the real binary: evidence from
+//! `run-check judge` (docs/judge.md) through the real binary: evidence from
 //! real check runs judged over recorded rounds (iteration, trend, stall,
-//! PASS), seed-000 input, markdown, decisions, config lookup, concurrent
+//! PASS), aggregator input, markdown, decisions, config lookup, concurrent
 //! `--record`, and bad input (exit 2, one stderr line naming the file and
 //! the JSON path or history line). Every verdict printed is validated
 //! against `run_check::judge::verdict_schema()`.
@@ -144,8 +144,8 @@ fn write_json(dir: &Path, path: &str, value: &Value) {
     std::fs::write(full, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
-/// Seed 000's input example.
-fn seed_input() -> Value {
+/// The reference judge's input example.
+fn aggregator_example() -> Value {
     json!({
         "iteration": 1,
         "tech_stack": {
@@ -324,7 +324,7 @@ fn fail_max_iterations_from_judge_in_the_current_directorys_checks_toml() {
 #[test]
 fn config_lookup_explicit_local_and_defaults() {
     let ev = complete(&json!({"checks": [{"name": "a", "status": "pass"}], "diagnostics": []}));
-    // No checks.toml: seed 000's defaults (SPEC 2: judge needs no checks.toml).
+    // No checks.toml: the judge's defaults (docs/cli.md: judge needs no checks.toml).
     let test = Test::bare();
     write_json(test.path(), "ev.json", &ev);
     let v = judge(test.path(), &["ev.json"]).status(0).json();
@@ -366,9 +366,9 @@ fn config_lookup_explicit_local_and_defaults() {
 }
 
 #[test]
-fn seed_000_input_is_taken_as_given() {
+fn aggregator_input_is_taken_as_given() {
     let test = Test::bare();
-    write_json(test.path(), "in.json", &seed_input());
+    write_json(test.path(), "in.json", &aggregator_example());
     let v = judge(test.path(), &["in.json"]).status(1).json();
     // 75*0.4 + 85*0.35 + 90*0.25 = 30 + 29.75 + 22.5 = 82.25; security 75 < 85.
     assert_eq!(v["iteration"], 1, "the input's iteration field");
@@ -418,7 +418,7 @@ fn seed_000_input_is_taken_as_given() {
 
     // Without `iteration`: len(previous_scores) + 1 = 3; the recorded rounds
     // follow previous_scores.
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input.as_object_mut().unwrap().remove("iteration");
     write_json(test.path(), "in.json", &input);
     let args = ["in.json", "--history", "h.jsonl", "--record"];
@@ -447,16 +447,16 @@ fn seed_000_input_is_taken_as_given() {
         .stdin
         .take()
         .unwrap()
-        .write_all(seed_input().to_string().as_bytes())
+        .write_all(aggregator_example().to_string().as_bytes())
         .unwrap();
     let ran = output(child.wait_with_output().unwrap()).status(1);
     assert_eq!(ran.json()["overall_score"], 82.25);
 }
 
 #[test]
-fn seed_000_thresholds_and_weights_override_judge_key_by_key() {
+fn aggregator_input_thresholds_and_weights_override_judge_key_by_key() {
     let test = Test::bare().config("[judge]\nsecurity_min = 70\noverall_min = 90\n");
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["tech_stack"]["quality_thresholds"] =
         json!({"overall_min": 80, "max_critical_issues": 1, "max_high_issues": 1});
     input["tech_stack"]["weights"] = json!({"security": 0.2, "quality": 0.55});
@@ -478,9 +478,9 @@ fn seed_000_thresholds_and_weights_override_judge_key_by_key() {
 }
 
 #[test]
-fn markdown_renders_seed_000s_feedback_layout() {
+fn markdown_renders_the_feedback_layout() {
     let test = Test::bare();
-    write_json(test.path(), "in.json", &seed_input());
+    write_json(test.path(), "in.json", &aggregator_example());
     let ran = judge(test.path(), &["in.json", "--format", "markdown"]).status(1);
     let md = ran.stdout;
     let expected = "\
@@ -602,7 +602,7 @@ fn concurrent_records_leave_every_line_intact() {
     const N: usize = 24;
     let test = Test::bare();
     let dir = test.path();
-    write_json(dir, "runs/in.json", &seed_input());
+    write_json(dir, "runs/in.json", &aggregator_example());
     concurrent_records(dir, "runs/in.json", N, 1);
     let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
     assert!(text.ends_with('\n'));
@@ -694,13 +694,13 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
         "error: in.json: $: expected an evidence document (with `checks`) or an aggregator \
          input (with `security_result`)",
     );
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["quality_result"]["score"] = json!("85");
     case(
         input,
         "error: in.json: $.quality_result.score: expected a number, found string",
     );
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["security_result"]["issues"][0]
         .as_object_mut()
         .unwrap()
@@ -709,7 +709,7 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
         input,
         "error: in.json: $.security_result.issues[0].severity: missing required field",
     );
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["tech_stack"]["weights"] = json!({"security": 0.5});
     case(
         input,
@@ -735,7 +735,7 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
     let ran = judge(dir, &["in.json", "--record"]).status(2);
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
     // An issue id names one issue.
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["quality_result"]["issues"][0]["id"] = json!("X-1");
     input["quality_result"]["issues"][1]["id"] = json!("X-1");
     case(
@@ -743,7 +743,7 @@ fn bad_inputs_are_one_line_errors_with_the_json_path() {
         "error: in.json: $.quality_result.issues[1].id: duplicate issue id \"X-1\"",
     );
     // Bad input writes nothing, not even the history's folder.
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["tech_stack"]["weights"] = json!({"security": 0.5});
     write_json(dir, "in.json", &input);
     judge(dir, &["in.json", "--history", "h/rounds.jsonl", "--record"]).status(2);
@@ -755,7 +755,7 @@ fn whole_floats_are_integers_and_record_creates_the_historys_folder() {
     let test = Test::bare();
     let dir = test.path();
     // JavaScript and Python write 2 as 2.0 when it is a float.
-    let mut input = seed_input();
+    let mut input = aggregator_example();
     input["iteration"] = json!(2.0);
     input["tech_stack"]["quality_thresholds"] = json!({"security_min": 70, "max_high_issues": 1.0});
     write_json(dir, "in.json", &input);
@@ -809,7 +809,7 @@ fn a_run_that_modified_the_worktree_never_passes_the_judge() {
 fn an_unreadable_history_line_is_named_and_nothing_is_appended() {
     let test = Test::bare();
     let dir = test.path();
-    write_json(dir, "in.json", &seed_input());
+    write_json(dir, "in.json", &aggregator_example());
     let args = ["in.json", "--history", "h.jsonl", "--record"];
     judge(dir, &args).status(1);
     judge(dir, &args).status(1);
@@ -860,7 +860,7 @@ fn an_unreadable_history_line_is_named_and_nothing_is_appended() {
 #[test]
 fn the_verdict_schema_rejects_a_wrong_type() {
     let test = Test::bare();
-    write_json(test.path(), "in.json", &seed_input());
+    write_json(test.path(), "in.json", &aggregator_example());
     let mut v = judge(test.path(), &["in.json"]).status(1).json();
     let validator = jsonschema::validator_for(&run_check::judge::verdict_schema()).unwrap();
     assert!(validator.is_valid(&v));

@@ -8,7 +8,7 @@ mod support;
 mod artifacts;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
-/// Every config error of SPEC section 3: exit 2, one line, nothing runs.
+/// Every config error of docs/checks-toml.md: exit 2, one line, nothing runs.
 mod config_errors;
 /// Diagnostics from real tool output, the cap, paths made worktree-relative.
 mod diagnostics;

@@ -1,4 +1,4 @@
-//! Process handling (SPEC sections 2 and 6): timeouts kill the whole tree,
+//! Process handling (docs/cli.md, docs/evidence.md): timeouts kill the whole tree,
 //! nothing is left running, output is bounded, checks run in parallel up to
 //! `--jobs`, and Ctrl-C/SIGTERM write partial evidence and exit 130.
 

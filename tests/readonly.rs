@@ -1,4 +1,4 @@
-//! Read-only verification (SPEC section 5): a check that changes the
+//! Read-only verification (docs/read-only.md): a check that changes the
 //! worktree fails the run with `Workspace modified by checks`, one
 //! `read-only` diagnostic per path and `contracts.read_only.modified`;
 //! ignored output never counts; the `--out` file never counts.
@@ -309,7 +309,7 @@ fn untracked_build_output_does_not_count_in_git_either() {
     assert_modified(&run, &["target/keep.txt"]);
 }
 
-// Git state (SPEC section 5, 2026-11-25): what a check changes through git
+// Git state (docs/read-only.md, 2026-11-25): what a check changes through git
 // without leaving a dirty file counts too.
 
 /// A repository with two commits of `a.txt` (`1`, then `2`), a clean
@@ -619,7 +619,7 @@ fn a_reftable_repository_is_watched_through_git() {
     assert_modified(&run, &["refs/tags/x"]);
 }
 
-// run-check's own temporary files (SPEC section 5, 2026-11-25).
+// run-check's own temporary files (docs/read-only.md, 2026-11-25).
 
 #[test]
 fn concurrent_runs_writing_into_a_tracked_folder_do_not_fail_each_other() {
@@ -749,7 +749,7 @@ fn a_repository_fsmonitor_hook_is_never_run_by_run_check() {
     assert!(!run.test.path().join(".git/fsmonitor-ran").exists());
 }
 
-// The stat rule (SPEC section 5): a listed file is not read again when its
+// The stat rule (docs/read-only.md): a listed file is not read again when its
 // stat data is unchanged, and nothing a check can do keeps all of it.
 
 #[cfg(unix)]

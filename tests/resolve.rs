@@ -66,7 +66,7 @@ fn a_program_above_the_worktree_is_recorded_without_dot_dot() {
 #[cfg(unix)]
 #[test]
 fn a_backslash_separates_a_program_path_on_every_platform() {
-    // SPEC section 3: a path containing `/` or `\` is resolved relative to
+    // docs/checks-toml.md: a path containing `/` or `\` is resolved relative to
     // the worktree, so a config written on Windows runs here too.
     let test = Test::new()
         .config(

@@ -1,4 +1,4 @@
-//! `run-check retry` (SPEC section 10): every decision and exit code,
+//! `run-check retry` (docs/retry.md): every decision and exit code,
 //! `[retry] max_retries`, reset, status, 30 concurrent records on one state
 //! file, corrupt state left alone, bad evidence, the state file's schema, and
 //! evidence written by run-check itself.
@@ -140,7 +140,7 @@ fn command(dir: &Path, args: &[&str]) -> Command {
     command
 }
 
-/// A complete evidence document (SPEC section 6) of a run that exited
+/// A complete evidence document (docs/evidence.md) of a run that exited
 /// `exit_code`: 0 PASS, 1 FAIL (check `test` failed), 2 ERROR (`lint`
 /// errored), 130 interrupted.
 fn evidence(exit_code: i32) -> Value {

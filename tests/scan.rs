@@ -1,4 +1,4 @@
-//! Built-in scan checks end to end (SPEC section 3): the real binary scans a
+//! Built-in scan checks end to end (docs/checks-toml.md): the real binary scans a
 //! temp worktree; findings land in `diagnostics[]` with worktree-relative
 //! files, lines and `<set>/<name>` rules; secrets never reach any output;
 //! `.gitignore`d, binary and oversized files are not read; warnings alone

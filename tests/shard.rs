@@ -1,4 +1,4 @@
-//! `--shard K/N` and `run-check merge` (SPEC section 11): shards cover every
+//! `--shard K/N` and `run-check merge` (docs/merge.md): shards cover every
 //! check exactly once, and merging them reproduces the unsharded summary,
 //! banner and exit code; inconsistent inputs are refused unless `--force`.
 

@@ -1,4 +1,4 @@
-//! Statuses and exit codes of the check run (SPEC sections 2 and 6): pass,
+//! Statuses and exit codes of the check run (docs/cli.md, docs/evidence.md): pass,
 //! fail, error and skip, `needs`, modes, fail-fast, stdin, env, cwd.
 
 use crate::support::{Test, check};

@@ -1,10 +1,10 @@
-//! The task contract (SPEC section 7): `--task` records the task as given in
+//! The task contract (docs/task.md): `--task` records the task as given in
 //! `meta.task`, lists broken limits in `contracts.task.violations`, measures
 //! the change against `--changed-since` into `contracts.change_budget`; an
 //! unreadable or ill-typed task file is ERROR (exit 2, one stderr line, no
 //! check run, no report).
 //!
-//! The task file and the report live in `runs/T-1/`, ignored by git (seed 004
+//! The task file and the report live in `runs/T-1/`, ignored by git (docs/task.md
 //! puts artifacts in `runs/<task_id>/`), so they are not part of the change
 //! under test; the one check touches `runs/ran-marker`, proving it ran
 //! without modifying the worktree.

@@ -1,4 +1,4 @@
-//! `run-check vote` (SPEC section 9, seed 001): the real binary on a full
+//! `run-check vote` (docs/vote.md): the real binary on a full
 //! example, stdin, determinism, and strict input validation (exit 2, one line
 //! naming the file and the JSON path). Inputs and outputs are validated
 //! against the published schemas.
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::{Run, Test};
 
-/// Five evaluators vote on four candidates (seed 001's field names); the
+/// Five evaluators vote on four candidates (the vote input's field names); the
 /// numbers are worked out by hand in [`example_output`].
 fn example() -> Value {
     json!({

@@ -143,7 +143,7 @@ mod tests {
             "../../tests/fixtures/diagnostics/phase-result/agent-output.txt"
         ));
         assert_eq!(found, vec![]);
-        // seed003.js: the first block gives phase, status, files_changed,
+        // The reference parser: the first block gives phase, status, files_changed,
         // summary, issues and url; the second overrides status and adds
         // iteration.
         assert_eq!(

@@ -1,4 +1,4 @@
-//! SPEC 8.4: seed 002's synthesizer decision.
+//! The judge's decision (docs/judge.md): who acts next.
 //!
 //! - `BLOCKED` when a check could not be judged: status `error`, or a
 //!   timeout (a `fail` with `timed_out`: the validator could not finish), or
@@ -16,7 +16,7 @@
 //! `USER` when the last recorded round was also BLOCKED by infrastructure
 //! (its 2nd consecutive block).
 //!
-//! A seed-000 input has no checks: `PASS` when seed 000's gates pass (the
+//! An aggregator input has no checks: `PASS` when the reference judge's gates pass (the
 //! verdict's `passed`), else `REWORK`; see [`from_aggregator`].
 //!
 //! An interrupted run (`summary.exit_code` 130, or checks skipped as
@@ -164,8 +164,8 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
     }
 }
 
-/// The decision for a seed-000 input. It has no checks: its results are
-/// judged by seed 000's gates (`gates`, the verdict's `passed`), and the
+/// The decision for an aggregator input. It has no checks: its results are
+/// judged by the reference judge's gates (`gates`, the verdict's `passed`), and the
 /// decision follows them, so `decision` and `recommendation` never send the
 /// loop two ways (PASS → FINISH exactly when the gates pass). A result whose
 /// own `passed` is false is named in the reason either way.
@@ -396,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_decisions_follow_the_gates() {
+    fn aggregator_input_decisions_follow_the_gates() {
         let result = |dimension, passed| DimensionResult {
             dimension,
             passed,

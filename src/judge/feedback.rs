@@ -1,4 +1,4 @@
-//! `feedback_for_code_writer` and `next_action` (seed 000's structured
+//! `feedback_for_code_writer` and `next_action` (the reference judge's structured
 //! feedback).
 //!
 //! - `priority_order`: Critical first, then High, Medium, Low; within a

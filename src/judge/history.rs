@@ -45,7 +45,7 @@ pub(crate) struct PastRound {
 }
 
 impl PastRound {
-    /// A round known only by its overall score (seed 000's `previous_scores`).
+    /// A round known only by its overall score (the reference judge's `previous_scores`).
     pub(crate) fn score_only(overall: f64) -> PastRound {
         PastRound {
             overall: Some(overall),

@@ -1,5 +1,5 @@
-//! The judge's INPUT: an evidence document (SPEC 6) or a seed-000
-//! aggregator input (detected by its `security_result` field), read into
+//! The judge's INPUT: an evidence document (docs/evidence.md) or an aggregator
+//! input (detected by its `security_result` field), read into
 //! plain structs. Every problem is one error naming the file and the JSON
 //! path of the first problem found.
 //!
@@ -8,7 +8,7 @@
 //! field of the first version required, later ones with their defaults),
 //! then reduced to what the judge uses.
 //!
-//! Seed-000 input: `security_result`, `quality_result` and
+//! Aggregator input: `security_result`, `quality_result` and
 //! `performance_result` are required, each with `passed` (boolean), `score`
 //! (0..100, or null for "nothing scored") and `issues`; an issue needs
 //! `severity` (Critical/High/Medium/Low, any case) and `type`. `iteration`,
@@ -35,7 +35,7 @@ use crate::json_input::{
 pub(crate) enum Source {
     /// An evidence document.
     Evidence(EvidenceInput),
-    /// A seed-000 aggregator input.
+    /// An aggregator input.
     Aggregator(AggregatorInput),
 }
 
@@ -92,7 +92,7 @@ pub(crate) struct Budget {
     pub max_loc: Option<u64>,
 }
 
-/// A seed-000 aggregator input.
+/// An aggregator input.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct AggregatorInput {
     /// `iteration`, when given.
@@ -114,7 +114,7 @@ pub(crate) struct DimensionResult {
     pub issues: Vec<GivenIssue>,
 }
 
-/// One issue of a seed-000 result, as given.
+/// One issue of an aggregator input's result, as given.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct GivenIssue {
     pub id: Option<String>,
@@ -128,7 +128,7 @@ pub(crate) struct GivenIssue {
     pub tech_stack_hint: Option<String>,
 }
 
-/// Reads `value` as evidence or as seed-000 input.
+/// Reads `value` as evidence or as aggregator input.
 pub(crate) fn read(value: &Value) -> Access<Source> {
     let doc = object(value, "$")?;
     if doc.contains_key("security_result") {
@@ -391,8 +391,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Seed 000's input example (issues filled in).
-    pub(crate) fn seed_example() -> Value {
+    /// The reference judge's input example (issues filled in).
+    pub(crate) fn reference_example() -> Value {
         json!({
             "iteration": 1,
             "tech_stack": {
@@ -576,8 +576,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_input_is_detected_by_security_result() {
-        let Source::Aggregator(a) = read(&seed_example()).unwrap() else {
+    fn aggregator_input_is_detected_by_security_result() {
+        let Source::Aggregator(a) = read(&reference_example()).unwrap() else {
             panic!("aggregator")
         };
         assert_eq!(a.iteration, Some(1));
@@ -595,7 +595,7 @@ mod tests {
         assert_eq!(issue.line, Some(42));
         assert_eq!(issue.id, None);
         // Even with `checks` present, `security_result` decides.
-        let mut doc = seed_example();
+        let mut doc = reference_example();
         doc["checks"] = json!([]);
         assert!(matches!(read(&doc), Ok(Source::Aggregator(_))));
         // Optional parts may be absent; a null score means nothing scored.
@@ -614,8 +614,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_problems_name_the_json_path() {
-        let doc = seed_example;
+    fn aggregator_input_problems_name_the_json_path() {
+        let doc = reference_example;
         let cases = [
             (
                 with(doc(), "/quality_result", None),

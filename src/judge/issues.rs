@@ -1,5 +1,5 @@
-//! SPEC 8.2: issues from evidence (diagnostics and failing checks) and from a
-//! seed-000 input (as given), with ids `SEC-`/`QA-`/`PERF-` numbered from 001
+//! Issues (docs/judge.md) from evidence (diagnostics and failing checks) and from a
+//! aggregator input (as given), with ids `SEC-`/`QA-`/`PERF-` numbered from 001
 //! per dimension and fingerprints `type:file:line`.
 //!
 //! Evidence order: checks in evidence order, each followed by its own
@@ -246,7 +246,7 @@ fn check_issue(check: &EvidenceCheck, id: String) -> Issue {
     }
 }
 
-/// The issues of a seed-000 input, as given; an issue without an `id` gets
+/// The issues of an aggregator input, as given; an issue without an `id` gets
 /// the next free one of its dimension.
 pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
     let mut numbering = Numbering::default();
@@ -525,7 +525,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_issues_keep_given_ids_and_number_the_rest() {
+    fn aggregator_input_issues_keep_given_ids_and_number_the_rest() {
         let result = |dimension, issues| DimensionResult {
             dimension,
             passed: false,

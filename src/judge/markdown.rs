@@ -1,4 +1,4 @@
-//! `--format markdown`: seed 000's feedback layout, in English — the issues
+//! `--format markdown`: the reference judge's feedback layout, in English — the issues
 //! to fix (Critical / High / Medium sections, always present, `None.` when
 //! empty; a Low section only when there are Low issues), the current state
 //! (iteration, score trend, dimension scores) and the next step. Rendered

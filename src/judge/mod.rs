@@ -1,7 +1,7 @@
-//! `run-check judge` (SPEC section 8, seeds 000, 002, 003): turns one round's
-//! evidence (or a seed-000 aggregator input) plus the earlier rounds of
+//! `run-check judge` (docs/judge.md): turns one round's
+//! evidence (or an aggregator input) plus the earlier rounds of
 //! `--history` into a verdict — scores, issues, feedback for the code writer,
-//! a recommendation with stall detection, and seed 002's decision — and
+//! a recommendation with stall detection, and the decision — and
 //! exits 0 for `PASS`, 1 for any other recommendation, 2 for bad input.
 //!
 //! Pipeline: [`input`] (INPUT → `Source`) → [`thresholds`] (defaults ←
@@ -10,33 +10,33 @@
 //! printed as JSON or by [`markdown`]; `--record` appends it to the history.
 //! Nothing here runs a check or writes anything but the history file.
 //!
-//! Decisions where SPEC and the seeds are silent or vague (also in README):
+//! Decisions where the contract is silent or vague (also in docs/judge.md):
 //!
 //! 1. **Config.** `--config P` loads P (missing or invalid: exit 2). Without
 //!    it, `checks.toml` in the current directory is used when it exists (an
 //!    invalid one is exit 2: the user has a config and it is wrong), else
-//!    seed 000's defaults; the judge never needs a checks.toml (SPEC 2).
+//!    the reference judge's defaults; the judge never needs a checks.toml (docs/cli.md).
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
-//!    A document with `security_result` is seed-000 input, else evidence,
+//!    A document with `security_result` is aggregator input, else evidence,
 //!    read as merge and retry read it (`run_check_documents`: closed
-//!    objects, the fields of the first version required). Seed-000 input's
+//!    objects, the fields of the first version required). Aggregator input's
 //!    fields are listed in [`input`]; its unknown fields are ignored, except
 //!    unknown keys inside `tech_stack.quality_thresholds` /
 //!    `tech_stack.weights` (errors).
 //! 3. **Rounding.** Dimension scores, the overall score, gaps and
 //!    improvements are rounded to 2 decimals before any comparison, so the
-//!    verdict shows what was judged (seed 000's example: 82.25).
+//!    verdict shows what was judged (the reference judge's example: 82.25).
 //! 4. **Evidence scores** outside 0..100 (a score regex capturing 150) are
-//!    clamped; seed-000 scores outside 0..100 are errors.
+//!    clamped; aggregator input scores outside 0..100 are errors.
 //! 5. **Null dimensions.** `weights_used` are the weights actually applied
 //!    (a null dimension gets 0, the others `w / sum of non-null w`); if the
 //!    scored dimensions all weigh 0 they share equally; with nothing scored
 //!    `overall_score` is null and not gated.
-//! 6. **SUBTASK.** An exceeded `contracts.change_budget` (SPEC 7) makes the
+//! 6. **SUBTASK.** An exceeded `contracts.change_budget` (docs/task.md) makes the
 //!    recommendation `SUBTASK` before every other rule, `PASS` included: the
 //!    budget is a hard limit that nothing else enforces. `passed` still
 //!    reports the score gates alone.
-//! 7. **Iteration.** Evidence: recorded rounds + 1. Seed-000 input: its
+//! 7. **Iteration.** Evidence: recorded rounds + 1. Aggregator input: its
 //!    `iteration`, else `len(previous_scores)` + recorded rounds + 1. The
 //!    score history is `previous_scores` followed by the recorded rounds;
 //!    rounds whose overall is null are left out of the score rules.
@@ -50,10 +50,10 @@
 //!    in all 3 rounds; rounds known only by a score never count.
 //!    `stall_rounds = 0` disables `STALLED_SCORE`.
 //! 10. **Issues.** Fingerprints write `unknown` for a missing file or line
-//!     (seed 000). The read-only verification's diagnostics, a failed
+//!     (the reference judge). The read-only verification's diagnostics, a failed
 //!     verification and an interrupted run are `critical` issues of
 //!     `run-check` (such evidence never passes); other diagnostics of no
-//!     listed check are `quality`/`high`. Seed-000 issues keep
+//!     listed check are `quality`/`high`. Aggregator input issues keep
 //!     a given `id`; the others get the next free id of their dimension.
 //!     `persistent_issues` are this round's issues (any severity) whose
 //!     fingerprint the last recorded round had.
@@ -61,7 +61,7 @@
 //!     a modified worktree is REWORK; with mixed categories
 //!     environment → USER beats code → IMPLEMENTER beats infrastructure; the
 //!     2nd consecutive infrastructure block (last recorded round) → USER.
-//!     An interrupted run blocks as infrastructure. For seed-000 input the
+//!     An interrupted run blocks as infrastructure. For aggregator input the
 //!     decision follows the gates (PASS exactly when the verdict passes; no
 //!     BLOCKED). For evidence the decision and the recommendation are
 //!     separate views and may disagree (all checks pass but a score is
@@ -322,7 +322,7 @@ pub(crate) mod tests {
     use serde_json::{Value, json};
     use verdict::{DecisionKind, NextAgent, StallType, Trend};
 
-    /// A seed-000 input: iteration 3 after 65 and 72; security 75 (one
+    /// An aggregator input: iteration 3 after 65 and 72; security 75 (one
     /// Critical), quality 85 (one Medium), performance 90.
     pub(crate) fn sample_input() -> Value {
         json!({
@@ -352,7 +352,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn seed_000_example_is_82_25_and_iterates() {
+    fn reference_example_is_82_25_and_iterates() {
         let v = sample_verdict();
         // 75 * 0.4 + 85 * 0.35 + 90 * 0.25 = 82.25
         assert_eq!(v.overall_score, Some(82.25));
@@ -384,7 +384,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn seed_000_iteration_defaults_to_previous_scores_plus_recorded_rounds_plus_one() {
+    fn aggregator_input_iteration_defaults_to_previous_scores_plus_recorded_rounds_plus_one() {
         let mut input = sample_input();
         input.as_object_mut().unwrap().remove("iteration");
         let v = judge(&input, &JudgeConfig::default(), &[]).unwrap();

@@ -1,6 +1,6 @@
-//! SPEC 8.3: the recommendation, the progress block and stall detection.
+//! The recommendation (docs/judge.md), the progress block and stall detection.
 //!
-//! Order: `SUBTASK` (the change exceeds its task budget, SPEC 7) → `PASS` →
+//! Order: `SUBTASK` (the change exceeds its task budget, docs/task.md) → `PASS` →
 //! `FAIL_MAX_ITERATIONS` (iteration ≥ `max_iterations`) → `STALLED`
 //! (`STALLED_SCORE`, `STALLED_CRITICAL`, `STALLED_OSCILLATING`,
 //! `STALLED_REGRESSION`, the first that holds) → `ITERATE`.
@@ -330,7 +330,7 @@ mod tests {
             assert_eq!(p.stall_warning, warning, "{now}");
             assert_eq!(p.previous_score, Some(70.0));
         }
-        // Seed 000's example: 72 -> 83 is +11, improving.
+        // The reference judge's example: 72 -> 83 is +11, improving.
         let (_, p) = Case::new(83.0).run(&plain(&[65.0, 72.0]));
         assert_eq!((p.improvement, p.trend), (Some(11.0), Trend::Improving));
         // Float noise is rounded away: 78.2 -> 83.2 is exactly +5.

@@ -1,4 +1,4 @@
-//! SPEC 8.1 arithmetic: check scores, dimension scores, the sharing out of a
+//! The judge's arithmetic (docs/judge.md): check scores, dimension scores, the sharing out of a
 //! null dimension's weight, the overall score, and the gates of a pass.
 //! Every score is rounded to two decimals ([`round2`]) before it is compared.
 
@@ -96,7 +96,7 @@ pub(crate) fn minimum(thresholds: &Thresholds, dimension: Dimension) -> f64 {
     }
 }
 
-/// Which gates of a pass a round failed (SPEC 8.3's first rule).
+/// Which gates of a pass a round failed (docs/judge.md, its first rule).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Gates {
     /// More criticals than `max_critical_issues`.
@@ -241,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_example_overall_is_82_25() {
+    fn reference_example_overall_is_82_25() {
         // 75 * 0.4 + 85 * 0.35 + 90 * 0.25 = 30 + 29.75 + 22.5 = 82.25
         let s = scores(Some(75.0), Some(85.0), Some(90.0));
         let w = effective_weights(&s, &DEFAULT_WEIGHTS);

@@ -1,6 +1,6 @@
-//! Thresholds and weights: seed 000's defaults, overridden key by key by
-//! `[judge]` of checks.toml, then by a seed-000 input's
-//! `tech_stack.quality_thresholds` and `tech_stack.weights` (seed 000's
+//! Thresholds and weights: the reference judge's defaults, overridden key by key by
+//! `[judge]` of checks.toml, then by an aggregator input's
+//! `tech_stack.quality_thresholds` and `tech_stack.weights` (the reference judge's
 //! `get_config`). The weight-sum rule applies to the merged weights.
 
 use std::path::Path;
@@ -13,7 +13,7 @@ pub const WEIGHT_SUM_TOLERANCE: f64 = 0.001;
 
 pub use run_check_documents::verdict::Thresholds;
 
-/// Seed 000's `DEFAULT_WEIGHTS`.
+/// The reference judge's `DEFAULT_WEIGHTS`.
 pub const DEFAULT_WEIGHTS: Weights = Weights {
     security: 0.4,
     quality: 0.35,
@@ -117,7 +117,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_seed_000s() {
+    fn defaults_are_the_reference_judges() {
         let (t, w) = resolve(&JudgeConfig::default(), &Overrides::default(), file()).unwrap();
         assert_eq!(t, Thresholds::default());
         assert_eq!(

@@ -22,7 +22,7 @@ pub fn dimension_name(dimension: Dimension) -> &'static str {
     dimension.as_str()
 }
 
-/// The issue-id prefix of a dimension (SPEC 8.2).
+/// The issue-id prefix of a dimension (docs/judge.md).
 pub fn id_prefix(dimension: Dimension) -> &'static str {
     match dimension {
         Dimension::Security => "SEC",
@@ -38,7 +38,7 @@ pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// `type:file:line`, with `unknown` for what is missing (seed 000's
+/// `type:file:line`, with `unknown` for what is missing (the reference judge's
 /// `generate_issue_fingerprint`).
 pub fn fingerprint(kind: &str, file: Option<&str>, line: Option<u64>) -> String {
     let line = line.map_or_else(|| "unknown".to_string(), |l| l.to_string());

@@ -1,4 +1,4 @@
-//! Reading one evidence document (SPEC section 6) into the summary the retry
+//! Reading one evidence document (docs/evidence.md) into the summary the retry
 //! state keeps, with the reader every command uses (`json_input::evidence`):
 //! a document that is not evidence is an error naming the JSON path, never
 //! a silent "failure".

@@ -1,4 +1,4 @@
-//! `run-check retry` (SPEC section 10, seed 004 section 5): counts retries
+//! `run-check retry` (docs/retry.md): counts retries
 //! per failure point (`task_id + phase + subagent`) in one JSON state file and
 //! says when to stop retrying.
 //!

@@ -1,4 +1,4 @@
-//! The JSON Schema of checks.toml (SPEC section 3), following the raw structs
+//! The JSON Schema of checks.toml (docs/checks-toml.md), following the raw structs
 //! of `config`, with Taplo hints (`x-taplo`) for editor completion.
 
 use serde_json::{Value, json};
@@ -92,7 +92,7 @@ fn diag_severity(description: &str) -> Value {
     json!({"enum": DIAG_SEVERITIES, "default": "error", "description": description})
 }
 
-/// The JSON Schema of checks.toml (SPEC section 3), for editors and linters
+/// The JSON Schema of checks.toml (docs/checks-toml.md), for editors and linters
 /// that validate TOML against JSON Schema. `checks.schema.json` at the
 /// repository root is this, pretty-printed.
 pub fn checks() -> Value {

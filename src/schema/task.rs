@@ -1,4 +1,4 @@
-//! The JSON Schema of the task contract (`--task`, SPEC section 7): types
+//! The JSON Schema of the task contract (`--task`, docs/task.md): types
 //! only; its limits are violations reported in the evidence, not schema
 //! errors.
 
@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::DIALECT;
 use super::blocks::{count, string, strings};
 
-/// The JSON Schema of the task contract (`--task`, SPEC section 7). It checks
+/// The JSON Schema of the task contract (`--task`, docs/task.md). It checks
 /// types only, and accepts exactly the files `--task` loads (`2.0` is an
 /// integer to both): broken limits (`estimated_loc` over 400, more than 10
 /// `files_involved`, `parallel_count` outside 1..5, no strict JSON gate in

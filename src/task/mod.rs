@@ -1,4 +1,4 @@
-//! The task contract of `--task` (SPEC section 7, seed 004 section 1): a task
+//! The task contract of `--task` (docs/task.md): a task
 //! JSON is loaded, type-checked strictly and checked against its limits, and
 //! the change under test is measured against the change budget.
 //!
@@ -16,17 +16,17 @@
 //!
 //! Policies decided here (see README):
 //!
-//! - Every field of the seed's schema is required, `acceptance.criteria`
+//! - Every field of the task contract's schema is required, `acceptance.criteria`
 //!   included. Unknown fields, at the top level or in `acceptance`, are
 //!   allowed and kept: tasks evolve, and `meta.task` is the task as given.
 //! - Integers are integers in JSON Schema's sense, as the published task
 //!   schema reads them: `2.0` is 2 and `1e30` an integer (over every limit);
 //!   `2.5` is an error.
 //! - `estimated_loc` is a non-negative integer (a negative or fractional
-//!   count is an error); over [`MAX_LOC`] is a violation. The seed's target of
+//!   count is an error); over [`MAX_LOC`] is a violation. The reference's target of
 //!   100–300 is advice, not a violation.
 //! - `parallel_count` must be an integer; outside
-//!   [`MIN_PARALLEL`]..=[`MAX_PARALLEL`] is a violation. The seed's
+//!   [`MIN_PARALLEL`]..=[`MAX_PARALLEL`] is a violation. The reference's
 //!   suggestion per risk (low 1, medium 2, high 3–5) is only a suggestion
 //!   ("建议"): a mismatch is not a violation.
 //! - `files_involved` longer than [`MAX_FILES`] entries is a violation.
@@ -38,10 +38,10 @@
 //! - `public_contracts_touched`: `"N/A"` means none, any other non-blank
 //!   string describes the contracts, an array lists them; as for
 //!   `acceptance.criteria`, a blank string or an array without a non-blank
-//!   entry (`[]`, `[""]`) is a violation (the seed says `N/A` when none).
+//!   entry (`[]`, `[""]`) is a violation (the reference says `N/A` when none).
 //! - A UTF-8 byte order mark is skipped (Windows editors write one); a
 //!   UTF-16 file is an error asking for UTF-8.
-//! - `base` (optional, SPEC 7): a git revision the change budget and
+//! - `base` (optional, docs/task.md): a git revision the change budget and
 //!   `contracts.gate` are measured against when `--changed-since` is not
 //!   given. Not a string, or a blank one, is an error; a revision the
 //!   repository does not have is an error too (checked by the run, in git:
@@ -670,7 +670,7 @@ mod tests {
                 )
             );
         }
-        // The seed's low=1, medium=2, high=3-5 is a suggestion.
+        // The reference's low=1, medium=2, high=3-5 is a suggestion.
         let mut task = with("/risk", Some(json!("high")));
         task["parallel_count"] = json!(1);
         assert_eq!(violations(&task), []);

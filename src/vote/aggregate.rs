@@ -1,6 +1,6 @@
-//! The aggregation of validated votes into seed 001's output contract.
+//! The aggregation of validated votes into the vote output (docs/vote.md).
 //!
-//! Rules (SPEC section 9; see README for the policies):
+//! Rules (docs/vote.md; see README for the policies):
 //!
 //! - The candidates are the ones voted for plus the keys of every
 //!   `quick_assessments`. Every candidate has an entry in `vote_distribution`

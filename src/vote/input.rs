@@ -1,4 +1,4 @@
-//! The vote input (seed 001's input contract) and its strict validation.
+//! The vote input (docs/vote.md) and its strict validation.
 //!
 //! The first problem found is an error; objects are checked in the order of
 //! the contract: for each object, unknown fields first (the first in
@@ -16,9 +16,9 @@
 //!   its values are free-form (not interpreted).
 //! - `votes` must hold at least one vote (an agreement ratio over no votes is
 //!   undefined).
-//! - Besides the seed's required fields, `elimination_decision.eliminated`
+//! - Besides the vote contract's required fields, `elimination_decision.eliminated`
 //!   and `elimination_decision.confidence` are required: a vote without a
-//!   candidate is no vote, and the seed gives no default confidence.
+//!   candidate is no vote, and the reference gives no default confidence.
 //!   `reason` is optional.
 //! - `evaluator_id`, `eliminated` and the keys of `quick_assessments` must
 //!   not be blank; names are otherwise compared exactly (case and spaces
@@ -107,7 +107,7 @@ pub struct Weights {
 }
 
 impl Default for Weights {
-    /// The seed's defaults: High 1.5, Medium 1.0, Low 0.5.
+    /// The reference's defaults: High 1.5, Medium 1.0, Low 0.5.
     fn default() -> Weights {
         Weights {
             high: 1.5,

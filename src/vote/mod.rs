@@ -1,14 +1,14 @@
-//! `run-check vote` (SPEC section 9, seed 001): aggregates reviewers' votes
+//! `run-check vote` (docs/vote.md): aggregates reviewers' votes
 //! on which candidate to eliminate into one result — weighted tallies, the
 //! eliminated candidates and survivors, the consensus level, conflicts and the
 //! reasons given.
 //!
-//! The input (a file, or `-` for stdin) follows seed 001's strict input
+//! The input (a file, or `-` for stdin) follows the strict vote input
 //! contract and is validated strictly ([`input`]); the first problem is an
 //! error (exit 2) naming the file and the JSON path, e.g.
 //! `in.json: $.votes[2].elimination_decision.confidence: unknown confidence
 //! "Certain" (expected High, Medium or Low)`. A valid input is aggregated
-//! ([`aggregate()`]) and the output document, seed 001's output contract,
+//! ([`aggregate()`]) and the output document, the vote output (docs/vote.md),
 //! is printed on stdout as pretty JSON (exit 0).
 //!
 //! [`input_schema`] and [`output_schema`] are the two contracts as JSON Schema

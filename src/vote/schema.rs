@@ -1,6 +1,6 @@
-//! Seed 001's input and output contracts as JSON Schema (draft 2020-12). The
+//! The vote input and output as JSON Schema (draft 2020-12). The
 //! output's is derived from its type (`run-check-documents`); the input's is
-//! written here, with the field names and shapes of the seed and the
+//! written here, with the field names and shapes of the reference and the
 //! policies of [`super::input`] made explicit (closed objects, required
 //! fields, bounds). One rule cannot be said in JSON Schema: evaluator ids
 //! must be unique; `run-check vote` checks it.
