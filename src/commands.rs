@@ -162,7 +162,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             let first = start.in_git().map(|(_, status)| (status, start.took));
             let mut verifier =
                 Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
-                    Error::Internal(format!(
+                    Error::Environment(format!(
                         "read-only verification: cannot take the first snapshot: {why}"
                     ))
                 })?;
@@ -176,7 +176,7 @@ pub fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     };
     // The handler goes in before the output file exists, so an early Ctrl-C
     // still ends in evidence (every check `interrupted`), never a stray file.
-    let cancel = signal::install().map_err(Error::Internal)?;
+    let cancel = signal::install().map_err(Error::Environment)?;
     let output = Output::open(args.out.as_deref())?;
     if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
         verifier.ignore(temp);
@@ -369,7 +369,7 @@ impl Asking {
                 Ok((repo, status))
             }
             Ok((_, Err(why), _)) => {
-                return Err(Error::Internal(format!(
+                return Err(Error::Environment(format!(
                     "cannot read the worktree's git status: {why}"
                 )));
             }
@@ -577,7 +577,7 @@ pub fn list(args: &ListArgs) -> Result<i32, Error> {
 pub fn fix(args: &FixArgs) -> Result<i32, Error> {
     let (worktree, config) = locate(&args.location)?;
     let plan = plan::build_fixes(&config, &worktree, &args.only)?;
-    let cancel = signal::install().map_err(Error::Internal)?;
+    let cancel = signal::install().map_err(Error::Environment)?;
     let mut progress = Progress::new(args.quiet, &plan, "fix");
     let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
     let named = |status: Status| -> Vec<&str> {

@@ -21,6 +21,22 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A JSON input (evidence, a task, votes, a judge history, retry state,
+    /// an aggregator input) is malformed or breaks a rule; `key` is the
+    /// JSON path.
+    Input {
+        /// The file as the user named it (`-` for stdin).
+        path: PathBuf,
+        /// 1-based line and column, when known.
+        location: Option<(usize, usize)>,
+        /// The JSON path at fault, e.g. `$.checks[0].exit_code`.
+        key: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+    /// What run-check needs from its environment failed: git could not say
+    /// the worktree's status, a snapshot could not be taken.
+    Environment(String),
     /// A file could not be read or written.
     Io {
         /// What run-check was doing, as a "failed to ..." fragment.
@@ -41,9 +57,12 @@ impl Error {
     /// single match keeps any future distinction in one place.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Config { .. } | Error::Io { .. } | Error::Usage(_) | Error::Internal(_) => {
-                exit_code::ERROR
-            }
+            Error::Config { .. }
+            | Error::Input { .. }
+            | Error::Environment(_)
+            | Error::Io { .. }
+            | Error::Usage(_)
+            | Error::Internal(_) => exit_code::ERROR,
         }
     }
 
@@ -101,6 +120,12 @@ impl fmt::Display for Error {
                 location,
                 key,
                 message,
+            }
+            | Error::Input {
+                path,
+                location,
+                key,
+                message,
             } => {
                 write!(f, "{}", path.display())?;
                 if let Some((line, column)) = location {
@@ -117,7 +142,9 @@ impl fmt::Display for Error {
                 path,
                 source,
             } => write!(f, "failed to {action} `{}`: {source}", path.display()),
-            Error::Usage(message) | Error::Internal(message) => write!(f, "{message}"),
+            Error::Usage(message) | Error::Environment(message) | Error::Internal(message) => {
+                write!(f, "{message}")
+            }
         }
     }
 }

@@ -192,7 +192,7 @@ fn locate(worktree: &Path, shown: &Path) -> Result<Repository, Error> {
     // Relative answers (`.git/hooks`, a relative core.hooksPath) are
     // relative to where git was asked: the top level.
     let ask = |args: &[&str]| {
-        git(&top, args).map_err(|why| Error::Internal(format!("git {}: {why}", args.join(" "))))
+        git(&top, args).map_err(|why| Error::Environment(format!("git {}: {why}", args.join(" "))))
     };
     let hooks = top.join(ask(&["rev-parse", "--git-path", "hooks"])?);
     let git_dir = PathBuf::from(ask(&["rev-parse", "--absolute-git-dir"])?);

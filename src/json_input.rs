@@ -62,7 +62,7 @@ pub fn evidence_value(file: &Path, value: Value) -> Result<Evidence, Error> {
 
 fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
     if values(bytes) > MAX_VALUES {
-        return Err(Error::Config {
+        return Err(Error::Input {
             path: file.to_path_buf(),
             location: None,
             key: None,
@@ -74,7 +74,7 @@ fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// The user-facing error of a document's problem in `file`.
 pub fn from_problem(file: &Path, problem: run_check_documents::read::Problem) -> Error {
-    Error::Config {
+    Error::Input {
         path: file.to_path_buf(),
         location: problem.location,
         key: problem.path,
@@ -174,7 +174,7 @@ impl Problem {
     /// The user-facing error: `FILE: $.path: message` (with `prefix`, e.g.
     /// `line 3: `, before the path).
     pub fn into_error(self, file: &Path, prefix: &str) -> Error {
-        Error::Config {
+        Error::Input {
             path: file.to_path_buf(),
             location: None,
             key: Some(format!("{prefix}{}", self.path)),

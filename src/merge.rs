@@ -67,7 +67,7 @@ fn read(path: &Path) -> Result<Evidence, Error> {
 
 /// An error about the field at JSON path `key` of the evidence `path`.
 fn at(path: &Path, key: &str, message: impl Into<String>) -> Error {
-    Error::Config {
+    Error::Input {
         path: path.to_path_buf(),
         location: None,
         key: Some(key.to_string()),

@@ -152,7 +152,7 @@ pub(crate) fn parse(display: &Path, bytes: &[u8]) -> Result<Vec<PastRound>, Erro
     if bytes.is_empty() {
         return Ok(Vec::new());
     }
-    let error = |line: usize, message: String| Error::Config {
+    let error = |line: usize, message: String| Error::Input {
         path: display.to_path_buf(),
         location: None,
         key: Some(format!("line {line}")),

@@ -91,7 +91,7 @@ pub(crate) fn resolve(
     }
     let sum = w.security + w.quality + w.performance;
     if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
-        return Err(Error::Config {
+        return Err(Error::Input {
             path: file.to_path_buf(),
             location: None,
             key: Some("$.tech_stack.weights".into()),

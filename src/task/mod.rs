@@ -143,7 +143,7 @@ fn base(task: &Value) -> Access<Option<String>> {
 /// The error for a `base` the repository does not have: the task file
 /// `path` and the JSON path `$.base`.
 pub fn bad_base(path: &Path, base: &str) -> Error {
-    Error::Config {
+    Error::Input {
         path: path.to_path_buf(),
         location: None,
         key: Some("$.base".into()),
