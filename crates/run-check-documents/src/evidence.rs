@@ -45,14 +45,7 @@ pub struct Evidence {
 }
 
 fn version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
-    let version: u32 = int::de(deserializer)?;
-    if version == SCHEMA_VERSION {
-        Ok(version)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "unsupported evidence version {version} (this run-check reads version {SCHEMA_VERSION})"
-        )))
-    }
+    int::version(deserializer, SCHEMA_VERSION, "evidence")
 }
 
 /// Lower-case hex of `len` digits.

@@ -81,6 +81,23 @@ pub fn de<'de, D: Deserializer<'de>, T: Integer>(deserializer: D) -> Result<T, D
     deserializer.deserialize_any(IntVisitor(PhantomData))
 }
 
+/// Reads a document's version number by the rule of this module: only
+/// `supported` is read; another is an error naming `document` ("evidence").
+pub fn version<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    supported: u32,
+    document: &str,
+) -> Result<u32, D::Error> {
+    let version: u32 = de(deserializer)?;
+    if version == supported {
+        Ok(version)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "unsupported {document} version {version} (this run-check reads version {supported})"
+        )))
+    }
+}
+
 /// Reads a nullable integer field by the rule of this module. A field that
 /// uses it is required (present, maybe null) unless it has `#[serde(default)]`.
 pub fn opt<'de, D: Deserializer<'de>, T: Integer>(deserializer: D) -> Result<Option<T>, D::Error> {

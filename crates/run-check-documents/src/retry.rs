@@ -306,14 +306,7 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
 }
 
 fn version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
-    let version: u32 = int::de(deserializer)?;
-    if version == SCHEMA_VERSION {
-        Ok(version)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "unsupported state version {version} (this run-check reads version {SCHEMA_VERSION})"
-        )))
-    }
+    int::version(deserializer, SCHEMA_VERSION, "state")
 }
 
 fn name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
