@@ -164,11 +164,7 @@ impl Trust {
     /// unread by a first snapshot and judged by their ctime alone: on Linux,
     /// a local file system with fine timestamps.
     pub(super) fn dir(&mut self, path: &Path) -> Option<DirId> {
-        if !imp::UNREAD {
-            return None;
-        }
-        let (stat, _) = dir_links(path)?;
-        (stat.fine() && self.of(&stat, path)).then(|| imp::id(&stat))
+        self.dir_links(path).map(|(id, _, _)| id)
     }
 }
 

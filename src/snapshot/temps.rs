@@ -34,16 +34,6 @@ pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
             return true;
         }
         let untracked = entry.code.untracked_or_walked();
-        let name = match bytes
-            .iter()
-            .rposition(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
-        {
-            Some(slash) => &bytes[slash + 1..],
-            None => bytes,
-        };
-        if !name.starts_with(PREFIX.as_bytes()) {
-            return true;
-        }
         let key = Path::new(&**key);
         let Some(pid) = key.file_name().and_then(|n| n.to_str()).and_then(temp_pid) else {
             return true;
