@@ -25,42 +25,42 @@ use std::path::Path;
 const MIB: u64 = 1024 * 1024;
 
 /// The largest config (`checks.toml`), task file or project file read.
-pub const CONFIG_BYTES: u64 = 4 * MIB;
+pub(crate) const CONFIG_BYTES: u64 = 4 * MIB;
 
 /// The largest JSON document read (evidence, judge and vote input, history,
 /// retry state).
-pub const JSON_BYTES: u64 = 64 * MIB;
+pub(crate) const JSON_BYTES: u64 = 64 * MIB;
 
 /// What is read, for the refusal message: `a config file`, `a task file`,
 /// `a JSON input`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
+pub(crate) struct Limit {
     /// The most bytes accepted.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// What the limit is for, e.g. `a task file`.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
 }
 
 /// The limit of a config file.
-pub const CONFIG: Limit = Limit {
+pub(crate) const CONFIG: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a config file",
 };
 
 /// The limit of a task file.
-pub const TASK: Limit = Limit {
+pub(crate) const TASK: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a task file",
 };
 
 /// The limit of a project file `init` or `hooks` reads.
-pub const PROJECT_FILE: Limit = Limit {
+pub(crate) const PROJECT_FILE: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a project file",
 };
 
 /// The limit of a JSON input (evidence, judge, vote or retry input).
-pub const JSON: Limit = Limit {
+pub(crate) const JSON: Limit = Limit {
     bytes: JSON_BYTES,
     what: "a JSON input",
 };
@@ -91,7 +91,7 @@ fn size(bytes: u64) -> String {
 /// Reads the file at `path` whole, refusing one larger than `limit`: a
 /// regular file by its size, before reading; anything else (a device, a
 /// FIFO, a file that grows) after at most `limit + 1` bytes.
-pub fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
+pub(crate) fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
     let file = File::open(path)?;
     let known = file
         .metadata()
@@ -107,7 +107,7 @@ pub fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
 /// Reads `reader` to its end (stdin, an open file), refusing more than
 /// `limit` bytes after reading at most `limit + 1`. `hint`: the expected
 /// length, to allocate once.
-pub fn read_from(reader: impl Read, hint: Option<u64>, limit: Limit) -> io::Result<Vec<u8>> {
+pub(crate) fn read_from(reader: impl Read, hint: Option<u64>, limit: Limit) -> io::Result<Vec<u8>> {
     // The hint is capped: a file's size can lie (a file that shrinks, a
     // proc file reporting 0), and the buffer grows as needed anyway.
     let capacity = hint.unwrap_or(0).min(limit.bytes) as usize;
@@ -121,7 +121,7 @@ pub fn read_from(reader: impl Read, hint: Option<u64>, limit: Limit) -> io::Resu
 
 /// [`read`] as text, for files read optionally (`init`'s project files):
 /// `None` when missing, unreadable, too large or not UTF-8.
-pub fn read_text(path: &Path, limit: Limit) -> Option<String> {
+pub(crate) fn read_text(path: &Path, limit: Limit) -> Option<String> {
     read(path, limit)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())

@@ -14,18 +14,18 @@ use crate::report::Format;
 /// document and exits 0 (PASS), 1 (FAIL) or 2 (ERROR); 130 when interrupted.
 #[derive(Debug, Parser)]
 #[command(name = "run-check", version, args_conflicts_with_subcommands = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// A subcommand; without one, run-check runs the checks.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// Options of the check run.
     #[command(flatten)]
-    pub check: CheckArgs,
+    pub(crate) check: CheckArgs,
 }
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the checks (the default when no subcommand is given)
     Check(CheckArgs),
     /// Print the plan: the checks a mode runs, with resolved programs
@@ -35,109 +35,109 @@ pub enum Command {
     /// Run the [[fix]] commands: the only command that writes to the worktree
     Fix(FixArgs),
     /// Merge the evidence of --shard K/N runs into one document
-    Merge(crate::merge::MergeArgs),
+    Merge(crate::aggregate::merge::MergeArgs),
     /// Turn evidence (and earlier rounds) into a verdict: scores, feedback, stalls
-    Judge(crate::judge::JudgeArgs),
+    Judge(crate::aggregate::judge::JudgeArgs),
     /// Aggregate reviewers' elimination votes: who is out, how much they agree
-    Vote(crate::vote::VoteArgs),
+    Vote(crate::aggregate::vote::VoteArgs),
     /// Count retries per failure point and say when to escalate
-    Retry(crate::retry::RetryArgs),
+    Retry(crate::aggregate::retry::RetryArgs),
     /// Print a JSON Schema: evidence, verdict, vote-input, vote-output, task, retry-state, checks
-    Schema(crate::schema::SchemaArgs),
+    Schema(crate::tooling::schema::SchemaArgs),
     /// Write a starter checks.toml for the detected project; never overwrites
-    Init(crate::init::InitArgs),
+    Init(crate::tooling::init::InitArgs),
     /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
-    Hooks(crate::hooks::HooksArgs),
+    Hooks(crate::tooling::hooks::HooksArgs),
 }
 
 /// `fix` options.
 #[derive(Debug, Args)]
-pub struct FixArgs {
+pub(crate) struct FixArgs {
     /// Run only this fix (repeatable)
     #[arg(long, value_name = "NAME")]
-    pub only: Vec<String>,
+    pub(crate) only: Vec<String>,
     /// No progress lines on stderr
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Where the worktree and config are.
     #[command(flatten)]
-    pub location: Location,
+    pub(crate) location: Location,
 }
 
 /// Where the worktree and config are.
 #[derive(Debug, Args, Clone)]
-pub struct Location {
+pub(crate) struct Location {
     /// Config file [default: <worktree>/checks.toml]
     #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Root the checks run in [default: current directory]
     #[arg(long, value_name = "PATH")]
-    pub worktree: Option<PathBuf>,
+    pub(crate) worktree: Option<PathBuf>,
 }
 
 /// CHECK OPTIONS.
 #[derive(Debug, Args, Clone)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Which checks run, and how
     #[arg(long, value_enum, default_value = "strict")]
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// Report format
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Write the report to PATH atomically; stdout then gets nothing
     #[arg(long, value_name = "PATH")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Where the worktree and config are.
     #[command(flatten)]
-    pub location: Location,
+    pub(crate) location: Location,
     /// Run only this check (repeatable)
     #[arg(long, value_name = "NAME")]
-    pub only: Vec<String>,
+    pub(crate) only: Vec<String>,
     /// Do not run this check (repeatable)
     #[arg(long, value_name = "NAME")]
-    pub skip: Vec<String>,
+    pub(crate) skip: Vec<String>,
     /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
     #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Task contract JSON: checked, recorded in the evidence, and the change
     /// measured against its budget
     #[arg(long, value_name = "PATH")]
-    pub task: Option<PathBuf>,
+    pub(crate) task: Option<PathBuf>,
     /// Base revision for changed files (fast mode's `paths`; the change budget
     /// and contracts.gate, which default to the task's `base`) [default: HEAD]
     #[arg(long, value_name = "REV")]
-    pub changed_since: Option<String>,
+    pub(crate) changed_since: Option<String>,
     /// Run only shard K of N (1-based; checks split by a hash of their name)
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
-    pub no_fail_fast: bool,
+    pub(crate) no_fail_fast: bool,
     /// Fast mode: also verify the checks changed nothing (always on in strict)
     #[arg(long)]
-    pub verify_read_only: bool,
+    pub(crate) verify_read_only: bool,
     /// No progress lines on stderr
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// `list` options.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// The mode whose checks to list
     #[arg(long, value_enum, default_value = "strict")]
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
-    pub format: ListFormat,
+    pub(crate) format: ListFormat,
     /// Where the worktree and config are.
     #[command(flatten)]
-    pub location: Location,
+    pub(crate) location: Location,
 }
 
 /// Output format of `list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ListFormat {
+pub(crate) enum ListFormat {
     /// One line per check: name, timeout, command, resolved program
     Text,
     /// An array of objects (name, kind, command, program, timeout_ms, cwd, needs, ...)

@@ -8,14 +8,14 @@
 use std::time::Duration;
 
 /// The shortest duration accepted: 1 ms.
-pub const MIN: Duration = Duration::from_millis(1);
+pub(crate) const MIN: Duration = Duration::from_millis(1);
 /// The longest duration accepted: 7 days.
-pub const MAX: Duration = Duration::from_secs(7 * 24 * 3600);
+pub(crate) const MAX: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Parses a duration; the error is a short description of what is wrong.
 /// Never panics, and reads no further than the first bad character: every
 /// number is checked against [`MAX`] before it is added.
-pub fn parse(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse(text: &str) -> Result<Duration, String> {
     let s = text.trim();
     if s.is_empty() {
         return Err("empty duration".into());
@@ -65,7 +65,7 @@ pub fn parse(text: &str) -> Result<Duration, String> {
 }
 
 /// Renders a duration the way checks.toml writes it (for `list`).
-pub fn display(d: Duration) -> String {
+pub(crate) fn display(d: Duration) -> String {
     let ms = d.as_millis();
     if ms == 0 {
         "0ms".to_string()

@@ -9,7 +9,7 @@ use crate::exit_code;
 
 /// Everything that stops run-check from producing a judgement.
 #[derive(Debug)]
-pub enum Error {
+pub(crate) enum Error {
     /// checks.toml is missing, malformed or violates a rule of docs/checks-toml.md.
     Config {
         /// The config file as the user would name it.
@@ -55,7 +55,7 @@ pub enum Error {
 impl Error {
     /// The exit code this error maps to. All errors are ERROR (2) today; the
     /// single match keeps any future distinction in one place.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             Error::Config { .. }
             | Error::Input { .. }

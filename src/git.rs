@@ -17,7 +17,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
-pub struct Repo {
+pub(crate) struct Repo {
     /// The git executable.
     exe: PathBuf,
     /// The repository's top level (canonical).
@@ -32,68 +32,68 @@ pub struct Repo {
 /// config are in the common one; `GIT_INDEX_FILE` and `core.hooksPath` are
 /// honoured). Absolute paths.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GitDirs {
+pub(crate) struct GitDirs {
     /// `git rev-parse --absolute-git-dir`: HEAD and the index live here.
-    pub git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     /// `git rev-parse --git-common-dir`: refs, config, info/exclude.
-    pub common_dir: PathBuf,
+    pub(crate) common_dir: PathBuf,
     /// `git rev-parse --git-path index`.
-    pub index: PathBuf,
+    pub(crate) index: PathBuf,
     /// `git rev-parse --git-path hooks` (`core.hooksPath` when set).
-    pub hooks: PathBuf,
+    pub(crate) hooks: PathBuf,
     /// `core.excludesFile` (`~` expanded), or git's default
     /// (`$XDG_CONFIG_HOME/git/ignore`, `~/.config/git/ignore`); `None` when
     /// neither can be named.
-    pub excludes_file: Option<PathBuf>,
+    pub(crate) excludes_file: Option<PathBuf>,
     /// The global and system config files git reads besides the
     /// repository's (`GIT_CONFIG_GLOBAL` or `~/.gitconfig` and
     /// `$XDG_CONFIG_HOME/git/config`; `GIT_CONFIG_SYSTEM` or
     /// `/etc/gitconfig`): a change there can hide files from `git status`
     /// as well.
-    pub config_files: Vec<PathBuf>,
+    pub(crate) config_files: Vec<PathBuf>,
 }
 
 /// One path `git status` lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusEntry {
+pub(crate) struct StatusEntry {
     /// Relative to the top level, `/` separators, as git prints it (an
     /// untracked nested repository ends in `/`). Shared: read-only
     /// snapshots keep it as their key without a copy.
-    pub path: std::sync::Arc<Path>,
+    pub(crate) path: std::sync::Arc<Path>,
     /// `XY` for tracked entries (`.M`, `M.`, `D.`, `UU`, ...), `??` for
     /// untracked ones.
-    pub code: std::borrow::Cow<'static, str>,
+    pub(crate) code: std::borrow::Cow<'static, str>,
     /// The rest of the record: submodule state, file modes and object names
     /// of HEAD and the index. Two entries with the same `code` and `state`
     /// have the same staged content.
-    pub state: String,
+    pub(crate) state: String,
 }
 
 /// An index entry flagged assume-unchanged or skip-worktree: `git status`
 /// does not list its edits, so read-only snapshots hash it like a dirty
 /// file, and fast mode and the change budget count it when `changed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hidden {
+pub(crate) struct Hidden {
     /// Relative to the top level.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its file differs from what the index recorded (size or times, or
     /// gone while assume-unchanged).
-    pub changed: bool,
+    pub(crate) changed: bool,
 }
 
 /// What `git status --porcelain=v2 --branch` says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Status {
+pub(crate) struct Status {
     /// `# branch.oid`: the HEAD commit; `None` before the first commit.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// `# branch.head`: the branch; `None` when detached.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Changed tracked paths (staged or not) and untracked, not ignored
     /// files, in git's order.
-    pub entries: Vec<StatusEntry>,
+    pub(crate) entries: Vec<StatusEntry>,
     /// Entries of the index flagged assume-unchanged or skip-worktree
     /// (found by reading the index, not by `git status`; empty until then).
-    pub hidden: Vec<Hidden>,
+    pub(crate) hidden: Vec<Hidden>,
 }
 
 /// The arguments of the run's `git status`.
@@ -108,19 +108,11 @@ const STATUS: [&str; 8] = [
     "--no-renames",
 ];
 
-/// The repository holding `worktree` and its status, the two git commands
-/// running at once (a short run's fixed cost is mostly its git processes).
-/// The error says (in one line) that git is missing or that `worktree` is
-/// not inside a repository; a status that failed is the second result.
-pub fn open(worktree: &Path) -> Result<(Repo, Result<Status, String>), String> {
-    Opening::start(worktree, true)?.finish()
-}
-
-/// The two questions of `open`, asked and not yet answered: the caller
+/// The two questions of a run's start (the repository and its status), asked and not yet answered: the caller
 /// starts them first thing and does its own work (reading the config) while
 /// git runs.
 #[derive(Debug)]
-pub struct Opening {
+pub(crate) struct Opening {
     exe: PathBuf,
     /// `git status`, or why it did not start.
     status: Result<Child, String>,
@@ -150,7 +142,7 @@ impl Opening {
     /// first, and with `excludes` a third asking for `core.excludesFile`
     /// (only read-only verification watches that file). The error says that
     /// git is missing or could not run.
-    pub fn start(worktree: &Path, excludes: bool) -> Result<Opening, String> {
+    pub(crate) fn start(worktree: &Path, excludes: bool) -> Result<Opening, String> {
         let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
         // Paths in porcelain output are relative to the top level wherever
         // git runs, so the status need not wait for it.
@@ -194,16 +186,10 @@ impl Opening {
         })
     }
 
-    /// Waits for both answers (reading the status as git writes it).
-    pub fn finish(self) -> Result<(Repo, Result<Status, String>), String> {
-        self.finish_with(|_| ())
-            .map(|(repo, status, ())| (repo, status))
-    }
-
     /// Waits for the repository, runs `meanwhile` with it while `git status`
     /// still runs (the git state is read from files in the meantime), then
     /// waits for the status.
-    pub fn finish_with<T>(
+    pub(crate) fn finish_with<T>(
         self,
         meanwhile: impl FnOnce(&Repo) -> T,
     ) -> Result<(Repo, Result<Status, String>, T), String> {
@@ -344,24 +330,24 @@ fn config_files() -> Vec<PathBuf> {
 
 impl Repo {
     /// The top level of the work tree.
-    pub fn toplevel(&self) -> &Path {
+    pub(crate) fn toplevel(&self) -> &Path {
         &self.toplevel
     }
 
     /// Where the worktree's git state lives.
-    pub fn dirs(&self) -> &GitDirs {
+    pub(crate) fn dirs(&self) -> &GitDirs {
         &self.dirs
     }
 
     /// Runs `git ARGS` at the top level; stdout, or a one-line error with
     /// git's own message.
-    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
+    pub(crate) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
         output(&self.exe, &self.toplevel, args)
     }
 
     /// The commit `revision` names, or `None` when it names none. A revision
     /// that looks like an option names none.
-    pub fn resolve(&self, revision: &str) -> Option<String> {
+    pub(crate) fn resolve(&self, revision: &str) -> Option<String> {
         if revision.starts_with('-') {
             return None;
         }
@@ -383,13 +369,13 @@ impl Repo {
     /// every untracked file that is not ignored, and the branch headers
     /// (without counting commits ahead of or behind the upstream, which can
     /// cost more than the status itself).
-    pub fn status(&self) -> Result<Status, String> {
+    pub(crate) fn status(&self) -> Result<Status, String> {
         Ok(parse_status(&self.run(&STATUS)?))
     }
 
     /// [`Repo::status`] without the untracked files: tracked changes and
     /// the branch headers only.
-    pub fn status_tracked(&self) -> Result<Status, String> {
+    pub(crate) fn status_tracked(&self) -> Result<Status, String> {
         let mut args = STATUS;
         for arg in &mut args {
             if arg.starts_with("--untracked-files=") {
@@ -402,7 +388,7 @@ impl Repo {
 
 /// Parses `git status --porcelain=v2 --branch -z` output. Records git may add
 /// in later versions (unknown headers or kinds) are skipped.
-pub fn parse_status(out: &[u8]) -> Status {
+pub(crate) fn parse_status(out: &[u8]) -> Status {
     let mut status = Status::default();
     let mut records = nul_separated(out);
     while let Some(record) = records.next() {
@@ -491,7 +477,7 @@ fn shared_path(bytes: &[u8]) -> std::sync::Arc<Path> {
 
 /// A path git printed with `-z`: its bytes as they are on Unix; on Windows
 /// git prints UTF-8.
-pub fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -589,11 +575,17 @@ mod tests {
         std::fs::create_dir(root.join("sub")).unwrap();
         std::fs::write(root.join("sub/a.txt"), "a").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
-        assert_eq!(open(&root).unwrap_err(), "not a git repository");
+        assert_eq!(
+            Opening::start(&root, true)
+                .and_then(|opening| opening.finish_with(|_| ()))
+                .map(|_| ())
+                .unwrap_err(),
+            "not a git repository"
+        );
         git(&root, &["init", "-q", "-b", "main"]);
         git(&root, &["add", "."]);
         git(&root, &["commit", "-q", "-m", "one"]);
-        let (repo, first) = open(&root.join("sub")).unwrap();
+        let (repo, first) = crate::test_git::open(&root.join("sub"));
         assert_eq!(repo.toplevel(), root);
         assert_eq!(first.unwrap(), repo.status().unwrap());
         let head = repo.resolve("HEAD").unwrap();

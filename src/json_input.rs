@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::evidence::Evidence;
+use crate::run::evidence::Evidence;
 
 /// The most JSON values a document may hold, an object counting as
 /// [`OBJECT_WEIGHT`]. A parsed value costs 32 bytes and more, an object's
@@ -28,7 +28,7 @@ use crate::evidence::Evidence;
 /// (measured: a 64 MiB array of short strings, 180 MiB; of one-member
 /// objects, under 100 MiB); without it a 64 MiB `[0,0,0,…]` parses into
 /// 1 GiB. Evidence with tens of thousands of diagnostics fits.
-pub const MAX_VALUES: usize = 1_000_000;
+pub(crate) const MAX_VALUES: usize = 1_000_000;
 
 /// What an object counts for in [`MAX_VALUES`].
 const OBJECT_WEIGHT: usize = 8;
@@ -37,27 +37,22 @@ const OBJECT_WEIGHT: usize = 8;
 /// syntax errors are one-line errors naming `file`, line and column; a
 /// document of more than [`MAX_VALUES`] values is refused before it is
 /// parsed.
-pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
+pub(crate) fn parse_document(file: &Path, bytes: &[u8]) -> Result<Value, Error> {
     typed(file, bytes)
 }
 
 /// Reads a document of the `run-check-documents` crate from `bytes` as
 /// [`parse_document`] reads JSON, its shape errors naming `file` and the
 /// JSON path.
-pub fn typed<T: serde::de::DeserializeOwned>(file: &Path, bytes: &[u8]) -> Result<T, Error> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(file: &Path, bytes: &[u8]) -> Result<T, Error> {
     within_budget(file, bytes)?;
     run_check_documents::read::from_slice(bytes).map_err(|problem| from_problem(file, problem))
 }
 
 /// Reads an evidence document: the one reader of judge, merge and retry.
-pub fn evidence(file: &Path, bytes: &[u8]) -> Result<Evidence, Error> {
+pub(crate) fn evidence(file: &Path, bytes: &[u8]) -> Result<Evidence, Error> {
     within_budget(file, bytes)?;
     Evidence::from_slice(bytes).map_err(|problem| from_problem(file, problem))
-}
-
-/// Reads an evidence document from a value [`parse_document`] returned.
-pub fn evidence_value(file: &Path, value: Value) -> Result<Evidence, Error> {
-    Evidence::from_value(value).map_err(|problem| from_problem(file, problem))
 }
 
 fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -73,7 +68,7 @@ fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// The user-facing error of a document's problem in `file`.
-pub fn from_problem(file: &Path, problem: run_check_documents::read::Problem) -> Error {
+pub(crate) fn from_problem(file: &Path, problem: run_check_documents::read::Problem) -> Error {
     Error::Input {
         path: file.to_path_buf(),
         location: problem.location,
@@ -109,7 +104,7 @@ pub(crate) fn values(bytes: &[u8]) -> usize {
 
 /// Parses one line of JSON (a JSON-lines file); the error is
 /// `invalid JSON: ... (column C)`.
-pub fn parse_line(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_line(text: &str) -> Result<Value, String> {
     if values(text.as_bytes()) > MAX_VALUES {
         return Err(format!(
             "more than {MAX_VALUES} JSON values, the limit for one input"
@@ -126,12 +121,12 @@ pub fn parse_line(text: &str) -> Result<Value, String> {
 
 /// serde_json's message without its trailing ` at line L column C` (the
 /// location is reported separately).
-pub fn syntax_message(err: &serde_json::Error) -> String {
+pub(crate) fn syntax_message(err: &serde_json::Error) -> String {
     run_check_documents::read::message(err)
 }
 
 /// The JSON type of `value`, for messages (`expected a string, found number`).
-pub fn kind(value: &Value) -> &'static str {
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -145,7 +140,7 @@ pub fn kind(value: &Value) -> &'static str {
 /// The JSON type of `value` with a number's value (`number 2.5`), for
 /// messages where the type may be right but the number is not
 /// (`expected an integer, found number 2.5`).
-pub fn found(value: &Value) -> String {
+pub(crate) fn found(value: &Value) -> String {
     match value {
         Value::Number(n) => format!("number {n}"),
         other => kind(other).to_string(),
@@ -155,16 +150,16 @@ pub fn found(value: &Value) -> String {
 /// A problem at a JSON path: a missing field, a value of the wrong type, or
 /// a value a command's rules reject.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// `$`, `$.a.b`, `$.a[3]`.
-    pub path: String,
+    pub(crate) path: String,
     /// What is wrong, one line.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Problem {
     /// A problem at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
+    pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
         Problem {
             path: path.into(),
             message: message.into(),
@@ -173,7 +168,7 @@ impl Problem {
 
     /// The user-facing error: `FILE: $.path: message` (with `prefix`, e.g.
     /// `line 3: `, before the path).
-    pub fn into_error(self, file: &Path, prefix: &str) -> Error {
+    pub(crate) fn into_error(self, file: &Path, prefix: &str) -> Error {
         Error::Input {
             path: file.to_path_buf(),
             location: None,
@@ -184,42 +179,46 @@ impl Problem {
 }
 
 /// The result of a typed access.
-pub type Access<T> = Result<T, Problem>;
+pub(crate) type Access<T> = Result<T, Problem>;
 
-pub use run_check_documents::read::{alternatives, child};
+pub(crate) use run_check_documents::read::{alternatives, child};
 
 /// `path[index]`.
-pub fn index(path: &str, index: usize) -> String {
+pub(crate) fn index(path: &str, index: usize) -> String {
     format!("{path}[{index}]")
 }
 
 /// `expected WHAT, found FOUND` at `path` (`found` is usually [`kind`] or
 /// [`found()`]).
-pub fn mismatch(path: &str, what: &str, found: impl Display) -> Problem {
+pub(crate) fn mismatch(path: &str, what: &str, found: impl Display) -> Problem {
     Problem::new(path, format!("expected {what}, found {found}"))
 }
 
 /// An object.
-pub fn object<'a>(value: &'a Value, path: &str) -> Access<&'a Map<String, Value>> {
+pub(crate) fn object<'a>(value: &'a Value, path: &str) -> Access<&'a Map<String, Value>> {
     value
         .as_object()
         .ok_or_else(|| mismatch(path, "an object", found(value)))
 }
 
 /// A required field of the object at `path`; its path is `path.name`.
-pub fn field<'a>(object: &'a Map<String, Value>, path: &str, name: &str) -> Access<&'a Value> {
+pub(crate) fn field<'a>(
+    object: &'a Map<String, Value>,
+    path: &str,
+    name: &str,
+) -> Access<&'a Value> {
     object
         .get(name)
         .ok_or_else(|| Problem::new(child(path, name), "missing required field"))
 }
 
 /// An optional field: absent and `null` are both `None`.
-pub fn optional<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+pub(crate) fn optional<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
     object.get(name).filter(|v| !v.is_null())
 }
 
 /// A string.
-pub fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
+pub(crate) fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
     value
         .as_str()
         .ok_or_else(|| mismatch(path, "a string", found(value)))
@@ -227,7 +226,7 @@ pub fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
 
 /// The `items` of the array at `path`, each a string (`path[i]` names the
 /// first that is not).
-pub fn strings<'a>(items: &'a [Value], path: &str) -> Access<Vec<&'a str>> {
+pub(crate) fn strings<'a>(items: &'a [Value], path: &str) -> Access<Vec<&'a str>> {
     items
         .iter()
         .enumerate()
@@ -236,21 +235,25 @@ pub fn strings<'a>(items: &'a [Value], path: &str) -> Access<Vec<&'a str>> {
 }
 
 /// A string field, `null` or absent.
-pub fn opt_string(object: &Map<String, Value>, path: &str, name: &str) -> Access<Option<String>> {
+pub(crate) fn opt_string(
+    object: &Map<String, Value>,
+    path: &str,
+    name: &str,
+) -> Access<Option<String>> {
     optional(object, name)
         .map(|v| string(v, &child(path, name)).map(str::to_string))
         .transpose()
 }
 
 /// A boolean.
-pub fn boolean(value: &Value, path: &str) -> Access<bool> {
+pub(crate) fn boolean(value: &Value, path: &str) -> Access<bool> {
     value
         .as_bool()
         .ok_or_else(|| mismatch(path, "a boolean", found(value)))
 }
 
 /// A finite number.
-pub fn number(value: &Value, path: &str) -> Access<f64> {
+pub(crate) fn number(value: &Value, path: &str) -> Access<f64> {
     value
         .as_f64()
         .filter(|n| n.is_finite())
@@ -259,14 +262,17 @@ pub fn number(value: &Value, path: &str) -> Access<f64> {
 
 /// A non-negative integer by the integer rule of every input
 /// (`run_check_documents::int`: `2.0` is 2, `2.5` is not an integer).
-pub fn count(value: &Value, path: &str) -> Access<u64> {
+pub(crate) fn count(value: &Value, path: &str) -> Access<u64> {
     integer(value, path)
 }
 
 /// An integer of type `T` by the integer rule of every input
 /// (`run_check_documents::int`): `expected a non-negative integer, found
 /// number -3`.
-pub fn integer<T: run_check_documents::int::Integer>(value: &Value, path: &str) -> Access<T> {
+pub(crate) fn integer<T: run_check_documents::int::Integer>(
+    value: &Value,
+    path: &str,
+) -> Access<T> {
     use run_check_documents::int::what;
     match value {
         Value::Number(n) => match run_check_documents::int::of_number(n) {
@@ -279,12 +285,12 @@ pub fn integer<T: run_check_documents::int::Integer>(value: &Value, path: &str) 
 }
 
 /// A non-negative integer that fits in `u32`.
-pub fn count32(value: &Value, path: &str) -> Access<u32> {
+pub(crate) fn count32(value: &Value, path: &str) -> Access<u32> {
     integer(value, path)
 }
 
 /// An array.
-pub fn array<'a>(value: &'a Value, path: &str) -> Access<&'a [Value]> {
+pub(crate) fn array<'a>(value: &'a Value, path: &str) -> Access<&'a [Value]> {
     value
         .as_array()
         .map(Vec::as_slice)
@@ -292,33 +298,15 @@ pub fn array<'a>(value: &'a Value, path: &str) -> Access<&'a [Value]> {
 }
 
 /// `expected one of "a", "b", found FOUND` at `path`.
-pub fn one_of(path: &str, words: &[&str], found: impl Display) -> Problem {
+pub(crate) fn one_of(path: &str, words: &[&str], found: impl Display) -> Problem {
     let expected: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
     mismatch(path, &format!("one of {}", expected.join(", ")), found)
-}
-
-/// The document's `schema_version`, which must be `supported`: a newer file
-/// is reported as such (`$.schema_version: unsupported evidence version 2
-/// (this run-check reads version 1)`), before any shape error it may have.
-pub fn schema_version(document: &Map<String, Value>, what: &str, supported: u64) -> Access<()> {
-    let path = "$.schema_version";
-    let version = count(field(document, "$", "schema_version")?, path)?;
-    if version == supported {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            path,
-            format!(
-                "unsupported {what} version {version} (this run-check reads version {supported})"
-            ),
-        ))
-    }
 }
 
 /// Rejects any member of `object` not in `known`, the first in key order:
 /// `$.x: unknown field (expected a, b or c)`. Every closed object of every
 /// input says it this way.
-pub fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access<()> {
+pub(crate) fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access<()> {
     match object.keys().find(|key| !known.contains(&key.as_str())) {
         Some(key) => Err(Problem::new(
             child(path, key),
@@ -331,7 +319,7 @@ pub fn closed(object: &Map<String, Value>, path: &str, known: &[&str]) -> Access
 /// One of `words`, exactly as written (the word of `words` is returned);
 /// another string is quoted as a Rust string literal would be
 /// (`found "a\"b"`), another value named by [`found`].
-pub fn word<'w>(value: &Value, path: &str, words: &[&'w str]) -> Access<&'w str> {
+pub(crate) fn word<'w>(value: &Value, path: &str, words: &[&'w str]) -> Access<&'w str> {
     match value {
         Value::String(s) => match words.iter().find(|w| **w == s.as_str()) {
             Some(w) => Ok(w),

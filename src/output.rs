@@ -25,7 +25,7 @@ use crate::error::Error;
 
 /// An opened report destination.
 #[derive(Debug)]
-pub enum Output {
+pub(crate) enum Output {
     /// Standard output.
     Stdout,
     /// A regular file, via a temporary sibling.
@@ -48,7 +48,7 @@ pub enum Output {
 impl Output {
     /// Opens `path` (or stdout). Fails when the directory does not exist or is
     /// not writable, or when `path` is a directory.
-    pub fn open(path: Option<&Path>) -> Result<Output, Error> {
+    pub(crate) fn open(path: Option<&Path>) -> Result<Output, Error> {
         let Some(path) = path else {
             return Ok(Output::Stdout);
         };
@@ -100,7 +100,7 @@ impl Output {
 
     /// The temporary file, while the report is not yet written (none when
     /// the destination is written in place).
-    pub fn temp_path(&self) -> Option<&Path> {
+    pub(crate) fn temp_path(&self) -> Option<&Path> {
         match self {
             Output::Stdout | Output::Direct { .. } => None,
             Output::File { temp, .. } => Some(temp.path()),
@@ -108,13 +108,13 @@ impl Output {
     }
 
     /// Whether the report goes to stdout.
-    pub fn is_stdout(&self) -> bool {
+    pub(crate) fn is_stdout(&self) -> bool {
         matches!(self, Output::Stdout)
     }
 
     /// Writes the whole report and commits it. A closed stdout (a pipe to
     /// `head`), or a FIFO whose reader went away, is not an error.
-    pub fn write(self, bytes: &[u8]) -> Result<(), Error> {
+    pub(crate) fn write(self, bytes: &[u8]) -> Result<(), Error> {
         match self {
             Output::Stdout => {
                 let mut stdout = std::io::stdout().lock();
@@ -148,16 +148,16 @@ impl Output {
 /// How the `--out` temporary file's name starts: `.run-check-<pid>-` (then
 /// a random part and `.tmp`). Read-only verification recognises another
 /// run's temporary file by it and by that process holding it open.
-pub const OUT_TEMP_PREFIX: &str = ".run-check-";
+pub(crate) const OUT_TEMP_PREFIX: &str = ".run-check-";
 
 /// The `--out` temporary file's prefix for this process.
-pub fn out_temp_prefix() -> String {
+pub(crate) fn out_temp_prefix() -> String {
     format!("{OUT_TEMP_PREFIX}{}-", std::process::id())
 }
 
 /// Whether [`atomic_temp`]'s file is an ordinary file or an executable one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A new file gets `0666` minus the umask.
     Regular,
     /// A new file gets `0777` minus the umask; an existing one keeps its mode
@@ -171,7 +171,7 @@ pub enum FileKind {
 /// regular file its permission bits are copied, so replacing a 0600 file
 /// keeps it 0600. The file is created narrow and only then widened, so its
 /// contents are never more readable than the final file.
-pub fn atomic_temp(
+pub(crate) fn atomic_temp(
     dir: &Path,
     prefix: &str,
     target: &Path,

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// `path` with `.` and `..` steps resolved by reading alone (no symlink
 /// followed), as the config's author reads it.
-pub fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -21,7 +21,7 @@ pub fn lexical(path: &Path) -> PathBuf {
 
 /// `path`'s components joined by `/` (invalid UTF-8 replaced): how evidence
 /// names a worktree-relative path on every platform.
-pub fn to_slashes(path: &Path) -> String {
+pub(crate) fn to_slashes(path: &Path) -> String {
     let parts: Vec<String> = path
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())

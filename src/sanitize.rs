@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 
-use crate::evidence::Evidence;
+use crate::run::evidence::Evidence;
 
 const ESC: char = '\u{1b}';
 const BEL: char = '\u{7}';
@@ -57,7 +57,7 @@ enum Introducer {
 /// (OSC and the like) ends at the end of its line, and a malformed CSI at
 /// the first character that cannot belong to it, which is kept. Whatever
 /// remains holds no ESC and no U+0080..U+009F, so no sequence survives.
-pub fn strip_escapes(text: &str) -> Cow<'_, str> {
+pub(crate) fn strip_escapes(text: &str) -> Cow<'_, str> {
     if !may_escape(text) {
         return Cow::Borrowed(text);
     }
@@ -137,7 +137,7 @@ pub fn strip_escapes(text: &str) -> Cow<'_, str> {
 
 /// `text` as a report may show it: [`strip_escapes`], line ends as LF,
 /// control characters visible, workflow commands defused (module docs).
-pub fn for_display(text: &str) -> Cow<'_, str> {
+pub(crate) fn for_display(text: &str) -> Cow<'_, str> {
     let stripped = strip_escapes(text);
     if !needs_display_work(&stripped) {
         return stripped;
@@ -217,7 +217,7 @@ fn blank_invisible(c: char) -> bool {
 
 /// `evidence` with [`strip_escapes`] applied to every string: what the
 /// `json` (and `sarif`) reports write.
-pub fn evidence_json(evidence: &Evidence) -> Evidence {
+pub(crate) fn evidence_json(evidence: &Evidence) -> Evidence {
     if !may_change(evidence, false) {
         return evidence.clone();
     }
@@ -226,7 +226,7 @@ pub fn evidence_json(evidence: &Evidence) -> Evidence {
 
 /// `evidence` with [`for_display`] applied to every string: what the human
 /// reports render.
-pub fn evidence_display(evidence: &Evidence) -> Evidence {
+pub(crate) fn evidence_display(evidence: &Evidence) -> Evidence {
     if !may_change(evidence, true) {
         return evidence.clone();
     }

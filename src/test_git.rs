@@ -18,3 +18,13 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
         .expect("git runs");
     assert!(status.success(), "git {args:?}");
 }
+
+/// The repository holding `worktree` and its status, as a run's start asks
+/// them; panics (failing the test) when git cannot answer.
+#[track_caller]
+pub(crate) fn open(worktree: &Path) -> (crate::git::Repo, Result<crate::git::Status, String>) {
+    let (repo, status, ()) = crate::git::Opening::start(worktree, true)
+        .and_then(|opening| opening.finish_with(|_| ()))
+        .expect("git answers");
+    (repo, status)
+}

@@ -3,7 +3,7 @@
 //! PASS), aggregator input, markdown, decisions, config lookup, concurrent
 //! `--record`, and bad input (exit 2, one stderr line naming the file and
 //! the JSON path or history line). Every verdict printed is validated
-//! against `run_check::judge::verdict_schema()`.
+//! against `run-check schema verdict`.
 //!
 //! Evidence and history live in `runs/`, ignored by git: strict mode
 //! verifies the checks leave the worktree unchanged, and the checks read
@@ -14,7 +14,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use run_check::evidence::complete;
+use run_check::testing::complete;
 
 use crate::support::{Test, bin, git};
 
@@ -115,7 +115,7 @@ fn judge(dir: &Path, args: &[&str]) -> Ran {
 
 #[track_caller]
 fn assert_schema_valid(verdict: &Value) {
-    let validator = jsonschema::draft202012::new(&run_check::judge::verdict_schema())
+    let validator = jsonschema::draft202012::new(&crate::support::schema("verdict"))
         .expect("the verdict schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(verdict)
@@ -123,7 +123,7 @@ fn assert_schema_valid(verdict: &Value) {
         .collect();
     assert!(errors.is_empty(), "{verdict:#}\n{errors:#?}");
     // The verdict's type reads what the judge wrote, and writes it back.
-    let read: run_check::judge::verdict::Verdict =
+    let read: run_check_documents::verdict::Verdict =
         serde_json::from_value(verdict.clone()).expect("the verdict type reads a verdict");
     assert_eq!(&serde_json::to_value(read).unwrap(), verdict);
 }
@@ -862,7 +862,7 @@ fn the_verdict_schema_rejects_a_wrong_type() {
     let test = Test::bare();
     write_json(test.path(), "in.json", &aggregator_example());
     let mut v = judge(test.path(), &["in.json"]).status(1).json();
-    let validator = jsonschema::validator_for(&run_check::judge::verdict_schema()).unwrap();
+    let validator = jsonschema::validator_for(&crate::support::schema("verdict")).unwrap();
     assert!(validator.is_valid(&v));
     v["overall_score"] = json!("82.25");
     assert!(!validator.is_valid(&v));

@@ -214,7 +214,7 @@ fn point<'a>(state: &'a Value, subagent: &str) -> &'a Value {
 
 #[track_caller]
 fn assert_schema_valid(state: &Value) {
-    let validator = jsonschema::draft202012::new(&run_check::retry::state_schema()).unwrap();
+    let validator = jsonschema::draft202012::new(&crate::support::schema("retry-state")).unwrap();
     let errors: Vec<String> = validator
         .iter_errors(state)
         .map(|e| format!("{}: {e}", e.instance_path()))
@@ -1080,7 +1080,7 @@ fn the_state_file_matches_the_published_schema() {
         assert!(words.contains(&word), "{words:?}");
     }
     // The schema rejects what run-check rejects.
-    let validator = jsonschema::draft202012::new(&run_check::retry::state_schema()).unwrap();
+    let validator = jsonschema::draft202012::new(&crate::support::schema("retry-state")).unwrap();
     let mut bad = state.clone();
     bad["points"][0]["phase"] = json!("build");
     assert!(!validator.is_valid(&bad));

@@ -169,11 +169,11 @@ fn assert_valid(schema: &Value, instance: &Value) {
 #[test]
 fn full_example() {
     let input = example();
-    assert_valid(&run_check::vote::input_schema(), &input);
+    assert_valid(&crate::support::schema("vote-input"), &input);
     let run = vote_file(&serde_json::to_string_pretty(&input).expect("json")).success();
     assert_eq!(run.stderr, "");
     assert_eq!(run.json_stdout(), example_output());
-    assert_valid(&run_check::vote::output_schema(), &run.json_stdout());
+    assert_valid(&crate::support::schema("vote-output"), &run.json_stdout());
     // Pretty JSON, one final newline.
     assert!(run.stdout.starts_with("{\n  \"aggregated_result\": {\n"));
     assert!(run.stdout.ends_with("}\n") && !run.stdout.ends_with("\n\n"));
@@ -192,7 +192,7 @@ fn full_example_with_require_unanimous() {
     });
     expected["threshold_reached"] = json!(false);
     assert_eq!(run.json_stdout(), expected);
-    assert_valid(&run_check::vote::output_schema(), &run.json_stdout());
+    assert_valid(&crate::support::schema("vote-output"), &run.json_stdout());
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn minimal_input_uses_the_default_weights() {
         ],
         "elimination_threshold": 2
     });
-    assert_valid(&run_check::vote::input_schema(), &input);
+    assert_valid(&crate::support::schema("vote-input"), &input);
     let out = vote_file(&input.to_string()).success().json_stdout();
     assert_eq!(out["vote_distribution"]["X"]["weighted_votes"], json!(2.0));
     assert_eq!(
@@ -215,7 +215,7 @@ fn minimal_input_uses_the_default_weights() {
     assert_eq!(out["consensus_analysis"]["consensus_level"], "unanimous");
     assert_eq!(out["consensus_analysis"]["agreement_ratio"], json!(1.0));
     assert_eq!(out["consensus_analysis"]["conflicts"], json!([]));
-    assert_valid(&run_check::vote::output_schema(), &out);
+    assert_valid(&crate::support::schema("vote-output"), &out);
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn output_does_not_depend_on_vote_order() {
 fn an_unknown_confidence_names_its_json_path() {
     let mut input = example();
     input["votes"][2]["elimination_decision"]["confidence"] = json!("Certain");
-    assert!(!validator(&run_check::vote::input_schema()).is_valid(&input));
+    assert!(!validator(&crate::support::schema("vote-input")).is_valid(&input));
     rejected(
         vote_file(&input.to_string()),
         "error: in.json: $.votes[2].elimination_decision.confidence: \
@@ -266,7 +266,7 @@ fn an_unknown_confidence_names_its_json_path() {
 fn a_wrong_type_is_rejected_by_the_schema_and_the_binary() {
     let mut input = example();
     input["elimination_threshold"] = json!("3");
-    assert!(!validator(&run_check::vote::input_schema()).is_valid(&input));
+    assert!(!validator(&crate::support::schema("vote-input")).is_valid(&input));
     rejected(
         vote_file(&input.to_string()),
         "error: in.json: $.elimination_threshold: expected an integer, found string",

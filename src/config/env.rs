@@ -226,7 +226,7 @@ const GROUPS: &[Group] = &[
 
 /// Why setting `name` lets a program load other code, or `None` when it
 /// does not (as far as this list knows).
-pub fn loads_code(name: &str) -> Option<&'static str> {
+pub(crate) fn loads_code(name: &str) -> Option<&'static str> {
     let upper = name.to_ascii_uppercase();
     let upper = upper.as_str();
     GROUPS
@@ -242,7 +242,7 @@ pub fn loads_code(name: &str) -> Option<&'static str> {
 }
 
 /// Whether `allow_env` lists `name` (ignoring ASCII case, like the list).
-pub fn allowed(name: &str, allow_env: &[String]) -> bool {
+pub(crate) fn allowed(name: &str, allow_env: &[String]) -> bool {
     allow_env
         .iter()
         .any(|entry| entry.eq_ignore_ascii_case(name))

@@ -38,9 +38,9 @@ use span::{header_at, key_at};
 use validate::Validator;
 
 mod check;
-pub mod env;
+pub(crate) mod env;
 mod needs;
-pub mod pattern;
+pub(crate) mod pattern;
 #[cfg(test)]
 mod props;
 mod raw;
@@ -50,18 +50,18 @@ mod validate;
 mod values;
 
 /// Default per-check timeout (docs/checks-toml.md).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default bytes kept from the head and from the tail of each stream.
-pub const DEFAULT_EXCERPT_BYTES: usize = 8192;
+pub(crate) const DEFAULT_EXCERPT_BYTES: usize = 8192;
 /// Built-in scan rule sets (docs/checks-toml.md).
-pub const SCAN_RULE_SETS: [&str; 4] = [
+pub(crate) const SCAN_RULE_SETS: [&str; 4] = [
     "skipped-tests",
     "placeholder-asserts",
     "secrets",
     "debug-leftovers",
 ];
 /// Programs that interpret a string as a script: allowed only when listed.
-pub const SHELLS: [&str; 12] = [
+pub(crate) const SHELLS: [&str; 12] = [
     "sh",
     "bash",
     "zsh",
@@ -79,7 +79,7 @@ pub const SHELLS: [&str; 12] = [
 /// Which checks run, and how (docs/running.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Developer loop: checks marked fast, change-filtered, fail-fast.
     Fast,
     /// Acceptance gate: every strict check, read-only verification.
@@ -88,7 +88,7 @@ pub enum Mode {
 
 impl Mode {
     /// The word used in config, evidence and messages.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Fast => "fast",
             Mode::Strict => "strict",
@@ -96,12 +96,12 @@ impl Mode {
     }
 }
 
-pub use run_check_documents::evidence::{DiagSeverity, Dimension, Severity};
+pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity};
 
 /// How a check's output is read for diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "kebab-case")]
-pub enum Parser {
+pub(crate) enum Parser {
     /// Recognise what it can, never invent.
     #[default]
     Auto,
@@ -129,79 +129,79 @@ pub enum Parser {
 
 /// The loaded, validated checks.toml.
 #[derive(Debug)]
-pub struct Config {
+pub(crate) struct Config {
     /// The file, as the user would name it.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// sha256 of the file's bytes, hex.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// `[settings]`.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// `[judge]`, each key optional.
-    pub judge: JudgeConfig,
+    pub(crate) judge: JudgeConfig,
     /// `[retry]`.
-    pub retry: RetryConfig,
+    pub(crate) retry: RetryConfig,
     /// `[[check]]`, in file order.
-    pub checks: Vec<CheckConfig>,
+    pub(crate) checks: Vec<CheckConfig>,
     /// `[[fix]]`, in file order, as process checks (no modes: only
     /// `run-check fix` runs them).
-    pub fixes: Vec<CheckConfig>,
+    pub(crate) fixes: Vec<CheckConfig>,
 }
 
 /// `[settings]`.
 #[derive(Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Parallel checks; 0 = logical CPUs.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// Default per-check timeout.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Bytes kept from the head and from the tail of each stream.
-    pub excerpt_bytes: usize,
+    pub(crate) excerpt_bytes: usize,
     /// The whitelist, as written.
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     /// Environment keys that load code (`env::loads_code`) which checks may
     /// set all the same.
-    pub allow_env: Vec<String>,
+    pub(crate) allow_env: Vec<String>,
 }
 
 /// `[judge]`; `None` means "use the judge's default (docs/judge.md)".
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JudgeConfig {
+pub(crate) struct JudgeConfig {
     /// Minimum security score.
-    pub security_min: Option<f64>,
+    pub(crate) security_min: Option<f64>,
     /// Minimum quality score.
-    pub quality_min: Option<f64>,
+    pub(crate) quality_min: Option<f64>,
     /// Minimum performance score.
-    pub performance_min: Option<f64>,
+    pub(crate) performance_min: Option<f64>,
     /// Minimum overall score.
-    pub overall_min: Option<f64>,
+    pub(crate) overall_min: Option<f64>,
     /// Most critical issues a pass may have.
-    pub max_critical_issues: Option<u32>,
+    pub(crate) max_critical_issues: Option<u32>,
     /// Most high issues a pass may have.
-    pub max_high_issues: Option<u32>,
+    pub(crate) max_high_issues: Option<u32>,
     /// The iteration at which a failing result becomes FAIL_MAX_ITERATIONS.
-    pub max_iterations: Option<u32>,
+    pub(crate) max_iterations: Option<u32>,
     /// Smallest improvement that is not a stall.
-    pub stall_threshold: Option<f64>,
+    pub(crate) stall_threshold: Option<f64>,
     /// Rounds of small improvement that make a stall.
-    pub stall_rounds: Option<u32>,
+    pub(crate) stall_rounds: Option<u32>,
     /// Dimension weights; must sum to 1.0.
-    pub weights: Option<Weights>,
+    pub(crate) weights: Option<Weights>,
 }
 
-pub use run_check_documents::verdict::Weights;
+pub(crate) use run_check_documents::verdict::Weights;
 
 /// `[retry]`.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RetryConfig {
+pub(crate) struct RetryConfig {
     /// Retries per failure point before escalation (default 3).
-    pub max_retries: Option<u32>,
+    pub(crate) max_retries: Option<u32>,
 }
 
 /// What a check does.
 #[derive(Debug)]
-pub enum CheckKind {
+pub(crate) enum CheckKind {
     /// Run a whitelisted program with these arguments (argv, no shell).
     Run(Vec<String>),
     /// A built-in scan (no process).
@@ -210,83 +210,83 @@ pub enum CheckKind {
 
 /// `scan = { paths, rules }` plus the check's `[[check.rule]]`s.
 #[derive(Debug)]
-pub struct ScanConfig {
+pub(crate) struct ScanConfig {
     /// Patterns of the files to scan, as written (empty: every file); read
     /// by `pattern::expand`.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Built-in rule sets.
-    pub rules: Vec<String>,
+    pub(crate) rules: Vec<String>,
     /// Custom rules.
-    pub custom: Vec<ScanRule>,
+    pub(crate) custom: Vec<ScanRule>,
 }
 
 /// One `[[check.rule]]`.
 #[derive(Debug)]
-pub struct ScanRule {
+pub(crate) struct ScanRule {
     /// Rule id.
-    pub id: String,
+    pub(crate) id: String,
     /// Compiled pattern.
-    pub pattern: Regex,
+    pub(crate) pattern: Regex,
     /// Message of a finding.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Severity of a finding (default error).
-    pub severity: DiagSeverity,
+    pub(crate) severity: DiagSeverity,
 }
 
 /// One `[[check.matcher]]`.
 #[derive(Debug)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     /// Compiled regex with named groups.
-    pub regex: Regex,
+    pub(crate) regex: Regex,
     /// Severity when the regex has no `severity` group.
-    pub severity: DiagSeverity,
+    pub(crate) severity: DiagSeverity,
 }
 
 /// One `[[check]]`.
 #[derive(Debug)]
-pub struct CheckConfig {
+pub(crate) struct CheckConfig {
     /// Unique name.
-    pub name: String,
+    pub(crate) name: String,
     /// 1-based line of the check's `name`, for messages.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Process or scan.
-    pub kind: CheckKind,
+    pub(crate) kind: CheckKind,
     /// Modes the check belongs to.
-    pub modes: Vec<Mode>,
+    pub(crate) modes: Vec<Mode>,
     /// Judge dimension.
-    pub dimension: Dimension,
+    pub(crate) dimension: Dimension,
     /// Issue severity when it fails.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// Its own timeout, if set.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// Working directory relative to the worktree, normalised (no `..`).
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// Extra environment variables.
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     /// Fast-mode path globs (`None`: always runs), parsed from the patterns
     /// as `pattern::expand` reads them; compiled by `plan::Resolver::paths`
     /// when needed.
-    pub paths: Option<Vec<Glob>>,
+    pub(crate) paths: Option<Vec<Glob>>,
     /// The globs as written.
-    pub path_globs: Vec<String>,
+    pub(crate) path_globs: Vec<String>,
     /// Names of the checks this one runs after.
-    pub needs: Vec<String>,
+    pub(crate) needs: Vec<String>,
     /// Output parser.
-    pub parser: Parser,
+    pub(crate) parser: Parser,
     /// Artifact globs.
-    pub artifacts: Vec<String>,
+    pub(crate) artifacts: Vec<String>,
     /// Processes it leaves behind are not killed (a build daemon), only
     /// listed in `leaked`.
-    pub leave_running: bool,
+    pub(crate) leave_running: bool,
     /// Score regex (first capture group is the score).
-    pub score: Option<Regex>,
+    pub(crate) score: Option<Regex>,
     /// Custom problem matchers.
-    pub matchers: Vec<Matcher>,
+    pub(crate) matchers: Vec<Matcher>,
 }
 
 /// Reads and validates a config file. `display` is how the path is named in
 /// messages and evidence.
-pub fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error> {
+pub(crate) fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error> {
     let bytes = match crate::bounded::read(path, crate::bounded::CONFIG) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -318,7 +318,7 @@ pub fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config, Error
 }
 
 /// Lower-case hex of a byte string.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()
@@ -329,7 +329,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Parses and validates config text.
-pub fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
+pub(crate) fn parse(text: &str, path: &Path, sha256: String) -> Result<Config, Error> {
     let raw: RawConfig = toml::from_str(text).map_err(|err| {
         let mut message = err.message().to_string();
         // serde names an unknown field itself, not a bad value's key or the

@@ -12,7 +12,7 @@
 
 /// The globs `raw` stands for, normalised (components joined with `/`); the
 /// reason it is refused otherwise. The globs are not compiled here.
-pub fn expand(raw: &str) -> Result<Vec<String>, String> {
+pub(crate) fn expand(raw: &str) -> Result<Vec<String>, String> {
     let separators: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
     let windows_absolute = cfg!(windows) && raw.as_bytes().get(1) == Some(&b':');
     if raw.starts_with(separators) || windows_absolute {

@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 use crate::config::Mode;
 use crate::duration;
-use crate::plan::{self, Selection};
+use crate::run::plan::{self, Selection};
 
 /// A TOML string literal of `text` (escaped as TOML needs).
 fn quoted(text: &str) -> String {

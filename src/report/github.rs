@@ -24,11 +24,11 @@
 
 use std::fmt::Write;
 
-use crate::diagnostics::MAX_PER_CHECK;
-use crate::evidence::{Evidence, Status};
+use crate::parse::MAX_PER_CHECK;
+use crate::run::evidence::{Evidence, Status};
 
 /// Annotations written at most per report.
-pub const MAX_ANNOTATIONS: usize = 50;
+pub(crate) const MAX_ANNOTATIONS: usize = 50;
 
 pub(super) fn render(evidence: &Evidence) -> String {
     let s = &evidence.summary;

@@ -24,8 +24,8 @@
 
 use std::fmt::Write;
 
-use crate::diagnostics::strip_ansi;
-use crate::evidence::{CheckRecord, Diagnostic, Evidence, Status};
+use crate::parse::strip_ansi;
+use crate::run::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 pub(super) fn render(evidence: &Evidence) -> String {
     let s = &evidence.summary;
@@ -304,11 +304,11 @@ fn attr(value: &str) -> String {
 /// sibling report modules).
 #[cfg(test)]
 pub(super) mod sample {
-    use crate::evidence::{Diagnostic, Evidence, Status};
+    use crate::run::evidence::{Diagnostic, Evidence, Status};
 
     /// Five checks: `ok` passes, `lint` fails (exit 3, two diagnostics,
     /// nasty output), `unit` times out, `gone` errors, `later` is skipped.
-    pub fn evidence() -> Evidence {
+    pub(crate) fn evidence() -> Evidence {
         let check = |name: &str, status: &str| {
             serde_json::json!({
                 "name": name, "status": status, "command": ["sh"], "program": "/bin/sh",
@@ -382,17 +382,21 @@ pub(super) mod sample {
     }
 
     /// A passing run of one check.
-    pub fn passing() -> Evidence {
+    pub(crate) fn passing() -> Evidence {
         let mut evidence = evidence();
         evidence.checks.truncate(1);
         evidence.diagnostics.clear();
-        evidence.summary =
-            crate::evidence::summarize(&evidence.checks, 900, false, &evidence.contracts.read_only);
+        evidence.summary = crate::run::evidence::summarize(
+            &evidence.checks,
+            900,
+            false,
+            &evidence.contracts.read_only,
+        );
         evidence
     }
 
     /// A diagnostic.
-    pub fn diagnostic(
+    pub(crate) fn diagnostic(
         check: &str,
         file: Option<&str>,
         line: Option<u64>,
@@ -557,8 +561,12 @@ mod tests {
             Some("read-only"),
             "created while the checks ran",
         ));
-        evidence.summary =
-            crate::evidence::summarize(&evidence.checks, 1, false, &evidence.contracts.read_only);
+        evidence.summary = crate::run::evidence::summarize(
+            &evidence.checks,
+            1,
+            false,
+            &evidence.contracts.read_only,
+        );
         assert_eq!(evidence.summary.exit_code, 1);
         let xml = render(&evidence);
         let doc = parse(&xml);

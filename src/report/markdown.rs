@@ -38,21 +38,21 @@
 
 use std::fmt::Write;
 
-use crate::diagnostics::{MAX_PER_CHECK, strip_ansi};
-use crate::evidence::{CheckRecord, Diagnostic, Evidence, Status};
+use crate::parse::{MAX_PER_CHECK, strip_ansi};
+use crate::run::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 /// Diagnostics listed at most.
-pub const MAX_DIAGNOSTICS: usize = 50;
+pub(crate) const MAX_DIAGNOSTICS: usize = 50;
 /// Lines of an excerpt shown at most (the last ones).
-pub const MAX_EXCERPT_LINES: usize = 60;
+pub(crate) const MAX_EXCERPT_LINES: usize = 60;
 /// Characters of an excerpt shown at most (the last ones).
-pub const MAX_EXCERPT_CHARS: usize = 6000;
+pub(crate) const MAX_EXCERPT_CHARS: usize = 6000;
 /// Characters of a diagnostic message shown at most.
 const MAX_MESSAGE_CHARS: usize = 300;
 /// Bytes of the whole report at most: under GitHub's limit of 65,536
 /// characters for a comment (a character is at least one byte), with room
 /// to spare for a bot's own header.
-pub const MAX_REPORT_BYTES: usize = 60_000;
+pub(crate) const MAX_REPORT_BYTES: usize = 60_000;
 /// An excerpt that would be shorter than this is left out instead.
 const MIN_EXCERPT_CHARS: usize = 200;
 /// Room kept for the closing note on what was cut.

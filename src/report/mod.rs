@@ -7,12 +7,12 @@ mod markdown;
 mod sarif;
 mod text;
 
-use crate::evidence::{CheckRecord, Evidence};
+use crate::run::evidence::{CheckRecord, Evidence};
 use crate::sanitize;
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Human summary; the last line is the banner.
     Text,
     /// The evidence document: every check, diagnostic and contract.
@@ -37,7 +37,7 @@ pub enum Format {
 /// `markdown` and `junit` output goes through [`sanitize::for_display`]
 /// once more, so no line of it starts a workflow command whatever field it
 /// came from.
-pub fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
+pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
     let shown = || sanitize::evidence_display(evidence);
     let defused = |out: String| sanitize::for_display(&out).into_owned().into_bytes();
     match format {
@@ -51,7 +51,7 @@ pub fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
 }
 
 /// Pretty JSON with a final newline.
-pub fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
+pub(crate) fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     // Serialising our own plain structs cannot fail (no maps with non-string
     // keys, no failing Serialize impls).
     let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
@@ -59,7 +59,7 @@ pub fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     bytes
 }
 
-pub use text::status_word;
+pub(crate) use text::status_word;
 
 /// "1 check", "2 checks".
 fn checks(n: usize) -> String {
@@ -71,7 +71,7 @@ fn checks(n: usize) -> String {
 
 /// The count line every human format shows: "5 checks: 1 pass, 2 fail, 1
 /// error, 1 skip".
-fn tally(s: &crate::evidence::Summary) -> String {
+fn tally(s: &crate::run::evidence::Summary) -> String {
     format!(
         "{}: {} pass, {} fail, {} error, {} skip",
         checks(s.total),
@@ -88,7 +88,7 @@ const TIMED_OUT: &str = "timed out; process tree killed";
 /// How a check ended, in a few words: its skip reason, its error,
 /// `timed out; process tree killed`, or `exit N` for a non-zero exit; empty
 /// for a plain pass. The one wording of the progress lines and the reports.
-pub fn ending(
+pub(crate) fn ending(
     skip_reason: Option<&str>,
     error: Option<&str>,
     timed_out: bool,

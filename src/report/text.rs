@@ -4,13 +4,13 @@
 
 use std::fmt::Write;
 
-use crate::evidence::{CheckRecord, Evidence, Status};
+use crate::run::evidence::{CheckRecord, Evidence, Status};
 
 /// Lines of output shown under a failing check.
 const TAIL_LINES: usize = 12;
 
 /// Upper-case status word, padded to a common width.
-pub fn status_word(status: Status) -> &'static str {
+pub(crate) fn status_word(status: Status) -> &'static str {
     match status {
         Status::Pass => " PASS",
         Status::Fail => " FAIL",
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn leftover_processes_are_named_under_their_check() {
-        use crate::evidence::Leaked;
+        use crate::run::evidence::Leaked;
         let mut evidence = sample::evidence();
         evidence.checks[0].leaked = (1..=5)
             .map(|pid| Leaked {

@@ -25,34 +25,31 @@ mod rules;
 
 use std::io::Read;
 use std::path::{Component, Path};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::config::{DiagSeverity, ScanConfig, pattern};
-use crate::diagnostics::{Found, MAX_PER_CHECK};
+use crate::parse::{Found, MAX_PER_CHECK};
 
 /// Files larger than this are not read.
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// A NUL byte within the first this many bytes makes a file binary.
-pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 /// What a scan found.
 #[derive(Debug, Default)]
-pub struct ScanResult {
+pub(crate) struct ScanResult {
     /// Findings sorted by (path, line, column, rule); paths relative to the
     /// worktree with `/` separators. At most `MAX_PER_CHECK`.
-    pub found: Vec<Found>,
+    pub(crate) found: Vec<Found>,
     /// Findings beyond `MAX_PER_CHECK`, not kept.
-    pub dropped: u64,
-    /// Text files read and matched.
-    pub files_scanned: u64,
+    pub(crate) dropped: u64,
 }
 
 /// Scans the worktree with the check's rules.
-pub fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
+pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     let matcher = rules::Matcher::new(&scan.rules, &scan.custom);
     if matcher.is_empty() {
         return ScanResult::default();
@@ -60,7 +57,6 @@ pub fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     let selection = Arc::new(Selection::new(&scan.paths));
     let shared = Shared {
         kept: Mutex::new(Kept::default()),
-        files: AtomicU64::new(0),
     };
     let mut builder = WalkBuilder::new(worktree);
     builder
@@ -98,7 +94,6 @@ pub fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     ScanResult {
         found: kept.found,
         dropped: kept.dropped,
-        files_scanned: shared.files.into_inner(),
     }
 }
 
@@ -161,7 +156,6 @@ impl Kept {
 /// State shared by the walker's threads.
 struct Shared {
     kept: Mutex<Kept>,
-    files: AtomicU64,
 }
 
 /// Builds one `Visitor` per walker thread.
@@ -180,7 +174,6 @@ impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
             root: self.root,
             shared: self.shared,
             kept: Kept::default(),
-            files: 0,
             buf: Vec::new(),
         })
     }
@@ -194,7 +187,6 @@ struct Visitor<'a> {
     root: &'a Path,
     shared: &'a Shared,
     kept: Kept,
-    files: u64,
     buf: Vec<u8>,
 }
 
@@ -217,7 +209,6 @@ impl Visitor<'_> {
         if !read_text(path, &mut self.buf) {
             return;
         }
-        self.files += 1;
         // `from_utf8` first: its ASCII fast path beats the lossy decoder.
         let text = match std::str::from_utf8(&self.buf) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
@@ -245,7 +236,6 @@ impl Drop for Visitor<'_> {
         let kept = std::mem::take(&mut self.kept);
         let mut shared = self.shared.kept.lock().unwrap_or_else(|e| e.into_inner());
         shared.merge(kept);
-        self.shared.files.fetch_add(self.files, Ordering::Relaxed);
     }
 }
 
@@ -446,8 +436,6 @@ mod tests {
                 ("src/a.rs".to_string(), 2, rule.clone()),
             ]
         );
-        // .gitignore, .env.rs, edge.rs, late_nul.rs, src/a.rs
-        assert_eq!(result.files_scanned, 5);
         assert_eq!(result.dropped, 0);
     }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// A checks.toml with one passing check (`ok`) and one failing (`bad`).
-pub const FAILING: &str = r#"[settings]
+pub(crate) const FAILING: &str = r#"[settings]
 allow = ["true", "false"]
 
 [[check]]
@@ -28,18 +28,18 @@ run = ["false"]
 "#;
 
 /// The binary under test.
-pub fn bin() -> PathBuf {
+pub(crate) fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_run-check"))
 }
 
 /// The repository root (for the wrappers and scripts).
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A test worktree and the command to run in it.
 #[must_use]
-pub struct Test {
+pub(crate) struct Test {
     dir: TempDir,
     args: Vec<String>,
     env: Vec<(String, String)>,
@@ -47,7 +47,7 @@ pub struct Test {
 
 impl Test {
     /// A fresh git repository with one empty commit on `main`.
-    pub fn new() -> Test {
+    pub(crate) fn new() -> Test {
         let test = Test::bare();
         git(test.path(), &["init", "-q", "-b", "main"]);
         git(
@@ -58,7 +58,7 @@ impl Test {
     }
 
     /// A plain temp directory (not a git repository).
-    pub fn bare() -> Test {
+    pub(crate) fn bare() -> Test {
         Test {
             dir: tempfile::Builder::new()
                 .prefix("run-check-test-")
@@ -70,17 +70,17 @@ impl Test {
     }
 
     /// The worktree.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Writes checks.toml.
-    pub fn config(self, text: &str) -> Test {
+    pub(crate) fn config(self, text: &str) -> Test {
         self.file("checks.toml", text)
     }
 
     /// Writes a file (creating directories).
-    pub fn file(self, path: &str, contents: &str) -> Test {
+    pub(crate) fn file(self, path: &str, contents: &str) -> Test {
         let full = self.path().join(path);
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent).expect("create dirs");
@@ -90,7 +90,7 @@ impl Test {
     }
 
     /// Writes an executable script.
-    pub fn script(self, path: &str, contents: &str) -> Test {
+    pub(crate) fn script(self, path: &str, contents: &str) -> Test {
         let test = self.file(path, contents);
         #[cfg(unix)]
         {
@@ -102,25 +102,25 @@ impl Test {
     }
 
     /// Appends arguments.
-    pub fn args(mut self, args: &[&str]) -> Test {
+    pub(crate) fn args(mut self, args: &[&str]) -> Test {
         self.args.extend(args.iter().map(|a| a.to_string()));
         self
     }
 
     /// The same worktree with no arguments, to run again.
-    pub fn again(mut self) -> Test {
+    pub(crate) fn again(mut self) -> Test {
         self.args.clear();
         self
     }
 
     /// Sets an environment variable for run-check.
-    pub fn env(mut self, name: &str, value: &str) -> Test {
+    pub(crate) fn env(mut self, name: &str, value: &str) -> Test {
         self.env.push((name.into(), value.into()));
         self
     }
 
     /// The command, ready to spawn in the worktree.
-    pub fn command(&self) -> Command {
+    pub(crate) fn command(&self) -> Command {
         let mut command = Command::new(bin());
         command
             .args(&self.args)
@@ -135,7 +135,7 @@ impl Test {
     }
 
     /// Runs run-check to completion.
-    pub fn run(self) -> Run {
+    pub(crate) fn run(self) -> Run {
         let started = Instant::now();
         let output = self.command().output().expect("spawn run-check");
         Run {
@@ -150,23 +150,23 @@ impl Test {
 
 /// What one run of run-check produced.
 #[must_use]
-pub struct Run {
+pub(crate) struct Run {
     /// Exit code (None when killed by a signal).
-    pub code: Option<i32>,
+    pub(crate) code: Option<i32>,
     /// Captured stdout.
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// Captured stderr.
-    pub stderr: String,
+    pub(crate) stderr: String,
     /// Wall time.
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// The worktree, kept alive.
-    pub test: Test,
+    pub(crate) test: Test,
 }
 
 impl Run {
     /// Asserts the exit code and returns self.
     #[track_caller]
-    pub fn status(self, code: i32) -> Run {
+    pub(crate) fn status(self, code: i32) -> Run {
         assert_eq!(
             self.code,
             Some(code),
@@ -179,13 +179,13 @@ impl Run {
 
     /// Asserts exit 0.
     #[track_caller]
-    pub fn success(self) -> Run {
+    pub(crate) fn success(self) -> Run {
         self.status(0)
     }
 
     /// Parses a JSON file of the worktree.
     #[track_caller]
-    pub fn json_file(&self, path: &str) -> Value {
+    pub(crate) fn json_file(&self, path: &str) -> Value {
         let text = std::fs::read_to_string(self.test.path().join(path))
             .unwrap_or_else(|e| panic!("read {path}: {e}\n--- stderr\n{}", self.stderr));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {path}: {e}"))
@@ -193,20 +193,20 @@ impl Run {
 
     /// Parses stdout as JSON.
     #[track_caller]
-    pub fn json_stdout(&self) -> Value {
+    pub(crate) fn json_stdout(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", self.stdout))
     }
 
     /// The stderr lines that are not progress lines.
-    pub fn stderr_lines(&self) -> Vec<&str> {
+    pub(crate) fn stderr_lines(&self) -> Vec<&str> {
         self.stderr.lines().collect()
     }
 }
 
 /// The entry of check `name` in an evidence document.
 #[track_caller]
-pub fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
     evidence["checks"]
         .as_array()
         .expect("checks array")
@@ -217,7 +217,7 @@ pub fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
 
 /// Runs git in `dir` with a fixed identity; panics on failure.
 #[track_caller]
-pub fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -244,7 +244,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 /// kernel next schedules it, so a loaded machine gets a few seconds (a
 /// correctness check, not a timing target).
 #[track_caller]
-pub fn assert_no_leftovers(marker: &str) {
+pub(crate) fn assert_no_leftovers(marker: &str) {
     wait_until(Duration::from_secs(10), || {
         live_processes(marker).is_empty()
     });
@@ -254,7 +254,7 @@ pub fn assert_no_leftovers(marker: &str) {
 
 /// Live (non-zombie) processes whose command line contains `marker` (Linux
 /// /proc; elsewhere `ps`).
-pub fn live_processes(marker: &str) -> Vec<String> {
+pub(crate) fn live_processes(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return found;
@@ -288,7 +288,7 @@ pub fn live_processes(marker: &str) -> Vec<String> {
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes.
-pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
+pub(crate) fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;
     loop {
         if condition() {
@@ -308,7 +308,9 @@ pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> boo
 /// is not used: on Linux it also counts what the forking test process had
 /// resident at the fork, which says nothing about run-check.
 #[cfg(target_os = "linux")]
-pub fn wait_with_peak_rss(child: &mut std::process::Child) -> (std::process::ExitStatus, u64) {
+pub(crate) fn wait_with_peak_rss(
+    child: &mut std::process::Child,
+) -> (std::process::ExitStatus, u64) {
     let status_path = format!("/proc/{}/status", child.id());
     let mut peak = 0;
     loop {
@@ -326,4 +328,24 @@ pub fn wait_with_peak_rss(child: &mut std::process::Child) -> (std::process::Exi
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The JSON Schema `run-check schema NAME` prints (each asked once per test
+/// process).
+pub(crate) fn schema(name: &str) -> serde_json::Value {
+    static PRINTED: std::sync::Mutex<Vec<(String, serde_json::Value)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, schema)) = printed.iter().find(|(n, _)| n == name) {
+        return schema.clone();
+    }
+    let output = std::process::Command::new(bin())
+        .args(["schema", name])
+        .output()
+        .expect("run-check runs");
+    assert_eq!(output.status.code(), Some(0), "run-check schema {name}");
+    let schema: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("a schema is JSON");
+    printed.push((name.to_string(), schema.clone()));
+    schema
 }

@@ -58,26 +58,26 @@ mod skipped_tests;
 /// One hit: the index of the rule (in `Matcher::rule`) and a 1-based line and
 /// column (the column counts characters of the line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// Index of the rule.
-    pub rule: usize,
+    pub(crate) rule: usize,
     /// 1-based line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// 1-based column, in characters.
-    pub column: u64,
+    pub(crate) column: u64,
 }
 
 /// What a compiled rule reports.
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// `<set>/<name>` for a built-in rule, the `id` of a custom one.
-    pub id: String,
+    pub(crate) id: String,
     /// Severity of a finding.
-    pub severity: DiagSeverity,
+    pub(crate) severity: DiagSeverity,
     /// Message of a finding (never contains matched text).
-    pub message: String,
+    pub(crate) message: String,
     /// Suggested fix (`None` for secrets and custom rules).
-    pub suggestion: Option<&'static str>,
+    pub(crate) suggestion: Option<&'static str>,
 }
 
 /// An extra test of a regex match that a regex alone cannot express.
@@ -152,7 +152,7 @@ struct Compiled {
 /// Every rule of a scan, compiled; clone it per thread (a clone has its own
 /// regex caches).
 #[derive(Debug, Clone)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     rules: Vec<Rule>,
     compiled: Vec<Compiled>,
     /// The needles of the `Pass::Needles` rules: an alternation of literals,
@@ -165,7 +165,7 @@ pub struct Matcher {
 impl Matcher {
     /// The built-in sets named in `sets` (unknown names are ignored: config
     /// validation rejects them) and the custom rules.
-    pub fn new(sets: &[String], custom: &[ScanRule]) -> Matcher {
+    pub(crate) fn new(sets: &[String], custom: &[ScanRule]) -> Matcher {
         let mut rules: Vec<Rule> = Vec::new();
         let mut compiled = Vec::new();
         for def in builtins().filter(|d| sets.iter().any(|s| s == d.set)) {
@@ -232,17 +232,17 @@ impl Matcher {
     }
 
     /// What rule `index` reports.
-    pub fn rule(&self, index: usize) -> &Rule {
+    pub(crate) fn rule(&self, index: usize) -> &Rule {
         &self.rules[index]
     }
 
     /// Whether there is no rule at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.compiled.is_empty()
     }
 
     /// Every hit of `text`, in line order per pass (the caller sorts).
-    pub fn scan(&self, text: &str, out: &mut impl FnMut(Hit)) {
+    pub(crate) fn scan(&self, text: &str, out: &mut impl FnMut(Hit)) {
         let bytes = text.as_bytes();
         if let Some(needles) = &self.needles {
             // Needles hold no line end, so a line holds a needle exactly when

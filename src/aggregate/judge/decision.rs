@@ -1,0 +1,489 @@
+//! The judge's decision (docs/judge.md): who acts next.
+//!
+//! - `BLOCKED` when a check could not be judged: status `error`, or a
+//!   timeout (a `fail` with `timed_out`: the validator could not finish), or
+//!   the read-only verification itself failed (`contracts.read_only.error`).
+//!   Each blocked check is classified from its `error`: `environment`
+//!   (program not found / not whitelisted / its `#!` interpreter missing), `infrastructure` (could not
+//!   start, killed, timed out), `code` (anything else).
+//! - else `REWORK` when a check failed or the checks modified the worktree;
+//! - else `PASS` (skipped checks do not count).
+//!
+//! `next_agent`: `FINISH` for PASS, `IMPLEMENTER` for REWORK. For BLOCKED the
+//! most demanding category decides: any `environment` → `USER` (only a human
+//! can install or allow a program); else any `code` → `IMPLEMENTER` (a code
+//! problem is never ignored); else (infrastructure only) → `VALIDATE`, or
+//! `USER` when the last recorded round was also BLOCKED by infrastructure
+//! (its 2nd consecutive block).
+//!
+//! An aggregator input has no checks: `PASS` when the reference judge's gates pass (the
+//! verdict's `passed`), else `REWORK`; see [`from_aggregator`].
+//!
+//! An interrupted run (`summary.exit_code` 130, or checks skipped as
+//! `interrupted`) is BLOCKED by infrastructure: run the validation again.
+
+use crate::run::evidence::Status;
+
+use super::history::PastRound;
+use super::input::{AggregatorInput, EvidenceCheck, EvidenceInput};
+use super::score::Gates;
+use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
+
+/// The category of a blocked check.
+pub(crate) fn classify(check: &EvidenceCheck) -> Category {
+    if check.timed_out {
+        return Category::Infrastructure;
+    }
+    let error = check
+        .error
+        .as_deref()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let any = |words: &[&str]| words.iter().any(|w| error.contains(w));
+    if any(&[
+        "not found",
+        "not whitelisted",
+        "not allowed",
+        "not in settings.allow",
+        // A script whose `#!` interpreter is missing: install it.
+        "the interpreter on its `#!` line",
+    ]) {
+        Category::Environment
+    } else if any(&[
+        "failed to start",
+        "could not start",
+        "killed by",
+        "failed to create pipes",
+        "failed to wait",
+        "does not exist",
+    ]) {
+        Category::Infrastructure
+    } else {
+        Category::Code
+    }
+}
+
+/// The decision for evidence; `last` is the last recorded round.
+pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) -> Decision {
+    let mut blocked: Vec<Blocked> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Error || (c.status == Status::Fail && c.timed_out))
+        .map(|c| Blocked {
+            check: c.name.clone(),
+            category: classify(c),
+            reason: match (&c.error, c.timed_out) {
+                (_, true) => "timed out".to_string(),
+                (Some(error), false) => error.clone(),
+                (None, false) => "errored".to_string(),
+            },
+        })
+        .collect();
+    if let Some(error) = &evidence.read_only_error {
+        blocked.push(Blocked {
+            check: "run-check".into(),
+            category: Category::Infrastructure,
+            reason: format!("read-only verification failed: {error}"),
+        });
+    }
+    if evidence.interrupted {
+        blocked.push(Blocked {
+            check: "run-check".into(),
+            category: Category::Infrastructure,
+            reason: super::issues::interrupted_description(evidence),
+        });
+    }
+    if !blocked.is_empty() {
+        let has = |category| blocked.iter().any(|b| b.category == category);
+        let repeated = last.is_some_and(|r| r.infrastructure_blocked);
+        let (next_agent, then) = if has(Category::Environment) {
+            (
+                NextAgent::User,
+                "the user must fix the environment (a program is missing or not allowed)",
+            )
+        } else if has(Category::Code) {
+            (
+                NextAgent::Implementer,
+                "the implementer must fix the code problem",
+            )
+        } else if repeated {
+            (
+                NextAgent::User,
+                "second consecutive infrastructure block: escalate to the user",
+            )
+        } else {
+            (NextAgent::Validate, "retry the validation")
+        };
+        let list = blocked
+            .iter()
+            .map(|b| format!("{} ({}: {})", b.check, b.category.as_str(), b.reason))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Decision {
+            decision: DecisionKind::Blocked,
+            reason: format!("blocked: {list}; {then}"),
+            blocked,
+            next_agent,
+        };
+    }
+    let failed: Vec<&str> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut problems = Vec::new();
+    if !failed.is_empty() {
+        problems.push(format!(
+            "{} of {} checks failed: {}",
+            failed.len(),
+            evidence.checks.len(),
+            failed.join(", ")
+        ));
+    }
+    if !evidence.modified.is_empty() {
+        problems.push(format!(
+            "the checks modified the worktree: {}",
+            evidence.modified.join(", ")
+        ));
+    }
+    if problems.is_empty() {
+        Decision {
+            decision: DecisionKind::Pass,
+            blocked: Vec::new(),
+            next_agent: NextAgent::Finish,
+            reason: "all checks passed".into(),
+        }
+    } else {
+        Decision {
+            decision: DecisionKind::Rework,
+            blocked: Vec::new(),
+            next_agent: NextAgent::Implementer,
+            reason: problems.join("; "),
+        }
+    }
+}
+
+/// The decision for an aggregator input. It has no checks: its results are
+/// judged by the reference judge's gates (`gates`, the verdict's `passed`), and the
+/// decision follows them, so `decision` and `recommendation` never send the
+/// loop two ways (PASS → FINISH exactly when the gates pass). A result whose
+/// own `passed` is false is named in the reason either way.
+pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decision {
+    let mut problems: Vec<String> = Vec::new();
+    if !gates.failed_dimensions.is_empty() {
+        let names: Vec<&str> = gates
+            .failed_dimensions
+            .iter()
+            .map(|d| dimension_name(*d))
+            .collect();
+        problems.push(format!("below the minimum: {}", names.join(", ")));
+    }
+    if gates.overall_below {
+        problems.push("overall score below `overall_min`".into());
+    }
+    if gates.too_many_critical {
+        problems.push("more critical issues than `max_critical_issues`".into());
+    }
+    if gates.too_many_high {
+        problems.push("more high issues than `max_high_issues`".into());
+    }
+    let failed: Vec<String> = input
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| format!("{}_result", dimension_name(r.dimension)))
+        .collect();
+    let said = (!failed.is_empty()).then(|| format!("`passed` false in {}", failed.join(", ")));
+    if problems.is_empty() {
+        let reason = match said {
+            None => "every gate passed".to_string(),
+            Some(said) => {
+                format!("every gate passed ({said}: an aggregator input is judged by its scores)")
+            }
+        };
+        Decision {
+            decision: DecisionKind::Pass,
+            blocked: Vec::new(),
+            next_agent: NextAgent::Finish,
+            reason,
+        }
+    } else {
+        problems.extend(said);
+        Decision {
+            decision: DecisionKind::Rework,
+            blocked: Vec::new(),
+            next_agent: NextAgent::Implementer,
+            reason: problems.join("; "),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::judge::input::DimensionResult;
+    use crate::aggregate::judge::thresholds::Overrides;
+    use crate::config::{Dimension, Severity};
+
+    fn check(name: &str, status: Status, error: Option<&str>, timed_out: bool) -> EvidenceCheck {
+        EvidenceCheck {
+            name: name.into(),
+            status,
+            dimension: Dimension::Quality,
+            severity: Severity::High,
+            score: None,
+            timed_out,
+            error: error.map(str::to_string),
+            exit_code: None,
+            command: vec![],
+            skip_reason: None,
+        }
+    }
+
+    fn evidence(checks: Vec<EvidenceCheck>) -> EvidenceInput {
+        EvidenceInput {
+            checks,
+            ..EvidenceInput::default()
+        }
+    }
+
+    fn infra_round() -> PastRound {
+        PastRound {
+            infrastructure_blocked: true,
+            ..PastRound::default()
+        }
+    }
+
+    #[test]
+    fn categories_of_blocked_checks() {
+        let c = |error: &str| classify(&check("x", Status::Error, Some(error), false));
+        assert_eq!(c("program `cc` not found on PATH"), Category::Environment);
+        assert_eq!(
+            c("program `./t.sh` not found in the worktree"),
+            Category::Environment
+        );
+        assert_eq!(
+            c("program `curl` is not whitelisted"),
+            Category::Environment
+        );
+        assert_eq!(
+            c("failed to start `/bin/x`: Permission denied (os error 13)"),
+            Category::Infrastructure
+        );
+        assert_eq!(
+            c(
+                "failed to start `/w/t.sh`: the interpreter on its `#!` line, `/opt/py`, does not exist"
+            ),
+            Category::Environment
+        );
+        assert_eq!(c("killed by SIGKILL"), Category::Infrastructure);
+        assert_eq!(
+            c("working directory `sub` does not exist"),
+            Category::Infrastructure
+        );
+        assert_eq!(c("assertion failed in fixture"), Category::Code);
+        assert_eq!(
+            classify(&check("slow", Status::Fail, None, true)),
+            Category::Infrastructure
+        );
+    }
+
+    #[test]
+    fn pass_rework_blocked() {
+        let d = from_evidence(
+            &evidence(vec![
+                check("a", Status::Pass, None, false),
+                check("b", Status::Skip, None, false),
+            ]),
+            None,
+        );
+        assert_eq!(
+            (d.decision, d.next_agent, d.reason.as_str()),
+            (DecisionKind::Pass, NextAgent::Finish, "all checks passed")
+        );
+        let d = from_evidence(
+            &evidence(vec![
+                check("a", Status::Fail, None, false),
+                check("b", Status::Pass, None, false),
+            ]),
+            None,
+        );
+        assert_eq!(
+            (d.decision, d.next_agent, d.reason.as_str()),
+            (
+                DecisionKind::Rework,
+                NextAgent::Implementer,
+                "1 of 2 checks failed: a"
+            )
+        );
+        // A modified worktree is rework even when every check passed.
+        let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
+        e.modified = vec!["src/x.rs".into()];
+        let d = from_evidence(&e, None);
+        assert_eq!(d.decision, DecisionKind::Rework);
+        assert_eq!(d.reason, "the checks modified the worktree: src/x.rs");
+        // An error beats a failure.
+        let d = from_evidence(
+            &evidence(vec![
+                check("a", Status::Fail, None, false),
+                check("b", Status::Error, Some("boom"), false),
+            ]),
+            None,
+        );
+        assert_eq!(d.decision, DecisionKind::Blocked);
+        assert_eq!(
+            d.blocked,
+            [Blocked {
+                check: "b".into(),
+                category: Category::Code,
+                reason: "boom".into()
+            }]
+        );
+        assert_eq!(d.next_agent, NextAgent::Implementer);
+        assert_eq!(
+            d.reason,
+            "blocked: b (code: boom); the implementer must fix the code problem"
+        );
+    }
+
+    #[test]
+    fn next_agent_of_blocked_runs() {
+        let env = check(
+            "e",
+            Status::Error,
+            Some("program `cc` not found on PATH"),
+            false,
+        );
+        let code = check("c", Status::Error, Some("boom"), false);
+        let infra = check("i", Status::Fail, None, true);
+        let next = |checks: Vec<EvidenceCheck>, last: Option<&PastRound>| {
+            from_evidence(&evidence(checks), last).next_agent
+        };
+        assert_eq!(next(vec![env.clone()], None), NextAgent::User);
+        assert_eq!(next(vec![env.clone(), code.clone()], None), NextAgent::User);
+        assert_eq!(
+            next(vec![code.clone(), infra.clone()], None),
+            NextAgent::Implementer
+        );
+        // Infrastructure only: VALIDATE the first time ...
+        assert_eq!(next(vec![infra.clone()], None), NextAgent::Validate);
+        assert_eq!(
+            next(vec![infra.clone()], Some(&PastRound::default())),
+            NextAgent::Validate,
+            "the last round was not blocked"
+        );
+        // ... USER on the 2nd consecutive infrastructure block.
+        assert_eq!(
+            next(vec![infra.clone()], Some(&infra_round())),
+            NextAgent::User
+        );
+        let d = from_evidence(&evidence(vec![infra]), Some(&infra_round()));
+        assert_eq!(
+            d.reason,
+            "blocked: i (infrastructure: timed out); second consecutive infrastructure block: \
+             escalate to the user"
+        );
+        // A failed read-only verification blocks as infrastructure.
+        let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
+        e.read_only_error = Some("`git status` failed".into());
+        let d = from_evidence(&e, None);
+        assert_eq!(
+            (d.decision, d.next_agent),
+            (DecisionKind::Blocked, NextAgent::Validate)
+        );
+        assert_eq!(d.blocked[0].check, "run-check");
+    }
+
+    #[test]
+    fn aggregator_input_decisions_follow_the_gates() {
+        let result = |dimension, passed| DimensionResult {
+            dimension,
+            passed,
+            score: Some(90.0),
+            issues: vec![],
+        };
+        let mut input = AggregatorInput {
+            iteration: None,
+            overrides: Overrides::default(),
+            results: vec![
+                result(Dimension::Security, true),
+                result(Dimension::Quality, true),
+                result(Dimension::Performance, true),
+            ],
+            previous_scores: vec![],
+        };
+        let open = Gates {
+            too_many_critical: false,
+            too_many_high: false,
+            failed_dimensions: vec![],
+            overall_below: false,
+        };
+        let d = from_aggregator(&input, &open);
+        assert_eq!(
+            (d.decision, d.next_agent, d.reason.as_str()),
+            (DecisionKind::Pass, NextAgent::Finish, "every gate passed")
+        );
+        // A reviewer's `passed: false` does not override the scores (seed
+        // 000 judges by them), but the reason says so.
+        input.results[0].passed = false;
+        input.results[2].passed = false;
+        let d = from_aggregator(&input, &open);
+        assert_eq!(
+            (d.decision, d.reason.as_str()),
+            (
+                DecisionKind::Pass,
+                "every gate passed (`passed` false in security_result, performance_result: \
+                 an aggregator input is judged by its scores)"
+            )
+        );
+        // A failed gate is REWORK, even when every reviewer said passed.
+        input.results[0].passed = true;
+        let closed = Gates {
+            too_many_critical: true,
+            too_many_high: true,
+            failed_dimensions: vec![Dimension::Security, Dimension::Quality],
+            overall_below: true,
+        };
+        let d = from_aggregator(&input, &closed);
+        assert_eq!(
+            (d.decision, d.next_agent),
+            (DecisionKind::Rework, NextAgent::Implementer)
+        );
+        assert_eq!(
+            d.reason,
+            "below the minimum: security, quality; overall score below `overall_min`; \
+             more critical issues than `max_critical_issues`; more high issues than \
+             `max_high_issues`; `passed` false in performance_result"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_run_is_blocked_until_validated_again() {
+        let mut e = evidence(vec![
+            check("a", Status::Pass, None, false),
+            EvidenceCheck {
+                skip_reason: Some("interrupted".into()),
+                ..check("b", Status::Skip, None, false)
+            },
+        ]);
+        e.interrupted = true;
+        let d = from_evidence(&e, None);
+        assert_eq!(
+            (d.decision, d.next_agent),
+            (DecisionKind::Blocked, NextAgent::Validate)
+        );
+        assert_eq!(
+            (
+                d.blocked[0].check.as_str(),
+                d.blocked[0].category,
+                d.blocked[0].reason.as_str()
+            ),
+            (
+                "run-check",
+                Category::Infrastructure,
+                "the run was interrupted: 1 of 2 checks did not run (b)"
+            )
+        );
+    }
+}

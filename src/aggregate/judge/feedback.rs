@@ -1,0 +1,479 @@
+//! `feedback_for_code_writer` and `next_action` (the reference judge's structured
+//! feedback).
+//!
+//! - `priority_order`: Critical first, then High, Medium, Low; within a
+//!   severity grouped by file (files in name order, issues without a file
+//!   last), then by line, then in id order.
+//! - `must_fix` = Critical, `should_fix` = High, `optional_fix` = Medium and
+//!   Low, each in priority order. A fix's `action` is `Fix <type>:
+//!   <description>`; its `code_hint` is the issue's suggestion.
+//! - `summary` lists what stands between this round and a pass.
+
+use super::input::Budget;
+use super::score::{Gates, minimum};
+use super::thresholds::Thresholds;
+use super::verdict::{
+    Feedback, Fix, Issue, IssueSeverity, Issues, IterationBudget, Progress, Recommendation,
+    ScoreGap, Scores, StallType, dimension_name,
+};
+
+/// A score for messages: `85`, `82.25`.
+pub(crate) fn format_score(score: f64) -> String {
+    if score.fract() == 0.0 && score.abs() < 1e15 {
+        format!("{score:.0}")
+    } else {
+        format!("{score}")
+    }
+}
+
+/// The issues in priority order.
+pub(crate) fn priority(issues: &Issues) -> Vec<&Issue> {
+    let mut all: Vec<(usize, &Issue)> = issues.all().enumerate().collect();
+    all.sort_by(|(ia, a), (ib, b)| {
+        a.severity
+            .cmp(&b.severity)
+            .then_with(|| match (&a.file, &b.file) {
+                (Some(fa), Some(fb)) => fa.cmp(fb),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| match (a.line, b.line) {
+                (Some(la), Some(lb)) => la.cmp(&lb),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then(ia.cmp(ib))
+    });
+    all.into_iter().map(|(_, issue)| issue).collect()
+}
+
+fn fix(issue: &Issue) -> Fix {
+    Fix {
+        id: issue.id.clone(),
+        file: issue.file.clone(),
+        line: issue.line,
+        action: format!("Fix {}: {}", issue.kind, issue.description),
+        code_hint: issue.suggestion.clone(),
+    }
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what} issue")
+    } else {
+        format!("{n} {what} issues")
+    }
+}
+
+/// What stands between this round and a pass, one clause per failed gate.
+pub(crate) fn blockers(
+    gates: &Gates,
+    issues: &Issues,
+    scores: &Scores,
+    overall: Option<f64>,
+    t: &Thresholds,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if gates.too_many_critical {
+        out.push(format!(
+            "fix {} (at most {} allowed)",
+            plural(issues.critical.len(), "Critical"),
+            t.max_critical_issues
+        ));
+    }
+    if gates.too_many_high {
+        out.push(format!(
+            "fix {} (at most {} allowed)",
+            plural(issues.high.len(), "High"),
+            t.max_high_issues
+        ));
+    }
+    for dimension in &gates.failed_dimensions {
+        if let Some(score) = scores.get(*dimension) {
+            out.push(format!(
+                "raise {} from {} to {}",
+                dimension_name(*dimension),
+                format_score(score),
+                format_score(minimum(t, *dimension))
+            ));
+        }
+    }
+    if gates.overall_below
+        && let Some(overall) = overall
+    {
+        out.push(format!(
+            "raise the overall score from {} to {}",
+            format_score(overall),
+            format_score(t.overall_min)
+        ));
+    }
+    out
+}
+
+/// `feedback_for_code_writer`.
+pub(crate) fn feedback(
+    issues: &Issues,
+    blockers: &[String],
+    score_gap: ScoreGap,
+    iteration: u32,
+    t: &Thresholds,
+) -> Feedback {
+    let ordered = priority(issues);
+    let of = |severities: &[IssueSeverity]| -> Vec<Fix> {
+        ordered
+            .iter()
+            .filter(|i| severities.contains(&i.severity))
+            .map(|i| fix(i))
+            .collect()
+    };
+    let summary = if blockers.is_empty() {
+        "every gate passed".to_string()
+    } else {
+        format!("to pass: {}", blockers.join("; "))
+    };
+    Feedback {
+        summary,
+        priority_order: ordered.iter().map(|i| i.id.clone()).collect(),
+        must_fix: of(&[IssueSeverity::Critical]),
+        should_fix: of(&[IssueSeverity::High]),
+        optional_fix: of(&[IssueSeverity::Medium, IssueSeverity::Low]),
+        iteration_budget: IterationBudget {
+            current: iteration,
+            max: t.max_iterations,
+            remaining: t.max_iterations.saturating_sub(iteration),
+        },
+        score_gap,
+    }
+}
+
+/// `next_action`: one sentence.
+pub(crate) fn next_action(
+    recommendation: Recommendation,
+    progress: &Progress,
+    issues: &Issues,
+    blockers: &[String],
+    budget: Option<&Budget>,
+    iteration: u32,
+    t: &Thresholds,
+) -> String {
+    match recommendation {
+        Recommendation::Subtask => {
+            let mut what = Vec::new();
+            if let Some(b) = budget {
+                if let Some(files) = b.files_changed {
+                    what.push(format!(
+                        "{files} files changed{}",
+                        b.max_files
+                            .map(|m| format!(", at most {m}"))
+                            .unwrap_or_default()
+                    ));
+                }
+                if let Some(loc) = b.loc_changed {
+                    what.push(format!(
+                        "{loc} lines changed{}",
+                        b.max_loc
+                            .map(|m| format!(", at most {m}"))
+                            .unwrap_or_default()
+                    ));
+                }
+            }
+            if what.is_empty() {
+                "Split the task into subtasks: the change exceeds its budget".into()
+            } else {
+                format!(
+                    "Split the task into subtasks: the change exceeds its budget ({})",
+                    what.join("; ")
+                )
+            }
+        }
+        Recommendation::Pass => "Finish: every gate passed".into(),
+        Recommendation::FailMaxIterations => format!(
+            "Stop and escalate to a human: iteration {iteration} of {} did not pass ({})",
+            t.max_iterations,
+            blockers.join("; ")
+        ),
+        Recommendation::Stalled => match progress.stall_type {
+            Some(StallType::StalledCritical) => {
+                let ids: Vec<&str> = issues
+                    .critical
+                    .iter()
+                    .filter(|i| progress.persistent_issues.contains(&i.id))
+                    .map(|i| i.id.as_str())
+                    .collect();
+                format!(
+                    "Ask a human to review {}: the same Critical issue persisted for 3 rounds",
+                    ids.join(", ")
+                )
+            }
+            Some(StallType::StalledOscillating) => format!(
+                "Check the feedback for contradictions: the overall score went back and forth \
+                 within {} points over the last 3 rounds",
+                format_score(super::recommend::OSCILLATION_SPAN)
+            ),
+            Some(StallType::StalledRegression) => {
+                let drops: Vec<String> = progress
+                    .regressions
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{} dropped from {} to {}",
+                            r.dimension,
+                            format_score(r.previous),
+                            format_score(r.current)
+                        )
+                    })
+                    .collect();
+                format!("Roll back to the previous version: {}", drops.join(", "))
+            }
+            Some(StallType::StalledScore) | None => format!(
+                "Stop iterating and check whether more context is needed: each of the last {} \
+                 rounds improved the overall score by less than {} points",
+                t.stall_rounds,
+                format_score(t.stall_threshold)
+            ),
+        },
+        Recommendation::Iterate => {
+            let urgent: Vec<String> = priority(issues)
+                .into_iter()
+                .filter(|i| i.severity <= IssueSeverity::High)
+                .take(3)
+                .map(|i| format!("{} ({})", i.id, i.severity.as_str()))
+                .collect();
+            if !urgent.is_empty() {
+                format!("Fix {} and run the checks again", urgent.join(", "))
+            } else if let Some(first) = blockers.first() {
+                let mut first = first.clone();
+                if let Some(c) = first.get(..1) {
+                    first.replace_range(..1, &c.to_uppercase());
+                }
+                format!("{first} and run the checks again")
+            } else {
+                "Run the checks again".into()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::judge::score::gates;
+    use crate::aggregate::judge::verdict::{Trend, fingerprint};
+    use crate::config::Dimension;
+
+    fn issue(id: &str, severity: IssueSeverity, file: Option<&str>, line: Option<u64>) -> Issue {
+        Issue {
+            id: id.into(),
+            source: "s".into(),
+            severity,
+            kind: "T".into(),
+            file: file.map(str::to_string),
+            line,
+            description: "d".into(),
+            suggestion: Some("hint".into()),
+            tech_stack_hint: None,
+            fingerprint: fingerprint("T", file, line),
+            dimension: Dimension::Quality,
+        }
+    }
+
+    fn issues(list: Vec<Issue>) -> Issues {
+        let mut out = Issues::default();
+        for i in list {
+            match i.severity {
+                IssueSeverity::Critical => out.critical.push(i),
+                IssueSeverity::High => out.high.push(i),
+                IssueSeverity::Medium => out.medium.push(i),
+                IssueSeverity::Low => out.low.push(i),
+            }
+        }
+        out
+    }
+
+    fn progress() -> Progress {
+        Progress {
+            previous_score: None,
+            current_score: None,
+            improvement: None,
+            trend: Trend::First,
+            stall_warning: false,
+            stall_type: None,
+            persistent_issues: vec![],
+            oscillation_detected: false,
+            regression_detected: false,
+            regressions: vec![],
+            failed_dimensions: vec![],
+        }
+    }
+
+    #[test]
+    fn priority_is_severity_then_file_then_line() {
+        use IssueSeverity::*;
+        let list = issues(vec![
+            issue("QA-001", High, Some("b.rs"), Some(1)),
+            issue("QA-002", High, None, None),
+            issue("QA-003", High, Some("a.rs"), Some(9)),
+            issue("QA-004", High, Some("a.rs"), Some(2)),
+            issue("SEC-001", Critical, Some("z.rs"), None),
+            issue("QA-005", Low, Some("a.rs"), Some(1)),
+            issue("QA-006", Medium, Some("a.rs"), Some(1)),
+        ]);
+        let order: Vec<&str> = priority(&list).iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "SEC-001", "QA-004", "QA-003", "QA-001", "QA-002", "QA-006", "QA-005"
+            ]
+        );
+        let gap = ScoreGap {
+            security: None,
+            quality: Some(0.0),
+            performance: None,
+            overall: Some(0.0),
+        };
+        let f = feedback(&list, &[], gap, 2, &Thresholds::default());
+        assert_eq!(f.priority_order, order);
+        assert_eq!(f.must_fix.len(), 1);
+        assert_eq!(
+            f.should_fix
+                .iter()
+                .map(|f| f.id.as_str())
+                .collect::<Vec<_>>(),
+            ["QA-004", "QA-003", "QA-001", "QA-002"]
+        );
+        assert_eq!(
+            f.optional_fix
+                .iter()
+                .map(|f| f.id.as_str())
+                .collect::<Vec<_>>(),
+            ["QA-006", "QA-005"]
+        );
+        assert_eq!(f.must_fix[0].action, "Fix T: d");
+        assert_eq!(f.must_fix[0].code_hint.as_deref(), Some("hint"));
+        assert_eq!(
+            f.iteration_budget,
+            IterationBudget {
+                current: 2,
+                max: 5,
+                remaining: 3
+            }
+        );
+        assert_eq!(f.summary, "every gate passed");
+    }
+
+    #[test]
+    fn summary_and_next_action_of_the_seed_example() {
+        // 1 Critical, security 75 < 85, overall 82.25 >= 80.
+        let t = Thresholds::default();
+        let list = issues(vec![issue(
+            "SEC-001",
+            IssueSeverity::Critical,
+            Some("src/db.py"),
+            Some(42),
+        )]);
+        let s = Scores {
+            security: Some(75.0),
+            quality: Some(85.0),
+            performance: Some(90.0),
+        };
+        let g = gates(&s, Some(82.25), &list.counts(), &t);
+        let b = blockers(&g, &list, &s, Some(82.25), &t);
+        assert_eq!(
+            b,
+            [
+                "fix 1 Critical issue (at most 0 allowed)",
+                "raise security from 75 to 85"
+            ]
+        );
+        let gap = ScoreGap {
+            security: Some(10.0),
+            quality: Some(0.0),
+            performance: Some(0.0),
+            overall: Some(0.0),
+        };
+        assert_eq!(
+            feedback(&list, &b, gap, 1, &t).summary,
+            "to pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85"
+        );
+        let action = |rec| next_action(rec, &progress(), &list, &b, None, 1, &t);
+        assert_eq!(
+            action(Recommendation::Iterate),
+            "Fix SEC-001 (Critical) and run the checks again"
+        );
+        assert_eq!(action(Recommendation::Pass), "Finish: every gate passed");
+        assert_eq!(
+            next_action(
+                Recommendation::FailMaxIterations,
+                &progress(),
+                &list,
+                &b,
+                None,
+                5,
+                &t
+            ),
+            "Stop and escalate to a human: iteration 5 of 5 did not pass (fix 1 Critical issue \
+             (at most 0 allowed); raise security from 75 to 85)"
+        );
+        // Without urgent issues, the first failed gate is the action.
+        let none = Issues::default();
+        let b = ["raise the overall score from 78.5 to 80".to_string()];
+        assert_eq!(
+            next_action(Recommendation::Iterate, &progress(), &none, &b, None, 1, &t),
+            "Raise the overall score from 78.5 to 80 and run the checks again"
+        );
+        let budget = Budget {
+            exceeded: true,
+            files_changed: Some(12),
+            loc_changed: Some(90),
+            max_files: Some(10),
+            max_loc: Some(400),
+        };
+        assert_eq!(
+            next_action(
+                Recommendation::Subtask,
+                &progress(),
+                &none,
+                &[],
+                Some(&budget),
+                1,
+                &t
+            ),
+            "Split the task into subtasks: the change exceeds its budget (12 files changed, at \
+             most 10; 90 lines changed, at most 400)"
+        );
+    }
+
+    #[test]
+    fn high_limit_and_overall_blockers() {
+        let t = Thresholds::default();
+        let list = issues(
+            (1..=3)
+                .map(|n| issue(&format!("QA-00{n}"), IssueSeverity::High, None, None))
+                .collect(),
+        );
+        let s = Scores {
+            security: None,
+            quality: Some(78.5),
+            performance: None,
+        };
+        let g = gates(&s, Some(78.5), &list.counts(), &t);
+        assert_eq!(
+            blockers(&g, &list, &s, Some(78.5), &t),
+            [
+                "fix 3 High issues (at most 2 allowed)",
+                "raise quality from 78.5 to 80",
+                "raise the overall score from 78.5 to 80"
+            ]
+        );
+    }
+
+    #[test]
+    fn scores_print_without_needless_decimals() {
+        assert_eq!(format_score(85.0), "85");
+        assert_eq!(format_score(82.25), "82.25");
+        assert_eq!(format_score(80.67), "80.67");
+        assert_eq!(format_score(-2.5), "-2.5");
+    }
+}

@@ -1,0 +1,561 @@
+//! `run-check judge` (docs/judge.md): turns one round's
+//! evidence (or an aggregator input) plus the earlier rounds of
+//! `--history` into a verdict — scores, issues, feedback for the code writer,
+//! a recommendation with stall detection, and the decision — and
+//! exits 0 for `PASS`, 1 for any other recommendation, 2 for bad input.
+//!
+//! Pipeline: [`input`] (INPUT → `Source`) → [`thresholds`] (defaults ←
+//! `[judge]` ← `tech_stack`) → [`score`] and [`issues`] → [`recommend`]
+//! (with [`history`]) → [`decision`] → [`feedback`] → [`verdict::Verdict`],
+//! printed as JSON or by [`markdown`]; `--record` appends it to the history.
+//! Nothing here runs a check or writes anything but the history file.
+//!
+//! Decisions where the contract is silent or vague (also in docs/judge.md):
+//!
+//! 1. **Config.** `--config P` loads P (missing or invalid: exit 2). Without
+//!    it, `checks.toml` in the current directory is used when it exists (an
+//!    invalid one is exit 2: the user has a config and it is wrong), else
+//!    the reference judge's defaults; the judge never needs a checks.toml (docs/cli.md).
+//! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
+//!    A document with `security_result` is aggregator input, else evidence,
+//!    read as merge and retry read it (`run_check_documents`: closed
+//!    objects, the fields of the first version required). Aggregator input's
+//!    fields are listed in [`input`]; its unknown fields are ignored, except
+//!    unknown keys inside `tech_stack.quality_thresholds` /
+//!    `tech_stack.weights` (errors).
+//! 3. **Rounding.** Dimension scores, the overall score, gaps and
+//!    improvements are rounded to 2 decimals before any comparison, so the
+//!    verdict shows what was judged (the reference judge's example: 82.25).
+//! 4. **Evidence scores** outside 0..100 (a score regex capturing 150) are
+//!    clamped; aggregator input scores outside 0..100 are errors.
+//! 5. **Null dimensions.** `weights_used` are the weights actually applied
+//!    (a null dimension gets 0, the others `w / sum of non-null w`); if the
+//!    scored dimensions all weigh 0 they share equally; with nothing scored
+//!    `overall_score` is null and not gated.
+//! 6. **SUBTASK.** An exceeded `contracts.change_budget` (docs/task.md) makes the
+//!    recommendation `SUBTASK` before every other rule, `PASS` included: the
+//!    budget is a hard limit that nothing else enforces. `passed` still
+//!    reports the score gates alone.
+//! 7. **Iteration.** Evidence: recorded rounds + 1. Aggregator input: its
+//!    `iteration`, else `len(previous_scores)` + recorded rounds + 1. The
+//!    score history is `previous_scores` followed by the recorded rounds;
+//!    rounds whose overall is null are left out of the score rules.
+//! 8. **Trend.** Decided in the order declining (< 0), stable (= 0),
+//!    improving (≥ `stall_threshold`), slow_improvement; with no score this
+//!    round but an earlier one, `stable`. `stall_warning` needs an
+//!    improvement (false in the first round).
+//! 9. **Stalls.** `stall_type` is set only when the recommendation is
+//!    `STALLED`; `oscillation_detected` / `regression_detected` report the
+//!    detectors regardless. `STALLED_CRITICAL` needs the *same* fingerprint
+//!    in all 3 rounds; rounds known only by a score never count.
+//!    `stall_rounds = 0` disables `STALLED_SCORE`.
+//! 10. **Issues.** Fingerprints write `unknown` for a missing file or line
+//!     (the reference judge). The read-only verification's diagnostics, a failed
+//!     verification and an interrupted run are `critical` issues of
+//!     `run-check` (such evidence never passes); other diagnostics of no
+//!     listed check are `quality`/`high`. Aggregator input issues keep
+//!     a given `id`; the others get the next free id of their dimension.
+//!     `persistent_issues` are this round's issues (any severity) whose
+//!     fingerprint the last recorded round had.
+//! 11. **Decision.** A timeout blocks (infrastructure) rather than reworks;
+//!     a modified worktree is REWORK; with mixed categories
+//!     environment → USER beats code → IMPLEMENTER beats infrastructure; the
+//!     2nd consecutive infrastructure block (last recorded round) → USER.
+//!     An interrupted run blocks as infrastructure. For aggregator input the
+//!     decision follows the gates (PASS exactly when the verdict passes; no
+//!     BLOCKED). For evidence the decision and the recommendation are
+//!     separate views and may disagree (all checks pass but a score is
+//!     below its minimum).
+//! 12. **History.** A missing file is an empty history (`--record` creates
+//!     it, and its missing parent folders, once the input has been read and
+//!     found good). Every line must be a verdict; a blank, non-UTF-8, non-JSON or
+//!     ill-typed line is exit 2 naming its number. Recording holds an
+//!     exclusive lock from reading to appending, so concurrent judges get
+//!     distinct iterations and never lose or tear a line.
+//! 13. `thresholds_used` also carries `max_iterations`, `stall_threshold`
+//!     and `stall_rounds`; issues carry their `fingerprint`; `progress`
+//!     also lists `regressions`.
+
+pub(crate) mod decision;
+pub(crate) mod feedback;
+pub(crate) mod history;
+pub(crate) mod input;
+pub(crate) mod issues;
+mod json;
+pub(crate) mod markdown;
+pub(crate) mod recommend;
+pub(crate) mod schema;
+pub(crate) mod score;
+pub(crate) mod thresholds;
+pub(crate) mod verdict;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::config::{self, JudgeConfig};
+use crate::error::Error;
+use crate::exit_code;
+
+use history::{History, PastRound};
+use input::Source;
+use verdict::{Recommendation, Verdict, round2};
+
+pub(crate) use schema::verdict_schema;
+
+/// `judge` options.
+#[derive(Debug, Args)]
+pub(crate) struct JudgeArgs {
+    /// Evidence JSON, or an aggregator input (with `security_result`); `-` for stdin
+    pub(crate) input: PathBuf,
+    /// Earlier rounds, one verdict per line (JSON lines)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: Option<PathBuf>,
+    /// Append this round's verdict to the history file
+    #[arg(long, requires = "history")]
+    pub(crate) record: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: JudgeFormat,
+    /// checks.toml whose [judge] table sets thresholds and weights
+    #[arg(long, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+}
+
+/// Output format of `judge`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum JudgeFormat {
+    /// The verdict document
+    Json,
+    /// Feedback for the code writer: issues by severity, scores, next step
+    Markdown,
+}
+
+/// Runs `run-check judge`.
+pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
+    let (display, bytes) = read_input(&args.input)?;
+    let value = crate::json_input::parse_document(&display, &bytes)?;
+    let source = input::read(&value).map_err(|p| p.into_error(&display, ""))?;
+    let judge = judge_config(args.config.as_deref())?;
+    // Bad input changes nothing: the thresholds (a weight sum in the input)
+    // are checked before `--record` creates the history file or its folder.
+    if let Source::Aggregator(a) = &source {
+        thresholds::resolve(&judge, &a.overrides, &display)?;
+    }
+    let history = args
+        .history
+        .as_deref()
+        .map(|path| {
+            if args.record
+                && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir)
+                    .map_err(|err| Error::io("create the directory of", path, err))?;
+            }
+            History::open(path, args.record)
+        })
+        .transpose()?;
+    let rounds = history.as_ref().map_or(&[][..], |h| h.rounds.as_slice());
+    let verdict = evaluate(&source, &judge, rounds, &display)?;
+    if let Some(history) = history
+        && args.record
+    {
+        history.append(&verdict)?;
+    }
+    let text = match args.format {
+        JudgeFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&verdict)
+                .map_err(|err| Error::Internal(format!("cannot serialise the verdict: {err}")))?;
+            text.push('\n');
+            text
+        }
+        JudgeFormat::Markdown => markdown::render(&verdict),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => {}
+        // A closed pipe (`| head`) is not an error of the judgement.
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(err) => {
+            return Err(Error::io(
+                "write the verdict to",
+                Path::new("<stdout>"),
+                err,
+            ));
+        }
+    }
+    Ok(match verdict.recommendation {
+        Recommendation::Pass => exit_code::PASS,
+        _ => exit_code::FAIL,
+    })
+}
+
+/// The input's bytes and the name errors use for it.
+fn read_input(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
+    if path == Path::new("-") {
+        let display = PathBuf::from("<stdin>");
+        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
+            .map_err(|err| Error::io("read", &display, err))?;
+        return Ok((display, bytes));
+    }
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read judge input", path, err))?;
+    Ok((path.to_path_buf(), bytes))
+}
+
+/// `[judge]` of `--config`, else of `./checks.toml` when present, else the
+/// defaults.
+fn judge_config(explicit: Option<&Path>) -> Result<JudgeConfig, Error> {
+    match explicit {
+        Some(path) => Ok(config::load(path, path, true)?.judge),
+        None => {
+            let path = Path::new("checks.toml");
+            if path.exists() {
+                Ok(config::load(path, path, false)?.judge)
+            } else {
+                Ok(JudgeConfig::default())
+            }
+        }
+    }
+}
+
+/// Judges one round. `history` are the recorded rounds, oldest first; `file`
+/// names the input in errors.
+pub(crate) fn evaluate(
+    source: &Source,
+    config: &JudgeConfig,
+    history: &[PastRound],
+    file: &Path,
+) -> Result<Verdict, Error> {
+    let overrides = match source {
+        Source::Aggregator(a) => a.overrides.clone(),
+        Source::Evidence(_) => thresholds::Overrides::default(),
+    };
+    let (t, weights) = thresholds::resolve(config, &overrides, file)?;
+    let mut earlier: Vec<PastRound> = match source {
+        Source::Aggregator(a) => a
+            .previous_scores
+            .iter()
+            .map(|s| PastRound::score_only(*s))
+            .collect(),
+        Source::Evidence(_) => Vec::new(),
+    };
+    earlier.extend_from_slice(history);
+    let next = u32::try_from(earlier.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    let (iteration, scores, issues, budget) = match source {
+        Source::Evidence(e) => (
+            next,
+            score::dimension_scores(&e.checks),
+            issues::from_evidence(e),
+            e.budget.as_ref(),
+        ),
+        Source::Aggregator(a) => {
+            let mut scores = verdict::Scores::default();
+            for result in &a.results {
+                scores.set(result.dimension, result.score.map(round2));
+            }
+            (
+                a.iteration.unwrap_or(next),
+                scores,
+                issues::from_aggregator(a),
+                None,
+            )
+        }
+    };
+    let weights_used = score::effective_weights(&scores, &weights);
+    let overall = score::overall(&scores, &weights_used);
+    let counts = issues.counts();
+    let gates = score::gates(&scores, overall, &counts, &t);
+    let passed = gates.passed();
+    let decision = match source {
+        Source::Evidence(e) => decision::from_evidence(e, earlier.last()),
+        Source::Aggregator(a) => decision::from_aggregator(a, &gates),
+    };
+    let current = recommend::Current {
+        iteration,
+        passed,
+        budget_exceeded: budget.is_some_and(|b| b.exceeded),
+        overall,
+        scores: &scores,
+        issues: &issues,
+        failed_dimensions: &gates.failed_dimensions,
+    };
+    let (recommendation, progress) = recommend::assess(&current, &earlier, &t);
+    let blockers = feedback::blockers(&gates, &issues, &scores, overall, &t);
+    let gap = score::score_gap(&scores, overall, &t);
+    let feedback_for_code_writer = feedback::feedback(&issues, &blockers, gap, iteration, &t);
+    let next_action = feedback::next_action(
+        recommendation,
+        &progress,
+        &issues,
+        &blockers,
+        budget,
+        iteration,
+        &t,
+    );
+    Ok(Verdict {
+        iteration,
+        passed,
+        overall_score: overall,
+        scores,
+        thresholds_used: t,
+        weights_used,
+        issue_counts: counts,
+        issues,
+        feedback_for_code_writer,
+        recommendation,
+        progress,
+        next_action,
+        decision,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+    use verdict::{DecisionKind, NextAgent, StallType, Trend};
+
+    /// An aggregator input: iteration 3 after 65 and 72; security 75 (one
+    /// Critical), quality 85 (one Medium), performance 90.
+    pub(crate) fn sample_input() -> Value {
+        json!({
+            "iteration": 3,
+            "security_result": {"passed": false, "score": 75, "issues": [{
+                "severity": "Critical", "type": "SQL_INJECTION", "file": "src/db.py", "line": 42,
+                "description": "string-built SQL query",
+                "suggestion": "cursor.execute('SELECT * FROM users WHERE id = ?', (user_id,))",
+                "tech_stack_hint": "use SQLAlchemy"
+            }]},
+            "quality_result": {"passed": true, "score": 85, "issues": [
+                {"severity": "Medium", "type": "dead_code", "description": "unused function"}
+            ]},
+            "performance_result": {"passed": true, "score": 90, "issues": []},
+            "previous_scores": [65, 72]
+        })
+    }
+
+    fn judge(value: &Value, config: &JudgeConfig, history: &[PastRound]) -> Result<Verdict, Error> {
+        let source = input::read(value).map_err(|p| p.into_error(Path::new("in.json"), ""))?;
+        evaluate(&source, config, history, Path::new("in.json"))
+    }
+
+    /// The verdict of [`sample_input`] with the defaults.
+    pub(crate) fn sample_verdict() -> Verdict {
+        judge(&sample_input(), &JudgeConfig::default(), &[]).unwrap()
+    }
+
+    #[test]
+    fn reference_example_is_82_25_and_iterates() {
+        let v = sample_verdict();
+        // 75 * 0.4 + 85 * 0.35 + 90 * 0.25 = 82.25
+        assert_eq!(v.overall_score, Some(82.25));
+        assert_eq!(v.iteration, 3);
+        assert!(!v.passed);
+        assert_eq!(v.recommendation, Recommendation::Iterate);
+        assert_eq!(v.progress.previous_score, Some(72.0));
+        assert_eq!(v.progress.improvement, Some(10.25));
+        assert_eq!(v.progress.trend, Trend::Improving);
+        assert_eq!(v.progress.failed_dimensions, [config::Dimension::Security]);
+        assert_eq!(v.issues.critical[0].id, "SEC-001");
+        assert_eq!(v.issues.medium[0].id, "QA-001");
+        assert_eq!(
+            v.issues.critical[0].fingerprint,
+            "SQL_INJECTION:src/db.py:42"
+        );
+        assert_eq!(
+            v.feedback_for_code_writer.priority_order,
+            ["SEC-001", "QA-001"]
+        );
+        assert_eq!(v.feedback_for_code_writer.score_gap.security, Some(10.0));
+        assert_eq!(v.feedback_for_code_writer.iteration_budget.remaining, 2);
+        assert_eq!(
+            v.next_action,
+            "Fix SEC-001 (Critical) and run the checks again"
+        );
+        assert_eq!(v.decision.decision, DecisionKind::Rework);
+        assert_eq!(v.decision.next_agent, NextAgent::Implementer);
+    }
+
+    #[test]
+    fn aggregator_input_iteration_defaults_to_previous_scores_plus_recorded_rounds_plus_one() {
+        let mut input = sample_input();
+        input.as_object_mut().unwrap().remove("iteration");
+        let v = judge(&input, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(v.iteration, 3, "len([65, 72]) + 1");
+        let recorded = [PastRound::score_only(80.0)];
+        let v = judge(&input, &JudgeConfig::default(), &recorded).unwrap();
+        assert_eq!(v.iteration, 4, "2 previous scores + 1 recorded round + 1");
+        // The recorded round follows previous_scores: it is the previous score.
+        assert_eq!(v.progress.previous_score, Some(80.0));
+        // 82.25 after 80 is +2.25: below the threshold of 5.
+        assert_eq!(v.progress.improvement, Some(2.25));
+        assert_eq!(v.progress.trend, Trend::SlowImprovement);
+    }
+
+    #[test]
+    fn tech_stack_overrides_judge_key_by_key() {
+        let config = JudgeConfig {
+            security_min: Some(70.0),
+            overall_min: Some(90.0),
+            ..JudgeConfig::default()
+        };
+        // [judge] lowers security_min to 70 but raises overall_min to 90.
+        let v = judge(&sample_input(), &config, &[]).unwrap();
+        assert_eq!(v.thresholds_used.security_min, 70.0);
+        assert!(v.progress.failed_dimensions.is_empty());
+        assert_eq!(v.feedback_for_code_writer.score_gap.overall, Some(7.75));
+        // The input's tech_stack overrides overall_min again (key by key).
+        let mut input = sample_input();
+        input["tech_stack"] = json!({"quality_thresholds": {"overall_min": 80}});
+        let v = judge(&input, &config, &[]).unwrap();
+        assert_eq!(
+            (
+                v.thresholds_used.security_min,
+                v.thresholds_used.overall_min
+            ),
+            (70.0, 80.0)
+        );
+        // Only the critical issue blocks now.
+        assert_eq!(
+            v.feedback_for_code_writer.summary,
+            "to pass: fix 1 Critical issue (at most 0 allowed)"
+        );
+        // Weights: security 0.2 from the input; 0.2 + 0.35 + 0.25 = 0.8 is an error.
+        input["tech_stack"]["weights"] = json!({"security": 0.2});
+        let err = judge(&input, &config, &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in.json: $.tech_stack.weights: the merged weights (security 0.2, quality 0.35, \
+             performance 0.25) sum to 0.8, not 1.0 (±0.001)"
+        );
+        // 0.2 + 0.55 + 0.25 = 1: overall = 75*0.2 + 85*0.55 + 90*0.25 = 15 + 46.75 + 22.5 = 84.25.
+        input["tech_stack"]["weights"]["quality"] = json!(0.55);
+        let v = judge(&input, &config, &[]).unwrap();
+        assert_eq!(v.overall_score, Some(84.25));
+    }
+
+    #[test]
+    fn pass_with_issues_within_the_limits() {
+        let input = json!({
+            "security_result": {"passed": true, "score": 85, "issues": [
+                {"severity": "High", "type": "A"}, {"severity": "High", "type": "B"}
+            ]},
+            "quality_result": {"passed": true, "score": 80, "issues": []},
+            "performance_result": {"passed": true, "score": null, "issues": []}
+        });
+        let v = judge(&input, &JudgeConfig::default(), &[]).unwrap();
+        // performance null: 85 * 0.4/0.75 + 80 * 0.35/0.75 = (34 + 28) / 0.75 = 82.666... -> 82.67
+        assert_eq!(v.overall_score, Some(82.67));
+        assert_eq!(v.scores.performance, None);
+        assert_eq!(v.weights_used.performance, 0.0);
+        assert!(v.passed);
+        assert_eq!(v.recommendation, Recommendation::Pass);
+        assert_eq!(v.next_action, "Finish: every gate passed");
+        assert_eq!(v.decision.decision, DecisionKind::Pass);
+        assert_eq!(v.feedback_for_code_writer.score_gap.performance, None);
+    }
+
+    fn evidence(checks: Value, diagnostics: Value) -> Value {
+        crate::run::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
+    }
+
+    #[test]
+    fn evidence_rounds_over_a_history() {
+        // security: audit fails (0) -> 0; quality: unit passes, lint fails -> 50;
+        // performance: bench is skipped -> null.
+        // overall = (0 * 0.4 + 50 * 0.35) / 0.75 = 17.5 / 0.75 = 23.333... -> 23.33
+        let ev = evidence(
+            json!([
+                {"name": "audit", "status": "fail", "dimension": "security", "severity": "critical", "exit_code": 1},
+                {"name": "unit", "status": "pass"},
+                {"name": "lint", "status": "fail", "exit_code": 2},
+                {"name": "bench", "status": "skip", "dimension": "performance"}
+            ]),
+            json!([]),
+        );
+        let first = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(first.iteration, 1);
+        assert_eq!(
+            (
+                first.scores.security,
+                first.scores.quality,
+                first.scores.performance
+            ),
+            (Some(0.0), Some(50.0), None)
+        );
+        assert_eq!(first.overall_score, Some(23.33));
+        assert_eq!(first.issue_counts.critical, 1);
+        assert_eq!(first.issues.critical[0].id, "SEC-001");
+        assert_eq!(first.issues.high[0].id, "QA-001");
+        assert_eq!(first.progress.trend, Trend::First);
+        assert_eq!(first.recommendation, Recommendation::Iterate);
+        assert_eq!(first.decision.decision, DecisionKind::Rework);
+        // Record it, judge the same evidence twice more: flat scores and the
+        // same critical fingerprint. Round 2: +0 (stable), 1 round only: ITERATE.
+        let recorded = |v: &Verdict| {
+            let line = serde_json::to_string(v).unwrap();
+            history::parse(Path::new("h"), line.as_bytes())
+                .unwrap()
+                .remove(0)
+        };
+        let r1 = recorded(&first);
+        let second = judge(&ev, &JudgeConfig::default(), std::slice::from_ref(&r1)).unwrap();
+        assert_eq!(second.iteration, 2);
+        assert_eq!(second.progress.trend, Trend::Stable);
+        assert!(second.progress.stall_warning);
+        assert_eq!(second.recommendation, Recommendation::Iterate);
+        assert_eq!(second.progress.persistent_issues, ["SEC-001", "QA-001"]);
+        // Round 3: two flat improvements -> STALLED_SCORE (before STALLED_CRITICAL).
+        let r2 = recorded(&second);
+        let third = judge(&ev, &JudgeConfig::default(), &[r1, r2]).unwrap();
+        assert_eq!(third.iteration, 3);
+        assert_eq!(third.recommendation, Recommendation::Stalled);
+        assert_eq!(third.progress.stall_type, Some(StallType::StalledScore));
+        assert!(third.next_action.starts_with("Stop iterating"));
+    }
+
+    #[test]
+    fn an_exceeded_budget_recommends_subtask_even_when_passing() {
+        let mut ev = evidence(json!([{"name": "unit", "status": "pass"}]), json!([]));
+        ev["contracts"]["change_budget"] = json!({"base": "HEAD", "files_changed": 3,
+            "loc_changed": 420, "max_files": 10, "max_loc": 400, "exceeded": true});
+        let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert!(v.passed);
+        assert_eq!(v.recommendation, Recommendation::Subtask);
+        ev["contracts"]["change_budget"]["exceeded"] = json!(false);
+        let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(v.recommendation, Recommendation::Pass);
+    }
+
+    #[test]
+    fn infrastructure_blocks_validate_then_escalate() {
+        let ev = evidence(
+            json!([{"name": "slow", "status": "fail", "timed_out": true}]),
+            json!([]),
+        );
+        let first = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(first.decision.decision, DecisionKind::Blocked);
+        assert_eq!(first.decision.next_agent, NextAgent::Validate);
+        let line = serde_json::to_string(&first).unwrap();
+        let rounds = history::parse(Path::new("h"), line.as_bytes()).unwrap();
+        let second = judge(&ev, &JudgeConfig::default(), &rounds).unwrap();
+        assert_eq!(second.decision.next_agent, NextAgent::User);
+    }
+
+    #[test]
+    fn nothing_scored_is_null_and_not_gated() {
+        let ev = evidence(json!([{"name": "a", "status": "skip"}]), json!([]));
+        let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(v.overall_score, None);
+        assert!(v.passed);
+        assert_eq!(v.recommendation, Recommendation::Pass);
+        assert_eq!(v.progress.trend, Trend::First);
+    }
+}

@@ -1,0 +1,285 @@
+//! `run-check merge`: joins the evidence of shards (`--shard K/N` runs on
+//! several CI machines) into one document whose checks, diagnostics, summary,
+//! banner and exit code are those of the union (docs/merge.md).
+//!
+//! An evidence without `meta.shard` (a run without `--shard`) is the whole
+//! run, shard 1/1: it merges alone.
+//!
+//! It refuses, unless `--force`: evidence of different commits or modes, a
+//! shard given twice, shards of different splits (`meta.shard.count`
+//! differs), a whole run given with shards or with another whole run, and a
+//! split with missing shards; each refusal names the file at fault (and its
+//! JSON path when one field is). Always refused, `--force` or not: a check
+//! present in two inputs (which result would be the truth?) and a
+//! `meta.shard` that no run writes (`count` 0, `index` outside 1..count).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::error::Error;
+use crate::json_input;
+use crate::output::Output;
+use crate::report;
+use crate::run::evidence::{self, Evidence, ReadOnly};
+use crate::run::meta::MergedFrom;
+
+/// `merge` options.
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// Shard evidence files (`--format json` outputs)
+    #[arg(required = true, value_name = "EVIDENCE")]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// Write the merged evidence to FILE atomically [default: stdout]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Merge evidence of different commits, modes or incomplete splits
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+/// Runs `run-check merge`; exits with the merged run's exit code.
+pub(crate) fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
+    let mut docs = Vec::with_capacity(args.inputs.len());
+    for path in &args.inputs {
+        docs.push((path.clone(), read(path)?));
+    }
+    if !args.force {
+        consistent(&docs)?;
+    }
+    let output = Output::open(args.out.as_deref())?;
+    let merged = merge(docs, argv)?;
+    output.write(&report::render(report::Format::Json, &merged))?;
+    if args.out.is_some() {
+        eprintln!("{}", merged.summary.banner);
+    }
+    Ok(merged.summary.exit_code)
+}
+
+/// One evidence document, read as every reader reads it
+/// (`json_input::evidence`).
+fn read(path: &Path) -> Result<Evidence, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read evidence", path, err))?;
+    json_input::evidence(path, &bytes)
+}
+
+/// An error about the field at JSON path `key` of the evidence `path`.
+fn at(path: &Path, key: &str, message: impl Into<String>) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        location: None,
+        key: Some(key.to_string()),
+        message: message.into(),
+    }
+}
+
+fn mismatch(what: &str, a: &Path, b: &Path, x: &str, y: &str) -> Error {
+    Error::Usage(format!(
+        "cannot merge: `{}` is {what} `{x}` but `{}` is {what} `{y}` (use --force to merge anyway)",
+        a.display(),
+        b.display()
+    ))
+}
+
+/// Same commit, same mode, one split with every shard exactly once.
+fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
+    let (first_path, first) = &docs[0];
+    let commit = |e: &Evidence| e.meta.git.commit.clone().unwrap_or_else(|| "none".into());
+    for (path, doc) in &docs[1..] {
+        if commit(doc) != commit(first) {
+            return Err(mismatch(
+                "of commit",
+                first_path,
+                path,
+                &commit(first),
+                &commit(doc),
+            ));
+        }
+        if doc.mode != first.mode {
+            return Err(mismatch(
+                "in mode",
+                first_path,
+                path,
+                first.mode.as_str(),
+                doc.mode.as_str(),
+            ));
+        }
+    }
+    let (shards, whole): (Vec<_>, Vec<_>) = docs.iter().partition(|(_, d)| d.meta.shard.is_some());
+    // A run without `--shard` is the whole run (1/1): it merges alone.
+    if let (Some((path, _)), Some((sharded, _))) = (whole.first(), shards.first()) {
+        return Err(at(
+            path,
+            "$.meta.shard",
+            format!(
+                "missing: a run without --shard is the whole run (1/1) and cannot be \
+                 merged with the shards of `{}` (use --force)",
+                sharded.display()
+            ),
+        ));
+    }
+    if let [(first, _), (path, _), ..] = whole.as_slice() {
+        return Err(at(
+            path,
+            "$.meta.shard",
+            format!(
+                "missing: a run without --shard is the whole run (1/1), and so is `{}` \
+                 (use --force)",
+                first.display()
+            ),
+        ));
+    }
+    let shards: Vec<_> = shards
+        .iter()
+        .filter_map(|(p, d)| d.meta.shard.as_ref().map(|s| (p, s)))
+        .collect();
+    let Some((split_path, split)) = shards.first() else {
+        return Ok(());
+    };
+    let mut seen = BTreeSet::new();
+    for (path, shard) in &shards {
+        if shard.count != split.count {
+            return Err(at(
+                path,
+                "$.meta.shard.count",
+                format!(
+                    "{}, but `{}` is a shard of {} (use --force)",
+                    shard.count,
+                    split_path.display(),
+                    split.count
+                ),
+            ));
+        }
+        if !seen.insert(shard.index) {
+            return Err(Error::Usage(format!(
+                "cannot merge: shard {}/{} is given twice (use --force)",
+                shard.index, shard.count
+            )));
+        }
+    }
+    let missing: Vec<String> = (1..=split.count)
+        .filter(|k| !seen.contains(k))
+        .map(|k| format!("{k}/{}", split.count))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Usage(format!(
+            "cannot merge: missing shard {} (use --force to merge what is here)",
+            missing.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The union document.
+fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, Error> {
+    // The order of the unsharded run, when a shard recorded it.
+    let order: Vec<String> = docs
+        .iter()
+        .find_map(|(_, d)| {
+            d.meta
+                .shard
+                .as_ref()
+                .map(|s| s.checks_before_sharding.clone())
+        })
+        .unwrap_or_default();
+    let rank = |name: &str| order.iter().position(|n| n == name).unwrap_or(usize::MAX);
+
+    let mut checks = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut owner: Vec<(String, PathBuf)> = Vec::new();
+    let mut read_only = ReadOnly {
+        verified: true,
+        modified: Vec::new(),
+        error: None,
+    };
+    let mut merged_from = Vec::new();
+    let mut commands = Vec::new();
+    let mut duration_ms = 0;
+    let mut interrupted = false;
+    let (mut task, mut change_budget) = (None, None);
+    let mut gate: Option<evidence::Gate> = None;
+    let mut meta = docs[0].1.meta.clone();
+    let mode = docs[0].1.mode;
+    for (path, doc) in docs {
+        for check in &doc.checks {
+            if let Some((_, other)) = owner.iter().find(|(name, _)| *name == check.name) {
+                return Err(Error::Usage(format!(
+                    "cannot merge: check `{}` is in both `{}` and `{}`",
+                    check.name,
+                    other.display(),
+                    path.display()
+                )));
+            }
+            owner.push((check.name.clone(), path.clone()));
+        }
+        checks.extend(doc.checks);
+        diagnostics.extend(doc.diagnostics);
+        read_only.verified &= doc.contracts.read_only.verified;
+        read_only.modified.extend(doc.contracts.read_only.modified);
+        if read_only.error.is_none() {
+            read_only.error = doc.contracts.read_only.error;
+        }
+        task = task.or(doc.contracts.task);
+        change_budget = change_budget.or(doc.contracts.change_budget);
+        // Shards of one commit share one gate; any file one of them saw
+        // changed is listed.
+        if let Some(theirs) = doc.contracts.gate {
+            match &mut gate {
+                Some(gate) => gate.changed.extend(theirs.changed),
+                None => gate = Some(theirs),
+            }
+        }
+        commands.extend(doc.meta.commands);
+        // Shards run side by side: the merged run took as long as the slowest.
+        duration_ms = duration_ms.max(doc.summary.duration_ms);
+        interrupted |= doc.summary.exit_code == crate::exit_code::INTERRUPTED;
+        if doc.meta.timestamp < meta.timestamp {
+            meta.timestamp = doc.meta.timestamp.clone();
+        }
+        merged_from.push(MergedFrom {
+            path: path.display().to_string(),
+            shard: doc.meta.shard,
+            timestamp: doc.meta.timestamp,
+            exit_code: doc.summary.exit_code,
+        });
+    }
+    checks.sort_by(|a, b| {
+        rank(&a.name)
+            .cmp(&rank(&b.name))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    // Diagnostics follow their checks; run-check's own (read-only) go last.
+    diagnostics.sort_by_key(|d| {
+        checks
+            .iter()
+            .position(|c| c.name == d.check)
+            .unwrap_or(usize::MAX)
+    });
+    read_only.modified.sort();
+    read_only.modified.dedup();
+    if let Some(gate) = &mut gate {
+        gate.changed.sort();
+        gate.changed.dedup();
+    }
+    let summary = evidence::summarize(&checks, duration_ms, interrupted, &read_only);
+    meta.argv = argv;
+    meta.commands = commands;
+    meta.shard = None;
+    meta.merged_from = Some(merged_from);
+    Ok(Evidence {
+        schema_version: evidence::SCHEMA_VERSION,
+        meta,
+        mode,
+        summary,
+        checks,
+        diagnostics,
+        contracts: evidence::Contracts {
+            read_only,
+            task,
+            change_budget,
+            gate,
+        },
+    })
+}

@@ -1,0 +1,377 @@
+//! `run-check [check]`: the check pipeline.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::cli::{CheckArgs, Location};
+use crate::config::Mode;
+use crate::config::{CheckKind, Config};
+use crate::error::Error;
+use crate::git;
+use crate::output::Output;
+use crate::report::{self, Format};
+use crate::run::changes;
+use crate::run::evidence::{self, ReadOnly};
+use crate::run::meta::{self, Meta};
+use crate::run::plan::{self, Plan, Selection};
+use crate::run::runner::{self, Event};
+use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
+use crate::signal;
+
+use super::progress::Progress;
+use super::{load_config, worktree};
+
+/// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
+pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
+    let started = Instant::now();
+    let timestamp = meta::timestamp();
+    // What stdout and stderr are, before anything is written to them.
+    let own = OwnFiles::capture(args.out.as_deref());
+    let worktree = worktree(&args.location)?;
+    // The git processes run while the config is read. They start here, not
+    // on the thread that waits for them: a thread that is not scheduled at
+    // once (2 CPUs, the config being parsed) would delay them.
+    let verify = args.mode == Mode::Strict || args.verify_read_only;
+    let asking = GitStart::begin(&worktree, verify);
+    let (config, start) = std::thread::scope(|scope| {
+        let start = scope.spawn(|| asking.finish());
+        let config = load_config(&args.location, &worktree);
+        (config, start.join())
+    });
+    let config = config?;
+    let mut start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
+    let mut task = args
+        .task
+        .as_deref()
+        .map(crate::run::task::load)
+        .transpose()?;
+    // Fast mode's filter compares against `--changed-since`; the change
+    // budget and `contracts.gate` against it too when given, else against
+    // the task's `base` (docs/task.md), else `HEAD`.
+    let since = args.changed_since.as_deref().unwrap_or("HEAD");
+    let base = args
+        .changed_since
+        .as_deref()
+        .or(task.as_ref().and_then(|t| t.base.as_deref()))
+        .unwrap_or("HEAD");
+    // A task's `base` must exist, even when `--changed-since` overrides it.
+    if let (Some(task), Some(file), Some((repo, status))) = (&task, &args.task, start.in_git())
+        && let Some(task_base) = &task.base
+        && changes::check_base(repo, status, task_base).is_err()
+    {
+        return Err(crate::run::task::bad_base(file, task_base));
+    }
+    let budget_changes = match (&task, start.in_git()) {
+        (Some(_), Some((repo, status))) => Some(
+            changes::changed(repo, status, &worktree, base, &own)
+                .map_err(|err| Error::Usage(err.to_string()))?,
+        ),
+        _ => None,
+    };
+    let change_budget = budget_changes.as_ref().map(crate::run::task::budget);
+    let changes = match args.mode {
+        Mode::Fast => Some(start.changed_files(&worktree, since, &own)?),
+        Mode::Strict => None,
+    };
+    // Strict mode compares nothing against `--changed-since` but the gate
+    // (and a task's budget), but a revision that does not exist is an ERROR
+    // before anything runs. The default, `HEAD`, needs no git process.
+    if let (Mode::Strict, None, Some((repo, status))) = (args.mode, &task, start.in_git())
+        && since != "HEAD"
+    {
+        changes::check_base(repo, status, since).map_err(|err| Error::Usage(err.to_string()))?;
+    }
+    let selection = Selection {
+        mode: args.mode,
+        only: args.only.clone(),
+        skip: args.skip.clone(),
+        jobs: args.jobs,
+        no_fail_fast: args.no_fail_fast,
+        changed: changes
+            .as_ref()
+            .and_then(|(files, note)| note.is_none().then(|| files.clone())),
+        shard: args
+            .shard
+            .as_deref()
+            .map(plan::Shard::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
+    };
+    let plan = plan::build(&config, &worktree, &selection)?;
+    let gate = gate_contract(
+        &args.location,
+        &config,
+        &worktree,
+        &plan,
+        &start,
+        base,
+        budget_changes.as_ref(),
+        changes.as_ref().filter(|_| since == base),
+        &own,
+    )?;
+    if let (Some(task), Some(gate)) = (&mut task, &gate) {
+        let violations = crate::run::task::gate_violations(task, gate);
+        task.violations.extend(violations);
+    }
+    let mut verifier = match verify {
+        true => {
+            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
+                .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden))
+                .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()));
+            let first = start.in_git().map(|(_, status)| (status, start.took));
+            let mut verifier =
+                Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
+                    Error::Environment(format!(
+                        "read-only verification: cannot take the first snapshot: {why}"
+                    ))
+                })?;
+            verifier.ignore_own(own.clone());
+            if let Some((watch, state)) = start.git_state.take() {
+                verifier.watch_git(watch, state);
+            }
+            Some(verifier)
+        }
+        false => None,
+    };
+    // The handler goes in before the output file exists, so an early Ctrl-C
+    // still ends in evidence (every check `interrupted`), never a stray file.
+    let cancel = signal::install().map_err(Error::Environment)?;
+    let output = Output::open(args.out.as_deref())?;
+    if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
+        verifier.ignore(temp);
+    }
+
+    // Platform facts are gathered while the checks run.
+    let (results, platform) = std::thread::scope(|scope| {
+        let platform = scope.spawn(meta::platform);
+        let mut progress = Progress::new(args.quiet, &plan, plan.mode.as_str());
+        let results = runner::run_plan(&plan, cancel, &mut |event| {
+            // One check at a time: a snapshot after each names the culprit.
+            if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
+                && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
+            {
+                verifier.after_check(check.name(), result.duration);
+            }
+            progress.show(event)
+        });
+        let platform = platform.join().unwrap_or_else(|_| meta::platform());
+        (results, platform)
+    });
+    let git = meta::git(start.in_git().map(|(_, status)| status));
+
+    let interrupted = cancel.is_cancelled();
+    let meta = Meta {
+        tool: meta::tool(),
+        timestamp,
+        platform,
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        worktree: worktree.display().to_string(),
+        git,
+        config: meta::ConfigRef {
+            path: config.path.display().to_string(),
+            sha256: config.sha256.clone(),
+        },
+        task: task.as_ref().map(|t| t.value.clone()),
+        argv,
+        commands: plan
+            .checks
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.spawned)
+            .map(|(c, _)| meta::display_command(c.argv()))
+            .collect(),
+        changes: changes.map(|(files, note)| meta::ChangeSet {
+            base: since.to_string(),
+            files_changed: files.len(),
+            files: files.into_iter().take(1000).collect(),
+            note,
+        }),
+        shard: plan.shard.as_ref().map(|(shard, all)| meta::ShardInfo {
+            index: shard.index,
+            count: shard.count,
+            checks_before_sharding: all.clone(),
+        }),
+        merged_from: None,
+    };
+    let (read_only, read_only_diagnostics) = match verifier {
+        Some(verifier) => verifier.finish(),
+        None => (ReadOnly::off(), Vec::new()),
+    };
+    let mut evidence = evidence::assemble(
+        &plan,
+        &results,
+        meta,
+        started.elapsed(),
+        interrupted,
+        read_only,
+        read_only_diagnostics,
+    );
+    evidence.contracts.task = task.as_ref().map(crate::run::task::contract);
+    evidence.contracts.change_budget = change_budget;
+    evidence.contracts.gate = gate;
+    let report_on_stdout = output.is_stdout() && args.format == Format::Text;
+    output.write(&report::render(args.format, &evidence))?;
+    if !report_on_stdout {
+        // Not `eprintln!`, which panics when stderr is gone (the terminal
+        // closed: SIGHUP) after the evidence was written.
+        let _ = writeln!(std::io::stderr().lock(), "{}", evidence.summary.banner);
+    }
+    // A status of many files is left for the process's exit to free (as
+    // the snapshots are): freeing it entry by entry costs milliseconds.
+    if start
+        .in_git()
+        .is_some_and(|(_, status)| status.entries.len() >= 1000)
+    {
+        std::mem::forget(start);
+    }
+    Ok(evidence.summary.exit_code)
+}
+
+/// `contracts.gate`: the gate's files (the config, the programs and scripts
+/// its checks run from inside the worktree) changed against `base`. The
+/// change is the one the run already knows when it has it (the task's
+/// budget, fast mode's files against the same base); else it is asked, which
+/// with the base `HEAD` is the run's `git status` (no process). `None`
+/// outside git and when the config lies outside the worktree.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the run's facts, each computed once by `check`"
+)]
+fn gate_contract(
+    location: &Location,
+    config: &Config,
+    worktree: &Path,
+    plan: &Plan<'_>,
+    start: &GitStart,
+    base: &str,
+    budget: Option<&changes::Changes>,
+    fast: Option<&(Vec<String>, Option<String>)>,
+    own: &OwnFiles,
+) -> Result<Option<crate::run::gate::Gate>, Error> {
+    let Some((repo, status)) = start.in_git() else {
+        return Ok(None);
+    };
+    let config_file = location
+        .config
+        .clone()
+        .unwrap_or_else(|| worktree.join("checks.toml"));
+    let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan) else {
+        return Ok(None);
+    };
+    let asked;
+    let changed: &[String] = match (budget, fast) {
+        (Some(budget), _) => &budget.files,
+        (None, Some((files, None))) => files,
+        _ => {
+            asked = changes::changed_files_among(repo, status, worktree, base, own, Some(&files))
+                .map_err(|err| Error::Usage(err.to_string()))?;
+            &asked
+        }
+    };
+    Ok(Some(crate::run::gate::changed(&files, changed, base)))
+}
+
+/// The worktree's git state at the start of a run, asked once before
+/// anything else and before run-check creates its own output file: the git
+/// facts of `meta`, fast mode's changed files, the task's change budget and
+/// the first read-only snapshot all come from it.
+struct GitStart {
+    /// The repository and its status, or why there is none (git missing,
+    /// not a repository).
+    git: Result<(git::Repo, git::Status), String>,
+    /// How long asking took: what a snapshot costs.
+    took: std::time::Duration,
+    /// The git state (HEAD, refs, index, ...) at the start, read while the
+    /// config loads; its flagged index entries are in the status's
+    /// `hidden`.
+    git_state: Option<(GitWatch, GitState)>,
+}
+
+/// `GitStart` being asked: the git processes started, and when.
+struct Asking {
+    opening: Result<git::Opening, String>,
+    started: Instant,
+    /// The worktree (canonical).
+    worktree: PathBuf,
+    /// Whether the run verifies (and so watches the git state); without,
+    /// only the flagged index entries are read (fast mode counts them).
+    watch: bool,
+}
+
+impl Asking {
+    /// Waits for git's answers.
+    fn finish(self) -> Result<GitStart, Error> {
+        let Asking {
+            opening,
+            started,
+            worktree,
+            watch,
+        } = self;
+        let mut git_state = None;
+        // The git state is read while `git status` runs.
+        let capture = |repo: &git::Repo| {
+            let git_watch = GitWatch::new(repo, &worktree);
+            match watch {
+                true => {
+                    let (state, hidden) = git_watch.capture();
+                    (Some((git_watch, state)), hidden)
+                }
+                false => (None, git_watch.hidden()),
+            }
+        };
+        let git = match opening.and_then(|opening| opening.finish_with(capture)) {
+            Ok((repo, Ok(mut status), (state, hidden))) => {
+                status.hidden = hidden;
+                git_state = state;
+                Ok((repo, status))
+            }
+            Ok((_, Err(why), _)) => {
+                return Err(Error::Environment(format!(
+                    "cannot read the worktree's git status: {why}"
+                )));
+            }
+            Err(why) => Err(why),
+        };
+        Ok(GitStart {
+            git,
+            took: started.elapsed(),
+            git_state,
+        })
+    }
+}
+
+impl GitStart {
+    /// Starts asking git about `worktree`; `watch`: also what the git
+    /// state's verification needs.
+    fn begin(worktree: &Path, watch: bool) -> Asking {
+        Asking {
+            started: Instant::now(),
+            opening: git::Opening::start(worktree, watch),
+            worktree: worktree.to_path_buf(),
+            watch,
+        }
+    }
+
+    fn in_git(&self) -> Option<(&git::Repo, &git::Status)> {
+        self.git.as_ref().ok().map(|(repo, status)| (repo, status))
+    }
+
+    /// Fast mode's changed files, or (outside git, where every check runs)
+    /// why there are none. A base revision that does not exist is an ERROR.
+    fn changed_files(
+        &self,
+        worktree: &Path,
+        base: &str,
+        own: &OwnFiles,
+    ) -> Result<(Vec<String>, Option<String>), Error> {
+        match &self.git {
+            Ok((repo, status)) => changes::changed_files(repo, status, worktree, base, own)
+                .map(|files| (files, None))
+                .map_err(|err| Error::Usage(err.to_string())),
+            Err(why) => Ok((Vec::new(), Some(format!("{why}: every check runs")))),
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! `run-check fix`.
+
+use crate::cli::FixArgs;
+use crate::error::Error;
+use crate::exit_code;
+use crate::run::evidence::Status;
+use crate::run::plan::{self};
+use crate::run::runner::{self};
+use crate::signal;
+
+use super::locate;
+use super::progress::Progress;
+
+/// `run-check fix`: runs the `[[fix]]` commands one at a time, with the same
+/// whitelist, timeouts and output capture as checks; the last line says
+/// which failed. Exit 0 when every fix succeeded, 1 when one failed, 2 when
+/// one could not run, 130 when interrupted. Checking never runs a fix.
+pub(crate) fn fix(args: &FixArgs) -> Result<i32, Error> {
+    let (worktree, config) = locate(&args.location)?;
+    let plan = plan::build_fixes(&config, &worktree, &args.only)?;
+    let cancel = signal::install().map_err(Error::Environment)?;
+    let mut progress = Progress::new(args.quiet, &plan, "fix");
+    let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
+    let named = |status: Status| -> Vec<&str> {
+        plan.checks
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.status == status)
+            .map(|(c, _)| c.name())
+            .collect()
+    };
+    let (failed, errored) = (named(Status::Fail), named(Status::Error));
+    let total = plan.checks.len();
+    let mut parts = Vec::new();
+    if !failed.is_empty() {
+        parts.push(format!(
+            "{} of {total} fixes failed: {}",
+            failed.len(),
+            failed.join(", ")
+        ));
+    }
+    if !errored.is_empty() {
+        parts.push(format!(
+            "{} of {total} fixes errored: {}",
+            errored.len(),
+            errored.join(", ")
+        ));
+    }
+    // A failing fix's output is what the user needs to act on.
+    for (check, result) in plan.checks.iter().zip(&results) {
+        if result.status.is_failure() {
+            let excerpt = [&result.stderr, &result.stdout]
+                .into_iter()
+                .flatten()
+                .map(|e| e.render())
+                .find(|text| !text.trim().is_empty());
+            if let Some(text) = excerpt {
+                let text = crate::sanitize::for_display(&text);
+                eprintln!("--- {} ---\n{}", check.name(), text.trim_end());
+            }
+        }
+    }
+    let code = if cancel.is_cancelled() {
+        eprintln!("Interrupted");
+        exit_code::INTERRUPTED
+    } else if parts.is_empty() {
+        eprintln!("All {total} fixes succeeded");
+        exit_code::PASS
+    } else {
+        eprintln!("{}", parts.join("; "));
+        if errored.is_empty() {
+            exit_code::FAIL
+        } else {
+            exit_code::ERROR
+        }
+    };
+    Ok(code)
+}

@@ -1,0 +1,106 @@
+//! `run-check list`.
+
+use serde::Serialize;
+
+use crate::cli::{ListArgs, ListFormat};
+use crate::config::{self, CheckKind};
+use crate::error::Error;
+use crate::exit_code;
+use crate::output::Output;
+use crate::report::{self};
+use crate::run::evidence::{self};
+use crate::run::meta::{self};
+use crate::run::plan::{self, Selection};
+
+use super::{locate, relative};
+
+/// One row of `list --format json`.
+#[derive(Serialize)]
+struct ListRow<'a> {
+    name: &'a str,
+    kind: &'static str,
+    command: &'a [String],
+    program: Option<String>,
+    program_error: Option<&'a str>,
+    timeout_ms: u64,
+    cwd: String,
+    needs: Vec<&'a str>,
+    dimension: config::Dimension,
+    severity: config::Severity,
+}
+
+/// `run-check list`: the checks a mode would run, with resolved programs.
+pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
+    let (worktree, config) = locate(&args.location)?;
+    let selection = Selection {
+        mode: args.mode,
+        only: vec![],
+        skip: vec![],
+        jobs: None,
+        no_fail_fast: false,
+        changed: None,
+        shard: None,
+    };
+    let plan = plan::build(&config, &worktree, &selection)?;
+    let rows: Vec<ListRow<'_>> = plan
+        .checks
+        .iter()
+        .map(|c| ListRow {
+            name: c.name(),
+            kind: match c.config.kind {
+                CheckKind::Run(_) => "run",
+                CheckKind::Scan(_) => "scan",
+            },
+            command: c.argv(),
+            program: c.program.as_ref().ok().map(|p| p.display().to_string()),
+            program_error: match (&c.config.kind, &c.program) {
+                (CheckKind::Run(_), Err(why)) => Some(why.as_str()),
+                _ => None,
+            },
+            timeout_ms: evidence::millis(c.timeout),
+            cwd: relative(&c.cwd, &worktree),
+            needs: c.needs.iter().map(|&i| plan.checks[i].name()).collect(),
+            dimension: c.config.dimension,
+            severity: c.config.severity,
+        })
+        .collect();
+    let text = match args.format {
+        ListFormat::Json => String::from_utf8_lossy(&report::json(&rows)).into_owned(),
+        ListFormat::Text => {
+            let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            let mut text = String::new();
+            for row in &rows {
+                let program = match (&row.program, row.program_error) {
+                    (_, Some(why)) => format!("NOT FOUND ({why})"),
+                    (Some(p), None) => p.clone(),
+                    (None, None) => "built-in scan".into(),
+                };
+                let needs = if row.needs.is_empty() {
+                    String::new()
+                } else {
+                    format!("  needs {}", row.needs.join(", "))
+                };
+                text.push_str(&format!(
+                    "{:width$}  {:>5}  {}  [{}]{needs}\n",
+                    row.name,
+                    crate::duration::display(std::time::Duration::from_millis(row.timeout_ms)),
+                    if row.command.is_empty() {
+                        "(scan)".to_string()
+                    } else {
+                        meta::display_command(row.command)
+                    },
+                    program,
+                ));
+            }
+            text
+        }
+    };
+    Output::Stdout.write(text.as_bytes())?;
+    eprintln!(
+        "{} checks in {} mode ({})",
+        rows.len(),
+        args.mode.as_str(),
+        config.path.display()
+    );
+    Ok(exit_code::PASS)
+}

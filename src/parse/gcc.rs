@@ -1,0 +1,906 @@
+//! The `gcc` parser: one-line `file:line[:col]: [severity:] message [rule]`
+//! diagnostics from gcc, clang, `shellcheck -f gcc`, `eslint -f unix`, and —
+//! only when no severity word is required — ruff's concise output and
+//! go vet. It must never invent a diagnostic from a line that merely looks
+//! like `a:1:2: text` (timestamps, URLs, log lines), and never treats gcc's
+//! `In function` context lines or source/caret lines as diagnostics.
+
+use super::{Found, LineParser};
+use crate::config::DiagSeverity;
+
+/// The `gcc` format.
+#[derive(Debug, Default)]
+pub(crate) struct Gcc {
+    /// Claim only lines with an explicit severity (a severity word, or
+    /// eslint's `[Error/rule]`); used by `auto`.
+    require_severity: bool,
+}
+
+impl Gcc {
+    /// A fresh parser; `require_severity` keeps it from claiming lines that
+    /// carry no severity of their own (ruff, go vet).
+    pub(crate) fn new(require_severity: bool) -> Gcc {
+        Gcc { require_severity }
+    }
+
+    fn parse(&self, line: &str) -> Option<Found> {
+        let loc = split_location(line)?;
+        let rest = loc.rest.trim_end();
+        let found = |severity, rule, message: &str| {
+            (!message.is_empty()).then(|| Found {
+                file: Some(loc.file.to_string()),
+                line: Some(loc.line),
+                column: loc.column,
+                severity,
+                rule,
+                message: message.to_string(),
+                suggestion: None,
+            })
+        };
+        if let Some((severity, code, message)) = severity_prefix(rest) {
+            let (message, rule) = trailing_rule(message);
+            return found(severity, code.or(rule), message);
+        }
+        if let Some((message, severity, rule)) = eslint_bracket(rest) {
+            return found(severity, rule, message);
+        }
+        // No severity of its own: only with a column, a plain file name, and
+        // never under `auto`.
+        if self.require_severity || loc.column.is_none() || loc.file.contains(char::is_whitespace) {
+            return None;
+        }
+        if let Some((code, message)) = ruff_code(rest) {
+            return found(DiagSeverity::Error, Some(code.to_string()), message);
+        }
+        let (message, rule) = trailing_rule(rest);
+        found(DiagSeverity::Error, rule, message)
+    }
+}
+
+impl LineParser for Gcc {
+    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        match self.parse(line) {
+            Some(found) => {
+                out.push(found);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The `file:line[:col]: ` head of a compiler-style line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Location<'a> {
+    /// The file as printed.
+    pub(crate) file: &'a str,
+    /// 1-based line.
+    pub(crate) line: u64,
+    /// 1-based column, when printed.
+    pub(crate) column: Option<u64>,
+    /// What follows `: ` after the location.
+    pub(crate) rest: &'a str,
+}
+
+/// Splits `file:line:col: rest` or `file:line: rest`. Refuses lines that
+/// start with whitespace, files that are all digits or timestamp-like
+/// (`12:30:45: x`, `2024-01-01T12:30:45: x`), URLs (`http://host:8080: x`),
+/// and relative files containing whitespace (`Error at 12:30:45: x`).
+pub(crate) fn split_location(line: &str) -> Option<Location<'_>> {
+    if line.is_empty() || line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let bytes = line.as_bytes();
+    let drive = bytes.len() > 2
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && (bytes[2] == b'\\' || bytes[2] == b'/');
+    let mut from = if drive { 2 } else { 0 };
+    loop {
+        let colon = from + line[from..].find(':')?;
+        let after = &line[colon + 1..];
+        let digits = leading_digits(after);
+        if digits == 0 || !after[digits..].starts_with(':') {
+            from = colon + 1;
+            continue;
+        }
+        let file = &line[..colon];
+        let number = after[..digits].parse().ok()?;
+        let tail = &after[digits + 1..];
+        let col_digits = leading_digits(tail);
+        let (column, rest) = if col_digits > 0 && tail[col_digits..].starts_with(": ") {
+            (
+                Some(tail[..col_digits].parse().ok()?),
+                &tail[col_digits + 2..],
+            )
+        } else if let Some(rest) = tail.strip_prefix(' ') {
+            (None, rest)
+        } else {
+            return None;
+        };
+        if !plausible_file(file, drive) || number == 0 {
+            return None;
+        }
+        return Some(Location {
+            file,
+            line: number,
+            column,
+            rest,
+        });
+    }
+}
+
+fn leading_digits(text: &str) -> usize {
+    text.bytes().take_while(u8::is_ascii_digit).count()
+}
+
+fn plausible_file(file: &str, drive: bool) -> bool {
+    if file.is_empty() || file.ends_with(char::is_whitespace) || file.contains("://") {
+        return false;
+    }
+    // Timestamps and counters: nothing left once digits and date/time
+    // punctuation (and the `T` of ISO 8601) are removed.
+    let leftover: String = file
+        .chars()
+        .filter(|c| !c.is_ascii_digit() && !"-:.,/+[] T".contains(*c))
+        .collect();
+    if leftover.is_empty() {
+        return false;
+    }
+    // A relative name with whitespace is prose, not a path.
+    let absolute = drive || file.starts_with('/') || file.starts_with('\\');
+    absolute || !file.contains(char::is_whitespace)
+}
+
+/// A gcc-style severity word at the start of `rest` (`error: `, `fatal
+/// error: `, `warning: `, `note: `, `remark: `, rustc's short
+/// `error[E0425]: `): the severity, the bracketed code, and the message.
+pub(crate) fn severity_prefix(rest: &str) -> Option<(DiagSeverity, Option<String>, &str)> {
+    if let Some(message) = rest.strip_prefix("fatal error: ") {
+        return Some((DiagSeverity::Error, None, message));
+    }
+    let word_end = rest.find(|c: char| !c.is_ascii_lowercase())?;
+    let severity = match &rest[..word_end] {
+        "error" => DiagSeverity::Error,
+        "warning" => DiagSeverity::Warning,
+        "note" => DiagSeverity::Note,
+        "remark" => DiagSeverity::Info,
+        _ => return None,
+    };
+    let after = &rest[word_end..];
+    let (code, after) = match after.strip_prefix('[') {
+        Some(bracketed) => {
+            let close = bracketed.find(']')?;
+            let code = &bracketed[..close];
+            if code.is_empty()
+                || !code
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            {
+                return None;
+            }
+            (Some(code.to_string()), &bracketed[close + 1..])
+        }
+        None => (None, after),
+    };
+    let message = after.strip_prefix(": ")?;
+    Some((severity, code, message.trim()))
+}
+
+/// A trailing ` [-Wflag]` (gcc, clang: also `[-Werror=x]`, `[-Werror,-Wx]`)
+/// or ` [SC2086]` (shellcheck) becomes the rule, kept as printed.
+fn trailing_rule(message: &str) -> (&str, Option<String>) {
+    let message = message.trim();
+    if let Some(open) = message.rfind(" [").filter(|_| message.ends_with(']')) {
+        let inner = &message[open + 2..message.len() - 1];
+        let flag = (inner.starts_with("-W") || inner.starts_with("-R")) && inner.len() > 2;
+        let shellcheck = inner.len() > 2
+            && inner.starts_with("SC")
+            && inner[2..].bytes().all(|b| b.is_ascii_digit());
+        if (flag || shellcheck) && !inner.contains(char::is_whitespace) {
+            return (message[..open].trim_end(), Some(inner.to_string()));
+        }
+    }
+    (message, None)
+}
+
+/// eslint's unix formatter: `message [Error/rule]`, `message [Warning/rule]`
+/// or, for parse errors, `message [Error]`.
+fn eslint_bracket(rest: &str) -> Option<(&str, DiagSeverity, Option<String>)> {
+    let inner = rest.strip_suffix(']')?;
+    let open = inner.rfind(" [")?;
+    let (level, rule) = match inner[open + 2..].split_once('/') {
+        Some((level, rule)) => (level, Some(rule)),
+        None => (&inner[open + 2..], None),
+    };
+    let severity = match level {
+        "Error" => DiagSeverity::Error,
+        "Warning" => DiagSeverity::Warning,
+        _ => return None,
+    };
+    if rule.is_some_and(|r| r.is_empty() || r.contains(char::is_whitespace)) {
+        return None;
+    }
+    let message = inner[..open].trim_end();
+    Some((message, severity, rule.map(str::to_string)))
+}
+
+/// ruff's concise output: `F401 [*] message`, `E711 message`, and syntax
+/// errors `invalid-syntax: message` (older ruff: `SyntaxError: message`).
+fn ruff_code(rest: &str) -> Option<(&str, &str)> {
+    for word in ["invalid-syntax", "SyntaxError"] {
+        if let Some(message) = rest.strip_prefix(word).and_then(|r| r.strip_prefix(": ")) {
+            return Some((word, message.trim()));
+        }
+    }
+    let (code, message) = rest.split_once(' ')?;
+    let letters = code.bytes().take_while(u8::is_ascii_uppercase).count();
+    let numbers = &code[letters..];
+    if !(1..=5).contains(&letters)
+        || numbers.is_empty()
+        || numbers.len() > 5
+        || !numbers.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let message = message.strip_prefix("[*] ").unwrap_or(message);
+    Some((code, message.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DiagSeverity::{Error, Info, Note, Warning};
+
+    fn parse_all(require_severity: bool, text: &str) -> Vec<Found> {
+        let mut parser = Gcc::new(require_severity);
+        let mut out = Vec::new();
+        for line in text.lines() {
+            parser.line(line, &mut out);
+        }
+        parser.finish(&mut out);
+        out
+    }
+
+    fn f(
+        file: &str,
+        line: u64,
+        column: Option<u64>,
+        severity: DiagSeverity,
+        rule: Option<&str>,
+        message: &str,
+    ) -> Found {
+        Found {
+            file: Some(file.into()),
+            line: Some(line),
+            column,
+            severity,
+            rule: rule.map(Into::into),
+            message: message.into(),
+            suggestion: None,
+        }
+    }
+
+    fn claims(require_severity: bool, line: &str) -> bool {
+        Gcc::new(require_severity).line(line, &mut Vec::new())
+    }
+
+    #[test]
+    fn gcc_with_columns() {
+        let expected = vec![
+            f(
+                "helper.h",
+                1,
+                Some(37),
+                Warning,
+                Some("-Wdiv-by-zero"),
+                "division by zero",
+            ),
+            f(
+                "src.c",
+                8,
+                Some(21),
+                Warning,
+                Some("-Wint-conversion"),
+                "initialization of ‘const char *’ from ‘int’ makes pointer from integer without a cast",
+            ),
+            f(
+                "src.c",
+                9,
+                Some(14),
+                Warning,
+                Some("-Wformat="),
+                "format ‘%d’ expects argument of type ‘int’, but argument 2 has type ‘char *’",
+            ),
+            f(
+                "src.c",
+                10,
+                Some(18),
+                Error,
+                None,
+                "‘undeclared’ undeclared (first use in this function)",
+            ),
+            f(
+                "src.c",
+                10,
+                Some(18),
+                Note,
+                None,
+                "each undeclared identifier is reported only once for each function it appears in",
+            ),
+            f(
+                "src.c",
+                8,
+                Some(17),
+                Warning,
+                Some("-Wunused-variable"),
+                "unused variable ‘s’",
+            ),
+            f(
+                "src.c",
+                7,
+                Some(9),
+                Warning,
+                Some("-Wunused-variable"),
+                "unused variable ‘unused’",
+            ),
+            f(
+                "helper.h",
+                1,
+                Some(12),
+                Warning,
+                Some("-Wunused-function"),
+                "‘helper’ defined but not used",
+            ),
+            f(
+                "missing.c",
+                1,
+                Some(10),
+                Error,
+                None,
+                "does_not_exist.h: No such file or directory",
+            ),
+        ];
+        let text = include_str!("../../tests/fixtures/diagnostics/gcc/gcc.txt");
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+    }
+
+    #[test]
+    fn gcc_without_columns_and_with_werror() {
+        let text = include_str!("../../tests/fixtures/diagnostics/gcc/gcc-nocolumn.txt");
+        let expected = vec![
+            f(
+                "helper.h",
+                1,
+                None,
+                Warning,
+                Some("-Wdiv-by-zero"),
+                "division by zero",
+            ),
+            f(
+                "src.c",
+                8,
+                None,
+                Warning,
+                Some("-Wint-conversion"),
+                "initialization of ‘const char *’ from ‘int’ makes pointer from integer without a cast",
+            ),
+            f(
+                "src.c",
+                9,
+                None,
+                Warning,
+                Some("-Wformat="),
+                "format ‘%d’ expects argument of type ‘int’, but argument 2 has type ‘char *’",
+            ),
+            f(
+                "src.c",
+                10,
+                None,
+                Error,
+                None,
+                "‘undeclared’ undeclared (first use in this function)",
+            ),
+            f(
+                "src.c",
+                10,
+                None,
+                Note,
+                None,
+                "each undeclared identifier is reported only once for each function it appears in",
+            ),
+            f(
+                "src.c",
+                8,
+                None,
+                Error,
+                Some("-Werror=unused-variable"),
+                "unused variable ‘s’",
+            ),
+            f(
+                "src.c",
+                7,
+                None,
+                Error,
+                Some("-Werror=unused-variable"),
+                "unused variable ‘unused’",
+            ),
+            f(
+                "helper.h",
+                1,
+                None,
+                Warning,
+                Some("-Wunused-function"),
+                "‘helper’ defined but not used",
+            ),
+        ];
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+    }
+
+    #[test]
+    fn clang() {
+        let text = include_str!("../../tests/fixtures/diagnostics/clang/clang.txt");
+        let expected = vec![
+            f(
+                "./helper.h",
+                1,
+                Some(37),
+                Warning,
+                Some("-Wdivision-by-zero"),
+                "division by zero is undefined",
+            ),
+            f(
+                "src.c",
+                8,
+                Some(17),
+                Warning,
+                Some("-Wint-conversion"),
+                "incompatible integer to pointer conversion initializing 'const char *' with an expression of type 'int'",
+            ),
+            f(
+                "src.c",
+                9,
+                Some(20),
+                Warning,
+                Some("-Wformat"),
+                "format specifies type 'int' but the argument has type 'char *'",
+            ),
+            f(
+                "src.c",
+                10,
+                Some(18),
+                Error,
+                None,
+                "use of undeclared identifier 'undeclared'",
+            ),
+            f(
+                "missing.c",
+                1,
+                Some(10),
+                Error,
+                None,
+                "'does_not_exist.h' file not found",
+            ),
+            f(
+                "warn.c",
+                5,
+                Some(11),
+                Warning,
+                Some("-Wparentheses"),
+                "using the result of an assignment as a condition without parentheses",
+            ),
+            f(
+                "warn.c",
+                5,
+                Some(11),
+                Note,
+                None,
+                "place parentheses around the assignment to silence this warning",
+            ),
+            f(
+                "warn.c",
+                5,
+                Some(11),
+                Note,
+                None,
+                "use '==' to turn this assignment into an equality comparison",
+            ),
+            f(
+                "warn.c",
+                4,
+                Some(9),
+                Error,
+                Some("-Werror,-Wunused-variable"),
+                "unused variable 'unused'",
+            ),
+        ];
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+    }
+
+    #[test]
+    fn clang_without_columns() {
+        let text = include_str!("../../tests/fixtures/diagnostics/clang/clang-nocolumn.txt");
+        let found = parse_all(true, text);
+        assert_eq!(
+            found,
+            vec![
+                f(
+                    "./helper.h",
+                    1,
+                    None,
+                    Warning,
+                    Some("-Wdivision-by-zero"),
+                    "division by zero is undefined"
+                ),
+                f(
+                    "src.c",
+                    8,
+                    None,
+                    Warning,
+                    Some("-Wint-conversion"),
+                    "incompatible integer to pointer conversion initializing 'const char *' with an expression of type 'int'",
+                ),
+                f(
+                    "src.c",
+                    9,
+                    None,
+                    Warning,
+                    Some("-Wformat"),
+                    "format specifies type 'int' but the argument has type 'char *'",
+                ),
+                f(
+                    "src.c",
+                    10,
+                    None,
+                    Error,
+                    None,
+                    "use of undeclared identifier 'undeclared'"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn shellcheck() {
+        let text = include_str!("../../tests/fixtures/diagnostics/shellcheck/shellcheck.txt");
+        let quote = "Double quote to prevent globbing and word splitting.";
+        let expected = vec![
+            f(
+                "script.sh",
+                3,
+                Some(12),
+                Note,
+                Some("SC2035"),
+                "Use ./*glob* or -- *glob* so names with dashes won't become options.",
+            ),
+            f("script.sh", 5, Some(8), Note, Some("SC2086"), quote),
+            f(
+                "script.sh",
+                7,
+                Some(1),
+                Warning,
+                Some("SC2164"),
+                "Use 'cd ... || exit' or 'cd ... || return' in case cd fails.",
+            ),
+            f("script.sh", 7, Some(9), Note, Some("SC2086"), quote),
+            f("script.sh", 8, Some(6), Note, Some("SC2086"), quote),
+            f(
+                "script.sh",
+                8,
+                Some(12),
+                Warning,
+                Some("SC3014"),
+                "In POSIX sh, == in place of = is undefined.",
+            ),
+            f(
+                "broken.sh",
+                2,
+                Some(1),
+                Error,
+                Some("SC1046"),
+                "Couldn't find 'fi' for this 'if'.",
+            ),
+            f(
+                "broken.sh",
+                2,
+                Some(1),
+                Error,
+                Some("SC1073"),
+                "Couldn't parse this if expression. Fix to allow more checks.",
+            ),
+            f(
+                "broken.sh",
+                4,
+                Some(1),
+                Error,
+                Some("SC1047"),
+                "Expected 'fi' matching previously mentioned 'if'.",
+            ),
+            f(
+                "broken.sh",
+                4,
+                Some(1),
+                Error,
+                Some("SC1072"),
+                "Expected 'fi'. Fix any mentioned problems and try again.",
+            ),
+        ];
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+    }
+
+    #[test]
+    fn ruff_concise_only_without_required_severity() {
+        let text = include_str!("../../tests/fixtures/diagnostics/ruff/ruff.txt");
+        assert_eq!(
+            parse_all(false, text),
+            vec![
+                f(
+                    "bad.py",
+                    1,
+                    Some(8),
+                    Error,
+                    Some("F401"),
+                    "`os` imported but unused"
+                ),
+                f(
+                    "bad.py",
+                    2,
+                    Some(8),
+                    Error,
+                    Some("F401"),
+                    "`sys` imported but unused"
+                ),
+                f(
+                    "bad.py",
+                    6,
+                    Some(16),
+                    Error,
+                    Some("E711"),
+                    "Comparison to `None` should be `cond is None`"
+                ),
+                f(
+                    "bad.py",
+                    7,
+                    Some(27),
+                    Error,
+                    Some("F821"),
+                    "Undefined name `undefined_name`"
+                ),
+                f(
+                    "bad.py",
+                    8,
+                    Some(5),
+                    Error,
+                    Some("E741"),
+                    "Ambiguous variable name: `l`"
+                ),
+                f(
+                    "bad.py",
+                    8,
+                    Some(5),
+                    Error,
+                    Some("F841"),
+                    "Local variable `l` is assigned to but never used",
+                ),
+                f(
+                    "syntax.py",
+                    1,
+                    Some(12),
+                    Error,
+                    Some("invalid-syntax"),
+                    "Expected a parameter or the end of the parameter list",
+                ),
+                f(
+                    "syntax.py",
+                    1,
+                    Some(13),
+                    Error,
+                    Some("invalid-syntax"),
+                    "Expected `)`, found newline"
+                ),
+            ]
+        );
+        assert_eq!(parse_all(true, text), vec![]);
+    }
+
+    #[test]
+    fn eslint_unix() {
+        let text = include_str!("../../tests/fixtures/diagnostics/eslint-unix/eslint-unix.txt");
+        let expected = vec![
+            f(
+                "/work/proj/bad.js",
+                1,
+                Some(7),
+                Error,
+                Some("no-unused-vars"),
+                "'fs' is assigned a value but never used.",
+            ),
+            f(
+                "/work/proj/bad.js",
+                4,
+                Some(9),
+                Warning,
+                Some("eqeqeq"),
+                "Expected '===' and instead saw '=='.",
+            ),
+            f(
+                "/work/proj/bad.js",
+                7,
+                Some(7),
+                Error,
+                Some("no-unused-vars"),
+                "'unused' is assigned a value but never used.",
+            ),
+            f(
+                "/work/proj/bad.js",
+                8,
+                Some(14),
+                Error,
+                Some("no-undef"),
+                "'c' is not defined.",
+            ),
+            f(
+                "/work/proj/bad.js",
+                11,
+                Some(1),
+                Warning,
+                Some("no-debugger"),
+                "Unexpected 'debugger' statement.",
+            ),
+            f(
+                "/work/proj/syntax.js",
+                2,
+                Some(3),
+                Error,
+                None,
+                "Parsing error: Unexpected keyword 'return'",
+            ),
+        ];
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+        assert_eq!(
+            parse_all(
+                true,
+                "/p/a.ts:3:1: Unused. [Warning/@typescript-eslint/no-unused-vars]"
+            )[0]
+            .rule,
+            Some("@typescript-eslint/no-unused-vars".into())
+        );
+    }
+
+    #[test]
+    fn go_vet_only_without_required_severity() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/vet.txt");
+        assert_eq!(
+            parse_all(false, text),
+            vec![
+                f(
+                    "./main.go",
+                    7,
+                    Some(2),
+                    Error,
+                    None,
+                    "fmt.Printf format %d has arg name of wrong type string"
+                ),
+                f("./main.go", 10, Some(2), Error, None, "unreachable code"),
+            ]
+        );
+        assert_eq!(parse_all(true, text), vec![]);
+    }
+
+    #[test]
+    fn rustc_short_format_and_remarks() {
+        assert_eq!(
+            parse_all(
+                true,
+                "src/main.rs:9:20: error[E0425]: cannot find value `totl` in this scope"
+            ),
+            vec![f(
+                "src/main.rs",
+                9,
+                Some(20),
+                Error,
+                Some("E0425"),
+                "cannot find value `totl` in this scope"
+            )]
+        );
+        assert_eq!(
+            parse_all(
+                true,
+                "a.c:4:2: remark: foo inlined into main [-Rpass=inline]"
+            ),
+            vec![f(
+                "a.c",
+                4,
+                Some(2),
+                Info,
+                Some("-Rpass=inline"),
+                "foo inlined into main"
+            )]
+        );
+        assert_eq!(
+            parse_all(true, r"C:\src\a.c:4:2: warning: odd [-Wextra]"),
+            vec![f(
+                r"C:\src\a.c",
+                4,
+                Some(2),
+                Warning,
+                Some("-Wextra"),
+                "odd"
+            )]
+        );
+    }
+
+    #[test]
+    fn context_caret_and_summary_lines_are_not_claimed() {
+        for text in [
+            include_str!("../../tests/fixtures/diagnostics/gcc/gcc.txt"),
+            include_str!("../../tests/fixtures/diagnostics/clang/clang.txt"),
+        ] {
+            for line in text.lines() {
+                let is_diag = [": error: ", ": warning: ", ": note: ", ": fatal error: "]
+                    .iter()
+                    .any(|w| line.contains(w))
+                    && !line.starts_with(' ')
+                    && !line.starts_with("collect2:");
+                assert_eq!(claims(false, line), is_diag, "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn near_misses_are_never_claimed() {
+        for line in [
+            "12:30:45: started",
+            "12:30:45: error: disk full",
+            "2024-01-01T12:30:45: error: disk full",
+            "[2024-01-01 12:30:45] warning: slow",
+            "2024-01-01 12:30:45: warning: slow",
+            "http://host:8080: ok",
+            "http://host:8080: error: refused",
+            "Error at 12:30:45: something",
+            "make: *** [Makefile:3: all] Error 1",
+            "In file included from src.c:2:",
+            "                 from src.c:3,",
+            "src.c: In function ‘main’:",
+            "helper.h: At top level:",
+            "    8 |     const char *s = 42;",
+            "      |                     ^~",
+            "link.c:(.text+0x5): undefined reference to `missing_fn'",
+            "collect2: error: ld returned 1 exit status",
+            "cc1: some warnings being treated as errors",
+            "3 warnings and 1 error generated.",
+            "a.c:0:1: error: line zero",
+            "a.c:3:4:",
+            "a.c:3:4: ",
+            "Found 8 errors.",
+            "a.py:3: in test_x",
+        ] {
+            assert!(!claims(true, line), "auto claimed {line:?}");
+            assert!(!claims(false, line), "gcc claimed {line:?}");
+        }
+        // With a severity required, a bare `file:line:col: text` is not claimed.
+        for line in [
+            "a:1:2: text",
+            "./x.go:5:2: message",
+            "x.py:1:8: F401 [*] `os` unused",
+            "a.c:3: text",
+        ] {
+            assert!(!claims(true, line), "auto claimed {line:?}");
+        }
+        // Without a column, a line without severity is not claimed either.
+        assert!(!claims(false, "tests/test_x.py:12: AssertionError"));
+        assert!(!claims(false, "notes/today.txt:3: call Bob"));
+        // Unknown severity-ish words and brackets stay part of the message.
+        assert_eq!(
+            parse_all(false, "a.c:1:2: oops: x [not a flag]"),
+            vec![f("a.c", 1, Some(2), Error, None, "oops: x [not a flag]")]
+        );
+        assert!(!claims(true, "a.c:1:2: failed: x"));
+        assert!(!claims(true, "a.c:1:2: x [Fatal/rule]"));
+    }
+}

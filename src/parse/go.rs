@@ -1,0 +1,422 @@
+//! The `go` parser: `go build`/`go vet` lines (`./main.go:10:2: message`,
+//! `vet: ` prefixed, indented continuation lines appended) and `go test`
+//! failures (`--- FAIL: TestX` with its `    x_test.go:12: message` log lines,
+//! before the verdict under `-v` or after it without, and a test's `panic:`),
+//! with the test name as the rule; `go test -json` events are read for the
+//! same text (their `Output`). It must not report `# pkg` headers,
+//! `FAIL`/`ok` package lines, stack traces, or the logs of tests that passed
+//! or were skipped.
+
+use super::gcc::{severity_prefix, split_location};
+use super::{Found, LineParser};
+use crate::config::DiagSeverity;
+
+/// The `go` format.
+#[derive(Debug, Default)]
+pub(crate) struct Go {
+    /// The test whose output the following lines belong to.
+    context: Context,
+    /// `-v` log lines of tests still running, waiting for their verdict.
+    waiting: Vec<(String, Found)>,
+    /// The diagnostic still collecting continuation lines.
+    pending: Option<Pending>,
+}
+
+#[derive(Debug, Default)]
+enum Context {
+    #[default]
+    None,
+    /// `=== RUN TestX`: logs wait for the verdict.
+    Running(String),
+    /// `--- FAIL: TestX`: logs are failures of TestX.
+    Failed(String),
+    /// `--- PASS/SKIP: TestX`: logs are not failures.
+    Passed,
+}
+
+#[derive(Debug)]
+struct Pending {
+    found: Found,
+    /// Indentation of the diagnostic's first line; deeper lines continue it.
+    indent: usize,
+    /// The test to wait for (`-v`), or `None` to report it as it is.
+    waits_for: Option<String>,
+}
+
+impl Go {
+    /// A fresh parser.
+    pub(crate) fn new() -> Go {
+        Go::default()
+    }
+
+    fn flush(&mut self, out: &mut Vec<Found>) {
+        if let Some(pending) = self.pending.take() {
+            match pending.waits_for {
+                Some(test) => self.waiting.push((test, pending.found)),
+                None => out.push(pending.found),
+            }
+        }
+    }
+
+    /// The verdict of a test: its waiting logs are reported or dropped.
+    fn verdict(&mut self, test: &str, failed: bool, out: &mut Vec<Found>) {
+        let (mine, others) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(t, _)| t == test);
+        self.waiting = others;
+        if failed {
+            out.extend(mine.into_iter().map(|(_, found)| found));
+        }
+    }
+
+    fn test_line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        let trimmed = line.trim_start();
+        for prefix in ["=== RUN ", "=== CONT ", "=== NAME "] {
+            if let Some(name) = trimmed.strip_prefix(prefix) {
+                self.context = Context::Running(name.trim().to_string());
+                return true;
+            }
+        }
+        if trimmed.starts_with("=== PAUSE ") {
+            return true;
+        }
+        for (prefix, failed) in [
+            ("--- FAIL: ", true),
+            ("--- PASS: ", false),
+            ("--- SKIP: ", false),
+        ] {
+            if let Some(rest) = trimmed.strip_prefix(prefix) {
+                let name = rest
+                    .rsplit_once(" (")
+                    .map_or(rest, |(name, _)| name)
+                    .trim()
+                    .to_string();
+                self.verdict(&name, failed, out);
+                self.context = if failed {
+                    Context::Failed(name)
+                } else {
+                    Context::Passed
+                };
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `    x_test.go:12: message` under a test.
+    fn log_line(&mut self, line: &str) -> bool {
+        let indent = line.len() - line.trim_start().len();
+        if indent == 0 {
+            return false;
+        }
+        let Some(location) = split_location(line.trim_start()) else {
+            return false;
+        };
+        if location.column.is_some() || !location.file.ends_with(".go") {
+            return false;
+        }
+        let (test, waits) = match &self.context {
+            Context::Running(test) => (test.clone(), true),
+            Context::Failed(test) => (test.clone(), false),
+            // Logs of a passing or skipped test: ours, but not failures.
+            Context::Passed => return true,
+            Context::None => return false,
+        };
+        self.pending = Some(Pending {
+            found: Found {
+                file: Some(location.file.to_string()),
+                line: Some(location.line),
+                column: None,
+                severity: DiagSeverity::Error,
+                rule: Some(test.clone()),
+                message: location.rest.trim().to_string(),
+                suggestion: None,
+            },
+            indent,
+            waits_for: waits.then_some(test),
+        });
+        true
+    }
+
+    /// `./main.go:10:2: message` from the compiler or vet.
+    fn build_line(&mut self, line: &str) -> bool {
+        let line = line.strip_prefix("vet: ").unwrap_or(line);
+        let Some(location) = split_location(line) else {
+            return false;
+        };
+        let go_file = [".go", "go.mod", "go.work", "go.sum"]
+            .iter()
+            .any(|end| location.file.ends_with(end));
+        if location.file.contains(char::is_whitespace) || !(go_file || location.column.is_some()) {
+            return false;
+        }
+        let (severity, message) = match severity_prefix(location.rest) {
+            Some((severity, _, message)) => (severity, message),
+            None => (DiagSeverity::Error, location.rest.trim()),
+        };
+        if message.is_empty() {
+            return false;
+        }
+        self.pending = Some(Pending {
+            found: Found {
+                file: Some(location.file.to_string()),
+                line: Some(location.line),
+                column: location.column,
+                severity,
+                rule: None,
+                message: message.to_string(),
+                suggestion: None,
+            },
+            indent: 0,
+            waits_for: None,
+        });
+        true
+    }
+}
+
+impl LineParser for Go {
+    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        if line.starts_with('{')
+            && let Some(output) = test_json(line)
+        {
+            for text in output.lines() {
+                self.text_line(text, out);
+            }
+            return true;
+        }
+        self.text_line(line, out)
+    }
+
+    fn finish(&mut self, out: &mut Vec<Found>) {
+        self.flush(out);
+        // Logs of tests that never reached a verdict are not failures.
+        self.waiting.clear();
+    }
+}
+
+/// A `go test -json` event (test2json): the text of an `output` or
+/// `build-output` event, empty for the others (`run`, `pass`, `fail`, ...:
+/// the text carries the same verdicts). `None` when the line is not one.
+fn test_json(line: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let action = value.get("Action")?.as_str()?;
+    Some(match action {
+        "output" | "build-output" => value.get("Output")?.as_str()?.to_string(),
+        _ => String::new(),
+    })
+}
+
+impl Go {
+    /// One line of go's plain text output.
+    fn text_line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+        if let Some(pending) = &mut self.pending {
+            let indent = line.len() - line.trim_start().len();
+            let trimmed = line.trim();
+            if indent > pending.indent
+                && !trimmed.is_empty()
+                && !trimmed.starts_with("--- ")
+                && !trimmed.starts_with("=== ")
+            {
+                pending.found.message.push('\n');
+                pending.found.message.push_str(trimmed);
+                return true;
+            }
+            self.flush(out);
+        }
+        if line.starts_with("# ") {
+            return true;
+        }
+        if self.test_line(line, out) || self.log_line(line) {
+            return true;
+        }
+        if let Some(message) = line.strip_prefix("panic: ")
+            && let Context::Failed(test) | Context::Running(test) = &self.context
+        {
+            out.push(Found {
+                rule: Some(test.clone()),
+                message: format!("panic: {}", message.trim()),
+                ..Found::default()
+            });
+            return true;
+        }
+        if line == "FAIL"
+            || line == "PASS"
+            || line.starts_with("FAIL\t")
+            || line.starts_with("ok  \t")
+        {
+            self.context = Context::None;
+            return false;
+        }
+        self.build_line(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(text: &str) -> Vec<Found> {
+        let mut parser = Go::new();
+        let mut out = Vec::new();
+        for line in text.lines() {
+            parser.line(line, &mut out);
+        }
+        parser.finish(&mut out);
+        out
+    }
+
+    fn build(line: u64, column: u64, message: &str) -> Found {
+        Found {
+            file: Some("./main.go".into()),
+            line: Some(line),
+            column: Some(column),
+            severity: DiagSeverity::Error,
+            rule: None,
+            message: message.into(),
+            suggestion: None,
+        }
+    }
+
+    fn test(file: &str, line: u64, rule: &str, message: &str) -> Found {
+        Found {
+            file: Some(file.into()),
+            line: Some(line),
+            column: None,
+            severity: DiagSeverity::Error,
+            rule: Some(rule.into()),
+            message: message.into(),
+            suggestion: None,
+        }
+    }
+
+    #[test]
+    fn build_errors_and_the_vet_prefix() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/build.txt");
+        let cannot_use =
+            "cannot use \"three\" (untyped string constant) as int value in variable declaration";
+        assert_eq!(
+            parse_all(text),
+            vec![
+                build(5, 2, "imported and not used: \"os\""),
+                build(9, 18, cannot_use),
+                build(10, 21, "undefined: missing"),
+                build(9, 18, cannot_use),
+            ]
+        );
+    }
+
+    #[test]
+    fn vet_findings() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/vet.txt");
+        assert_eq!(
+            parse_all(text),
+            vec![
+                build(
+                    7,
+                    2,
+                    "fmt.Printf format %d has arg name of wrong type string"
+                ),
+                build(10, 2, "unreachable code"),
+            ]
+        );
+    }
+
+    fn half_failures() -> Vec<Found> {
+        vec![
+            test("half_test.go", 7, "TestHalf", "Half(4) = 3, want 2"),
+            test("half_test.go", 15, "TestTable/even", "Half(2) = 2\nwant 1"),
+            test(
+                "half_test.go",
+                15,
+                "TestTable/even#01",
+                "Half(6) = 4\nwant 3",
+            ),
+        ]
+    }
+
+    #[test]
+    fn test_failures_after_the_verdict() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/test.txt");
+        assert_eq!(parse_all(text), half_failures());
+    }
+
+    #[test]
+    fn verbose_logs_wait_for_the_verdict() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/test-v.txt");
+        // TestOK's `half_test.go:22: fine` is the log of a passing test.
+        assert_eq!(parse_all(text), half_failures());
+    }
+
+    #[test]
+    fn go_test_json_events() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/test-json.txt");
+        // The same failures as the -v text the events carry; every event
+        // line is claimed.
+        assert_eq!(parse_all(text), half_failures());
+        let mut parser = Go::new();
+        let mut out = Vec::new();
+        assert!(text.lines().all(|line| parser.line(line, &mut out)));
+        // Other JSON is not ours.
+        assert!(!Go::new().line(r#"{"reason": "compiler-message"}"#, &mut out));
+    }
+
+    #[test]
+    fn a_panicking_test() {
+        let text = include_str!("../../tests/fixtures/diagnostics/go/test-panic.txt");
+        assert_eq!(
+            parse_all(text),
+            vec![
+                test("boom_test.go", 6, "TestBoom", "about to index"),
+                Found {
+                    rule: Some("TestBoom".into()),
+                    message:
+                        "panic: runtime error: index out of range [3] with length 0 [recovered]"
+                            .into(),
+                    ..Found::default()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn unfinished_verbose_logs_are_dropped() {
+        assert_eq!(
+            parse_all("=== RUN   TestX\n    x_test.go:3: still going\n"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn near_misses_are_not_claimed() {
+        for line in [
+            "12:30:45: started",
+            "http://host:8080: ok",
+            "ok  \texample.com/x\t0.002s",
+            "FAIL\texample.com/x\t0.002s",
+            "FAIL",
+            "PASS",
+            "go: downloading example.com/y v1.0.0",
+            "notes.txt:3: call Bob",
+            "Error at 12:30:45: something",
+            "    half_test.go:7: a log line outside any test",
+            "\t/usr/lib/go/src/testing/testing.go:1396 +0x0",
+            "goroutine 1 [running]:",
+            "panic: outside any test",
+        ] {
+            let mut parser = Go::new();
+            let mut out = Vec::new();
+            assert!(!parser.line(line, &mut out), "{line:?}");
+            parser.finish(&mut out);
+            assert_eq!(out, vec![], "{line:?}");
+        }
+        // The logs of a passing test are claimed but not reported.
+        assert_eq!(
+            parse_all("--- PASS: TestA (0.00s)\n    a_test.go:3: fine\n"),
+            vec![]
+        );
+        assert_eq!(
+            parse_all("--- SKIP: TestB (0.00s)\n    b_test.go:4: needs network\n"),
+            vec![]
+        );
+    }
+}

@@ -1,0 +1,548 @@
+//! The change under test (docs/running.md): files that differ from a base
+//! revision — tracked changes against `--changed-since` (default `HEAD`),
+//! staged or not, plus untracked files that are not ignored — and the lines
+//! changed, for fast mode's `paths` filter and the task's change budget.
+//! Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`).
+//!
+//! Entries of the index flagged assume-unchanged or skip-worktree whose file
+//! differs from what the index recorded are changed too (git's own diff
+//! trusts the flag and does not see them; see [`crate::git::Hidden`]); a
+//! skip-worktree file absent from a sparse checkout is not.
+//!
+//! run-check's own files are not part of the change: the `--out` report (a
+//! previous run's, about to be replaced) counts in neither; the files its
+//! stdout and stderr are redirected to do not count in the budget (fast
+//! mode errs towards running a check and does not look them up).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::git::{Repo, Status};
+use crate::run::snapshot::OwnFiles;
+
+/// Files changed against a base, worktree-relative with `/` separators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// The base revision as given.
+    pub(crate) base: String,
+    /// Changed paths, sorted.
+    pub(crate) files: Vec<String>,
+    /// Added plus deleted lines (untracked text files count all their lines).
+    pub(crate) loc: u64,
+}
+
+/// Why the change could not be determined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ChangesError {
+    /// The base revision does not exist.
+    BadRevision(String),
+    /// git failed otherwise.
+    Git(String),
+}
+
+impl std::fmt::Display for ChangesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChangesError::Git(why) => write!(f, "{why}"),
+            ChangesError::BadRevision(rev) => {
+                write!(
+                    f,
+                    "--changed-since `{rev}`: no such revision in this repository"
+                )
+            }
+        }
+    }
+}
+
+/// Checks that `base` names a commit (`HEAD` before the first commit
+/// counts: it stands for the empty history), for a run that compares
+/// nothing against it (strict mode without a task) but was given it.
+pub(crate) fn check_base(repo: &Repo, status: &Status, base: &str) -> Result<(), ChangesError> {
+    if unborn(status, base) {
+        return Ok(());
+    }
+    resolve(repo, base).map(|_| ())
+}
+
+/// The files changed in `worktree` against `base`, for fast mode's `paths`
+/// filter: tracked files that differ (staged or not) and untracked files
+/// that are not ignored, inside the worktree (a worktree below the
+/// repository's top level is not changed by a change beside it), less the
+/// `--out` file. `status` is the run's `git status`; when `base` is the HEAD
+/// commit its entries are the answer and git is not asked again (a file
+/// whose staged change was undone in the worktree counts as changed: the
+/// filter errs towards running a check).
+pub(crate) fn changed_files(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+    own: &OwnFiles,
+) -> Result<Vec<String>, ChangesError> {
+    changed_files_among(repo, status, worktree, base, own, None)
+}
+
+/// [`changed_files`], only of `among` (worktree-relative, `/` separators)
+/// when given: whether a few files changed is answered without building
+/// the list of 200,000 untracked ones.
+pub(crate) fn changed_files_among(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+    own: &OwnFiles,
+    among: Option<&[String]>,
+) -> Result<Vec<String>, ChangesError> {
+    // The wanted files as git names them (top-level relative, `/`).
+    let wanted: Option<Vec<Vec<u8>>> = among.map(|files| {
+        let prefix = worktree
+            .strip_prefix(repo.toplevel())
+            .map(slashed)
+            .unwrap_or_default();
+        files
+            .iter()
+            .map(|file| match prefix.is_empty() {
+                true => file.clone().into_bytes(),
+                false => format!("{prefix}/{file}").into_bytes(),
+            })
+            .collect()
+    });
+    let keep = |path: &Path| match &wanted {
+        None => true,
+        Some(wanted) => {
+            let bytes = path.as_os_str().as_encoded_bytes();
+            wanted.iter().any(|w| w.as_slice() == bytes)
+        }
+    };
+    // `HEAD` is the status's own commit: no git process.
+    let files: BTreeSet<PathBuf> = if unborn(status, base) || base == "HEAD" {
+        everything(status, &keep)
+    } else {
+        let commit = resolve(repo, base)?;
+        if status.commit.as_deref() == Some(commit.as_str()) {
+            everything(status, &keep)
+        } else {
+            let names = repo
+                .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
+                .map_err(ChangesError::Git)?;
+            let mut files: BTreeSet<PathBuf> = names
+                .split(|&b| b == 0)
+                .filter(|r| !r.is_empty())
+                .map(crate::git::path_from_bytes)
+                .filter(|path| keep(path))
+                .collect();
+            files.extend(untracked(status).filter(|p| keep(p)).map(Path::to_path_buf));
+            files
+        }
+    };
+    let mut files = files;
+    files.extend(hidden(status).filter(|p| keep(p)).map(Path::to_path_buf));
+    let mut inside: Vec<String> = files
+        .into_iter()
+        .map(|path| repo.toplevel().join(path))
+        .filter(|path| !own.is_out(path))
+        .filter_map(|path| path.strip_prefix(worktree).ok().map(slashed))
+        .collect();
+    inside.sort();
+    inside.dedup();
+    Ok(inside)
+}
+
+/// The files and lines changed against `base` (the task's change budget):
+/// `git diff --numstat --find-renames` for tracked files (a file moved with
+/// `git mv` is one file with the lines its content changed), every line of
+/// an untracked text file. The whole repository's change counts, also
+/// beside a worktree below its top level (shown with `../`); run-check's own
+/// files (see [`OwnFiles`]) do not.
+pub(crate) fn changed(
+    repo: &Repo,
+    status: &Status,
+    worktree: &Path,
+    base: &str,
+    own: &OwnFiles,
+) -> Result<Changes, ChangesError> {
+    let top = repo.toplevel();
+    let counted = |path: &Path| !own.contains(&top.join(path));
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut loc = 0u64;
+    if unborn(status, base) {
+        for path in everything(status, &|_| true) {
+            if counted(&path) {
+                loc += text_lines(&top.join(&path));
+                files.insert(path);
+            }
+        }
+    } else {
+        let commit = resolve(repo, base)?;
+        // Tracked: the worktree (staged or not) against the base commit.
+        let numstat = repo
+            .run(&["diff", "--numstat", "-z", "--find-renames", &commit, "--"])
+            .map_err(ChangesError::Git)?;
+        for (path, lines) in parse_numstat(&numstat) {
+            if counted(&path) {
+                loc += lines;
+                files.insert(path);
+            }
+        }
+        for path in untracked(status) {
+            if counted(path) {
+                loc += text_lines(&top.join(path));
+                files.insert(path.to_path_buf());
+            }
+        }
+    }
+    // Edits `git diff` does not see (the index entry is flagged
+    // assume-unchanged or skip-worktree): every line of the file counts,
+    // as for a new file.
+    for path in hidden(status) {
+        if counted(path) && files.insert(path.to_path_buf()) {
+            loc += text_lines(&top.join(path));
+        }
+    }
+    let files = files
+        .into_iter()
+        .map(|path| relative_to(&top.join(&path), worktree))
+        .collect();
+    Ok(Changes {
+        base: base.to_string(),
+        files,
+        loc,
+    })
+}
+
+/// `git diff --numstat -z` records: each changed path (a rename's new path)
+/// with its added plus deleted lines (binary files show `-`: no lines).
+fn parse_numstat(out: &[u8]) -> Vec<(PathBuf, u64)> {
+    let mut changed = Vec::new();
+    let mut records = out.split(|&b| b == 0);
+    while let Some(record) = records.next() {
+        if record.is_empty() {
+            continue;
+        }
+        let mut parts = record.splitn(3, |&b| b == b'\t');
+        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        // A rename: `added<TAB>deleted<TAB>`, then the old and the new path.
+        let path = if path.is_empty() {
+            let _old = records.next();
+            match records.next() {
+                Some(new) => new,
+                None => continue,
+            }
+        } else {
+            path
+        };
+        let count = |n: &[u8]| {
+            std::str::from_utf8(n)
+                .ok()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        changed.push((
+            crate::git::path_from_bytes(path),
+            count(added) + count(deleted),
+        ));
+    }
+    changed
+}
+
+/// Before the first commit `HEAD` names nothing yet: compared with the
+/// empty history, every file the status lists (staged or untracked) is new.
+fn unborn(status: &Status, base: &str) -> bool {
+    base == "HEAD" && status.commit.is_none()
+}
+
+/// Every path of `status` (the change against HEAD, or against the empty
+/// history before the first commit), top-level relative.
+fn everything(status: &Status, keep: &dyn Fn(&Path) -> bool) -> BTreeSet<PathBuf> {
+    status
+        .entries
+        .iter()
+        .filter(|e| keep(&e.path))
+        .map(|e| e.path.to_path_buf())
+        .collect()
+}
+
+fn resolve(repo: &Repo, base: &str) -> Result<String, ChangesError> {
+    repo.resolve(base)
+        .ok_or_else(|| ChangesError::BadRevision(base.to_string()))
+}
+
+/// Files whose index entry is flagged assume-unchanged or skip-worktree
+/// and that differ from what the index recorded (top-level relative).
+fn hidden(status: &Status) -> impl Iterator<Item = &Path> {
+    status
+        .hidden
+        .iter()
+        .filter(|h| h.changed)
+        .map(|h| h.path.as_path())
+}
+
+/// Untracked, not ignored files of `status` (top-level relative).
+fn untracked(status: &Status) -> impl Iterator<Item = &Path> {
+    status
+        .entries
+        .iter()
+        .filter(|e| e.code == "??")
+        .map(|e| &*e.path)
+}
+
+/// Lines of a text file (0 for binary, unreadable or files over 16 MiB).
+fn text_lines(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return 0;
+    };
+    if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
+        return 0;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return 0;
+    };
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return 0;
+    }
+    let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+    newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+}
+
+/// A relative path with `/` separators (invalid UTF-8 replaced).
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `path` relative to `base` with `/` separators, or with `../` steps when
+/// it lies outside (a worktree below the repository's top level).
+fn relative_to(path: &Path, base: &Path) -> String {
+    let path_parts: Vec<_> = path.components().collect();
+    let base_parts: Vec<_> = base.components().collect();
+    let common = path_parts
+        .iter()
+        .zip(&base_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(std::iter::repeat_n(
+        "..".to_string(),
+        base_parts.len() - common,
+    ));
+    parts.extend(
+        path_parts[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_git::git;
+
+    fn repo(root: &Path) -> (Repo, Status) {
+        let (repo, status) = crate::git::Opening::start(root, true)
+            .unwrap()
+            .finish_with(|_| ())
+            .map(|(repo, status, ())| (repo, status))
+            .unwrap();
+        (repo, status.unwrap())
+    }
+
+    #[test]
+    fn tracked_staged_and_untracked_changes_with_line_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(root.join("b.txt"), "b\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+
+        let (r, s) = repo(&root);
+        let clean = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!((clean.files.len(), clean.loc), (0, 0));
+        assert!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default())
+                .unwrap()
+                .is_empty()
+        );
+
+        // 1 line changed (1 added + 1 deleted), 1 staged deletion (1 line),
+        // 2 untracked lines, an ignored file that does not count.
+        std::fs::write(root.join("src/a.rs"), "one\nTWO\nthree\n").unwrap();
+        git(&root, &["rm", "-q", "b.txt"]);
+        std::fs::write(root.join("new.txt"), "x\ny").unwrap();
+        std::fs::write(root.join("debug.log"), "ignored\n").unwrap();
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!(changes.files, ["b.txt", "new.txt", "src/a.rs"]);
+        assert_eq!(changes.loc, 2 + 1 + 2);
+        // From the status alone (base is HEAD), and through `git diff`
+        // (the same commit named otherwise is compared the long way).
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
+            changes.files
+        );
+        assert_eq!(
+            changed_files(&r, &s, &root, "main", &OwnFiles::default()).unwrap(),
+            changes.files
+        );
+
+        // Relative to a subdirectory worktree: the budget counts the whole
+        // change, fast mode only the files inside the worktree (by either
+        // route).
+        let sub = changed(&r, &s, &root.join("src"), "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!(sub.files, ["../b.txt", "../new.txt", "a.rs"]);
+        for base in ["HEAD", "main"] {
+            assert_eq!(
+                changed_files(&r, &s, &root.join("src"), base, &OwnFiles::default()).unwrap(),
+                ["a.rs"]
+            );
+        }
+
+        // The `--out` file counts in neither.
+        let own = OwnFiles::capture(Some(&root.join("new.txt")));
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &own).unwrap(),
+            ["b.txt", "src/a.rs"]
+        );
+        let without = changed(&r, &s, &root, "HEAD", &own).unwrap();
+        assert_eq!((without.files.len(), without.loc), (2, 2 + 1));
+    }
+
+    #[test]
+    fn a_rename_is_one_file_with_the_lines_it_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let lines: String = (1..=450).map(|i| format!("{i}\n")).collect();
+        std::fs::write(root.join("big.txt"), &lines).unwrap();
+        let other: String = (1..=450).map(|i| format!("other {i}\n")).collect();
+        std::fs::write(root.join("other.txt"), &other).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        // A staged pure rename against HEAD: 1 file, 0 lines.
+        git(&root, &["mv", "big.txt", "renamed.txt"]);
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!(changes.files, ["renamed.txt"]);
+        assert_eq!(changes.loc, 0);
+        // Committed, and moved again with one line edited (1 added + 1
+        // deleted), against the first commit.
+        git(&root, &["commit", "-q", "-m", "rename"]);
+        git(&root, &["mv", "other.txt", "moved.txt"]);
+        let edited = other.replacen("other 7\n", "other seven\n", 1);
+        std::fs::write(root.join("moved.txt"), edited).unwrap();
+        git(&root, &["add", "moved.txt"]);
+        let (r, s) = repo(&root);
+        let changes = changed(&r, &s, &root, "HEAD~1", &OwnFiles::default()).unwrap();
+        assert_eq!(changes.files, ["moved.txt", "renamed.txt"]);
+        assert_eq!(changes.loc, 2);
+    }
+
+    #[test]
+    fn numstat_records() {
+        let out = b"1\t2\ta.txt\0-\t-\tbin.png\x000\t0\t\0old name.txt\0new name.txt\0\
+                    3\t1\t\0x\0y\0";
+        let parsed: Vec<(String, u64)> = parse_numstat(out)
+            .into_iter()
+            .map(|(p, n)| (p.to_str().unwrap().to_string(), n))
+            .collect();
+        let expected = [("a.txt", 3), ("bin.png", 0), ("new name.txt", 0), ("y", 4)];
+        let expected: Vec<(String, u64)> =
+            expected.iter().map(|(p, n)| (p.to_string(), *n)).collect();
+        assert_eq!(parsed, expected);
+    }
+
+    #[test]
+    fn against_an_older_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        git(&root, &["tag", "v1"]);
+        std::fs::write(root.join("b.txt"), "b\n").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "two"]);
+        std::fs::write(root.join("c.txt"), "c\n").unwrap();
+        let (r, s) = repo(&root);
+        // Committed since v1, plus the untracked file.
+        assert_eq!(
+            changed_files(&r, &s, &root, "v1", &OwnFiles::default()).unwrap(),
+            ["b.txt", "c.txt"]
+        );
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
+            ["c.txt"]
+        );
+        assert_eq!(
+            changed(&r, &s, &root, "v1", &OwnFiles::default())
+                .unwrap()
+                .loc,
+            2
+        );
+    }
+
+    #[test]
+    fn before_the_first_commit_every_file_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("staged.txt"), "a\nb\n").unwrap();
+        git(&root, &["add", "staged.txt"]);
+        std::fs::write(root.join("new.txt"), "c\n").unwrap();
+        let (r, s) = repo(&root);
+        assert_eq!(s.commit, None);
+        assert_eq!(
+            changed_files(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap(),
+            ["new.txt", "staged.txt"]
+        );
+        let changes = changed(&r, &s, &root, "HEAD", &OwnFiles::default()).unwrap();
+        assert_eq!((changes.files.len(), changes.loc), (2, 3));
+        // Another base still has to exist.
+        assert!(matches!(
+            changed_files(&r, &s, &root, "main", &OwnFiles::default()),
+            Err(ChangesError::BadRevision(_))
+        ));
+    }
+
+    #[test]
+    fn a_missing_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let (r, s) = repo(&root);
+        assert_eq!(
+            changed_files(&r, &s, &root, "no-such-branch", &OwnFiles::default())
+                .unwrap_err()
+                .to_string(),
+            "--changed-since `no-such-branch`: no such revision in this repository"
+        );
+        assert!(matches!(
+            changed(&r, &s, &root, "--output=x", &OwnFiles::default()),
+            Err(ChangesError::BadRevision(_))
+        ));
+        assert!(changed(&r, &s, &root, "HEAD", &OwnFiles::default()).is_ok());
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative_to(Path::new("/r/a/b.rs"), Path::new("/r")),
+            "a/b.rs"
+        );
+        assert_eq!(
+            relative_to(Path::new("/r/x.rs"), Path::new("/r/a")),
+            "../x.rs"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! `contracts.gate` (docs/evidence.md, docs/task.md): whether the gate's own
+//! definition changed against the base revision, so a candidate that weakens
+//! its own gate (deletes a check from `checks.toml`, edits
+//! `./scripts/lint.sh` to `exit 0`) cannot pass silently.
+//!
+//! The gate's files, each inside the worktree:
+//!
+//! - the config file;
+//! - every `run[0]` of a check written with a path (`./scripts/lint.sh`,
+//!   `tools/x`), as written and, when it is a symlink, what it resolves to;
+//!   a bare name that `PATH` resolves to a file inside the worktree too;
+//! - the script an interpreter runs (`["sh", "scripts/lint.sh"]`,
+//!   `["python3", "-W", "error", "ci/check.py"]`): for a `run[0]` named like
+//!   a script interpreter ([`INTERPRETERS`]), its first argument that is not
+//!   an option, relative to the check's `cwd`; none when an option runs
+//!   inline code or a module (`-c`, `-e`, `-m`, ...).
+//!
+//! Every check of the config counts, not only those of this run's mode: the
+//! definition of the gate is the whole file. Not followed (documented in
+//! README): what a script sources or runs, the tool configuration a program
+//! reads (`Makefile`, `package.json` scripts, `pyproject.toml`), programs
+//! found on `PATH` outside the worktree. Built-in scan rules live in
+//! run-check and custom ones in the config, so a scan check has no file of
+//! its own.
+//!
+//! "Changed" is what the change budget and fast mode mean by it: differs
+//! between the base revision and the worktree, committed, staged, unstaged
+//! or untracked (not ignored). A file git ignores has no version to
+//! compare with and is never listed.
+
+use std::path::{Path, PathBuf};
+
+pub(crate) use run_check_documents::evidence::Gate;
+
+use crate::config::{CheckKind, Config};
+use crate::run::plan::Plan;
+
+/// Programs that run a script named by an argument (compared without a
+/// trailing version, `.exe` and case: `python3.12` is `python`).
+pub(crate) const INTERPRETERS: [&str; 17] = [
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "fish",
+    "python",
+    "pypy",
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "pwsh",
+    "powershell",
+    "rscript",
+];
+
+/// Options of an interpreter after which no script file follows: inline code
+/// (`sh -c`, `node -e`, `perl -E`, `pwsh -Command`), a module (`python -m`)
+/// or input on stdin (`-`). Compared in lower case.
+const INLINE: [&str; 9] = [
+    "-c",
+    "-e",
+    "-m",
+    "-",
+    "-p",
+    "--eval",
+    "--print",
+    "-command",
+    "-encodedcommand",
+];
+
+/// The gate's files, worktree-relative with `/` separators, sorted: the
+/// config at `config_file` and the programs and scripts its checks run from
+/// inside `worktree` (canonical). `None` when the config lies outside the
+/// worktree. `plan` adds the programs it resolved (a bare name on `PATH`
+/// inside the worktree).
+pub(crate) fn files(
+    config: &Config,
+    config_file: &Path,
+    worktree: &Path,
+    plan: &Plan<'_>,
+) -> Option<Vec<String>> {
+    let mut files = vec![inside(config_file, worktree)?];
+    for check in &config.checks {
+        let CheckKind::Run(argv) = &check.kind else {
+            continue;
+        };
+        let Some(program) = argv.first() else {
+            continue;
+        };
+        if program.contains(['/', '\\']) {
+            let path = if Path::new(program).is_absolute() {
+                PathBuf::from(program)
+            } else {
+                worktree.join(slashes(program))
+            };
+            files.extend(inside(&path, worktree));
+            // A symlink: what it runs, when that is in the worktree too.
+            if let Ok(target) = dunce::canonicalize(&path) {
+                files.extend(inside(&target, worktree));
+            }
+        }
+        if let Some(script) = script(argv) {
+            let path = worktree.join(&check.cwd).join(slashes(script));
+            files.extend(inside(&path, worktree));
+        }
+    }
+    // Each program once (200 checks of `true` are one `/usr/bin/true`).
+    let programs: std::collections::BTreeSet<&Path> = plan
+        .checks
+        .iter()
+        .filter_map(|check| check.program.as_deref().ok())
+        .collect();
+    for program in programs {
+        files.extend(inside(program, worktree));
+    }
+    files.sort();
+    files.dedup();
+    Some(files)
+}
+
+/// The gate's `files` among the `changed` files (both worktree-relative).
+pub(crate) fn changed(files: &[String], changed: &[String], base: &str) -> Gate {
+    let changed = files
+        .iter()
+        .filter(|file| changed.contains(file))
+        .cloned()
+        .collect();
+    Gate {
+        changed,
+        base: Some(base.to_string()),
+    }
+}
+
+/// The gate's changed files that `files_involved` (the task's, as written)
+/// does not name: each is a task violation.
+pub(crate) fn undeclared<'g>(gate: &'g Gate, files_involved: &[&str]) -> Vec<&'g str> {
+    let declared: Vec<String> = files_involved.iter().map(|f| normal(f)).collect();
+    gate.changed
+        .iter()
+        .filter(|file| !declared.iter().any(|d| d == *file))
+        .map(String::as_str)
+        .collect()
+}
+
+/// A path as a task names it, compared with the gate's: `/` separators, no
+/// `./` steps or trailing `/`.
+fn normal(path: &str) -> String {
+    path.split(['/', '\\'])
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The script an interpreter `argv` runs: its first argument that is not an
+/// option, unless an option says the code is inline or a module.
+fn script(argv: &[String]) -> Option<&str> {
+    let name = Path::new(argv.first()?).file_name()?.to_str()?;
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !INTERPRETERS.contains(&name) {
+        return None;
+    }
+    let mut args = argv[1..].iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            return args.next().map(String::as_str);
+        }
+        if INLINE.contains(&arg.to_ascii_lowercase().as_str()) {
+            return None;
+        }
+        if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+/// `text` with both separators as the platform's.
+fn slashes(text: &str) -> PathBuf {
+    text.split(['/', '\\']).collect()
+}
+
+/// `path` relative to `worktree` (canonical), `/` separators, when it lies
+/// inside it: `.` and `..` steps resolved, the directories' symlinks as the
+/// OS resolves them, the file's own name kept (a symlinked file is named as
+/// written).
+fn inside(path: &Path, worktree: &Path) -> Option<String> {
+    let path = std::path::absolute(path).ok()?;
+    let path = crate::paths::lexical(&path);
+    let path = match (path.parent().map(dunce::canonicalize), path.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => path,
+    };
+    let relative = path.strip_prefix(worktree).ok()?;
+    (!relative.as_os_str().is_empty()).then(|| crate::paths::to_slashes(relative))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_script_an_interpreter_runs() {
+        for (words, expected) in [
+            (&["sh", "scripts/lint.sh"][..], Some("scripts/lint.sh")),
+            (&["/bin/bash", "-eu", "ci/x.sh", "arg"], Some("ci/x.sh")),
+            (&["python3.12", "-W", "tool.py"], Some("tool.py")),
+            (&["Python.EXE", "check.py"], Some("check.py")),
+            (&["node", "--", "x.js"], Some("x.js")),
+            (&["perl", "-E", "say 1"], None),
+            (&["sh", "-c", "exit 0"], None),
+            (&["python3", "-m", "pytest"], None),
+            (&["pwsh", "-Command", "x"], None),
+            (&["cargo", "test"], None),
+            (&["sh"], None),
+        ] {
+            assert_eq!(script(&argv(words)), expected, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn paths_inside_the_worktree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("scripts")).unwrap();
+        assert_eq!(
+            inside(&root.join("scripts/../scripts/./lint.sh"), &root).as_deref(),
+            Some("scripts/lint.sh")
+        );
+        assert_eq!(inside(&root.join("../elsewhere.toml"), &root), None);
+        assert_eq!(inside(&root, &root), None);
+        assert_eq!(inside(Path::new("/"), &root), None);
+    }
+
+    #[test]
+    fn declared_files_are_not_violations() {
+        let gate = Gate {
+            changed: vec!["checks.toml".into(), "scripts/lint.sh".into()],
+            base: Some("HEAD".into()),
+        };
+        assert_eq!(undeclared(&gate, &[]), ["checks.toml", "scripts/lint.sh"]);
+        assert_eq!(
+            undeclared(&gate, &["./scripts\\lint.sh", "src/a.rs"]),
+            ["checks.toml"]
+        );
+        assert!(undeclared(&gate, &["checks.toml", "scripts/lint.sh/"]).is_empty());
+    }
+
+    #[test]
+    fn changed_is_the_intersection() {
+        let files = argv(&["checks.toml", "scripts/lint.sh"]);
+        let changed_files = argv(&["a.rs", "scripts/lint.sh"]);
+        assert_eq!(
+            changed(&files, &changed_files, "v1"),
+            Gate {
+                changed: vec!["scripts/lint.sh".into()],
+                base: Some("v1".into())
+            }
+        );
+    }
+}

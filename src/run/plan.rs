@@ -1,0 +1,988 @@
+//! Config + command line → Plan: which checks this run executes, in which
+//! order, with resolved facts (absolute program paths from `which`, effective
+//! timeouts, absolute working directories, `needs` as indices). Building a plan
+//! spawns nothing, so `list` and policy checks are free of side effects.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use globset::{GlobSet, GlobSetBuilder};
+
+use crate::config::{CheckConfig, CheckKind, Config, Mode};
+use crate::error::Error;
+
+/// What to select from the config.
+#[derive(Debug, Clone)]
+pub(crate) struct Selection {
+    /// The mode.
+    pub(crate) mode: Mode,
+    /// `--only` names (empty: all).
+    pub(crate) only: Vec<String>,
+    /// `--skip` names.
+    pub(crate) skip: Vec<String>,
+    /// `--jobs`, overriding `settings.jobs`.
+    pub(crate) jobs: Option<usize>,
+    /// `--no-fail-fast`.
+    pub(crate) no_fail_fast: bool,
+    /// Fast mode's changed files (worktree-relative); `None`: no filtering.
+    pub(crate) changed: Option<Vec<String>>,
+    /// `--shard K/N`: run only shard K (1-based) of N.
+    pub(crate) shard: Option<Shard>,
+}
+
+/// One shard of a run split across machines (docs/merge.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shard {
+    /// 1-based index.
+    pub(crate) index: u32,
+    /// Number of shards.
+    pub(crate) count: u32,
+}
+
+impl Shard {
+    /// Parses `K/N` (1 ≤ K ≤ N).
+    pub(crate) fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u32 = k.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard (1-based) a check belongs to: a hash of its name alone, so
+    /// adding or removing other checks never moves it.
+    pub(crate) fn of(name: &str, count: u32) -> u32 {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(name.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        (u64::from_be_bytes(first) % u64::from(count)) as u32 + 1
+    }
+
+    /// Whether check `name` runs in this shard.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        Shard::of(name, self.count) == self.index
+    }
+}
+
+/// A resolved run.
+#[derive(Debug)]
+pub(crate) struct Plan<'c> {
+    /// The mode.
+    pub(crate) mode: Mode,
+    /// Absolute, canonical worktree.
+    pub(crate) worktree: PathBuf,
+    /// Effective parallelism (at least 1).
+    pub(crate) jobs: usize,
+    /// Stop launching after the first failure (fast mode unless --no-fail-fast).
+    pub(crate) fail_fast: bool,
+    /// Bytes kept from each end of each stream.
+    pub(crate) excerpt_bytes: usize,
+    /// The selected checks, in file order.
+    pub(crate) checks: Vec<PlannedCheck<'c>>,
+    /// With `--shard`: the shard, and every check selected before sharding
+    /// (in file order), so `merge` can restore the order.
+    pub(crate) shard: Option<(Shard, Vec<String>)>,
+}
+
+/// One selected check with its resolved facts.
+#[derive(Debug)]
+pub(crate) struct PlannedCheck<'c> {
+    /// The check as configured.
+    pub(crate) config: &'c CheckConfig,
+    /// The program's real path (canonical, every symlink resolved: what the
+    /// evidence records), or why it could not be found.
+    pub(crate) program: Result<PathBuf, String>,
+    /// The path to execute when it is not `program`: a bare name found on
+    /// PATH through a symlink runs by its PATH name, so a multi-call program
+    /// (rustup's `cargo`, busybox's `grep`) sees the name it was called by.
+    pub(crate) exec: Option<PathBuf>,
+    /// Effective timeout.
+    pub(crate) timeout: Duration,
+    /// Absolute working directory.
+    pub(crate) cwd: PathBuf,
+    /// Indices (in `Plan::checks`) of the selected checks this one needs.
+    pub(crate) needs: Vec<usize>,
+    /// Why the check is skipped before it starts (fast mode's `paths`).
+    pub(crate) skip: Option<String>,
+}
+
+impl PlannedCheck<'_> {
+    /// The check's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// The argv as configured (empty for scan checks).
+    pub(crate) fn argv(&self) -> &[String] {
+        match &self.config.kind {
+            CheckKind::Run(argv) => argv,
+            CheckKind::Scan(_) => &[],
+        }
+    }
+}
+
+/// Logical CPUs, at least 1.
+pub(crate) fn logical_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Builds the plan of `selection` over `config` in `worktree` (canonical).
+pub(crate) fn build<'c>(
+    config: &'c Config,
+    worktree: &Path,
+    selection: &Selection,
+) -> Result<Plan<'c>, Error> {
+    for (flag, names) in [("--only", &selection.only), ("--skip", &selection.skip)] {
+        for name in names {
+            let Some(check) = config.checks.iter().find(|c| &c.name == name) else {
+                return Err(Error::Usage(format!(
+                    "{flag} `{name}`: no check of that name in {}",
+                    config.path.display()
+                )));
+            };
+            // Asking for a check the mode leaves out would run nothing and
+            // pass; skipping one is harmless, so `--skip` stays accepted.
+            if flag == "--only" && !check.modes.contains(&selection.mode) {
+                let modes: Vec<&str> = check.modes.iter().map(|m| m.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--only `{name}`: the check does not run in {} mode (its modes: {})",
+                    selection.mode.as_str(),
+                    if modes.is_empty() {
+                        "none".to_string()
+                    } else {
+                        modes.join(", ")
+                    }
+                )));
+            }
+        }
+    }
+    let selected: Vec<&CheckConfig> = config
+        .checks
+        .iter()
+        .filter(|c| c.modes.contains(&selection.mode))
+        .filter(|c| selection.only.is_empty() || selection.only.contains(&c.name))
+        .filter(|c| !selection.skip.contains(&c.name))
+        .collect();
+    let shard = selection.shard.map(|shard| {
+        let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
+        (shard, all)
+    });
+    let selected: Vec<&CheckConfig> = match &selection.shard {
+        Some(shard) => selected
+            .into_iter()
+            .filter(|c| shard.contains(&c.name))
+            .collect(),
+        None => selected,
+    };
+
+    let mut checks = Vec::with_capacity(selected.len());
+    let mut resolver = Resolver::default();
+    for check in &selected {
+        let cwd = resolver.cwd(config, worktree, check)?;
+        // A need that is not selected in this run orders nothing.
+        let needs = check
+            .needs
+            .iter()
+            .filter_map(|need| selected.iter().position(|c| &c.name == need))
+            .collect();
+        let (program, exec) = resolver.check_program(config, worktree, check)?;
+        let skip = match &selection.changed {
+            Some(changed) => match resolver.paths(config, check)? {
+                Some(set) if !changed.iter().any(|f| set.is_match(f)) => Some(format!(
+                    "no changed file matches `paths` ({})",
+                    check.path_globs.join(", ")
+                )),
+                _ => None,
+            },
+            None => None,
+        };
+        checks.push(PlannedCheck {
+            config: check,
+            program,
+            exec,
+            timeout: check.timeout.unwrap_or(config.settings.timeout),
+            cwd,
+            needs,
+            skip,
+        });
+    }
+    let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
+        0 => logical_cpus(),
+        n => n,
+    };
+    Ok(Plan {
+        mode: selection.mode,
+        worktree: worktree.to_path_buf(),
+        jobs,
+        fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
+        excerpt_bytes: config.settings.excerpt_bytes,
+        checks,
+        shard,
+    })
+}
+
+/// The plan of `run-check fix`: the `[[fix]]` commands (all, or those named
+/// by `only`), one at a time in file order — they write, so never in parallel.
+pub(crate) fn build_fixes<'c>(
+    config: &'c Config,
+    worktree: &Path,
+    only: &[String],
+) -> Result<Plan<'c>, Error> {
+    for name in only {
+        if !config.fixes.iter().any(|f| &f.name == name) {
+            return Err(Error::Usage(format!(
+                "--only `{name}`: no fix of that name in {}",
+                config.path.display()
+            )));
+        }
+    }
+    let mut checks = Vec::new();
+    let mut resolver = Resolver::default();
+    for fix in config
+        .fixes
+        .iter()
+        .filter(|f| only.is_empty() || only.contains(&f.name))
+    {
+        let (program, exec) = resolver.check_program(config, worktree, fix)?;
+        checks.push(PlannedCheck {
+            config: fix,
+            program,
+            exec,
+            timeout: fix.timeout.unwrap_or(config.settings.timeout),
+            cwd: resolver.cwd(config, worktree, fix)?,
+            needs: Vec::new(),
+            skip: None,
+        });
+    }
+    Ok(Plan {
+        mode: Mode::Strict,
+        worktree: worktree.to_path_buf(),
+        jobs: 1,
+        fail_fast: false,
+        excerpt_bytes: config.settings.excerpt_bytes,
+        checks,
+        shard: None,
+    })
+}
+
+/// Looks each program up, canonicalises each working directory and compiles
+/// each list of `paths` globs once, however many checks share them (a lookup
+/// on PATH is a dozen system calls; compiling builds a regex per glob, which
+/// would be most of what loading a config costs).
+#[derive(Default)]
+pub(crate) struct Resolver<'c> {
+    programs: HashMap<&'c str, Result<Resolved, Unusable>>,
+    cwds: HashMap<&'c Path, PathBuf>,
+    paths: HashMap<&'c [String], Result<GlobSet, String>>,
+}
+
+impl<'c> Resolver<'c> {
+    /// `resolve_program` of a check's (or fix's) `run[0]`, remembered: the
+    /// real path and the path to execute, or why it was not found (the
+    /// check's `error`). A program the whitelist does not cover once its
+    /// symlinks are followed is a config error naming the check. Scan
+    /// checks have no program.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn check_program(
+        &mut self,
+        config: &Config,
+        worktree: &Path,
+        check: &'c CheckConfig,
+    ) -> Result<(Result<PathBuf, String>, Option<PathBuf>), Error> {
+        let CheckKind::Run(argv) = &check.kind else {
+            return Ok((Err("scan".into()), None));
+        };
+        let allow = &config.settings.allow;
+        let resolved = self
+            .programs
+            .entry(&argv[0])
+            .or_insert_with(|| resolve_program(&argv[0], worktree, allow));
+        match resolved {
+            Ok(found) => Ok((Ok(found.real.clone()), found.exec.clone())),
+            Err(Unusable::NotFound(why)) => Ok((Err(why.clone()), None)),
+            Err(Unusable::Refused(why)) => Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!(
+                    "`run` of {} `{}`",
+                    if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
+                        "fix"
+                    } else {
+                        "check"
+                    },
+                    check.name
+                )),
+                message: why.clone(),
+            }),
+        }
+    }
+
+    /// The check's `paths` as one matcher (`None` without `paths`). The
+    /// error (a set too large for the regex engine) names the check.
+    pub(crate) fn paths(
+        &mut self,
+        config: &Config,
+        check: &'c CheckConfig,
+    ) -> Result<Option<&GlobSet>, Error> {
+        let Some(globs) = &check.paths else {
+            return Ok(None);
+        };
+        let compiled = self
+            .paths
+            .entry(check.path_globs.as_slice())
+            .or_insert_with(|| {
+                let mut builder = GlobSetBuilder::new();
+                for glob in globs {
+                    builder.add(glob.clone());
+                }
+                builder.build().map_err(|err| err.to_string())
+            });
+        match compiled {
+            Ok(set) => Ok(Some(set)),
+            Err(why) => Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!("`paths` of check `{}`", check.name)),
+                message: why.clone(),
+            }),
+        }
+    }
+
+    /// `resolve_cwd`, remembered (an error names the check, so it is not).
+    pub(crate) fn cwd(
+        &mut self,
+        config: &Config,
+        worktree: &Path,
+        check: &'c CheckConfig,
+    ) -> Result<PathBuf, Error> {
+        if let Some(cwd) = self.cwds.get(check.cwd.as_path()) {
+            return Ok(cwd.clone());
+        }
+        let cwd = resolve_cwd(config, worktree, check)?;
+        self.cwds.insert(&check.cwd, cwd.clone());
+        Ok(cwd)
+    }
+}
+
+/// A program found: its real path, and the path to execute when that is
+/// not the real path (see `PlannedCheck::exec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Canonical, every symlink followed.
+    pub(crate) real: PathBuf,
+    /// The PATH entry of a bare name that is a symlink.
+    pub(crate) exec: Option<PathBuf>,
+}
+
+/// Why a listed program cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unusable {
+    /// It is not there: the check's `error` status (the machine's fault,
+    /// not the file's).
+    NotFound(String),
+    /// Its symlinks lead where the whitelist does not reach: a config error.
+    Refused(String),
+}
+
+/// Programs that run a string or a file as a script: a symlink that leads
+/// to one is a shell, whatever it is called. Compared by file name, ignoring
+/// ASCII case and a `.exe`. busybox and toybox are shells when run by their
+/// own name (`busybox sh -c ...`).
+pub(crate) const SHELL_PROGRAMS: [&str; 24] = [
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "ksh93",
+    "mksh",
+    "lksh",
+    "pdksh",
+    "oksh",
+    "ash",
+    "yash",
+    "rbash",
+    "posh",
+    "csh",
+    "tcsh",
+    "fish",
+    "nu",
+    "elvish",
+    "xonsh",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "busybox",
+];
+
+/// Multi-call programs that act as the tool they are called as: a bare name
+/// such as `grep` linked to busybox runs busybox's `grep` (run-check keeps
+/// the name), so only a listed path that leads to one is a shell.
+const MULTI_CALL: [&str; 2] = ["busybox", "toybox"];
+
+/// Whether the file name of `path` names a shell (`SHELL_PROGRAMS`, or
+/// toybox).
+pub(crate) fn is_shell(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    SHELL_PROGRAMS.contains(&name) || name == "toybox"
+}
+
+fn is_multi_call(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.to_ascii_lowercase())
+        .is_some_and(|n| MULTI_CALL.contains(&n.strip_suffix(".exe").unwrap_or(&n)))
+}
+
+/// Resolves a whitelisted program: a name with a path separator relative to
+/// the worktree, a bare name on PATH with `which`; then follows every
+/// symlink (docs/checks-toml.md). Refused: a symlink that leads to a shell that
+/// `allow` does not list (unless the listed name is a shell itself, as `sh`
+/// leading to `dash`), and a listed path inside the worktree whose target
+/// lies outside it.
+fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<Resolved, Unusable> {
+    let bare = !program.contains(['/', '\\']);
+    let listed = if bare {
+        which::which(program)
+            .map_err(|_| Unusable::NotFound(format!("program `{program}` not found on PATH")))?
+    } else {
+        let path = listed_path(program, worktree);
+        if !path.is_file() {
+            return Err(Unusable::NotFound(format!(
+                "program `{program}` not found in the worktree"
+            )));
+        }
+        path
+    };
+    // A file that exists but cannot be canonicalised (a Windows app
+    // execution alias is a reparse point that cannot be opened as a file)
+    // is taken as it is found.
+    let real = dunce::canonicalize(&listed).unwrap_or_else(|_| listed.clone());
+    // The listed path read lexically (`..` removed, no link followed):
+    // where the config says the program is.
+    let plain = crate::paths::lexical(&listed);
+    if real == plain {
+        return Ok(Resolved { real, exec: None });
+    }
+    if !bare && plain.starts_with(worktree) && !real.starts_with(worktree) {
+        return Err(Unusable::Refused(format!(
+            "program `{program}` is a symlink to `{}`, outside the worktree; list the \
+             target itself in `settings.allow` and run it by that name",
+            real.display()
+        )));
+    }
+    let name_is_shell = is_shell(Path::new(
+        program.rsplit(['/', '\\']).next().unwrap_or(program),
+    ));
+    let multi_call_by_name = bare && is_multi_call(&real);
+    if is_shell(&real)
+        && !name_is_shell
+        && !multi_call_by_name
+        && !shell_listed(&real, worktree, allow)
+    {
+        return Err(Unusable::Refused(format!(
+            "program `{program}` is a symlink to the shell `{}`, which `settings.allow` \
+             does not list (a shell runs only when it is itself listed)",
+            real.display()
+        )));
+    }
+    Ok(Resolved {
+        real,
+        // A path program runs as its real path: what was checked is what
+        // runs, even if the link is replaced later. A bare name keeps its
+        // PATH name (see `PlannedCheck::exec`).
+        exec: bare.then_some(listed),
+    })
+}
+
+/// Whether `allow` lists the shell `real` itself: an entry that names a
+/// shell and resolves to the same file.
+fn shell_listed(real: &Path, worktree: &Path, allow: &[String]) -> bool {
+    allow.iter().any(|entry| {
+        let name = entry.rsplit(['/', '\\']).next().unwrap_or(entry);
+        if !is_shell(Path::new(name)) {
+            return false;
+        }
+        let path = if entry.contains(['/', '\\']) {
+            Some(listed_path(entry, worktree))
+        } else {
+            which::which(entry).ok()
+        };
+        path.and_then(|p| dunce::canonicalize(p).ok())
+            .is_some_and(|p| p == real)
+    })
+}
+
+/// The path a listed program with a separator names: absolute as written,
+/// else relative to the worktree (`/` and `\` both separate,
+/// docs/checks-toml.md, so a config written on Windows (`.\scripts\lint.sh`) runs elsewhere
+/// too).
+fn listed_path(program: &str, worktree: &Path) -> PathBuf {
+    if Path::new(program).is_absolute() {
+        return PathBuf::from(program);
+    }
+    let mut path = worktree.to_path_buf();
+    path.extend(
+        program
+            .split(['/', '\\'])
+            .filter(|c| !c.is_empty() && *c != "."),
+    );
+    path
+}
+
+/// What a check starts with, resolved again when it starts
+/// (docs/checks-toml.md): an earlier check (through `needs`) may have turned its `cwd` or its
+/// program's path into a symlink out of the worktree since the plan was
+/// built. The error is the check's one-line `error`; it does not run.
+#[derive(Debug)]
+pub(crate) struct AtStart {
+    /// The working directory, canonical now.
+    pub(crate) cwd: PathBuf,
+}
+
+/// Resolves `check`'s `cwd` and (for a path program inside the worktree)
+/// its program again. A `cwd` that no longer exists, or that now lies
+/// outside the worktree, and a program path that now resolves to another
+/// file than planned, are errors. The worktree itself (`cwd` unset) is not
+/// resolved again: a check cannot turn it into a symlink.
+pub(crate) fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtStart, String> {
+    let cwd = if check.config.cwd.as_os_str().is_empty() {
+        check.cwd.clone()
+    } else {
+        let cwd = worktree.join(&check.config.cwd);
+        let real = dunce::canonicalize(&cwd)
+            .map_err(|_| format!("working directory `{}` does not exist", cwd.display()))?;
+        if !real.starts_with(worktree) {
+            return Err(format!(
+                "`cwd` `{}` resolves to `{}` when the check starts, outside the worktree \
+                 (an earlier check changed it); not run",
+                check.config.cwd.display(),
+                real.display()
+            ));
+        }
+        real
+    };
+    if let (Ok(planned), [program, ..]) = (&check.program, check.argv())
+        && program.contains(['/', '\\'])
+        && planned.starts_with(worktree)
+    {
+        // A program that is gone is left to the spawn, which says so.
+        if let Ok(now) = dunce::canonicalize(listed_path(program, worktree))
+            && now != *planned
+        {
+            return Err(format!(
+                "program `{program}` resolves to `{}` when the check starts, not `{}` as when \
+                 the run began (an earlier check replaced it); not run",
+                now.display(),
+                planned.display()
+            ));
+        }
+    }
+    Ok(AtStart { cwd })
+}
+
+/// The absolute working directory of a check; one that resolves (through a
+/// symlink) outside the worktree is a config error. One that does not exist is
+/// left for the runner to report as the check's error.
+fn resolve_cwd(config: &Config, worktree: &Path, check: &CheckConfig) -> Result<PathBuf, Error> {
+    let cwd = worktree.join(&check.cwd);
+    if let Ok(real) = dunce::canonicalize(&cwd) {
+        if !real.starts_with(worktree) {
+            return Err(Error::Config {
+                path: config.path.clone(),
+                location: Some((check.line, 1)),
+                key: Some(format!("`cwd` of check `{}`", check.name)),
+                message: format!("resolves to {}, outside the worktree", real.display()),
+            });
+        }
+        return Ok(real);
+    }
+    Ok(cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+
+    fn config(text: &str) -> Config {
+        config::parse(text, Path::new("checks.toml"), String::new()).unwrap()
+    }
+
+    fn selection(mode: Mode) -> Selection {
+        Selection {
+            mode,
+            only: vec![],
+            skip: vec![],
+            jobs: Some(3),
+            no_fail_fast: false,
+            changed: None,
+            shard: None,
+        }
+    }
+
+    const TEXT: &str = r#"
+[settings]
+allow = ["true", "./tool.sh", "definitely-not-a-program-xyz"]
+timeout = "7s"
+[[check]]
+name = "a"
+run = ["true"]
+modes = ["fast", "strict"]
+[[check]]
+name = "b"
+run = ["./tool.sh"]
+needs = ["a"]
+timeout = "1s"
+[[check]]
+name = "c"
+run = ["definitely-not-a-program-xyz"]
+needs = ["b"]
+modes = ["fast"]
+"#;
+
+    #[test]
+    fn selects_by_mode_and_maps_needs_to_indices() {
+        let config = config(TEXT);
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dir.path().canonicalize().unwrap();
+        let plan = build(&config, &worktree, &selection(Mode::Fast)).unwrap();
+        let names: Vec<&str> = plan.checks.iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["a", "c"]);
+        // `c` needs `b`, which fast mode does not select: no ordering.
+        assert!(plan.checks[1].needs.is_empty());
+        assert!(plan.fail_fast);
+        assert_eq!(plan.jobs, 3);
+        assert_eq!(plan.checks[0].timeout, Duration::from_secs(7));
+        assert_eq!(
+            plan.checks[1].program,
+            Err("program `definitely-not-a-program-xyz` not found on PATH".to_string())
+        );
+
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        assert_eq!(plan.checks[1].needs, vec![0]);
+        assert_eq!(plan.checks[1].timeout, Duration::from_secs(1));
+        assert!(!plan.fail_fast);
+        assert_eq!(
+            plan.checks[1].program,
+            Err("program `./tool.sh` not found in the worktree".to_string())
+        );
+        std::fs::write(worktree.join("tool.sh"), "").unwrap();
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        assert_eq!(plan.checks[1].program, Ok(worktree.join("tool.sh")));
+        assert!(plan.checks[0].program.as_ref().unwrap().is_absolute());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn shared_cwds_resolve_once_and_an_escape_still_names_its_check() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("w/sub")).unwrap();
+        let worktree = dir.path().join("w").canonicalize().unwrap();
+        std::os::unix::fs::symlink(dir.path(), worktree.join("out")).unwrap();
+        let text = "[settings]\nallow = [\"true\"]\n\
+            [[check]]\nname = \"a\"\nrun = [\"true\"]\ncwd = \"sub\"\n\
+            [[check]]\nname = \"b\"\nrun = [\"true\"]\ncwd = \"sub\"\n\
+            [[check]]\nname = \"c\"\nrun = [\"true\"]\ncwd = \"out\"\n";
+        let config = config(text);
+        let mut resolver = Resolver::default();
+        let a = resolver.cwd(&config, &worktree, &config.checks[0]).unwrap();
+        assert_eq!(a, worktree.join("sub"));
+        // Removed after the first lookup: the second check gets the answer
+        // remembered, not a fresh (now failing) canonicalisation.
+        std::fs::remove_dir(worktree.join("sub")).unwrap();
+        let b = resolver.cwd(&config, &worktree, &config.checks[1]).unwrap();
+        assert_eq!(b, a);
+        let err = resolver
+            .cwd(&config, &worktree, &config.checks[2])
+            .unwrap_err();
+        assert!(err.to_string().contains("`cwd` of check `c`"), "{err}");
+        let (program, _) = resolver
+            .check_program(&config, &worktree, &config.checks[0])
+            .unwrap();
+        let program = program.unwrap();
+        assert!(program.is_absolute(), "{program:?}");
+        assert_eq!(
+            resolve_program("./missing.sh", &worktree, &[]),
+            Err(Unusable::NotFound(
+                "program `./missing.sh` not found in the worktree".to_string()
+            ))
+        );
+    }
+
+    #[test]
+    fn shards_are_parsed_strictly_and_split_by_name_alone() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        for bad in [
+            "0/4",
+            "5/4",
+            "1/0",
+            "x/2",
+            "2",
+            "1/2/3",
+            "",
+            "-1/2",
+            "1/4294967296",
+            "99999999999999999999/1",
+            "1/+",
+        ] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        // The largest count is fine, and every name lands in 1..=count.
+        let max = Shard::parse("4294967295/4294967295").unwrap();
+        assert_eq!(max.count, u32::MAX);
+        assert!((1..=u32::MAX).contains(&Shard::of("x", u32::MAX)));
+        // A name's shard never depends on the other names.
+        let names: Vec<String> = (0..50).map(|i| format!("check-{i}")).collect();
+        let before: Vec<u32> = names.iter().map(|n| Shard::of(n, 3)).collect();
+        assert!(before.iter().all(|&k| (1..=3).contains(&k)));
+        // Every shard gets some of 50 names (sha256 spreads them).
+        for k in 1..=3 {
+            assert!(before.contains(&k), "shard {k} empty");
+        }
+        assert_eq!(Shard::of("check-7", 3), before[7]);
+        assert_eq!(Shard::of("anything", 1), 1);
+    }
+
+    #[test]
+    fn only_and_skip_filter_and_reject_unknown_names() {
+        let config = config(TEXT);
+        let dir = tempfile::tempdir().unwrap();
+        let mut sel = selection(Mode::Strict);
+        sel.skip = vec!["a".into()];
+        let plan = build(&config, dir.path(), &sel).unwrap();
+        assert_eq!(plan.checks.len(), 1);
+        sel.only = vec!["zz".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `zz`: no check of that name in checks.toml"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_program_is_recorded_canonical() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("scripts")).unwrap();
+        for file in [root.join("tool.sh"), worktree.join("scripts/lint.sh")] {
+            std::fs::write(&file, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let lint = worktree.join("scripts").join("lint.sh");
+        let found = |path: PathBuf| {
+            Ok(Resolved {
+                real: path,
+                exec: None,
+            })
+        };
+        let resolve = |program: &str| resolve_program(program, &worktree, &[]);
+        assert_eq!(resolve("../tool.sh"), found(root.join("tool.sh")));
+        assert_eq!(resolve("./scripts/../scripts/lint.sh"), found(lint.clone()));
+        // `\` separates on every platform (docs/checks-toml.md).
+        assert_eq!(resolve(".\\scripts\\lint.sh"), found(lint.clone()));
+        assert_eq!(resolve("scripts\\lint.sh"), found(lint));
+        assert_eq!(
+            resolve("./scripts"),
+            Err(Unusable::NotFound(
+                "program `./scripts` not found in the worktree".into()
+            ))
+        );
+        let absolute = root.join("tool.sh");
+        assert_eq!(
+            resolve(absolute.to_str().unwrap()),
+            found(root.join("tool.sh"))
+        );
+    }
+
+    /// docs/checks-toml.md (2026-11-25): a program path that is a symlink is
+    /// resolved to its target; a shell target not itself listed, or a
+    /// target outside the worktree of a path inside it, is refused.
+    #[cfg(unix)]
+    #[test]
+    fn program_symlinks_are_followed_and_judged_by_their_target() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("scripts")).unwrap();
+        let sh = dunce::canonicalize(which::which("sh").unwrap()).unwrap();
+        let real_lint = worktree.join("scripts/real-lint");
+        std::fs::write(&real_lint, "#!/bin/sh\n").unwrap();
+        std::fs::write(root.join("outside"), "#!/bin/sh\n").unwrap();
+        symlink(&sh, worktree.join("lint.sh")).unwrap();
+        symlink("scripts/real-lint", worktree.join("inner.sh")).unwrap();
+        symlink(root.join("outside"), worktree.join("out.sh")).unwrap();
+        std::fs::create_dir(worktree.join("bin")).unwrap();
+        std::fs::copy(&sh, worktree.join("bin/dash")).unwrap();
+        symlink("bin/dash", worktree.join("copy.sh")).unwrap();
+
+        // A link inside the worktree runs (and is recorded) as its target.
+        assert_eq!(
+            resolve_program("./inner.sh", &worktree, &[]),
+            Ok(Resolved {
+                real: real_lint,
+                exec: None
+            })
+        );
+        // Out of the worktree, to a shell or not: refused.
+        for (program, target) in [("./lint.sh", &sh), ("./out.sh", &root.join("outside"))] {
+            assert_eq!(
+                resolve_program(program, &worktree, &[]),
+                Err(Unusable::Refused(format!(
+                    "program `{program}` is a symlink to `{}`, outside the worktree; list the \
+                     target itself in `settings.allow` and run it by that name",
+                    target.display()
+                )))
+            );
+        }
+        // A shell inside the worktree, reached through a link: refused
+        // unless that shell is itself listed.
+        let refused = resolve_program("./copy.sh", &worktree, &[]).unwrap_err();
+        assert!(
+            matches!(&refused, Unusable::Refused(why) if why.contains("is a symlink to the shell")),
+            "{refused:?}"
+        );
+        let listed = ["./bin/dash".to_string()];
+        assert!(resolve_program("./copy.sh", &worktree, &listed).is_ok());
+        // A directory link counts as much as a file link: `./tools/python3`
+        // with `tools` -> the system's bin directory runs a program outside.
+        let bin = which::which("sh").unwrap();
+        let bin = bin.parent().unwrap();
+        symlink(bin, worktree.join("tools")).unwrap();
+        let refused = resolve_program("./tools/sh", &worktree, &[]).unwrap_err();
+        assert!(
+            matches!(&refused, Unusable::Refused(why) if why.contains("outside the worktree")),
+            "{refused:?}"
+        );
+        // A listed shell name that is a link to another shell is that shell.
+        let found = resolve_program("sh", &worktree, &[]).unwrap();
+        assert_eq!(found.real, sh);
+    }
+
+    #[test]
+    fn shells_are_known_by_file_name_in_any_case() {
+        for name in [
+            "sh",
+            "/bin/bash",
+            "DASH",
+            "pwsh.exe",
+            "C:/x/CMD.EXE",
+            "busybox",
+            "toybox",
+        ] {
+            assert!(is_shell(Path::new(name)), "{name}");
+        }
+        for name in ["python3", "cargo", "shellcheck", "rustup", "bashate"] {
+            assert!(!is_shell(Path::new(name)), "{name}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn at_start_refuses_a_cwd_or_program_changed_since_the_plan() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(worktree.join("target")).unwrap();
+        std::fs::write(worktree.join("lint.sh"), "#!/bin/sh\n").unwrap();
+        let config = config(
+            "[settings]\nallow = [\"./lint.sh\"]\n[[check]]\nname = \"a\"\nrun = [\"./lint.sh\"]\n\
+             cwd = \"target/esc\"\n",
+        );
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        let check = &plan.checks[0];
+        assert_eq!(
+            at_start(check, &worktree).unwrap_err(),
+            format!(
+                "working directory `{}` does not exist",
+                worktree.join("target/esc").display()
+            )
+        );
+        symlink(&root, worktree.join("target/esc")).unwrap();
+        assert_eq!(
+            at_start(check, &worktree).unwrap_err(),
+            format!(
+                "`cwd` `target/esc` resolves to `{}` when the check starts, outside the \
+                 worktree (an earlier check changed it); not run",
+                root.display()
+            )
+        );
+        std::fs::remove_file(worktree.join("target/esc")).unwrap();
+        symlink(worktree.join("target"), worktree.join("target/esc")).unwrap();
+        assert_eq!(
+            at_start(check, &worktree).unwrap().cwd,
+            worktree.join("target")
+        );
+        std::fs::rename(worktree.join("lint.sh"), worktree.join("old.sh")).unwrap();
+        symlink("old.sh", worktree.join("lint.sh")).unwrap();
+        let err = at_start(check, &worktree).unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "program `./lint.sh` resolves to `{}` when the check starts, not `{}`",
+                worktree.join("old.sh").display(),
+                worktree.join("lint.sh").display()
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn paths_patterns_match_as_the_readme_says() {
+        let config = config(
+            "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"t\"\nrun = [\"true\"]\n\
+             paths = [\"*.rs\", \"./docs/\", \"Makefile\"]\n",
+        );
+        let mut resolver = Resolver::default();
+        let set = resolver.paths(&config, &config.checks[0]).unwrap().unwrap();
+        for (path, matches) in [
+            ("a.rs", true),
+            ("src/deep/a.rs", true),
+            ("docs/a/b.md", true),
+            ("docs", false),
+            ("Makefile", true),
+            ("Makefile/x", true),
+            ("src/Makefile", false),
+            ("README.md", false),
+        ] {
+            assert_eq!(set.is_match(path), matches, "{path}");
+        }
+    }
+
+    #[test]
+    fn only_a_check_outside_the_mode_is_an_error_and_skip_is_not() {
+        let config = config(
+            "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"s\"\nrun = [\"true\"]\n\
+             [[check]]\nname = \"n\"\nrun = [\"true\"]\nmodes = []\n",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let mut sel = selection(Mode::Fast);
+        sel.skip = vec!["s".into()];
+        assert_eq!(build(&config, dir.path(), &sel).unwrap().checks.len(), 0);
+        sel.only = vec!["s".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `s`: the check does not run in fast mode (its modes: strict)"
+        );
+        sel.only = vec!["n".into()];
+        let err = build(&config, dir.path(), &sel).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--only `n`: the check does not run in fast mode (its modes: none)"
+        );
+    }
+}

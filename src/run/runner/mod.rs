@@ -1,0 +1,396 @@
+//! Runs a `Plan`: at most `jobs` checks at a time, started in file order as
+//! their `needs` finish, with fail-fast and cancellation. Process handling is
+//! in `process`; platform tree-killing behind the same names in `unix` and
+//! `windows`. A pool of at most `jobs` worker threads runs the checks, each
+//! worker reused from check to check; with `--jobs 1` the scheduler's own
+//! thread runs them.
+
+mod child;
+#[cfg(target_os = "linux")]
+mod clone;
+pub(crate) mod contain;
+pub(crate) mod process;
+#[cfg(target_os = "linux")]
+mod reaper;
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod platform;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod platform;
+
+use std::sync::{Mutex, mpsc};
+use std::time::Duration;
+
+use crate::config::CheckKind;
+use crate::parse::{Collector, Parsed};
+use crate::run::artifacts::{self, Collected};
+use crate::run::evidence::{Leaked, Status};
+use crate::run::excerpt::Excerpt;
+use crate::run::plan::{Plan, PlannedCheck};
+use crate::signal::Cancel;
+use contain::Containment;
+use process::End;
+
+pub(crate) use run_check_documents::evidence::INTERRUPTED;
+/// Skip reason of checks not started after a failure in fast mode.
+pub(crate) const FAIL_FAST: &str = "fail-fast";
+
+/// The outcome of one planned check.
+#[derive(Debug)]
+pub(crate) struct CheckResult {
+    /// pass / fail / error / skip.
+    pub(crate) status: Status,
+    /// The process's exit code, when it exited.
+    pub(crate) exit_code: Option<i32>,
+    /// Wall time.
+    pub(crate) duration: Duration,
+    /// Killed for running past its timeout.
+    pub(crate) timed_out: bool,
+    /// Captured stdout (None when nothing ran).
+    pub(crate) stdout: Option<Excerpt>,
+    /// Captured stderr (None when nothing ran).
+    pub(crate) stderr: Option<Excerpt>,
+    /// Why it was skipped.
+    pub(crate) skip_reason: Option<String>,
+    /// Why it errored (one line).
+    pub(crate) error: Option<String>,
+    /// Whether a process was started (its command belongs in `meta.commands`).
+    pub(crate) spawned: bool,
+    /// What the output parsers found, stdout's then stderr's.
+    pub(crate) parsed: Vec<Parsed>,
+    /// Artifacts recorded after the check ended.
+    pub(crate) artifacts: Collected,
+    /// A skip that is no failure (fast mode found nothing to check): checks
+    /// that need this one still run.
+    pub(crate) benign_skip: bool,
+    /// The processes it left behind (killed, or kept by `leave_running`).
+    pub(crate) leaked: Vec<Leaked>,
+}
+
+impl CheckResult {
+    fn skipped(reason: impl Into<String>) -> CheckResult {
+        CheckResult {
+            status: Status::Skip,
+            exit_code: None,
+            duration: Duration::ZERO,
+            timed_out: false,
+            stdout: None,
+            stderr: None,
+            skip_reason: Some(reason.into()),
+            error: None,
+            spawned: false,
+            parsed: Vec::new(),
+            artifacts: Collected::default(),
+            benign_skip: false,
+            leaked: Vec::new(),
+        }
+    }
+
+    fn errored(reason: impl Into<String>) -> CheckResult {
+        CheckResult {
+            status: Status::Error,
+            error: Some(reason.into()),
+            skip_reason: None,
+            ..CheckResult::skipped("")
+        }
+    }
+
+    /// Whether checks that need this one may run: it passed, or fast mode
+    /// skipped it for lack of a relevant change.
+    fn lets_dependants_run(&self) -> bool {
+        self.status == Status::Pass || self.benign_skip
+    }
+}
+
+/// Progress reported while the plan runs.
+#[derive(Debug)]
+pub(crate) enum Event<'a> {
+    /// A check started.
+    Started,
+    /// A check ended (or was skipped or could not start).
+    Finished(&'a PlannedCheck<'a>, &'a CheckResult),
+}
+
+/// Runs every check of `plan`; returns one result per planned check, in plan
+/// order. Reports progress through `on_event` (called from this thread only).
+pub(crate) fn run_plan(
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<CheckResult> {
+    let n = plan.checks.len();
+    let mut results: Vec<Option<CheckResult>> = (0..n).map(|_| None).collect();
+    let mut started = vec![false; n];
+    let mut stop_reason: Option<&'static str> = None;
+    let (tx, rx) = mpsc::channel::<(usize, CheckResult)>();
+    let contain = Containment::new(plan.checks.iter().map(|c| c.config.leave_running));
+    let contain = &contain;
+
+    // Checks to run, by plan index; the workers take them in turn. The
+    // sender moves into the scope and drops when its closure returns, which
+    // ends the workers.
+    let (job_tx, jobs) = mpsc::channel::<usize>();
+    let jobs = Mutex::new(jobs);
+    std::thread::scope(|scope| {
+        let job_tx = job_tx;
+        let mut workers = 0usize;
+        let mut running = 0usize;
+        // Checks before this one have all started: the launch scan starts
+        // here (200 checks in a row would otherwise scan 20,000 entries).
+        let mut first = 0usize;
+        loop {
+            if stop_reason.is_none() && cancel.is_cancelled() {
+                stop_reason = Some(INTERRUPTED);
+            }
+            if stop_reason.is_none() {
+                // Launch ready checks in file order while slots are free.
+                while first < n && started[first] {
+                    first += 1;
+                }
+                for i in first..n {
+                    if started[i] {
+                        continue;
+                    }
+                    let check = &plan.checks[i];
+                    let failed_need = check.needs.iter().find(|&&d| {
+                        results[d]
+                            .as_ref()
+                            .is_some_and(|r| !r.lets_dependants_run())
+                    });
+                    if let Some(&d) = failed_need {
+                        let need = &results[d].as_ref().expect("finished").status;
+                        let reason = format!(
+                            "needs `{}`, which ended `{}`",
+                            plan.checks[d].name(),
+                            need.as_str()
+                        );
+                        started[i] = true;
+                        let result = CheckResult::skipped(reason);
+                        on_event(Event::Finished(check, &result));
+                        results[i] = Some(result);
+                        continue;
+                    }
+                    if check.needs.iter().any(|&d| results[d].is_none()) {
+                        continue;
+                    }
+                    if running >= plan.jobs {
+                        break;
+                    }
+                    started[i] = true;
+                    match immediate_result(check) {
+                        Some(result) => {
+                            on_event(Event::Finished(check, &result));
+                            if plan.fail_fast && result.status.is_failure() {
+                                stop_reason = Some(FAIL_FAST);
+                            }
+                            results[i] = Some(result);
+                            if stop_reason.is_some() {
+                                break;
+                            }
+                        }
+                        None => {
+                            on_event(Event::Started);
+                            running += 1;
+                            if plan.jobs == 1 {
+                                // Nothing to overlap: a hand-off to a worker
+                                // would only cost two thread wake-ups.
+                                let run = run_check(i, plan, cancel, contain);
+                                let _ = tx.send((i, run));
+                            } else {
+                                // A worker per running check at most, started
+                                // when every worker is busy, reused after.
+                                if workers < running {
+                                    workers += 1;
+                                    let (tx, jobs) = (tx.clone(), &jobs);
+                                    scope.spawn(move || work(plan, cancel, contain, jobs, &tx));
+                                }
+                                let _ = job_tx.send(i);
+                            }
+                        }
+                    }
+                }
+            }
+            if running == 0 {
+                // Nothing runs and nothing more can be launched (or we stopped):
+                // needs are acyclic, so a pending check would have been ready.
+                let blocked = (0..n).any(|i| !started[i]);
+                if stop_reason.is_some() || !blocked {
+                    break;
+                }
+                continue;
+            }
+            let Ok((i, result)) = rx.recv() else { break };
+            running -= 1;
+            on_event(Event::Finished(&plan.checks[i], &result));
+            if plan.fail_fast && result.status.is_failure() && stop_reason.is_none() {
+                stop_reason = Some(FAIL_FAST);
+            }
+            results[i] = Some(result);
+        }
+    });
+
+    // Whatever any check left is gone now (but what `leave_running` kept),
+    // before the last snapshot is taken.
+    let leaked = contain.finish();
+    let reason = stop_reason.unwrap_or(INTERRUPTED);
+    results
+        .into_iter()
+        .zip(&plan.checks)
+        .zip(leaked)
+        .map(|((result, check), leaked)| {
+            let mut result = result.unwrap_or_else(|| {
+                let result = CheckResult::skipped(reason);
+                on_event(Event::Finished(check, &result));
+                result
+            });
+            result.leaked.extend(leaked);
+            result
+        })
+        .collect()
+}
+
+/// A worker: runs the checks it is handed until there are no more.
+fn work(
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    contain: &Containment,
+    jobs: &Mutex<mpsc::Receiver<usize>>,
+    results: &mpsc::Sender<(usize, CheckResult)>,
+) {
+    loop {
+        let next = match jobs.lock() {
+            Ok(jobs) => jobs.recv(),
+            Err(_) => return,
+        };
+        let Ok(i) = next else { return };
+        let result = run_check(i, plan, cancel, contain);
+        if results.send((i, result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The result of a check that does not start: skipped by fast mode's
+/// `paths`, or its program was not found.
+fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
+    if let Some(reason) = &check.skip {
+        return Some(CheckResult {
+            benign_skip: true,
+            ..CheckResult::skipped(reason.clone())
+        });
+    }
+    match (&check.config.kind, &check.program) {
+        (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
+        _ => None,
+    }
+}
+
+/// Runs check `i` (a process or a built-in scan) and classifies its end.
+fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+    let check = &plan.checks[i];
+    match &check.config.kind {
+        CheckKind::Scan(scan) => run_scan(scan, plan),
+        // docs/checks-toml.md: `cwd` and a path program are resolved again now.
+        CheckKind::Run(_) => match crate::run::plan::at_start(check, &plan.worktree) {
+            Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
+            Err(why) => CheckResult::errored(why),
+        },
+    }
+}
+
+/// A built-in scan: no process; fails on any error-level finding.
+fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
+    let started = std::time::Instant::now();
+    let result = crate::scan::run(scan, &plan.worktree);
+    let failed = result
+        .found
+        .iter()
+        .any(|f| f.severity == crate::config::DiagSeverity::Error);
+    CheckResult {
+        status: if failed { Status::Fail } else { Status::Pass },
+        duration: started.elapsed(),
+        skip_reason: None,
+        parsed: vec![Parsed {
+            found: result.found,
+            dropped: result.dropped,
+            ..Parsed::default()
+        }],
+        ..CheckResult::skipped("")
+    }
+}
+
+/// Runs one process check and classifies its end into a status.
+fn run_process(
+    check: &PlannedCheck<'_>,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    cwd: &std::path::Path,
+    contain: (&Containment, usize),
+) -> CheckResult {
+    let program = check
+        .program
+        .as_ref()
+        .expect("immediate_result handles a missing program");
+    let spec = process::Spec {
+        program: check.exec.as_deref().unwrap_or(program),
+        args: &check.argv()[1..],
+        cwd,
+        env: &check.config.env,
+        timeout: check.timeout,
+        excerpt_bytes: plan.excerpt_bytes,
+        contain: Some(contain),
+        leave_running: check.config.leave_running,
+    };
+    let collectors = [Collector::new(check.config), Collector::new(check.config)];
+    let outcome = process::run(&spec, collectors, cancel);
+    let parsed = [outcome.stdout_parsed, outcome.stderr_parsed]
+        .into_iter()
+        .flatten()
+        .collect();
+    let artifacts = if outcome.end == End::Interrupted {
+        Collected::default()
+    } else {
+        artifacts::collect(&check.config.artifacts, &plan.worktree)
+    };
+    let mut result = CheckResult {
+        status: Status::Error,
+        exit_code: None,
+        duration: outcome.duration,
+        timed_out: false,
+        stdout: Some(outcome.stdout),
+        stderr: Some(outcome.stderr),
+        skip_reason: None,
+        error: None,
+        spawned: true,
+        parsed,
+        artifacts,
+        benign_skip: false,
+        leaked: outcome.leaked,
+    };
+    match outcome.end {
+        End::Exited(code) => {
+            result.exit_code = Some(code);
+            result.status = if code == 0 {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+        }
+        End::TimedOut => {
+            result.status = Status::Fail;
+            result.timed_out = true;
+        }
+        End::Interrupted => {
+            result.status = Status::Skip;
+            result.skip_reason = Some(INTERRUPTED.into());
+        }
+        End::Signaled(signal) => result.error = Some(format!("killed by {signal}")),
+        End::Failed(why) => {
+            result.spawned = false;
+            result.error = Some(why);
+        }
+    }
+    result
+}

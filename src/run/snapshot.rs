@@ -1,0 +1,1915 @@
+//! Read-only verification (docs/read-only.md): a snapshot of the worktree before
+//! the first check and after the last, compared path by path.
+//!
+//! In a git worktree a snapshot is the `git status` entries (tracked changes,
+//! staged or not, and untracked files that are not ignored) with what can be
+//! known of each listed file without trusting git, so a check that edits a
+//! clean file, edits an already-dirty file, stages something or creates a
+//! file shows up, while ignored build output never does. Outside git it is
+//! every file not matched by `.gitignore` (and not under `target/`,
+//! `node_modules/` or `.git/`). Git is asked with `GIT_OPTIONAL_LOCKS=0`, so
+//! taking a snapshot never writes the index.
+//!
+//! A listed file is compared by its stat data (`stat.rs`: device, inode,
+//! mode, size, mtime, ctime), read and hashed only where the stat data
+//! cannot be trusted: when it changed within a clock tick of the first
+//! snapshot (racy), on a file system whose clock is not this machine's, or
+//! on Windows (no change time). With many untracked files (`UNREAD_MIN` and
+//! more) the first snapshot does not even stat them: it records the
+//! identity of each one's directory, and the last snapshot finds a file
+//! unchanged when its directory is the same and its ctime is not after the
+//! first snapshot's clock (a change of any kind sets the ctime to the
+//! current time; `stat.rs` says why that holds). So a snapshot costs about
+//! one listing of the tree, and the last one stats the files while git
+//! lists them.
+//!
+//! A file whose stat data changed counts as changed even when its bytes are
+//! the same: a `touch`, a `chmod` there and back, a rewrite with identical
+//! content are writes to the worktree by a check that should not write.
+//! (A clean tracked file is git's to judge: git compares its content with
+//! the index, so a `touch` of a clean file does not count.)
+//!
+//! Build output counts in neither: an untracked path git lists under a
+//! directory named `target` or `node_modules` is left out as the walk leaves
+//! those directories out (tracked files there still count). A listed path
+//! that is a directory (an untracked nested repository, `? vendor/lib/`, or a
+//! submodule with changes, one `S.M.` entry) gets a hash of the tree under
+//! it (every file's mode and content), walked as outside git, so a change
+//! inside it is a change. Paths are compared as the file system names them,
+//! bytes on Unix, and converted (lossily) only to be shown.
+
+mod git_state;
+mod own;
+mod stat;
+mod temps;
+mod tree;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::git::{Repo, Status, StatusEntry};
+use crate::run::evidence::{Diagnostic, ReadOnly};
+use stat::{Clock, DirId, Lstat, Stat, Trust};
+
+pub(crate) use git_state::{GitState, GitWatch};
+pub(crate) use own::OwnFiles;
+
+/// Build output and dependencies (docs/read-only.md): never walked outside git,
+/// and their untracked content, which git lists, left out in git too.
+const BUILD_OUTPUT: [&str; 2] = ["target", "node_modules"];
+
+/// From this many untracked files on, the first snapshot leaves them
+/// unread (not even stat'ed) where the clock is trusted: a stat costs about
+/// what git's listing of the file costs.
+const UNREAD_MIN: usize = 1000;
+
+/// git's two-letter status of a path (`.M`, `??`, ...), two bytes
+/// compared as one number: 200,000 entries are compared per run. Nothing
+/// (`[0, 0]`) outside git.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Code([u8; 2]);
+
+impl Code {
+    /// Outside git.
+    const WALKED: Code = Code([0, 0]);
+
+    /// The code git printed (its first two bytes).
+    fn of(code: &str) -> Code {
+        match code.as_bytes() {
+            [a, b, ..] => Code([*a, *b]),
+            [a] => Code([*a, 0]),
+            [] => Code::WALKED,
+        }
+    }
+
+    /// Untracked (`??`).
+    fn untracked(self) -> bool {
+        self.0 == *b"??"
+    }
+
+    /// Untracked, or seen by a walk outside git.
+    fn untracked_or_walked(self) -> bool {
+        self.untracked() || self == Code::WALKED
+    }
+
+    /// Deleted in the index or the worktree.
+    fn deleted(self) -> bool {
+        self.0.contains(&b'D')
+    }
+}
+
+/// What a snapshot records of one path.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// git's two-letter status (`".M"`, `"??"`, ...); empty outside git.
+    code: Code,
+    /// The rest of git's record (modes, object names in HEAD and the index),
+    /// so re-staging a staged file with other content is a change.
+    state: String,
+    /// What was found at the path.
+    seen: Seen,
+}
+
+/// What a snapshot found at one listed path.
+#[derive(Debug, Clone)]
+enum Seen {
+    /// Nothing (or nothing that can be looked at).
+    Absent,
+    /// A file, symlink or other non-directory: its stat data, its content
+    /// hash when it had to be read, and (when the first snapshot left it
+    /// unread) the identity of its directory.
+    File {
+        stat: Stat,
+        hash: Option<Box<[u8; 32]>>,
+        dir: Option<DirId>,
+    },
+    /// A file the first snapshot left unread: the identity of its
+    /// directory. Unchanged while that directory is the same and the file's
+    /// ctime is not after the snapshot's clock.
+    Unread { dir: DirId },
+    /// A directory: the hash of the tree under it.
+    Tree([u8; 32]),
+}
+
+impl Seen {
+    /// Whether `after` (a later snapshot's) shows the same thing as `self`,
+    /// seen by a snapshot that began at `clock`.
+    fn same(&self, after: &Seen, clock: &Clock) -> bool {
+        match (self, after) {
+            (Seen::Absent, Seen::Absent) => true,
+            (Seen::Tree(a), Seen::Tree(b)) => a == b,
+            (
+                Seen::File { stat, hash, .. },
+                Seen::File {
+                    stat: now,
+                    hash: now_hash,
+                    ..
+                },
+            ) => {
+                stat.same(now)
+                    && match (hash, now_hash) {
+                        (Some(a), Some(b)) => a == b,
+                        (Some(_), None) => false,
+                        _ => true,
+                    }
+            }
+            (
+                Seen::Unread { dir },
+                Seen::File {
+                    stat,
+                    dir: Some(now_dir),
+                    ..
+                },
+            ) => dir == now_dir && stat.on(dir) && stat.changed() <= clock.at(),
+            _ => false,
+        }
+    }
+
+    /// Whether there is nothing at the path.
+    fn absent(&self) -> bool {
+        matches!(self, Seen::Absent)
+    }
+
+    /// Whether the path is a directory hashed as a tree.
+    fn tree(&self) -> bool {
+        matches!(self, Seen::Tree(_))
+    }
+}
+
+impl Entry {
+    /// Whether `after` records the same state of the path.
+    fn same(&self, after: &Entry, clock: &Clock) -> bool {
+        self.code == after.code
+            && (self.state.is_empty() == after.state.is_empty())
+            && (self.state.is_empty() || self.state == after.state)
+            && self.seen.same(&after.seen, clock)
+    }
+}
+
+/// The state of a worktree at one moment.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot {
+    /// Worktree-relative paths (absolute when outside the worktree), one
+    /// entry each, sorted by their bytes: two snapshots are compared in
+    /// one pass, without hashing 200,000 paths.
+    entries: Vec<(Key, Entry)>,
+    /// When it began: files it left unread are judged against this.
+    clock: Clock,
+    /// The untracked part of the worktree as a later snapshot can check it
+    /// without listing it again (a first snapshot's, where that holds).
+    tree: Option<tree::Tree>,
+    /// Whether its untracked files were listed (not taken from a first
+    /// snapshot's tree): what the tests of `tree.rs` look at.
+    listed_untracked: bool,
+    /// The `.gitignore` files it lists (a first snapshot's).
+    rules: Vec<Key>,
+    /// Whether some file was left unread (judged later by the clock).
+    unread: bool,
+}
+
+/// A snapshot's path: shared by the snapshots that list it, so a later
+/// snapshot that lists what the first one did costs no copy, and two
+/// snapshots compare it by address first.
+type Key = Arc<Path>;
+
+/// The bytes a snapshot key is sorted by.
+fn bytes<K: AsRef<Path> + ?Sized>(key: &K) -> &[u8] {
+    key.as_ref().as_os_str().as_encoded_bytes()
+}
+
+/// The order of two keys (the same key of two snapshots: at once).
+fn order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    match Arc::ptr_eq(a, b) {
+        true => std::cmp::Ordering::Equal,
+        false => bytes(a).cmp(bytes(b)),
+    }
+}
+
+impl Snapshot {
+    /// A snapshot of `entries` in any order (of a path listed twice, the
+    /// first is kept).
+    fn new(mut entries: Vec<(Key, Entry)>, clock: Clock) -> Snapshot {
+        // git's listing is mostly sorted already (its tracked part, then its
+        // untracked part): a check costs one pass, a sort (without a
+        // scratch copy of 200,000 entries) only when needed.
+        // Strictly increasing: sorted, and no path twice.
+        if !entries.is_sorted_by(|a, b| bytes(&a.0) < bytes(&b.0)) {
+            entries.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            entries.dedup_by(|a, b| a.0 == b.0);
+        }
+        Snapshot {
+            entries,
+            clock,
+            tree: None,
+            listed_untracked: true,
+            rules: Vec::new(),
+            unread: false,
+        }
+    }
+
+    /// A snapshot of `entries` sorted by key, each key once.
+    fn sorted(entries: Vec<(Key, Entry)>, clock: Clock) -> Snapshot {
+        debug_assert!(entries.is_sorted_by(|a, b| bytes(&a.0) < bytes(&b.0)));
+        let mut snapshot = Snapshot::new(Vec::new(), clock);
+        snapshot.entries = entries;
+        snapshot
+    }
+
+    /// What was recorded of `key`.
+    fn get(&self, key: &Path) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|(k, _)| bytes(k).cmp(bytes(key)))
+            .ok()
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// Paths (worktree-relative, `/` separators) that differ between `self`
+    /// (before) and `after`, sorted, each with what happened to it.
+    pub(crate) fn diff(&self, after: &Snapshot) -> Vec<Change> {
+        let mut changes: Vec<Change> = Vec::new();
+        let (mut was, mut now) = (
+            self.entries.iter().peekable(),
+            after.entries.iter().peekable(),
+        );
+        loop {
+            let order = match (was.peek(), now.peek()) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((a, _)), Some((b, _))) => order(a, b),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    if let Some((key, entry)) = was.next() {
+                        changes.push(Change::new(key, Some(entry), None));
+                    }
+                }
+                std::cmp::Ordering::Greater => {
+                    if let Some((key, entry)) = now.next() {
+                        changes.push(Change::new(key, None, Some(entry)));
+                    }
+                }
+                std::cmp::Ordering::Equal => {
+                    if let (Some((key, entry)), Some((_, later))) = (was.next(), now.next())
+                        && !entry.same(later, &self.clock)
+                    {
+                        changes.push(Change::new(key, Some(entry), Some(later)));
+                    }
+                }
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.key.cmp(&b.key)));
+        changes
+    }
+
+    /// Number of paths recorded.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether a `.gitignore` file is not recorded as `reference` recorded
+    /// it (changed, created or gone): those `reference` lists, and `more`
+    /// (the ones this snapshot found beside them). A few lookups, not a
+    /// pass over every entry.
+    fn ignore_rules_differ(&self, reference: &Snapshot, more: &[Key]) -> bool {
+        reference
+            .rules
+            .iter()
+            .chain(more)
+            .any(|rule| match (reference.get(rule), self.get(rule)) {
+                (Some(was), Some(now)) => !was.same(now, &reference.clock),
+                (None, None) => false,
+                _ => true,
+            })
+    }
+
+    /// Whether some file was left unread (judged later by the clock).
+    fn unread(&self) -> bool {
+        self.unread
+    }
+}
+
+/// One path that differs between two snapshots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// Worktree-relative path with `/` separators, as shown (a directory
+    /// hashed as a tree ends in `/`).
+    pub(crate) path: String,
+    /// `created`, `deleted` or `changed`.
+    pub(crate) kind: &'static str,
+    /// The path as the snapshots recorded it.
+    key: PathBuf,
+}
+
+impl Change {
+    fn new(key: &Path, before: Option<&Entry>, after: Option<&Entry>) -> Change {
+        // In git, a path a snapshot does not list is as committed; outside
+        // git, it is not there.
+        let untracked_or_walked = |entry: &Entry| entry.code.untracked_or_walked();
+        let kind = match (before, after) {
+            (_, Some(now)) if now.seen.absent() || now.code.deleted() => "deleted",
+            // It was deleted before the checks ran and is a file again.
+            (Some(was), _) if was.seen.absent() => "created",
+            (Some(_), Some(_)) => "changed",
+            (None, Some(now)) if untracked_or_walked(now) => "created",
+            (Some(was), None) if untracked_or_walked(was) => "deleted",
+            // A clean tracked file edited or staged, or a dirty one put back
+            // as committed.
+            _ => "changed",
+        };
+        let tree = [before, after].into_iter().flatten().any(|e| e.seen.tree());
+        Change {
+            path: display_path(key, tree),
+            kind,
+            key: key.to_path_buf(),
+        }
+    }
+}
+
+/// Read-only verification of one run: the first snapshot, the last one, and
+/// in between (only when checks run one at a time) snapshots that name the
+/// check that changed a path.
+///
+/// An intermediate snapshot costs a `git status`; taking one after a
+/// one-millisecond check would multiply the cost of a run of quick checks
+/// (docs/benchmarks.md). So one is taken only after a check that ran at least
+/// `ATTRIBUTION_FACTOR` times as long as the first snapshot took; quick
+/// checks are grouped with the next snapshot, and a change found then is
+/// blamed on "one of the checks `a`, `b`". The overhead stays under
+/// 1/`ATTRIBUTION_FACTOR` of the checks' own time.
+#[derive(Debug)]
+pub(crate) struct Verifier {
+    snapshotter: Snapshotter,
+    before: Snapshot,
+    /// How long the first snapshot took.
+    cost: Duration,
+    /// Checks run one at a time: intermediate snapshots name culprits.
+    attribute: bool,
+    /// The latest intermediate snapshot (`None`: `before` is the latest).
+    last: Option<Snapshot>,
+    /// Checks finished since `last`.
+    pending: Vec<String>,
+    /// Path → the checks one of which changed it.
+    culprits: HashMap<String, Vec<String>>,
+    /// Absolute paths of files run-check itself creates.
+    ignored: Vec<PathBuf>,
+    /// run-check's own output files (the report, redirected streams).
+    own: OwnFiles,
+    /// The git state, when watched: how it is read, the first state and the
+    /// latest intermediate one.
+    git: Option<(GitWatch, GitState, Option<GitState>)>,
+}
+
+/// An intermediate snapshot follows a check that ran this many times as long
+/// as a snapshot takes.
+pub(crate) const ATTRIBUTION_FACTOR: u32 = 10;
+
+impl Verifier {
+    /// Starts verification with the first snapshot. In git, `first` is the
+    /// run's `git status` and how long it took (the snapshot is made of it,
+    /// not asked again); otherwise the snapshot is taken now. `attribute`:
+    /// checks run one at a time, so intermediate snapshots can name culprits.
+    pub(crate) fn start(
+        snapshotter: Snapshotter,
+        first: Option<(&Status, Duration)>,
+        attribute: bool,
+    ) -> Result<Verifier, String> {
+        let started = Instant::now();
+        let (before, status_took) = match first {
+            Some((status, took)) => (snapshotter.first(Some(status), took)?, took),
+            None => (snapshotter.first(None, Duration::ZERO)?, Duration::ZERO),
+        };
+        Ok(Verifier {
+            snapshotter,
+            cost: started.elapsed() + status_took,
+            attribute,
+            last: None,
+            before,
+            pending: Vec::new(),
+            culprits: HashMap::new(),
+            ignored: Vec::new(),
+            own: OwnFiles::default(),
+            git: None,
+        })
+    }
+
+    /// Also verifies the git state (HEAD, refs, index, config, hooks,
+    /// excludes), `before` being the state when the run started.
+    pub(crate) fn watch_git(&mut self, watch: GitWatch, before: GitState) {
+        self.git = Some((watch, before, None));
+    }
+
+    /// The git state now, when watched.
+    fn git_now(&self) -> Option<GitState> {
+        self.git.as_ref().map(|(watch, _, _)| watch.again())
+    }
+
+    /// A snapshot of the worktree and of the git state now. When the git
+    /// state changed (an excludes file among others) and the untracked
+    /// files were not listed, they are: files it no longer ignores are
+    /// named too.
+    fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
+        let snapshot = self.snapshotter.again(&self.before)?;
+        let git = self.git_now();
+        let git_changed = match (&self.git, &git) {
+            (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
+            _ => false,
+        };
+        if git_changed && !snapshot.listed_untracked {
+            return Ok((self.snapshotter.again_listed(&self.before)?, git));
+        }
+        Ok((snapshot, git))
+    }
+
+    /// The git state of the latest snapshot (intermediate, else the first).
+    fn git_last(&self) -> Option<&GitState> {
+        self.git
+            .as_ref()
+            .map(|(_, before, last)| last.as_ref().unwrap_or(before))
+    }
+
+    /// A file run-check itself creates in the worktree after the first
+    /// snapshot (the report's temporary file): never a change.
+    pub(crate) fn ignore(&mut self, path: &Path) {
+        let path = dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.ignored.push(path);
+    }
+
+    /// run-check's own output files: the `--out` file and the files its
+    /// stdout and stderr go to (its progress lines) are never a change.
+    pub(crate) fn ignore_own(&mut self, own: OwnFiles) {
+        self.own = own;
+    }
+
+    /// The changes from `before` to `after`, less the ignored paths, with
+    /// those of the git state from `git_before` to `git_after` (a path
+    /// both name, such as a hooks folder inside the worktree, once).
+    fn diff(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        git_before: Option<&GitState>,
+        git_after: Option<&GitState>,
+    ) -> Vec<Change> {
+        let mut changes = before.diff(after);
+        let worktree = self.snapshotter.worktree();
+        changes.retain(|c| {
+            let path = worktree.join(&c.key);
+            !self.ignored.contains(&path) && !self.own.contains(&path)
+        });
+        if let (Some((watch, _, _)), Some(was), Some(now)) = (&self.git, git_before, git_after) {
+            for change in watch.diff(was, now) {
+                if !changes.iter().any(|c| c.path == change.name) {
+                    changes.push(Change {
+                        key: PathBuf::from(&change.name),
+                        path: change.name,
+                        kind: change.kind,
+                    });
+                }
+            }
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        changes
+    }
+
+    /// Called after check `name` ended (having run for `ran`) while no other
+    /// check runs.
+    pub(crate) fn after_check(&mut self, name: &str, ran: Duration) {
+        if !self.attribute {
+            return;
+        }
+        self.pending.push(name.to_string());
+        if ran >= self.cost * ATTRIBUTION_FACTOR
+            && let Ok((now, git_now)) = self.now()
+        {
+            let last = self.last.as_ref().unwrap_or(&self.before);
+            let changes = self.diff(last, &now, self.git_last(), git_now.as_ref());
+            self.blame(changes);
+            self.last = Some(now);
+            if let Some((_, _, last)) = &mut self.git {
+                *last = git_now;
+            }
+        }
+    }
+
+    /// Attributes `changes` (since the latest snapshot) to the pending
+    /// checks.
+    fn blame(&mut self, changes: Vec<Change>) {
+        for change in changes {
+            self.culprits
+                .entry(change.path)
+                .or_insert_with(|| self.pending.clone());
+        }
+        self.pending.clear();
+    }
+
+    /// Takes the last snapshot and compares: the `contracts.read_only` value
+    /// and one `read-only` diagnostic per modified path.
+    pub(crate) fn finish(mut self) -> (ReadOnly, Vec<Diagnostic>) {
+        let (after, git_after) = match self.now() {
+            Ok(now) => now,
+            Err(why) => {
+                let read_only = ReadOnly {
+                    verified: false,
+                    modified: Vec::new(),
+                    error: Some(format!("cannot take the second snapshot: {why}")),
+                };
+                return (read_only, Vec::new());
+            }
+        };
+        let git_before = self.git.as_ref().map(|(_, before, _)| before);
+        let changes = self.diff(&self.before, &after, git_before, git_after.as_ref());
+        if self.attribute && !self.pending.is_empty() {
+            // Without an intermediate snapshot, the changes since the
+            // latest one are all of them.
+            let since = match &self.last {
+                Some(last) => self.diff(last, &after, self.git_last(), git_after.as_ref()),
+                None => changes.clone(),
+            };
+            self.blame(since);
+        }
+        let diagnostics = changes
+            .iter()
+            .map(|change| {
+                let (check, by) = match self.culprits.get(&change.path).map(Vec::as_slice) {
+                    Some([one]) => (one.clone(), format!("by check `{one}`")),
+                    Some(several) if !several.is_empty() => {
+                        let names: Vec<String> = several.iter().map(|n| format!("`{n}`")).collect();
+                        (
+                            "run-check".into(),
+                            format!("by one of the checks {}", names.join(", ")),
+                        )
+                    }
+                    _ => ("run-check".into(), "while the checks ran".into()),
+                };
+                Diagnostic {
+                    check,
+                    file: Some(change.path.clone()),
+                    line: None,
+                    column: None,
+                    severity: run_check_documents::evidence::DiagSeverity::Error,
+                    rule: Some("read-only".into()),
+                    message: format!("{} {by}", change.kind),
+                    suggestion: None,
+                }
+            })
+            .collect();
+        let read_only = ReadOnly {
+            verified: true,
+            modified: changes.into_iter().map(|c| c.path).collect(),
+            error: None,
+        };
+        // Hundreds of thousands of entries cost milliseconds to free, and
+        // the process is about to end (its exit frees them at once).
+        if after.len() >= UNREAD_MIN {
+            std::mem::forget(after);
+            std::mem::forget(self);
+        }
+        (read_only, diagnostics)
+    }
+}
+
+/// How to take snapshots of one worktree, decided once per run.
+#[derive(Debug, Clone)]
+pub(crate) enum Snapshotter {
+    /// Through `git status` of the repository holding the worktree.
+    Git {
+        /// The repository.
+        repo: Repo,
+        /// The worktree (canonical).
+        worktree: PathBuf,
+        /// Index entries flagged assume-unchanged or skip-worktree when
+        /// the run started (top-level relative): looked at in every
+        /// snapshot, as `git status` does not list their edits.
+        hidden: Vec<PathBuf>,
+        /// Whether the index may hold submodules (then every snapshot
+        /// lists the untracked files: see `tree.rs`).
+        submodules: bool,
+    },
+    /// By walking the files outside git.
+    Walk {
+        /// The worktree (canonical).
+        worktree: PathBuf,
+    },
+}
+
+/// From this many reference paths on, the last snapshot stats them while
+/// another thread waits for `git status` (a thread costs more than a few
+/// stats).
+const OVERLAP_MIN: usize = 64;
+
+impl Snapshotter {
+    /// Git when the worktree is inside a repository, else a walk.
+    pub(crate) fn new(worktree: &Path, repo: Option<&Repo>) -> Snapshotter {
+        let worktree = worktree.to_path_buf();
+        match repo {
+            Some(repo) => Snapshotter::Git {
+                repo: repo.clone(),
+                worktree,
+                hidden: Vec::new(),
+                submodules: true,
+            },
+            None => Snapshotter::Walk { worktree },
+        }
+    }
+
+    /// Also looks at the flagged index entries `hidden` in every snapshot
+    /// (in git; nothing is flagged outside it).
+    pub(crate) fn hiding(mut self, flagged: &[crate::git::Hidden]) -> Snapshotter {
+        if let Snapshotter::Git { hidden, .. } = &mut self {
+            *hidden = flagged.iter().map(|h| h.path.clone()).collect();
+        }
+        self
+    }
+
+    /// Whether the index may hold submodules (`true` unless known not to,
+    /// from the run's reading of the index).
+    pub(crate) fn submodules(mut self, may: bool) -> Snapshotter {
+        if let Snapshotter::Git { submodules, .. } = &mut self {
+            *submodules = may;
+        }
+        self
+    }
+
+    /// The worktree snapshots are relative to.
+    fn worktree(&self) -> &Path {
+        match self {
+            Snapshotter::Git { worktree, .. } | Snapshotter::Walk { worktree } => worktree,
+        }
+    }
+
+    /// The first snapshot, before any check runs: of `status`, a `git
+    /// status` that began `ago` (asked now when `None`); outside git, a
+    /// walk. Files that changed within a tick of its start are hashed; with
+    /// many untracked files, those are left unread, and then this waits (at
+    /// most a tick) until a change would be stamped after its start. The
+    /// error is one line saying why it could not be taken.
+    pub(crate) fn first(&self, status: Option<&Status>, ago: Duration) -> Result<Snapshot, String> {
+        let clock = Clock::since(ago);
+        let mut snapshot = match self {
+            Snapshotter::Git {
+                repo,
+                worktree,
+                hidden,
+                submodules,
+            } => {
+                let asked;
+                let status = match status {
+                    Some(status) => status,
+                    None => {
+                        asked = repo.status()?;
+                        &asked
+                    }
+                };
+                let flagged = git_state::flagged_entries(status, hidden);
+                // Many untracked files: their roots are asked meanwhile, so
+                // that a later snapshot need not list them (`tree.rs`).
+                let untracked = status.entries.iter().filter(|e| e.code == "??").count();
+                let roots = !submodules && repo.toplevel() == worktree && untracked >= UNREAD_MIN;
+                std::thread::scope(|scope| {
+                    let roots = roots.then(|| scope.spawn(|| tree::roots(repo)));
+                    let mut snapshot = first_of_status(repo, worktree, status, &flagged, clock);
+                    let roots =
+                        roots.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                    if let Some(Ok(roots)) = roots {
+                        snapshot.tree = tree::record(&roots, worktree, &snapshot.entries, &clock);
+                    }
+                    snapshot
+                })
+            }
+            Snapshotter::Walk { worktree } => {
+                Snapshot::new(walk_entries(worktree, None, &clock), clock)
+            }
+        };
+        temps::forget_run_check_temps(&mut snapshot, self.worktree());
+        if (snapshot.unread() || snapshot.tree.is_some()) && !snapshot.clock.settle() {
+            return Err(
+                "the file system's clock did not move on within a second, so \
+                        files cannot be judged by their change times"
+                    .into(),
+            );
+        }
+        Ok(snapshot)
+    }
+
+    /// A later snapshot, compared with `reference` (the first): files the
+    /// reference hashed are hashed again; the directories of files it left
+    /// unread are identified again. In git, the reference's files are
+    /// stat'ed while git lists the worktree. The error is one line saying
+    /// why it could not be taken.
+    pub(crate) fn again(&self, reference: &Snapshot) -> Result<Snapshot, String> {
+        let snapshot = self.again_with(reference, true)?;
+        // A changed `.gitignore` may have brought ignored files out: they
+        // are listed only by a full listing (the run fails either way; the
+        // listing names them all).
+        if !snapshot.listed_untracked && snapshot.ignore_rules_differ(reference, &snapshot.rules) {
+            return self.again_with(reference, false);
+        }
+        Ok(snapshot)
+    }
+
+    /// [`Snapshotter::again`], the untracked files listed in full.
+    fn again_listed(&self, reference: &Snapshot) -> Result<Snapshot, String> {
+        self.again_with(reference, false)
+    }
+
+    /// [`Snapshotter::again`]; the untracked files are listed again unless
+    /// `unlisted` and the reference's tree proves them the same.
+    fn again_with(&self, reference: &Snapshot, unlisted: bool) -> Result<Snapshot, String> {
+        if reference.unread() && !reference.clock.held() {
+            return Err(
+                "the system clock was set back during the run, so the untracked \
+                        files' timestamps cannot be compared"
+                    .into(),
+            );
+        }
+        let clock = Clock::since(Duration::ZERO);
+        let (repo, worktree, hidden) = match self {
+            Snapshotter::Git {
+                repo,
+                worktree,
+                hidden,
+                ..
+            } => (repo, worktree, hidden),
+            Snapshotter::Walk { worktree } => {
+                let entries = walk_entries(worktree, Some(reference), &clock);
+                let mut snapshot = Snapshot::new(entries, clock);
+                temps::forget_run_check_temps(&mut snapshot, worktree);
+                return Ok(snapshot);
+            }
+        };
+        let (dir_of, dirs) = unread_dirs(reference, worktree);
+        let look_at = |lstat: &mut Lstat, i: usize| {
+            let (key, entry) = &reference.entries[i];
+            let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
+            look_again(lstat, worktree, key, Some(&entry.seen), dir)
+        };
+        // The untracked files are listed again unless the reference's
+        // untracked directories prove them the same (`tree.rs`).
+        let list = || -> Result<Listing, String> {
+            if let Some(tree) = reference.tree.as_ref().filter(|_| unlisted) {
+                let (tracked, untracked) = std::thread::scope(|scope| {
+                    let tracked = scope.spawn(|| repo.status_tracked());
+                    let untracked =
+                        tree.again(repo, worktree, &reference.entries, &reference.clock);
+                    let tracked = tracked
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (tracked, untracked)
+                });
+                if let (Ok(tracked), Ok(Some(new))) = (tracked, untracked) {
+                    return Ok(Listing::Tracked(tracked, new));
+                }
+            }
+            repo.status().map(Listing::Full)
+        };
+        let (listing, mut early) = if reference.len() < OVERLAP_MIN {
+            (list()?, Vec::new())
+        } else {
+            let indices: Vec<usize> = (0..reference.len()).collect();
+            // git lists on one CPU meanwhile; the stats take as long or
+            // longer, so they get every CPU and share with git.
+            let threads = cpus();
+            std::thread::scope(|scope| {
+                let listing = scope.spawn(list);
+                let seen = par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                    look_at(lstat, i)
+                });
+                let listing = listing
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                listing.map(|listing| (listing, seen))
+            })?
+        };
+        let same_root = repo.toplevel() == worktree;
+        let (status, new) = match listing {
+            Listing::Full(status) => (status, None),
+            Listing::Tracked(status, new) => (status, Some(new)),
+        };
+        let flagged = git_state::flagged_entries(&status, hidden);
+        let new_untracked = new.iter().flatten().map(|path| crate::git::StatusEntry {
+            path: path.clone().into(),
+            code: "??".into(),
+            state: String::new(),
+        });
+        let mut listed: Vec<(Key, Entry)> = status
+            .entries
+            .into_iter()
+            .chain(flagged)
+            .chain(new_untracked)
+            .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
+            .map(|entry| {
+                let key = match same_root {
+                    true => entry.path,
+                    false => {
+                        PathBuf::from(key_path(&repo.toplevel().join(&entry.path), worktree)).into()
+                    }
+                };
+                let recorded = Entry {
+                    code: Code::of(&entry.code),
+                    state: entry.state,
+                    seen: Seen::Absent,
+                };
+                (Key::from(key), recorded)
+            })
+            .collect();
+        let mut rules = Vec::new();
+        if new.is_some() {
+            // Without a second listing of the untracked files: the
+            // reference's, merged in order with the rest (of which the
+            // `.gitignore` files are looked at again).
+            listed.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+            listed.dedup_by(|a, b| a.0 == b.0);
+            rules = listed
+                .iter()
+                .filter(|(key, _)| is_rule(key))
+                .map(|(key, _)| key.clone())
+                .collect();
+            let untracked = reference
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry.code.untracked())
+                .map(|(key, entry)| {
+                    let recorded = Entry {
+                        code: entry.code,
+                        state: entry.state.clone(),
+                        seen: Seen::Absent,
+                    };
+                    (key.clone(), recorded)
+                });
+            listed = merged(untracked, listed);
+        }
+        let mut snapshot = match new.is_some() {
+            // Sorted, each path once, by construction: no pass over
+            // 200,000 keys to check it.
+            true => Snapshot::sorted(listed, clock),
+            false => Snapshot::new(listed, clock),
+        };
+        snapshot.listed_untracked = new.is_none();
+        snapshot.rules = rules;
+        // What was stat'ed while git listed, or a look now at what it did
+        // not know: both lists are sorted.
+        let mut known = 0;
+        let mut lstat = Lstat::default();
+        for (key, entry) in &mut snapshot.entries {
+            while known < reference.len() && order(&reference.entries[known].0, key).is_lt() {
+                known += 1;
+            }
+            let found = known < reference.len() && reference.entries[known].0 == *key;
+            entry.seen = match (found, early.get_mut(known)) {
+                (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
+                (true, None) => look_at(&mut lstat, known),
+                (false, _) => look_again(&mut lstat, worktree, key, None, None),
+            };
+        }
+        temps::forget_run_check_temps(&mut snapshot, worktree);
+        Ok(snapshot)
+    }
+}
+
+/// The entries of two lists sorted by key, in order.
+fn merged(a: impl Iterator<Item = (Key, Entry)>, b: Vec<(Key, Entry)>) -> Vec<(Key, Entry)> {
+    let mut all = Vec::with_capacity(a.size_hint().0 + b.len());
+    let mut b = b.into_iter().peekable();
+    for item in a {
+        while let Some(next) = b.next_if(|next| bytes(&next.0) < bytes(&item.0)) {
+            all.push(next);
+        }
+        // A path in both (a file untracked now and deleted from the
+        // index) is kept once, as `a` has it.
+        while b.next_if(|next| next.0 == item.0).is_some() {}
+        all.push(item);
+    }
+    all.extend(b);
+    all
+}
+
+/// How a later snapshot learnt what to look at.
+enum Listing {
+    /// A full `git status`.
+    Full(Status),
+    /// The tracked changes, and the untracked files that are new roots
+    /// (the others are the reference's).
+    Tracked(Status, Vec<PathBuf>),
+}
+
+/// The entries of `status` a snapshot records (untracked build output left
+/// out), each with its snapshot key.
+fn listed<'a>(
+    repo: &'a Repo,
+    worktree: &'a Path,
+    status: &'a Status,
+    flagged: &'a [StatusEntry],
+) -> impl Iterator<Item = (&'a StatusEntry, Key)> + 'a {
+    let same_root = repo.toplevel() == worktree;
+    status
+        .entries
+        .iter()
+        .chain(flagged)
+        .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
+        .map(move |entry| {
+            let key = if same_root {
+                entry.path.clone()
+            } else {
+                Key::from(PathBuf::from(key_path(
+                    &repo.toplevel().join(&entry.path),
+                    worktree,
+                )))
+            };
+            (entry, key)
+        })
+}
+
+/// Whether git lists `entry` as a directory: an untracked nested repository
+/// (`vendor/lib/`) or a submodule (`S...`).
+fn listed_as_dir(entry: &StatusEntry) -> bool {
+    entry.state.starts_with('S') || entry.path.as_os_str().as_encoded_bytes().ends_with(b"/")
+}
+
+/// The first snapshot of a `git status` taken a moment ago (`clock`).
+fn first_of_status(
+    repo: &Repo,
+    worktree: &Path,
+    status: &Status,
+    flagged: &[StatusEntry],
+    clock: Clock,
+) -> Snapshot {
+    let listed: Vec<(&StatusEntry, Key)> = listed(repo, worktree, status, flagged).collect();
+    let untracked = listed
+        .iter()
+        .filter(|(entry, _)| entry.code == "??" && !listed_as_dir(entry))
+        .count();
+    let mut trust = Trust::default();
+    // git lists a folder's files one after the other: its identity is
+    // asked once.
+    let mut last: Option<(&[u8], Option<DirId>)> = None;
+    let mut unread: Vec<(Key, Entry)> = Vec::with_capacity(listed.len());
+    let mut to_look: Vec<(&StatusEntry, &Key)> = Vec::new();
+    let mut rules = Vec::new();
+    for (entry, key) in &listed {
+        if is_rule(key) {
+            rules.push(key.clone());
+        }
+        let dir = if untracked >= UNREAD_MIN && entry.code == "??" && !listed_as_dir(entry) {
+            let parent = parent_bytes(key);
+            match last {
+                Some((dir, id)) if dir == parent => id,
+                _ => {
+                    let id = trust.dir(&worktree.join(parent_of(key)));
+                    last = Some((parent, id));
+                    id
+                }
+            }
+        } else {
+            None
+        };
+        match dir {
+            Some(dir) => {
+                let recorded = Entry {
+                    code: Code::of(&entry.code),
+                    state: entry.state.clone(),
+                    seen: Seen::Unread { dir },
+                };
+                unread.push((key.clone(), recorded));
+            }
+            None => to_look.push((entry, key)),
+        }
+    }
+    let seen = par_map(
+        &to_look,
+        cpus(),
+        || (Trust::default(), Lstat::default()),
+        |(trust, lstat), (_, key)| look_first(lstat, &at_key(worktree, key), &clock, trust),
+    );
+    let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
+        let recorded = Entry {
+            code: Code::of(&entry.code),
+            state: entry.state.clone(),
+            seen,
+        };
+        (key.clone(), recorded)
+    });
+    let any_unread = !unread.is_empty();
+    unread.extend(looked);
+    let mut snapshot = Snapshot::new(unread, clock);
+    snapshot.rules = rules;
+    snapshot.unread = any_unread;
+    snapshot
+}
+
+/// Whether `key` names a `.gitignore` file.
+fn is_rule(key: &Path) -> bool {
+    bytes(key).ends_with(b".gitignore") && key.file_name().is_some_and(|n| n == ".gitignore")
+}
+
+/// `worktree` joined with a snapshot key (worktree-relative, or absolute
+/// outside it), as `Path::join` does, without its component-wise checks:
+/// one call per listed file.
+fn at_key(worktree: &Path, key: &Path) -> PathBuf {
+    if key.is_absolute() || worktree.as_os_str().is_empty() {
+        return worktree.join(key);
+    }
+    let mut path = OsString::with_capacity(worktree.as_os_str().len() + 1 + key.as_os_str().len());
+    path.push(worktree.as_os_str());
+    if !worktree.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        path.push(std::path::MAIN_SEPARATOR_STR);
+    }
+    path.push(key.as_os_str());
+    PathBuf::from(path)
+}
+
+/// The folder of a snapshot key (empty for the worktree itself).
+fn parent_of(key: &Path) -> &Path {
+    key.parent().unwrap_or(Path::new(""))
+}
+
+/// The bytes of a key's folder, cheaply (to tell one folder from the next):
+/// up to the last separator.
+fn parent_bytes(key: &Path) -> &[u8] {
+    let key = bytes(key);
+    let separator = |b: &u8| *b == b'/' || (cfg!(windows) && *b == b'\\');
+    match key.iter().rposition(separator) {
+        Some(end) => &key[..end],
+        None => &[],
+    }
+}
+
+/// The number of logical CPUs.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The identities, now, of the directories of the files `reference` left
+/// unread: for each reference entry the index of its directory's identity
+/// (`usize::MAX` for the others), and the identities.
+fn unread_dirs(reference: &Snapshot, worktree: &Path) -> (Vec<usize>, Vec<Option<DirId>>) {
+    if !reference.unread() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut dirs: Vec<Option<DirId>> = Vec::new();
+    let mut known: HashMap<&[u8], usize> = HashMap::new();
+    let mut last: Option<(&[u8], usize)> = None;
+    let dir_of = reference
+        .entries
+        .iter()
+        .map(|(key, entry)| {
+            if !matches!(entry.seen, Seen::Unread { .. }) {
+                return usize::MAX;
+            }
+            let parent = parent_bytes(key);
+            match last {
+                Some((dir, index)) if dir == parent => index,
+                _ => {
+                    let index = *known.entry(parent).or_insert_with(|| {
+                        dirs.push(stat::dir_id(&worktree.join(parent_of(key))));
+                        dirs.len() - 1
+                    });
+                    last = Some((parent, index));
+                    index
+                }
+            }
+        })
+        .collect();
+    (dir_of, dirs)
+}
+
+/// What a first snapshot records of `path`: its stat data, and its content
+/// hash when the stat data cannot be trusted (`stat::needs_reading`); a
+/// directory's tree hash.
+fn look_first(lstat: &mut Lstat, path: &Path, clock: &Clock, trust: &mut Trust) -> Seen {
+    match lstat.of(path) {
+        Err(_) => Seen::Absent,
+        Ok((_, true)) => Seen::Tree(tree_hash(path)),
+        Ok((stat, false)) => {
+            let hash =
+                stat::needs_reading(&stat, path, clock, trust).then(|| Box::new(read_path(path)));
+            Seen::File {
+                stat,
+                hash,
+                dir: None,
+            }
+        }
+    }
+}
+
+/// What a later snapshot records of `key` (in `worktree`), whose first
+/// snapshot found
+/// `reference`: the stat data, the content hash when the first took one,
+/// and `dir` (the identity of its directory now) when the first left it
+/// unread.
+fn look_again(
+    lstat: &mut Lstat,
+    worktree: &Path,
+    key: &Path,
+    reference: Option<&Seen>,
+    dir: Option<DirId>,
+) -> Seen {
+    match lstat.of_key(worktree, key) {
+        Err(_) => Seen::Absent,
+        Ok((_, true)) => Seen::Tree(tree_hash(&at_key(worktree, key))),
+        Ok((stat, false)) => {
+            let hash = matches!(reference, Some(Seen::File { hash: Some(_), .. }))
+                .then(|| Box::new(read_path(&at_key(worktree, key))));
+            let dir = match reference {
+                Some(Seen::Unread { .. }) => dir,
+                _ => None,
+            };
+            Seen::File { stat, hash, dir }
+        }
+    }
+}
+
+/// `read_hash` of `path`, its metadata asked now (all zeros when gone).
+fn read_path(path: &Path) -> [u8; 32] {
+    std::fs::symlink_metadata(path).map_or([0; 32], |meta| read_hash(path, &meta))
+}
+
+/// The content hash of a file that has to be read; a file that cannot be
+/// read (or a FIFO, socket or device) hashes as all zeros, judged by its
+/// stat data alone.
+fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
+    hash_with(path, meta).unwrap_or([0; 32])
+}
+
+/// Whether a (top-level relative) path lies under a build output directory.
+fn is_build_output(path: &Path) -> bool {
+    // Git's paths are `/`-separated (on Windows too): no component parsing
+    // for 200,000 of them.
+    path.as_os_str()
+        .as_encoded_bytes()
+        .split(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
+        .any(|part| BUILD_OUTPUT.iter().any(|dir| part == dir.as_bytes()))
+}
+
+/// Items one thread takes at a time.
+const BATCH: usize = 256;
+
+/// `f` of every item, in order, shared out over up to `threads` threads
+/// (each with its own `init()` state); a list of one batch or less, or one
+/// thread, stays on this thread.
+fn par_map<T: Sync, S, R: Send>(
+    items: &[T],
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.min(items.len().div_ceil(BATCH)).max(1);
+    if threads == 1 {
+        let mut state = init();
+        return items.iter().map(|item| f(&mut state, item)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    // Each batch's results in their own list: put in order at the end
+    // without sorting (or moving) every result.
+    let work = || {
+        let mut state = init();
+        let mut done: Vec<(usize, Vec<R>)> = Vec::new();
+        loop {
+            let start = next.fetch_add(BATCH, Ordering::Relaxed);
+            if start >= items.len() {
+                return done;
+            }
+            let end = (start + BATCH).min(items.len());
+            let batch = items[start..end].iter().map(|item| f(&mut state, item));
+            done.push((start, batch.collect()));
+        }
+    };
+    let done: Vec<Vec<(usize, Vec<R>)>> = std::thread::scope(|scope| {
+        // This thread works too.
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = vec![work()];
+        all.extend(workers.into_iter().map(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        }));
+        all
+    });
+    let mut batches: Vec<(usize, Vec<R>)> = done.into_iter().flatten().collect();
+    batches.sort_unstable_by_key(|(start, _)| *start);
+    let mut results = Vec::with_capacity(items.len());
+    for (_, batch) in batches {
+        results.extend(batch);
+    }
+    results
+}
+
+/// The key of an absolute path in a snapshot: relative to the worktree
+/// (normalised: no trailing `/`), or the absolute path when outside.
+fn key_path(path: &Path, worktree: &Path) -> OsString {
+    let key: PathBuf = match path.strip_prefix(worktree) {
+        Ok(rel) => rel.components().collect(),
+        Err(_) => path.components().collect(),
+    };
+    key.into_os_string()
+}
+
+/// A snapshot key as shown: `/` separators, invalid UTF-8 replaced, a
+/// directory hashed as a tree marked with a trailing `/`.
+fn display_path(key: &Path, tree: bool) -> String {
+    let mut shown = if key.is_absolute() {
+        key.display().to_string()
+    } else {
+        key.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    if tree {
+        shown.push('/');
+    }
+    shown
+}
+
+/// The hash of a listed path: its content for a file (the link text for a
+/// symlink), the tree under it for a directory; `None` when it is not there.
+#[cfg(test)]
+fn hash_path(path: &Path) -> Option<[u8; 32]> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => Some(tree_hash(path)),
+        Ok(meta) => hash_with(path, &meta),
+        Err(_) => None,
+    }
+}
+
+/// sha256 of a file's content (of the link text for a symlink); `None` when
+/// it is not there or is a directory.
+#[cfg(test)]
+fn hash_file(path: &Path) -> Option<[u8; 32]> {
+    hash_with(path, &std::fs::symlink_metadata(path).ok()?)
+}
+
+/// `hash_file` of `path`, whose metadata (not following a symlink) is `meta`.
+fn hash_with(path: &Path, meta: &std::fs::Metadata) -> Option<[u8; 32]> {
+    let mut hasher = Sha256::new();
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).ok()?;
+        hasher.update(b"symlink:");
+        hasher.update(target.as_os_str().as_encoded_bytes());
+    } else if meta.is_file() {
+        let mut file = std::fs::File::open(path).ok()?;
+        // A buffer no larger than the file (and one byte to see its end):
+        // zeroing 64 KiB for every small file cost more than reading it.
+        let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let mut buf = vec![0u8; size.saturating_add(1).min(64 * 1024)];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+    } else {
+        return None;
+    }
+    Some(hasher.finalize().into())
+}
+
+/// One hash over the files under `dir` as the walk outside git sees them
+/// (`.gitignore` honoured, `.git`, `target/` and `node_modules/` left out,
+/// symlinks not followed): each relative path with its mode and content
+/// hash, in order, so a file created, deleted, changed or `chmod`ed
+/// anywhere below changes it.
+fn tree_hash(dir: &Path) -> [u8; 32] {
+    let mut files = walk_files(dir);
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut hasher = Sha256::new();
+    hasher.update(b"tree:");
+    for (path, meta) in files {
+        hasher.update(path.as_os_str().as_encoded_bytes());
+        hasher.update([0]);
+        hasher.update(mode_bits(&meta).to_le_bytes());
+        match meta.and_then(|meta| hash_with(&dir.join(&path), &meta)) {
+            Some(hash) => hasher.update(hash),
+            None => hasher.update(b"unreadable"),
+        }
+        hasher.update([0]);
+    }
+    hasher.finalize().into()
+}
+
+/// The permission bits a tree hash covers (on Windows, the read-only
+/// attribute).
+fn mode_bits(meta: &Option<std::fs::Metadata>) -> u32 {
+    let Some(meta) = meta else { return 0 };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode()
+    }
+    #[cfg(not(unix))]
+    {
+        u32::from(meta.permissions().readonly())
+    }
+}
+
+/// Every file (and symlink) under `root` not matched by a `.gitignore` and
+/// not under `.git`, `target/` or `node_modules/`, relative to `root`, with
+/// its metadata (not following symlinks; `None` when it vanished).
+fn walk_files(root: &Path) -> Vec<(OsString, Option<std::fs::Metadata>)> {
+    let files = Mutex::new(Vec::new());
+    ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| {
+            let name = entry.file_name().to_string_lossy();
+            // A submodule's `.git` is a file naming its git directory.
+            name != ".git"
+                && !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && BUILD_OUTPUT.contains(&name.as_ref()))
+        })
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                if let Ok(entry) = entry {
+                    let is_file = entry
+                        .file_type()
+                        .is_some_and(|t| t.is_file() || t.is_symlink());
+                    if is_file {
+                        let meta = std::fs::symlink_metadata(entry.path()).ok();
+                        let path = key_path(entry.path(), root);
+                        if let Ok(mut files) = files.lock() {
+                            files.push((path, meta));
+                        }
+                    }
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    files.into_inner().unwrap_or_default()
+}
+
+/// The entries of a walk outside git: every file's stat data, hashed where
+/// the first snapshot (`reference` is `None`) cannot trust it, or where the
+/// reference hashed it.
+fn walk_entries(worktree: &Path, reference: Option<&Snapshot>, clock: &Clock) -> Vec<(Key, Entry)> {
+    let files = walk_files(worktree);
+    let seen = par_map(&files, cpus(), Trust::default, |trust, (key, meta)| {
+        let Some(meta) = meta else {
+            return Seen::Absent;
+        };
+        let path = worktree.join(key);
+        let stat = Stat::of(meta);
+        let read = match reference {
+            None => stat::needs_reading(&stat, &path, clock, trust),
+            Some(reference) => matches!(
+                reference.get(Path::new(key)).map(|e| &e.seen),
+                Some(Seen::File { hash: Some(_), .. })
+            ),
+        };
+        Seen::File {
+            hash: read.then(|| Box::new(read_hash(&path, meta))),
+            stat,
+            dir: None,
+        }
+    });
+    files
+        .into_iter()
+        .zip(seen)
+        .map(|((key, _), seen)| {
+            let entry = Entry {
+                code: Code::WALKED,
+                state: String::new(),
+                seen,
+            };
+            (Key::from(PathBuf::from(key)), entry)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_git::git;
+
+    fn paths(changes: Vec<Change>) -> Vec<String> {
+        changes.into_iter().map(|c| c.path).collect()
+    }
+
+    fn kinds(changes: Vec<Change>) -> Vec<(String, &'static str)> {
+        changes.into_iter().map(|c| (c.path, c.kind)).collect()
+    }
+
+    #[test]
+    fn git_snapshots_see_edits_creations_deletions_and_staging() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::write(root.join("dirty.txt"), "d").unwrap();
+        std::fs::write(root.join(".gitignore"), "out/\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
+        let (repo, _) = crate::test_git::open(&root);
+        let snap = Snapshotter::new(&root, Some(&repo));
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        assert_eq!(before.len(), 1);
+        let again = || snap.again(&before).unwrap();
+        assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
+
+        std::fs::create_dir(root.join("out")).unwrap();
+        std::fs::write(root.join("out/ignored.bin"), "x").unwrap();
+        assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
+
+        std::fs::write(root.join("dirty.txt"), "dirty, then changed").unwrap();
+        std::fs::write(root.join("a.txt"), "edited").unwrap();
+        std::fs::create_dir(root.join("new")).unwrap();
+        std::fs::write(root.join("new/file.txt"), "n").unwrap();
+        assert_eq!(
+            kinds(before.diff(&again())),
+            [
+                ("a.txt".to_string(), "changed"),
+                ("dirty.txt".to_string(), "changed"),
+                ("new/file.txt".to_string(), "created")
+            ]
+        );
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::remove_dir_all(root.join("new")).unwrap();
+        std::fs::write(root.join("dirty.txt"), "dirty before").unwrap();
+        git(&root, &["add", "dirty.txt"]);
+        // Same content, but now staged: the status code changed.
+        assert_eq!(paths(before.diff(&again())), ["dirty.txt"]);
+        // Staged, then re-staged with other content: the status code is as
+        // before, the index is not.
+        let staged = snap.first(None, Duration::ZERO).unwrap();
+        std::fs::write(root.join("dirty.txt"), "other").unwrap();
+        git(&root, &["add", "dirty.txt"]);
+        assert_eq!(
+            paths(staged.diff(&snap.again(&staged).unwrap())),
+            ["dirty.txt"]
+        );
+        std::fs::remove_file(root.join("a.txt")).unwrap();
+        let gone = before.diff(&again());
+        assert_eq!(
+            gone[0],
+            Change {
+                path: "a.txt".into(),
+                kind: "deleted",
+                key: "a.txt".into(),
+            }
+        );
+    }
+
+    /// An entry with git's `code`: nothing at the path (`None`), or
+    /// something there (what, the kind of a change does not look at).
+    fn entry(code: &str, hash: Option<u8>) -> Entry {
+        Entry {
+            code: Code::of(code),
+            state: String::new(),
+            seen: hash.map_or(Seen::Absent, |b| Seen::Tree([b; 32])),
+        }
+    }
+
+    #[test]
+    fn a_change_is_named_by_what_happened_to_the_file() {
+        let kind = |before: Option<Entry>, after: Option<Entry>| {
+            Change::new(Path::new("p"), before.as_ref(), after.as_ref()).kind
+        };
+        let cases = [
+            // git: a new untracked file; one edited; one removed.
+            (None, Some(entry("??", Some(1))), "created"),
+            (
+                Some(entry("??", Some(1))),
+                Some(entry("??", Some(2))),
+                "changed",
+            ),
+            (Some(entry("??", Some(1))), None, "deleted"),
+            // git: a clean tracked file edited, staged, deleted.
+            (None, Some(entry(".M", Some(1))), "changed"),
+            (None, Some(entry("A.", Some(1))), "changed"),
+            (None, Some(entry(".D", None)), "deleted"),
+            // git: a dirty tracked file edited again, deleted, put back as
+            // committed; a deleted one brought back.
+            (
+                Some(entry(".M", Some(1))),
+                Some(entry(".M", Some(2))),
+                "changed",
+            ),
+            (
+                Some(entry(".M", Some(1))),
+                Some(entry(".D", None)),
+                "deleted",
+            ),
+            (Some(entry(".M", Some(1))), None, "changed"),
+            (Some(entry(".D", None)), None, "created"),
+            (
+                Some(entry(".D", None)),
+                Some(entry(".M", Some(2))),
+                "created",
+            ),
+            // git: an untracked file staged as it was.
+            (
+                Some(entry("??", Some(1))),
+                Some(entry("A.", Some(1))),
+                "changed",
+            ),
+            // outside git.
+            (None, Some(entry("", Some(1))), "created"),
+            (
+                Some(entry("", Some(1))),
+                Some(entry("", Some(2))),
+                "changed",
+            ),
+            (Some(entry("", Some(1))), None, "deleted"),
+        ];
+        for (before, after, expected) in cases {
+            let what = format!("{before:?} -> {after:?}");
+            assert_eq!(kind(before, after), expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn hashing_many_files_keeps_each_hash_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // Three batches and a bit: every thread count from 1 up takes part.
+        let mut paths: Vec<PathBuf> = (0..3 * BATCH + 5)
+            .map(|i| {
+                let path = root.join(format!("f{i:03}"));
+                std::fs::write(&path, format!("content {i}")).unwrap();
+                path
+            })
+            .collect();
+        std::fs::write(root.join("abc"), "abc").unwrap();
+        paths.insert(7, root.join("abc"));
+        paths.insert(20, root.join("missing"));
+        paths.insert(30, root.to_path_buf());
+        for threads in [1, 2, 3] {
+            let hashes = par_map(&paths, threads, || (), |_, path| hash_path(path));
+            assert_eq!(hashes.len(), paths.len());
+            // sha256("abc"), FIPS 180-2's first example.
+            let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+            let hex: String = hashes[7]
+                .unwrap()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(hex, abc);
+            assert_eq!(hashes[20], None);
+            // The directory: a hash of the tree under it.
+            assert_eq!(hashes[30], Some(tree_hash(root)));
+            for (i, (path, hash)) in paths.iter().zip(&hashes).enumerate() {
+                if i != 30 {
+                    assert_eq!(*hash, hash_file(path), "{}", path.display());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_change_among_many_dirty_files_is_the_only_one_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        for i in 0..4 * BATCH {
+            std::fs::write(root.join(format!("u{i:03}")), format!("{i}")).unwrap();
+        }
+        let (repo, _) = crate::test_git::open(&root);
+        let snap = Snapshotter::new(&root, Some(&repo));
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        assert_eq!(before.len(), 4 * BATCH);
+        std::fs::write(root.join("u037"), "edited").unwrap();
+        assert_eq!(
+            kinds(before.diff(&snap.again(&before).unwrap())),
+            [("u037".to_string(), "changed")]
+        );
+    }
+
+    /// A worktree of `UNREAD_MIN` and more untracked files in ten folders,
+    /// with an empty folder below one, a folder of ignored files below
+    /// another, and a tracked folder.
+    #[cfg(target_os = "linux")]
+    fn many_untracked() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join(".gitignore"), "out/\n").unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "tracked"]);
+        for d in 0..10 {
+            std::fs::create_dir(root.join(format!("d{d}"))).unwrap();
+            for f in 0..=UNREAD_MIN / 10 {
+                let path = root.join(format!("d{d}/f{f:03}"));
+                std::fs::write(path, format!("file {d}/{f}\n")).unwrap();
+            }
+        }
+        std::fs::create_dir_all(root.join("d0/empty/deeper")).unwrap();
+        std::fs::create_dir_all(root.join("d1/out/objects")).unwrap();
+        std::fs::write(root.join("d1/out/objects/a.o"), "o").unwrap();
+        (dir, root)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn untracked_files_are_not_listed_again_unless_a_folder_of_theirs_changed() {
+        let (_dir, root) = many_untracked();
+        let (repo, _) = crate::test_git::open(&root);
+        let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        if Trust::default().dir(&root).is_none() {
+            // A file system whose clock is not trusted: always listed.
+            assert!(before.tree.is_none());
+            return;
+        }
+        assert!(before.tree.is_some());
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), Vec::<String>::new());
+
+        // An edit in place, a tracked file: seen without a listing.
+        std::fs::write(root.join("d2/f000"), "FILE 2/0\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
+
+        // A new file of a tracked folder is a new untracked root.
+        std::fs::write(root.join("src/new.rs"), "").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(!again.listed_untracked);
+        assert_eq!(
+            kinds(before.diff(&again)),
+            [
+                ("d2/f000".to_string(), "changed"),
+                ("src/lib.rs".to_string(), "changed"),
+                ("src/new.rs".to_string(), "created"),
+            ]
+        );
+        std::fs::remove_file(root.join("src/new.rs")).unwrap();
+
+        // Ignored files in a folder of ignored files: listed again, and no
+        // change.
+        std::fs::write(root.join("d1/out/objects/b.o"), "o").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
+
+        // A file in the empty folder's empty folder (no listed file near).
+        std::fs::write(root.join("d0/empty/deeper/new"), "n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(
+            paths(before.diff(&again)),
+            ["d0/empty/deeper/new", "d2/f000", "src/lib.rs"]
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn files_an_edited_gitignore_no_longer_ignores_are_listed() {
+        // An untracked `.gitignore` edited in place leaves its folder as it
+        // was; the files it stops ignoring are untracked now.
+        let (_dir, root) = many_untracked();
+        std::fs::write(root.join("d2/.gitignore"), "*.log\n").unwrap();
+        std::fs::write(root.join("d2/debug.log"), "l").unwrap();
+        let (repo, _) = crate::test_git::open(&root);
+        let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        std::fs::write(root.join("d2/.gitignore"), "*.tmp\n").unwrap();
+        let again = snap.again(&before).unwrap();
+        assert!(again.listed_untracked);
+        assert_eq!(
+            kinds(before.diff(&again)),
+            [
+                ("d2/.gitignore".to_string(), "changed"),
+                ("d2/debug.log".to_string(), "created"),
+            ]
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn every_way_to_add_or_remove_an_untracked_name_is_listed_again() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change, &[&str]); 6] = [
+            (
+                "hard link",
+                |r| std::fs::hard_link(r.join("d3/f000"), r.join("d3/link")).unwrap(),
+                &["d3/f000", "d3/link"],
+            ),
+            (
+                "removal",
+                |r| std::fs::remove_file(r.join("d4/f001")).unwrap(),
+                &["d4/f001"],
+            ),
+            (
+                "rename",
+                |r| std::fs::rename(r.join("d5/f000"), r.join("d5/renamed")).unwrap(),
+                &["d5/f000", "d5/renamed"],
+            ),
+            (
+                "new folder",
+                |r| {
+                    std::fs::create_dir_all(r.join("d6/new/deep")).unwrap();
+                    std::fs::write(r.join("d6/new/deep/x"), "x").unwrap();
+                },
+                &["d6/new/deep/x"],
+            ),
+            (
+                "new root folder",
+                |r| {
+                    std::fs::create_dir(r.join("fresh")).unwrap();
+                    std::fs::write(r.join("fresh/x"), "x").unwrap();
+                },
+                &["fresh/x"],
+            ),
+            (
+                "ignored folder made plain",
+                |r| std::fs::rename(r.join("d1/out"), r.join("d1/was-out")).unwrap(),
+                &["d1/was-out/objects/a.o"],
+            ),
+        ];
+        for (what, change, expected) in changes {
+            let (_dir, root) = many_untracked();
+            let (repo, _) = crate::test_git::open(&root);
+            let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
+            let before = snap.first(None, Duration::ZERO).unwrap();
+            change(&root);
+            let again = snap.again(&before).unwrap();
+            assert!(again.listed_untracked, "{what}");
+            assert_eq!(paths(before.diff(&again)), expected, "{what}");
+        }
+    }
+
+    /// Many untracked files: the first snapshot leaves them unread (where
+    /// the clock is trusted), and every way of changing one is still found.
+    #[cfg(unix)]
+    #[test]
+    fn many_untracked_files_left_unread_still_show_every_change() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join(".gitignore"), "spare/\n").unwrap();
+        let per_dir = UNREAD_MIN / 10 + 1;
+        for d in 0..10 {
+            std::fs::create_dir(root.join(format!("d{d}"))).unwrap();
+            for f in 0..per_dir {
+                let path = root.join(format!("d{d}/f{f:03}"));
+                std::fs::write(path, format!("file {d}/{f}\n")).unwrap();
+            }
+        }
+        // Prepared before the run, in an ignored folder: a copy of d2/f002
+        // and of the whole of d3.
+        std::fs::create_dir_all(root.join("spare/d3")).unwrap();
+        std::fs::copy(root.join("d2/f002"), root.join("spare/f002")).unwrap();
+        for f in 0..per_dir {
+            let name = format!("f{f:03}");
+            std::fs::copy(
+                root.join("d3").join(&name),
+                root.join("spare/d3").join(&name),
+            )
+            .unwrap();
+        }
+        let (repo, _) = crate::test_git::open(&root);
+        let snap = Snapshotter::new(&root, Some(&repo));
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        let mut trust = Trust::default();
+        let trusted = trust.dir(&root).is_some();
+        assert_eq!(before.unread(), trusted);
+        assert_eq!(before.len(), 10 * per_dir + 1);
+        assert_eq!(
+            paths(before.diff(&snap.again(&before).unwrap())),
+            Vec::<String>::new()
+        );
+
+        // Same size, mtime put back: only the ctime tells.
+        let edited = root.join("d0/f000");
+        let mtime = std::fs::metadata(&edited).unwrap().modified().unwrap();
+        std::fs::write(&edited, "FILE 0/0\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&edited)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        // A mode bit.
+        let mut mode = std::fs::metadata(root.join("d1/f001"))
+            .unwrap()
+            .permissions();
+        mode.set_mode(mode.mode() | 0o111);
+        std::fs::set_permissions(root.join("d1/f001"), mode).unwrap();
+        // An identical copy, prepared before the run, renamed into place.
+        std::fs::rename(root.join("spare/f002"), root.join("d2/f002")).unwrap();
+        // The whole folder swapped for an identical copy.
+        std::fs::rename(root.join("d3"), root.join("spare/old-d3")).unwrap();
+        std::fs::rename(root.join("spare/d3"), root.join("d3")).unwrap();
+        // A temporary file created and removed next to listed files: no
+        // change of theirs.
+        std::fs::write(root.join("d4/tmp"), "t").unwrap();
+        std::fs::remove_file(root.join("d4/tmp")).unwrap();
+        let mut expected = vec![
+            "d0/f000".to_string(),
+            "d1/f001".to_string(),
+            "d2/f002".to_string(),
+        ];
+        expected.extend((0..per_dir).map(|f| format!("d3/f{f:03}")));
+        let changes = before.diff(&snap.again(&before).unwrap());
+        assert!(changes.iter().all(|c| c.kind == "changed"), "{changes:?}");
+        assert_eq!(paths(changes), expected);
+    }
+
+    #[test]
+    fn a_verifier_made_of_the_runs_status_ignores_run_checks_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "one"]);
+        let (repo, status) = crate::test_git::open(&root);
+        let status = status.unwrap();
+        let snapshotter = Snapshotter::new(&root, Some(&repo));
+        let mut verifier =
+            Verifier::start(snapshotter, Some((&status, Duration::ZERO)), false).unwrap();
+        std::fs::write(root.join(".report.tmp"), "").unwrap();
+        verifier.ignore(&root.join(".report.tmp"));
+        std::fs::write(root.join("a.txt"), "changed").unwrap();
+        let (read_only, diagnostics) = verifier.finish();
+        assert!(read_only.verified);
+        assert_eq!(read_only.modified, ["a.txt"]);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].message, "changed while the checks ran");
+    }
+
+    #[test]
+    fn walk_snapshots_honour_gitignore_and_skip_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        std::fs::write(root.join("keep.txt"), "k").unwrap();
+        let snap = Snapshotter::Walk {
+            worktree: root.clone(),
+        };
+        let before = snap.first(None, Duration::ZERO).unwrap();
+        assert_eq!(before.len(), 2);
+        let again = || snap.again(&before).unwrap();
+        std::fs::write(root.join("x.log"), "ignored").unwrap();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("target/debug/out"), "built").unwrap();
+        assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
+        std::fs::write(root.join("keep.txt"), "changed").unwrap();
+        std::fs::remove_file(root.join(".gitignore")).unwrap();
+        assert_eq!(
+            kinds(before.diff(&again())),
+            [
+                (".gitignore".to_string(), "deleted"),
+                ("keep.txt".to_string(), "changed"),
+                ("x.log".to_string(), "created")
+            ]
+        );
+    }
+}

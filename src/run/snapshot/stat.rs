@@ -1,0 +1,653 @@
+//! What a snapshot may trust about a file without reading it
+//! (docs/read-only.md, git's stat rule): its stat data, and on Linux its change time (ctime)
+//! against the clock of the run.
+//!
+//! `Stat` is what is compared: on Unix the device, inode, mode (type and
+//! permission bits), size, mtime and ctime; on Windows, where std offers no
+//! inode and no change time, the size, the modification time, the read-only
+//! attribute and the type. A file whose stat data differs between two
+//! snapshots is changed, whatever its bytes: a check that rewrites a file
+//! with the same bytes, `touch`es it or `chmod`s it and back wrote to the
+//! worktree.
+//!
+//! The ctime is the part a check cannot forge: every write, truncate,
+//! `chmod`, `chown`, `utimes`, link or rename sets it to the current time,
+//! and setting it to anything else takes privileges (the system clock, or
+//! the raw device). So a file whose ctime is not after a moment T has not
+//! changed since T, whatever its other fields say. Two limits make this
+//! hold only where `Clock` says it does:
+//! - granularity: the kernel stamps files from a coarse clock (one tick,
+//!   1–10 ms) and some file systems keep whole seconds, so a change within
+//!   one tick of T can carry a timestamp that is not after T ("racy", in
+//!   git's words). Such files are read (hashed) instead.
+//! - the clock's owner: on network and FUSE file systems the server stamps
+//!   files with its own clock. Only local file systems (ext4, xfs, btrfs,
+//!   tmpfs, overlayfs, f2fs, zfs, bcachefs) on Linux are trusted; elsewhere
+//!   every listed file is hashed as before.
+
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Slack added to the clock's tick.
+const SLACK: Duration = Duration::from_millis(1);
+
+/// The moment a first snapshot began, on the system clock (which stamps
+/// files) and on the monotonic clock (to tell whether the system clock was
+/// set back meanwhile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Clock {
+    /// Nanoseconds since the Unix epoch.
+    pub(super) at: i128,
+    /// The same moment, monotonic.
+    pub(super) mono: Instant,
+}
+
+impl Clock {
+    /// `ago` before now.
+    pub(super) fn since(ago: Duration) -> Clock {
+        let mono = Instant::now();
+        let now = SystemTime::now();
+        let at = now.checked_sub(ago).unwrap_or(now);
+        Clock {
+            at: nanos(at),
+            mono: mono.checked_sub(ago).unwrap_or(mono),
+        }
+    }
+
+    /// Nanoseconds since the epoch.
+    pub(super) fn at(&self) -> i128 {
+        self.at
+    }
+
+    /// How long after this moment a change is surely stamped after it: one
+    /// tick of the clock files are stamped with, and a little slack.
+    pub(super) fn tick() -> Duration {
+        imp::tick() + SLACK
+    }
+
+    /// Waits until a change made from now on is stamped after this moment;
+    /// `false` when that could not be seen to happen (within a second).
+    ///
+    /// On Linux the kernel stamps files from its coarse clock, which lags
+    /// the precise one by a tick or more (up to 8 ms seen on these VMs,
+    /// twice the tick `clock_getres` reports): so the wait lasts until the
+    /// coarse clock itself has passed this moment, not for a tick.
+    /// Elsewhere, one tick.
+    pub(super) fn settle(&self) -> bool {
+        let Some(coarse) = imp::COARSE_NOW else {
+            let ready = self.mono + Clock::tick();
+            let now = Instant::now();
+            if ready > now {
+                std::thread::sleep(ready - now);
+            }
+            return true;
+        };
+        let started = Instant::now();
+        while coarse() <= self.at {
+            if started.elapsed() > Duration::from_secs(1) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        true
+    }
+
+    /// Whether the system clock went on at the pace of the monotonic clock
+    /// since this moment (it was not set back by more than a tick).
+    pub(super) fn held(&self) -> bool {
+        let wall = nanos(SystemTime::now()) - self.at;
+        let mono = self.mono.elapsed().as_nanos() as i128;
+        wall + Clock::tick().as_nanos() as i128 >= mono
+    }
+}
+
+/// Nanoseconds since the Unix epoch (negative before it).
+fn nanos(time: SystemTime) -> i128 {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => after.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+pub(super) use imp::{DirId, Lstat, Stat, dir_id, dir_links};
+
+/// Whether a file with `stat`, seen by a snapshot that began at `clock`,
+/// must be read (hashed): when its file system's clock is not trusted, when
+/// the file system keeps coarse timestamps, or when it changed within a
+/// tick of the snapshot (racy: a change right after could keep its stat
+/// data).
+pub(super) fn needs_reading(stat: &Stat, path: &Path, clock: &Clock, trust: &mut Trust) -> bool {
+    let tick = Clock::tick().as_nanos() as i128;
+    !(trust.of(stat, path) && stat.fine() && stat.changed() + tick < clock.at())
+}
+
+/// Whether the directory at `path` is still the one of `id`, unchanged
+/// since `clock` (no entry created, deleted or renamed in it: its change
+/// time is not after that moment).
+pub(super) fn dir_unchanged(path: &Path, id: &DirId, clock: &Clock) -> bool {
+    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at())
+}
+
+/// Which file systems' clocks are trusted, asked once per device.
+#[derive(Debug, Default)]
+pub(super) struct Trust {
+    /// Device → trusted.
+    known: Vec<(u64, bool)>,
+}
+
+impl Trust {
+    /// Whether the file system holding `path`, whose stat data is `stat`,
+    /// is local and its timestamps come from this machine's clock.
+    pub(super) fn of(&mut self, stat: &Stat, path: &Path) -> bool {
+        let Some(dev) = stat.device() else {
+            return false;
+        };
+        if let Some((_, trusted)) = self.known.iter().find(|(d, _)| *d == dev) {
+            return *trusted;
+        }
+        let trusted = imp::local(path);
+        self.known.push((dev, trusted));
+        trusted
+    }
+
+    /// The identity, change time and link count of the directory at
+    /// `path`, when it can be judged by its change time (as `dir` says).
+    pub(super) fn dir_links(&mut self, path: &Path) -> Option<(DirId, i128, u64)> {
+        if !imp::UNREAD {
+            return None;
+        }
+        let (stat, links) = dir_links(path)?;
+        (stat.fine() && self.of(&stat, path)).then(|| (imp::id(&stat), stat.changed(), links))
+    }
+
+    /// The identity of the directory at `path` when its files can be left
+    /// unread by a first snapshot and judged by their ctime alone: on Linux,
+    /// a local file system with fine timestamps.
+    pub(super) fn dir(&mut self, path: &Path) -> Option<DirId> {
+        self.dir_links(path).map(|(id, _, _)| id)
+    }
+}
+
+#[cfg(unix)]
+mod imp {
+    use std::ffi::CString;
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// Whether a first snapshot may leave files unread (judge them by ctime
+    /// later): on Linux, whose local file systems all stamp a renamed or
+    /// linked file with a new ctime.
+    pub(super) const UNREAD: bool = cfg!(target_os = "linux");
+
+    /// A file's stat data (`lstat`: a symlink's own).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(in crate::run::snapshot) struct Stat {
+        dev: u64,
+        ino: u64,
+        mode: u32,
+        size: u64,
+        /// Nanoseconds since the epoch (an `i64` reaches the year 2262).
+        mtime: i64,
+        ctime: i64,
+    }
+
+    impl Stat {
+        /// The stat data of `meta`.
+        pub(in crate::run::snapshot) fn of(meta: &std::fs::Metadata) -> Stat {
+            Stat {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                mode: meta.mode(),
+                size: meta.size(),
+                mtime: nanos(meta.mtime(), meta.mtime_nsec()),
+                ctime: nanos(meta.ctime(), meta.ctime_nsec()),
+            }
+        }
+
+        /// Whether both describe the same file in the same state.
+        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
+            self == other
+        }
+
+        /// The device.
+        pub(super) fn device(&self) -> Option<u64> {
+            Some(self.dev)
+        }
+
+        /// Nanoseconds since the epoch of the last change (ctime).
+        pub(in crate::run::snapshot) fn changed(&self) -> i128 {
+            i128::from(self.ctime)
+        }
+
+        /// Whether the timestamps are finer than a second (a file system
+        /// with whole seconds writes 0 nanoseconds; a fine one, practically
+        /// never).
+        pub(super) fn fine(&self) -> bool {
+            self.ctime % 1_000_000_000 != 0
+        }
+
+        /// Whether this file lies on the device of `dir`.
+        pub(in crate::run::snapshot) fn on(&self, dir: &DirId) -> bool {
+            self.dev == dir.dev
+        }
+    }
+
+    /// Seconds and nanoseconds as nanoseconds since the epoch (saturating
+    /// beyond the years 1678–2262).
+    fn nanos(secs: i64, nsec: i64) -> i64 {
+        secs.saturating_mul(1_000_000_000).saturating_add(nsec)
+    }
+
+    /// A directory's identity: device and inode.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(in crate::run::snapshot) struct DirId {
+        dev: u64,
+        ino: u64,
+    }
+
+    /// The identity of the file of `stat`.
+    pub(super) fn id(stat: &Stat) -> DirId {
+        DirId {
+            dev: stat.dev,
+            ino: stat.ino,
+        }
+    }
+
+    /// The identity of the directory at `path` (not through a symlink).
+    pub(in crate::run::snapshot) fn dir_id(path: &Path) -> Option<DirId> {
+        // One `statx` (an `Lstat` would open the folder's folder first).
+        dir_links(path).map(|(stat, _)| id(&stat))
+    }
+
+    /// The stat data of the directory at `path` (not through a symlink)
+    /// and its link count (2 plus its subdirectories on most local file
+    /// systems; 1 on btrfs and where the count overflowed).
+    pub(in crate::run::snapshot) fn dir_links(path: &Path) -> Option<(Stat, u64)> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        meta.is_dir().then(|| (Stat::of(&meta), meta.nlink()))
+    }
+
+    /// Takes stat data one folder at a time: the folder stays open while
+    /// the next file is in it too, and each file is looked up by its name
+    /// (`fstatat`), not by a path the kernel walks from `/` (with 200,000
+    /// files, the walk was most of the cost).
+    #[derive(Debug, Default)]
+    pub(in crate::run::snapshot) struct Lstat {
+        /// The folder open now, by its path's bytes.
+        dir: Option<(Vec<u8>, OwnedFd)>,
+    }
+
+    impl Lstat {
+        /// [`Lstat::of`] the snapshot key `key` in `worktree`: the folder
+        /// is opened by its path once, each file looked up by its name
+        /// (no path is joined per file).
+        pub(in crate::run::snapshot) fn of_key(
+            &mut self,
+            worktree: &Path,
+            key: &Path,
+        ) -> io::Result<(Stat, bool)> {
+            let whole = key.as_os_str().as_bytes();
+            let trimmed = whole.strip_suffix(b"/").unwrap_or(whole);
+            let (parent, name) = match trimmed.iter().rposition(|&b| b == b'/') {
+                _ if key.is_absolute() || trimmed.is_empty() => {
+                    return self.of(&worktree.join(key));
+                }
+                Some(slash) => (&trimmed[..slash], &trimmed[slash + 1..]),
+                None => (&b""[..], trimmed),
+            };
+            if name.is_empty() || name == b"." || name == b".." {
+                return self.of(&worktree.join(key));
+            }
+            // The folder's path is the worktree's, `/`, the parent's: compared
+            // piece by piece with the open one (no path built per file).
+            let base = worktree.as_os_str().as_bytes();
+            let open = self
+                .dir
+                .as_ref()
+                .is_some_and(|(dir, _)| match parent.is_empty() {
+                    true => dir == base,
+                    false => {
+                        dir.len() == base.len() + 1 + parent.len()
+                            && dir.starts_with(base)
+                            && dir[base.len()] == b'/'
+                            && dir.ends_with(parent)
+                    }
+                });
+            if !open {
+                let mut wanted = Vec::with_capacity(base.len() + 1 + parent.len());
+                wanted.extend_from_slice(base);
+                if !parent.is_empty() {
+                    wanted.push(b'/');
+                    wanted.extend_from_slice(parent);
+                }
+                self.open(&wanted)?;
+            }
+            match &self.dir {
+                Some((_, fd)) => at(fd.as_raw_fd(), name),
+                None => self.of(&worktree.join(key)),
+            }
+        }
+
+        /// Opens the folder at `dir` (a path's bytes) unless it is open.
+        fn open(&mut self, dir: &[u8]) -> io::Result<()> {
+            if self.dir.as_ref().is_some_and(|(open, _)| open == dir) {
+                return Ok(());
+            }
+            self.dir = None;
+            let path = CString::new(dir)?;
+            #[cfg(target_os = "linux")]
+            let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            #[cfg(not(target_os = "linux"))]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            // SAFETY: `path` is a NUL-terminated path that outlives the call.
+            let fd = unsafe { libc::open(path.as_ptr(), flags) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just opened and is owned by nothing else.
+            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            self.dir = Some((dir.to_vec(), fd));
+            Ok(())
+        }
+
+        /// The stat data of `path` (a symlink's own), and whether it is a
+        /// directory.
+        pub(in crate::run::snapshot) fn of(&mut self, path: &Path) -> io::Result<(Stat, bool)> {
+            // The folder and the name, as bytes (`Path::parent` compares
+            // component by component: most of the cost of 200,000 calls).
+            let whole = path.as_os_str().as_bytes();
+            let trimmed = match whole.len() > 1 {
+                true => whole.strip_suffix(b"/").unwrap_or(whole),
+                false => whole,
+            };
+            let (parent, name) = match trimmed.iter().rposition(|&b| b == b'/') {
+                Some(0) | None => return at(libc::AT_FDCWD, whole),
+                Some(slash) => (&trimmed[..slash], &trimmed[slash + 1..]),
+            };
+            if name.is_empty() {
+                return at(libc::AT_FDCWD, whole);
+            }
+            self.open(parent)?;
+            match &self.dir {
+                Some((_, fd)) => at(fd.as_raw_fd(), name),
+                None => at(libc::AT_FDCWD, whole),
+            }
+        }
+    }
+
+    /// `fstatat(dir, name)`, not following a symlink.
+    fn at(dir: libc::c_int, name: &[u8]) -> io::Result<(Stat, bool)> {
+        // Short names are made NUL-terminated on the stack.
+        let mut buffer = [0u8; 256];
+        let owned;
+        let name: &std::ffi::CStr = match name.len() < buffer.len() {
+            true => {
+                buffer[..name.len()].copy_from_slice(name);
+                std::ffi::CStr::from_bytes_with_nul(&buffer[..=name.len()])
+                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?
+            }
+            false => {
+                owned = CString::new(name)?;
+                &owned
+            }
+        };
+        // SAFETY: all-zero bytes are a valid `stat` (plain integers).
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `name` is NUL-terminated and `st` writable; both outlive
+        // the call, and `dir` is an open directory or AT_FDCWD.
+        let done = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+        if done != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        #[allow(clippy::unnecessary_cast)]
+        let stat = Stat {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            mode: st.st_mode as u32,
+            size: st.st_size as u64,
+            mtime: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        };
+        // `mode_t` is `u16` on macOS.
+        #[allow(clippy::unnecessary_cast)]
+        let is_dir = (stat.mode & libc::S_IFMT as u32) == libc::S_IFDIR as u32;
+        Ok((stat, is_dir))
+    }
+
+    /// The clock the kernel stamps files with, now (nanoseconds since the
+    /// epoch), where it is known: Linux's coarse real-time clock.
+    #[cfg(target_os = "linux")]
+    pub(super) const COARSE_NOW: Option<fn() -> i128> = Some(|| {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid, writable timespec for the call.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) } == 0;
+        match ok {
+            true => i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec),
+            false => i128::MIN,
+        }
+    });
+    #[cfg(not(target_os = "linux"))]
+    pub(super) const COARSE_NOW: Option<fn() -> i128> = None;
+
+    /// One tick of the clock the kernel stamps files with.
+    pub(super) fn tick() -> Duration {
+        #[cfg(target_os = "linux")]
+        {
+            let mut res = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `res` is a valid, writable timespec for the call.
+            let ok = unsafe { libc::clock_getres(libc::CLOCK_REALTIME_COARSE, &mut res) } == 0;
+            if ok && res.tv_sec == 0 && res.tv_nsec > 0 {
+                return Duration::from_nanos(res.tv_nsec as u64);
+            }
+        }
+        Duration::from_millis(10)
+    }
+
+    /// Whether the file system at `path` is a local one whose timestamps
+    /// come from this kernel's clock.
+    pub(super) fn local(path: &Path) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            const LOCAL: [i64; 8] = [
+                0xEF53,      // ext2, ext3, ext4
+                0x5846_5342, // xfs
+                0x9123_683E, // btrfs
+                0x0102_1994, // tmpfs
+                0x794C_7630, // overlayfs
+                0xF2F5_2010, // f2fs
+                0x2FC1_2FC1, // zfs
+                0xCA45_1A4E, // bcachefs
+            ];
+            let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+                return false;
+            };
+            // SAFETY: all-zero bytes are a valid `statfs` (plain integers).
+            let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+            // SAFETY: `name` is a NUL-terminated path and `fs` a writable
+            // `statfs` that outlive the call.
+            if unsafe { libc::statfs(name.as_ptr(), &mut fs) } != 0 {
+                return false;
+            }
+            #[allow(clippy::unnecessary_cast)]
+            LOCAL.contains(&(fs.f_type as i64))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = path;
+            false
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// No change time in std: every file is read.
+    pub(super) const UNREAD: bool = false;
+
+    /// A file's stat data: size, modification time, read-only attribute,
+    /// type.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(in crate::run::snapshot) struct Stat {
+        size: u64,
+        mtime: Option<std::time::SystemTime>,
+        readonly: bool,
+        symlink: bool,
+    }
+
+    impl Stat {
+        /// The stat data of `meta`.
+        pub(in crate::run::snapshot) fn of(meta: &std::fs::Metadata) -> Stat {
+            Stat {
+                size: meta.len(),
+                mtime: meta.modified().ok(),
+                readonly: meta.permissions().readonly(),
+                symlink: meta.file_type().is_symlink(),
+            }
+        }
+
+        /// Whether both describe the same file in the same state.
+        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
+            self == other
+        }
+
+        /// No device to ask about: never trusted.
+        pub(super) fn device(&self) -> Option<u64> {
+            None
+        }
+
+        /// No change time: the epoch.
+        pub(in crate::run::snapshot) fn changed(&self) -> i128 {
+            0
+        }
+
+        /// Never fine enough to trust.
+        pub(super) fn fine(&self) -> bool {
+            false
+        }
+
+        /// No device identity.
+        pub(in crate::run::snapshot) fn on(&self, _dir: &DirId) -> bool {
+            false
+        }
+    }
+
+    /// A directory (no identity available through std).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(in crate::run::snapshot) struct DirId;
+
+    /// Never asked (no directory is trusted).
+    pub(super) fn id(_stat: &Stat) -> DirId {
+        DirId
+    }
+
+    /// Never known.
+    pub(in crate::run::snapshot) fn dir_id(_path: &Path) -> Option<DirId> {
+        None
+    }
+
+    /// Never known.
+    pub(in crate::run::snapshot) fn dir_links(_path: &Path) -> Option<(Stat, u64)> {
+        None
+    }
+
+    /// Takes stat data through std.
+    #[derive(Debug, Default)]
+    pub(in crate::run::snapshot) struct Lstat;
+
+    impl Lstat {
+        /// The stat data of `path` (a symlink's own), and whether it is a
+        /// directory.
+        pub(in crate::run::snapshot) fn of(
+            &mut self,
+            path: &Path,
+        ) -> std::io::Result<(Stat, bool)> {
+            let meta = std::fs::symlink_metadata(path)?;
+            Ok((Stat::of(&meta), meta.is_dir()))
+        }
+
+        /// [`Lstat::of`] the snapshot key `key` in `worktree`.
+        pub(in crate::run::snapshot) fn of_key(
+            &mut self,
+            worktree: &Path,
+            key: &Path,
+        ) -> std::io::Result<(Stat, bool)> {
+            self.of(&worktree.join(key))
+        }
+    }
+
+    /// Not known.
+    pub(super) const COARSE_NOW: Option<fn() -> i128> = None;
+
+    /// A tick, for the interface's sake (nothing waits on it here).
+    pub(super) fn tick() -> Duration {
+        Duration::from_millis(10)
+    }
+
+    /// Never asked (no device).
+    #[allow(dead_code)]
+    pub(super) fn local(_path: &Path) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clock_holds_and_settles_within_a_tick() {
+        let clock = Clock::since(Duration::ZERO);
+        let started = Instant::now();
+        assert!(clock.settle());
+        assert!(started.elapsed() <= Duration::from_secs(1));
+        assert!(clock.held());
+        // A clock from long ago needs no wait.
+        let old = Clock::since(Duration::from_secs(5));
+        let started = Instant::now();
+        assert!(old.settle());
+        assert!(started.elapsed() < Duration::from_millis(5));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_written_now_is_read_and_an_old_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "x").unwrap();
+        let stat = Stat::of(&std::fs::symlink_metadata(&path).unwrap());
+        let mut trust = Trust::default();
+        let at = |offset: Duration| Clock {
+            at: stat.changed() + offset.as_nanos() as i128,
+            mono: Instant::now(),
+        };
+        let tick = Clock::tick();
+        if trust.of(&stat, &path) && stat.fine() {
+            // Changed within a tick of the snapshot's start: racy.
+            assert!(needs_reading(&stat, &path, &at(Duration::ZERO), &mut trust));
+            assert!(needs_reading(&stat, &path, &at(tick / 2), &mut trust));
+            assert!(!needs_reading(&stat, &path, &at(tick * 2), &mut trust));
+        } else {
+            assert!(needs_reading(&stat, &path, &at(tick * 2), &mut trust));
+        }
+        let dir_id = dir_id(dir.path()).unwrap();
+        assert!(stat.on(&dir_id));
+        if let Some(trusted) = trust.dir(dir.path()) {
+            assert_eq!(trusted, dir_id);
+        }
+        assert!(super::dir_id(&path).is_none());
+        assert!(trust.dir(&path).is_none());
+    }
+}

@@ -1,0 +1,806 @@
+//! The task contract of `--task` (docs/task.md): a task
+//! JSON is loaded, type-checked strictly and checked against its limits, and
+//! the change under test is measured against the change budget.
+//!
+//! Two kinds of problems, kept apart on purpose:
+//!
+//! - **Errors** (exit 2, nothing runs): the file is unreadable, is not JSON, or
+//!   is ill-typed — a required field missing, a field of the wrong JSON type,
+//!   `risk` not one of `low|medium|high`, an integer field holding a fraction.
+//!   The first problem in schema order is reported as one line naming the file
+//!   and the JSON path, e.g.
+//!   `task.json: $.acceptance.commands[1]: expected a string, found number 42`.
+//! - **Violations** (data in `contracts.task.violations`, the run still
+//!   judges its checks): a well-typed task that breaks a limit. Each names its
+//!   `field` (a path without the `$.`, e.g. `estimated_loc`) and what is wrong.
+//!
+//! Policies decided here (see README):
+//!
+//! - Every field of the task contract's schema is required, `acceptance.criteria`
+//!   included. Unknown fields, at the top level or in `acceptance`, are
+//!   allowed and kept: tasks evolve, and `meta.task` is the task as given.
+//! - Integers are integers in JSON Schema's sense, as the published task
+//!   schema reads them: `2.0` is 2 and `1e30` an integer (over every limit);
+//!   `2.5` is an error.
+//! - `estimated_loc` is a non-negative integer (a negative or fractional
+//!   count is an error); over [`MAX_LOC`] is a violation. The reference's target of
+//!   100–300 is advice, not a violation.
+//! - `parallel_count` must be an integer; outside
+//!   [`MIN_PARALLEL`]..=[`MAX_PARALLEL`] is a violation. The reference's
+//!   suggestion per risk (low 1, medium 2, high 3–5) is only a suggestion
+//!   ("建议"): a mismatch is not a violation.
+//! - `files_involved` longer than [`MAX_FILES`] entries is a violation.
+//! - `acceptance.commands` must contain a command that runs run-check's
+//!   strict JSON gate (see [`runs_strict_json`]); otherwise a violation.
+//! - Empty (or whitespace-only) `id`, `title`, `description` and
+//!   `acceptance.criteria` (a blank string, or an array without a non-blank
+//!   entry) are violations.
+//! - `public_contracts_touched`: `"N/A"` means none, any other non-blank
+//!   string describes the contracts, an array lists them; as for
+//!   `acceptance.criteria`, a blank string or an array without a non-blank
+//!   entry (`[]`, `[""]`) is a violation (the reference says `N/A` when none).
+//! - A UTF-8 byte order mark is skipped (Windows editors write one); a
+//!   UTF-16 file is an error asking for UTF-8.
+//! - `base` (optional, docs/task.md): a git revision the change budget and
+//!   `contracts.gate` are measured against when `--changed-since` is not
+//!   given. Not a string, or a blank one, is an error; a revision the
+//!   repository does not have is an error too (checked by the run, in git:
+//!   [`bad_base`]).
+//! - A changed gate file (`contracts.gate.changed`) that `files_involved`
+//!   does not name is a violation of `files_involved` ([`gate_violations`]).
+
+mod command;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
+use crate::run::changes;
+use crate::run::evidence::{ChangeBudget, TaskContract};
+use command::runs_strict_json;
+
+/// Hard limit on the files a task may change (`files_involved`,
+/// `change_budget.max_files`).
+pub(crate) const MAX_FILES: usize = 10;
+/// Hard limit on the lines a task may change (`estimated_loc`,
+/// `change_budget.max_loc`).
+pub(crate) const MAX_LOC: u64 = 400;
+/// Smallest allowed `parallel_count`.
+pub(crate) const MIN_PARALLEL: i64 = 1;
+/// Largest allowed `parallel_count`.
+pub(crate) const MAX_PARALLEL: i64 = 5;
+/// The values of `risk`.
+pub(crate) const RISKS: [&str; 3] = ["low", "medium", "high"];
+/// The command `acceptance.commands` must contain (in some accepted form).
+pub(crate) const STRICT_JSON_COMMAND: &str = "run-check --mode strict --format json";
+
+/// A loaded, well-typed task.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Task {
+    /// The task exactly as given (unknown fields included), for `meta.task`.
+    pub(crate) value: Value,
+    /// Broken limits, in schema order; empty when the task is valid.
+    pub(crate) violations: Vec<Violation>,
+    /// `base`: the revision the change is measured against by default.
+    pub(crate) base: Option<String>,
+}
+
+impl Task {
+    /// The task's `id`.
+    pub(crate) fn id(&self) -> &str {
+        self.value["id"].as_str().unwrap_or_default()
+    }
+
+    /// `files_involved`, as written.
+    pub(crate) fn files_involved(&self) -> Vec<&str> {
+        self.value["files_involved"]
+            .as_array()
+            .map(|files| files.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+}
+
+pub(crate) use run_check_documents::evidence::Violation;
+
+/// Reads and checks the task file at `path` (named in messages as given).
+pub(crate) fn load(path: &Path) -> Result<Task, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::TASK)
+        .map_err(|err| Error::io("read task file", path, err))?;
+    from_slice(path, &bytes)
+}
+
+/// Checks the task JSON `bytes`; `path` only names the file in messages.
+pub(crate) fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
+    let value = crate::json_input::parse_document(path, bytes)?;
+    let violations = check(&value).map_err(|problem| problem.into_error(path, ""))?;
+    let base = base(&value).map_err(|problem| problem.into_error(path, ""))?;
+    Ok(Task {
+        value,
+        violations,
+        base,
+    })
+}
+
+/// `base`, when given: a non-blank string.
+fn base(task: &Value) -> Access<Option<String>> {
+    match task.get("base") {
+        None => Ok(None),
+        Some(Value::String(text)) if text.trim().is_empty() => {
+            Err(crate::json_input::Problem::new(
+                "$.base",
+                "must name a git revision, found an empty string",
+            ))
+        }
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(other) => Err(mismatch("$.base", "a string", found(other))),
+    }
+}
+
+/// The error for a `base` the repository does not have: the task file
+/// `path` and the JSON path `$.base`.
+pub(crate) fn bad_base(path: &Path, base: &str) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        location: None,
+        key: Some("$.base".into()),
+        message: format!("no such revision `{base}` in this repository"),
+    }
+}
+
+/// The violations of a changed gate: each changed gate file that
+/// `files_involved` does not name.
+pub(crate) fn gate_violations(task: &Task, gate: &crate::run::gate::Gate) -> Vec<Violation> {
+    let base = gate.base.as_deref().unwrap_or("HEAD");
+    crate::run::gate::undeclared(gate, &task.files_involved())
+        .into_iter()
+        .map(|file| Violation {
+            field: "files_involved".into(),
+            message: format!("the gate changed: `{file}` differs from `{base}` and is not listed"),
+        })
+        .collect()
+}
+
+/// The `contracts.task` value.
+pub(crate) fn contract(task: &Task) -> TaskContract {
+    TaskContract {
+        id: task.id().to_string(),
+        valid: task.violations.is_empty(),
+        violations: task.violations.clone(),
+    }
+}
+
+/// The `contracts.change_budget` value of `changes`.
+pub(crate) fn budget(changes: &changes::Changes) -> ChangeBudget {
+    let files_changed = changes.files.len();
+    ChangeBudget {
+        base: changes.base.clone(),
+        files_changed: u64::try_from(files_changed).unwrap_or(u64::MAX),
+        loc_changed: changes.loc,
+        max_files: u64::try_from(MAX_FILES).unwrap_or(u64::MAX),
+        max_loc: MAX_LOC,
+        exceeded: files_changed > MAX_FILES || changes.loc > MAX_LOC,
+    }
+}
+
+/// An array of strings.
+fn string_array<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
+    match value {
+        Value::Array(items) => strings(items, path),
+        _ => Err(mismatch(path, "an array of strings", found(value))),
+    }
+}
+
+/// A string, or an array of strings.
+fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
+    match value {
+        Value::String(text) => Ok(vec![text.as_str()]),
+        Value::Array(items) => strings(items, path),
+        _ => Err(mismatch(
+            path,
+            "a string or an array of strings",
+            found(value),
+        )),
+    }
+}
+
+/// An integer by the integer rule of every input
+/// (`run_check_documents::int`: `2.0` is 2; `1e30` is an integer too,
+/// saturating to `i128`, over every limit), and its text as written, for
+/// messages. Its range is a limit (a violation), not a type error.
+fn integer(value: &Value, path: &str) -> Access<(i128, String)> {
+    value
+        .as_number()
+        .and_then(run_check_documents::int::of_number)
+        .map(|n| (n, value.to_string()))
+        .ok_or_else(|| mismatch(path, "an integer", found(value)))
+}
+
+/// Type-checks `value` (the first problem in schema order is an error) and
+/// returns its violations.
+fn check(value: &Value) -> Access<Vec<Violation>> {
+    let mut violations = Vec::new();
+    let mut violation = |field: &str, message: String| {
+        violations.push(Violation {
+            field: field.to_string(),
+            message,
+        })
+    };
+    let task = object(value, "$")?;
+    for name in ["id", "title", "description"] {
+        let text = string(field(task, "$", name)?, &child("$", name))?;
+        if text.trim().is_empty() {
+            violation(name, "must not be empty".into());
+        }
+    }
+
+    word(field(task, "$", "risk")?, "$.risk", &RISKS)?;
+
+    let (parallel, written) = integer(field(task, "$", "parallel_count")?, "$.parallel_count")?;
+    if !(i128::from(MIN_PARALLEL)..=i128::from(MAX_PARALLEL)).contains(&parallel) {
+        violation(
+            "parallel_count",
+            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {written}"),
+        );
+    }
+
+    let acceptance = object(field(task, "$", "acceptance")?, "$.acceptance")?;
+    let commands = string_array(
+        field(acceptance, "$.acceptance", "commands")?,
+        "$.acceptance.commands",
+    )?;
+    if !commands.iter().any(|c| runs_strict_json(c)) {
+        violation(
+            "acceptance.commands",
+            format!("no command runs `{STRICT_JSON_COMMAND}`"),
+        );
+    }
+    let criteria = string_or_strings(
+        field(acceptance, "$.acceptance", "criteria")?,
+        "$.acceptance.criteria",
+    )?;
+    if criteria.iter().all(|c| c.trim().is_empty()) {
+        violation(
+            "acceptance.criteria",
+            "must state at least one criterion".into(),
+        );
+    }
+
+    let (loc, written) = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
+    if loc < 0 {
+        return Err(mismatch(
+            "$.estimated_loc",
+            "a non-negative integer",
+            format!("number {written}"),
+        ));
+    }
+    if loc > i128::from(MAX_LOC) {
+        violation(
+            "estimated_loc",
+            format!("{written} exceeds the hard limit of {MAX_LOC}"),
+        );
+    }
+
+    let files = string_array(field(task, "$", "files_involved")?, "$.files_involved")?;
+    if files.len() > MAX_FILES {
+        violation(
+            "files_involved",
+            format!("{} files exceed the hard limit of {MAX_FILES}", files.len()),
+        );
+    }
+
+    let contracts = string_or_strings(
+        field(task, "$", "public_contracts_touched")?,
+        "$.public_contracts_touched",
+    )?;
+    // As `acceptance.criteria`: "none" is said with "N/A", not with silence.
+    if contracts.iter().all(|c| c.trim().is_empty()) {
+        violation(
+            "public_contracts_touched",
+            "must not be empty; use \"N/A\" when no public contract is touched".into(),
+        );
+    }
+    Ok(violations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::changes::ChangesError;
+    use crate::run::snapshot::OwnFiles;
+    use crate::test_git::git;
+    use serde_json::json;
+
+    /// A valid task; tests change one thing at a time.
+    fn valid() -> Value {
+        json!({
+            "id": "T-2026-02-02-001",
+            "title": "Add the task contract",
+            "description": "Load --task files so the verifier can judge scope.",
+            "risk": "medium",
+            "parallel_count": 2,
+            "acceptance": {
+                "commands": ["cargo test", "run-check --mode strict --format json"],
+                "criteria": ["summary.all_checks_passed = true"]
+            },
+            "estimated_loc": 250,
+            "files_involved": ["src/task.rs", "tests/task.rs"],
+            "public_contracts_touched": "N/A"
+        })
+    }
+
+    fn parse(value: &Value) -> Result<Task, Error> {
+        from_slice(Path::new("task.json"), value.to_string().as_bytes())
+    }
+
+    /// `valid()` with `pointer` set to `new` (or removed when `None`).
+    fn with(pointer: &str, new: Option<Value>) -> Value {
+        let mut task = valid();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let parent = task.pointer_mut(parent).unwrap();
+        match new {
+            Some(new) => match parent {
+                Value::Array(items) => items[key.parse::<usize>().unwrap()] = new,
+                Value::Object(map) => {
+                    map.insert(key.to_string(), new);
+                }
+                _ => unreachable!(),
+            },
+            None => {
+                parent.as_object_mut().unwrap().remove(key);
+            }
+        }
+        task
+    }
+
+    #[track_caller]
+    fn error(task: &Value) -> String {
+        let err = parse(task).expect_err("an error");
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(!message.contains('\n'), "one line: {message}");
+        message
+    }
+
+    #[track_caller]
+    fn violations(task: &Value) -> Vec<(String, String)> {
+        parse(task)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .violations
+            .into_iter()
+            .map(|v| (v.field, v.message))
+            .collect()
+    }
+
+    fn one(field: &str, message: &str) -> Vec<(String, String)> {
+        vec![(field.to_string(), message.to_string())]
+    }
+
+    #[test]
+    fn a_valid_task_has_no_violations_and_keeps_unknown_fields() {
+        let mut value = valid();
+        value["owner"] = json!({"team": "gate"});
+        value["acceptance"]["notes"] = json!(1);
+        let task = parse(&value).unwrap();
+        assert_eq!(task.value, value);
+        assert_eq!(task.violations, []);
+        assert_eq!(task.id(), "T-2026-02-02-001");
+        assert_eq!(
+            serde_json::to_value(contract(&task)).unwrap(),
+            json!({"id": "T-2026-02-02-001", "valid": true, "violations": []})
+        );
+    }
+
+    #[test]
+    fn missing_fields_are_errors_in_schema_order() {
+        for (pointer, path) in [
+            ("/id", "$.id"),
+            ("/title", "$.title"),
+            ("/description", "$.description"),
+            ("/risk", "$.risk"),
+            ("/parallel_count", "$.parallel_count"),
+            ("/acceptance", "$.acceptance"),
+            ("/acceptance/commands", "$.acceptance.commands"),
+            ("/acceptance/criteria", "$.acceptance.criteria"),
+            ("/estimated_loc", "$.estimated_loc"),
+            ("/files_involved", "$.files_involved"),
+            ("/public_contracts_touched", "$.public_contracts_touched"),
+        ] {
+            assert_eq!(
+                error(&with(pointer, None)),
+                format!("task.json: {path}: missing required field")
+            );
+        }
+        // Two problems: the first in schema order is reported.
+        let mut task = with("/estimated_loc", Some(json!("many")));
+        task.as_object_mut().unwrap().remove("title");
+        assert_eq!(error(&task), "task.json: $.title: missing required field");
+    }
+
+    #[test]
+    fn wrong_types_name_the_json_path() {
+        let cases = [
+            ("/id", json!(7), "$.id: expected a string, found number 7"),
+            (
+                "/title",
+                json!(null),
+                "$.title: expected a string, found null",
+            ),
+            (
+                "/description",
+                json!(["a"]),
+                "$.description: expected a string, found array",
+            ),
+            (
+                "/risk",
+                json!("extreme"),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found \"extreme\"",
+            ),
+            (
+                "/risk",
+                json!("High"),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found \"High\"",
+            ),
+            (
+                "/risk",
+                json!(3),
+                "$.risk: expected one of \"low\", \"medium\", \"high\", found number 3",
+            ),
+            (
+                "/parallel_count",
+                json!("2"),
+                "$.parallel_count: expected an integer, found string",
+            ),
+            (
+                "/parallel_count",
+                json!(2.5),
+                "$.parallel_count: expected an integer, found number 2.5",
+            ),
+            (
+                "/acceptance",
+                json!(["run-check --mode strict --format json"]),
+                "$.acceptance: expected an object, found array",
+            ),
+            (
+                "/acceptance/commands",
+                json!("run-check --mode strict --format json"),
+                "$.acceptance.commands: expected an array of strings, found string",
+            ),
+            (
+                "/acceptance/commands/1",
+                json!(42),
+                "$.acceptance.commands[1]: expected a string, found number 42",
+            ),
+            (
+                "/acceptance/criteria",
+                json!(true),
+                "$.acceptance.criteria: expected a string or an array of strings, found boolean",
+            ),
+            (
+                "/acceptance/criteria/0",
+                json!({"text": "x"}),
+                "$.acceptance.criteria[0]: expected a string, found object",
+            ),
+            (
+                "/estimated_loc",
+                json!("250"),
+                "$.estimated_loc: expected an integer, found string",
+            ),
+            (
+                "/estimated_loc",
+                json!(-1),
+                "$.estimated_loc: expected a non-negative integer, found number -1",
+            ),
+            (
+                "/estimated_loc",
+                json!(-1.0),
+                "$.estimated_loc: expected a non-negative integer, found number -1.0",
+            ),
+            (
+                "/estimated_loc",
+                json!(0.1),
+                "$.estimated_loc: expected an integer, found number 0.1",
+            ),
+            (
+                "/files_involved",
+                json!("src/task.rs"),
+                "$.files_involved: expected an array of strings, found string",
+            ),
+            (
+                "/files_involved/1",
+                json!(null),
+                "$.files_involved[1]: expected a string, found null",
+            ),
+            (
+                "/public_contracts_touched",
+                json!(null),
+                "$.public_contracts_touched: expected a string or an array of strings, found null",
+            ),
+            (
+                "/public_contracts_touched",
+                json!(["cli", 2]),
+                "$.public_contracts_touched[1]: expected a string, found number 2",
+            ),
+        ];
+        for (pointer, new, expected) in cases {
+            assert_eq!(
+                error(&with(pointer, Some(new))),
+                format!("task.json: {expected}"),
+                "{pointer}"
+            );
+        }
+        assert_eq!(
+            error(&json!([valid()])),
+            "task.json: $: expected an object, found array"
+        );
+    }
+
+    #[test]
+    fn unparsable_files_name_line_and_column() {
+        let path = Path::new("runs/T-1/task.json");
+        let err = from_slice(path, b"{\n  \"id\": \"T-1\",\n}\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "runs/T-1/task.json:3:1: invalid JSON: trailing comma"
+        );
+        assert_eq!(
+            from_slice(path, b"").unwrap_err().to_string(),
+            "runs/T-1/task.json:1:1: invalid JSON: EOF while parsing a value"
+        );
+        assert_eq!(
+            from_slice(path, b"{} {}").unwrap_err().to_string(),
+            "runs/T-1/task.json:1:4: invalid JSON: trailing characters"
+        );
+        assert_eq!(
+            from_slice(path, b"\xFF\xFE{\0}\0").unwrap_err().to_string(),
+            "runs/T-1/task.json: the file is UTF-16 encoded; save it as UTF-8"
+        );
+        // A UTF-8 byte order mark is skipped.
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend(valid().to_string().bytes());
+        assert_eq!(from_slice(path, &bom).unwrap().value, valid());
+    }
+
+    #[test]
+    fn an_unreadable_file_is_an_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let err = load(&missing).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+        assert!(
+            err.to_string().starts_with(&format!(
+                "failed to read task file `{}`: ",
+                missing.display()
+            )),
+            "{err}"
+        );
+        assert_eq!(err.exit_code(), 2);
+        assert!(matches!(load(dir.path()), Err(Error::Io { .. })));
+
+        let file = dir.path().join("task.json");
+        std::fs::write(&file, valid().to_string()).unwrap();
+        assert_eq!(load(&file).unwrap().value, valid());
+    }
+
+    #[test]
+    fn estimated_loc_boundary() {
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(400)))), []);
+        assert_eq!(
+            violations(&with("/estimated_loc", Some(json!(401)))),
+            one("estimated_loc", "401 exceeds the hard limit of 400")
+        );
+        // Beyond i64: still an integer, still a violation.
+        assert_eq!(
+            violations(&with("/estimated_loc", Some(json!(u64::MAX)))),
+            one(
+                "estimated_loc",
+                "18446744073709551615 exceeds the hard limit of 400"
+            )
+        );
+    }
+
+    #[test]
+    fn integers_are_integers_in_json_schema_s_sense() {
+        // The published schema's `"type": "integer"` accepts these, so the
+        // loader does too (README: task contract).
+        assert_eq!(violations(&with("/parallel_count", Some(json!(2.0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(100.0)))), []);
+        assert_eq!(violations(&with("/estimated_loc", Some(json!(-0.0)))), []);
+        assert_eq!(
+            violations(&with("/parallel_count", Some(json!(6.0)))),
+            one("parallel_count", "must be between 1 and 5, found 6.0")
+        );
+        // An integer too big for 64 bits is read as a float: a violation,
+        // not an error.
+        let task = valid().to_string().replace(
+            "\"estimated_loc\":250",
+            "\"estimated_loc\":1000000000000000000000000000000",
+        );
+        assert!(task.contains("1000000000000000000000000000000"), "{task}");
+        let task: Value = serde_json::from_str(&task).unwrap();
+        assert_eq!(
+            violations(&task),
+            one("estimated_loc", "1e+30 exceeds the hard limit of 400")
+        );
+        assert_eq!(
+            violations(&with("/parallel_count", Some(json!(1e300)))),
+            one("parallel_count", "must be between 1 and 5, found 1e+300")
+        );
+    }
+
+    #[test]
+    fn files_involved_boundary() {
+        let files = |n: usize| json!((0..n).map(|i| format!("src/f{i}.rs")).collect::<Vec<_>>());
+        assert_eq!(violations(&with("/files_involved", Some(files(0)))), []);
+        assert_eq!(violations(&with("/files_involved", Some(files(10)))), []);
+        assert_eq!(
+            violations(&with("/files_involved", Some(files(11)))),
+            one("files_involved", "11 files exceed the hard limit of 10")
+        );
+    }
+
+    #[test]
+    fn parallel_count_boundary_and_risk_is_only_a_suggestion() {
+        for n in [1, 5] {
+            assert_eq!(violations(&with("/parallel_count", Some(json!(n)))), []);
+        }
+        for n in [0, 6, -1] {
+            assert_eq!(
+                violations(&with("/parallel_count", Some(json!(n)))),
+                one(
+                    "parallel_count",
+                    &format!("must be between 1 and 5, found {n}")
+                )
+            );
+        }
+        // The reference's low=1, medium=2, high=3-5 is a suggestion.
+        let mut task = with("/risk", Some(json!("high")));
+        task["parallel_count"] = json!(1);
+        assert_eq!(violations(&task), []);
+        let mut task = with("/risk", Some(json!("low")));
+        task["parallel_count"] = json!(5);
+        assert_eq!(violations(&task), []);
+    }
+
+    #[test]
+    fn blank_texts_are_violations() {
+        for name in ["id", "title", "description"] {
+            assert_eq!(
+                violations(&with(&format!("/{name}"), Some(json!("  ")))),
+                one(name, "must not be empty")
+            );
+        }
+        for criteria in [json!(""), json!([]), json!(["", " "])] {
+            assert_eq!(
+                violations(&with("/acceptance/criteria", Some(criteria))),
+                one("acceptance.criteria", "must state at least one criterion")
+            );
+        }
+        assert_eq!(
+            violations(&with("/acceptance/criteria", Some(json!("tests pass")))),
+            []
+        );
+    }
+
+    #[test]
+    fn public_contracts_touched_forms() {
+        for ok in [
+            json!("N/A"),
+            json!("evidence JSON gains contracts.task"),
+            json!(["evidence.contracts.task", "--task"]),
+            json!(["N/A"]),
+            json!(["--task", ""]),
+        ] {
+            assert_eq!(violations(&with("/public_contracts_touched", Some(ok))), []);
+        }
+        // As for `acceptance.criteria`: nothing stated is a violation, in
+        // either form.
+        for blank in [
+            json!(""),
+            json!(" "),
+            json!([]),
+            json!([""]),
+            json!(["", " "]),
+        ] {
+            assert_eq!(
+                violations(&with("/public_contracts_touched", Some(blank))),
+                one(
+                    "public_contracts_touched",
+                    "must not be empty; use \"N/A\" when no public contract is touched"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn violations_are_listed_in_schema_order_with_the_contract() {
+        let mut task = valid();
+        task["id"] = json!("");
+        task["parallel_count"] = json!(6);
+        task["acceptance"]["commands"] = json!(["cargo test"]);
+        task["estimated_loc"] = json!(401);
+        task["files_involved"] = json!(vec!["f"; 11]);
+        let task = parse(&task).unwrap();
+        assert_eq!(
+            serde_json::to_value(contract(&task)).unwrap(),
+            json!({"id": "", "valid": false, "violations": [
+                {"field": "id", "message": "must not be empty"},
+                {"field": "parallel_count", "message": "must be between 1 and 5, found 6"},
+                {"field": "acceptance.commands",
+                 "message": "no command runs `run-check --mode strict --format json`"},
+                {"field": "estimated_loc", "message": "401 exceeds the hard limit of 400"},
+                {"field": "files_involved", "message": "11 files exceed the hard limit of 10"},
+            ]})
+        );
+    }
+
+    #[test]
+    fn acceptance_commands_without_the_strict_gate() {
+        assert_eq!(
+            violations(&with("/acceptance/commands", Some(json!([])))),
+            one(
+                "acceptance.commands",
+                "no command runs `run-check --mode strict --format json`"
+            )
+        );
+    }
+
+    /// `n` lines.
+    fn lines(n: usize) -> String {
+        "x\n".repeat(n)
+    }
+
+    #[test]
+    fn change_budget_counts_files_and_lines_at_the_limits() {
+        let budget_at = |root: &Path, base: &str| {
+            let (repo, status) = crate::git::Opening::start(root, true)
+                .unwrap()
+                .finish_with(|_| ())
+                .map(|(repo, status, ())| (repo, status))
+                .unwrap();
+            changes::changed(&repo, &status.unwrap(), root, base, &OwnFiles::default())
+                .map(|changes| budget(&changes))
+                .map(|budget| serde_json::to_value(budget).unwrap())
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("tracked.txt"), "a\nb\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "runs/\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-q", "-m", "base"]);
+        let budget = |files: usize, loc: u64, exceeded: bool| {
+            json!({"base": "HEAD", "files_changed": files, "loc_changed": loc,
+                   "max_files": 10, "max_loc": 400, "exceeded": exceeded})
+        };
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(0, 0, false));
+
+        // 1 tracked line changed (2: one added, one deleted) + 9 untracked
+        // files of 398 lines = 10 files, 400 lines: at the limits.
+        std::fs::write(root.join("tracked.txt"), "a\nB\n").unwrap();
+        std::fs::write(root.join("big.txt"), lines(390)).unwrap();
+        for i in 0..8 {
+            std::fs::write(root.join(format!("f{i}.txt")), lines(1)).unwrap();
+        }
+        // Ignored files never count.
+        std::fs::create_dir(root.join("runs")).unwrap();
+        std::fs::write(root.join("runs/task.json"), lines(1000)).unwrap();
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(10, 400, false));
+
+        // 401 lines.
+        std::fs::write(root.join("big.txt"), lines(391)).unwrap();
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(10, 401, true));
+
+        // 11 files, 400 lines (an empty file is a changed file of 0 lines).
+        std::fs::write(root.join("big.txt"), lines(390)).unwrap();
+        std::fs::write(root.join("empty.txt"), "").unwrap();
+        assert_eq!(budget_at(&root, "HEAD").unwrap(), budget(11, 400, true));
+
+        assert!(matches!(
+            budget_at(&root, "no-such-rev"),
+            Err(ChangesError::BadRevision(_))
+        ));
+    }
+}

@@ -1,0 +1,390 @@
+//! `run-check hooks install`: installs the read-only git hooks
+//! (docs/init-and-hooks.md): `pre-commit` runs the fast gate, `pre-push` the strict gate,
+//! each with `--format json --out <git dir>/run-check/<hook>.json`, so a hook
+//! never writes into the worktree or the index. The hook texts are the
+//! templates in the repository's `hooks/` directory, compiled in.
+//!
+//! The hooks directory is git's own answer (`git rev-parse --git-path
+//! hooks`), so `core.hooksPath` and linked worktrees are respected. A hook is
+//! ours when one of its first lines is `# run-check hook vN`. Ours is
+//! replaced freely (reinstalling is idempotent); any other file there is
+//! foreign and is never overwritten or deleted: without `--force` the
+//! command exits 2 and changes nothing, with `--force` the foreign hook is
+//! renamed to `<name>.run-check-backup` (`.1`, `.2`, ... when that exists).
+//! Fix or format hooks are never installed: checking never writes.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::exit_code;
+
+/// What every version of the marker starts with.
+const MARKER_PREFIX: &str = "# run-check hook v";
+/// The suffix of a foreign hook moved away by `--force`.
+pub(crate) const BACKUP_SUFFIX: &str = ".run-check-backup";
+
+/// `hooks` options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HooksArgs {
+    /// What to do with the hooks.
+    #[command(subcommand)]
+    pub(crate) command: HooksCommand,
+}
+
+/// `hooks` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum HooksCommand {
+    /// Install the read-only hooks into the repository's hooks directory
+    Install(InstallArgs),
+}
+
+/// `hooks install` options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InstallArgs {
+    /// The hooks to install [default: pre-commit pre-push]
+    #[arg(value_enum, value_name = "HOOK")]
+    pub(crate) hooks: Vec<Hook>,
+    /// Move a hook run-check did not write to <name>.run-check-backup, then install
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// A directory of the repository [default: current directory]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) worktree: Option<PathBuf>,
+}
+
+/// A hook run-check provides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Hook {
+    /// Before a commit: `run-check --mode fast`
+    PreCommit,
+    /// Before a push: `run-check --mode strict`
+    PrePush,
+}
+
+impl Hook {
+    /// The hook's file name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Hook::PreCommit => "pre-commit",
+            Hook::PrePush => "pre-push",
+        }
+    }
+
+    /// The hook's text (LF line endings whatever the checkout did).
+    pub(crate) fn template(self) -> String {
+        let text = match self {
+            Hook::PreCommit => include_str!("../../hooks/pre-commit"),
+            Hook::PrePush => include_str!("../../hooks/pre-push"),
+        };
+        text.replace("\r\n", "\n")
+    }
+
+    fn mode(self) -> &'static str {
+        match self {
+            Hook::PreCommit => "fast",
+            Hook::PrePush => "strict",
+        }
+    }
+}
+
+/// Runs `run-check hooks ...`.
+pub(crate) fn run(args: &HooksArgs) -> Result<i32, Error> {
+    match &args.command {
+        HooksCommand::Install(install) => self::install(install),
+    }
+}
+
+/// What is at a hook's path now.
+#[derive(Debug, PartialEq)]
+enum Existing {
+    Missing,
+    /// Ours; `true` when it is already this version's text.
+    Ours(bool),
+    Foreign,
+}
+
+/// Whether `text` carries the run-check marker in its first lines.
+fn is_ours(text: &str) -> bool {
+    text.lines().take(5).any(|line| {
+        line.trim_end()
+            .strip_prefix(MARKER_PREFIX)
+            .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+fn existing(path: &Path, template: &str) -> Existing {
+    let Ok(metadata) = path.symlink_metadata() else {
+        return Existing::Missing;
+    };
+    // A symlink or a directory is someone's setup, whatever it points at.
+    if !metadata.file_type().is_file() {
+        return Existing::Foreign;
+    }
+    match crate::bounded::read(path, crate::bounded::PROJECT_FILE) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            if is_ours(&text) {
+                Existing::Ours(text == template)
+            } else {
+                Existing::Foreign
+            }
+        }
+        Err(_) => Existing::Foreign,
+    }
+}
+
+/// Asks git in `dir`; one line of output, or a one-line reason. Through duct,
+/// whose capture of both streams suits a one-off helper; checks themselves
+/// are spawned with std's `Command` (see `runner::process`).
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let mut argv: Vec<OsString> = vec!["-C".into(), dir.into()];
+    argv.extend(args.iter().map(OsString::from));
+    let output = duct::cmd("git", argv)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .map_err(|err| format!("cannot run git: {err}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+    } else {
+        let why = String::from_utf8_lossy(&output.stderr);
+        Err(why
+            .lines()
+            .next()
+            .unwrap_or("git failed")
+            .trim()
+            .to_string())
+    }
+}
+
+/// Where a repository's hooks go.
+struct Repository {
+    /// The worktree's top level.
+    top: PathBuf,
+    /// The hooks directory (absolute).
+    hooks: PathBuf,
+    /// This worktree's git directory, where the hooks write their evidence.
+    git_dir: PathBuf,
+}
+
+/// The repository around `worktree`.
+fn locate(worktree: &Path, shown: &Path) -> Result<Repository, Error> {
+    let not_a_worktree = |why: String| {
+        Error::Usage(format!(
+            "`{}` is not in a git worktree; hooks need one ({why})",
+            shown.display()
+        ))
+    };
+    let inside = git(worktree, &["rev-parse", "--is-inside-work-tree"]).map_err(not_a_worktree)?;
+    if inside != "true" {
+        return Err(not_a_worktree("inside the git directory".into()));
+    }
+    let top = git(worktree, &["rev-parse", "--show-toplevel"]).map_err(not_a_worktree)?;
+    let top = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
+    // Relative answers (`.git/hooks`, a relative core.hooksPath) are
+    // relative to where git was asked: the top level.
+    let ask = |args: &[&str]| {
+        git(&top, args).map_err(|why| Error::Environment(format!("git {}: {why}", args.join(" "))))
+    };
+    let hooks = top.join(ask(&["rev-parse", "--git-path", "hooks"])?);
+    let git_dir = PathBuf::from(ask(&["rev-parse", "--absolute-git-dir"])?);
+    Ok(Repository {
+        top,
+        hooks,
+        git_dir,
+    })
+}
+
+/// `<name>.run-check-backup`, or the first free `.N` after it.
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(BACKUP_SUFFIX);
+    let first = PathBuf::from(&name);
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                first.clone()
+            } else {
+                let mut numbered = name.clone();
+                numbered.push(format!(".{}", n - 1));
+                PathBuf::from(numbered)
+            }
+        })
+        .find(|candidate| candidate.symlink_metadata().is_err())
+        .unwrap_or(first)
+}
+
+/// Writes an executable hook atomically (a temporary sibling, renamed): a
+/// new hook is `0777` minus the umask, a replaced one keeps its mode (plus
+/// execute where it is readable).
+fn write_hook(path: &Path, text: &str) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut temp = crate::output::atomic_temp(
+        dir,
+        ".run-check-",
+        path,
+        crate::output::FileKind::Executable,
+    )
+    .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
+    temp.write_all(text.as_bytes())
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(|err| Error::io("write", path, err))?;
+    temp.persist(path)
+        .map_err(|err| Error::io("write", path, err.error))?;
+    Ok(())
+}
+
+/// `run-check hooks install`.
+fn install(args: &InstallArgs) -> Result<i32, Error> {
+    let shown = args.worktree.clone().unwrap_or_else(|| PathBuf::from("."));
+    let worktree = dunce::canonicalize(&shown)
+        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", shown.display())))?;
+    let repository = locate(&worktree, &shown)?;
+    let hooks_dir = &repository.hooks;
+    let mut hooks: Vec<Hook> = Vec::new();
+    for hook in if args.hooks.is_empty() {
+        &[Hook::PreCommit, Hook::PrePush][..]
+    } else {
+        &args.hooks
+    } {
+        if !hooks.contains(hook) {
+            hooks.push(*hook);
+        }
+    }
+
+    // Decide everything before touching anything: a refusal changes nothing.
+    let plan: Vec<(Hook, PathBuf, String, Existing)> = hooks
+        .iter()
+        .map(|&hook| {
+            let path = hooks_dir.join(hook.name());
+            let template = hook.template();
+            let state = existing(&path, &template);
+            (hook, path, template, state)
+        })
+        .collect();
+    let foreign: Vec<String> = plan
+        .iter()
+        .filter(|(.., state)| *state == Existing::Foreign)
+        .map(|(_, path, ..)| format!("`{}`", path.display()))
+        .collect();
+    if !foreign.is_empty() && !args.force {
+        let (subject, verb) = match foreign.len() {
+            1 => (foreign[0].clone(), "exists and was"),
+            _ => (foreign.join(" and "), "exist and were"),
+        };
+        return Err(Error::Usage(format!(
+            "{subject} {verb} not installed by run-check; nothing changed (rerun with --force to move it to `<name>{BACKUP_SUFFIX}` and install run-check's)"
+        )));
+    }
+
+    std::fs::create_dir_all(hooks_dir)
+        .map_err(|err| Error::io("create the hooks directory", hooks_dir, err))?;
+    let mut out = String::new();
+    for (hook, path, template, state) in plan {
+        let name = hook.name();
+        match state {
+            Existing::Ours(true) => {
+                let _ = writeln!(out, "{name}: up to date ({})", path.display());
+                continue;
+            }
+            Existing::Foreign => {
+                let backup = backup_path(&path);
+                std::fs::rename(&path, &backup)
+                    .map_err(|err| Error::io("move the existing hook", &path, err))?;
+                let _ = writeln!(
+                    out,
+                    "{name}: moved the existing hook to {}",
+                    backup.display()
+                );
+            }
+            Existing::Missing | Existing::Ours(false) => {}
+        }
+        write_hook(&path, &template)?;
+        let _ = writeln!(
+            out,
+            "{name}: installed {} (runs run-check --mode {} --format json --out {})",
+            path.display(),
+            hook.mode(),
+            repository
+                .git_dir
+                .join("run-check")
+                .join(format!("{name}.json"))
+                .display()
+        );
+    }
+    if !repository.top.join("checks.toml").exists() {
+        let _ = writeln!(
+            out,
+            "warning: no checks.toml in {}: the hooks fail until there is one (`run-check init` writes a starter)",
+            repository.top.display()
+        );
+    }
+    crate::output::Output::Stdout.write(out.as_bytes())?;
+    Ok(exit_code::PASS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_marked_posix_sh() {
+        for hook in [Hook::PreCommit, Hook::PrePush] {
+            let text = hook.template();
+            assert!(text.starts_with("#!/bin/sh\n"), "{}", hook.name());
+            assert_eq!(
+                text.lines().nth(1),
+                Some(format!("{MARKER_PREFIX}1").as_str())
+            );
+            assert!(is_ours(&text));
+            assert!(
+                text.contains(&format!("--mode {} --format json --out", hook.mode())),
+                "{}",
+                hook.name()
+            );
+            // Hooks never run writers.
+            let code = text.lines().filter(|l| !l.trim_start().starts_with('#'));
+            for line in code {
+                assert!(
+                    !line.split_whitespace().any(|w| w == "fix" || w == "fmt"),
+                    "{line}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ours_means_a_marker_line_of_any_version() {
+        assert!(is_ours("#!/bin/sh\n# run-check hook v1\n"));
+        assert!(is_ours("#!/bin/sh\n# run-check hook v12\r\n"));
+        assert!(!is_ours("#!/bin/sh\n# run-check hook v\n"));
+        assert!(!is_ours("#!/bin/sh\necho '# run-check hook v1'\n"));
+        assert!(!is_ours("#!/bin/sh\n\n\n\n\n\n# run-check hook v1\n"));
+    }
+
+    #[test]
+    fn backups_never_replace_backups() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = dir.path().join("pre-commit");
+        assert_eq!(
+            backup_path(&hook),
+            dir.path().join("pre-commit.run-check-backup")
+        );
+        std::fs::write(dir.path().join("pre-commit.run-check-backup"), "a").unwrap();
+        assert_eq!(
+            backup_path(&hook),
+            dir.path().join("pre-commit.run-check-backup.1")
+        );
+        std::fs::write(dir.path().join("pre-commit.run-check-backup.1"), "b").unwrap();
+        assert_eq!(
+            backup_path(&hook),
+            dir.path().join("pre-commit.run-check-backup.2")
+        );
+    }
+}

@@ -1,0 +1,294 @@
+//! `run-check init`: writes a starter checks.toml for the project it finds in
+//! the worktree — Cargo, npm / pnpm / yarn, Python (pytest, ruff, mypy, only
+//! when the project declares them), Go, and a Makefile's `test` / `check` /
+//! `lint` targets when nothing else is recognised — plus a `secrets` scan.
+//!
+//! It never overwrites: when checks.toml exists (as anything, a dangling
+//! symlink included) it exits 2 and changes nothing, and the file is created
+//! with a no-clobber rename of a temporary file, so a checks.toml that
+//! appears meanwhile is not replaced either. The text it writes is parsed
+//! with `config::parse` before it is written: init cannot write a file that
+//! `run-check validate` rejects. It reads only the project's manifests and
+//! runs nothing.
+//!
+//! Layout: this module is the command — the starter's model (`Check`, `Fix`,
+//! `Found`), the detection driver, and the checked, no-clobber write. One
+//! detector per ecosystem (`cargo`, `node`, `python`, `go`, and `make` as the
+//! fallback) turns manifests into checks; `render` turns what they found into
+//! the checks.toml text.
+
+mod cargo;
+mod go;
+mod make;
+mod node;
+mod python;
+mod render;
+mod writers;
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::exit_code;
+
+/// `init` options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InitArgs {
+    /// The repository root to write checks.toml into [default: current directory]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) worktree: Option<PathBuf>,
+}
+
+const FAST_STRICT: &[&str] = &["fast", "strict"];
+const STRICT: &[&str] = &["strict"];
+
+/// One `[[check]]` of the starter.
+#[derive(Debug, Clone, PartialEq)]
+struct Check {
+    name: String,
+    /// argv; empty for the scan.
+    run: Vec<String>,
+    modes: &'static [&'static str],
+    paths: Vec<String>,
+    parser: Option<&'static str>,
+    env: Vec<(&'static str, &'static str)>,
+    /// A comment line above the check.
+    comment: Option<String>,
+}
+
+/// One `[[fix]]` of the starter.
+#[derive(Debug, Clone, PartialEq)]
+struct Fix {
+    name: String,
+    run: Vec<String>,
+}
+
+/// What one detector found.
+#[derive(Debug, Clone, PartialEq)]
+struct Found {
+    /// `Cargo`, `npm`, `Python`, ...
+    ecosystem: String,
+    /// The files that identified it.
+    files: Vec<String>,
+    checks: Vec<Check>,
+    fixes: Vec<Fix>,
+    /// Scripts or targets not adopted because they write files: comment
+    /// paragraphs for checks.toml, saying why.
+    refused: Vec<String>,
+}
+
+/// Everything init found in a worktree.
+#[derive(Debug, Default)]
+struct Detected {
+    found: Vec<Found>,
+    /// Lines for the user (what was seen but not used, and why).
+    notes: Vec<String>,
+}
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+fn globs(globs: &[&str]) -> Vec<String> {
+    argv(globs)
+}
+
+impl Check {
+    fn new(name: &str, run: &[&str], modes: &'static [&'static str]) -> Check {
+        Check {
+            name: name.into(),
+            run: argv(run),
+            modes,
+            paths: Vec::new(),
+            parser: None,
+            env: Vec::new(),
+            comment: None,
+        }
+    }
+
+    fn paths(mut self, paths: Vec<String>) -> Check {
+        self.paths = paths;
+        self
+    }
+
+    fn parser(mut self, parser: &'static str) -> Check {
+        self.parser = Some(parser);
+        self
+    }
+
+    fn env(mut self, name: &'static str, value: &'static str) -> Check {
+        self.env.push((name, value));
+        self
+    }
+
+    fn comment(mut self, comment: impl Into<String>) -> Check {
+        self.comment = Some(comment.into());
+        self
+    }
+}
+
+/// Runs `run-check init`.
+pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
+    let given = args.worktree.clone().unwrap_or_else(|| PathBuf::from("."));
+    let worktree = dunce::canonicalize(&given)
+        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", given.display())))?;
+    if !worktree.is_dir() {
+        return Err(Error::Usage(format!(
+            "--worktree `{}` is not a directory",
+            given.display()
+        )));
+    }
+    let display = match &args.worktree {
+        Some(dir) => dir.join("checks.toml"),
+        None => PathBuf::from("checks.toml"),
+    };
+    let target = worktree.join("checks.toml");
+    if target.symlink_metadata().is_ok() {
+        return Err(exists(&display));
+    }
+    let detected = detect(&worktree);
+    let text = render::render(&detected);
+    // A bug here must never reach the user's repository as a broken file.
+    let config = crate::config::parse(&text, &display, String::new()).map_err(|err| {
+        Error::Internal(format!(
+            "init produced an invalid checks.toml (a bug in run-check): {err}"
+        ))
+    })?;
+    write_new(&target, &display, text.as_bytes())?;
+
+    let mut out = String::new();
+    for found in &detected.found {
+        let names = |list: Vec<&str>| list.join(", ");
+        let _ = write!(
+            out,
+            "detected {} ({}): checks {}",
+            found.ecosystem,
+            found.files.join(", "),
+            names(found.checks.iter().map(|c| c.name.as_str()).collect())
+        );
+        if !found.fixes.is_empty() {
+            let _ = write!(
+                out,
+                "; fixes {}",
+                names(found.fixes.iter().map(|f| f.name.as_str()).collect())
+            );
+        }
+        out.push('\n');
+    }
+    if detected.found.is_empty() {
+        out.push_str("detected no Cargo, npm, pnpm, yarn, Python, Go or Makefile project\n");
+    }
+    for note in &detected.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let _ = writeln!(
+        out,
+        "wrote {}: {} ({} in fast mode), {}; allowed programs: {}",
+        display.display(),
+        plural(config.checks.len(), "check"),
+        config
+            .checks
+            .iter()
+            .filter(|c| c.modes.contains(&crate::config::Mode::Fast))
+            .count(),
+        plural(config.fixes.len(), "fix"),
+        if config.settings.allow.is_empty() {
+            "none".to_string()
+        } else {
+            config.settings.allow.join(", ")
+        }
+    );
+    out.push_str("next: review it, then `run-check validate` and `run-check --mode fast`\n");
+    crate::output::Output::Stdout.write(out.as_bytes())?;
+    Ok(exit_code::PASS)
+}
+
+/// `1 check`, `2 checks`, `1 fix`, `0 fixes`.
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with('x')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        (_, false) => format!("{n} {noun}s"),
+    }
+}
+
+fn exists(display: &Path) -> Error {
+    Error::Usage(format!(
+        "`{}` already exists; `run-check init` never overwrites it (edit it, or move it away and run init again)",
+        display.display()
+    ))
+}
+
+/// Creates `target` with `bytes` atomically (a temporary sibling, renamed
+/// without clobbering), `0666` minus the umask.
+fn write_new(target: &Path, display: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let mut temp =
+        crate::output::atomic_temp(dir, ".run-check-", target, crate::output::FileKind::Regular)
+            .map_err(|err| Error::io("create", display, std::io::Error::from(err.kind())))?;
+    temp.write_all(bytes)
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(|err| Error::io("write", display, err))?;
+    match temp.persist_noclobber(target) {
+        Ok(_) => Ok(()),
+        Err(err) if err.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(display)),
+        Err(err) => Err(Error::io("create", display, err.error)),
+    }
+}
+
+// ---- detection ----
+
+/// A detector: the project root, notes for the user, what it found.
+type Detector = fn(&Path, &mut Vec<String>) -> Option<Found>;
+
+fn detect(root: &Path) -> Detected {
+    let mut detected = Detected::default();
+    let detectors: [Detector; 4] = [cargo::detect, node::detect, python::detect, go::detect];
+    for detector in detectors {
+        if let Some(found) = detector(root, &mut detected.notes) {
+            detected.found.push(found);
+        }
+    }
+    let make = make::detect(root, &mut detected.notes);
+    if let Some(make) = make {
+        if detected.found.is_empty() {
+            detected.found.push(make);
+        } else if !make.checks.is_empty() {
+            let targets: Vec<&str> = make.checks.iter().map(|c| c.run[1].as_str()).collect();
+            detected.notes.push(format!(
+                "Makefile targets {} not used: the checks above run the tools directly (add `make` checks by hand if the targets check more)",
+                targets.join(", ")
+            ));
+        }
+    }
+    // Two ecosystems may propose the same name (`test`): later ones are
+    // prefixed with their ecosystem.
+    let mut names = BTreeSet::new();
+    let mut fix_names = BTreeSet::new();
+    for found in &mut detected.found {
+        let prefix = found.ecosystem.to_ascii_lowercase();
+        for check in &mut found.checks {
+            if !names.insert(check.name.clone()) {
+                check.name = format!("{prefix}-{}", check.name);
+                names.insert(check.name.clone());
+            }
+        }
+        for fix in &mut found.fixes {
+            if !fix_names.insert(fix.name.clone()) {
+                fix.name = format!("{prefix}-{}", fix.name);
+                fix_names.insert(fix.name.clone());
+            }
+        }
+    }
+    detected
+}
+
+fn is_file(root: &Path, name: &str) -> bool {
+    root.join(name).is_file()
+}
+
+fn read(root: &Path, name: &str) -> Option<String> {
+    crate::bounded::read_text(&root.join(name), crate::bounded::PROJECT_FILE)
+}

@@ -1,0 +1,389 @@
+//! The Python detector: pytest, ruff and mypy, each only when the project
+//! declares it — a dependency in pyproject.toml, requirements files or a
+//! Pipfile, or the tool's own configuration (setup.cfg, tox.ini, pytest.ini,
+//! ruff.toml, mypy.ini, ...).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
+
+/// What the project's ruff configuration sets (pyproject.toml's
+/// `[tool.ruff]`, ruff.toml, .ruff.toml): `fix`, `fix-only`, and whether it
+/// configures the formatter (`[format]`).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct RuffConfig {
+    pub(crate) fix: bool,
+    pub(crate) fix_only: bool,
+    pub(crate) format: bool,
+}
+
+/// [`RuffConfig`] of the project at `root`.
+pub(super) fn ruff_config(root: &Path) -> RuffConfig {
+    let mut config = RuffConfig::default();
+    let mut apply = |table: Option<&toml::Value>| {
+        if let Some(table) = table {
+            let set = |key: &str| table.get(key).and_then(toml::Value::as_bool) == Some(true);
+            config.fix |= set("fix");
+            config.fix_only |= set("fix-only");
+            config.format |= table.get("format").is_some();
+        }
+    };
+    if let Some(pyproject) =
+        read(root, "pyproject.toml").and_then(|t| toml::from_str::<toml::Value>(&t).ok())
+    {
+        apply(pyproject.get("tool").and_then(|t| t.get("ruff")));
+    }
+    for file in ["ruff.toml", ".ruff.toml"] {
+        if let Some(ruff) = read(root, file).and_then(|t| toml::from_str::<toml::Value>(&t).ok()) {
+            apply(Some(&ruff));
+        }
+    }
+    config
+}
+
+/// The name of a requirement (`pytest>=7`, `Ruff[extra]; python_version...`):
+/// lower case, `_` and `.` as `-` (PEP 503).
+fn requirement_name(spec: &str) -> Option<String> {
+    let spec = spec.trim();
+    let end = spec
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+        .unwrap_or(spec.len());
+    let name = &spec[..end];
+    (!name.is_empty()).then(|| name.to_ascii_lowercase().replace(['_', '.'], "-"))
+}
+
+/// Requirement strings anywhere below `value` (arrays of strings, tables of them).
+fn requirement_strings(value: &toml::Value, out: &mut BTreeSet<String>) {
+    match value {
+        toml::Value::String(spec) => out.extend(requirement_name(spec)),
+        toml::Value::Array(items) => items.iter().for_each(|v| requirement_strings(v, out)),
+        toml::Value::Table(table) => table.values().for_each(|v| requirement_strings(v, out)),
+        _ => {}
+    }
+}
+
+/// The packages and tool tables a pyproject.toml declares.
+fn pyproject_declares(pyproject: &toml::Value, declared: &mut BTreeSet<String>) {
+    let at = |path: &[&str]| -> Option<&toml::Value> {
+        path.iter().try_fold(pyproject, |value, key| value.get(key))
+    };
+    // PEP 621 and PEP 735 lists, uv's and pdm's dev lists, hatch environments.
+    for path in [
+        &["project", "dependencies"][..],
+        &["project", "optional-dependencies"],
+        &["dependency-groups"],
+        &["tool", "uv", "dev-dependencies"],
+        &["tool", "pdm", "dev-dependencies"],
+    ] {
+        if let Some(value) = at(path) {
+            requirement_strings(value, declared);
+        }
+    }
+    if let Some(toml::Value::Table(envs)) = at(&["tool", "hatch", "envs"]) {
+        for env in envs.values() {
+            for key in ["dependencies", "extra-dependencies"] {
+                if let Some(value) = env.get(key) {
+                    requirement_strings(value, declared);
+                }
+            }
+        }
+    }
+    // Poetry names packages by key.
+    let mut keys = |value: Option<&toml::Value>| {
+        if let Some(toml::Value::Table(table)) = value {
+            declared.extend(table.keys().filter_map(|k| requirement_name(k)));
+        }
+    };
+    keys(at(&["tool", "poetry", "dependencies"]));
+    keys(at(&["tool", "poetry", "dev-dependencies"]));
+    if let Some(toml::Value::Table(groups)) = at(&["tool", "poetry", "group"]) {
+        for group in groups.values() {
+            keys(group.get("dependencies"));
+        }
+    }
+    // A tool's own configuration table declares it too.
+    for tool in ["pytest", "ruff", "mypy"] {
+        if at(&["tool", tool]).is_some() {
+            declared.insert(tool.to_string());
+        }
+    }
+}
+
+/// Requirement lines of a requirements file (`-r`, `-e`, options and comments skipped).
+fn requirements_declare(text: &str, declared: &mut BTreeSet<String>) {
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or("").trim();
+        if line.starts_with(['#', '-']) {
+            continue;
+        }
+        declared.extend(requirement_name(line));
+    }
+}
+
+/// INI section headers of a file (`[tool:pytest]` → `tool:pytest`).
+fn ini_sections(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
+        .map(|s| s.trim().to_ascii_lowercase())
+        .collect()
+}
+
+/// pytest, ruff and mypy, each only when the project declares it (a
+/// dependency, or the tool's own configuration).
+pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
+    let mut files = Vec::new();
+    let mut declared = BTreeSet::new();
+    if let Some(text) = read(root, "pyproject.toml") {
+        files.push("pyproject.toml".to_string());
+        match toml::from_str::<toml::Value>(&text) {
+            Ok(pyproject) => pyproject_declares(&pyproject, &mut declared),
+            Err(err) => notes.push(format!(
+                "pyproject.toml is not valid TOML ({}); its dependencies were not read",
+                err.message()
+            )),
+        }
+    }
+    let mut requirement_files: Vec<String> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.contains("requirements") && n.ends_with(".txt"))
+        .collect();
+    requirement_files.extend(
+        std::fs::read_dir(root.join("requirements"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".txt"))
+            .map(|n| format!("requirements/{n}")),
+    );
+    requirement_files.sort();
+    for file in requirement_files {
+        if let Some(text) = read(root, &file) {
+            requirements_declare(&text, &mut declared);
+            files.push(file);
+        }
+    }
+    if let Some(text) = read(root, "Pipfile") {
+        files.push("Pipfile".into());
+        if let Ok(pipfile) = toml::from_str::<toml::Value>(&text) {
+            for section in ["packages", "dev-packages"] {
+                if let Some(toml::Value::Table(table)) = pipfile.get(section) {
+                    declared.extend(table.keys().filter_map(|k| requirement_name(k)));
+                }
+            }
+        }
+    }
+    for (file, sections) in [
+        (
+            "setup.cfg",
+            &[("tool:pytest", "pytest"), ("mypy", "mypy")][..],
+        ),
+        ("tox.ini", &[("pytest", "pytest")]),
+    ] {
+        if let Some(text) = read(root, file) {
+            files.push(file.to_string());
+            let found = ini_sections(&text);
+            for (section, tool) in sections {
+                if found.iter().any(|s| s == section) {
+                    declared.insert(tool.to_string());
+                }
+            }
+        }
+    }
+    if is_file(root, "setup.py") {
+        files.push("setup.py".into());
+    }
+    let configs = [
+        ("pytest.ini", "pytest"),
+        ("conftest.py", "pytest"),
+        ("ruff.toml", "ruff"),
+        (".ruff.toml", "ruff"),
+        ("mypy.ini", "mypy"),
+        (".mypy.ini", "mypy"),
+    ];
+    for (file, tool) in configs {
+        if is_file(root, file) {
+            files.push(file.to_string());
+            declared.insert(tool.to_string());
+        }
+    }
+    if files.is_empty() {
+        return None;
+    }
+    let sources = globs(&["**/*.py", "**/*.pyi", "pyproject.toml", "setup.cfg"]);
+    let mut checks = Vec::new();
+    let mut fixes = Vec::new();
+    if declared.contains("ruff") {
+        let mut paths = sources.clone();
+        paths.extend(globs(&["ruff.toml", ".ruff.toml"]));
+        let config = ruff_config(root);
+        let why = match (config.fix, config.fix_only) {
+            (_, true) => "this project's ruff configuration sets `fix-only = true`",
+            (true, _) => "this project's ruff configuration sets `fix = true`",
+            _ => "a ruff configuration may set `fix = true`",
+        };
+        checks.push(
+            Check::new(
+                "ruff",
+                &[
+                    "ruff",
+                    "check",
+                    "--no-fix",
+                    "--no-fix-only",
+                    "--no-cache",
+                    "--output-format",
+                    "concise",
+                ],
+                FAST_STRICT,
+            )
+            .paths(paths.clone())
+            .parser("gcc")
+            .comment(format!(
+                "--no-fix --no-fix-only: {why}, and a check never writes (`run-check fix` runs `ruff check --fix`)."
+            )),
+        );
+        fixes.push(Fix {
+            name: "ruff".into(),
+            run: argv(&["ruff", "check", "--fix"]),
+        });
+        if config.format {
+            checks.push(
+                Check::new(
+                    "ruff-format",
+                    &["ruff", "format", "--check", "--no-cache"],
+                    FAST_STRICT,
+                )
+                .paths(paths)
+                .parser("none")
+                .comment("Formatting, checked only: `run-check fix` formats."),
+            );
+            fixes.push(Fix {
+                name: "ruff-format".into(),
+                run: argv(&["ruff", "format"]),
+            });
+        }
+    }
+    if declared.contains("mypy") {
+        let mut paths = sources.clone();
+        paths.extend(globs(&["mypy.ini", ".mypy.ini"]));
+        // `files` in mypy's configuration names the targets; else the tree.
+        let configured = read(root, "pyproject.toml")
+            .and_then(|t| toml::from_str::<toml::Value>(&t).ok())
+            .is_some_and(|p| {
+                p.get("tool")
+                    .and_then(|t| t.get("mypy"))
+                    .and_then(|m| m.get("files"))
+                    .is_some()
+            })
+            || ["mypy.ini", ".mypy.ini", "setup.cfg"].iter().any(|f| {
+                read(root, f).is_some_and(|t| {
+                    t.lines()
+                        .any(|l| l.trim_start().starts_with("files") && l.contains('='))
+                })
+            });
+        let run: &[&str] = if configured {
+            &["mypy"]
+        } else {
+            &["mypy", "."]
+        };
+        checks.push(
+            Check::new("mypy", run, FAST_STRICT)
+                .paths(paths)
+                .parser("mypy"),
+        );
+    }
+    if declared.contains("pytest") {
+        checks.push(
+            Check::new("pytest", &["pytest", "-q", "-p", "no:cacheprovider"], STRICT)
+                .parser("pytest")
+                .env("PYTHONDONTWRITEBYTECODE", "1")
+                .comment(
+                    "No .pytest_cache or __pycache__: the strict gate verifies that checks write nothing.",
+                ),
+        );
+    }
+    if checks.is_empty() {
+        notes.push(format!(
+            "Python project ({}) declares none of pytest, ruff, mypy; no Python checks",
+            files.join(", ")
+        ));
+        return None;
+    }
+    Some(Found {
+        ecosystem: "Python".into(),
+        files,
+        checks,
+        fixes,
+        refused: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirement_names_are_normalised() {
+        for (spec, name) in [
+            ("pytest>=7", Some("pytest")),
+            ("Ruff[all] ; python_version > '3.8'", Some("ruff")),
+            ("mypy_extensions==1", Some("mypy-extensions")),
+            ("zope.interface", Some("zope-interface")),
+            ("  ", None),
+            ("==1", None),
+        ] {
+            assert_eq!(requirement_name(spec).as_deref(), name, "{spec}");
+        }
+    }
+
+    #[test]
+    fn requirements_files_skip_options_and_comments() {
+        let mut declared = BTreeSet::new();
+        requirements_declare(
+            "# tools\n-r base.txt\n-e .\npytest==8.0  # tests\nruff\n--index-url x\n",
+            &mut declared,
+        );
+        assert_eq!(declared, BTreeSet::from(["pytest".into(), "ruff".into()]));
+    }
+
+    #[test]
+    fn pyproject_dependencies_everywhere_count() {
+        let pyproject: toml::Value = toml::from_str(
+            r#"
+[project]
+dependencies = ["requests"]
+[project.optional-dependencies]
+test = ["pytest>=8"]
+[dependency-groups]
+lint = ["ruff", { include-group = "test" }]
+[tool.poetry.group.dev.dependencies]
+mypy = "^1"
+"#,
+        )
+        .unwrap();
+        let mut declared = BTreeSet::new();
+        pyproject_declares(&pyproject, &mut declared);
+        for tool in ["requests", "pytest", "ruff", "mypy"] {
+            assert!(declared.contains(tool), "{tool}: {declared:?}");
+        }
+        // A pytest plugin is not pytest.
+        let mut declared = BTreeSet::new();
+        pyproject_declares(
+            &toml::from_str("[project]\ndependencies = [\"pytest-cov\"]\n").unwrap(),
+            &mut declared,
+        );
+        assert!(!declared.contains("pytest"));
+        // A tool's configuration table declares it.
+        let mut declared = BTreeSet::new();
+        pyproject_declares(
+            &toml::from_str("[tool.pytest.ini_options]\naddopts = \"-q\"\n").unwrap(),
+            &mut declared,
+        );
+        assert!(declared.contains("pytest"));
+    }
+}

@@ -1,0 +1,670 @@
+//! Which commands write the tree: init adopts a project's scripts and
+//! Makefile targets as checks only when they are read-only (a check must
+//! leave the worktree unchanged; writers belong in `[[fix]]`).
+//!
+//! [`writes`] reads a shell command line the way a reviewer would: it splits
+//! it into commands (`&&`, `||`, `;`, `|`, `&`, parentheses), skips
+//! environment assignments and wrappers (`npx`, `cross-env`, `pnpm exec`,
+//! `python -m`, `uv run`, ...), follows `npm run X` (with npm's `preX` and
+//! `postX`), `run-s`/`run-p`/`npm-run-all` and `make X` into the scripts and
+//! targets it was given, and knows the writing forms of the common fixers
+//! and formatters: `--fix`, `--write`, `--apply`, `prettier -w`, `black`
+//! and `isort` without their check flags, `ruff format` without `--check`,
+//! `ruff check` where the project configures `fix`, `cargo fmt` and
+//! `rustfmt` without `--check`, `gofmt -w`, `go fmt`, `go mod tidy`,
+//! `-i`/`--in-place` editors, snapshot updates (`jest -u`), ... It is a
+//! heuristic for the starter file, not a proof: the strict gate's read-only
+//! verification is what catches a check that writes.
+//!
+//! [`read_only_variant`] turns a simple one-command script of a known tool
+//! into its checking form (`eslint --fix .` → `eslint .`,
+//! `prettier --write .` → `prettier --check .`).
+
+use std::collections::BTreeSet;
+
+/// What a command line can refer to: package.json scripts and Makefile
+/// targets (recipe lines), and whether the project configures ruff to fix.
+#[derive(Debug, Default)]
+pub(super) struct Context {
+    /// package.json `scripts`.
+    pub(crate) scripts: Vec<(String, String)>,
+    /// Makefile targets: name, prerequisites, recipe lines.
+    pub(crate) targets: Vec<(String, Vec<String>, Vec<String>)>,
+    /// pyproject.toml / ruff.toml set `fix = true`.
+    pub(crate) ruff_fixes: bool,
+    /// pyproject.toml / ruff.toml set `fix-only = true` (which `--no-fix`
+    /// alone does not turn off).
+    pub(crate) ruff_fix_only: bool,
+}
+
+impl Context {
+    fn script(&self, name: &str) -> Option<&str> {
+        self.scripts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// Scripts whose names match `pattern` (`lint:*` as npm-run-all globs).
+    fn scripts_matching(&self, pattern: &str) -> Vec<&str> {
+        match pattern.strip_suffix('*') {
+            Some(prefix) => self
+                .scripts
+                .iter()
+                .filter(|(n, _)| n.starts_with(prefix))
+                .map(|(n, _)| n.as_str())
+                .collect(),
+            None => self
+                .scripts
+                .iter()
+                .filter(|(n, _)| n == pattern)
+                .map(|(n, _)| n.as_str())
+                .collect(),
+        }
+    }
+
+    fn target(&self, name: &str) -> Option<&(String, Vec<String>, Vec<String>)> {
+        self.targets.iter().find(|(n, _, _)| n == name)
+    }
+}
+
+/// Why package.json script `name` (with npm's `pre`/`post` scripts) writes
+/// files, if it does: e.g. "`eslint --fix`".
+pub(super) fn script_writes(name: &str, context: &Context) -> Option<String> {
+    let mut seen = BTreeSet::new();
+    run_script(name, context, &mut seen)
+}
+
+/// Why Makefile target `name` (its prerequisites and recipes) writes files.
+pub(super) fn target_writes(name: &str, context: &Context) -> Option<String> {
+    let mut seen = BTreeSet::new();
+    make_target(name, context, &mut seen)
+}
+
+/// Why the command line `line` writes files, if it does.
+pub(super) fn writes(line: &str, context: &Context) -> Option<String> {
+    let mut seen = BTreeSet::new();
+    line_writes(line, context, &mut seen)
+}
+
+fn run_script(name: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
+    if !seen.insert(format!("script:{name}")) {
+        return None;
+    }
+    for hook in [
+        format!("pre{name}"),
+        name.to_string(),
+        format!("post{name}"),
+    ] {
+        if let Some(text) = context.script(&hook)
+            && let Some(why) = line_writes(text, context, seen)
+        {
+            return Some(if hook == name {
+                why
+            } else {
+                format!("{why} (in its `{hook}` script)")
+            });
+        }
+    }
+    None
+}
+
+fn make_target(name: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
+    if !seen.insert(format!("target:{name}")) {
+        return None;
+    }
+    let (_, prerequisites, recipe) = context.target(name)?;
+    for line in recipe {
+        let line = line.trim_start_matches(['@', '-', '+', ' ', '\t']);
+        if let Some(why) = line_writes(line, context, seen) {
+            return Some(why);
+        }
+    }
+    for prerequisite in prerequisites {
+        if let Some(why) = make_target(prerequisite, context, seen) {
+            return Some(format!("{why} (in its prerequisite `{prerequisite}`)"));
+        }
+    }
+    None
+}
+
+fn line_writes(line: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
+    commands(line)
+        .iter()
+        .find_map(|words| command_writes(words, context, seen))
+}
+
+/// The commands of a shell line, each as words without their quotes.
+fn commands(line: &str) -> Vec<Vec<String>> {
+    let mut commands = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let flush = |word: &mut String, words: &mut Vec<String>| {
+        if !word.is_empty() {
+            words.push(std::mem::take(word));
+        }
+    };
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => quote = Some(c),
+            (None, c) if c.is_whitespace() => flush(&mut word, &mut words),
+            (None, '&' | '|' | ';' | '(' | ')' | '`') => {
+                flush(&mut word, &mut words);
+                if !words.is_empty() {
+                    commands.push(std::mem::take(&mut words));
+                }
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    flush(&mut word, &mut words);
+    if !words.is_empty() {
+        commands.push(words);
+    }
+    commands
+}
+
+/// The program name of a word (`./node_modules/.bin/eslint` → `eslint`).
+fn program(word: &str) -> &str {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    base.strip_suffix(".exe")
+        .or_else(|| base.strip_suffix(".cmd"))
+        .unwrap_or(base)
+}
+
+/// Drops environment assignments and wrappers that run the next word.
+fn skip_wrappers(words: &[String]) -> &[String] {
+    let mut rest = words;
+    loop {
+        let Some(first) = rest.first() else {
+            return rest;
+        };
+        let name = program(first);
+        let skip = if first.contains('=') && !first.starts_with('-') {
+            1
+        } else {
+            match name {
+                "npx" | "pnpx" | "bunx" | "cross-env" | "env" | "nice" | "time" | "exec"
+                | "command" | "dotenv" | "nohup" => {
+                    1 + rest[1..]
+                        .iter()
+                        .take_while(|w| w.starts_with('-') || w.contains('='))
+                        .count()
+                }
+                "python" | "python3" | "py" if rest.get(1).map(String::as_str) == Some("-m") => 2,
+                "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
+                    if rest.get(1).map(String::as_str) == Some("run") =>
+                {
+                    2 + rest[2..].iter().take_while(|w| w.starts_with('-')).count()
+                }
+                "npm" | "pnpm" | "yarn" | "bun"
+                    if matches!(rest.get(1).map(String::as_str), Some("exec" | "x" | "dlx")) =>
+                {
+                    2 + rest[2..].iter().take_while(|w| w.starts_with('-')).count()
+                }
+                _ => 0,
+            }
+        };
+        if skip == 0 {
+            return rest;
+        }
+        rest = &rest[skip.min(rest.len())..];
+        if rest.first().map(String::as_str) == Some("--") {
+            rest = &rest[1..];
+        }
+    }
+}
+
+/// Package-manager subcommands that are not scripts.
+const MANAGER_COMMANDS: &[&str] = &[
+    "install", "i", "ci", "add", "remove", "exec", "x", "dlx", "publish", "pack", "audit",
+    "version", "init", "create", "link", "update", "outdated", "why", "list", "ls",
+];
+
+/// Script names that are writers by name, when the script itself is not
+/// known (a Makefile calling `npm run format` without a package.json).
+fn writer_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name == "format"
+        || name == "fmt"
+        || name == "fix"
+        || name.starts_with("format:")
+        || name.starts_with("fix:")
+        || name.ends_with(":fix")
+        || name.ends_with(":write")
+        || name.ends_with("-fix")
+        || (name.contains("format") && !name.contains("check"))
+}
+
+fn command_writes(
+    words: &[String],
+    context: &Context,
+    seen: &mut BTreeSet<String>,
+) -> Option<String> {
+    let words = skip_wrappers(words);
+    let (first, args) = words.split_first()?;
+    let tool = program(first);
+    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.as_str()));
+    let sub = args.first().map(String::as_str).unwrap_or("");
+    let say = |what: &str| Some(format!("`{what}`"));
+
+    // Scripts and targets: follow them.
+    match tool {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let script = match sub {
+                "run" | "run-script" | "rum" | "urn" => args.get(1).map(String::as_str),
+                "test" | "t" | "tst" | "start" | "stop" | "restart" => Some(match sub {
+                    "t" | "tst" => "test",
+                    s => s,
+                }),
+                // `pnpm lint`, `yarn lint`, `bun lint` run scripts too.
+                s if tool != "npm" && !s.starts_with('-') && !MANAGER_COMMANDS.contains(&s) => {
+                    Some(s)
+                }
+                _ => None,
+            };
+            if let Some(script) = script {
+                if context.script(script).is_some() {
+                    return run_script(script, context, seen)
+                        .map(|why| format!("{why} (via `{tool} run {script}`)"));
+                }
+                if writer_name(script) {
+                    return say(&format!("{tool} run {script}"));
+                }
+            }
+            return None;
+        }
+        "run-s" | "run-p" | "npm-run-all" | "npm-run-all2" => {
+            for pattern in args.iter().filter(|a| !a.starts_with('-')) {
+                for script in context.scripts_matching(pattern) {
+                    if let Some(why) = run_script(script, context, seen) {
+                        return Some(format!("{why} (via `{tool} {pattern}`)"));
+                    }
+                }
+                if context.scripts.is_empty() && writer_name(pattern) {
+                    return say(&format!("{tool} {pattern}"));
+                }
+            }
+            return None;
+        }
+        "concurrently" => {
+            for arg in args.iter().filter(|a| !a.starts_with('-')) {
+                let line = match arg.strip_prefix("npm:") {
+                    Some(script) => format!("npm run {script}"),
+                    None => arg.clone(),
+                };
+                if let Some(why) = line_writes(&line, context, seen) {
+                    return Some(why);
+                }
+            }
+            return None;
+        }
+        "make" | "$(MAKE)" | "${MAKE}" | "gmake" => {
+            for target in args
+                .iter()
+                .filter(|a| !a.starts_with('-') && !a.contains('='))
+            {
+                if let Some(why) = make_target(target, context, seen) {
+                    return Some(format!("{why} (via `make {target}`)"));
+                }
+            }
+            return None;
+        }
+        _ => {}
+    }
+
+    // Flags that write whatever the tool.
+    for arg in args {
+        let flag = arg.split('=').next().unwrap_or(arg);
+        if matches!(
+            flag,
+            "--fix"
+                | "--fix-dangerously"
+                | "--fix-suggestions"
+                | "--write"
+                | "--apply"
+                | "--apply-unsafe"
+                | "--in-place"
+                | "--autocorrect"
+                | "--autocorrect-all"
+                | "--auto-correct"
+                | "--auto-correct-all"
+        ) {
+            return say(&format!("{tool} {flag}"));
+        }
+    }
+    let writes = match tool {
+        "prettier" => has(&["-w"]).then(|| format!("{tool} -w")),
+        // A cache file in the project (`.eslintcache`) is a write too.
+        "eslint" | "stylelint" if has(&["--cache"]) => Some(format!("{tool} --cache")),
+        "biome" | "rome" => None,
+        "ruff" => {
+            let checking = !matches!(
+                sub,
+                "format"
+                    | "rule"
+                    | "config"
+                    | "linter"
+                    | "clean"
+                    | "version"
+                    | "help"
+                    | "server"
+                    | "analyze"
+            );
+            let configured = (context.ruff_fixes && !has(&["--no-fix", "--diff"]))
+                || (context.ruff_fix_only && !has(&["--no-fix-only", "--diff"]));
+            match sub {
+                "format" if !has(&["--check", "--diff"]) => Some("ruff format".into()),
+                _ if checking && configured => Some(
+                    "ruff check (the project's ruff configuration sets `fix` or `fix-only`)".into(),
+                ),
+                _ => None,
+            }
+        }
+        "black" | "blue" => {
+            (!has(&["--check", "--diff", "--version"])).then(|| format!("{tool} without --check"))
+        }
+        "isort" => (!has(&[
+            "--check-only",
+            "--check",
+            "-c",
+            "--diff",
+            "--df",
+            "--version",
+        ]))
+        .then(|| "isort without --check-only".into()),
+        "pyupgrade" | "add-trailing-comma" | "reorder-python-imports" | "pycln" => {
+            (!has(&["--check", "--diff"])).then(|| tool.to_string())
+        }
+        _ if in_place(tool).is_some_and(&has) => {
+            let flags = in_place(tool).unwrap_or(&[]);
+            let flag = args.iter().find(|a| flags.contains(&a.as_str()));
+            Some(format!("{tool} {}", flag.map(String::as_str).unwrap_or("")))
+        }
+        "cargo" => match sub {
+            "fmt" if !has(&["--check"]) => Some("cargo fmt without --check".into()),
+            "fix" => Some("cargo fix".into()),
+            _ => None,
+        },
+        "rustfmt" => {
+            (!has(&["--check", "--version", "-V"])).then(|| "rustfmt without --check".into())
+        }
+        "go" => match sub {
+            "fmt" | "fix" | "generate" => Some(format!("go {sub}")),
+            "mod" if args.get(1).map(String::as_str) == Some("tidy") => Some("go mod tidy".into()),
+            _ => None,
+        },
+        "dprint" if sub == "fmt" => Some("dprint fmt".into()),
+        "terraform" | "tofu" if sub == "fmt" && !has(&["-check"]) => Some(format!("{tool} fmt")),
+        "mix" if sub == "format" && !has(&["--check-formatted"]) => Some("mix format".into()),
+        "dotnet" if sub == "format" && !has(&["--verify-no-changes"]) => {
+            Some("dotnet format".into())
+        }
+        "swiftformat" => (!has(&["--lint"])).then(|| "swiftformat without --lint".into()),
+        "jest" | "vitest" => has(&["-u", "--updateSnapshot", "--update", "--update-snapshots"])
+            .then(|| format!("{tool} -u (updates snapshots)")),
+        _ => None,
+    };
+    writes.map(|what| format!("`{what}`"))
+}
+
+/// The flags with which `tool` edits files in place.
+fn in_place(tool: &str) -> Option<&'static [&'static str]> {
+    Some(match tool {
+        "autopep8" | "autoflake" | "docformatter" | "yapf" | "clang-format" | "sed" | "perl" => {
+            &["-i"]
+        }
+        "gofmt" | "goimports" | "gofumpt" | "shfmt" => &["-w"],
+        "rubocop" | "standardrb" => &["-a", "-A"],
+        "ktlint" => &["-F", "--format"],
+        _ => return None,
+    })
+}
+
+/// Tools whose writing flags can simply be dropped (or, for prettier,
+/// replaced by `--check`) to check instead.
+const REWRITABLE: &[&str] = &[
+    "eslint",
+    "stylelint",
+    "xo",
+    "standard",
+    "oxlint",
+    "tslint",
+    "markdownlint",
+    "markdownlint-cli2",
+    "biome",
+    "prettier",
+    "jest",
+    "vitest",
+];
+
+/// The read-only form of a script that is one simple command of a known
+/// tool: the tool and its arguments, writing flags dropped. None when the
+/// script is anything more (several commands, shell syntax, variables).
+pub(super) fn read_only_variant(script: &str) -> Option<Vec<String>> {
+    if script.contains(['&', '|', ';', '(', ')', '`', '$', '<', '>', '\\', '\n']) {
+        return None;
+    }
+    let commands = commands(script);
+    let [words] = commands.as_slice() else {
+        return None;
+    };
+    let words = skip_wrappers(words);
+    let (first, args) = words.split_first()?;
+    let tool = program(first);
+    if !REWRITABLE.contains(&tool) || first.contains(['/', '\\']) {
+        return None;
+    }
+    let mut out = vec![tool.to_string()];
+    let mut skip_next = false;
+    let checks_already = args
+        .iter()
+        .any(|a| ["--check", "-c", "--list-different", "-l"].contains(&a.as_str()));
+    let mut checking = false;
+    for arg in args {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        let flag = arg.split('=').next().unwrap_or(arg);
+        match (tool, flag) {
+            (
+                _,
+                "--fix" | "--fix-dangerously" | "--fix-suggestions" | "--apply" | "--apply-unsafe"
+                | "--unsafe",
+            ) => {}
+            (_, "--fix-type") if !arg.contains('=') => skip_next = true,
+            ("eslint" | "stylelint", "--cache") => {}
+            ("eslint" | "stylelint", "--cache-location" | "--cache-strategy")
+                if !arg.contains('=') =>
+            {
+                skip_next = true
+            }
+            ("eslint" | "stylelint", "--cache-location" | "--cache-strategy") => {}
+            (_, "--fix-type") => {}
+            ("prettier", "--write" | "-w") => {
+                if !checks_already && !checking {
+                    out.push("--check".into());
+                    checking = true;
+                }
+            }
+            (_, "--write") => {}
+            ("jest" | "vitest", "-u" | "--updateSnapshot" | "--update" | "--update-snapshots") => {}
+            _ => out.push(arg.clone()),
+        }
+    }
+    writes(&out.join(" "), &Context::default())
+        .is_none()
+        .then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context() -> Context {
+        let scripts = [
+            ("lint", "npm run lint:js && npm run lint:css"),
+            ("lint:js", "eslint ."),
+            ("lint:css", "stylelint --fix '**/*.css'"),
+            ("check", "run-s check:*"),
+            ("check:types", "tsc --noEmit"),
+            ("check:fmt", "prettier --write ."),
+            ("test", "jest"),
+            ("pretest", "npm run format"),
+            ("format", "prettier -w ."),
+            ("build", "tsc -p ."),
+            ("loop", "npm run loop"),
+        ];
+        Context {
+            scripts: scripts
+                .iter()
+                .map(|(n, s)| (n.to_string(), s.to_string()))
+                .collect(),
+            targets: vec![
+                ("lint".into(), vec!["fmt".into()], vec!["@flake8 .".into()]),
+                ("fmt".into(), vec![], vec!["\tblack .".into()]),
+                (
+                    "test".into(),
+                    vec![],
+                    vec!["-pytest -q".into(), "$(MAKE) vet".into()],
+                ),
+                ("vet".into(), vec![], vec!["go vet ./...".into()]),
+            ],
+            ruff_fixes: false,
+            ruff_fix_only: false,
+        }
+    }
+
+    #[test]
+    fn writers_are_recognised() {
+        let c = Context::default();
+        for line in [
+            "eslint --fix .",
+            "eslint . --fix-type problem --fix",
+            "prettier --write .",
+            "prettier -w src",
+            "npx prettier --write=true .",
+            "cross-env NODE_ENV=x stylelint --fix src",
+            "biome check --write .",
+            "biome check --apply .",
+            "biome format --write .",
+            "black .",
+            "python -m black src",
+            "isort .",
+            "uv run ruff format",
+            "ruff check --fix",
+            "cargo fmt",
+            "cargo fmt --all",
+            "rustfmt src/main.rs",
+            "gofmt -w .",
+            "go fmt ./...",
+            "go mod tidy",
+            "sed -i s/a/b/ f",
+            "tsc && eslint --fix .",
+            "jest -u",
+            "npm run format",
+            "oxlint --fix",
+            "rubocop -A",
+            "eslint --cache .",
+        ] {
+            assert!(writes(line, &c).is_some(), "{line}");
+        }
+        for line in [
+            "eslint .",
+            "eslint --fix-dry-run .",
+            "prettier --check .",
+            "prettier -c .",
+            "biome check .",
+            "biome ci .",
+            "black --check .",
+            "isort --check-only .",
+            "ruff check",
+            "ruff format --check",
+            "cargo fmt --all -- --check",
+            "cargo clippy -- -D warnings",
+            "rustfmt --check src/main.rs",
+            "gofmt -l .",
+            "go vet ./...",
+            "tsc --noEmit",
+            "jest --ci",
+            "npm run lint",
+            "echo 'eslint --fix' in a string",
+        ] {
+            assert_eq!(writes(line, &c), None, "{line}");
+        }
+        let fixing = Context {
+            ruff_fixes: true,
+            ..Context::default()
+        };
+        assert!(writes("ruff check .", &fixing).is_some());
+        assert!(writes("ruff .", &fixing).is_some());
+        assert_eq!(writes("ruff check --no-fix .", &fixing), None);
+        let fix_only = Context {
+            ruff_fix_only: true,
+            ..Context::default()
+        };
+        assert!(writes("ruff check --no-fix .", &fix_only).is_some());
+        assert_eq!(writes("ruff check --no-fix-only .", &fix_only), None);
+        assert_eq!(writes("perl -w x.pl", &fix_only), None);
+    }
+
+    #[test]
+    fn scripts_and_targets_are_followed() {
+        let c = context();
+        assert_eq!(
+            script_writes("lint", &c).as_deref(),
+            Some("`stylelint --fix` (via `npm run lint:css`)")
+        );
+        assert_eq!(
+            script_writes("check", &c).as_deref(),
+            Some("`prettier --write` (via `run-s check:*`)")
+        );
+        assert_eq!(
+            script_writes("test", &c).as_deref(),
+            Some("`prettier -w` (via `npm run format`) (in its `pretest` script)")
+        );
+        assert_eq!(script_writes("build", &c), None);
+        assert_eq!(script_writes("loop", &c), None);
+        assert_eq!(
+            target_writes("lint", &c).as_deref(),
+            Some("`black without --check` (in its prerequisite `fmt`)")
+        );
+        assert_eq!(target_writes("test", &c), None);
+    }
+
+    #[test]
+    fn simple_scripts_have_a_read_only_variant() {
+        let v = |s: &str| read_only_variant(s).map(|w| w.join(" "));
+        assert_eq!(v("eslint --fix .").as_deref(), Some("eslint ."));
+        assert_eq!(
+            v("eslint --fix --fix-type problem src").as_deref(),
+            Some("eslint src")
+        );
+        assert_eq!(
+            v("prettier --write .").as_deref(),
+            Some("prettier --check .")
+        );
+        assert_eq!(
+            v("prettier -w --check src").as_deref(),
+            Some("prettier --check src")
+        );
+        assert_eq!(
+            v("npx stylelint --fix '**/*.css'").as_deref(),
+            Some("stylelint **/*.css")
+        );
+        assert_eq!(v("biome check --write .").as_deref(), Some("biome check ."));
+        assert_eq!(v("jest -u").as_deref(), Some("jest"));
+        assert_eq!(
+            v("eslint --cache --cache-location .cache/x --fix .").as_deref(),
+            Some("eslint .")
+        );
+        assert_eq!(v("eslint --fix . && tsc"), None);
+        assert_eq!(v("black ."), None);
+        assert_eq!(v("./scripts/fix.sh --fix"), None);
+        assert_eq!(v("eslint --fix $DIR"), None);
+    }
+}
