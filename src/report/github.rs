@@ -25,7 +25,7 @@
 use std::fmt::Write;
 
 use crate::parse::MAX_PER_CHECK;
-use crate::run::evidence::{Evidence, Status};
+use run_check_documents::evidence::{Evidence, Status};
 
 /// Annotations written at most per report.
 pub(crate) const MAX_ANNOTATIONS: usize = 50;

@@ -25,7 +25,7 @@
 use std::fmt::Write;
 
 use crate::parse::strip_ansi;
-use crate::run::evidence::{CheckRecord, Diagnostic, Evidence, Status};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 pub(super) fn render(evidence: &Evidence) -> String {
     let s = &evidence.summary;
@@ -304,7 +304,7 @@ fn attr(value: &str) -> String {
 /// sibling report modules).
 #[cfg(test)]
 pub(super) mod sample {
-    use crate::run::evidence::{Diagnostic, Evidence, Status};
+    use run_check_documents::evidence::{Diagnostic, Evidence, Status};
 
     /// Five checks: `ok` passes, `lint` fails (exit 3, two diagnostics,
     /// nasty output), `unit` times out, `gone` errors, `later` is skipped.

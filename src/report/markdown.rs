@@ -39,7 +39,7 @@
 use std::fmt::Write;
 
 use crate::parse::{MAX_PER_CHECK, strip_ansi};
-use crate::run::evidence::{CheckRecord, Diagnostic, Evidence, Status};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 /// Diagnostics listed at most.
 pub(crate) const MAX_DIAGNOSTICS: usize = 50;

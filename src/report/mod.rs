@@ -7,8 +7,8 @@ mod markdown;
 mod sarif;
 mod text;
 
-use crate::run::evidence::{CheckRecord, Evidence};
 use crate::sanitize;
+use run_check_documents::evidence::{CheckRecord, Evidence};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -71,7 +71,7 @@ fn checks(n: usize) -> String {
 
 /// The count line every human format shows: "5 checks: 1 pass, 2 fail, 1
 /// error, 1 skip".
-fn tally(s: &crate::run::evidence::Summary) -> String {
+fn tally(s: &run_check_documents::evidence::Summary) -> String {
     format!(
         "{}: {} pass, {} fail, {} error, {} skip",
         checks(s.total),

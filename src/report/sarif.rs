@@ -12,7 +12,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::run::evidence::{Diagnostic, Evidence};
+use run_check_documents::evidence::{Diagnostic, Evidence};
 
 /// The schema URI written as `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::run::evidence::{CheckRecord, Evidence, Status};
+use run_check_documents::evidence::{CheckRecord, Evidence, Status};
 
 /// Lines of output shown under a failing check.
 const TAIL_LINES: usize = 12;
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn leftover_processes_are_named_under_their_check() {
-        use crate::run::evidence::Leaked;
+        use run_check_documents::evidence::Leaked;
         let mut evidence = sample::evidence();
         evidence.checks[0].leaked = (1..=5)
             .map(|pid| Leaked {
