@@ -15,8 +15,9 @@ use crate::run::changes;
 use crate::run::evidence::{self, ReadOnly};
 use crate::run::meta::{self, Meta};
 use crate::run::plan::{self, Plan, Selection};
-use crate::run::runner::{self, Event};
+use crate::run::runner::{self, CheckResult, Event};
 use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
+use crate::run::task::{self, Task};
 use crate::signal;
 
 use super::progress::Progress;
@@ -29,109 +30,18 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
     let worktree = worktree(&args.location)?;
-    // The git processes run while the config is read. They start here, not
-    // on the thread that waits for them: a thread that is not scheduled at
-    // once (2 CPUs, the config being parsed) would delay them.
     let verify = args.mode == Mode::Strict || args.verify_read_only;
-    let asking = GitStart::begin(&worktree, verify);
-    let (config, start) = std::thread::scope(|scope| {
-        let start = scope.spawn(|| asking.finish());
-        let config = load_config(&args.location, &worktree);
-        (config, start.join())
-    });
-    let config = config?;
-    let mut start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
-    let mut task = args
-        .task
-        .as_deref()
-        .map(crate::run::task::load)
-        .transpose()?;
-    // Fast mode's filter compares against `--changed-since`; the change
-    // budget and `contracts.gate` against it too when given, else against
-    // the task's `base` (docs/task.md), else `HEAD`.
-    let since = args.changed_since.as_deref().unwrap_or("HEAD");
-    let base = args
-        .changed_since
-        .as_deref()
-        .or(task.as_ref().and_then(|t| t.base.as_deref()))
-        .unwrap_or("HEAD");
-    // A task's `base` must exist, even when `--changed-since` overrides it.
-    if let (Some(task), Some(file), Some((repo, status))) = (&task, &args.task, start.in_git())
-        && let Some(task_base) = &task.base
-        && changes::check_base(repo, status, task_base).is_err()
-    {
-        return Err(crate::run::task::bad_base(file, task_base));
-    }
-    let budget_changes = match (&task, start.in_git()) {
-        (Some(_), Some((repo, status))) => Some(
-            changes::changed(repo, status, &worktree, base, &own)
-                .map_err(|err| Error::Usage(err.to_string()))?,
-        ),
-        _ => None,
-    };
-    let change_budget = budget_changes.as_ref().map(crate::run::task::budget);
-    let changes = match args.mode {
-        Mode::Fast => Some(start.changed_files(&worktree, since, &own)?),
-        Mode::Strict => None,
-    };
-    // Strict mode compares nothing against `--changed-since` but the gate
-    // (and a task's budget), but a revision that does not exist is an ERROR
-    // before anything runs. The default, `HEAD`, needs no git process.
-    if let (Mode::Strict, None, Some((repo, status))) = (args.mode, &task, start.in_git())
-        && since != "HEAD"
-    {
-        changes::check_base(repo, status, since).map_err(|err| Error::Usage(err.to_string()))?;
-    }
-    let selection = Selection {
-        mode: args.mode,
-        only: args.only.clone(),
-        skip: args.skip.clone(),
-        jobs: args.jobs,
-        no_fail_fast: args.no_fail_fast,
-        changed: changes
-            .as_ref()
-            .and_then(|(files, note)| note.is_none().then(|| files.clone())),
-        shard: args
-            .shard
-            .as_deref()
-            .map(plan::Shard::parse)
-            .transpose()
-            .map_err(Error::Usage)?,
-    };
-    let plan = plan::build(&config, &worktree, &selection)?;
-    let gate = gate_contract(
-        &args.location,
-        &config,
-        &worktree,
-        &plan,
-        &start,
-        base,
-        budget_changes.as_ref(),
-        changes.as_ref().filter(|_| since == base),
-        &own,
-    )?;
+    let (config, mut start) = config_and_git(args, &worktree, verify)?;
+    let mut task = args.task.as_deref().map(task::load).transpose()?;
+    let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
+    let plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
+    let gate = gate_contract(&args.location, &config, &plan, &start, &changed, &own)?;
     if let (Some(task), Some(gate)) = (&mut task, &gate) {
-        let violations = crate::run::task::gate_violations(task, gate);
+        let violations = task::gate_violations(task, gate);
         task.violations.extend(violations);
     }
     let mut verifier = match verify {
-        true => {
-            let snapshotter = Snapshotter::new(&worktree, start.in_git().map(|(repo, _)| repo))
-                .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden))
-                .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()));
-            let first = start.in_git().map(|(_, status)| (status, start.took));
-            let mut verifier =
-                Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
-                    Error::Environment(format!(
-                        "read-only verification: cannot take the first snapshot: {why}"
-                    ))
-                })?;
-            verifier.ignore_own(own.clone());
-            if let Some((watch, state)) = start.git_state.take() {
-                verifier.watch_git(watch, state);
-            }
-            Some(verifier)
-        }
+        true => Some(verifier(&mut start, &worktree, &plan, &own)?),
         false => None,
     };
     // The handler goes in before the output file exists, so an early Ctrl-C
@@ -141,76 +51,32 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
         verifier.ignore(temp);
     }
-
-    // Platform facts are gathered while the checks run.
-    let (results, platform) = std::thread::scope(|scope| {
-        let platform = scope.spawn(meta::platform);
-        let mut progress = Progress::new(args.quiet, &plan, plan.mode.as_str());
-        let results = runner::run_plan(&plan, cancel, &mut |event| {
-            // One check at a time: a snapshot after each names the culprit.
-            if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
-                && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
-            {
-                verifier.after_check(check.name(), result.duration);
-            }
-            progress.show(event)
-        });
-        let platform = platform.join().unwrap_or_else(|_| meta::platform());
-        (results, platform)
-    });
-    let git = meta::git(start.in_git().map(|(_, status)| status));
-
+    let (results, platform) = run(&plan, cancel, verifier.as_mut(), args.quiet);
     let interrupted = cancel.is_cancelled();
-    let meta = Meta {
-        tool: meta::tool(),
+    let facts = Facts {
         timestamp,
         platform,
-        cwd: std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_default(),
-        worktree: worktree.display().to_string(),
-        git,
-        config: meta::ConfigRef {
-            path: config.path.display().to_string(),
-            sha256: config.sha256.clone(),
-        },
-        task: task.as_ref().map(|t| t.value.clone()),
         argv,
-        commands: plan
-            .checks
-            .iter()
-            .zip(&results)
-            .filter(|(_, r)| r.spawned)
-            .map(|(c, _)| meta::display_command(c.argv()))
-            .collect(),
-        changes: changes.map(|(files, note)| meta::ChangeSet {
-            base: since.to_string(),
-            files_changed: files.len(),
-            files: files.into_iter().take(1000).collect(),
-            note,
-        }),
-        shard: plan.shard.as_ref().map(|(shard, all)| meta::ShardInfo {
-            index: shard.index,
-            count: shard.count,
-            checks_before_sharding: all.clone(),
-        }),
-        merged_from: None,
+        task: task.as_ref(),
+        changed: &changed,
     };
+    let meta = facts.meta(&config, &plan, &results, &start);
     let (read_only, read_only_diagnostics) = match verifier {
         Some(verifier) => verifier.finish(),
         None => (ReadOnly::off(), Vec::new()),
     };
+    let duration = started.elapsed();
     let mut evidence = evidence::assemble(
         &plan,
         &results,
         meta,
-        started.elapsed(),
+        duration,
         interrupted,
         read_only,
         read_only_diagnostics,
     );
-    evidence.contracts.task = task.as_ref().map(crate::run::task::contract);
-    evidence.contracts.change_budget = change_budget;
+    evidence.contracts.task = task.as_ref().map(task::contract);
+    evidence.contracts.change_budget = changed.budget.as_ref().map(task::budget);
     evidence.contracts.gate = gate;
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
@@ -230,25 +96,233 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     Ok(evidence.summary.exit_code)
 }
 
+/// The config, read while git is asked about the worktree. The git
+/// processes start here, not on the thread that waits for them: a thread
+/// that is not scheduled at once (2 CPUs, the config being parsed) would
+/// delay them.
+fn config_and_git(
+    args: &CheckArgs,
+    worktree: &Path,
+    verify: bool,
+) -> Result<(Config, GitStart), Error> {
+    let asking = GitStart::begin(worktree, verify);
+    let (config, start) = std::thread::scope(|scope| {
+        let start = scope.spawn(|| asking.finish());
+        let config = load_config(&args.location, worktree);
+        (config, start.join())
+    });
+    let config = config?;
+    let start = start.map_err(|_| Error::Internal("asking git failed".into()))??;
+    Ok((config, start))
+}
+
+/// What changed, against which base: fast mode's files (against
+/// `--changed-since`), and the change of a task's budget and
+/// `contracts.gate` (against `--changed-since` when given, else the task's
+/// `base` (docs/task.md), else `HEAD`).
+struct Changed {
+    /// `--changed-since`, `HEAD` by default.
+    since: String,
+    /// The base of the budget and the gate.
+    base: String,
+    /// The task's change against `base`.
+    budget: Option<changes::Changes>,
+    /// Fast mode's changed files, or why every check runs.
+    fast: Option<(Vec<String>, Option<String>)>,
+}
+
+impl Changed {
+    fn of(
+        args: &CheckArgs,
+        task: Option<&Task>,
+        start: &GitStart,
+        worktree: &Path,
+        own: &OwnFiles,
+    ) -> Result<Changed, Error> {
+        let since = args.changed_since.as_deref().unwrap_or("HEAD");
+        let base = args
+            .changed_since
+            .as_deref()
+            .or(task.and_then(|t| t.base.as_deref()))
+            .unwrap_or("HEAD");
+        let git = start.in_git();
+        // A task's `base` must exist, even when `--changed-since` overrides it.
+        if let (Some(task), Some(file), Some((repo, status))) = (task, &args.task, git)
+            && let Some(task_base) = &task.base
+            && changes::check_base(repo, status, task_base).is_err()
+        {
+            return Err(task::bad_base(file, task_base));
+        }
+        let budget = match (task, git) {
+            (Some(_), Some((repo, status))) => Some(
+                changes::changed(repo, status, worktree, base, own)
+                    .map_err(|err| Error::Usage(err.to_string()))?,
+            ),
+            _ => None,
+        };
+        let fast = match args.mode {
+            Mode::Fast => Some(start.changed_files(worktree, since, own)?),
+            Mode::Strict => None,
+        };
+        // Strict mode compares nothing against `--changed-since` but the
+        // gate (and a task's budget), but a revision that does not exist is
+        // an ERROR before anything runs. The default, `HEAD`, needs no git
+        // process.
+        if let (Mode::Strict, None, Some((repo, status))) = (args.mode, task, git)
+            && since != "HEAD"
+        {
+            changes::check_base(repo, status, since)
+                .map_err(|err| Error::Usage(err.to_string()))?;
+        }
+        Ok(Changed {
+            since: since.to_string(),
+            base: base.to_string(),
+            budget,
+            fast,
+        })
+    }
+}
+
+/// The checks the arguments select.
+fn selection(args: &CheckArgs, changed: &Changed) -> Result<Selection, Error> {
+    Ok(Selection {
+        mode: args.mode,
+        only: args.only.clone(),
+        skip: args.skip.clone(),
+        jobs: args.jobs,
+        no_fail_fast: args.no_fail_fast,
+        changed: changed
+            .fast
+            .as_ref()
+            .and_then(|(files, note)| note.is_none().then(|| files.clone())),
+        shard: args
+            .shard
+            .as_deref()
+            .map(plan::Shard::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
+    })
+}
+
+/// Read-only verification, its first snapshot taken.
+fn verifier(
+    start: &mut GitStart,
+    worktree: &Path,
+    plan: &Plan<'_>,
+    own: &OwnFiles,
+) -> Result<Verifier, Error> {
+    let snapshotter = Snapshotter::new(worktree, start.in_git().map(|(repo, _)| repo))
+        .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden))
+        .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()));
+    let first = start.in_git().map(|(_, status)| (status, start.took));
+    let mut verifier = Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
+        Error::Environment(format!(
+            "read-only verification: cannot take the first snapshot: {why}"
+        ))
+    })?;
+    verifier.ignore_own(own.clone());
+    if let Some((watch, state)) = start.git_state.take() {
+        verifier.watch_git(watch, state);
+    }
+    Ok(verifier)
+}
+
+/// Runs the plan, showing progress; the platform's facts are gathered
+/// meanwhile.
+fn run(
+    plan: &Plan<'_>,
+    cancel: &'static signal::Cancel,
+    mut verifier: Option<&mut Verifier>,
+    quiet: bool,
+) -> (Vec<CheckResult>, meta::Platform) {
+    std::thread::scope(|scope| {
+        let platform = scope.spawn(meta::platform);
+        let mut progress = Progress::new(quiet, plan, plan.mode.as_str());
+        let results = runner::run_plan(plan, cancel, &mut |event| {
+            // One check at a time: a snapshot after each names the culprit.
+            if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
+                && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
+            {
+                verifier.after_check(check.name(), result.duration);
+            }
+            progress.show(event)
+        });
+        let platform = platform.join().unwrap_or_else(|_| meta::platform());
+        (results, platform)
+    })
+}
+
+/// The facts of `meta` the run gathered on its way.
+struct Facts<'a> {
+    timestamp: String,
+    platform: meta::Platform,
+    argv: Vec<String>,
+    task: Option<&'a Task>,
+    changed: &'a Changed,
+}
+
+impl Facts<'_> {
+    fn meta(
+        self,
+        config: &Config,
+        plan: &Plan<'_>,
+        results: &[CheckResult],
+        start: &GitStart,
+    ) -> Meta {
+        Meta {
+            tool: meta::tool(),
+            timestamp: self.timestamp,
+            platform: self.platform,
+            cwd: std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            worktree: plan.worktree.display().to_string(),
+            git: meta::git(start.in_git().map(|(_, status)| status)),
+            config: meta::ConfigRef {
+                path: config.path.display().to_string(),
+                sha256: config.sha256.clone(),
+            },
+            task: self.task.map(|t| t.value.clone()),
+            argv: self.argv,
+            commands: plan
+                .checks
+                .iter()
+                .zip(results)
+                .filter(|(_, r)| r.spawned)
+                .map(|(c, _)| meta::display_command(c.argv()))
+                .collect(),
+            changes: self
+                .changed
+                .fast
+                .clone()
+                .map(|(files, note)| meta::ChangeSet {
+                    base: self.changed.since.clone(),
+                    files_changed: files.len(),
+                    files: files.into_iter().take(1000).collect(),
+                    note,
+                }),
+            shard: plan.shard.as_ref().map(|(shard, all)| meta::ShardInfo {
+                index: shard.index,
+                count: shard.count,
+                checks_before_sharding: all.clone(),
+            }),
+            merged_from: None,
+        }
+    }
+}
+
 /// `contracts.gate`: the gate's files (the config, the programs and scripts
 /// its checks run from inside the worktree) changed against `base`. The
 /// change is the one the run already knows when it has it (the task's
 /// budget, fast mode's files against the same base); else it is asked, which
 /// with the base `HEAD` is the run's `git status` (no process). `None`
 /// outside git and when the config lies outside the worktree.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the run's facts, each computed once by `check`"
-)]
 fn gate_contract(
     location: &Location,
     config: &Config,
-    worktree: &Path,
     plan: &Plan<'_>,
     start: &GitStart,
-    base: &str,
-    budget: Option<&changes::Changes>,
-    fast: Option<&(Vec<String>, Option<String>)>,
+    changed: &Changed,
     own: &OwnFiles,
 ) -> Result<Option<crate::run::gate::Gate>, Error> {
     let Some((repo, status)) = start.in_git() else {
@@ -257,12 +331,19 @@ fn gate_contract(
     let config_file = location
         .config
         .clone()
-        .unwrap_or_else(|| worktree.join("checks.toml"));
+        .unwrap_or_else(|| plan.worktree.join("checks.toml"));
+    let worktree = plan.worktree.as_path();
     let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan) else {
         return Ok(None);
     };
     let asked;
-    let changed: &[String] = match (budget, fast) {
+    let base = changed.base.as_str();
+    // Fast mode's files serve when they are against the same base.
+    let fast = changed
+        .fast
+        .as_ref()
+        .filter(|_| changed.since == changed.base);
+    let changed: &[String] = match (&changed.budget, fast) {
         (Some(budget), _) => &budget.files,
         (None, Some((files, None))) => files,
         _ => {
