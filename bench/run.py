@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of run-check against its performance targets (docs/benchmarks.md) and its peers.
 
-    python3 bench/run.py [--runs N] [--bin PATH] [--only A,B,...] [--no-peers]
+    python3 bench/run.py [--runs N] [--bin PATH] [--baseline PATH] [--only A,B,...] [--no-peers]
 
 Workloads (see bench/README.md):
   A  200 trivial checks one at a time: run-check --jobs 1 strict vs a shell
@@ -72,6 +72,9 @@ MEMORY_MAX_KIB = 16 * 1024
 MEMORY_PEER_RUNS = 3
 CONFIG_CHECKS = 500
 CONFIG_MAX_S = 0.020
+# --baseline: a change that should not touch start-up keeps the ratio of
+# medians to an earlier binary within 5% (or the interval reaches 1).
+BASELINE_MAX_RATIO = 1.05
 BIG_DIRS = 500
 BIG_FILES_PER_DIR = 100  # 500 x 100 = 50,000 files
 SNAPSHOT_MAX_RATIO = 2.0
@@ -447,6 +450,7 @@ class Ctx:
     runs: int
     peers: dict[str, Peer]
     runner: Runner
+    baseline: Path | None = None  # an earlier binary, measured beside in A and D
     big: BigRepo | None = None  # built by the first of E and F that runs
     untracked: Path | None = None  # G's repository
 
@@ -460,10 +464,12 @@ def evidence_of(repo: Path) -> dict:
 
 def run_check_tool(ctx: Ctx, repo: Path, jobs: int, mode: str = "strict",
                    config: str = "checks.toml", expect: dict | None = None,
-                   label: str | None = None, extra: list[str] | None = None) -> Tool:
-    """run-check writing JSON evidence to ev.json; `expect` are summary
-    fields the warm-up's evidence must have (e.g. {"passed": 200})."""
-    argv = [str(ctx.binary), "--config", str(repo / config), "--worktree", str(repo),
+                   label: str | None = None, extra: list[str] | None = None,
+                   binary: Path | None = None) -> Tool:
+    """run-check (`binary`, by default the one measured) writing JSON
+    evidence to ev.json; `expect` are summary fields the warm-up's evidence
+    must have (e.g. {"passed": 200})."""
+    argv = [str(binary or ctx.binary), "--config", str(repo / config), "--worktree", str(repo),
             "--mode", mode, "--jobs", str(jobs), "--format", "json",
             "--out", str(repo / "ev.json"), "--quiet", *(extra or [])]
     label = label or "run-check"
@@ -578,6 +584,18 @@ def ratio_interval(a: Tool, b: Tool) -> tuple[float, float]:
     return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
 
 
+def against_baseline(section: Section, what: str, new: Tool, old: Tool) -> None:
+    """The target of `--baseline`: the measured binary within noise of the
+    earlier one (ratio of medians ≤ BASELINE_MAX_RATIO, or an interval
+    that reaches 1)."""
+    ratio = new.wall / old.wall
+    low, high = ratio_interval(new, old)
+    section.targets.append(Target(f"{what}: run-check ÷ baseline",
+                                  f"{ratio:.3f}× (95%: {low:.2f}–{high:.2f}×)",
+                                  f"≤ {BASELINE_MAX_RATIO}× or interval reaching 1",
+                                  ratio <= BASELINE_MAX_RATIO or low <= 1.0))
+
+
 # --------------------------------------------------------------------------
 # workloads
 
@@ -602,7 +620,9 @@ def workload_a(ctx: Ctx) -> Section:
     for peer in peers:
         peer.max_runs = ctx.runs
     runs = ctx.runs * OVERHEAD_RUNS_FACTOR
-    tools = [rc, loop, *peers]
+    old = [run_check_tool(ctx, repo, jobs=1, expect={"passed": n}, label="run-check baseline",
+                          binary=ctx.baseline)] if ctx.baseline else []
+    tools = [rc, loop, *old, *peers]
     progress(f"A: {n} trivial checks, --jobs 1: {', '.join(t.label for t in tools)}; "
              f"warm-up + {runs} runs each (peers {ctx.runs})")
     ctx.runner.measure(tools, runs)
@@ -628,6 +648,8 @@ def workload_a(ctx: Ctx) -> Section:
     section.targets.append(Target("A: run-check ÷ shell loop",
                                   f"{ratio:.3f}× (95%: {low:.2f}–{high:.2f}×)",
                                   f"≤ {OVERHEAD_MAX_RATIO}×", ratio <= OVERHEAD_MAX_RATIO))
+    for baseline in old:
+        against_baseline(section, "A", rc, baseline)
     for peer in peers:
         section.targets.append(Target(f"A: faster than {peer.label}",
                                       f"{rc.wall / peer.wall:.2f}× of {peer.label}",
@@ -736,18 +758,27 @@ def workload_d(ctx: Ctx) -> Section:
                 raise SetupError(f"{label}: output does not mention {word!r}: {last_line(out)}")
         return verify
 
-    validate = Tool("run-check validate", [str(ctx.binary), "validate", "--config", config], repo,
-                    verify=expect_count("validate", f"{n} checks"))
-    listing = Tool("run-check list", [str(ctx.binary), "list", "--mode", "strict",
-                                      "--config", config], repo,
-                   verify=expect_count("list", f"c{n - 1:03d}"))
-    progress(f"D: validate and list of a {n}-check config; warm-up + {ctx.runs} runs each")
-    ctx.runner.measure([validate, listing], ctx.runs)
+    def tools_of(binary: Path, label: str) -> tuple[Tool, Tool]:
+        validate = Tool(f"{label} validate", [str(binary), "validate", "--config", config], repo,
+                        verify=expect_count("validate", f"{n} checks"))
+        listing = Tool(f"{label} list", [str(binary), "list", "--mode", "strict",
+                                         "--config", config], repo,
+                       verify=expect_count("list", f"c{n - 1:03d}"))
+        return validate, listing
+
+    validate, listing = tools_of(ctx.binary, "run-check")
+    old = tools_of(ctx.baseline, "run-check baseline") if ctx.baseline else ()
+    tools = [validate, listing, *old]
+    progress(f"D: validate and list of a {n}-check config: {', '.join(t.label for t in tools)}; "
+             f"warm-up + {ctx.runs} runs each")
+    ctx.runner.measure(tools, ctx.runs)
     section = Section("D", f"D. `validate` and `list` of a {n}-check config",
-                      [validate, listing], base="run-check validate")
+                      tools, base="run-check validate")
     for tool in (validate, listing):
         section.targets.append(Target(f"D: {tool.label}", ms(tool.wall), f"≤ {ms(CONFIG_MAX_S)}",
                                       tool.wall <= CONFIG_MAX_S))
+    for new, baseline in zip((validate, listing), old):
+        against_baseline(section, f"D {new.label.split()[-1]}", new, baseline)
     section.notes.append(f"Each check has `modes` and one `paths` glob; `list` resolves every "
                          "program on PATH. Wall time includes process start and exit.")
     return section
@@ -1062,6 +1093,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--bin", type=Path, default=None,
                         help="run-check binary to measure (default: cargo build --release "
                              "in the repo root, then target/release/run-check)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="an earlier run-check binary, measured beside --bin in workloads A "
+                             "and D (round-robin, one run): is start-up unchanged?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
                         help="comma-separated workloads to run, of A,B,C,D,E,F,G "
                              "(or 1-7; default all)")
@@ -1121,7 +1155,8 @@ def main(argv: list[str]) -> int:
         machine = machine_lines(binary, peers)
         tmp = Path(tempfile.mkdtemp(prefix="run-check-bench-"))
         try:
-            ctx = Ctx(binary, tmp, args.runs, peers, Runner(tmp))
+            ctx = Ctx(binary, tmp, args.runs, peers, Runner(tmp),
+                      baseline=check_binary(args.baseline) if args.baseline else None)
             sections = [WORKLOADS[key](ctx) for key in args.only]
             command = " ".join(["python3 bench/run.py", *argv])
             report = render(sections, machine, args.runs, started,
