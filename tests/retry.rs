@@ -1223,3 +1223,87 @@ run = ["run-check-no-such-program"]
     // The state lives in an ignored directory: the gate still passes read-only.
     run_in(root, &["--only", "version", "--quiet"]).status(0);
 }
+
+/// `record --format json` and `status --format json` print documents with
+/// schemas of their own (`run-check schema retry-record|retry-status`):
+/// real outputs validate, and a wrong type at each level does not.
+#[test]
+fn record_and_status_outputs_validate_against_their_schemas() {
+    let dir = populated();
+    let ev = dir.evidence("again", 1);
+    let record = dir.record("impl-b", &ev).status(0).json();
+    let status = dir
+        .run(&[
+            "retry",
+            "status",
+            "--state",
+            "state.json",
+            "--format",
+            "json",
+        ])
+        .status(0)
+        .json();
+    let one_task = dir
+        .run(&[
+            "retry",
+            "status",
+            "--state",
+            "state.json",
+            "--format",
+            "json",
+            "--task",
+            "T-2",
+        ])
+        .status(0)
+        .json();
+    assert_eq!(one_task["points"].as_array().unwrap().len(), 1);
+    for (name, document, wrong) in [
+        (
+            "retry-record",
+            &record,
+            &[
+                ("/decision", json!("MAYBE")),
+                ("/attempt", json!(0)),
+                ("/last_evidence/exit_code", json!("1")),
+                ("/last_evidence/failed_checks/0", json!(1)),
+                ("/extra", json!(true)),
+            ][..],
+        ),
+        (
+            "retry-status",
+            &status,
+            &[
+                ("/points", json!({})),
+                ("/points/0/phase", json!("review")),
+                ("/points/0/attempts/0/attempt", json!(0)),
+                ("/points/0/last_evidence/outcome", json!(1)),
+                ("/points/0/extra", json!(1)),
+            ][..],
+        ),
+        ("retry-status", &one_task, &[][..]),
+    ] {
+        let validator = jsonschema::draft202012::new(&crate::support::schema(name)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(document)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}\n{document:#}");
+        for (pointer, value) in wrong {
+            let mut bad = document.clone();
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            match bad.pointer_mut(parent).unwrap() {
+                Value::Object(object) => {
+                    object.insert(key.to_string(), value.clone());
+                }
+                Value::Array(items) => items[key.parse::<usize>().unwrap()] = value.clone(),
+                _ => unreachable!("{pointer}"),
+            }
+            assert!(
+                !validator.is_valid(&bad),
+                "{name}: {pointer} = {value} accepted"
+            );
+        }
+    }
+    // What status prints is the state's points.
+    assert_eq!(status["points"], dir.state()["points"]);
+}

@@ -17,6 +17,8 @@ const NAMES: &[&str] = &[
     "vote-output",
     "task",
     "retry-state",
+    "retry-status",
+    "retry-record",
     "checks",
 ];
 
@@ -468,6 +470,8 @@ fn the_schema_command_prints_each_schema() {
         ("evidence", "schemas/evidence.json"),
         ("verdict", "schemas/verdict.json"),
         ("retry-state", "schemas/retry-state.json"),
+        ("retry-status", "schemas/retry-status.json"),
+        ("retry-record", "schemas/retry-record.json"),
         ("vote-output", "schemas/vote-output.json"),
     ] {
         let committed = std::fs::read_to_string(repo_root().join(file)).unwrap();

@@ -274,6 +274,61 @@ pub struct State {
     pub points: Vec<Point>,
 }
 
+/// What `run-check retry record --format json` prints: the decision of this record and the failure point after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "run-check retry record output")]
+pub struct RecordOutput {
+    /// What to do next.
+    pub decision: Decision,
+    /// Failing records at this point since it was created or reset.
+    #[serde(deserialize_with = "int::de")]
+    pub retry_count: u64,
+    /// The limit this record applied.
+    #[serde(deserialize_with = "int::de")]
+    pub max_retries: u32,
+    /// The task.
+    pub task_id: String,
+    /// `verify` or `fix`.
+    pub phase: Phase,
+    /// The subagent.
+    pub subagent: String,
+    /// Where the point stands after this record.
+    pub status: PointStatus,
+    /// This record's number at the point (1-based).
+    #[serde(deserialize_with = "int::de")]
+    #[schemars(range(min = 1))]
+    pub attempt: u64,
+    /// The summary of the evidence just recorded.
+    pub last_evidence: EvidenceSummary,
+}
+
+impl RecordOutput {
+    /// The output of a record that returned `decision` and left `point`.
+    pub fn new(decision: Decision, point: &Point) -> RecordOutput {
+        RecordOutput {
+            decision,
+            retry_count: point.retry_count,
+            max_retries: point.max_retries,
+            task_id: point.task_id.clone(),
+            phase: point.phase,
+            subagent: point.subagent.clone(),
+            status: point.status,
+            attempt: point.attempts.last().map_or(1, |a| a.attempt),
+            last_evidence: point.last_evidence.clone(),
+        }
+    }
+}
+
+/// What `run-check retry status --format json` prints: the failure points (of one task with `--task`), sorted as in the state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "run-check retry status output")]
+pub struct StatusOutput {
+    /// The failure points.
+    pub points: Vec<Point>,
+}
+
 impl Default for State {
     fn default() -> State {
         State {

@@ -11,7 +11,14 @@ use serde_json::Value;
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The names of the schemas derived here, as `run-check schema` names them.
-pub const NAMES: &[&str] = &["evidence", "verdict", "vote-output", "retry-state"];
+pub const NAMES: &[&str] = &[
+    "evidence",
+    "verdict",
+    "vote-output",
+    "retry-state",
+    "retry-status",
+    "retry-record",
+];
 
 /// The schema of `T`, as a reader sees the document (fields with a default
 /// are optional), with `$id` `https://run-check.dev/schema/NAME.json`.
@@ -71,6 +78,8 @@ pub fn by_name(name: &str) -> Option<Value> {
         "verdict" => Some(derive::<crate::verdict::Verdict>("verdict")),
         "vote-output" => Some(derive::<crate::vote::VoteResult>("vote-output")),
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
+        "retry-status" => Some(derive::<crate::retry::StatusOutput>("retry-status")),
+        "retry-record" => Some(derive::<crate::retry::RecordOutput>("retry-record")),
         _ => None,
     }
 }

@@ -84,7 +84,8 @@ pub(crate) mod issues;
 mod json;
 pub(crate) mod markdown;
 pub(crate) mod recommend;
-pub(crate) mod schema;
+#[cfg(test)]
+mod schema;
 pub(crate) mod score;
 pub(crate) mod thresholds;
 pub(crate) mod verdict;
@@ -101,8 +102,6 @@ use crate::exit_code;
 use history::{History, PastRound};
 use input::Source;
 use verdict::{Recommendation, Verdict, round2};
-
-pub(crate) use schema::verdict_schema;
 
 /// `judge` options.
 #[derive(Debug, Args)]

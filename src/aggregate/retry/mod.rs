@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::exit_code;
+use run_check_documents::retry::{RecordOutput, StatusOutput};
 use state::{Decision, EvidenceSummary, Lock, Outcome, Phase, Point, State};
 
 /// The state file when `--state` is not given (relative to the current
@@ -151,12 +152,6 @@ fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
         PossibleValue::new("fix").help("Fixing the verifier's issues"),
     ])
     .map(|word| Phase::from_word(&word).unwrap_or(Phase::Verify))
-}
-
-/// The JSON Schema (draft 2020-12) of the state file, for
-/// `run-check schema retry-state`, derived from its type.
-pub(crate) fn state_schema() -> serde_json::Value {
-    run_check_documents::schema::by_name("retry-state").unwrap_or_default()
 }
 
 /// The decision for a record: `outcome` is the recorded evidence's,
@@ -282,7 +277,9 @@ fn status(args: &StatusArgs) -> Result<i32, Error> {
         .filter(|p| args.task_id.as_ref().is_none_or(|t| &p.task_id == t))
         .collect();
     let text = match args.format {
-        RetryFormat::Json => json_text(&StatusOutput { points }),
+        RetryFormat::Json => json_text(&StatusOutput {
+            points: points.into_iter().cloned().collect(),
+        }),
         RetryFormat::Text => status_text(&points, args.task_id.as_deref(), path),
     };
     print(&text)?;
@@ -365,42 +362,6 @@ fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
 }
 
 // ---- outputs ----
-
-/// What `record` prints as JSON.
-#[derive(Debug, Serialize)]
-struct RecordOutput<'a> {
-    decision: Decision,
-    retry_count: u64,
-    max_retries: u32,
-    task_id: &'a str,
-    phase: Phase,
-    subagent: &'a str,
-    status: state::PointStatus,
-    attempt: u64,
-    last_evidence: &'a EvidenceSummary,
-}
-
-impl<'a> RecordOutput<'a> {
-    fn new(decision: Decision, point: &'a Point) -> RecordOutput<'a> {
-        RecordOutput {
-            decision,
-            retry_count: point.retry_count,
-            max_retries: point.max_retries,
-            task_id: &point.task_id,
-            phase: point.phase,
-            subagent: &point.subagent,
-            status: point.status,
-            attempt: point.attempts.last().map_or(0, |a| a.attempt),
-            last_evidence: &point.last_evidence,
-        }
-    }
-}
-
-/// What `status --format json` prints.
-#[derive(Debug, Serialize)]
-struct StatusOutput<'a> {
-    points: Vec<&'a Point>,
-}
 
 fn json_text(value: &impl Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();

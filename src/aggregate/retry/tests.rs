@@ -295,3 +295,8 @@ fn the_lock_file_is_a_sidecar() {
         Path::new("runs/retry-state.json.lock")
     );
 }
+
+/// The state file's JSON Schema (`run-check schema retry-state`).
+fn state_schema() -> serde_json::Value {
+    run_check_documents::schema::by_name("retry-state").unwrap_or_default()
+}

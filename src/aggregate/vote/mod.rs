@@ -27,7 +27,7 @@ use crate::exit_code;
 use crate::output::Output;
 
 pub(crate) use aggregate::{VoteResult, aggregate};
-pub(crate) use schema::{input_schema, output_schema};
+pub(crate) use schema::input_schema;
 
 /// How the standard input is named in messages when the input is `-`.
 pub(crate) const STDIN_NAME: &str = "<stdin>";

@@ -95,7 +95,8 @@ pub(crate) fn input_schema() -> Value {
 
 /// The schema of `run-check vote`'s output (`run-check schema
 /// vote-output`), derived from its type.
-pub(crate) fn output_schema() -> Value {
+#[cfg(test)]
+fn output_schema() -> Value {
     run_check_documents::schema::by_name("vote-output").unwrap_or_default()
 }
 

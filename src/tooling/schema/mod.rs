@@ -27,12 +27,6 @@ pub(crate) use checks::checks;
 pub(crate) use run_check_documents::schema::DIALECT;
 pub(crate) use task::task;
 
-/// The JSON Schema of the evidence document, derived from its type
-/// (`run_check_documents::evidence::Evidence`).
-pub(crate) fn evidence() -> Value {
-    run_check_documents::schema::derive::<crate::run::evidence::Evidence>("evidence")
-}
-
 /// The schema names `by_name` knows, in the order `run-check schema` lists them.
 pub(crate) const NAMES: &[&str] = &[
     "evidence",
@@ -41,6 +35,8 @@ pub(crate) const NAMES: &[&str] = &[
     "vote-output",
     "task",
     "retry-state",
+    "retry-status",
+    "retry-record",
     "checks",
 ];
 
@@ -68,14 +64,10 @@ pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
 /// The schema called `name`, one of [`NAMES`].
 pub(crate) fn by_name(name: &str) -> Option<Value> {
     match name {
-        "evidence" => Some(evidence()),
         "task" => Some(task()),
         "checks" => Some(checks()),
-        "verdict" => Some(crate::aggregate::judge::verdict_schema()),
         "vote-input" => Some(crate::aggregate::vote::input_schema()),
-        "vote-output" => Some(crate::aggregate::vote::output_schema()),
-        "retry-state" => Some(crate::aggregate::retry::state_schema()),
-        _ => None,
+        _ => run_check_documents::schema::by_name(name),
     }
 }
 
