@@ -15,7 +15,6 @@ use crate::error::Error;
 /// What to select from the config.
 #[derive(Debug, Clone)]
 pub(crate) struct Selection {
-    /// The mode.
     pub(crate) mode: Mode,
     /// `--only` names (empty: all).
     pub(crate) only: Vec<String>,
@@ -72,7 +71,6 @@ impl Shard {
 /// A resolved run.
 #[derive(Debug)]
 pub(crate) struct Plan<'c> {
-    /// The mode.
     pub(crate) mode: Mode,
     /// Absolute, canonical worktree.
     pub(crate) worktree: PathBuf,

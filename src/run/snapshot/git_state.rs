@@ -56,7 +56,6 @@ pub(crate) struct GitState {
     /// Name (as reported) → what it was: a ref's value, a file's content
     /// hash. An absent file has no entry.
     items: BTreeMap<String, Vec<u8>>,
-    /// The index.
     index: IndexState,
 }
 
