@@ -141,11 +141,9 @@ pub(crate) struct Config {
     pub(crate) path: PathBuf,
     /// sha256 of the file's bytes, hex.
     pub(crate) sha256: String,
-    /// `[settings]`.
     pub(crate) settings: Settings,
     /// `[judge]`, each key optional.
     pub(crate) judge: JudgeConfig,
-    /// `[retry]`.
     pub(crate) retry: RetryConfig,
     /// `[[check]]`, in file order.
     pub(crate) checks: Vec<CheckConfig>,
@@ -230,14 +228,12 @@ pub(crate) struct ScanConfig {
     pub(crate) paths: Vec<String>,
     /// Built-in rule sets.
     pub(crate) rules: Vec<String>,
-    /// Custom rules.
     pub(crate) custom: Vec<ScanRule>,
 }
 
 /// One `[[check.rule]]`.
 #[derive(Debug)]
 pub(crate) struct ScanRule {
-    /// Rule id.
     pub(crate) id: String,
     /// Compiled pattern.
     pub(crate) pattern: Regex,
@@ -267,7 +263,6 @@ pub(crate) struct CheckConfig {
     pub(crate) kind: CheckKind,
     /// Modes the check belongs to.
     pub(crate) modes: Vec<Mode>,
-    /// Judge dimension.
     pub(crate) dimension: Dimension,
     /// Issue severity when it fails.
     pub(crate) severity: Severity,
@@ -285,7 +280,6 @@ pub(crate) struct CheckConfig {
     pub(crate) path_globs: Vec<String>,
     /// Names of the checks this one runs after.
     pub(crate) needs: Vec<String>,
-    /// Output parser.
     pub(crate) parser: Parser,
     /// Artifact globs.
     pub(crate) artifacts: Vec<String>,
@@ -294,7 +288,6 @@ pub(crate) struct CheckConfig {
     pub(crate) leave_running: bool,
     /// Score regex (first capture group is the score).
     pub(crate) score: Option<Regex>,
-    /// Custom problem matchers.
     pub(crate) matchers: Vec<Matcher>,
 }
 
