@@ -570,12 +570,17 @@ env = { A = "1" }
 
 #[test]
 fn the_checks_schema_accepts_every_key_the_loader_reads() {
-    Test::bare()
+    let run = Test::bare()
         .config(EVERY_KEY)
         .script("scripts/lint.sh", "#!/bin/sh\n")
         .args(&["validate"])
         .run()
         .success();
+    assert!(
+        run.stdout.starts_with("checks.toml: valid (2 checks"),
+        "{}",
+        run.stdout
+    );
     assert_valid(&schema("checks"), &toml::from_str(EVERY_KEY).unwrap());
 }
 
