@@ -47,8 +47,8 @@ pub(crate) fn checks() -> Value {
 }
 
 /// TOML has no null: an optional key is one that may be absent, so the
-/// `null` schemars allows for an `Option` goes from `type`, `enum` and
-/// `anyOf` (an `anyOf` left with one schema becomes that schema). And a
+/// `null` schemars allows for an `Option` goes from `type` and `anyOf` (an
+/// `anyOf` left with one schema becomes that schema). And a
 /// description is the doc comment it comes from without its line breaks.
 fn for_toml(schema: &mut Value) {
     let null = Value::from("null");
@@ -62,9 +62,6 @@ fn for_toml(schema: &mut Value) {
                 let only = only.clone();
                 object.insert("type".into(), only);
             }
-        }
-        if let Some(Value::Array(values)) = object.get_mut("enum") {
-            values.retain(|v| !v.is_null());
         }
         if let Some(Value::Array(any)) = object.get_mut("anyOf") {
             any.retain(|s| s.get("type") != Some(&null));
