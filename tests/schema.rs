@@ -514,3 +514,188 @@ fn init_outputs_validate() {
         assert_valid(&schema("checks"), &value);
     }
 }
+
+/// A checks.toml with every key the loader reads, each with a value it
+/// accepts.
+const EVERY_KEY: &str = r#"
+version = 1
+[settings]
+jobs = 0
+timeout = "1m30s"
+excerpt_bytes = 8192
+allow = ["true", "./scripts/lint.sh"]
+allow_env = ["RUSTFLAGS"]
+[judge]
+security_min = 85
+quality_min = 80.5
+performance_min = 80
+overall_min = 80
+max_critical_issues = 0
+max_high_issues = 2
+max_iterations = 5
+stall_threshold = 5
+stall_rounds = 2
+weights = { security = 0.4, quality = 0.35, performance = 0.25 }
+[retry]
+max_retries = 3
+[[check]]
+name = "clippy"
+run = ["true", "clippy"]
+modes = ["fast", "strict"]
+dimension = "security"
+severity = "critical"
+timeout = "5m"
+cwd = "."
+env = { CARGO_TERM_COLOR = "never", RUSTFLAGS = "-D warnings" }
+paths = ["**/*.rs"]
+needs = ["scan"]
+parser = "cargo-json"
+artifacts = ["target/junit.xml"]
+leave_running = true
+score = { regex = 'coverage: (\d+)%' }
+[[check.matcher]]
+regex = '^(?P<message>.+)$'
+severity = "warning"
+[[check]]
+name = "scan"
+scan = { paths = ["src/**"], rules = ["skipped-tests", "placeholder-asserts", "secrets", "debug-leftovers"] }
+[[check.rule]]
+id = "no-dbg"
+pattern = 'dbg!\('
+message = "remove dbg!"
+severity = "note"
+[[fix]]
+name = "fmt"
+run = ["true", "fmt"]
+timeout = "2m"
+cwd = "."
+env = { A = "1" }
+"#;
+
+#[test]
+fn the_checks_schema_accepts_every_key_the_loader_reads() {
+    let run = Test::bare()
+        .config(EVERY_KEY)
+        .script("scripts/lint.sh", "#!/bin/sh\n")
+        .args(&["validate"])
+        .run()
+        .success();
+    assert!(
+        run.stdout.starts_with("checks.toml: valid (2 checks"),
+        "{}",
+        run.stdout
+    );
+    assert_valid(&schema("checks"), &toml::from_str(EVERY_KEY).unwrap());
+}
+
+/// Each document breaks one rule, at one level of the file; the loader
+/// (`run-check validate`) refuses it naming the key (or the inline table
+/// holding it), and so does the schema.
+#[test]
+fn the_checks_schema_rejects_what_the_loader_rejects() {
+    const RUN: &str = "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"a\"\nrun = [\"true\"]\n";
+    const SCAN: &str = "[[check]]\nname = \"a\"\nscan = { rules = [\"secrets\"] }\n";
+    const FIX: &str = "[settings]\nallow = [\"true\"]\n[[fix]]\nname = \"f\"\nrun = [\"true\"]\n";
+    let cases = [
+        ("version = \"1\"\n".to_string(), "version"),
+        ("version = 2\n".into(), "version"),
+        ("settings = 1\n".into(), "settings"),
+        ("[settings]\njob = 1\n".into(), "job"),
+        ("[settings]\njobs = \"4\"\n".into(), "jobs"),
+        ("[settings]\ntimeout = 10\n".into(), "timeout"),
+        ("[settings]\ntimeout = \"10\"\n".into(), "timeout"),
+        ("[settings]\nexcerpt_bytes = 0\n".into(), "excerpt_bytes"),
+        ("[settings]\nallow = \"true\"\n".into(), "allow"),
+        ("[settings]\nallow_env = [\"A=B\"]\n".into(), "allow_env"),
+        ("check = [1]\n".into(), "check"),
+        ("[[check]]\nname = 1\nrun = [\"true\"]\n".into(), "name"),
+        (
+            "[[check]]\nname = \"a b\"\nrun = [\"true\"]\n".into(),
+            "name",
+        ),
+        ("[[check]]\nname = \"a\"\n".into(), "run"),
+        (format!("{RUN}scan = {{ rules = [\"secrets\"] }}\n"), "scan"),
+        ("[[check]]\nname = \"a\"\nrun = []\n".into(), "run"),
+        ("[[check]]\nname = \"a\"\nrun = \"true\"\n".into(), "run"),
+        (format!("{RUN}modes = \"fast\"\n"), "modes"),
+        (format!("{RUN}modes = [\"slow\"]\n"), "slow"),
+        (format!("{RUN}dimension = \"speed\"\n"), "speed"),
+        (format!("{RUN}severity = 1\n"), "severity"),
+        (format!("{RUN}timeout = 5\n"), "timeout"),
+        (format!("{RUN}cwd = false\n"), "cwd"),
+        (format!("{RUN}env = {{ A = 1 }}\n"), "env"),
+        (format!("{RUN}paths = \"src\"\n"), "paths"),
+        (format!("{RUN}needs = [1]\n"), "needs"),
+        (format!("{RUN}parser = \"json\"\n"), "json"),
+        (format!("{RUN}artifacts = {{}}\n"), "artifacts"),
+        (format!("{RUN}leave_running = \"yes\"\n"), "leave_running"),
+        (
+            format!("{RUN}[[check.rule]]\nid = \"r\"\npattern = \"p\"\n"),
+            "rule",
+        ),
+        (
+            format!("{RUN}[[check.matcher]]\nregex = '(?P<message>.+)'\nseverity = \"fatal\"\n"),
+            "fatal",
+        ),
+        (format!("{RUN}[[check.matcher]]\nregex = 1\n"), "regex"),
+        (format!("{RUN}score = {{}}\n"), "regex"),
+        (format!("{RUN}score = {{ regex = 1 }}\n"), "score"),
+        (
+            format!("{RUN}score = {{ regex = '(.)', group = 1 }}\n"),
+            "group",
+        ),
+        (
+            "[[check]]\nname = \"a\"\nscan = { rules = \"secrets\" }\n".into(),
+            "scan",
+        ),
+        (
+            "[[check]]\nname = \"a\"\nscan = { rules = [\"nope\"] }\n".into(),
+            "nope",
+        ),
+        (
+            "[[check]]\nname = \"a\"\nscan = { rules = [\"secrets\"], paths = [1] }\n".into(),
+            "scan",
+        ),
+        (
+            "[[check]]\nname = \"a\"\nscan = { rules = [\"secrets\"], x = 1 }\n".into(),
+            "x",
+        ),
+        (format!("{SCAN}[[check.rule]]\nid = \"r\"\n"), "pattern"),
+        (
+            format!("{SCAN}[[check.rule]]\nid = \"r\"\npattern = \"p\"\nmessage = 1\n"),
+            "message",
+        ),
+        ("judge = 1\n".into(), "judge"),
+        ("[judge]\nsecurity_min = \"85\"\n".into(), "security_min"),
+        ("[judge]\noverall_min = 101\n".into(), "overall_min"),
+        ("[judge]\nmax_iterations = 0\n".into(), "max_iterations"),
+        ("[judge]\nmax_high_issues = 1.5\n".into(), "max_high_issues"),
+        ("[judge]\nstall_rounds = -1\n".into(), "stall_rounds"),
+        (
+            "[judge]\nweights = { security = 0.5, quality = 0.5 }\n".into(),
+            "performance",
+        ),
+        (
+            "[judge]\nweights = { security = \"1\", quality = 0, performance = 0 }\n".into(),
+            "weights",
+        ),
+        ("retry = []\n".into(), "retry"),
+        ("[retry]\nmax_retries = \"3\"\n".into(), "max_retries"),
+        ("[retry]\nretries = 3\n".into(), "retries"),
+        ("fix = { name = \"f\" }\n".into(), "fix"),
+        ("[[fix]]\nname = \"f\"\n".into(), "run"),
+        (format!("{FIX}timeout = 5\n"), "timeout"),
+        (format!("{FIX}modes = [\"fast\"]\n"), "modes"),
+        (format!("{FIX}env = {{ A = [] }}\n"), "env"),
+    ];
+    let schema = schema("checks");
+    for (text, key) in cases {
+        let run = Test::bare()
+            .config(&text)
+            .args(&["validate"])
+            .run()
+            .status(2);
+        assert!(run.stderr.contains(key), "{text}\n{}", run.stderr);
+        assert_invalid(&schema, &toml::from_str(&text).unwrap(), &text);
+    }
+}

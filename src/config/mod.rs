@@ -28,12 +28,13 @@ use std::time::Duration;
 
 use globset::Glob;
 use regex::Regex;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 
-use raw::RawConfig;
+pub(crate) use raw::RawConfig;
 use span::{header_at, key_at};
 use validate::Validator;
 
@@ -77,7 +78,9 @@ pub(crate) const SHELLS: [&str; 12] = [
 ];
 
 /// Which checks run, and how (docs/running.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Mode {
     /// Developer loop: checks marked fast, change-filtered, fail-fast.
@@ -99,31 +102,35 @@ impl Mode {
 pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity};
 
 /// How a check's output is read for diagnostics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Parser {
-    /// Recognise what it can, never invent.
+    /// Everything that carries its own marker (cargo JSON, rustc, tsc, mypy,
+    /// gcc-style lines with a severity word, pytest summaries, eslint); never
+    /// invents a diagnostic.
     #[default]
     Auto,
     /// No parsing.
     None,
-    /// `file:line:col: severity: message` (gcc, clang, shellcheck -f gcc, ...).
+    /// `file:line:col: severity: message` (gcc, clang, shellcheck -f gcc,
+    /// eslint -f unix), and ruff concise / go vet lines.
     Gcc,
-    /// rustc's human format.
+    /// rustc / clippy human output: `error[E0308]: ...` with its
+    /// ` --> file:line:col`.
     Rustc,
-    /// cargo `--message-format=json`.
+    /// cargo `--message-format=json` compiler messages.
     CargoJson,
-    /// TypeScript's `file(line,col): error TSxxxx: msg`.
+    /// TypeScript: `file(l,c): error TSxxxx: ...`.
     Tsc,
-    /// pytest failure lines.
+    /// pytest's short summary `FAILED path::test - msg` with the test's line.
     Pytest,
-    /// mypy.
+    /// mypy: `file:line[:col]: error: msg  [code]`.
     Mypy,
-    /// eslint stylish and compact.
+    /// eslint stylish and compact output.
     Eslint,
-    /// go vet / go build.
+    /// go build / go vet locations and go test `--- FAIL: TestX`.
     Go,
-    /// An agent's `PHASE_RESULT:` block into `data`.
+    /// A `PHASE_RESULT:` block of `- key: value` lines into the check's `data`.
     PhaseResult,
 }
 
@@ -134,11 +141,9 @@ pub(crate) struct Config {
     pub(crate) path: PathBuf,
     /// sha256 of the file's bytes, hex.
     pub(crate) sha256: String,
-    /// `[settings]`.
     pub(crate) settings: Settings,
     /// `[judge]`, each key optional.
     pub(crate) judge: JudgeConfig,
-    /// `[retry]`.
     pub(crate) retry: RetryConfig,
     /// `[[check]]`, in file order.
     pub(crate) checks: Vec<CheckConfig>,
@@ -164,24 +169,30 @@ pub(crate) struct Settings {
 }
 
 /// `[judge]`; `None` means "use the judge's default (docs/judge.md)".
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct JudgeConfig {
     /// Minimum security score.
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) security_min: Option<f64>,
     /// Minimum quality score.
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) quality_min: Option<f64>,
     /// Minimum performance score.
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) performance_min: Option<f64>,
     /// Minimum overall score.
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) overall_min: Option<f64>,
     /// Most critical issues a pass may have.
     pub(crate) max_critical_issues: Option<u32>,
     /// Most high issues a pass may have.
     pub(crate) max_high_issues: Option<u32>,
     /// The iteration at which a failing result becomes FAIL_MAX_ITERATIONS.
+    #[schemars(range(min = 1))]
     pub(crate) max_iterations: Option<u32>,
     /// Smallest improvement that is not a stall.
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) stall_threshold: Option<f64>,
     /// Rounds of small improvement that make a stall.
     pub(crate) stall_rounds: Option<u32>,
@@ -192,10 +203,11 @@ pub(crate) struct JudgeConfig {
 pub(crate) use run_check_documents::verdict::Weights;
 
 /// `[retry]`.
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RetryConfig {
-    /// Retries per failure point before escalation (default 3).
+    /// Retries per failure point before escalation (SUBTASK or BLOCKED).
+    #[schemars(extend("default" = 3))]
     pub(crate) max_retries: Option<u32>,
 }
 
@@ -216,14 +228,12 @@ pub(crate) struct ScanConfig {
     pub(crate) paths: Vec<String>,
     /// Built-in rule sets.
     pub(crate) rules: Vec<String>,
-    /// Custom rules.
     pub(crate) custom: Vec<ScanRule>,
 }
 
 /// One `[[check.rule]]`.
 #[derive(Debug)]
 pub(crate) struct ScanRule {
-    /// Rule id.
     pub(crate) id: String,
     /// Compiled pattern.
     pub(crate) pattern: Regex,
@@ -253,7 +263,6 @@ pub(crate) struct CheckConfig {
     pub(crate) kind: CheckKind,
     /// Modes the check belongs to.
     pub(crate) modes: Vec<Mode>,
-    /// Judge dimension.
     pub(crate) dimension: Dimension,
     /// Issue severity when it fails.
     pub(crate) severity: Severity,
@@ -271,7 +280,6 @@ pub(crate) struct CheckConfig {
     pub(crate) path_globs: Vec<String>,
     /// Names of the checks this one runs after.
     pub(crate) needs: Vec<String>,
-    /// Output parser.
     pub(crate) parser: Parser,
     /// Artifact globs.
     pub(crate) artifacts: Vec<String>,
@@ -280,7 +288,6 @@ pub(crate) struct CheckConfig {
     pub(crate) leave_running: bool,
     /// Score regex (first capture group is the score).
     pub(crate) score: Option<Regex>,
-    /// Custom problem matchers.
     pub(crate) matchers: Vec<Matcher>,
 }
 

@@ -1,107 +1,260 @@
 //! The file as serde sees it: one struct per table, `deny_unknown_fields`
 //! everywhere, and spans on every value a message may point at. Nothing here
-//! checks a value; `validate` turns these into the public types.
+//! checks a value; `validate` turns these into the public types. The
+//! checks.toml JSON Schema (`run-check schema checks`) is derived from these
+//! structs: their doc comments are its descriptions, and the `schemars`
+//! attributes say what the types cannot (patterns, bounds, cross-field rules,
+//! editor hints).
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{DiagSeverity, Dimension, JudgeConfig, Mode, Parser, RetryConfig, Severity};
+use super::{
+    DiagSeverity, Dimension, JudgeConfig, Mode, Parser, RetryConfig, SCAN_RULE_SETS, Severity,
+};
 
-#[derive(Deserialize)]
+/// A check's or fix's name, as the validator reads it.
+const NAME: &str = "^[A-Za-z0-9_.-]+$";
+/// A duration as `duration::parse` reads it (its bounds, 1ms..7d, aside).
+const DURATION: &str = r"^\s*([0-9]+(ms|s|m|h|d))+\s*$";
+/// An environment variable name that can be set.
+const ENV_NAME: &str = "^[^=\\u0000]+$";
+
+/// The checks of a repository's read-only verification gate. Validate with
+/// `run-check validate`; list a mode's checks with `run-check list --mode fast`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawConfig {
+#[schemars(title = "run-check checks.toml")]
+pub(crate) struct RawConfig {
+    /// The config format version; only 1 is accepted.
+    #[schemars(with = "Option<i64>", extend("const" = 1, "default" = 1))]
     pub(super) version: Option<Spanned<i64>>,
+    /// Settings for every check.
     #[serde(default)]
     pub(super) settings: RawSettings,
+    /// Thresholds of `run-check judge`; each key is optional (the judge's
+    /// defaults, docs/judge.md).
     #[serde(default)]
+    #[schemars(with = "Option<JudgeConfig>")]
     pub(super) judge: Option<Spanned<JudgeConfig>>,
+    /// The retry tracker (`run-check retry`).
     #[serde(default)]
     pub(super) retry: RetryConfig,
+    /// The checks, in the order they start (subject to `needs` and `jobs`).
     #[serde(default)]
     pub(super) check: Vec<RawCheck>,
+    /// Writing commands (e.g. formatters), run only by `run-check fix`, one
+    /// at a time in file order; a check run never runs them.
     #[serde(default)]
     pub(super) fix: Vec<RawFix>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawSettings {
+    /// Checks run in parallel; 0 = logical CPUs. `--jobs` overrides it.
+    #[schemars(extend("default" = 0))]
     pub(super) jobs: Option<usize>,
+    /// The default timeout of a check, e.g. "90s" or "1m30s" (1ms..7d).
+    #[schemars(with = "Option<String>", regex(pattern = DURATION), extend("default" = "10m"))]
     pub(super) timeout: Option<Spanned<String>>,
+    /// Per stream, keep the first N and the last N bytes of a check's output.
+    #[schemars(with = "Option<u64>", range(min = 1, max = 67_108_864))]
+    #[schemars(extend("default" = super::DEFAULT_EXCERPT_BYTES))]
     pub(super) excerpt_bytes: Option<Spanned<u64>>,
+    /// The whitelist: `run[0]` of every check and fix must equal an entry as
+    /// written. A shell (sh, bash, pwsh, cmd, ...) runs only when it is itself
+    /// listed. Symlinks are followed: a listed path inside the worktree that
+    /// leads out of it, or a link to a shell that is not itself listed, is a
+    /// config error; the evidence records the real path.
     #[serde(default)]
+    #[schemars(with = "Vec<String>", inner(length(min = 1)))]
+    #[schemars(extend("examples" = [["cargo", "git", "python3", "./scripts/lint.sh"]]))]
     pub(super) allow: Vec<Spanned<String>>,
+    /// Environment keys that make a program load other code (LD_PRELOAD,
+    /// GIT_CONFIG_*, RUSTFLAGS, ...) which a check's or fix's `env` may set
+    /// all the same; compared ignoring case. Every other such key is a config
+    /// error.
     #[serde(default)]
+    #[schemars(with = "Vec<String>", inner(regex(pattern = ENV_NAME)))]
     pub(super) allow_env: Vec<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+/// One check: `run` (a whitelisted program) or `scan` (a built-in scan, no
+/// process).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend(
+    "oneOf" = [{"required": ["run"]}, {"required": ["scan"]}],
+    "dependentRequired" = {"rule": ["scan"]},
+    "x-taplo" = {"initKeys": ["name", "run"]},
+))]
 pub(super) struct RawCheck {
+    /// Unique name: letters, digits, `_`, `.`, `-`.
+    #[schemars(with = "String", regex(pattern = NAME))]
     pub(super) name: Spanned<String>,
+    /// The argv, never a shell string. `run[0]` must equal an entry of
+    /// `settings.allow` as written; a bare name is looked up on PATH, a name
+    /// with `/` or `\` is relative to the worktree.
+    #[schemars(with = "Option<Vec<String>>", length(min = 1))]
+    #[schemars(extend("prefixItems" = [{"type": "string", "minLength": 1}]))]
     pub(super) run: Option<Spanned<Vec<String>>>,
+    /// A built-in scan of the worktree's files (honours .gitignore; skips
+    /// binary files and files over 1 MiB); fails on any error-level finding.
+    #[schemars(with = "Option<RawScan>")]
     pub(super) scan: Option<Spanned<RawScan>>,
+    /// The modes that run this check: `fast` (the developer loop,
+    /// change-filtered by `paths`, fail-fast) and/or `strict` (the acceptance
+    /// gate).
+    #[schemars(extend("default" = ["strict"]))]
     pub(super) modes: Option<Vec<Mode>>,
+    /// The judge dimension the check scores into.
+    #[schemars(extend("default" = "quality"))]
     pub(super) dimension: Option<Dimension>,
+    /// The severity of the issues the check raises when it fails.
+    #[schemars(extend("default" = "high"))]
     pub(super) severity: Option<Severity>,
+    /// This check's timeout, e.g. "90s" or "1m30s" (1ms..7d; default
+    /// `settings.timeout`); the whole process tree is killed.
+    #[schemars(with = "Option<String>", regex(pattern = DURATION))]
     pub(super) timeout: Option<Spanned<String>>,
+    /// The working directory, relative to the worktree; may not leave it
+    /// (also not through a symlink).
+    #[schemars(with = "Option<String>", extend("default" = "."))]
     pub(super) cwd: Option<Spanned<String>>,
+    /// Extra environment variables (the check also inherits run-check's
+    /// environment). Values never appear in the evidence. A key that makes a
+    /// program load other code (LD_PRELOAD, LD_*, DYLD_*, PATH, BASH_ENV,
+    /// GIT_CONFIG_*, NODE_OPTIONS, PYTHONPATH, RUSTFLAGS, HOME, ...; any case)
+    /// is a config error unless `settings.allow_env` lists it.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, String>")]
+    #[schemars(extend("propertyNames" = {"pattern": ENV_NAME}))]
     pub(super) env: BTreeMap<Spanned<String>, String>,
+    /// Fast mode: run only when a changed file (against `--changed-since`,
+    /// staged, or untracked) matches one of these globs, relative to the
+    /// worktree (`./` dropped; a directory such as `src` means everything
+    /// below it; `*` and `**` both cross `/`; absolute or `..` patterns are
+    /// refused).
+    #[schemars(with = "Option<Vec<String>>")]
     pub(super) paths: Option<Vec<Spanned<String>>>,
+    /// Checks this one runs after; a failed need skips it.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub(super) needs: Vec<Spanned<String>>,
+    /// How the check's output is read for diagnostics.
+    #[schemars(extend("default" = "auto"))]
     pub(super) parser: Option<Parser>,
+    /// Globs, relative to the worktree, of files the check writes; recorded
+    /// with their sha256; JUnit XML and SARIF are parsed into diagnostics.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub(super) artifacts: Vec<Spanned<String>>,
+    /// Let the processes this check leaves behind (a build daemon such as
+    /// Gradle's or sccache's server) outlive it and run-check; they are still
+    /// listed in the evidence's `leaked`. Default: every process the check
+    /// started is killed when it ends. Only for a check with `run`.
+    #[schemars(with = "Option<bool>", extend("default" = false))]
     pub(super) leave_running: Option<Spanned<bool>>,
+    /// The check's 0..100 score, read from its output.
     pub(super) score: Option<RawScore>,
+    /// Custom problem matchers, applied to every output line.
     #[serde(default)]
     pub(super) matcher: Vec<RawMatcher>,
+    /// Custom rules of a `scan` check.
     #[serde(default)]
     pub(super) rule: Vec<RawRule>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScan {
+    /// Globs of the files to scan, relative to the worktree (`./` dropped; a
+    /// directory such as `src` means everything below it; `*` does not cross
+    /// `/`, `**` does; absolute or `..` patterns are refused); empty: every
+    /// file.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub(super) paths: Vec<Spanned<String>>,
+    /// Built-in rule sets.
     #[serde(default)]
+    #[schemars(with = "Vec<String>", extend("items" = {
+        "enum": SCAN_RULE_SETS,
+        "x-taplo": {"docs": {"enumValues": [
+            "`#[ignore]`, `@pytest.mark.skip`, `it.skip(`, `xit(`, `t.Skip(`, ...",
+            "`assert True`, `assert!(true)`, `expect(true).toBe(true)`, ...",
+            "AWS access key ids, private key blocks, GitHub tokens, `password = \"...\"` (never copied into evidence)",
+            "`dbg!(`, `console.log(`, `breakpoint()`",
+        ]}},
+    }))]
     pub(super) rules: Vec<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScore {
+    /// The first capture group of the last match is the score, e.g.
+    /// 'coverage: (\d+(?:\.\d+)?)%'.
+    #[schemars(with = "String")]
     pub(super) regex: Spanned<String>,
 }
 
-#[derive(Deserialize)]
+/// A regex with named groups `message` (required), `file`, `line`, `column`,
+/// `severity`, `rule`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-taplo" = {"initKeys": ["regex"]}))]
 pub(super) struct RawMatcher {
+    /// E.g. '^(?P<file>[^:]+):(?P<line>\d+): (?P<message>.+)$'.
+    #[schemars(with = "String")]
     pub(super) regex: Spanned<String>,
+    /// The severity when the regex has no `severity` group.
+    #[schemars(extend("default" = "error"))]
     pub(super) severity: Option<DiagSeverity>,
 }
 
-#[derive(Deserialize)]
+/// One custom scan rule.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-taplo" = {"initKeys": ["id", "pattern"]}))]
 pub(super) struct RawRule {
+    /// The rule id, reported as the diagnostic's rule.
+    #[schemars(with = "String")]
     pub(super) id: Spanned<String>,
+    /// A regex matched against each line.
+    #[schemars(with = "String")]
     pub(super) pattern: Spanned<String>,
+    /// The finding's message (never the matched text).
     pub(super) message: Option<String>,
+    /// The finding's severity; a scan fails on any error-level finding.
+    #[schemars(extend("default" = "error"))]
     pub(super) severity: Option<DiagSeverity>,
 }
 
-#[derive(Deserialize)]
+/// One writing command (e.g. a formatter), run only by `run-check fix`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-taplo" = {"initKeys": ["name", "run"]}))]
 pub(super) struct RawFix {
+    /// Unique name: letters, digits, `_`, `.`, `-`.
+    #[schemars(with = "String", regex(pattern = NAME))]
     pub(super) name: Spanned<String>,
+    /// The argv, as a check's `run`.
+    #[schemars(with = "Vec<String>", length(min = 1))]
+    #[schemars(extend("prefixItems" = [{"type": "string", "minLength": 1}]))]
     pub(super) run: Spanned<Vec<String>>,
+    /// This fix's timeout, as a check's (default `settings.timeout`).
+    #[schemars(with = "Option<String>", regex(pattern = DURATION))]
     pub(super) timeout: Option<Spanned<String>>,
+    /// The working directory, as a check's `cwd`.
+    #[schemars(with = "Option<String>", extend("default" = "."))]
     pub(super) cwd: Option<Spanned<String>>,
+    /// Extra environment variables, as a check's `env`.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, String>")]
+    #[schemars(extend("propertyNames" = {"pattern": ENV_NAME}))]
     pub(super) env: BTreeMap<Spanned<String>, String>,
 }

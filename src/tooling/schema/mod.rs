@@ -2,20 +2,20 @@
 //! and `run-check schema NAME`, which prints them.
 //!
 //! The evidence schema is derived from its type (`run-check-documents`
-//! crate), as `schemas/evidence.json` is committed. The task contract and
-//! checks.toml (for editors: Taplo / Even Better TOML read JSON Schema) are
-//! still written by hand here, following the type rules of `task` and the
-//! raw structs of `config`; the verdict, vote and retry-state schemas live
-//! with their commands (`judge`, `vote`, `retry`). Those hand-written
-//! schemas are self-contained (no `$ref`), so editors with partial `$ref`
-//! support still complete every key; where one cannot say what the loader
-//! says, it is the more permissive of the two. Nothing here reads or
-//! writes a file.
+//! crate), as `schemas/evidence.json` is committed; the checks.toml schema
+//! (for editors: Taplo / Even Better TOML read JSON Schema) from the structs
+//! `config` reads the file with. The task contract is still written by hand
+//! here, following the type rules of `task`; the verdict, vote and
+//! retry-state schemas live with their commands (`judge`, `vote`, `retry`).
+//! The task and checks schemas are self-contained (no `$ref`), so editors
+//! with partial `$ref` support still complete every key; where one cannot
+//! say what the loader says, it is the more permissive of the two. Nothing
+//! here reads or writes a file.
 
 mod blocks;
-mod checks;
 mod task;
 
+use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -23,9 +23,57 @@ use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
 
-pub(crate) use checks::checks;
 pub(crate) use run_check_documents::schema::DIALECT;
 pub(crate) use task::task;
+
+/// The JSON Schema of checks.toml, derived from `config::RawConfig`, every
+/// subschema inline (`for_toml` tidies it).
+pub(crate) fn checks() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<crate::config::RawConfig>()
+        .to_value();
+    schema["$id"] = "https://run-check.dev/schema/checks.json".into();
+    for_toml(&mut schema);
+    schema
+}
+
+/// TOML has no null: an optional key is one that may be absent, so the
+/// `null` schemars allows for an `Option` goes from `type` and `anyOf` (an
+/// `anyOf` left with one schema becomes that schema). And a
+/// description is the doc comment it comes from without its line breaks.
+fn for_toml(schema: &mut Value) {
+    let null = Value::from("null");
+    if let Some(object) = schema.as_object_mut() {
+        if let Some(Value::String(text)) = object.get_mut("description") {
+            *text = text.replace('\n', " ");
+        }
+        if let Some(Value::Array(types)) = object.get_mut("type") {
+            types.retain(|t| *t != null);
+            if let [only] = types.as_slice() {
+                let only = only.clone();
+                object.insert("type".into(), only);
+            }
+        }
+        if let Some(Value::Array(any)) = object.get_mut("anyOf") {
+            any.retain(|s| s.get("type") != Some(&null));
+            if let [Value::Object(only)] = any.as_slice() {
+                let only = only.clone();
+                object.remove("anyOf");
+                for (key, value) in only {
+                    object.entry(key).or_insert(value);
+                }
+            }
+        }
+    }
+    match schema {
+        Value::Object(object) => object.values_mut().for_each(for_toml),
+        Value::Array(items) => items.iter_mut().for_each(for_toml),
+        _ => {}
+    }
+}
 
 /// The schema names `by_name` knows, in the order `run-check schema` lists them.
 pub(crate) const NAMES: &[&str] = &[
