@@ -20,7 +20,7 @@ use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::signal;
 
 use super::progress::Progress;
-use super::{load_config, worktree};
+use super::load_config;
 
 /// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
 pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
@@ -28,7 +28,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let timestamp = meta::timestamp();
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
-    let worktree = worktree(&args.location)?;
+    let worktree = crate::cli::worktree(args.location.worktree.as_deref())?;
     // The git processes run while the config is read. They start here, not
     // on the thread that waits for them: a thread that is not scheduled at
     // once (2 CPUs, the config being parsed) would delay them.
