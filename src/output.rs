@@ -29,7 +29,10 @@ pub(crate) enum Output {
     File(Atomic),
     /// Something that is not a regular file (a device, a FIFO, a descriptor
     /// under `/dev/fd`), written in place.
-    Direct { file: File, path: PathBuf },
+    Direct {
+        file: File,
+        path: PathBuf,
+    },
 }
 
 impl Output {
@@ -105,6 +108,19 @@ impl Output {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// `1 check`, `2 checks`, `0 fixes`: a count and its noun, as every message
+/// writes it (a noun ending in `x` takes `es`).
+pub(crate) fn plural<N: Copy + std::fmt::Display + PartialEq + From<u8>>(
+    n: N,
+    noun: &str,
+) -> String {
+    match (n == N::from(1), noun.ends_with('x')) {
+        (true, _) => format!("1 {noun}"),
+        (false, true) => format!("{n} {noun}es"),
+        (false, false) => format!("{n} {noun}s"),
     }
 }
 
@@ -362,6 +378,44 @@ mod tests {
         assert!(matches!(out, Output::Direct { .. }));
         assert_eq!(out.temp_path(), None);
         out.write(b"discarded").unwrap();
+    }
+
+    /// A commit that fails (here: the file appeared meanwhile and must not
+    /// be overwritten) leaves the target as it was and no temporary file,
+    /// whichever writer it was.
+    #[test]
+    fn a_failed_commit_leaves_the_target_and_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("checks.toml");
+        let file = Atomic::create(&target, Path::new("shown.toml"), FileKind::Regular).unwrap();
+        std::fs::write(&target, "theirs").unwrap();
+        let err = file.commit(b"ours", false).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io { source, path, .. }
+                if source.kind() == std::io::ErrorKind::AlreadyExists
+                    && path == Path::new("shown.toml")),
+            "{err:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Every writer's temporary file carries this process's prefix, so a
+    /// concurrent run's read-only verification recognises it.
+    #[test]
+    fn every_temp_file_is_named_as_a_run_check_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = Atomic::create(
+            &dir.path().join("state.json"),
+            Path::new("s"),
+            FileKind::Regular,
+        )
+        .unwrap();
+        let name = file.temp.path().file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with(&out_temp_prefix()) && name.ends_with(".tmp"),
+            "{name}"
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ use crate::run::runner::{self, Event};
 use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::signal;
 
-use super::progress::Progress;
 use super::load_config;
+use super::progress::Progress;
 
 /// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
 pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {

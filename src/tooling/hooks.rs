@@ -64,7 +64,6 @@ pub(crate) enum Hook {
 }
 
 impl Hook {
-    /// The hook's file name.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Hook::PreCommit => "pre-commit",
@@ -89,7 +88,6 @@ impl Hook {
     }
 }
 
-/// Runs `run-check hooks ...`.
 pub(crate) fn run(args: &HooksArgs) -> Result<i32, Error> {
     match &args.command {
         HooksCommand::Install(install) => self::install(install),
@@ -219,7 +217,6 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// `run-check hooks install`.
 fn install(args: &InstallArgs) -> Result<i32, Error> {
     let shown = args.worktree.as_deref().unwrap_or(Path::new("."));
     let worktree = crate::cli::worktree(Some(shown))?;

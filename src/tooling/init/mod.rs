@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::exit_code;
+use crate::output::plural;
 
 /// `init` options.
 #[derive(Debug, clap::Args)]
@@ -128,7 +129,6 @@ impl Check {
     }
 }
 
-/// Runs `run-check init`.
 pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
     let worktree = crate::cli::worktree(args.worktree.as_deref())?;
     let display = match &args.worktree {
@@ -202,22 +202,12 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
     Ok(exit_code::PASS)
 }
 
-/// `1 check`, `2 checks`, `1 fix`, `0 fixes`.
-fn plural(n: usize, noun: &str) -> String {
-    match (n, noun.ends_with('x')) {
-        (1, _) => format!("1 {noun}"),
-        (_, true) => format!("{n} {noun}es"),
-        (_, false) => format!("{n} {noun}s"),
-    }
-}
-
 fn exists(display: &Path) -> Error {
     Error::Usage(format!(
         "`{}` already exists; `run-check init` never overwrites it (edit it, or move it away and run init again)",
         display.display()
     ))
 }
-
 
 // ---- detection ----
 

@@ -310,7 +310,7 @@ fn fix() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tooling::schema::pretty;
+    use run_check_documents::pretty;
 
     #[test]
     fn the_committed_checks_schema_is_checks() {
