@@ -19,9 +19,10 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// One MiB.
+use crate::error::Error;
+
 const MIB: u64 = 1024 * 1024;
 
 /// The largest config (`checks.toml`), task file or project file read.
@@ -41,13 +42,11 @@ pub(crate) struct Limit {
     pub(crate) what: &'static str,
 }
 
-/// The limit of a config file.
 pub(crate) const CONFIG: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a config file",
 };
 
-/// The limit of a task file.
 pub(crate) const TASK: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a task file",
@@ -117,6 +116,22 @@ pub(crate) fn read_from(reader: impl Read, hint: Option<u64>, limit: Limit) -> i
         return Err(limit.exceeded());
     }
     Ok(bytes)
+}
+
+/// Reads the JSON input `path` names, `-` being stdin, within [`JSON`];
+/// returns it with the name messages give it (`<stdin>` for `-`). A read
+/// error says `failed to {action} `NAME``.
+pub(crate) fn read_input(path: &Path, action: &'static str) -> Result<(PathBuf, Vec<u8>), Error> {
+    let (name, bytes) = if path.as_os_str() == "-" {
+        let stdin = read_from(io::stdin().lock(), None, JSON);
+        (PathBuf::from("<stdin>"), stdin)
+    } else {
+        (path.to_path_buf(), read(path, JSON))
+    };
+    match bytes {
+        Ok(bytes) => Ok((name, bytes)),
+        Err(err) => Err(Error::io(action, &name, err)),
+    }
 }
 
 /// [`read`] as text, for files read optionally (`init`'s project files):

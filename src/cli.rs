@@ -1,11 +1,12 @@
 //! The command line (docs/cli.md), parsed with clap's derive API. Names of
 //! flags and subcommands are part of the contract.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Mode;
+use crate::error::Error;
 use crate::report::Format;
 
 /// The single read-only verification gate of a repository.
@@ -73,6 +74,22 @@ pub(crate) struct Location {
     /// Root the checks run in [default: current directory]
     #[arg(long, value_name = "PATH")]
     pub(crate) worktree: Option<PathBuf>,
+}
+
+/// The directory `--worktree` names (by default `.`), canonical: through
+/// dunce, so that on Windows it is a plain `C:\x` path rather than
+/// `\\?\C:\x`, which cmd.exe cannot use as a working directory.
+pub(crate) fn worktree(given: Option<&Path>) -> Result<PathBuf, Error> {
+    let given = given.unwrap_or(Path::new("."));
+    let worktree = dunce::canonicalize(given)
+        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", given.display())))?;
+    if !worktree.is_dir() {
+        return Err(Error::Usage(format!(
+            "--worktree `{}` is not a directory",
+            given.display()
+        )));
+    }
+    Ok(worktree)
 }
 
 /// CHECK OPTIONS.

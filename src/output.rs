@@ -1,19 +1,18 @@
-//! Where a report goes: stdout, or a file the user named.
+//! Where run-check's output goes: stdout, or a file.
 //!
-//! A regular file (or a path that does not exist yet) is written atomically:
-//! a temporary file in the same directory, renamed over the target. A
-//! symlink is followed first, so the link stays and its target is replaced.
-//! Anything else that exists (a device such as `/dev/null`, a FIFO, a
-//! `/dev/fd/N` from `>(...)`) is opened and written in place: renaming over
-//! it would replace a device node, and a FIFO's reader would never see the
-//! report. The destination is opened before any check runs, so an unwritable
-//! one is an ERROR that costs nothing; on any error the temporary file is
-//! removed and no partial file is left.
+//! Every file run-check writes (`--out`, `init`'s `checks.toml`, `hooks
+//! install`, the retry state) is written by [`Atomic`]: a temporary file in
+//! the same directory, flushed to disk, renamed over the target, so a reader
+//! sees the old file or the new one, never part of one; on any error, or
+//! when dropped, the temporary file is removed. A new file gets `0666`
+//! (`0777` for a hook) minus the umask and an existing file keeps its mode.
 //!
-//! [`atomic_temp`] is the one place that creates the temporary file of every
-//! atomic writer (`--out`, `init`, `hooks install`, the retry state), so all
-//! of them give a new file `0666` (`0777` for a hook) minus the umask and keep
-//! an existing file's mode.
+//! For `--out`, a symlink is followed first, so the link stays and its
+//! target is replaced. Anything else that exists (a device such as
+//! `/dev/null`, a FIFO, a `/dev/fd/N` from `>(...)`) is opened and written
+//! in place: renaming over it would replace a device node, and a FIFO's
+//! reader would never see the report. The destination is opened before any
+//! check runs, so an unwritable one is an ERROR that costs nothing.
 
 use std::fs::File;
 use std::io::Write;
@@ -26,21 +25,12 @@ use crate::error::Error;
 /// An opened report destination.
 #[derive(Debug)]
 pub(crate) enum Output {
-    /// Standard output.
     Stdout,
-    /// A regular file, via a temporary sibling.
-    File {
-        /// The temporary file.
-        temp: NamedTempFile,
-        /// The final path (a symlink's target, resolved).
-        path: PathBuf,
-    },
+    File(Atomic),
     /// Something that is not a regular file (a device, a FIFO, a descriptor
     /// under `/dev/fd`), written in place.
     Direct {
-        /// The opened destination.
         file: File,
-        /// The path the user named.
         path: PathBuf,
     },
 }
@@ -80,10 +70,7 @@ impl Output {
             }
             Target::Replace(target) => target,
         };
-        let dir = match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
+        let dir = parent(&target);
         if !dir.is_dir() {
             return Err(Error::Usage(format!(
                 "--out `{}`: directory `{}` does not exist",
@@ -91,11 +78,7 @@ impl Output {
                 dir.display()
             )));
         }
-        // tempfile's own message names the random temporary path; name the
-        // user's path instead, with the OS reason.
-        let temp = atomic_temp(dir, &out_temp_prefix(), &target, FileKind::Regular)
-            .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
-        Ok(Output::File { temp, path: target })
+        Atomic::create(&target, path, FileKind::Regular).map(Output::File)
     }
 
     /// The temporary file, while the report is not yet written (none when
@@ -103,11 +86,10 @@ impl Output {
     pub(crate) fn temp_path(&self) -> Option<&Path> {
         match self {
             Output::Stdout | Output::Direct { .. } => None,
-            Output::File { temp, .. } => Some(temp.path()),
+            Output::File(file) => Some(file.temp.path()),
         }
     }
 
-    /// Whether the report goes to stdout.
     pub(crate) fn is_stdout(&self) -> bool {
         matches!(self, Output::Stdout)
     }
@@ -115,47 +97,100 @@ impl Output {
     /// Writes the whole report and commits it. A closed stdout (a pipe to
     /// `head`), or a FIFO whose reader went away, is not an error.
     pub(crate) fn write(self, bytes: &[u8]) -> Result<(), Error> {
-        match self {
-            Output::Stdout => {
-                let mut stdout = std::io::stdout().lock();
-                match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-                    Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-                        Err(Error::io("write", Path::new("<stdout>"), err))
-                    }
-                    _ => Ok(()),
-                }
+        let (mut out, path): (Box<dyn Write>, PathBuf) = match self {
+            Output::Stdout => (Box::new(std::io::stdout().lock()), "<stdout>".into()),
+            Output::Direct { file, path } => (Box::new(file), path),
+            Output::File(file) => return file.commit(bytes, true),
+        };
+        match out.write_all(bytes).and_then(|()| out.flush()) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(Error::io("write", &path, err))
             }
-            Output::Direct { mut file, path } => {
-                match file.write_all(bytes).and_then(|()| file.flush()) {
-                    Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-                        Err(Error::io("write", &path, err))
-                    }
-                    _ => Ok(()),
-                }
-            }
-            Output::File { mut temp, path } => {
-                temp.write_all(bytes)
-                    .and_then(|()| temp.as_file().sync_all())
-                    .map_err(|err| Error::io("write", &path, err))?;
-                temp.persist(&path)
-                    .map_err(|err| Error::io("replace", &path, err.error))?;
-                Ok(())
-            }
+            _ => Ok(()),
         }
     }
 }
 
-/// How the `--out` temporary file's name starts: `.run-check-<pid>-` (then
-/// a random part and `.tmp`). Read-only verification recognises another
+/// `1 check`, `2 checks`, `0 fixes`: a count and its noun, as every message
+/// writes it (a noun ending in `x` takes `es`).
+pub(crate) fn plural<N: Copy + std::fmt::Display + PartialEq + From<u8>>(
+    n: N,
+    noun: &str,
+) -> String {
+    match (n == N::from(1), noun.ends_with('x')) {
+        (true, _) => format!("1 {noun}"),
+        (false, true) => format!("{n} {noun}es"),
+        (false, false) => format!("{n} {noun}s"),
+    }
+}
+
+/// The directory a file is created in (`.` for a bare name).
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// A file being written atomically (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct Atomic {
+    temp: NamedTempFile,
+    /// The file replaced or created.
+    path: PathBuf,
+    /// What errors call it (as the user named it).
+    shown: PathBuf,
+}
+
+impl Atomic {
+    /// Creates the temporary sibling of `path`.
+    pub(crate) fn create(path: &Path, shown: &Path, kind: FileKind) -> Result<Atomic, Error> {
+        // tempfile's own message names the random temporary path; name the
+        // user's path instead, with the OS reason.
+        let temp = atomic_temp(parent(path), path, kind)
+            .map_err(|err| Error::io("create", shown, std::io::Error::from(err.kind())))?;
+        Ok(Atomic {
+            temp,
+            path: path.to_path_buf(),
+            shown: shown.to_path_buf(),
+        })
+    }
+
+    /// Writes `bytes`, flushes them to disk and renames the file into place:
+    /// over what is there when `replace`, else only where nothing is (an
+    /// existing file is then an `AlreadyExists` error and stays untouched).
+    pub(crate) fn commit(self, bytes: &[u8], replace: bool) -> Result<(), Error> {
+        let Atomic {
+            mut temp,
+            path,
+            shown,
+        } = self;
+        temp.write_all(bytes)
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(|err| Error::io("write", &shown, err))?;
+        let renamed = if replace {
+            temp.persist(&path)
+        } else {
+            temp.persist_noclobber(&path)
+        };
+        match renamed {
+            Ok(_) => Ok(()),
+            Err(err) if replace => Err(Error::io("replace", &shown, err.error)),
+            Err(err) => Err(Error::io("create", &shown, err.error)),
+        }
+    }
+}
+
+/// How every temporary file's name starts: `.run-check-<pid>-` (then a
+/// random part and `.tmp`). Read-only verification recognises another
 /// run's temporary file by it and by that process holding it open.
 pub(crate) const OUT_TEMP_PREFIX: &str = ".run-check-";
 
-/// The `--out` temporary file's prefix for this process.
+/// The temporary files' prefix for this process.
 pub(crate) fn out_temp_prefix() -> String {
     format!("{OUT_TEMP_PREFIX}{}-", std::process::id())
 }
 
-/// Whether [`atomic_temp`]'s file is an ordinary file or an executable one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FileKind {
     /// A new file gets `0666` minus the umask.
@@ -171,14 +206,10 @@ pub(crate) enum FileKind {
 /// regular file its permission bits are copied, so replacing a 0600 file
 /// keeps it 0600. The file is created narrow and only then widened, so its
 /// contents are never more readable than the final file.
-pub(crate) fn atomic_temp(
-    dir: &Path,
-    prefix: &str,
-    target: &Path,
-    kind: FileKind,
-) -> std::io::Result<NamedTempFile> {
+fn atomic_temp(dir: &Path, target: &Path, kind: FileKind) -> std::io::Result<NamedTempFile> {
+    let prefix = out_temp_prefix();
     let mut builder = tempfile::Builder::new();
-    builder.prefix(prefix).suffix(".tmp");
+    builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -333,7 +364,7 @@ mod tests {
         std::fs::write(&target, "old").unwrap();
         std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
         let mode = |kind| {
-            let temp = atomic_temp(dir.path(), ".t-", &target, kind).unwrap();
+            let temp = atomic_temp(dir.path(), &target, kind).unwrap();
             temp.as_file().metadata().unwrap().permissions().mode() & 0o7777
         };
         assert_eq!(mode(FileKind::Regular), 0o640);
@@ -347,6 +378,44 @@ mod tests {
         assert!(matches!(out, Output::Direct { .. }));
         assert_eq!(out.temp_path(), None);
         out.write(b"discarded").unwrap();
+    }
+
+    /// A commit that fails (here: the file appeared meanwhile and must not
+    /// be overwritten) leaves the target as it was and no temporary file,
+    /// whichever writer it was.
+    #[test]
+    fn a_failed_commit_leaves_the_target_and_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("checks.toml");
+        let file = Atomic::create(&target, Path::new("shown.toml"), FileKind::Regular).unwrap();
+        std::fs::write(&target, "theirs").unwrap();
+        let err = file.commit(b"ours", false).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io { source, path, .. }
+                if source.kind() == std::io::ErrorKind::AlreadyExists
+                    && path == Path::new("shown.toml")),
+            "{err:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Every writer's temporary file carries this process's prefix, so a
+    /// concurrent run's read-only verification recognises it.
+    #[test]
+    fn every_temp_file_is_named_as_a_run_check_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = Atomic::create(
+            &dir.path().join("state.json"),
+            Path::new("s"),
+            FileKind::Regular,
+        )
+        .unwrap();
+        let name = file.temp.path().file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with(&out_temp_prefix()) && name.ends_with(".tmp"),
+            "{name}"
+        );
     }
 
     #[test]

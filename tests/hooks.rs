@@ -288,6 +288,26 @@ fn outside_git_is_an_error() {
     );
 }
 
+/// `--worktree` is read as `check` and `init` read it: a file, or a path
+/// that does not exist, is a usage error naming it, before git is asked.
+#[test]
+fn a_worktree_that_is_not_a_directory_is_an_error() {
+    let test = Test::new().file("notes.txt", "x\n");
+    let dir = test.path().to_path_buf();
+    let run = install(test, &["--worktree", "notes.txt"]).status(2);
+    assert_eq!(
+        run.stderr,
+        "error: --worktree `notes.txt` is not a directory\n"
+    );
+    assert!(!dir.join(".git/hooks/pre-commit").exists());
+    let run = install(Test::bare(), &["--worktree", "missing"]).status(2);
+    assert!(
+        run.stderr.starts_with("error: --worktree `missing`: "),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A repository with the gate committed and the pre-commit hook installed.
 fn gated_repository() -> Run {
     let test = Test::new().config(GATE).script("gate.sh", GATE_SH);

@@ -20,8 +20,8 @@ use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::run::task::{self, Task};
 use crate::signal;
 
+use super::load_config;
 use super::progress::Progress;
-use super::{load_config, worktree};
 
 /// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
 pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
@@ -29,7 +29,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let timestamp = meta::timestamp();
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
-    let worktree = worktree(&args.location)?;
+    let worktree = crate::cli::worktree(args.location.worktree.as_deref())?;
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let (config, mut start) = config_and_git(args, &worktree, verify)?;
     let mut task = args.task.as_deref().map(task::load).transpose()?;

@@ -7,7 +7,6 @@ use crate::config::{self, CheckKind};
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
-use crate::report::{self};
 use crate::run::evidence::{self};
 use crate::run::meta::{self};
 use crate::run::plan::{self, Selection};
@@ -65,7 +64,7 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
         })
         .collect();
     let text = match args.format {
-        ListFormat::Json => String::from_utf8_lossy(&report::json(&rows)).into_owned(),
+        ListFormat::Json => run_check_documents::pretty(&rows),
         ListFormat::Text => {
             let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
             let mut text = String::new();

@@ -21,28 +21,9 @@ use crate::error::Error;
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
-    let worktree = worktree(location)?;
+    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
     let config = load_config(location, &worktree)?;
     Ok((worktree, config))
-}
-
-/// The worktree, canonical.
-fn worktree(location: &Location) -> Result<PathBuf, Error> {
-    let worktree = location
-        .worktree
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("."));
-    // dunce: on Windows, a plain `C:\x` path rather than `\\?\C:\x`, which
-    // cmd.exe cannot use as a working directory.
-    let worktree = dunce::canonicalize(&worktree)
-        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", worktree.display())))?;
-    if !worktree.is_dir() {
-        return Err(Error::Usage(format!(
-            "--worktree `{}` is not a directory",
-            worktree.display()
-        )));
-    }
-    Ok(worktree)
 }
 
 /// The config `location` names (by default `checks.toml` in the worktree).

@@ -265,10 +265,7 @@ fn details(check: &CheckRecord, diagnostics: usize) -> String {
     }
     let total = diagnostics as u64 + check.diagnostics_dropped;
     if total > 0 {
-        parts.push(format!(
-            "{total} diagnostic{}",
-            if total == 1 { "" } else { "s" }
-        ));
+        parts.push(crate::output::plural(total, "diagnostic"));
     }
     if let Some(score) = check.score {
         parts.push(format!("score {score}"));

@@ -42,7 +42,9 @@ pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
     let defused = |out: String| sanitize::for_display(&out).into_owned().into_bytes();
     match format {
         Format::Text => defused(text::render(&shown())),
-        Format::Json => json(&sanitize::evidence_json(evidence)),
+        Format::Json => {
+            run_check_documents::pretty(&sanitize::evidence_json(evidence)).into_bytes()
+        }
         Format::Junit => defused(junit::render(&shown())),
         Format::Sarif => sarif::render(&sanitize::evidence_json(evidence)).into_bytes(),
         Format::Github => github::render(&shown()).into_bytes(),
@@ -50,23 +52,10 @@ pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
     }
 }
 
-/// Pretty JSON with a final newline.
-pub(crate) fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
-    // Serialising our own plain structs cannot fail (no maps with non-string
-    // keys, no failing Serialize impls).
-    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
-}
-
 pub(crate) use text::status_word;
 
-/// "1 check", "2 checks".
 fn checks(n: usize) -> String {
-    match n {
-        1 => "1 check".to_string(),
-        n => format!("{n} checks"),
-    }
+    crate::output::plural(n, "check")
 }
 
 /// The count line every human format shows: "5 checks: 1 pass, 2 fail, 1
@@ -183,8 +172,18 @@ mod tests {
     #[test]
     fn counts_read_as_english() {
         assert_eq!(
-            (checks(0), checks(1), checks(2)),
-            ("0 checks".into(), "1 check".into(), "2 checks".into())
+            (
+                checks(0),
+                checks(1),
+                checks(2),
+                crate::output::plural(2u64, "fix")
+            ),
+            (
+                "0 checks".into(),
+                "1 check".into(),
+                "2 checks".into(),
+                "2 fixes".into()
+            )
         );
         let mut evidence = junit::sample::evidence();
         evidence.summary.total = 1;

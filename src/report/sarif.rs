@@ -14,7 +14,6 @@ use serde_json::{Map, Value};
 
 use run_check_documents::evidence::{Diagnostic, Evidence};
 
-/// The schema URI written as `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The `uriBaseId` of worktree-relative paths.
 const SRCROOT: &str = "SRCROOT";
@@ -222,9 +221,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             }),
         }],
     };
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    run_check_documents::pretty(&log)
 }
 
 fn diagnostic_result(d: &Diagnostic, rules: &mut Rules) -> SarifResult {

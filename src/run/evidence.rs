@@ -151,6 +151,22 @@ fn excerpt_fields(excerpt: Option<&crate::run::excerpt::Excerpt>) -> (String, u6
     }
 }
 
+/// `2 of 5 checks failed: a, c` and `1 of 5 checks errored: d`, each when
+/// there is one to name (`what`: `checks` or `fixes`).
+pub(crate) fn failures(what: &str, total: usize, failed: &[&str], errored: &[&str]) -> Vec<String> {
+    [("failed", failed), ("errored", errored)]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(verb, names)| {
+            format!(
+                "{} of {total} {what} {verb}: {}",
+                names.len(),
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// Counts, banner and exit code of a list of check records.
 pub(crate) fn summarize(
     checks: &[CheckRecord],
@@ -183,20 +199,7 @@ pub(crate) fn summarize(
     if modified {
         parts.push(MODIFIED_BANNER.to_string());
     }
-    if !failed.is_empty() {
-        parts.push(format!(
-            "{} of {total} checks failed: {}",
-            failed.len(),
-            failed.join(", ")
-        ));
-    }
-    if !errored.is_empty() {
-        parts.push(format!(
-            "{} of {total} checks errored: {}",
-            errored.len(),
-            errored.join(", ")
-        ));
-    }
+    parts.extend(failures("checks", total, &failed, &errored));
     if let Some(why) = &read_only.error {
         parts.push(format!("read-only verification failed: {why}"));
     }

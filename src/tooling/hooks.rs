@@ -15,7 +15,6 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -65,7 +64,6 @@ pub(crate) enum Hook {
 }
 
 impl Hook {
-    /// The hook's file name.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Hook::PreCommit => "pre-commit",
@@ -90,7 +88,6 @@ impl Hook {
     }
 }
 
-/// Runs `run-check hooks ...`.
 pub(crate) fn run(args: &HooksArgs) -> Result<i32, Error> {
     match &args.command {
         HooksCommand::Install(install) => self::install(install),
@@ -220,32 +217,10 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// Writes an executable hook atomically (a temporary sibling, renamed): a
-/// new hook is `0777` minus the umask, a replaced one keeps its mode (plus
-/// execute where it is readable).
-fn write_hook(path: &Path, text: &str) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temp = crate::output::atomic_temp(
-        dir,
-        ".run-check-",
-        path,
-        crate::output::FileKind::Executable,
-    )
-    .map_err(|err| Error::io("create", path, std::io::Error::from(err.kind())))?;
-    temp.write_all(text.as_bytes())
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|err| Error::io("write", path, err))?;
-    temp.persist(path)
-        .map_err(|err| Error::io("write", path, err.error))?;
-    Ok(())
-}
-
-/// `run-check hooks install`.
 fn install(args: &InstallArgs) -> Result<i32, Error> {
-    let shown = args.worktree.clone().unwrap_or_else(|| PathBuf::from("."));
-    let worktree = dunce::canonicalize(&shown)
-        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", shown.display())))?;
-    let repository = locate(&worktree, &shown)?;
+    let shown = args.worktree.as_deref().unwrap_or(Path::new("."));
+    let worktree = crate::cli::worktree(Some(shown))?;
+    let repository = locate(&worktree, shown)?;
     let hooks_dir = &repository.hooks;
     let mut hooks: Vec<Hook> = Vec::new();
     for hook in if args.hooks.is_empty() {
@@ -305,7 +280,8 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
             }
             Existing::Missing | Existing::Ours(false) => {}
         }
-        write_hook(&path, &template)?;
+        crate::output::Atomic::create(&path, &path, crate::output::FileKind::Executable)?
+            .commit(template.as_bytes(), true)?;
         let _ = writeln!(
             out,
             "{name}: installed {} (runs run-check --mode {} --format json --out {})",

@@ -23,3 +23,12 @@ pub mod retry;
 pub mod schema;
 pub mod verdict;
 pub mod vote;
+
+/// A document as run-check writes it: pretty JSON (two-space indentation,
+/// an object's keys in order) with a final newline.
+pub fn pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    // Serialising these plain types cannot fail (no map has non-string keys).
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -342,9 +342,7 @@ impl State {
     /// The file's bytes: pretty JSON with a final newline, points sorted.
     pub fn to_bytes(&mut self) -> Vec<u8> {
         self.points.sort_by(|a, b| a.key().cmp(&b.key()));
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text.into_bytes()
+        crate::pretty(self).into_bytes()
     }
 }
 

@@ -63,14 +63,6 @@ fn nullable_fields_are_required(schema: &mut Schema) {
     }
 }
 
-/// A schema as `run-check schema` prints it and as `schemas/NAME.json` is
-/// committed: two-space indentation, keys sorted, a final newline.
-pub fn pretty(schema: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
 /// The derived schema called `name`, one of [`NAMES`].
 pub fn by_name(name: &str) -> Option<Value> {
     match name {
@@ -93,7 +85,7 @@ mod tests {
     fn committed_schemas_are_the_derived_ones() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
         for &name in NAMES {
-            let derived = pretty(&by_name(name).unwrap());
+            let derived = crate::pretty(&by_name(name).unwrap());
             let committed =
                 std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap_or_default();
             assert!(

@@ -132,15 +132,8 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
         .filter(|c| c.status == Status::Fail)
         .map(|c| c.name.as_str())
         .collect();
-    let mut problems = Vec::new();
-    if !failed.is_empty() {
-        problems.push(format!(
-            "{} of {} checks failed: {}",
-            failed.len(),
-            evidence.checks.len(),
-            failed.join(", ")
-        ));
-    }
+    let mut problems =
+        crate::run::evidence::failures("checks", evidence.checks.len(), &failed, &[]);
     if !evidence.modified.is_empty() {
         problems.push(format!(
             "the checks modified the worktree: {}",

@@ -16,6 +16,7 @@ use super::verdict::{
     Feedback, Fix, Issue, IssueSeverity, Issues, IterationBudget, Progress, Recommendation,
     ScoreGap, Scores, StallType, dimension_name,
 };
+use crate::output::plural;
 
 /// A score for messages: `85`, `82.25`.
 pub(crate) fn format_score(score: f64) -> String {
@@ -59,14 +60,6 @@ fn fix(issue: &Issue) -> Fix {
     }
 }
 
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what} issue")
-    } else {
-        format!("{n} {what} issues")
-    }
-}
-
 /// What stands between this round and a pass, one clause per failed gate.
 pub(crate) fn blockers(
     gates: &Gates,
@@ -79,14 +72,14 @@ pub(crate) fn blockers(
     if gates.too_many_critical {
         out.push(format!(
             "fix {} (at most {} allowed)",
-            plural(issues.critical.len(), "Critical"),
+            plural(issues.critical.len(), "Critical issue"),
             t.max_critical_issues
         ));
     }
     if gates.too_many_high {
         out.push(format!(
             "fix {} (at most {} allowed)",
-            plural(issues.high.len(), "High"),
+            plural(issues.high.len(), "High issue"),
             t.max_high_issues
         ));
     }

@@ -90,7 +90,6 @@ pub(crate) mod score;
 pub(crate) mod thresholds;
 pub(crate) mod verdict;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -131,9 +130,8 @@ pub(crate) enum JudgeFormat {
     Markdown,
 }
 
-/// Runs `run-check judge`.
 pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
-    let (display, bytes) = read_input(&args.input)?;
+    let (display, bytes) = crate::bounded::read_input(&args.input, "read judge input")?;
     let value = crate::json_input::parse_document(&display, &bytes)?;
     let source = input::read(&value).map_err(|p| p.into_error(&display, ""))?;
     let judge = judge_config(args.config.as_deref())?;
@@ -163,47 +161,14 @@ pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
         history.append(&verdict)?;
     }
     let text = match args.format {
-        JudgeFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&verdict)
-                .map_err(|err| Error::Internal(format!("cannot serialise the verdict: {err}")))?;
-            text.push('\n');
-            text
-        }
+        JudgeFormat::Json => run_check_documents::pretty(&verdict),
         JudgeFormat::Markdown => markdown::render(&verdict),
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => {}
-        // A closed pipe (`| head`) is not an error of the judgement.
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(err) => {
-            return Err(Error::io(
-                "write the verdict to",
-                Path::new("<stdout>"),
-                err,
-            ));
-        }
-    }
+    crate::output::Output::Stdout.write(text.as_bytes())?;
     Ok(match verdict.recommendation {
         Recommendation::Pass => exit_code::PASS,
         _ => exit_code::FAIL,
     })
-}
-
-/// The input's bytes and the name errors use for it.
-fn read_input(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
-    if path == Path::new("-") {
-        let display = PathBuf::from("<stdin>");
-        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
-            .map_err(|err| Error::io("read", &display, err))?;
-        return Ok((display, bytes));
-    }
-    let bytes = crate::bounded::read(path, crate::bounded::JSON)
-        .map_err(|err| Error::io("read judge input", path, err))?;
-    Ok((path.to_path_buf(), bytes))
 }
 
 /// `[judge]` of `--config`, else of `./checks.toml` when present, else the

@@ -11,17 +11,14 @@ use crate::run::evidence::{Evidence, Status};
 
 /// Reads the evidence at `path` (`-`: stdin).
 pub(crate) fn load(path: &Path) -> Result<EvidenceSummary, Error> {
-    let (bytes, recorded) = if path.as_os_str() == "-" {
-        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
-            .map_err(|err| Error::io("read evidence from", Path::new("<stdin>"), err))?;
-        (bytes, "-".to_string())
+    let (_, bytes) = crate::bounded::read_input(path, "read evidence")?;
+    let recorded = if path.as_os_str() == "-" {
+        "-".to_string()
     } else {
-        let bytes = crate::bounded::read(path, crate::bounded::JSON)
-            .map_err(|err| Error::io("read evidence", path, err))?;
         // Absolute, so the state means the same whoever reads it later and
         // from wherever; symlinks are kept as named.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        (bytes, absolute.display().to_string())
+        absolute.display().to_string()
     };
     let evidence = crate::json_input::evidence(path, &bytes)?;
     Ok(summarize(evidence, recorded))

@@ -21,11 +21,9 @@
 mod evidence;
 pub(crate) mod state;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde::Serialize;
 
 use crate::error::Error;
 use crate::exit_code;
@@ -135,7 +133,6 @@ pub(crate) struct ResetArgs {
     pub(crate) state: StateArg,
 }
 
-/// Runs `run-check retry`.
 pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
     match &args.action {
         RetryAction::Record(args) => record(args),
@@ -165,7 +162,6 @@ pub(crate) fn decide(outcome: Outcome, retry_count: u64, max_retries: u32) -> De
     }
 }
 
-/// The exit code of a decision.
 pub(crate) fn decision_exit_code(decision: Decision) -> i32 {
     match decision {
         Decision::Retry | Decision::Resolved => exit_code::PASS,
@@ -257,7 +253,7 @@ fn record(args: &RecordArgs) -> Result<i32, Error> {
         .last()
         .map_or(Decision::Retry, |a| a.decision);
     let text = match args.format {
-        RetryFormat::Json => json_text(&RecordOutput::new(decision, &point)),
+        RetryFormat::Json => run_check_documents::pretty(&RecordOutput::new(decision, &point)),
         RetryFormat::Text => format!("{}\n", record_line(decision, &point)),
     };
     print(&text)?;
@@ -277,7 +273,7 @@ fn status(args: &StatusArgs) -> Result<i32, Error> {
         .filter(|p| args.task_id.as_ref().is_none_or(|t| &p.task_id == t))
         .collect();
     let text = match args.format {
-        RetryFormat::Json => json_text(&StatusOutput {
+        RetryFormat::Json => run_check_documents::pretty(&StatusOutput {
             points: points.into_iter().cloned().collect(),
         }),
         RetryFormat::Text => status_text(&points, args.task_id.as_deref(), path),
@@ -319,8 +315,8 @@ fn reset(args: &ResetArgs) -> Result<i32, Error> {
     if let Some(subagent) = &args.subagent {
         what.push_str(&format!(", subagent `{subagent}`"));
     }
-    let noun = if removed == 1 { "point" } else { "points" };
-    print(&format!("reset {removed} failure {noun} of {what}\n"))?;
+    let removed = crate::output::plural(removed, "failure point");
+    print(&format!("reset {removed} of {what}\n"))?;
     Ok(exit_code::PASS)
 }
 
@@ -363,12 +359,6 @@ fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
 
 // ---- outputs ----
 
-fn json_text(value: &impl Serialize) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
 /// `record --format text`: one line.
 fn record_line(decision: Decision, point: &Point) -> String {
     let (count, max) = (point.retry_count, point.max_retries);
@@ -391,8 +381,10 @@ fn record_line(decision: Decision, point: &Point) -> String {
         }
         Decision::Resolved if count == 0 => "passed".to_string(),
         Decision::Resolved => {
-            let noun = if count == 1 { "attempt" } else { "attempts" };
-            format!("passed after {count} failed {noun}")
+            format!(
+                "passed after {}",
+                crate::output::plural(count, "failed attempt")
+            )
         }
     };
     format!(
@@ -459,18 +451,8 @@ fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String 
     text
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
 fn print(text: &str) -> Result<(), Error> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Error::io("write", Path::new("<stdout>"), err))
-        }
-        _ => Ok(()),
-    }
+    crate::output::Output::Stdout.write(text.as_bytes())
 }
 
 #[cfg(test)]

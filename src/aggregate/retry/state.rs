@@ -4,7 +4,6 @@
 //! cannot be read as exactly its shape is an error and is never rewritten.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -69,22 +68,8 @@ impl Drop for Lock {
     }
 }
 
-/// Replaces the state file atomically: a temporary file in the same
-/// directory, flushed, renamed over it. The caller holds the [`Lock`].
+/// Replaces the state file atomically. The caller holds the [`Lock`].
 pub(crate) fn store(path: &Path, state: &mut State) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp =
-        crate::output::atomic_temp(dir, ".retry-state-", path, crate::output::FileKind::Regular)
-            .map_err(|err| {
-                Error::io("write retry state", path, std::io::Error::from(err.kind()))
-            })?;
-    temp.write_all(&state.to_bytes())
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|err| Error::io("write retry state", path, err))?;
-    temp.persist(path)
-        .map_err(|err| Error::io("replace retry state", path, err.error))?;
-    Ok(())
+    crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)?
+        .commit(&state.to_bytes(), true)
 }

@@ -18,7 +18,7 @@ pub(crate) mod aggregate;
 pub(crate) mod input;
 pub(crate) mod schema;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
@@ -26,11 +26,8 @@ use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
 
-pub(crate) use aggregate::{VoteResult, aggregate};
+pub(crate) use aggregate::aggregate;
 pub(crate) use schema::input_schema;
-
-/// How the standard input is named in messages when the input is `-`.
-pub(crate) const STDIN_NAME: &str = "<stdin>";
 
 /// `vote` options.
 #[derive(Debug, Args)]
@@ -42,30 +39,9 @@ pub(crate) struct VoteArgs {
 /// Runs `run-check vote`: reads and validates the input, aggregates it and
 /// prints the result on stdout.
 pub(crate) fn run(args: &VoteArgs) -> Result<i32, Error> {
-    let (name, bytes) = read(&args.input)?;
+    let (name, bytes) = crate::bounded::read_input(&args.input, "read vote input")?;
     let input = input::parse(&name, &bytes)?;
     let result = aggregate(&input);
-    Output::Stdout.write(render(&result)?.as_bytes())?;
+    Output::Stdout.write(run_check_documents::pretty(&result).as_bytes())?;
     Ok(exit_code::PASS)
-}
-
-/// The output document as pretty JSON with a final newline.
-pub(crate) fn render(result: &VoteResult) -> Result<String, Error> {
-    let mut text = serde_json::to_string_pretty(result)
-        .map_err(|err| Error::Internal(format!("cannot serialize the vote result: {err}")))?;
-    text.push('\n');
-    Ok(text)
-}
-
-/// The input's bytes and the name messages use for it (`<stdin>` for `-`).
-fn read(path: &Path) -> Result<(PathBuf, Vec<u8>), Error> {
-    if path.as_os_str() == "-" {
-        let name = PathBuf::from(STDIN_NAME);
-        let bytes = crate::bounded::read_from(std::io::stdin().lock(), None, crate::bounded::JSON)
-            .map_err(|err| Error::io("read vote input", &name, err))?;
-        return Ok((name, bytes));
-    }
-    let bytes = crate::bounded::read(path, crate::bounded::JSON)
-        .map_err(|err| Error::io("read vote input", path, err))?;
-    Ok((path.to_path_buf(), bytes))
 }

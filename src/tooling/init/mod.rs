@@ -27,11 +27,11 @@ mod writers;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::exit_code;
+use crate::output::plural;
 
 /// `init` options.
 #[derive(Debug, clap::Args)]
@@ -129,17 +129,8 @@ impl Check {
     }
 }
 
-/// Runs `run-check init`.
 pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
-    let given = args.worktree.clone().unwrap_or_else(|| PathBuf::from("."));
-    let worktree = dunce::canonicalize(&given)
-        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", given.display())))?;
-    if !worktree.is_dir() {
-        return Err(Error::Usage(format!(
-            "--worktree `{}` is not a directory",
-            given.display()
-        )));
-    }
+    let worktree = crate::cli::worktree(args.worktree.as_deref())?;
     let display = match &args.worktree {
         Some(dir) => dir.join("checks.toml"),
         None => PathBuf::from("checks.toml"),
@@ -156,7 +147,13 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
             "init produced an invalid checks.toml (a bug in run-check): {err}"
         ))
     })?;
-    write_new(&target, &display, text.as_bytes())?;
+    let file = crate::output::Atomic::create(&target, &display, crate::output::FileKind::Regular)?;
+    match file.commit(text.as_bytes(), false) {
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(exists(&display));
+        }
+        result => result?,
+    }
 
     let mut out = String::new();
     for found in &detected.found {
@@ -205,37 +202,11 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
     Ok(exit_code::PASS)
 }
 
-/// `1 check`, `2 checks`, `1 fix`, `0 fixes`.
-fn plural(n: usize, noun: &str) -> String {
-    match (n, noun.ends_with('x')) {
-        (1, _) => format!("1 {noun}"),
-        (_, true) => format!("{n} {noun}es"),
-        (_, false) => format!("{n} {noun}s"),
-    }
-}
-
 fn exists(display: &Path) -> Error {
     Error::Usage(format!(
         "`{}` already exists; `run-check init` never overwrites it (edit it, or move it away and run init again)",
         display.display()
     ))
-}
-
-/// Creates `target` with `bytes` atomically (a temporary sibling, renamed
-/// without clobbering), `0666` minus the umask.
-fn write_new(target: &Path, display: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let mut temp =
-        crate::output::atomic_temp(dir, ".run-check-", target, crate::output::FileKind::Regular)
-            .map_err(|err| Error::io("create", display, std::io::Error::from(err.kind())))?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|err| Error::io("write", display, err))?;
-    match temp.persist_noclobber(target) {
-        Ok(_) => Ok(()),
-        Err(err) if err.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(display)),
-        Err(err) => Err(Error::io("create", display, err.error)),
-    }
 }
 
 // ---- detection ----

@@ -16,7 +16,6 @@ mod blocks;
 mod task;
 
 use schemars::generate::SchemaSettings;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
@@ -105,7 +104,7 @@ pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
             NAMES.join(", ")
         ))
     })?;
-    Output::Stdout.write(pretty(&schema).as_bytes())?;
+    Output::Stdout.write(run_check_documents::pretty(&schema).as_bytes())?;
     Ok(exit_code::PASS)
 }
 
@@ -117,15 +116,6 @@ pub(crate) fn by_name(name: &str) -> Option<Value> {
         "vote-input" => Some(crate::aggregate::vote::input_schema()),
         _ => run_check_documents::schema::by_name(name),
     }
-}
-
-/// A schema as `run-check schema` prints it and as `checks.schema.json` and
-/// `schemas/NAME.json` are committed: two-space indentation, keys sorted, a
-/// final newline.
-pub(crate) fn pretty<T: Serialize>(value: &T) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
 }
 
 #[cfg(test)]
