@@ -468,6 +468,7 @@ fn the_schema_command_prints_each_schema() {
         ("evidence", "schemas/evidence.json"),
         ("verdict", "schemas/verdict.json"),
         ("retry-state", "schemas/retry-state.json"),
+        ("vote-input", "schemas/vote-input.json"),
         ("vote-output", "schemas/vote-output.json"),
     ] {
         let committed = std::fs::read_to_string(repo_root().join(file)).unwrap();

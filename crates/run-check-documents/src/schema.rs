@@ -11,7 +11,13 @@ use serde_json::Value;
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The names of the schemas derived here, as `run-check schema` names them.
-pub const NAMES: &[&str] = &["evidence", "verdict", "vote-output", "retry-state"];
+pub const NAMES: &[&str] = &[
+    "evidence",
+    "verdict",
+    "vote-input",
+    "vote-output",
+    "retry-state",
+];
 
 /// The schema of `T`, as a reader sees the document (fields with a default
 /// are optional), with `$id` `https://run-check.dev/schema/NAME.json`.
@@ -69,6 +75,7 @@ pub fn by_name(name: &str) -> Option<Value> {
     match name {
         "evidence" => Some(derive::<crate::evidence::Evidence>("evidence")),
         "verdict" => Some(derive::<crate::verdict::Verdict>("verdict")),
+        "vote-input" => Some(derive::<crate::vote::VoteInput>("vote-input")),
         "vote-output" => Some(derive::<crate::vote::VoteResult>("vote-output")),
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
         _ => None,

@@ -72,8 +72,7 @@ pub(crate) fn by_name(name: &str) -> Option<Value> {
         "task" => Some(task()),
         "checks" => Some(checks()),
         "verdict" => Some(crate::aggregate::judge::verdict_schema()),
-        "vote-input" => Some(crate::aggregate::vote::input_schema()),
-        "vote-output" => Some(crate::aggregate::vote::output_schema()),
+        "vote-input" | "vote-output" => run_check_documents::schema::by_name(name),
         "retry-state" => Some(crate::aggregate::retry::state_schema()),
         _ => None,
     }
