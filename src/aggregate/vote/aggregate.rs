@@ -1,29 +1,8 @@
 //! The aggregation of validated votes into the vote output (docs/vote.md).
 //!
-//! Rules (docs/vote.md; see README for the policies):
-//!
-//! - The candidates are the ones voted for plus the keys of every
-//!   `quick_assessments`. Every candidate has an entry in `vote_distribution`
-//!   (a candidate nobody voted for has 0 votes and no voters).
-//! - A vote weighs its confidence's weight; a candidate's `weighted_votes` is
-//!   the sum over its voters (in evaluator id order), rounded to 6 decimal
-//!   places, so that e.g. ten votes of 0.1 make exactly 1.
-//! - A candidate is eliminated when its (rounded) weighted votes are at least
-//!   `elimination_threshold` and, with `require_unanimous`, every evaluator
-//!   voted for it. `survivors` are the other candidates. `threshold_reached`
-//!   is true when at least one candidate is eliminated.
-//! - `agreement_ratio` is the largest raw vote count for one candidate divided
-//!   by the number of votes; `consensus_level` is computed from the exact
-//!   fraction (integer arithmetic): 1 unanimous, ≥ 0.8 strong, ≥ 0.6 moderate,
-//!   ≥ 0.4 weak, otherwise split.
-//! - A candidate voted for by some evaluators but not all is a conflict; its
-//!   `conflicting_evaluators` are the evaluators who voted for another
-//!   candidate.
-//! - `reasoning_summary` has an entry for each candidate that got a vote: one
-//!   line per vote, `"<evaluator> (<confidence>): <reason>"`, `no reason given`
-//!   when the reason is missing or blank.
-//! - Names are sorted by byte order everywhere (candidates, voters,
-//!   conflicting evaluators), so the output does not depend on vote order.
+//! The rules are docs/vote.md's. Names are sorted by byte order everywhere
+//! (candidates, voters, conflicting evaluators), so the output does not
+//! depend on the order of the votes.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
