@@ -47,7 +47,7 @@ pub struct Vote {
     #[serde(deserialize_with = "name")]
     #[schemars(regex(pattern = r"\S"))]
     pub evaluator_id: String,
-    /// The candidate voted out.
+    /// Which candidate the evaluator votes out, why, and how sure.
     pub elimination_decision: Decision,
     /// Candidates the evaluator looked at; the values are not interpreted.
     #[serde(default)]
@@ -71,9 +71,7 @@ pub struct Decision {
 }
 
 /// A reviewer's confidence in its vote; the variant names are the JSON's.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Confidence {
     /// Default weight 1.5.
     High,
@@ -123,8 +121,9 @@ impl Weights {
 }
 
 impl VoteInput {
-    /// The rules a schema cannot say, checked after reading: evaluator ids
-    /// are unique, and candidate names in `quick_assessments` not blank.
+    /// The rules checked after reading: evaluator ids are unique (a schema
+    /// cannot say it), and the candidate names of `quick_assessments` are
+    /// not blank (the schema says it, but serde names no key in an error).
     pub fn check(&self) -> Result<(), Problem> {
         let mut first: HashMap<&str, usize> = HashMap::new();
         for (index, vote) in self.votes.iter().enumerate() {
