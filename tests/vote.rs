@@ -421,6 +421,34 @@ fn what_the_schema_refuses_the_binary_refuses_naming_the_json_path() {
 }
 
 #[test]
+fn the_output_schema_refuses_a_wrong_type_at_each_level() {
+    let output = vote_file(&example().to_string()).success().json_stdout();
+    let schema = validator(&crate::support::schema("vote-output"));
+    assert!(schema.is_valid(&output));
+    for (pointer, new) in [
+        ("/threshold_reached", Some(json!("true"))),
+        ("/reasoning_summary", None),
+        ("/aggregated_result/survivors", Some(json!("candidate_A"))),
+        ("/aggregated_result/winner", Some(json!("candidate_A"))),
+        ("/vote_distribution/candidate_A/raw_votes", Some(json!("1"))),
+        ("/vote_distribution/candidate_A/weighted_votes", None),
+        ("/vote_distribution/candidate_B/voters/0", Some(json!(1))),
+        ("/consensus_analysis/consensus_level", Some(json!("total"))),
+        ("/consensus_analysis/agreement_ratio", Some(json!(1.5))),
+        (
+            "/consensus_analysis/conflicts/0/candidate",
+            Some(json!(null)),
+        ),
+        ("/reasoning_summary/candidate_B", Some(json!("too slow"))),
+    ] {
+        assert!(
+            !schema.is_valid(&with(output.clone(), pointer, new)),
+            "{pointer}"
+        );
+    }
+}
+
+#[test]
 fn unreadable_and_malformed_input() {
     let run = Test::bare().args(&["vote", "missing.json"]).run().status(2);
     assert_eq!(run.stdout, "");
@@ -434,6 +462,17 @@ fn unreadable_and_malformed_input() {
         vote_file("{\"votes\": [\n"),
         "error: in.json:2:1: invalid JSON: EOF while parsing a list",
     );
+    let text = example().to_string();
+    rejected(
+        vote_file(&format!("{text} {{}}")),
+        &format!(
+            "error: in.json:1:{}: invalid JSON: trailing characters",
+            text.len() + 2
+        ),
+    );
+    // A UTF-8 byte order mark is skipped.
+    let text = format!("\u{feff}{}", example());
+    assert_eq!(vote_file(&text).success().json_stdout(), example_output());
     // No argument: a usage error.
     let run = Test::bare().args(&["vote"]).run().status(2);
     assert_eq!(run.stderr_lines().len(), 1, "{}", run.stderr);
