@@ -3,11 +3,10 @@
 //!
 //! The evidence and vote schemas are derived from their types
 //! (`run-check-documents` crate), as `schemas/NAME.json` are committed. The
-//! task contract and
-//! checks.toml (for editors: Taplo / Even Better TOML read JSON Schema) are
-//! still written by hand here, following the type rules of `task` and the
-//! raw structs of `config`; the verdict and retry-state schemas live with
-//! their commands (`judge`, `retry`). Those hand-written
+//! task contract and checks.toml (for editors: Taplo / Even Better TOML read
+//! JSON Schema) are still written by hand here, following the type rules of
+//! `task` and the raw structs of `config`; the verdict and retry-state
+//! schemas live with their commands (`judge`, `retry`). Those hand-written
 //! schemas are self-contained (no `$ref`), so editors with partial `$ref`
 //! support still complete every key; where one cannot say what the loader
 //! says, it is the more permissive of the two. Nothing here reads or
