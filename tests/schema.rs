@@ -470,6 +470,7 @@ fn the_schema_command_prints_each_schema() {
         ("evidence", "schemas/evidence.json"),
         ("verdict", "schemas/verdict.json"),
         ("retry-state", "schemas/retry-state.json"),
+        ("vote-input", "schemas/vote-input.json"),
         ("retry-status", "schemas/retry-status.json"),
         ("retry-record", "schemas/retry-record.json"),
         ("vote-output", "schemas/vote-output.json"),

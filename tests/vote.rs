@@ -250,83 +250,202 @@ fn output_does_not_depend_on_vote_order() {
     assert_eq!(a, b);
 }
 
-#[test]
-fn an_unknown_confidence_names_its_json_path() {
-    let mut input = example();
-    input["votes"][2]["elimination_decision"]["confidence"] = json!("Certain");
-    assert!(!validator(&crate::support::schema("vote-input")).is_valid(&input));
-    rejected(
-        vote_file(&input.to_string()),
-        "error: in.json: $.votes[2].elimination_decision.confidence: \
-         unknown confidence \"Certain\" (expected High, Medium or Low)",
-    );
+/// `value` with the member at `pointer` replaced by `new` (removed for `None`).
+fn with(mut value: Value, pointer: &str, new: Option<Value>) -> Value {
+    let (parent, key) = pointer.rsplit_once('/').expect("pointer");
+    match (value.pointer_mut(parent).expect("parent"), new) {
+        (Value::Object(map), Some(new)) => drop(map.insert(key.into(), new)),
+        (Value::Object(map), None) => drop(map.remove(key)),
+        (Value::Array(items), Some(new)) => items[key.parse::<usize>().expect("index")] = new,
+        _ => panic!("{pointer}"),
+    }
+    value
 }
 
 #[test]
-fn a_wrong_type_is_rejected_by_the_schema_and_the_binary() {
-    let mut input = example();
-    input["elimination_threshold"] = json!("3");
-    assert!(!validator(&crate::support::schema("vote-input")).is_valid(&input));
-    rejected(
-        vote_file(&input.to_string()),
-        "error: in.json: $.elimination_threshold: expected an integer, found string",
-    );
-}
-
-#[test]
-fn strict_validation_errors() {
-    let cases = [
+fn what_the_schema_accepts_the_binary_accepts() {
+    let schema = crate::support::schema("vote-input");
+    for (pointer, new) in [
+        ("/elimination_threshold", Some(json!(3.0))),
+        ("/require_unanimous", Some(json!(true))),
+        ("/confidence_weights", Some(json!({}))),
+        ("/confidence_weights", Some(json!({"Low": 0, "High": 1e6}))),
+        ("/confidence_weights", None),
+        ("/votes/0/quick_assessments", None),
         (
-            "/elimination_threshold",
-            json!(0),
-            "$.elimination_threshold: must be at least 1, found 0",
+            "/votes/0/quick_assessments",
+            Some(json!({"candidate_A": null})),
         ),
+        ("/votes/0/elimination_decision/reason", None),
+    ] {
+        let input = with(example(), pointer, new);
+        assert_valid(&schema, &input);
+        let run = vote_file(&input.to_string()).success();
+        assert_valid(&crate::support::schema("vote-output"), &run.json_stdout());
+    }
+}
+
+#[test]
+fn what_the_schema_refuses_the_binary_refuses_naming_the_json_path() {
+    let schema = validator(&crate::support::schema("vote-input"));
+    let vote_fields = "(expected evaluator_id, elimination_decision or quick_assessments)";
+    let top_fields =
+        "(expected votes, elimination_threshold, confidence_weights or require_unanimous)";
+    for (pointer, new, message) in [
         (
-            "/votes/3/evaluator_id",
-            json!("eval_1"),
-            "$.votes[3].evaluator_id: duplicate evaluator id \"eval_1\" (first at $.votes[0])",
+            "",
+            Some(json!([])),
+            "$: expected an object, found array".into(),
         ),
         (
             "/require_unanimus",
-            json!(true),
-            "$.require_unanimus: unknown field \
-             (expected votes, elimination_threshold, confidence_weights or require_unanimous)",
-        ),
-        (
-            "/confidence_weights",
-            json!({"Certain": 2}),
-            "$.confidence_weights.Certain: unknown confidence \"Certain\" \
-             (expected High, Medium or Low)",
+            Some(json!(true)),
+            format!("$.require_unanimus: unknown field {top_fields}"),
         ),
         (
             "/votes",
-            json!([]),
-            "$.votes: must contain at least one vote",
+            None,
+            "$.votes: missing required field".to_string(),
         ),
-    ];
-    for (pointer, new, message) in cases {
-        let mut input = example();
-        let (parent, key) = pointer.rsplit_once('/').expect("pointer");
-        match input.pointer_mut(parent).expect("parent") {
-            Value::Object(map) => {
-                map.insert(key.into(), new);
-            }
-            _ => panic!("{pointer}"),
-        }
+        (
+            "/votes",
+            Some(json!([])),
+            "$.votes: must contain at least one vote".into(),
+        ),
+        (
+            "/votes/1",
+            Some(json!("eval_2")),
+            "$.votes[1]: expected an object, found string".into(),
+        ),
+        (
+            "/votes/0/score",
+            Some(json!(9)),
+            format!("$.votes[0].score: unknown field {vote_fields}"),
+        ),
+        (
+            "/votes/1/evaluator_id",
+            Some(json!(2)),
+            "$.votes[1].evaluator_id: expected a string, found number 2".into(),
+        ),
+        (
+            "/votes/1/evaluator_id",
+            Some(json!(" ")),
+            "$.votes[1].evaluator_id: must not be empty".into(),
+        ),
+        (
+            "/votes/1/elimination_decision/eliminated",
+            None,
+            "$.votes[1].elimination_decision.eliminated: missing required field".into(),
+        ),
+        (
+            "/votes/1/elimination_decision/eliminated",
+            Some(json!("")),
+            "$.votes[1].elimination_decision.eliminated: must not be empty".into(),
+        ),
+        (
+            "/votes/0/elimination_decision/reason",
+            Some(json!(null)),
+            "$.votes[0].elimination_decision.reason: expected a string, found null".into(),
+        ),
+        (
+            "/votes/2/elimination_decision/confidence",
+            Some(json!("high")),
+            "$.votes[2].elimination_decision.confidence: \
+             expected one of \"High\", \"Medium\", \"Low\", found \"high\""
+                .into(),
+        ),
+        (
+            "/votes/0/quick_assessments",
+            Some(json!(["candidate_A"])),
+            "$.votes[0].quick_assessments: expected an object, found array".into(),
+        ),
+        (
+            "/votes/0/quick_assessments",
+            Some(json!({"": 1})),
+            "$.votes[0].quick_assessments[\"\"]: candidate name must not be empty".into(),
+        ),
+        (
+            "/elimination_threshold",
+            Some(json!("3")),
+            "$.elimination_threshold: expected a non-negative integer, found string".into(),
+        ),
+        (
+            "/elimination_threshold",
+            Some(json!(2.5)),
+            "$.elimination_threshold: expected a non-negative integer, found number 2.5".into(),
+        ),
+        (
+            "/elimination_threshold",
+            Some(json!(0)),
+            "$.elimination_threshold: must be at least 1, found 0".into(),
+        ),
+        (
+            "/confidence_weights",
+            Some(json!({"Certain": 2})),
+            "$.confidence_weights.Certain: unknown field (expected High, Medium or Low)".into(),
+        ),
+        (
+            "/confidence_weights",
+            Some(json!({"Medium": null})),
+            "$.confidence_weights.Medium: expected a number, found null".into(),
+        ),
+        (
+            "/confidence_weights",
+            Some(json!({"Low": -0.5})),
+            "$.confidence_weights.Low: must be between 0 and 1000000, found -0.5".into(),
+        ),
+        (
+            "/require_unanimous",
+            Some(json!("yes")),
+            "$.require_unanimous: expected a boolean, found string".into(),
+        ),
+    ] {
+        let input = match pointer {
+            "" => new.expect("document"),
+            _ => with(example(), pointer, new),
+        };
+        assert!(!schema.is_valid(&input), "the schema accepts {input}");
         rejected(
             vote_file(&input.to_string()),
             &format!("error: in.json: {message}"),
         );
     }
-    let mut input = example();
-    input["votes"][1]["elimination_decision"]
-        .as_object_mut()
-        .expect("decision")
-        .remove("eliminated");
+    // The one rule a schema cannot say: evaluator ids are unique.
+    let input = with(example(), "/votes/3/evaluator_id", Some(json!("eval_1")));
+    assert!(schema.is_valid(&input));
     rejected(
         vote_file(&input.to_string()),
-        "error: in.json: $.votes[1].elimination_decision.eliminated: missing required field",
+        "error: in.json: $.votes[3].evaluator_id: \
+         duplicate evaluator id \"eval_1\" (first at $.votes[0])",
     );
+}
+
+#[test]
+fn the_output_schema_refuses_a_wrong_type_at_each_level() {
+    let output = vote_file(&example().to_string()).success().json_stdout();
+    let schema = validator(&crate::support::schema("vote-output"));
+    assert!(schema.is_valid(&output));
+    for (pointer, new) in [
+        ("/threshold_reached", Some(json!("true"))),
+        ("/reasoning_summary", None),
+        ("/aggregated_result/survivors", Some(json!("candidate_A"))),
+        ("/aggregated_result/winner", Some(json!("candidate_A"))),
+        ("/vote_distribution/candidate_A/raw_votes", Some(json!("1"))),
+        ("/vote_distribution/candidate_A/weighted_votes", None),
+        ("/vote_distribution/candidate_B/voters/0", Some(json!(1))),
+        ("/consensus_analysis/consensus_level", Some(json!("total"))),
+        ("/consensus_analysis/agreement_ratio", Some(json!(1.5))),
+        (
+            "/consensus_analysis/conflicts/0/candidate",
+            Some(json!(null)),
+        ),
+        ("/reasoning_summary/candidate_B", Some(json!("too slow"))),
+    ] {
+        assert!(
+            !schema.is_valid(&with(output.clone(), pointer, new)),
+            "{pointer}"
+        );
+    }
 }
 
 #[test]
@@ -343,6 +462,17 @@ fn unreadable_and_malformed_input() {
         vote_file("{\"votes\": [\n"),
         "error: in.json:2:1: invalid JSON: EOF while parsing a list",
     );
+    let text = example().to_string();
+    rejected(
+        vote_file(&format!("{text} {{}}")),
+        &format!(
+            "error: in.json:1:{}: invalid JSON: trailing characters",
+            text.len() + 2
+        ),
+    );
+    // A UTF-8 byte order mark is skipped.
+    let text = format!("\u{feff}{}", example());
+    assert_eq!(vote_file(&text).success().json_stdout(), example_output());
     // No argument: a usage error.
     let run = Test::bare().args(&["vote"]).run().status(2);
     assert_eq!(run.stderr_lines().len(), 1, "{}", run.stderr);

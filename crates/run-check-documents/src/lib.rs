@@ -7,7 +7,7 @@
 //! - [`evidence`]: the evidence document of one run (`--format json`).
 //! - [`verdict`]: the verdict of `run-check judge`.
 //! - [`retry`]: the state file of `run-check retry`.
-//! - [`vote`]: the output of `run-check vote`.
+//! - [`vote`]: the input and the output of `run-check vote`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
 //! - [`read`]: reading a document from bytes or a parsed value.
 //! - [`int`]: the integer rule of every JSON input (`1.0` is 1).

@@ -14,6 +14,7 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 pub const NAMES: &[&str] = &[
     "evidence",
     "verdict",
+    "vote-input",
     "vote-output",
     "retry-state",
     "retry-status",
@@ -68,6 +69,7 @@ pub fn by_name(name: &str) -> Option<Value> {
     match name {
         "evidence" => Some(derive::<crate::evidence::Evidence>("evidence")),
         "verdict" => Some(derive::<crate::verdict::Verdict>("verdict")),
+        "vote-input" => Some(derive::<crate::vote::VoteInput>("vote-input")),
         "vote-output" => Some(derive::<crate::vote::VoteResult>("vote-output")),
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
         "retry-status" => Some(derive::<crate::retry::StatusOutput>("retry-status")),

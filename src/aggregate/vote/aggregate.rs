@@ -1,37 +1,15 @@
 //! The aggregation of validated votes into the vote output (docs/vote.md).
 //!
-//! Rules (docs/vote.md; see README for the policies):
-//!
-//! - The candidates are the ones voted for plus the keys of every
-//!   `quick_assessments`. Every candidate has an entry in `vote_distribution`
-//!   (a candidate nobody voted for has 0 votes and no voters).
-//! - A vote weighs its confidence's weight; a candidate's `weighted_votes` is
-//!   the sum over its voters (in evaluator id order), rounded to 6 decimal
-//!   places, so that e.g. ten votes of 0.1 make exactly 1.
-//! - A candidate is eliminated when its (rounded) weighted votes are at least
-//!   `elimination_threshold` and, with `require_unanimous`, every evaluator
-//!   voted for it. `survivors` are the other candidates. `threshold_reached`
-//!   is true when at least one candidate is eliminated.
-//! - `agreement_ratio` is the largest raw vote count for one candidate divided
-//!   by the number of votes; `consensus_level` is computed from the exact
-//!   fraction (integer arithmetic): 1 unanimous, ≥ 0.8 strong, ≥ 0.6 moderate,
-//!   ≥ 0.4 weak, otherwise split.
-//! - A candidate voted for by some evaluators but not all is a conflict; its
-//!   `conflicting_evaluators` are the evaluators who voted for another
-//!   candidate.
-//! - `reasoning_summary` has an entry for each candidate that got a vote: one
-//!   line per vote, `"<evaluator> (<confidence>): <reason>"`, `no reason given`
-//!   when the reason is missing or blank.
-//! - Names are sorted by byte order everywhere (candidates, voters,
-//!   conflicting evaluators), so the output does not depend on vote order.
+//! The rules are docs/vote.md's. Names are sorted by byte order everywhere
+//! (candidates, voters, conflicting evaluators), so the output does not
+//! depend on the order of the votes.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::input::{Input, Vote};
-
-pub(crate) use run_check_documents::vote::{
-    AggregatedResult, Conflict, ConsensusAnalysis, ConsensusLevel, Distribution, VoteResult,
+use run_check_documents::vote::{
+    AggregatedResult, Conflict, ConsensusAnalysis, ConsensusLevel, Distribution, Vote, VoteInput,
+    VoteResult,
 };
 
 /// Rounds to 6 decimal places (values too large to scale are kept).
@@ -45,14 +23,15 @@ fn round6(value: f64) -> f64 {
 }
 
 /// Aggregates the votes of `input`.
-pub(crate) fn aggregate(input: &Input) -> VoteResult {
+pub(crate) fn aggregate(input: &VoteInput) -> VoteResult {
     let total = input.votes.len() as u64;
 
     // Candidate -> its votes, sorted by evaluator id.
     let mut tallies: BTreeMap<&str, Vec<&Vote>> = BTreeMap::new();
     for vote in &input.votes {
-        tallies.entry(&vote.eliminated).or_default().push(vote);
-        for candidate in &vote.assessed {
+        let decision = &vote.elimination_decision;
+        tallies.entry(&decision.eliminated).or_default().push(vote);
+        for candidate in vote.quick_assessments.keys() {
             tallies.entry(candidate).or_default();
         }
     }
@@ -67,9 +46,11 @@ pub(crate) fn aggregate(input: &Input) -> VoteResult {
         let raw_votes = votes.len() as u64;
         // A fold from +0.0: an empty `sum()` of floats is -0.0.
         let weighted_votes = round6(votes.iter().fold(0.0, |sum, v| {
-            sum + input.confidence_weights.of(v.confidence)
+            sum + input
+                .confidence_weights
+                .of(v.elimination_decision.confidence)
         }));
-        let eliminated = weighted_votes >= input.elimination_threshold
+        let eliminated = weighted_votes >= input.elimination_threshold as f64
             && (!input.require_unanimous || raw_votes == total);
         if eliminated {
             eliminated_candidates.push(candidate.to_string());
@@ -106,13 +87,14 @@ pub(crate) fn aggregate(input: &Input) -> VoteResult {
             let reasons = votes
                 .iter()
                 .map(|v| {
-                    let reason = v
-                        .reason
-                        .as_deref()
-                        .map(str::trim)
-                        .filter(|r| !r.is_empty())
-                        .unwrap_or("no reason given");
-                    format!("{} ({}): {reason}", v.evaluator_id, v.confidence)
+                    let decision = &v.elimination_decision;
+                    let reason = match decision.reason.trim() {
+                        "" => "no reason given",
+                        reason => reason,
+                    };
+                    // The confidence's variant name is its JSON name.
+                    let confidence = decision.confidence;
+                    format!("{} ({confidence:?}): {reason}", v.evaluator_id)
                 })
                 .collect();
             (candidate.to_string(), reasons)
@@ -136,13 +118,14 @@ pub(crate) fn aggregate(input: &Input) -> VoteResult {
 }
 
 /// The conflict over `candidate`, voted for by `votes` (not every evaluator).
-fn conflict(input: &Input, candidate: &str, votes: &[&Vote]) -> Conflict {
+fn conflict(input: &VoteInput, candidate: &str, votes: &[&Vote]) -> Conflict {
     // The other evaluators, grouped by the candidate they voted for.
     let mut others: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for vote in &input.votes {
-        if vote.eliminated != candidate {
+        let eliminated = &vote.elimination_decision.eliminated;
+        if eliminated != candidate {
             others
-                .entry(&vote.eliminated)
+                .entry(eliminated)
                 .or_default()
                 .push(&vote.evaluator_id);
         }
@@ -178,24 +161,32 @@ fn conflict(input: &Input, candidate: &str, votes: &[&Vote]) -> Conflict {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
-    use crate::aggregate::vote::input::{Confidence, Weights};
     use Confidence::{High, Low, Medium};
+    use run_check_documents::vote::{Confidence, Decision, Weights};
 
     fn vote(id: &str, eliminated: &str, confidence: Confidence) -> Vote {
         Vote {
             evaluator_id: id.into(),
-            eliminated: eliminated.into(),
-            reason: None,
-            confidence,
-            assessed: BTreeSet::new(),
+            elimination_decision: Decision {
+                eliminated: eliminated.into(),
+                reason: String::new(),
+                confidence,
+            },
+            quick_assessments: BTreeMap::new(),
         }
     }
 
-    fn input(threshold: f64, votes: Vec<Vote>) -> Input {
-        Input {
+    /// `vote` assessed `candidates` (in quick_assessments).
+    fn assess(vote: &mut Vote, candidates: &[&str]) {
+        vote.quick_assessments = candidates
+            .iter()
+            .map(|c| (c.to_string(), serde_json::Value::Null))
+            .collect();
+    }
+
+    fn input(threshold: u64, votes: Vec<Vote>) -> VoteInput {
+        VoteInput {
             votes,
             elimination_threshold: threshold,
             confidence_weights: Weights::default(),
@@ -235,7 +226,7 @@ mod tests {
             // 1 of 2 = 0.5.
             (&["A", "B"][..], 0.5, Weak),
         ] {
-            let result = aggregate(&input(100.0, ballots(candidates)));
+            let result = aggregate(&input(100, ballots(candidates)));
             let analysis = &result.consensus_analysis;
             assert_eq!(analysis.agreement_ratio, ratio, "{candidates:?}");
             assert_eq!(analysis.consensus_level, level, "{candidates:?}");
@@ -273,23 +264,15 @@ mod tests {
                 "{agreeing}/{votes}"
             );
         }
-        let names: Vec<_> = ConsensusLevel::ALL.iter().map(|l| l.name()).collect();
+        let names = [Unanimous, Strong, Moderate, Weak, Split]
+            .map(|level| serde_json::to_value(level).expect("serialize"));
         assert_eq!(names, ["unanimous", "strong", "moderate", "weak", "split"]);
-        for level in ConsensusLevel::ALL {
-            assert_eq!(
-                serde_json::to_value(level).expect("serialize"),
-                level.name()
-            );
-        }
     }
 
     #[test]
     fn elimination_at_exactly_the_threshold() {
         // High 1.5 + Low 0.5 = 2.0 reaches threshold 2.
-        let result = aggregate(&input(
-            2.0,
-            vec![vote("e1", "A", High), vote("e2", "A", Low)],
-        ));
+        let result = aggregate(&input(2, vec![vote("e1", "A", High), vote("e2", "A", Low)]));
         assert_eq!(result.vote_distribution["A"].weighted_votes, 2.0);
         assert_eq!(result.aggregated_result.eliminated_candidates, ["A"]);
         assert!(result.aggregated_result.survivors.is_empty());
@@ -307,17 +290,14 @@ mod tests {
                 vote("e3", "A", Low),
             ],
         ] {
-            let result = aggregate(&input(2.0, votes));
+            let result = aggregate(&input(2, votes));
             assert_eq!(result.vote_distribution["A"].weighted_votes, 1.5);
             assert!(result.aggregated_result.eliminated_candidates.is_empty());
             assert_eq!(result.aggregated_result.survivors, ["A"]);
             assert!(!result.threshold_reached);
         }
         // Two raw votes are not two weighted votes: Low + Low = 1.0 < 2.
-        let result = aggregate(&input(
-            2.0,
-            vec![vote("e1", "A", Low), vote("e2", "A", Low)],
-        ));
+        let result = aggregate(&input(2, vec![vote("e1", "A", Low), vote("e2", "A", Low)]));
         assert_eq!(result.vote_distribution["A"].raw_votes, 2);
         assert_eq!(result.vote_distribution["A"].weighted_votes, 1.0);
         assert!(!result.threshold_reached);
@@ -327,7 +307,7 @@ mod tests {
     fn several_candidates_can_be_eliminated() {
         // Threshold 1: A (High 1.5) and B (Medium 1.0) go, C (Low 0.5) stays.
         let result = aggregate(&input(
-            1.0,
+            1,
             vec![
                 vote("e1", "A", High),
                 vote("e2", "B", Medium),
@@ -343,13 +323,13 @@ mod tests {
     fn weighted_votes_are_rounded_to_six_decimals() {
         // Ten votes of weight 0.1 sum to 0.9999999999999999 in floating point.
         let votes: Vec<Vote> = (0..10).map(|i| vote(&format!("e{i}"), "A", High)).collect();
-        let mut exact = input(1.0, votes);
+        let mut exact = input(1, votes);
         exact.confidence_weights.high = 0.1;
         let result = aggregate(&exact);
         assert_eq!(result.vote_distribution["A"].weighted_votes, 1.0);
         assert_eq!(result.aggregated_result.eliminated_candidates, ["A"]);
 
-        let mut third = input(1.0, vec![vote("e1", "A", Low)]);
+        let mut third = input(1, vec![vote("e1", "A", Low)]);
         third.confidence_weights.low = 1.0 / 3.0;
         assert_eq!(
             aggregate(&third).vote_distribution["A"].weighted_votes,
@@ -360,7 +340,7 @@ mod tests {
 
     #[test]
     fn custom_weights_apply() {
-        let mut custom = input(3.0, vec![vote("e1", "A", High), vote("e2", "A", Low)]);
+        let mut custom = input(3, vec![vote("e1", "A", High), vote("e2", "A", Low)]);
         custom.confidence_weights = Weights {
             high: 2.0,
             medium: 1.0,
@@ -386,7 +366,7 @@ mod tests {
             vote("e2", "A", High),
             vote("e3", "B", Low),
         ];
-        let mut majority = input(2.0, votes);
+        let mut majority = input(2, votes);
         let result = aggregate(&majority);
         assert_eq!(result.aggregated_result.eliminated_candidates, ["A"]);
         assert_eq!(result.aggregated_result.survivors, ["B"]);
@@ -402,7 +382,7 @@ mod tests {
 
         // Everyone voted A: eliminated with require_unanimous...
         let mut unanimous = input(
-            2.0,
+            2,
             vec![
                 vote("e1", "A", Low),
                 vote("e2", "A", Low),
@@ -410,7 +390,7 @@ mod tests {
             ],
         );
         unanimous.require_unanimous = true;
-        unanimous.votes[0].assessed = BTreeSet::from(["B".to_string()]);
+        assess(&mut unanimous.votes[0], &["B"]);
         let result = aggregate(&unanimous);
         assert_eq!(result.aggregated_result.eliminated_candidates, ["A"]);
         assert_eq!(result.aggregated_result.survivors, ["B"]);
@@ -426,9 +406,9 @@ mod tests {
     #[test]
     fn quick_assessment_only_candidates_survive() {
         let mut votes = vec![vote("e1", "A", High), vote("e2", "A", High)];
-        votes[0].assessed = ["A", "C", "B"].map(String::from).into();
-        votes[1].assessed = ["D", "C"].map(String::from).into();
-        let result = aggregate(&input(2.0, votes));
+        assess(&mut votes[0], &["A", "C", "B"]);
+        assess(&mut votes[1], &["D", "C"]);
+        let result = aggregate(&input(2, votes));
         assert_eq!(result.aggregated_result.eliminated_candidates, ["A"]);
         assert_eq!(result.aggregated_result.survivors, ["B", "C", "D"]);
         let keys: Vec<&String> = result.vote_distribution.keys().collect();
@@ -463,7 +443,7 @@ mod tests {
             vote("e3", "B", Medium),
             vote("e1", "A", Medium),
         ];
-        let result = aggregate(&input(5.0, votes));
+        let result = aggregate(&input(5, votes));
         assert_eq!(
             result.consensus_analysis.conflicts,
             [
@@ -502,9 +482,9 @@ mod tests {
 
     #[test]
     fn unanimous_votes_have_no_conflicts() {
-        let result = aggregate(&input(1.0, ballots(&["A", "A", "A"])));
+        let result = aggregate(&input(1, ballots(&["A", "A", "A"])));
         assert!(result.consensus_analysis.conflicts.is_empty());
-        let result = aggregate(&input(1.0, ballots(&["A"])));
+        let result = aggregate(&input(1, ballots(&["A"])));
         assert!(result.consensus_analysis.conflicts.is_empty());
     }
 
@@ -516,11 +496,11 @@ mod tests {
             vote("e2", "A", Low),
             vote("e4", "B", Low),
         ];
-        votes[0].reason = Some("  duplicates e1's finding ".into());
-        votes[1].reason = Some("fails the tests".into());
-        votes[2].reason = Some("   ".into());
-        votes[0].assessed = BTreeSet::from(["C".to_string()]);
-        let result = aggregate(&input(2.0, votes));
+        votes[0].elimination_decision.reason = "  duplicates e1's finding ".into();
+        votes[1].elimination_decision.reason = "fails the tests".into();
+        votes[2].elimination_decision.reason = "   ".into();
+        assess(&mut votes[0], &["C"]);
+        let result = aggregate(&input(2, votes));
         assert_eq!(
             result.reasoning_summary,
             BTreeMap::from([
@@ -553,13 +533,13 @@ mod tests {
             vote("c", "X", Medium),
             vote("d", "Z", Medium),
         ];
-        votes[1].assessed = ["W", "X"].map(String::from).into();
-        votes[1].reason = Some("why".into());
-        let forward = aggregate(&input(2.0, votes.clone()));
+        assess(&mut votes[1], &["W", "X"]);
+        votes[1].elimination_decision.reason = "why".into();
+        let forward = aggregate(&input(2, votes.clone()));
         votes.reverse();
-        let backward = aggregate(&input(2.0, votes.clone()));
+        let backward = aggregate(&input(2, votes.clone()));
         votes.swap(0, 2);
-        let shuffled = aggregate(&input(2.0, votes));
+        let shuffled = aggregate(&input(2, votes));
         let json = |r: &VoteResult| serde_json::to_string(r).expect("serialize");
         assert_eq!(json(&forward), json(&backward));
         assert_eq!(json(&forward), json(&shuffled));
@@ -568,8 +548,8 @@ mod tests {
     #[test]
     fn the_output_keeps_the_seed_field_names_and_order() {
         let mut votes = vec![vote("e1", "A", High), vote("e2", "B", Low)];
-        votes[0].reason = Some("r".into());
-        let text = serde_json::to_string(&aggregate(&input(1.0, votes))).expect("serialize");
+        votes[0].elimination_decision.reason = "r".into();
+        let text = serde_json::to_string(&aggregate(&input(1, votes))).expect("serialize");
         assert_eq!(
             text,
             concat!(
@@ -592,7 +572,7 @@ mod tests {
     #[test]
     fn no_votes_do_not_panic() {
         // `parse` rejects an empty `votes`; `aggregate` still copes.
-        let result = aggregate(&input(1.0, vec![]));
+        let result = aggregate(&input(1, vec![]));
         assert_eq!(result.consensus_analysis.agreement_ratio, 0.0);
         assert_eq!(
             result.consensus_analysis.consensus_level,

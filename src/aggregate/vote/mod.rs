@@ -3,31 +3,26 @@
 //! eliminated candidates and survivors, the consensus level, conflicts and the
 //! reasons given.
 //!
-//! The input (a file, or `-` for stdin) follows the strict vote input
-//! contract and is validated strictly ([`input`]); the first problem is an
-//! error (exit 2) naming the file and the JSON path, e.g.
-//! `in.json: $.votes[2].elimination_decision.confidence: unknown confidence
-//! "Certain" (expected High, Medium or Low)`. A valid input is aggregated
-//! ([`aggregate()`]) and the output document, the vote output (docs/vote.md),
-//! is printed on stdout as pretty JSON (exit 0).
-//!
-//! [`input_schema`] and [`output_schema`] are the two contracts as JSON Schema
-//! (draft 2020-12), for `run-check schema vote-input|vote-output`.
+//! The input (a file, or `-` for stdin) is read into
+//! `run_check_documents::vote::VoteInput`, the rules its schema cannot say
+//! are checked ([`VoteInput::check`]), and the first problem is an error
+//! (exit 2) naming the file and the JSON path, e.g. `in.json:
+//! $.votes[2].evaluator_id: duplicate evaluator id "e1" (first at
+//! $.votes[0])`. A valid input is aggregated ([`aggregate()`]) and the vote
+//! output is printed on stdout as pretty JSON (exit 0).
 
 pub(crate) mod aggregate;
-pub(crate) mod input;
-pub(crate) mod schema;
 
 use std::path::PathBuf;
 
 use clap::Args;
+use run_check_documents::vote::VoteInput;
 
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
 
-pub(crate) use aggregate::aggregate;
-pub(crate) use schema::input_schema;
+use aggregate::aggregate;
 
 /// `vote` options.
 #[derive(Debug, Args)]
@@ -36,11 +31,14 @@ pub(crate) struct VoteArgs {
     pub(crate) input: PathBuf,
 }
 
-/// Runs `run-check vote`: reads and validates the input, aggregates it and
+/// Runs `run-check vote`: reads and checks the input, aggregates it and
 /// prints the result on stdout.
 pub(crate) fn run(args: &VoteArgs) -> Result<i32, Error> {
     let (name, bytes) = crate::bounded::read_input(&args.input, "read vote input")?;
-    let input = input::parse(&name, &bytes)?;
+    let input: VoteInput = crate::json_input::typed(&name, &bytes)?;
+    input
+        .check()
+        .map_err(|problem| crate::json_input::from_problem(&name, problem))?;
     let result = aggregate(&input);
     Output::Stdout.write(run_check_documents::pretty(&result).as_bytes())?;
     Ok(exit_code::PASS)

@@ -1,16 +1,15 @@
 //! JSON Schemas (draft 2020-12) of the documents run-check reads and writes,
 //! and `run-check schema NAME`, which prints them.
 //!
-//! The evidence schema is derived from its type (`run-check-documents`
-//! crate), as `schemas/evidence.json` is committed; the checks.toml schema
-//! (for editors: Taplo / Even Better TOML read JSON Schema) from the structs
-//! `config` reads the file with. The task contract is still written by hand
-//! here, following the type rules of `task`; the verdict, vote and
-//! retry-state schemas live with their commands (`judge`, `vote`, `retry`).
-//! The task and checks schemas are self-contained (no `$ref`), so editors
-//! with partial `$ref` support still complete every key; where one cannot
-//! say what the loader says, it is the more permissive of the two. Nothing
-//! here reads or writes a file.
+//! The documents' schemas are derived from their types
+//! (`run-check-documents` crate), as `schemas/NAME.json` are committed; the
+//! checks.toml schema (for editors: Taplo / Even Better TOML read JSON
+//! Schema) from the structs `config` reads the file with. The task contract
+//! is still written by hand here, following the type rules of `task`. The
+//! task and checks schemas are self-contained (no `$ref`), so editors with
+//! partial `$ref` support still complete every key; where one cannot say
+//! what the loader says, it is the more permissive of the two. Nothing here
+//! reads or writes a file.
 
 mod blocks;
 mod task;
@@ -113,7 +112,6 @@ pub(crate) fn by_name(name: &str) -> Option<Value> {
     match name {
         "task" => Some(task()),
         "checks" => Some(checks()),
-        "vote-input" => Some(crate::aggregate::vote::input_schema()),
         _ => run_check_documents::schema::by_name(name),
     }
 }
