@@ -53,11 +53,11 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let base = args
         .changed_since
         .as_deref()
-        .or(task.as_ref().and_then(|t| t.base.as_deref()))
+        .or(task.as_ref().and_then(|t| t.document.base.as_deref()))
         .unwrap_or("HEAD");
     // A task's `base` must exist, even when `--changed-since` overrides it.
     if let (Some(task), Some(file), Some((repo, status))) = (&task, &args.task, start.in_git())
-        && let Some(task_base) = &task.base
+        && let Some(task_base) = &task.document.base
         && changes::check_base(repo, status, task_base).is_err()
     {
         return Err(crate::run::task::bad_base(file, task_base));
@@ -174,7 +174,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
             path: config.path.display().to_string(),
             sha256: config.sha256.clone(),
         },
-        task: task.as_ref().map(|t| t.value.clone()),
+        task: task.as_ref().map(|t| t.document.clone()),
         argv,
         commands: plan
             .checks

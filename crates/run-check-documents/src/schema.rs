@@ -11,7 +11,7 @@ use serde_json::Value;
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The names of the schemas derived here, as `run-check schema` names them.
-pub const NAMES: &[&str] = &["evidence", "verdict", "vote-output", "retry-state"];
+pub const NAMES: &[&str] = &["evidence", "verdict", "vote-output", "task", "retry-state"];
 
 /// The schema of `T`, as a reader sees the document (fields with a default
 /// are optional), with `$id` `https://run-check.dev/schema/NAME.json`.
@@ -42,6 +42,11 @@ fn nullable_fields_are_required(schema: &mut Schema) {
     let missing: Vec<Value> = properties
         .iter()
         .filter(|(_, property)| property.get("default").is_none())
+        // A field of one type that schemars leaves optional is read with a
+        // default (`task.base`); a subschema without a type only constrains.
+        .filter(|(_, property)| {
+            !(object.contains_key("type") && property.get("type").is_some_and(Value::is_string))
+        })
         .map(|(name, _)| Value::String(name.clone()))
         .collect();
     let required = object
@@ -70,6 +75,7 @@ pub fn by_name(name: &str) -> Option<Value> {
         "evidence" => Some(derive::<crate::evidence::Evidence>("evidence")),
         "verdict" => Some(derive::<crate::verdict::Verdict>("verdict")),
         "vote-output" => Some(derive::<crate::vote::VoteResult>("vote-output")),
+        "task" => Some(derive::<crate::task::Task>("task")),
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
         _ => None,
     }

@@ -8,15 +8,6 @@ pub(super) fn string(description: &str) -> Value {
     json!({"type": "string", "description": description})
 }
 
-/// A non-negative integer.
-pub(super) fn count(description: &str) -> Value {
-    json!({"type": "integer", "minimum": 0, "description": description})
-}
-
-pub(super) fn strings(description: &str) -> Value {
-    json!({"type": "array", "items": {"type": "string"}, "description": description})
-}
-
 /// A closed object: exactly `properties`, of which `required` must be present.
 pub(super) fn closed(description: &str, properties: Value, required: &[&str]) -> Value {
     json!({

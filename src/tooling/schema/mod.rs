@@ -1,11 +1,10 @@
 //! JSON Schemas (draft 2020-12) of the documents run-check reads and writes,
 //! and `run-check schema NAME`, which prints them.
 //!
-//! The evidence schema is derived from its type (`run-check-documents`
-//! crate), as `schemas/evidence.json` is committed. The task contract and
-//! checks.toml (for editors: Taplo / Even Better TOML read JSON Schema) are
-//! still written by hand here, following the type rules of `task` and the
-//! raw structs of `config`; the verdict, vote and retry-state schemas live
+//! The evidence and task schemas are derived from their types
+//! (`run-check-documents` crate), as `schemas/NAME.json` is committed.
+//! checks.toml's (for editors: Taplo / Even Better TOML read JSON Schema) is
+//! still written by hand here, following the raw structs of `config`; the verdict, vote and retry-state schemas live
 //! with their commands (`judge`, `vote`, `retry`). Those hand-written
 //! schemas are self-contained (no `$ref`), so editors with partial `$ref`
 //! support still complete every key; where one cannot say what the loader
@@ -14,7 +13,6 @@
 
 mod blocks;
 mod checks;
-mod task;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -25,7 +23,6 @@ use crate::output::Output;
 
 pub(crate) use checks::checks;
 pub(crate) use run_check_documents::schema::DIALECT;
-pub(crate) use task::task;
 
 /// The JSON Schema of the evidence document, derived from its type
 /// (`run_check_documents::evidence::Evidence`).
@@ -69,7 +66,7 @@ pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
 pub(crate) fn by_name(name: &str) -> Option<Value> {
     match name {
         "evidence" => Some(evidence()),
-        "task" => Some(task()),
+        "task" => run_check_documents::schema::by_name("task"),
         "checks" => Some(checks()),
         "verdict" => Some(crate::aggregate::judge::verdict_schema()),
         "vote-input" => Some(crate::aggregate::vote::input_schema()),
