@@ -17,12 +17,9 @@ use serde_json::{Map, Value};
 
 use crate::int;
 
-/// A task contract.
+/// A task contract (docs/task.md). Every field but `base` is required; unknown fields are allowed and kept. Limits (estimated_loc ≤ 400, files_involved ≤ 10, parallel_count 1..5, a `run-check --mode strict --format json` acceptance command, non-blank strings) are checked by run-check and reported as violations, not here.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(
-    title = "run-check task contract",
-    description = "A task contract (docs/task.md). Every field but `base` is required; unknown fields are allowed and kept. Limits (estimated_loc ≤ 400, files_involved ≤ 10, parallel_count 1..5, a `run-check --mode strict --format json` acceptance command, non-blank strings) are checked by run-check and reported as violations, not here."
-)]
+#[schemars(title = "run-check task contract")]
 pub struct Task {
     /// Stable reference, e.g. `T-2026-02-02-001`.
     pub id: String,

@@ -101,7 +101,6 @@ pub(crate) fn gate_violations(task: &Task, gate: &crate::run::gate::Gate) -> Vec
         .collect()
 }
 
-/// The `contracts.task` value.
 pub(crate) fn contract(task: &Task) -> TaskContract {
     TaskContract {
         id: task.document.id.clone(),
