@@ -1,26 +1,8 @@
-//! The task contract of `--task` (docs/task.md): the task file is read
-//! into its type (`run_check_documents::task`; a missing field, a wrong
-//! type, `risk` not one of `low|medium|high` or a fraction is an error
-//! naming the file and JSON path, exit 2, nothing runs), then checked
-//! against its limits, and the change under test is measured against the
-//! change budget.
-//!
-//! Broken limits are violations (data in `contracts.task.violations`, the
-//! run still judges its checks), each naming its `field`:
-//!
-//! - `parallel_count` outside [`MIN_PARALLEL`]..=[`MAX_PARALLEL`]; the
-//!   suggestion per risk (low 1, medium 2, high 3–5) is only a suggestion.
-//! - `estimated_loc` over [`MAX_LOC`] (the target of 100–300 is advice).
-//! - `files_involved` longer than [`MAX_FILES`] entries, or not naming a
-//!   changed gate file ([`gate_violations`]).
-//! - `acceptance.commands` without a command that runs run-check's strict
-//!   JSON gate (see [`runs_strict_json`]).
-//! - Blank `id`, `title`, `description`; `acceptance.criteria` and
-//!   `public_contracts_touched` blank or an array without a non-blank entry
-//!   (`"N/A"` says none).
-//!
-//! `base` names a git revision: blank is an error of the type, one the
-//! repository does not have an error of the run ([`bad_base`]).
+//! The task contract of `--task` (docs/task.md): the file is read into its
+//! type (`run_check_documents::task`: a wrong type is an error naming the
+//! file and JSON path, exit 2), its broken limits become the violations of
+//! `contracts.task` (the run still judges its checks), and the change under
+//! test is measured against the change budget.
 
 mod command;
 
@@ -43,8 +25,6 @@ pub(crate) const MAX_FILES: usize = 10;
 pub(crate) const MAX_LOC: u64 = 400;
 pub(crate) const MIN_PARALLEL: i128 = 1;
 pub(crate) const MAX_PARALLEL: i128 = 5;
-/// The command `acceptance.commands` must contain (in some accepted form).
-pub(crate) const STRICT_JSON_COMMAND: &str = "run-check --mode strict --format json";
 
 /// A task as read, with its broken limits.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +102,8 @@ pub(crate) fn budget(changes: &changes::Changes) -> ChangeBudget {
     }
 }
 
-/// The broken limits of `task`, in schema order.
+/// The broken limits of `task`, in schema order. The suggested
+/// `parallel_count` per risk (low 1, medium 2, high 3–5) is not a limit.
 fn violations(task: &run_check_documents::task::Task) -> Vec<Violation> {
     let mut violations = Vec::new();
     let mut violation = |field: &str, message: String| {
@@ -151,7 +132,7 @@ fn violations(task: &run_check_documents::task::Task) -> Vec<Violation> {
     if !task.acceptance.commands.iter().any(|c| runs_strict_json(c)) {
         violation(
             "acceptance.commands",
-            format!("no command runs `{STRICT_JSON_COMMAND}`"),
+            "no command runs `run-check --mode strict --format json`".into(),
         );
     }
     if blank(&task.acceptance.criteria) {
