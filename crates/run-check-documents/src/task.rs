@@ -1,12 +1,6 @@
-//! The task contract of `run-check --task` (docs/task.md): one unit of work
-//! handed to a coding agent. Every field but `base` is required; unknown
-//! fields are allowed and kept (tasks evolve). The schema states types
-//! only: broken limits (`estimated_loc` over 400, more than 10
-//! `files_involved`, `parallel_count` outside 1..5, no strict JSON gate in
-//! `acceptance.commands`, blank texts) are violations the run lists in
-//! `contracts.task`, not reading errors. Integers follow the crate's rule
-//! (`2.0` is 2); one too big for 64 bits is still an integer, over every
-//! limit.
+//! The task contract of `run-check --task`: one unit of work handed to a
+//! coding agent. Integers follow the crate's rule (`2.0` is 2); one too big
+//! for 64 bits is still an integer, over every limit.
 
 use std::fmt;
 
