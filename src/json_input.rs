@@ -224,16 +224,6 @@ pub(crate) fn string<'a>(value: &'a Value, path: &str) -> Access<&'a str> {
         .ok_or_else(|| mismatch(path, "a string", found(value)))
 }
 
-/// The `items` of the array at `path`, each a string (`path[i]` names the
-/// first that is not).
-pub(crate) fn strings<'a>(items: &'a [Value], path: &str) -> Access<Vec<&'a str>> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| string(item, &index(path, i)))
-        .collect()
-}
-
 /// A string field, `null` or absent.
 pub(crate) fn opt_string(
     object: &Map<String, Value>,
@@ -477,18 +467,6 @@ mod tests {
             Problem::new("$.a", "expected a string, found number 1")
         );
         assert_eq!(index(&child("$", "d"), 0), "$.d[0]");
-    }
-
-    #[test]
-    fn strings_name_the_first_item_that_is_not_one() {
-        let items = [json!("a"), json!("b")];
-        assert_eq!(strings(&items, "$.l"), Ok(vec!["a", "b"]));
-        assert_eq!(strings(&[], "$.l"), Ok(vec![]));
-        let items = [json!("a"), json!(2), json!(null)];
-        assert_eq!(
-            strings(&items, "$.l").unwrap_err(),
-            Problem::new("$.l[1]", "expected a string, found number 2")
-        );
     }
 
     #[test]

@@ -468,6 +468,7 @@ fn the_schema_command_prints_each_schema() {
     for (name, file) in [
         ("checks", "checks.schema.json"),
         ("evidence", "schemas/evidence.json"),
+        ("task", "schemas/task.json"),
         ("verdict", "schemas/verdict.json"),
         ("retry-state", "schemas/retry-state.json"),
         ("vote-input", "schemas/vote-input.json"),

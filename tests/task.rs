@@ -131,10 +131,13 @@ fn integers_as_the_schema_reads_them_and_empty_contract_lists() {
     assert!(text.contains("2.0") && text.contains("[\"\"]"), "{text}");
     let run = run(repo(&text)).success();
     let ev = run.json_file(EVIDENCE);
+    // `meta.task` is the task as read: `2.0` is written 2.
+    assert_eq!(ev["meta"]["task"]["parallel_count"], json!(2));
     assert_eq!(
         ev["contracts"]["task"]["violations"],
         json!([
-            {"field": "estimated_loc", "message": "1e+30 exceeds the hard limit of 400"},
+            {"field": "estimated_loc",
+             "message": "1000000000000000019884624838656 exceeds the hard limit of 400"},
             {"field": "public_contracts_touched",
              "message": "must not be empty; use \"N/A\" when no public contract is touched"},
         ])

@@ -143,12 +143,12 @@ impl Changed {
         let base = args
             .changed_since
             .as_deref()
-            .or(task.and_then(|t| t.base.as_deref()))
+            .or(task.and_then(|t| t.document.base.as_deref()))
             .unwrap_or("HEAD");
         let git = start.in_git();
         // A task's `base` must exist, even when `--changed-since` overrides it.
         if let (Some(task), Some(file), Some((repo, status))) = (task, &args.task, git)
-            && let Some(task_base) = &task.base
+            && let Some(task_base) = &task.document.base
             && changes::check_base(repo, status, task_base).is_err()
         {
             return Err(task::bad_base(file, task_base));
@@ -282,7 +282,7 @@ impl Facts<'_> {
                 path: config.path.display().to_string(),
                 sha256: config.sha256.clone(),
             },
-            task: self.task.map(|t| t.value.clone()),
+            task: self.task.map(|t| t.document.clone()),
             argv: self.argv,
             commands: plan
                 .checks

@@ -142,9 +142,9 @@ pub struct Meta {
     pub git: Git,
     /// The config file.
     pub config: ConfigRef,
-    /// The task contract as given with `--task` (unknown fields kept); null without `--task`.
+    /// The task contract of `--task` as read (unknown fields kept); null without `--task`.
     #[serde(deserialize_with = "read::nullable")]
-    pub task: Option<Value>,
+    pub task: Option<crate::task::Task>,
     /// run-check's own arguments, the program name first.
     pub argv: Vec<String>,
     /// The commands that were executed, quoted for humans (not for a shell).

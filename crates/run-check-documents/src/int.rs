@@ -47,7 +47,13 @@ macro_rules! integer {
         }
     )*};
 }
-integer!(u8, u16, u32, u64, usize, i32, i64);
+integer!(u8, u16, u32, u64, usize, i32, i64, i128);
+
+/// Every non-negative integer: `1e30` too (a float, saturating at `i128::MAX`).
+impl Integer for u128 {
+    const MIN: i128 = 0;
+    const MAX: i128 = i128::MAX;
+}
 
 /// What a `T` is, for messages: `a non-negative integer`, `an integer`.
 pub fn what<T: Integer>() -> &'static str {

@@ -8,6 +8,7 @@
 //! - [`verdict`]: the verdict of `run-check judge`.
 //! - [`retry`]: the state file of `run-check retry`.
 //! - [`vote`]: the input and the output of `run-check vote`.
+//! - [`task`]: the task contract of `run-check --task`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
 //! - [`read`]: reading a document from bytes or a parsed value.
 //! - [`int`]: the integer rule of every JSON input (`1.0` is 1).
@@ -21,6 +22,7 @@ pub mod int;
 pub mod read;
 pub mod retry;
 pub mod schema;
+pub mod task;
 pub mod verdict;
 pub mod vote;
 

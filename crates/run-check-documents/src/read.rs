@@ -90,6 +90,17 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(deserializer)
 }
 
+/// Reads an enumeration of words from a string:
+/// `#[serde(deserialize_with = "read::word")]`. serde_json reads an enum
+/// from a number as a syntax error, with no JSON path.
+pub fn word<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    T::deserialize(serde::de::IntoDeserializer::<serde::de::value::Error>::into_deserializer(text))
+        .map_err(serde::de::Error::custom)
+}
+
 /// serde_json's message without its trailing ` at line L column C`.
 pub fn message(err: &serde_json::Error) -> String {
     let message = err.to_string();

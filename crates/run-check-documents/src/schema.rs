@@ -16,6 +16,7 @@ pub const NAMES: &[&str] = &[
     "verdict",
     "vote-input",
     "vote-output",
+    "task",
     "retry-state",
     "retry-status",
     "retry-record",
@@ -50,6 +51,11 @@ fn nullable_fields_are_required(schema: &mut Schema) {
     let missing: Vec<Value> = properties
         .iter()
         .filter(|(_, property)| property.get("default").is_none())
+        // A field of one type that schemars leaves optional is read with a
+        // default (`task.base`); a subschema without a type only constrains.
+        .filter(|(_, property)| {
+            !(object.contains_key("type") && property.get("type").is_some_and(Value::is_string))
+        })
         .map(|(name, _)| Value::String(name.clone()))
         .collect();
     let required = object
@@ -71,6 +77,7 @@ pub fn by_name(name: &str) -> Option<Value> {
         "verdict" => Some(derive::<crate::verdict::Verdict>("verdict")),
         "vote-input" => Some(derive::<crate::vote::VoteInput>("vote-input")),
         "vote-output" => Some(derive::<crate::vote::VoteResult>("vote-output")),
+        "task" => Some(derive::<crate::task::Task>("task")),
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
         "retry-status" => Some(derive::<crate::retry::StatusOutput>("retry-status")),
         "retry-record" => Some(derive::<crate::retry::RecordOutput>("retry-record")),

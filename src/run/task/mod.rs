@@ -1,65 +1,21 @@
-//! The task contract of `--task` (docs/task.md): a task
-//! JSON is loaded, type-checked strictly and checked against its limits, and
-//! the change under test is measured against the change budget.
-//!
-//! Two kinds of problems, kept apart on purpose:
-//!
-//! - **Errors** (exit 2, nothing runs): the file is unreadable, is not JSON, or
-//!   is ill-typed — a required field missing, a field of the wrong JSON type,
-//!   `risk` not one of `low|medium|high`, an integer field holding a fraction.
-//!   The first problem in schema order is reported as one line naming the file
-//!   and the JSON path, e.g.
-//!   `task.json: $.acceptance.commands[1]: expected a string, found number 42`.
-//! - **Violations** (data in `contracts.task.violations`, the run still
-//!   judges its checks): a well-typed task that breaks a limit. Each names its
-//!   `field` (a path without the `$.`, e.g. `estimated_loc`) and what is wrong.
-//!
-//! Policies decided here (see README):
-//!
-//! - Every field of the task contract's schema is required, `acceptance.criteria`
-//!   included. Unknown fields, at the top level or in `acceptance`, are
-//!   allowed and kept: tasks evolve, and `meta.task` is the task as given.
-//! - Integers are integers in JSON Schema's sense, as the published task
-//!   schema reads them: `2.0` is 2 and `1e30` an integer (over every limit);
-//!   `2.5` is an error.
-//! - `estimated_loc` is a non-negative integer (a negative or fractional
-//!   count is an error); over [`MAX_LOC`] is a violation. The reference's target of
-//!   100–300 is advice, not a violation.
-//! - `parallel_count` must be an integer; outside
-//!   [`MIN_PARALLEL`]..=[`MAX_PARALLEL`] is a violation. The reference's
-//!   suggestion per risk (low 1, medium 2, high 3–5) is only a suggestion
-//!   ("建议"): a mismatch is not a violation.
-//! - `files_involved` longer than [`MAX_FILES`] entries is a violation.
-//! - `acceptance.commands` must contain a command that runs run-check's
-//!   strict JSON gate (see [`runs_strict_json`]); otherwise a violation.
-//! - Empty (or whitespace-only) `id`, `title`, `description` and
-//!   `acceptance.criteria` (a blank string, or an array without a non-blank
-//!   entry) are violations.
-//! - `public_contracts_touched`: `"N/A"` means none, any other non-blank
-//!   string describes the contracts, an array lists them; as for
-//!   `acceptance.criteria`, a blank string or an array without a non-blank
-//!   entry (`[]`, `[""]`) is a violation (the reference says `N/A` when none).
-//! - A UTF-8 byte order mark is skipped (Windows editors write one); a
-//!   UTF-16 file is an error asking for UTF-8.
-//! - `base` (optional, docs/task.md): a git revision the change budget and
-//!   `contracts.gate` are measured against when `--changed-since` is not
-//!   given. Not a string, or a blank one, is an error; a revision the
-//!   repository does not have is an error too (checked by the run, in git:
-//!   [`bad_base`]).
-//! - A changed gate file (`contracts.gate.changed`) that `files_involved`
-//!   does not name is a violation of `files_involved` ([`gate_violations`]).
+//! The task contract of `--task` (docs/task.md): the file is read into its
+//! type (`run_check_documents::task`: a wrong type is an error naming the
+//! file and JSON path, exit 2), its broken limits become the violations of
+//! `contracts.task` (the run still judges its checks), and the change under
+//! test is measured against the change budget.
 
 mod command;
 
 use std::path::Path;
 
-use serde_json::Value;
+use run_check_documents::task::Texts;
 
 use crate::error::Error;
-use crate::json_input::{Access, child, field, found, mismatch, object, string, strings, word};
 use crate::run::changes;
 use crate::run::evidence::{ChangeBudget, TaskContract};
 use command::runs_strict_json;
+
+pub(crate) use run_check_documents::evidence::Violation;
 
 /// Hard limit on the files a task may change (`files_involved`,
 /// `change_budget.max_files`).
@@ -67,42 +23,17 @@ pub(crate) const MAX_FILES: usize = 10;
 /// Hard limit on the lines a task may change (`estimated_loc`,
 /// `change_budget.max_loc`).
 pub(crate) const MAX_LOC: u64 = 400;
-/// Smallest allowed `parallel_count`.
-pub(crate) const MIN_PARALLEL: i64 = 1;
-/// Largest allowed `parallel_count`.
-pub(crate) const MAX_PARALLEL: i64 = 5;
-/// The values of `risk`.
-pub(crate) const RISKS: [&str; 3] = ["low", "medium", "high"];
-/// The command `acceptance.commands` must contain (in some accepted form).
-pub(crate) const STRICT_JSON_COMMAND: &str = "run-check --mode strict --format json";
+pub(crate) const MIN_PARALLEL: i128 = 1;
+pub(crate) const MAX_PARALLEL: i128 = 5;
 
-/// A loaded, well-typed task.
+/// A task as read, with its broken limits.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Task {
-    /// The task exactly as given (unknown fields included), for `meta.task`.
-    pub(crate) value: Value,
-    /// Broken limits, in schema order; empty when the task is valid.
+    /// The task as read (unknown fields included), for `meta.task`.
+    pub(crate) document: run_check_documents::task::Task,
+    /// In schema order; empty when the task is valid.
     pub(crate) violations: Vec<Violation>,
-    /// `base`: the revision the change is measured against by default.
-    pub(crate) base: Option<String>,
 }
-
-impl Task {
-    /// The task's `id`.
-    pub(crate) fn id(&self) -> &str {
-        self.value["id"].as_str().unwrap_or_default()
-    }
-
-    /// `files_involved`, as written.
-    pub(crate) fn files_involved(&self) -> Vec<&str> {
-        self.value["files_involved"]
-            .as_array()
-            .map(|files| files.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default()
-    }
-}
-
-pub(crate) use run_check_documents::evidence::Violation;
 
 /// Reads and checks the task file at `path` (named in messages as given).
 pub(crate) fn load(path: &Path) -> Result<Task, Error> {
@@ -113,33 +44,15 @@ pub(crate) fn load(path: &Path) -> Result<Task, Error> {
 
 /// Checks the task JSON `bytes`; `path` only names the file in messages.
 pub(crate) fn from_slice(path: &Path, bytes: &[u8]) -> Result<Task, Error> {
-    let value = crate::json_input::parse_document(path, bytes)?;
-    let violations = check(&value).map_err(|problem| problem.into_error(path, ""))?;
-    let base = base(&value).map_err(|problem| problem.into_error(path, ""))?;
+    let document: run_check_documents::task::Task = crate::json_input::typed(path, bytes)?;
+    let violations = violations(&document);
     Ok(Task {
-        value,
+        document,
         violations,
-        base,
     })
 }
 
-/// `base`, when given: a non-blank string.
-fn base(task: &Value) -> Access<Option<String>> {
-    match task.get("base") {
-        None => Ok(None),
-        Some(Value::String(text)) if text.trim().is_empty() => {
-            Err(crate::json_input::Problem::new(
-                "$.base",
-                "must name a git revision, found an empty string",
-            ))
-        }
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(other) => Err(mismatch("$.base", "a string", found(other))),
-    }
-}
-
-/// The error for a `base` the repository does not have: the task file
-/// `path` and the JSON path `$.base`.
+/// The error for a `base` the repository does not have.
 pub(crate) fn bad_base(path: &Path, base: &str) -> Error {
     Error::Input {
         path: path.to_path_buf(),
@@ -153,7 +66,13 @@ pub(crate) fn bad_base(path: &Path, base: &str) -> Error {
 /// `files_involved` does not name.
 pub(crate) fn gate_violations(task: &Task, gate: &crate::run::gate::Gate) -> Vec<Violation> {
     let base = gate.base.as_deref().unwrap_or("HEAD");
-    crate::run::gate::undeclared(gate, &task.files_involved())
+    let files: Vec<&str> = task
+        .document
+        .files_involved
+        .iter()
+        .map(String::as_str)
+        .collect();
+    crate::run::gate::undeclared(gate, &files)
         .into_iter()
         .map(|file| Violation {
             field: "files_involved".into(),
@@ -162,10 +81,9 @@ pub(crate) fn gate_violations(task: &Task, gate: &crate::run::gate::Gate) -> Vec
         .collect()
 }
 
-/// The `contracts.task` value.
 pub(crate) fn contract(task: &Task) -> TaskContract {
     TaskContract {
-        id: task.id().to_string(),
+        id: task.document.id.clone(),
         valid: task.violations.is_empty(),
         violations: task.violations.clone(),
     }
@@ -184,42 +102,9 @@ pub(crate) fn budget(changes: &changes::Changes) -> ChangeBudget {
     }
 }
 
-/// An array of strings.
-fn string_array<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
-    match value {
-        Value::Array(items) => strings(items, path),
-        _ => Err(mismatch(path, "an array of strings", found(value))),
-    }
-}
-
-/// A string, or an array of strings.
-fn string_or_strings<'a>(value: &'a Value, path: &str) -> Access<Vec<&'a str>> {
-    match value {
-        Value::String(text) => Ok(vec![text.as_str()]),
-        Value::Array(items) => strings(items, path),
-        _ => Err(mismatch(
-            path,
-            "a string or an array of strings",
-            found(value),
-        )),
-    }
-}
-
-/// An integer by the integer rule of every input
-/// (`run_check_documents::int`: `2.0` is 2; `1e30` is an integer too,
-/// saturating to `i128`, over every limit), and its text as written, for
-/// messages. Its range is a limit (a violation), not a type error.
-fn integer(value: &Value, path: &str) -> Access<(i128, String)> {
-    value
-        .as_number()
-        .and_then(run_check_documents::int::of_number)
-        .map(|n| (n, value.to_string()))
-        .ok_or_else(|| mismatch(path, "an integer", found(value)))
-}
-
-/// Type-checks `value` (the first problem in schema order is an error) and
-/// returns its violations.
-fn check(value: &Value) -> Access<Vec<Violation>> {
+/// The broken limits of `task`, in schema order. The suggested
+/// `parallel_count` per risk (low 1, medium 2, high 3–5) is not a limit.
+fn violations(task: &run_check_documents::task::Task) -> Vec<Violation> {
     let mut violations = Vec::new();
     let mut violation = |field: &str, message: String| {
         violations.push(Violation {
@@ -227,81 +112,56 @@ fn check(value: &Value) -> Access<Vec<Violation>> {
             message,
         })
     };
-    let task = object(value, "$")?;
-    for name in ["id", "title", "description"] {
-        let text = string(field(task, "$", name)?, &child("$", name))?;
+    let blank = |texts: &Texts| texts.as_slice().iter().all(|t| t.trim().is_empty());
+    for (name, text) in [
+        ("id", &task.id),
+        ("title", &task.title),
+        ("description", &task.description),
+    ] {
         if text.trim().is_empty() {
             violation(name, "must not be empty".into());
         }
     }
-
-    word(field(task, "$", "risk")?, "$.risk", &RISKS)?;
-
-    let (parallel, written) = integer(field(task, "$", "parallel_count")?, "$.parallel_count")?;
-    if !(i128::from(MIN_PARALLEL)..=i128::from(MAX_PARALLEL)).contains(&parallel) {
+    let parallel = task.parallel_count;
+    if !(MIN_PARALLEL..=MAX_PARALLEL).contains(&parallel) {
         violation(
             "parallel_count",
-            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {written}"),
+            format!("must be between {MIN_PARALLEL} and {MAX_PARALLEL}, found {parallel}"),
         );
     }
-
-    let acceptance = object(field(task, "$", "acceptance")?, "$.acceptance")?;
-    let commands = string_array(
-        field(acceptance, "$.acceptance", "commands")?,
-        "$.acceptance.commands",
-    )?;
-    if !commands.iter().any(|c| runs_strict_json(c)) {
+    if !task.acceptance.commands.iter().any(|c| runs_strict_json(c)) {
         violation(
             "acceptance.commands",
-            format!("no command runs `{STRICT_JSON_COMMAND}`"),
+            "no command runs `run-check --mode strict --format json`".into(),
         );
     }
-    let criteria = string_or_strings(
-        field(acceptance, "$.acceptance", "criteria")?,
-        "$.acceptance.criteria",
-    )?;
-    if criteria.iter().all(|c| c.trim().is_empty()) {
+    if blank(&task.acceptance.criteria) {
         violation(
             "acceptance.criteria",
             "must state at least one criterion".into(),
         );
     }
-
-    let (loc, written) = integer(field(task, "$", "estimated_loc")?, "$.estimated_loc")?;
-    if loc < 0 {
-        return Err(mismatch(
-            "$.estimated_loc",
-            "a non-negative integer",
-            format!("number {written}"),
-        ));
-    }
-    if loc > i128::from(MAX_LOC) {
+    if task.estimated_loc > u128::from(MAX_LOC) {
         violation(
             "estimated_loc",
-            format!("{written} exceeds the hard limit of {MAX_LOC}"),
+            format!("{} exceeds the hard limit of {MAX_LOC}", task.estimated_loc),
         );
     }
-
-    let files = string_array(field(task, "$", "files_involved")?, "$.files_involved")?;
-    if files.len() > MAX_FILES {
+    let files = task.files_involved.len();
+    if files > MAX_FILES {
         violation(
             "files_involved",
-            format!("{} files exceed the hard limit of {MAX_FILES}", files.len()),
+            format!("{files} files exceed the hard limit of {MAX_FILES}"),
         );
     }
-
-    let contracts = string_or_strings(
-        field(task, "$", "public_contracts_touched")?,
-        "$.public_contracts_touched",
-    )?;
     // As `acceptance.criteria`: "none" is said with "N/A", not with silence.
-    if contracts.iter().all(|c| c.trim().is_empty()) {
+    if blank(&task.public_contracts_touched) {
         violation(
             "public_contracts_touched",
             "must not be empty; use \"N/A\" when no public contract is touched".into(),
         );
     }
-    Ok(violations)
+    violations
 }
 
 #[cfg(test)]
@@ -310,7 +170,7 @@ mod tests {
     use crate::run::changes::ChangesError;
     use crate::run::snapshot::OwnFiles;
     use crate::test_git::git;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// A valid task; tests change one thing at a time.
     fn valid() -> Value {
@@ -383,9 +243,9 @@ mod tests {
         value["owner"] = json!({"team": "gate"});
         value["acceptance"]["notes"] = json!(1);
         let task = parse(&value).unwrap();
-        assert_eq!(task.value, value);
+        assert_eq!(serde_json::to_value(&task.document).unwrap(), value);
         assert_eq!(task.violations, []);
-        assert_eq!(task.id(), "T-2026-02-02-001");
+        assert_eq!(task.document.id, "T-2026-02-02-001");
         assert_eq!(
             serde_json::to_value(contract(&task)).unwrap(),
             json!({"id": "T-2026-02-02-001", "valid": true, "violations": []})
@@ -393,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn missing_fields_are_errors_in_schema_order() {
+    fn missing_fields_are_errors_in_document_order() {
         for (pointer, path) in [
             ("/id", "$.id"),
             ("/title", "$.title"),
@@ -412,10 +272,14 @@ mod tests {
                 format!("task.json: {path}: missing required field")
             );
         }
-        // Two problems: the first in schema order is reported.
+        // Two problems: the first read is reported; a missing field is
+        // known at the end of its object.
         let mut task = with("/estimated_loc", Some(json!("many")));
         task.as_object_mut().unwrap().remove("title");
-        assert_eq!(error(&task), "task.json: $.title: missing required field");
+        assert_eq!(
+            error(&task),
+            "task.json: $.estimated_loc: expected a non-negative integer, found string"
+        );
     }
 
     #[test]
@@ -445,7 +309,7 @@ mod tests {
             (
                 "/risk",
                 json!(3),
-                "$.risk: expected one of \"low\", \"medium\", \"high\", found number 3",
+                "$.risk: expected a string, found number 3",
             ),
             (
                 "/parallel_count",
@@ -465,7 +329,7 @@ mod tests {
             (
                 "/acceptance/commands",
                 json!("run-check --mode strict --format json"),
-                "$.acceptance.commands: expected an array of strings, found string",
+                "$.acceptance.commands: expected an array, found string",
             ),
             (
                 "/acceptance/commands/1",
@@ -485,7 +349,7 @@ mod tests {
             (
                 "/estimated_loc",
                 json!("250"),
-                "$.estimated_loc: expected an integer, found string",
+                "$.estimated_loc: expected a non-negative integer, found string",
             ),
             (
                 "/estimated_loc",
@@ -500,12 +364,12 @@ mod tests {
             (
                 "/estimated_loc",
                 json!(0.1),
-                "$.estimated_loc: expected an integer, found number 0.1",
+                "$.estimated_loc: expected a non-negative integer, found number 0.1",
             ),
             (
                 "/files_involved",
                 json!("src/task.rs"),
-                "$.files_involved: expected an array of strings, found string",
+                "$.files_involved: expected an array, found string",
             ),
             (
                 "/files_involved/1",
@@ -549,8 +413,13 @@ mod tests {
             "runs/T-1/task.json:1:1: invalid JSON: EOF while parsing a value"
         );
         assert_eq!(
-            from_slice(path, b"{} {}").unwrap_err().to_string(),
-            "runs/T-1/task.json:1:4: invalid JSON: trailing characters"
+            from_slice(path, format!("{} {{}}", valid()).as_bytes())
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "runs/T-1/task.json:1:{}: invalid JSON: trailing characters",
+                valid().to_string().len() + 2
+            )
         );
         assert_eq!(
             from_slice(path, b"\xFF\xFE{\0}\0").unwrap_err().to_string(),
@@ -559,7 +428,7 @@ mod tests {
         // A UTF-8 byte order mark is skipped.
         let mut bom = b"\xEF\xBB\xBF".to_vec();
         bom.extend(valid().to_string().bytes());
-        assert_eq!(from_slice(path, &bom).unwrap().value, valid());
+        assert_eq!(from_slice(path, &bom).unwrap(), parse(&valid()).unwrap());
     }
 
     #[test]
@@ -580,7 +449,7 @@ mod tests {
 
         let file = dir.path().join("task.json");
         std::fs::write(&file, valid().to_string()).unwrap();
-        assert_eq!(load(&file).unwrap().value, valid());
+        assert_eq!(load(&file).unwrap(), parse(&valid()).unwrap());
     }
 
     #[test]
@@ -610,10 +479,10 @@ mod tests {
         assert_eq!(violations(&with("/estimated_loc", Some(json!(-0.0)))), []);
         assert_eq!(
             violations(&with("/parallel_count", Some(json!(6.0)))),
-            one("parallel_count", "must be between 1 and 5, found 6.0")
+            one("parallel_count", "must be between 1 and 5, found 6")
         );
-        // An integer too big for 64 bits is read as a float: a violation,
-        // not an error.
+        // An integer too big for 64 bits is read as a float: a violation
+        // (named by the integer the float holds), not an error.
         let task = valid().to_string().replace(
             "\"estimated_loc\":250",
             "\"estimated_loc\":1000000000000000000000000000000",
@@ -622,11 +491,17 @@ mod tests {
         let task: Value = serde_json::from_str(&task).unwrap();
         assert_eq!(
             violations(&task),
-            one("estimated_loc", "1e+30 exceeds the hard limit of 400")
+            one(
+                "estimated_loc",
+                "1000000000000000019884624838656 exceeds the hard limit of 400"
+            )
         );
         assert_eq!(
             violations(&with("/parallel_count", Some(json!(1e300)))),
-            one("parallel_count", "must be between 1 and 5, found 1e+300")
+            one(
+                "parallel_count",
+                "must be between 1 and 5, found 170141183460469231731687303715884105727"
+            )
         );
     }
 
@@ -745,6 +620,60 @@ mod tests {
                 "no command runs `run-check --mode strict --format json`"
             )
         );
+    }
+
+    /// The schema accepts exactly the task files `--task` loads (limits
+    /// are violations, not errors, so they pass both).
+    #[test]
+    fn the_schema_and_the_loader_agree() {
+        let schema = run_check_documents::schema::by_name("task").unwrap();
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let cases: Vec<(&str, Value)> = vec![
+            ("/parallel_count", json!(2.0)),
+            ("/parallel_count", json!(9)),
+            ("/parallel_count", json!(1.5)),
+            ("/parallel_count", json!("2")),
+            ("/estimated_loc", json!(100.0)),
+            ("/estimated_loc", json!(1e30)),
+            ("/estimated_loc", json!(u64::MAX)),
+            ("/estimated_loc", json!(-1)),
+            ("/estimated_loc", json!(-1.0)),
+            ("/estimated_loc", json!(0.5)),
+            ("/risk", json!("High")),
+            ("/risk", json!(3)),
+            ("/acceptance/criteria", json!([])),
+            ("/acceptance/criteria", json!([1])),
+            ("/acceptance/commands", json!("x")),
+            ("/acceptance/notes", json!(1)),
+            ("/files_involved", json!(vec!["f"; 11])),
+            ("/public_contracts_touched", json!([])),
+            ("/public_contracts_touched", json!(null)),
+            ("/title", json!("")),
+            ("/owner", json!({"kept": true})),
+            ("/base", json!("v1.2")),
+            ("/base", json!("")),
+            ("/base", json!("  ")),
+            ("/base", json!(7)),
+            ("/base", json!(null)),
+        ];
+        for (pointer, value) in cases {
+            let task = with(pointer, Some(value.clone()));
+            let schema_ok = validator.is_valid(&task);
+            let loaded = parse(&task);
+            assert_eq!(
+                schema_ok,
+                loaded.is_ok(),
+                "{pointer} = {value}: schema {schema_ok}, loader {loaded:?}"
+            );
+        }
+        // The big integer as a planner writes it, not through f64.
+        let text = valid().to_string().replace(
+            "\"estimated_loc\":250",
+            "\"estimated_loc\":1000000000000000000000000000000",
+        );
+        let task: Value = serde_json::from_str(&text).unwrap();
+        assert!(validator.is_valid(&task));
+        assert!(from_slice(Path::new("t.json"), text.as_bytes()).is_ok());
     }
 
     /// `n` lines.

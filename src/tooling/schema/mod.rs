@@ -4,15 +4,9 @@
 //! The documents' schemas are derived from their types
 //! (`run-check-documents` crate), as `schemas/NAME.json` are committed; the
 //! checks.toml schema (for editors: Taplo / Even Better TOML read JSON
-//! Schema) from the structs `config` reads the file with. The task contract
-//! is still written by hand here, following the type rules of `task`. The
-//! task and checks schemas are self-contained (no `$ref`), so editors with
-//! partial `$ref` support still complete every key; where one cannot say
-//! what the loader says, it is the more permissive of the two. Nothing here
-//! reads or writes a file.
-
-mod blocks;
-mod task;
+//! Schema) from the structs `config` reads the file with, self-contained
+//! (no `$ref`) so that editors with partial `$ref` support still complete
+//! every key. Nothing here reads or writes a file.
 
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
@@ -20,9 +14,6 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
-
-pub(crate) use run_check_documents::schema::DIALECT;
-pub(crate) use task::task;
 
 /// The JSON Schema of checks.toml, derived from `config::RawConfig`, every
 /// subschema inline (`for_toml` tidies it).
@@ -110,7 +101,6 @@ pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
 /// The schema called `name`, one of [`NAMES`].
 pub(crate) fn by_name(name: &str) -> Option<Value> {
     match name {
-        "task" => Some(task()),
         "checks" => Some(checks()),
         _ => run_check_documents::schema::by_name(name),
     }
@@ -131,7 +121,11 @@ mod tests {
         }
         for &name in NAMES {
             let schema = by_name(name).unwrap();
-            assert_eq!(schema["$schema"], DIALECT, "{name}");
+            assert_eq!(
+                schema["$schema"],
+                run_check_documents::schema::DIALECT,
+                "{name}"
+            );
             assert!(schema["title"].is_string(), "{name}");
             if let Err(err) = jsonschema::meta::validate(&schema) {
                 panic!("{name}: {err}");
