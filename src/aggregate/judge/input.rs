@@ -19,8 +19,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::{DiagSeverity, Dimension, Severity};
-use crate::run::evidence::{Evidence, Status};
+use crate::config::Dimension;
+use crate::run::evidence::Evidence;
 
 use super::json::score;
 use super::thresholds::Overrides;
@@ -31,65 +31,12 @@ use crate::json_input::{
 };
 
 /// What the judge reads.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Source {
     /// An evidence document.
-    Evidence(EvidenceInput),
+    Evidence(Box<Evidence>),
     /// An aggregator input.
     Aggregator(AggregatorInput),
-}
-
-/// The parts of an evidence document the judge uses.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct EvidenceInput {
-    pub(crate) checks: Vec<EvidenceCheck>,
-    pub(crate) diagnostics: Vec<EvidenceDiagnostic>,
-    /// `contracts.read_only.modified`.
-    pub(crate) modified: Vec<String>,
-    /// `contracts.read_only.error`.
-    pub(crate) read_only_error: Option<String>,
-    /// `contracts.change_budget`.
-    pub(crate) budget: Option<Budget>,
-    /// The run was interrupted (`summary.exit_code` 130, or a check skipped
-    /// with reason `interrupted`).
-    pub(crate) interrupted: bool,
-}
-
-/// One entry of `checks`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EvidenceCheck {
-    pub(crate) name: String,
-    pub(crate) status: Status,
-    pub(crate) dimension: Dimension,
-    pub(crate) severity: Severity,
-    pub(crate) score: Option<f64>,
-    pub(crate) timed_out: bool,
-    pub(crate) error: Option<String>,
-    pub(crate) exit_code: Option<i64>,
-    pub(crate) command: Vec<String>,
-    pub(crate) skip_reason: Option<String>,
-}
-
-/// One entry of `diagnostics`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EvidenceDiagnostic {
-    pub(crate) check: String,
-    pub(crate) file: Option<String>,
-    pub(crate) line: Option<u64>,
-    pub(crate) severity: DiagSeverity,
-    pub(crate) rule: Option<String>,
-    pub(crate) message: String,
-    pub(crate) suggestion: Option<String>,
-}
-
-/// `contracts.change_budget`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Budget {
-    pub(crate) exceeded: bool,
-    pub(crate) files_changed: Option<u64>,
-    pub(crate) loc_changed: Option<u64>,
-    pub(crate) max_files: Option<u64>,
-    pub(crate) max_loc: Option<u64>,
 }
 
 /// An aggregator input.
@@ -134,7 +81,7 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
     if doc.contains_key("security_result") {
         aggregator(doc).map(Source::Aggregator)
     } else if doc.contains_key("checks") || doc.contains_key("schema_version") {
-        evidence(value).map(Source::Evidence)
+        evidence(value).map(|e| Source::Evidence(Box::new(e)))
     } else {
         Err(Problem::new(
             "$",
@@ -145,56 +92,10 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
 }
 
 /// An evidence document, read as every reader reads it (closed objects,
-/// every field of the first version required), then the parts the judge uses.
-fn evidence(value: &Value) -> Access<EvidenceInput> {
-    let evidence = Evidence::from_value(value.clone()).map_err(|problem| {
+/// every field of the first version required).
+fn evidence(value: &Value) -> Access<Evidence> {
+    Evidence::from_value(value.clone()).map_err(|problem| {
         Problem::new(problem.path.unwrap_or_else(|| "$".into()), problem.message)
-    })?;
-    let interrupted = evidence.interrupted();
-    let Evidence {
-        checks,
-        diagnostics,
-        contracts,
-        ..
-    } = evidence;
-    Ok(EvidenceInput {
-        checks: checks
-            .into_iter()
-            .map(|c| EvidenceCheck {
-                name: c.name,
-                status: c.status,
-                dimension: c.dimension,
-                severity: c.severity,
-                score: c.score,
-                timed_out: c.timed_out,
-                error: c.error,
-                exit_code: c.exit_code.map(i64::from),
-                command: c.command,
-                skip_reason: c.skip_reason,
-            })
-            .collect(),
-        diagnostics: diagnostics
-            .into_iter()
-            .map(|d| EvidenceDiagnostic {
-                check: d.check,
-                file: d.file,
-                line: d.line,
-                severity: d.severity,
-                rule: d.rule,
-                message: d.message,
-                suggestion: d.suggestion,
-            })
-            .collect(),
-        modified: contracts.read_only.modified,
-        read_only_error: contracts.read_only.error,
-        budget: contracts.change_budget.map(|b| Budget {
-            exceeded: b.exceeded,
-            files_changed: Some(b.files_changed),
-            loc_changed: Some(b.loc_changed),
-            max_files: Some(b.max_files),
-            max_loc: Some(b.max_loc),
-        }),
-        interrupted,
     })
 }
 
@@ -389,6 +290,7 @@ fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{DiagSeverity, Severity};
     use serde_json::json;
 
     /// The reference judge's input example (issues filled in).
@@ -470,17 +372,8 @@ mod tests {
         assert!(!e.checks[1].timed_out);
         assert_eq!(e.diagnostics[0].severity, DiagSeverity::Warning);
         assert_eq!(e.diagnostics[0].line, Some(3));
-        assert_eq!(e.modified, ["x"]);
-        assert_eq!(
-            e.budget,
-            Some(Budget {
-                exceeded: true,
-                files_changed: Some(12),
-                loc_changed: Some(10),
-                max_files: Some(10),
-                max_loc: Some(400)
-            })
-        );
+        assert_eq!(e.contracts.read_only.modified, ["x"]);
+        assert!(e.contracts.change_budget.unwrap().exceeded);
     }
 
     #[test]

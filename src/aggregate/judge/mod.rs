@@ -253,7 +253,7 @@ pub(crate) fn evaluate(
             next,
             score::dimension_scores(&e.checks),
             issues::from_evidence(e),
-            e.budget.as_ref(),
+            e.contracts.change_budget.as_ref(),
         ),
         Source::Aggregator(a) => {
             let mut scores = verdict::Scores::default();
@@ -464,6 +464,27 @@ pub(crate) mod tests {
 
     fn evidence(checks: Value, diagnostics: Value) -> Value {
         crate::run::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
+    }
+
+    /// Evidence of these checks and diagnostics, its other fields filled in.
+    pub(crate) fn evidence_with(
+        checks: Vec<run_check_documents::evidence::CheckRecord>,
+        diagnostics: Vec<run_check_documents::evidence::Diagnostic>,
+    ) -> run_check_documents::evidence::Evidence {
+        let mut e =
+            run_check_documents::evidence::Evidence::from_value(evidence(json!([]), json!([])))
+                .unwrap();
+        e.checks = checks;
+        e.diagnostics = diagnostics;
+        e
+    }
+
+    /// A check record of these fields, the others filled in.
+    pub(crate) fn record(fields: Value) -> run_check_documents::evidence::CheckRecord {
+        run_check_documents::evidence::Evidence::from_value(evidence(json!([fields]), json!([])))
+            .unwrap()
+            .checks
+            .remove(0)
     }
 
     #[test]
