@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{DiagSeverity, Dimension, JudgeConfig, Mode, Parser, RetryConfig, Severity};
+use super::{DiagSeverity, Dimension, Mode, Parser, RetryConfig, Severity};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -16,7 +16,7 @@ pub(super) struct RawConfig {
     #[serde(default)]
     pub(super) settings: RawSettings,
     #[serde(default)]
-    pub(super) judge: Option<Spanned<JudgeConfig>>,
+    pub(super) judge: Option<Spanned<toml::Table>>,
     #[serde(default)]
     pub(super) retry: RetryConfig,
     #[serde(default)]

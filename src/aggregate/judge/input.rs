@@ -26,8 +26,8 @@ use super::json::score;
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
-    Access, Problem, alternatives, array, boolean, child, count, count32, field, found, index,
-    number, object, one_of, opt_string, optional, string,
+    Access, Problem, array, boolean, child, count, count32, field, found, index, object, one_of,
+    opt_string, optional, string,
 };
 
 /// What the judge reads.
@@ -99,19 +99,6 @@ fn evidence(value: &Value) -> Access<Evidence> {
     })
 }
 
-/// The keys of `tech_stack.quality_thresholds`.
-const THRESHOLD_KEYS: [&str; 9] = [
-    "security_min",
-    "quality_min",
-    "performance_min",
-    "overall_min",
-    "max_critical_issues",
-    "max_high_issues",
-    "max_iterations",
-    "stall_threshold",
-    "stall_rounds",
-];
-
 fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
     let iteration = match optional(doc, "iteration") {
         None => None,
@@ -127,33 +114,10 @@ fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
     if let Some(tech_stack) = optional(doc, "tech_stack") {
         let tech_stack = object(tech_stack, "$.tech_stack")?;
         if let Some(t) = optional(tech_stack, "quality_thresholds") {
-            overrides = thresholds(t)?;
+            overrides.thresholds = object(t, "$.tech_stack.quality_thresholds")?.clone();
         }
         if let Some(w) = optional(tech_stack, "weights") {
-            let path = "$.tech_stack.weights";
-            let w = object(w, path)?;
-            for (key, value) in w {
-                let path = child(path, key);
-                let weight = match key.as_str() {
-                    "security" => &mut overrides.weight_security,
-                    "quality" => &mut overrides.weight_quality,
-                    "performance" => &mut overrides.weight_performance,
-                    _ => {
-                        return Err(Problem::new(
-                            &path,
-                            "unknown weight (expected security, quality or performance)",
-                        ));
-                    }
-                };
-                let n = number(value, &path)?;
-                if !(0.0..=1.0).contains(&n) {
-                    return Err(Problem::new(
-                        &path,
-                        format!("expected a weight within 0..1, found {value}"),
-                    ));
-                }
-                *weight = Some(n);
-            }
+            overrides.weights = object(w, "$.tech_stack.weights")?.clone();
         }
     }
     let results = DIMENSIONS
@@ -192,50 +156,6 @@ fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
         results,
         previous_scores,
     })
-}
-
-fn thresholds(value: &Value) -> Access<Overrides> {
-    let base = "$.tech_stack.quality_thresholds";
-    let t = object(value, base)?;
-    let mut o = Overrides::default();
-    for (key, value) in t {
-        let path = child(base, key);
-        let min = |value: &Value| -> Access<f64> {
-            let n = number(value, &path)?;
-            if (0.0..=100.0).contains(&n) {
-                Ok(n)
-            } else {
-                Err(Problem::new(&path, format!("{n} is outside 0..100")))
-            }
-        };
-        match key.as_str() {
-            "security_min" => o.security_min = Some(min(value)?),
-            "quality_min" => o.quality_min = Some(min(value)?),
-            "performance_min" => o.performance_min = Some(min(value)?),
-            "overall_min" => o.overall_min = Some(min(value)?),
-            "stall_threshold" => o.stall_threshold = Some(min(value)?),
-            "max_critical_issues" => o.max_critical_issues = Some(count32(value, &path)?),
-            "max_high_issues" => o.max_high_issues = Some(count32(value, &path)?),
-            "stall_rounds" => o.stall_rounds = Some(count32(value, &path)?),
-            "max_iterations" => {
-                let n = count32(value, &path)?;
-                if n == 0 {
-                    return Err(Problem::new(&path, "must be at least 1"));
-                }
-                o.max_iterations = Some(n);
-            }
-            _ => {
-                return Err(Problem::new(
-                    &path,
-                    format!(
-                        "unknown threshold (expected {})",
-                        alternatives(&THRESHOLD_KEYS)
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(o)
 }
 
 fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<DimensionResult> {
@@ -475,9 +395,8 @@ mod tests {
         };
         assert_eq!(a.iteration, Some(1));
         assert_eq!(a.previous_scores, [65.0, 72.0]);
-        assert_eq!(a.overrides.security_min, Some(85.0));
-        assert_eq!(a.overrides.stall_rounds, Some(2));
-        assert_eq!(a.overrides.weight_quality, Some(0.35));
+        assert_eq!(a.overrides.thresholds["security_min"], 85);
+        assert_eq!(a.overrides.weights["quality"], 0.35);
         assert_eq!(
             a.results.iter().map(|r| r.score).collect::<Vec<_>>(),
             [Some(75.0), Some(85.0), Some(90.0)]
@@ -572,45 +491,6 @@ mod tests {
                 with(doc(), "/iteration", Some(json!(1.5))),
                 "$.iteration",
                 "expected a non-negative integer, found number 1.5",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/security_min",
-                    Some(json!("85")),
-                ),
-                "$.tech_stack.quality_thresholds.security_min",
-                "expected a number, found string",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/secutiry_min",
-                    Some(json!(85)),
-                ),
-                "$.tech_stack.quality_thresholds.secutiry_min",
-                "unknown threshold (expected security_min, quality_min, performance_min, \
-                 overall_min, max_critical_issues, max_high_issues, max_iterations, \
-                 stall_threshold or stall_rounds)",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/max_iterations",
-                    Some(json!(0)),
-                ),
-                "$.tech_stack.quality_thresholds.max_iterations",
-                "must be at least 1",
-            ),
-            (
-                with(doc(), "/tech_stack/weights/security", Some(json!(1.5))),
-                "$.tech_stack.weights.security",
-                "expected a weight within 0..1, found 1.5",
-            ),
-            (
-                with(doc(), "/tech_stack/weights/speed", Some(json!(0.1))),
-                "$.tech_stack.weights.speed",
-                "unknown weight (expected security, quality or performance)",
             ),
             (
                 with(doc(), "/previous_scores/1", Some(json!(null))),

@@ -402,8 +402,11 @@ pub(crate) mod tests {
     #[test]
     fn tech_stack_overrides_judge_key_by_key() {
         let config = JudgeConfig {
-            security_min: Some(70.0),
-            overall_min: Some(90.0),
+            thresholds: thresholds::Thresholds {
+                security_min: 70.0,
+                overall_min: 90.0,
+                ..Default::default()
+            },
             ..JudgeConfig::default()
         };
         // [judge] lowers security_min to 70 but raises overall_min to 90.

@@ -152,7 +152,11 @@ pub(crate) fn score_gap(scores: &Scores, overall: Option<f64>, t: &Thresholds) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::judge::thresholds::DEFAULT_WEIGHTS;
+    const DEFAULT_WEIGHTS: Weights = Weights {
+        security: 0.4,
+        quality: 0.35,
+        performance: 0.25,
+    };
 
     pub(crate) fn check(
         name: &str,
