@@ -112,7 +112,7 @@ pub(crate) fn blockers(
     out
 }
 
-/// `feedback_for_code_writer`.
+/// `feedback_for_code_writer`: the issues by urgency, the score gaps and the iterations left.
 pub(crate) fn feedback(
     issues: &Issues,
     blockers: &[String],

@@ -5,17 +5,18 @@
 //!
 //! Evidence is read by the one evidence reader of every command
 //! (`Evidence::from_value` of `run-check-documents`: closed objects, every
-//! field of the first version required, later ones with their defaults),
-//! then reduced to what the judge uses.
+//! field of the first version required, later ones with their defaults)
+//! and judged as it is.
 //!
 //! Aggregator input: `security_result`, `quality_result` and
 //! `performance_result` are required, each with `passed` (boolean), `score`
 //! (0..100, or null for "nothing scored") and `issues`; an issue needs
 //! `severity` (Critical/High/Medium/Low, any case) and `type`. `iteration`,
-//! `tech_stack` and `previous_scores` are optional. Inside
-//! `tech_stack.quality_thresholds` and `tech_stack.weights` an unknown key is
-//! an error (a misspelt threshold must not be ignored); the rest of
-//! `tech_stack` (language, framework, ...) is free.
+//! `tech_stack` and `previous_scores` are optional.
+//! `tech_stack.quality_thresholds` and `tech_stack.weights` are kept as
+//! given and read by `thresholds::resolve` (an unknown key is an error: a
+//! misspelt threshold must not be ignored); the rest of `tech_stack`
+//! (language, framework, ...) is free.
 
 use serde_json::{Map, Value};
 

@@ -18,11 +18,12 @@
 //!    the reference judge's defaults; the judge never needs a checks.toml (docs/cli.md).
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
 //!    A document with `security_result` is aggregator input, else evidence,
-//!    read as merge and retry read it (`run_check_documents`: closed
-//!    objects, the fields of the first version required). Aggregator input's
-//!    fields are listed in [`input`]; its unknown fields are ignored, except
-//!    unknown keys inside `tech_stack.quality_thresholds` /
-//!    `tech_stack.weights` (errors).
+//!    read as merge and retry read it and judged as read (the shared
+//!    `Evidence`: closed objects, the fields of the first version required).
+//!    Aggregator input's fields are listed in [`input`]; its unknown fields
+//!    are ignored, except unknown keys inside `tech_stack.quality_thresholds`
+//!    / `tech_stack.weights` (errors: they are read as `[judge]` is, by
+//!    [`thresholds`]).
 //! 3. **Rounding.** Dimension scores, the overall score, gaps and
 //!    improvements are rounded to 2 decimals before any comparison, so the
 //!    verdict shows what was judged (the reference judge's example: 82.25).
