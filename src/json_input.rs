@@ -1,8 +1,8 @@
 //! Reading user-supplied JSON documents: the typed documents of
 //! `run-check-documents` (evidence for judge, merge and retry; the retry
-//! state) through [`typed`] and [`evidence`], and the documents still read
-//! by hand (task files, vote inputs, aggregator inputs and history
-//! lines) through [`parse_document`] and the accessors here. One place for
+//! state, vote inputs, task files) through [`typed`] and [`evidence`], and
+//! the one document still read by hand (the judge's aggregator input)
+//! through [`parse_document`] and the accessors here. One place for
 //! the encoding rules, the input size budget, the one-line syntax errors
 //! and the JSON path of the first problem
 //! (`$.checks[2].status: expected a string, found number 3`), so every
@@ -181,7 +181,7 @@ impl Problem {
 /// The result of a typed access.
 pub(crate) type Access<T> = Result<T, Problem>;
 
-pub(crate) use run_check_documents::read::{alternatives, child};
+pub(crate) use run_check_documents::read::child;
 
 /// `path[index]`.
 pub(crate) fn index(path: &str, index: usize) -> String {
@@ -293,19 +293,6 @@ pub(crate) fn one_of(path: &str, words: &[&str], found: impl Display) -> Problem
     mismatch(path, &format!("one of {}", expected.join(", ")), found)
 }
 
-/// One of `words`, exactly as written (the word of `words` is returned);
-/// another string is quoted as a Rust string literal would be
-/// (`found "a\"b"`), another value named by [`found`].
-pub(crate) fn word<'w>(value: &Value, path: &str, words: &[&'w str]) -> Access<&'w str> {
-    match value {
-        Value::String(s) => match words.iter().find(|w| **w == s.as_str()) {
-            Some(w) => Ok(w),
-            None => Err(one_of(path, words, format!("{s:?}"))),
-        },
-        other => Err(one_of(path, words, found(other))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,14 +328,6 @@ mod tests {
         assert_eq!(child("$", ""), "$[\"\"]");
         assert_eq!(child("$.x", "a\"b"), "$.x[\"a\\\"b\"]");
         assert_eq!(child("$", "候选"), "$[\"候选\"]");
-    }
-
-    #[test]
-    fn alternatives_read_naturally() {
-        assert_eq!(alternatives(&[]), "");
-        assert_eq!(alternatives(&["a"]), "a");
-        assert_eq!(alternatives(&["a", "b"]), "a or b");
-        assert_eq!(alternatives(&["a", "b", "c"]), "a, b or c");
     }
 
     #[test]
@@ -470,21 +449,7 @@ mod tests {
     }
 
     #[test]
-    fn words_and_found_values() {
-        let words = ["low", "high"];
-        assert_eq!(word(&json!("high"), "$.r", &words), Ok("high"));
-        assert_eq!(
-            word(&json!("High"), "$.r", &words).unwrap_err(),
-            Problem::new("$.r", "expected one of \"low\", \"high\", found \"High\"")
-        );
-        assert_eq!(
-            message(word(&json!("a\"b"), "$.r", &words)),
-            "expected one of \"low\", \"high\", found \"a\\\"b\""
-        );
-        assert_eq!(
-            message(word(&json!(3), "$.r", &words)),
-            "expected one of \"low\", \"high\", found number 3"
-        );
+    fn one_of_and_found_values() {
         assert_eq!(
             one_of("$.s", &["pass"], "\"x\"").message,
             "expected one of \"pass\", found \"x\""

@@ -168,39 +168,14 @@ pub(crate) struct Settings {
     pub(crate) allow_env: Vec<String>,
 }
 
-/// `[judge]`; `None` means "use the judge's default (docs/judge.md)".
-#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `[judge]`, over the judge's defaults.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct JudgeConfig {
-    /// Minimum security score.
-    #[schemars(range(min = 0, max = 100))]
-    pub(crate) security_min: Option<f64>,
-    /// Minimum quality score.
-    #[schemars(range(min = 0, max = 100))]
-    pub(crate) quality_min: Option<f64>,
-    /// Minimum performance score.
-    #[schemars(range(min = 0, max = 100))]
-    pub(crate) performance_min: Option<f64>,
-    /// Minimum overall score.
-    #[schemars(range(min = 0, max = 100))]
-    pub(crate) overall_min: Option<f64>,
-    /// Most critical issues a pass may have.
-    pub(crate) max_critical_issues: Option<u32>,
-    /// Most high issues a pass may have.
-    pub(crate) max_high_issues: Option<u32>,
-    /// The iteration at which a failing result becomes FAIL_MAX_ITERATIONS.
-    #[schemars(range(min = 1))]
-    pub(crate) max_iterations: Option<u32>,
-    /// Smallest improvement that is not a stall.
-    #[schemars(range(min = 0, max = 100))]
-    pub(crate) stall_threshold: Option<f64>,
-    /// Rounds of small improvement that make a stall.
-    pub(crate) stall_rounds: Option<u32>,
-    /// Dimension weights; must sum to 1.0.
-    pub(crate) weights: Option<Weights>,
+    pub(crate) thresholds: Thresholds,
+    pub(crate) weights: Weights,
 }
 
-pub(crate) use run_check_documents::verdict::Weights;
+pub(crate) use run_check_documents::verdict::{Thresholds, Weights};
 
 /// `[retry]`.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]

@@ -12,9 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{
-    DiagSeverity, Dimension, JudgeConfig, Mode, Parser, RetryConfig, SCAN_RULE_SETS, Severity,
-};
+use super::{DiagSeverity, Dimension, Mode, Parser, RetryConfig, SCAN_RULE_SETS, Severity};
 
 /// A check's or fix's name, as the validator reads it.
 const NAME: &str = "^[A-Za-z0-9_.-]+$";
@@ -38,8 +36,8 @@ pub(crate) struct RawConfig {
     /// Thresholds of `run-check judge`; each key is optional (the judge's
     /// defaults, docs/judge.md).
     #[serde(default)]
-    #[schemars(with = "Option<JudgeConfig>")]
-    pub(super) judge: Option<Spanned<JudgeConfig>>,
+    #[schemars(schema_with = "judge_table")]
+    pub(super) judge: Option<Spanned<toml::Table>>,
     /// The retry tracker (`run-check retry`).
     #[serde(default)]
     pub(super) retry: RetryConfig,
@@ -257,4 +255,35 @@ pub(super) struct RawFix {
     #[schemars(with = "BTreeMap<String, String>")]
     #[schemars(extend("propertyNames" = {"pattern": ENV_NAME}))]
     pub(super) env: BTreeMap<Spanned<String>, String>,
+}
+
+/// The schema of `[judge]`: the thresholds of the verdict's type, each
+/// optional over its default, and the `weights` table whole. The names,
+/// bounds and descriptions are the document crate's.
+fn judge_table(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = generator.subschema_for::<super::Thresholds>();
+    let defaults = serde_json::to_value(super::Thresholds::default()).unwrap_or_default();
+    let mut weights = generator.subschema_for::<super::Weights>();
+    weights.insert(
+        "description".into(),
+        "Dimension weights, all three; they must sum to 1.0.".into(),
+    );
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("required");
+        object.insert(
+            "description".into(),
+            "Thresholds of `run-check judge`; each key is optional (the judge's defaults, docs/judge.md).".into(),
+        );
+        if let Some(serde_json::Value::Object(properties)) = object.get_mut("properties") {
+            for (key, property) in properties.iter_mut() {
+                if let (Some(property), Some(default)) =
+                    (property.as_object_mut(), defaults.get(key))
+                {
+                    property.insert("default".into(), default.clone());
+                }
+            }
+            properties.insert("weights".into(), weights.to_value());
+        }
+    }
+    schema
 }

@@ -7,7 +7,11 @@ use crate::error::Error;
 
 use super::raw::RawSettings;
 use super::validate::Validator;
-use super::{DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings};
+use run_check_documents::read::{self, Problem};
+
+use super::{
+    DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds, Weights,
+};
 
 impl Validator<'_> {
     pub(super) fn settings(&self, raw: RawSettings) -> Result<Settings, Error> {
@@ -57,44 +61,40 @@ impl Validator<'_> {
         })
     }
 
-    pub(super) fn judge(&self, raw: Spanned<JudgeConfig>) -> Result<JudgeConfig, Error> {
+    /// `[judge]` over the defaults: the thresholds read as the judge reads
+    /// them (`run_check_documents::verdict::Thresholds`), `weights` whole.
+    pub(super) fn judge(&self, raw: Spanned<toml::Table>) -> Result<JudgeConfig, Error> {
         let span = raw.span();
-        let judge = raw.into_inner();
-        let scores = [
-            ("judge.security_min", judge.security_min),
-            ("judge.quality_min", judge.quality_min),
-            ("judge.performance_min", judge.performance_min),
-            ("judge.overall_min", judge.overall_min),
-            ("judge.stall_threshold", judge.stall_threshold),
-        ];
-        for (key, value) in scores {
-            if let Some(v) = value
-                && !(0.0..=100.0).contains(&v)
-            {
-                let at = self.key_in_table(span.clone(), key);
-                return Err(self.err(at, key, format!("{v} is outside 0..100")));
-            }
-        }
-        if let Some(w) = judge.weights {
+        let mut table = raw.into_inner();
+        let message = |err: &toml::de::Error| err.message().to_string();
+        // A weight has no line of its own: the `weights` line is the place.
+        let fail = |at: &str, problem: Problem| {
+            let path = problem.path.unwrap_or_default();
+            let key = format!("judge{at}{}", path.trim_start_matches('$'));
+            let place = self.key_in_table(span.clone(), if at.is_empty() { &key } else { at });
+            self.err(place, key, problem.message)
+        };
+        let weights = match table.remove("weights") {
+            Some(w) => read::from_deserializer(w, message).map_err(|p| fail(".weights", p))?,
+            None => Weights::default(),
+        };
+        if let Some(sum) = weights.wrong_sum() {
             let at = self.key_in_table(span.clone(), "judge.weights");
-            let parts = [w.security, w.quality, w.performance];
-            if parts.iter().any(|p| !(0.0..=1.0).contains(p)) {
-                return Err(self.err(at, "judge.weights", "each weight must be within 0..1"));
-            }
-            let sum: f64 = parts.iter().sum();
-            if (sum - 1.0).abs() > 0.001 {
-                return Err(self.err(
-                    at,
-                    "judge.weights",
-                    format!("weights sum to {sum}, not 1.0 (±0.001)"),
-                ));
-            }
+            return Err(self.err(
+                at,
+                "judge.weights",
+                format!("weights sum to {sum}, not 1.0 (±0.001)"),
+            ));
         }
-        if judge.max_iterations == Some(0) {
-            let at = self.key_in_table(span, "judge.max_iterations");
-            return Err(self.err(at, "judge.max_iterations", "must be at least 1"));
-        }
-        Ok(judge)
+        let mut all = toml::Table::try_from(Thresholds::default())
+            .map_err(|err| Error::Internal(format!("cannot write the thresholds: {err}")))?;
+        all.extend(table);
+        let thresholds =
+            read::from_deserializer(toml::Value::Table(all), message).map_err(|p| fail("", p))?;
+        Ok(JudgeConfig {
+            thresholds,
+            weights,
+        })
     }
 
     /// Where `key` (`table.name`) is written in the table whose span is
@@ -186,7 +186,7 @@ mod tests {
         let config =
             load_str("[judge]\nweights = { security = 0.4, quality = 0.35, performance = 0.25 }\n")
                 .unwrap();
-        assert_eq!(config.judge.weights.unwrap().quality, 0.35);
+        assert_eq!(config.judge.weights.quality, 0.35);
     }
 
     #[test]
@@ -247,19 +247,31 @@ mod tests {
             ),
             (
                 "[judge]\nweights = { security = nan, quality = 0.5, performance = 0.5 }\n",
-                "checks.toml:2:1: judge.weights: each weight must be within 0..1",
+                "checks.toml:2:1: judge.weights.security: expected a weight within 0..1, found NaN",
             ),
             (
                 "[judge]\nweights = { security = inf, quality = -inf, performance = 1.0 }\n",
-                "checks.toml:2:1: judge.weights: each weight must be within 0..1",
+                "checks.toml:2:1: judge.weights.quality: expected a weight within 0..1, found -inf",
+            ),
+            (
+                "[judge]\nmax_iterations = 4294967296\n",
+                "checks.toml:2:1: judge.max_iterations: expected an integer from 0 to 4294967295, \
+                 found number 4294967296",
+            ),
+            (
+                "[judge]\nstall_rounds = -1\n",
+                "checks.toml:2:1: judge.stall_rounds: expected a non-negative integer, found number -1",
+            ),
+            (
+                "[judge]\nsecutiry_min = 1\n",
+                "checks.toml:2:1: judge.secutiry_min: unknown field (expected security_min, \
+                 quality_min, performance_min, overall_min, max_critical_issues, max_high_issues, \
+                 max_iterations, stall_threshold or stall_rounds)",
             ),
         ] {
             rejects(text, expected);
         }
         for text in [
-            "[judge]\nmax_iterations = 4294967296\n",
-            "[judge]\nstall_rounds = -1\n",
-            "[judge]\nmax_critical_issues = 9223372036854775807\n",
             "[retry]\nmax_retries = -1\n",
             "[retry]\nmax_retries = 4294967296\n",
         ] {
@@ -279,6 +291,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.settings.jobs, 9223372036854775807);
-        assert_eq!(config.judge.stall_rounds, Some(u32::MAX));
+        assert_eq!(config.judge.thresholds.stall_rounds, u32::MAX);
     }
 }

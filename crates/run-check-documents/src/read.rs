@@ -7,8 +7,9 @@
 
 use std::fmt;
 
+use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Why a document could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     .and_then(|value| json.end().map(|()| value));
     value.map_err(|err| {
         if err.is_data() {
-            shape(&track.path(), &err)
+            shape(&track.path(), &message(&err))
         } else {
             Problem {
                 path: None,
@@ -78,7 +79,31 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
 
 /// Reads a `T` from a parsed value.
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Problem> {
-    serde_path_to_error::deserialize(value).map_err(|err| shape(err.path(), err.inner()))
+    serde_path_to_error::deserialize(value).map_err(|err| shape(err.path(), &message(err.inner())))
+}
+
+/// Reads a `T` from another format's value (a TOML table, ...), worded as
+/// a JSON reader words it; `message` is the format's error message alone.
+pub fn from_deserializer<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    deserializer: D,
+    message: impl Fn(&D::Error) -> String,
+) -> Result<T, Problem> {
+    serde_path_to_error::deserialize(deserializer)
+        .map_err(|err| shape(err.path(), &message(err.inner())))
+}
+
+/// `base` with the members of `layer` replaced, read again as a `T` (each
+/// member with its rules; an unknown one refused).
+pub fn layered<T: Serialize + DeserializeOwned>(
+    base: &T,
+    layer: &Map<String, Value>,
+) -> Result<T, Problem> {
+    let mut all = match serde_json::to_value(base) {
+        Ok(Value::Object(all)) => all,
+        _ => Map::new(),
+    };
+    all.extend(layer.iter().map(|(k, v)| (k.clone(), v.clone())));
+    from_value(Value::Object(all))
 }
 
 /// Reads a nullable field that must be present (`null` is `None`; absent is
@@ -137,7 +162,7 @@ pub fn alternatives(names: &[&str]) -> String {
 
 /// A shape error at `path`, worded as every reader words it: a missing or
 /// unknown member is named by its own path.
-fn shape(path: &serde_path_to_error::Path, err: &serde_json::Error) -> Problem {
+fn shape(path: &serde_path_to_error::Path, text: &str) -> Problem {
     use serde_path_to_error::Segment;
     let mut at = String::from("$");
     for segment in path.iter() {
@@ -148,7 +173,6 @@ fn shape(path: &serde_path_to_error::Path, err: &serde_json::Error) -> Problem {
             Segment::Unknown => {}
         }
     }
-    let text = message(err);
     let quoted = |text: &str| -> Vec<String> {
         text.split('`')
             .skip(1)

@@ -4,11 +4,12 @@
 //! part of the contract. Every object is closed and every field required.
 
 use schemars::{JsonSchema, Schema};
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value, json};
 
 use crate::evidence::Dimension;
 use crate::int;
+use crate::read::{self, Problem};
 
 /// The verdict of one round of `run-check judge`: the aggregated scores and issues, plus the decision of who acts next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -490,17 +491,28 @@ pub enum NextAgent {
     User,
 }
 
+// One definition for `thresholds_used`, `[judge]` of checks.toml and an
+// aggregator input's `tech_stack.quality_thresholds` (the last two read over
+// a base with `Thresholds::with`): the bounds are the reader's and the schema's.
 /// The thresholds a verdict was judged with (`thresholds_used`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Thresholds {
     /// Minimum security score.
+    #[serde(deserialize_with = "score")]
+    #[schemars(range(min = 0, max = 100))]
     pub security_min: f64,
     /// Minimum quality score.
+    #[serde(deserialize_with = "score")]
+    #[schemars(range(min = 0, max = 100))]
     pub quality_min: f64,
     /// Minimum performance score.
+    #[serde(deserialize_with = "score")]
+    #[schemars(range(min = 0, max = 100))]
     pub performance_min: f64,
     /// Minimum overall score.
+    #[serde(deserialize_with = "score")]
+    #[schemars(range(min = 0, max = 100))]
     pub overall_min: f64,
     /// Most critical issues a pass may have.
     #[serde(deserialize_with = "int::de")]
@@ -509,10 +521,12 @@ pub struct Thresholds {
     #[serde(deserialize_with = "int::de")]
     pub max_high_issues: u32,
     /// The iteration at which a failing result becomes `FAIL_MAX_ITERATIONS`.
-    #[serde(deserialize_with = "int::de")]
+    #[serde(deserialize_with = "at_least_one")]
     #[schemars(range(min = 1))]
     pub max_iterations: u32,
     /// Smallest improvement that is not a stall.
+    #[serde(deserialize_with = "score")]
+    #[schemars(range(min = 0, max = 100))]
     pub stall_threshold: f64,
     /// Rounds of small improvement that make a stall (0: never a score stall).
     #[serde(deserialize_with = "int::de")]
@@ -536,19 +550,89 @@ impl Default for Thresholds {
     }
 }
 
+impl Thresholds {
+    /// `self` with the members of `layer` (some thresholds) replaced, each
+    /// read with its bounds; an unknown member is a problem at its path.
+    pub fn with(self, layer: &Map<String, Value>) -> Result<Thresholds, Problem> {
+        read::layered(&self, layer)
+    }
+}
+
+/// A score: a number within 0..100.
+fn score<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let n = f64::deserialize(deserializer)?;
+    if (0.0..=100.0).contains(&n) {
+        Ok(n)
+    } else {
+        Err(serde::de::Error::custom(format!("{n} is outside 0..100")))
+    }
+}
+
+/// An integer of at least 1.
+fn at_least_one<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    match int::de(deserializer)? {
+        0 => Err(serde::de::Error::custom("must be at least 1")),
+        n => Ok(n),
+    }
+}
+
 /// The weights of the dimensions in the overall score.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Weights {
     /// Weight of the security score.
+    #[serde(deserialize_with = "weight")]
     #[schemars(range(min = 0, max = 1))]
     pub security: f64,
     /// Weight of the quality score.
+    #[serde(deserialize_with = "weight")]
     #[schemars(range(min = 0, max = 1))]
     pub quality: f64,
     /// Weight of the performance score.
+    #[serde(deserialize_with = "weight")]
     #[schemars(range(min = 0, max = 1))]
     pub performance: f64,
+}
+
+impl Default for Weights {
+    /// The judge's default weights (docs/judge.md).
+    fn default() -> Weights {
+        Weights {
+            security: 0.4,
+            quality: 0.35,
+            performance: 0.25,
+        }
+    }
+}
+
+impl Weights {
+    /// Largest distance of the weights' sum from 1.0 that is still accepted.
+    pub const SUM_TOLERANCE: f64 = 0.001;
+
+    /// `self` with the members of `layer` (some weights) replaced, each
+    /// read with its bounds; an unknown member is a problem at its path.
+    pub fn with(self, layer: &Map<String, Value>) -> Result<Weights, Problem> {
+        read::layered(&self, layer)
+    }
+
+    /// The sum of the weights (to 6 decimals) when it is not 1.0 within
+    /// [`Weights::SUM_TOLERANCE`].
+    pub fn wrong_sum(&self) -> Option<f64> {
+        let sum = self.security + self.quality + self.performance;
+        ((sum - 1.0).abs() > Self::SUM_TOLERANCE).then_some((sum * 1e6).round() / 1e6)
+    }
+}
+
+/// A weight: a number within 0..1.
+fn weight<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let n = f64::deserialize(deserializer)?;
+    if (0.0..=1.0).contains(&n) {
+        Ok(n)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a weight within 0..1, found {n}"
+        )))
+    }
 }
 
 /// Each list of `issues` holds the issues of its severity only.

@@ -25,12 +25,13 @@
 use crate::run::evidence::Status;
 
 use super::history::PastRound;
-use super::input::{AggregatorInput, EvidenceCheck, EvidenceInput};
+use super::input::AggregatorInput;
 use super::score::Gates;
 use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
+use crate::run::evidence::{CheckRecord, Evidence};
 
 /// The category of a blocked check.
-pub(crate) fn classify(check: &EvidenceCheck) -> Category {
+pub(crate) fn classify(check: &CheckRecord) -> Category {
     if check.timed_out {
         return Category::Infrastructure;
     }
@@ -64,7 +65,7 @@ pub(crate) fn classify(check: &EvidenceCheck) -> Category {
 }
 
 /// The decision for evidence; `last` is the last recorded round.
-pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) -> Decision {
+pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> Decision {
     let mut blocked: Vec<Blocked> = evidence
         .checks
         .iter()
@@ -79,14 +80,14 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
             },
         })
         .collect();
-    if let Some(error) = &evidence.read_only_error {
+    if let Some(error) = &evidence.contracts.read_only.error {
         blocked.push(Blocked {
             check: "run-check".into(),
             category: Category::Infrastructure,
             reason: format!("read-only verification failed: {error}"),
         });
     }
-    if evidence.interrupted {
+    if evidence.interrupted() {
         blocked.push(Blocked {
             check: "run-check".into(),
             category: Category::Infrastructure,
@@ -134,10 +135,11 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput, last: Option<&PastRound>) 
         .collect();
     let mut problems =
         crate::run::evidence::failures("checks", evidence.checks.len(), &failed, &[]);
-    if !evidence.modified.is_empty() {
+    let modified = &evidence.contracts.read_only.modified;
+    if !modified.is_empty() {
         problems.push(format!(
             "the checks modified the worktree: {}",
-            evidence.modified.join(", ")
+            modified.join(", ")
         ));
     }
     if problems.is_empty() {
@@ -217,28 +219,19 @@ mod tests {
     use super::*;
     use crate::aggregate::judge::input::DimensionResult;
     use crate::aggregate::judge::thresholds::Overrides;
-    use crate::config::{Dimension, Severity};
+    use crate::config::Dimension;
 
-    fn check(name: &str, status: Status, error: Option<&str>, timed_out: bool) -> EvidenceCheck {
-        EvidenceCheck {
-            name: name.into(),
-            status,
-            dimension: Dimension::Quality,
-            severity: Severity::High,
-            score: None,
-            timed_out,
+    fn check(name: &str, status: Status, error: Option<&str>, timed_out: bool) -> CheckRecord {
+        CheckRecord {
             error: error.map(str::to_string),
-            exit_code: None,
-            command: vec![],
-            skip_reason: None,
+            ..crate::aggregate::judge::tests::record(
+                serde_json::json!({"name": name, "status": status, "timed_out": timed_out}),
+            )
         }
     }
 
-    fn evidence(checks: Vec<EvidenceCheck>) -> EvidenceInput {
-        EvidenceInput {
-            checks,
-            ..EvidenceInput::default()
-        }
+    fn evidence(checks: Vec<CheckRecord>) -> Evidence {
+        crate::aggregate::judge::tests::evidence_with(checks, vec![])
     }
 
     fn infra_round() -> PastRound {
@@ -312,7 +305,7 @@ mod tests {
         );
         // A modified worktree is rework even when every check passed.
         let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
-        e.modified = vec!["src/x.rs".into()];
+        e.contracts.read_only.modified = vec!["src/x.rs".into()];
         let d = from_evidence(&e, None);
         assert_eq!(d.decision, DecisionKind::Rework);
         assert_eq!(d.reason, "the checks modified the worktree: src/x.rs");
@@ -350,7 +343,7 @@ mod tests {
         );
         let code = check("c", Status::Error, Some("boom"), false);
         let infra = check("i", Status::Fail, None, true);
-        let next = |checks: Vec<EvidenceCheck>, last: Option<&PastRound>| {
+        let next = |checks: Vec<CheckRecord>, last: Option<&PastRound>| {
             from_evidence(&evidence(checks), last).next_agent
         };
         assert_eq!(next(vec![env.clone()], None), NextAgent::User);
@@ -379,7 +372,7 @@ mod tests {
         );
         // A failed read-only verification blocks as infrastructure.
         let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
-        e.read_only_error = Some("`git status` failed".into());
+        e.contracts.read_only.error = Some("`git status` failed".into());
         let d = from_evidence(&e, None);
         assert_eq!(
             (d.decision, d.next_agent),
@@ -453,14 +446,13 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_is_blocked_until_validated_again() {
-        let mut e = evidence(vec![
+        let e = evidence(vec![
             check("a", Status::Pass, None, false),
-            EvidenceCheck {
+            CheckRecord {
                 skip_reason: Some("interrupted".into()),
                 ..check("b", Status::Skip, None, false)
             },
         ]);
-        e.interrupted = true;
         let d = from_evidence(&e, None);
         assert_eq!(
             (d.decision, d.next_agent),

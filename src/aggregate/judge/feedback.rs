@@ -9,7 +9,6 @@
 //!   <description>`; its `code_hint` is the issue's suggestion.
 //! - `summary` lists what stands between this round and a pass.
 
-use super::input::Budget;
 use super::score::{Gates, minimum};
 use super::thresholds::Thresholds;
 use super::verdict::{
@@ -17,6 +16,7 @@ use super::verdict::{
     ScoreGap, Scores, StallType, dimension_name,
 };
 use crate::output::plural;
+use crate::run::evidence::ChangeBudget;
 
 /// A score for messages: `85`, `82.25`.
 pub(crate) fn format_score(score: f64) -> String {
@@ -105,7 +105,7 @@ pub(crate) fn blockers(
     out
 }
 
-/// `feedback_for_code_writer`.
+/// `feedback_for_code_writer`: the issues by urgency, the score gaps and the iterations left.
 pub(crate) fn feedback(
     issues: &Issues,
     blockers: &[String],
@@ -147,39 +147,19 @@ pub(crate) fn next_action(
     progress: &Progress,
     issues: &Issues,
     blockers: &[String],
-    budget: Option<&Budget>,
+    budget: Option<&ChangeBudget>,
     iteration: u32,
     t: &Thresholds,
 ) -> String {
     match recommendation {
         Recommendation::Subtask => {
-            let mut what = Vec::new();
-            if let Some(b) = budget {
-                if let Some(files) = b.files_changed {
-                    what.push(format!(
-                        "{files} files changed{}",
-                        b.max_files
-                            .map(|m| format!(", at most {m}"))
-                            .unwrap_or_default()
-                    ));
-                }
-                if let Some(loc) = b.loc_changed {
-                    what.push(format!(
-                        "{loc} lines changed{}",
-                        b.max_loc
-                            .map(|m| format!(", at most {m}"))
-                            .unwrap_or_default()
-                    ));
-                }
-            }
-            if what.is_empty() {
-                "Split the task into subtasks: the change exceeds its budget".into()
-            } else {
+            let what = budget.map_or(String::new(), |b| {
                 format!(
-                    "Split the task into subtasks: the change exceeds its budget ({})",
-                    what.join("; ")
+                    " ({} files changed, at most {}; {} lines changed, at most {})",
+                    b.files_changed, b.max_files, b.loc_changed, b.max_loc
                 )
-            }
+            });
+            format!("Split the task into subtasks: the change exceeds its budget{what}")
         }
         Recommendation::Pass => "Finish: every gate passed".into(),
         Recommendation::FailMaxIterations => format!(
@@ -416,12 +396,13 @@ mod tests {
             next_action(Recommendation::Iterate, &progress(), &none, &b, None, 1, &t),
             "Raise the overall score from 78.5 to 80 and run the checks again"
         );
-        let budget = Budget {
+        let budget = ChangeBudget {
+            base: "HEAD".into(),
             exceeded: true,
-            files_changed: Some(12),
-            loc_changed: Some(90),
-            max_files: Some(10),
-            max_loc: Some(400),
+            files_changed: 12,
+            loc_changed: 90,
+            max_files: 10,
+            max_loc: 400,
         };
         assert_eq!(
             next_action(

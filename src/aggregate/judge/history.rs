@@ -10,26 +10,24 @@
 //! reader never sees half a line. A missing file is an empty history (and
 //! `--record` creates it).
 //!
-//! Every line must be a verdict: a blank line, invalid UTF-8, invalid JSON
-//! or a missing or ill-typed field the judge reads is an error naming the
-//! line number (`h.jsonl: line 3: $.overall_score: expected a number, found
-//! string`); nothing is skipped or guessed. The fields read are
-//! `overall_score`, `scores.{security,quality,performance}`,
-//! `issues.{critical,high,medium,low}[].fingerprint`, `decision.decision`
-//! and `decision.blocked[].category`.
+//! Every line must be a verdict, read as the verdict document is read
+//! (`run_check_documents::verdict::Verdict`: closed objects, every field
+//! required): a blank line, invalid UTF-8, invalid JSON or a missing,
+//! unknown or ill-typed field is an error naming the line number
+//! (`h.jsonl: line 3: $.overall_score: expected a number, found string`);
+//! nothing is skipped or guessed.
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use run_check_documents::read;
 
 use crate::error::Error;
+use crate::json_input::parse_line;
 
-use super::verdict::{DIMENSIONS, Scores, Verdict, dimension_name};
-use crate::json_input::word;
-use crate::json_input::{Access, array, child, field, index, number, object, parse_line, string};
+use super::verdict::{Category, DecisionKind, Issue, Scores, Verdict};
 
 /// What the judge needs from one earlier round.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -178,112 +176,67 @@ pub(crate) fn parse(display: &Path, bytes: &[u8]) -> Result<Vec<PastRound>, Erro
             ));
         }
         let value = parse_line(text).map_err(|message| error(number, message))?;
-        let round =
-            round(&value).map_err(|p| p.into_error(display, &format!("line {number}: ")))?;
-        rounds.push(round);
+        let verdict = read::from_value(value).map_err(|p| error(number, p.to_string()))?;
+        rounds.push(round(verdict));
     }
     Ok(rounds)
 }
 
-/// A required field that is a number or null.
-fn nullable_number(object: &Map<String, Value>, path: &str, name: &str) -> Access<Option<f64>> {
-    match field(object, path, name)? {
-        Value::Null => Ok(None),
-        v => number(v, &child(path, name)).map(Some),
+/// What the judge needs of a recorded verdict.
+fn round(verdict: Verdict) -> PastRound {
+    let fingerprints = |issues: &[Issue]| -> BTreeSet<String> {
+        issues.iter().map(|i| i.fingerprint.clone()).collect()
+    };
+    let decision = &verdict.decision;
+    PastRound {
+        overall: verdict.overall_score,
+        scores: Some(verdict.scores),
+        fingerprints: Some(Fingerprints {
+            critical: fingerprints(&verdict.issues.critical),
+            all: verdict
+                .issues
+                .all()
+                .map(|i| i.fingerprint.clone())
+                .collect(),
+        }),
+        infrastructure_blocked: decision.decision == DecisionKind::Blocked
+            && decision
+                .blocked
+                .iter()
+                .any(|b| b.category == Category::Infrastructure),
     }
-}
-
-fn round(value: &Value) -> Access<PastRound> {
-    let doc = object(value, "$")?;
-    let overall = nullable_number(doc, "$", "overall_score")?;
-    let scores_obj = object(field(doc, "$", "scores")?, "$.scores")?;
-    let mut scores = Scores::default();
-    for dimension in DIMENSIONS {
-        scores.set(
-            dimension,
-            nullable_number(scores_obj, "$.scores", dimension_name(dimension))?,
-        );
-    }
-    let issues = object(field(doc, "$", "issues")?, "$.issues")?;
-    let mut fingerprints = Fingerprints::default();
-    for severity in ["critical", "high", "medium", "low"] {
-        let path = child("$.issues", severity);
-        for (i, issue) in array(field(issues, "$.issues", severity)?, &path)?
-            .iter()
-            .enumerate()
-        {
-            let path = index(&path, i);
-            let issue = object(issue, &path)?;
-            let fp = string(
-                field(issue, &path, "fingerprint")?,
-                &child(&path, "fingerprint"),
-            )?;
-            if severity == "critical" {
-                fingerprints.critical.insert(fp.to_string());
-            }
-            fingerprints.all.insert(fp.to_string());
-        }
-    }
-    let decision = object(field(doc, "$", "decision")?, "$.decision")?;
-    let kind = word(
-        field(decision, "$.decision", "decision")?,
-        "$.decision.decision",
-        &["PASS", "REWORK", "BLOCKED"],
-    )?;
-    let mut infrastructure = false;
-    for (i, blocked) in array(
-        field(decision, "$.decision", "blocked")?,
-        "$.decision.blocked",
-    )?
-    .iter()
-    .enumerate()
-    {
-        let path = index("$.decision.blocked", i);
-        let blocked = object(blocked, &path)?;
-        let category = word(
-            field(blocked, &path, "category")?,
-            &child(&path, "category"),
-            &["environment", "infrastructure", "code"],
-        )?;
-        infrastructure |= category == "infrastructure";
-    }
-    Ok(PastRound {
-        overall,
-        scores: Some(scores),
-        fingerprints: Some(fingerprints),
-        infrastructure_blocked: kind == "BLOCKED" && infrastructure,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn line(overall: Value, critical: &[&str], blocked: &[&str]) -> String {
-        let decision = if blocked.is_empty() {
+        let mut v = serde_json::to_value(crate::aggregate::judge::tests::sample_verdict()).unwrap();
+        let issue = v["issues"]["critical"][0].clone();
+        v["overall_score"] = overall;
+        v["scores"] = json!({"security": 90, "quality": null, "performance": 70.5});
+        v["issues"]["critical"] = critical
+            .iter()
+            .map(|f| {
+                let mut i = issue.clone();
+                i["fingerprint"] = json!(f);
+                i
+            })
+            .collect();
+        v["issues"]["high"] = json!([]);
+        v["issues"]["medium"][0]["fingerprint"] = json!("h:f:1");
+        v["decision"]["decision"] = json!(if blocked.is_empty() {
             "REWORK"
         } else {
             "BLOCKED"
-        };
-        json!({
-            "iteration": 1,
-            "overall_score": overall,
-            "scores": {"security": 90, "quality": null, "performance": 70.5},
-            "issues": {
-                "critical": critical.iter().map(|f| json!({"id": "SEC-001", "fingerprint": f})).collect::<Vec<_>>(),
-                "high": [{"fingerprint": "h:f:1"}],
-                "medium": [],
-                "low": []
-            },
-            "decision": {
-                "decision": decision,
-                "blocked": blocked.iter().map(|c| json!({"check": "x", "category": c})).collect::<Vec<_>>(),
-                "next_agent": "IMPLEMENTER",
-                "reason": "r"
-            }
-        })
-        .to_string()
+        });
+        v["decision"]["blocked"] = blocked
+            .iter()
+            .map(|c| json!({"check": "x", "category": c, "reason": "r"}))
+            .collect();
+        v.to_string()
     }
 
     fn err(bytes: &str) -> String {
@@ -348,12 +301,13 @@ mod tests {
         let bad = good.replace("\"fingerprint\":\"h:f:1\"", "\"fingerprint\":1");
         assert_eq!(
             err(&bad),
-            "h.jsonl: line 1: $.issues.high[0].fingerprint: expected a string, found number 1"
+            "h.jsonl: line 1: $.issues.medium[0].fingerprint: expected a string, found number 1"
         );
-        let bad = good.replace(",\"medium\":[]", "");
+        let bad = good.replace(",\"low\":[]", "");
+        assert_ne!(bad, good);
         assert_eq!(
             err(&bad),
-            "h.jsonl: line 1: $.issues.medium: missing required field"
+            "h.jsonl: line 1: $.issues.low: missing required field"
         );
         assert_eq!(
             err("[1]\n"),

@@ -5,91 +5,39 @@
 //!
 //! Evidence is read by the one evidence reader of every command
 //! (`Evidence::from_value` of `run-check-documents`: closed objects, every
-//! field of the first version required, later ones with their defaults),
-//! then reduced to what the judge uses.
+//! field of the first version required, later ones with their defaults)
+//! and judged as it is.
 //!
 //! Aggregator input: `security_result`, `quality_result` and
 //! `performance_result` are required, each with `passed` (boolean), `score`
 //! (0..100, or null for "nothing scored") and `issues`; an issue needs
 //! `severity` (Critical/High/Medium/Low, any case) and `type`. `iteration`,
-//! `tech_stack` and `previous_scores` are optional. Inside
-//! `tech_stack.quality_thresholds` and `tech_stack.weights` an unknown key is
-//! an error (a misspelt threshold must not be ignored); the rest of
-//! `tech_stack` (language, framework, ...) is free.
+//! `tech_stack` and `previous_scores` are optional.
+//! `tech_stack.quality_thresholds` and `tech_stack.weights` are kept as
+//! given and read by `thresholds::resolve` (an unknown key is an error: a
+//! misspelt threshold must not be ignored); the rest of `tech_stack`
+//! (language, framework, ...) is free.
 
 use serde_json::{Map, Value};
 
-use crate::config::{DiagSeverity, Dimension, Severity};
-use crate::run::evidence::{Evidence, Status};
+use crate::config::Dimension;
+use crate::run::evidence::Evidence;
 
 use super::json::score;
 use super::thresholds::Overrides;
 use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
 use crate::json_input::{
-    Access, Problem, alternatives, array, boolean, child, count, count32, field, found, index,
-    number, object, one_of, opt_string, optional, string,
+    Access, Problem, array, boolean, child, count, count32, field, found, index, object, one_of,
+    opt_string, optional, string,
 };
 
 /// What the judge reads.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Source {
     /// An evidence document.
-    Evidence(EvidenceInput),
+    Evidence(Box<Evidence>),
     /// An aggregator input.
     Aggregator(AggregatorInput),
-}
-
-/// The parts of an evidence document the judge uses.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct EvidenceInput {
-    pub(crate) checks: Vec<EvidenceCheck>,
-    pub(crate) diagnostics: Vec<EvidenceDiagnostic>,
-    /// `contracts.read_only.modified`.
-    pub(crate) modified: Vec<String>,
-    /// `contracts.read_only.error`.
-    pub(crate) read_only_error: Option<String>,
-    /// `contracts.change_budget`.
-    pub(crate) budget: Option<Budget>,
-    /// The run was interrupted (`summary.exit_code` 130, or a check skipped
-    /// with reason `interrupted`).
-    pub(crate) interrupted: bool,
-}
-
-/// One entry of `checks`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EvidenceCheck {
-    pub(crate) name: String,
-    pub(crate) status: Status,
-    pub(crate) dimension: Dimension,
-    pub(crate) severity: Severity,
-    pub(crate) score: Option<f64>,
-    pub(crate) timed_out: bool,
-    pub(crate) error: Option<String>,
-    pub(crate) exit_code: Option<i64>,
-    pub(crate) command: Vec<String>,
-    pub(crate) skip_reason: Option<String>,
-}
-
-/// One entry of `diagnostics`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EvidenceDiagnostic {
-    pub(crate) check: String,
-    pub(crate) file: Option<String>,
-    pub(crate) line: Option<u64>,
-    pub(crate) severity: DiagSeverity,
-    pub(crate) rule: Option<String>,
-    pub(crate) message: String,
-    pub(crate) suggestion: Option<String>,
-}
-
-/// `contracts.change_budget`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Budget {
-    pub(crate) exceeded: bool,
-    pub(crate) files_changed: Option<u64>,
-    pub(crate) loc_changed: Option<u64>,
-    pub(crate) max_files: Option<u64>,
-    pub(crate) max_loc: Option<u64>,
 }
 
 /// An aggregator input.
@@ -134,7 +82,7 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
     if doc.contains_key("security_result") {
         aggregator(doc).map(Source::Aggregator)
     } else if doc.contains_key("checks") || doc.contains_key("schema_version") {
-        evidence(value).map(Source::Evidence)
+        evidence(value).map(|e| Source::Evidence(Box::new(e)))
     } else {
         Err(Problem::new(
             "$",
@@ -145,71 +93,12 @@ pub(crate) fn read(value: &Value) -> Access<Source> {
 }
 
 /// An evidence document, read as every reader reads it (closed objects,
-/// every field of the first version required), then the parts the judge uses.
-fn evidence(value: &Value) -> Access<EvidenceInput> {
-    let evidence = Evidence::from_value(value.clone()).map_err(|problem| {
+/// every field of the first version required).
+fn evidence(value: &Value) -> Access<Evidence> {
+    Evidence::from_value(value.clone()).map_err(|problem| {
         Problem::new(problem.path.unwrap_or_else(|| "$".into()), problem.message)
-    })?;
-    let interrupted = evidence.interrupted();
-    let Evidence {
-        checks,
-        diagnostics,
-        contracts,
-        ..
-    } = evidence;
-    Ok(EvidenceInput {
-        checks: checks
-            .into_iter()
-            .map(|c| EvidenceCheck {
-                name: c.name,
-                status: c.status,
-                dimension: c.dimension,
-                severity: c.severity,
-                score: c.score,
-                timed_out: c.timed_out,
-                error: c.error,
-                exit_code: c.exit_code.map(i64::from),
-                command: c.command,
-                skip_reason: c.skip_reason,
-            })
-            .collect(),
-        diagnostics: diagnostics
-            .into_iter()
-            .map(|d| EvidenceDiagnostic {
-                check: d.check,
-                file: d.file,
-                line: d.line,
-                severity: d.severity,
-                rule: d.rule,
-                message: d.message,
-                suggestion: d.suggestion,
-            })
-            .collect(),
-        modified: contracts.read_only.modified,
-        read_only_error: contracts.read_only.error,
-        budget: contracts.change_budget.map(|b| Budget {
-            exceeded: b.exceeded,
-            files_changed: Some(b.files_changed),
-            loc_changed: Some(b.loc_changed),
-            max_files: Some(b.max_files),
-            max_loc: Some(b.max_loc),
-        }),
-        interrupted,
     })
 }
-
-/// The keys of `tech_stack.quality_thresholds`.
-const THRESHOLD_KEYS: [&str; 9] = [
-    "security_min",
-    "quality_min",
-    "performance_min",
-    "overall_min",
-    "max_critical_issues",
-    "max_high_issues",
-    "max_iterations",
-    "stall_threshold",
-    "stall_rounds",
-];
 
 fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
     let iteration = match optional(doc, "iteration") {
@@ -226,33 +115,10 @@ fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
     if let Some(tech_stack) = optional(doc, "tech_stack") {
         let tech_stack = object(tech_stack, "$.tech_stack")?;
         if let Some(t) = optional(tech_stack, "quality_thresholds") {
-            overrides = thresholds(t)?;
+            overrides.thresholds = object(t, "$.tech_stack.quality_thresholds")?.clone();
         }
         if let Some(w) = optional(tech_stack, "weights") {
-            let path = "$.tech_stack.weights";
-            let w = object(w, path)?;
-            for (key, value) in w {
-                let path = child(path, key);
-                let weight = match key.as_str() {
-                    "security" => &mut overrides.weight_security,
-                    "quality" => &mut overrides.weight_quality,
-                    "performance" => &mut overrides.weight_performance,
-                    _ => {
-                        return Err(Problem::new(
-                            &path,
-                            "unknown weight (expected security, quality or performance)",
-                        ));
-                    }
-                };
-                let n = number(value, &path)?;
-                if !(0.0..=1.0).contains(&n) {
-                    return Err(Problem::new(
-                        &path,
-                        format!("expected a weight within 0..1, found {value}"),
-                    ));
-                }
-                *weight = Some(n);
-            }
+            overrides.weights = object(w, "$.tech_stack.weights")?.clone();
         }
     }
     let results = DIMENSIONS
@@ -291,50 +157,6 @@ fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
         results,
         previous_scores,
     })
-}
-
-fn thresholds(value: &Value) -> Access<Overrides> {
-    let base = "$.tech_stack.quality_thresholds";
-    let t = object(value, base)?;
-    let mut o = Overrides::default();
-    for (key, value) in t {
-        let path = child(base, key);
-        let min = |value: &Value| -> Access<f64> {
-            let n = number(value, &path)?;
-            if (0.0..=100.0).contains(&n) {
-                Ok(n)
-            } else {
-                Err(Problem::new(&path, format!("{n} is outside 0..100")))
-            }
-        };
-        match key.as_str() {
-            "security_min" => o.security_min = Some(min(value)?),
-            "quality_min" => o.quality_min = Some(min(value)?),
-            "performance_min" => o.performance_min = Some(min(value)?),
-            "overall_min" => o.overall_min = Some(min(value)?),
-            "stall_threshold" => o.stall_threshold = Some(min(value)?),
-            "max_critical_issues" => o.max_critical_issues = Some(count32(value, &path)?),
-            "max_high_issues" => o.max_high_issues = Some(count32(value, &path)?),
-            "stall_rounds" => o.stall_rounds = Some(count32(value, &path)?),
-            "max_iterations" => {
-                let n = count32(value, &path)?;
-                if n == 0 {
-                    return Err(Problem::new(&path, "must be at least 1"));
-                }
-                o.max_iterations = Some(n);
-            }
-            _ => {
-                return Err(Problem::new(
-                    &path,
-                    format!(
-                        "unknown threshold (expected {})",
-                        alternatives(&THRESHOLD_KEYS)
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(o)
 }
 
 fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<DimensionResult> {
@@ -389,6 +211,7 @@ fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{DiagSeverity, Severity};
     use serde_json::json;
 
     /// The reference judge's input example (issues filled in).
@@ -470,17 +293,8 @@ mod tests {
         assert!(!e.checks[1].timed_out);
         assert_eq!(e.diagnostics[0].severity, DiagSeverity::Warning);
         assert_eq!(e.diagnostics[0].line, Some(3));
-        assert_eq!(e.modified, ["x"]);
-        assert_eq!(
-            e.budget,
-            Some(Budget {
-                exceeded: true,
-                files_changed: Some(12),
-                loc_changed: Some(10),
-                max_files: Some(10),
-                max_loc: Some(400)
-            })
-        );
+        assert_eq!(e.contracts.read_only.modified, ["x"]);
+        assert!(e.contracts.change_budget.unwrap().exceeded);
     }
 
     #[test]
@@ -582,9 +396,8 @@ mod tests {
         };
         assert_eq!(a.iteration, Some(1));
         assert_eq!(a.previous_scores, [65.0, 72.0]);
-        assert_eq!(a.overrides.security_min, Some(85.0));
-        assert_eq!(a.overrides.stall_rounds, Some(2));
-        assert_eq!(a.overrides.weight_quality, Some(0.35));
+        assert_eq!(a.overrides.thresholds["security_min"], 85);
+        assert_eq!(a.overrides.weights["quality"], 0.35);
         assert_eq!(
             a.results.iter().map(|r| r.score).collect::<Vec<_>>(),
             [Some(75.0), Some(85.0), Some(90.0)]
@@ -679,45 +492,6 @@ mod tests {
                 with(doc(), "/iteration", Some(json!(1.5))),
                 "$.iteration",
                 "expected a non-negative integer, found number 1.5",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/security_min",
-                    Some(json!("85")),
-                ),
-                "$.tech_stack.quality_thresholds.security_min",
-                "expected a number, found string",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/secutiry_min",
-                    Some(json!(85)),
-                ),
-                "$.tech_stack.quality_thresholds.secutiry_min",
-                "unknown threshold (expected security_min, quality_min, performance_min, \
-                 overall_min, max_critical_issues, max_high_issues, max_iterations, \
-                 stall_threshold or stall_rounds)",
-            ),
-            (
-                with(
-                    doc(),
-                    "/tech_stack/quality_thresholds/max_iterations",
-                    Some(json!(0)),
-                ),
-                "$.tech_stack.quality_thresholds.max_iterations",
-                "must be at least 1",
-            ),
-            (
-                with(doc(), "/tech_stack/weights/security", Some(json!(1.5))),
-                "$.tech_stack.weights.security",
-                "expected a weight within 0..1, found 1.5",
-            ),
-            (
-                with(doc(), "/tech_stack/weights/speed", Some(json!(0.1))),
-                "$.tech_stack.weights.speed",
-                "unknown weight (expected security, quality or performance)",
             ),
             (
                 with(doc(), "/previous_scores/1", Some(json!(null))),

@@ -17,8 +17,9 @@ use std::collections::HashSet;
 use crate::config::{DiagSeverity, Dimension, Severity};
 use crate::run::evidence::Status;
 
-use super::input::{AggregatorInput, EvidenceCheck, EvidenceDiagnostic, EvidenceInput};
+use super::input::AggregatorInput;
 use super::verdict::{Issue, IssueSeverity, Issues, dimension_name, fingerprint, id_prefix};
+use crate::run::evidence::{CheckRecord, Diagnostic, Evidence};
 
 /// The issue severity of a check's `severity`.
 fn of_check(severity: Severity) -> IssueSeverity {
@@ -79,7 +80,7 @@ fn bucket(all: Vec<Issue>) -> Issues {
 }
 
 /// The issues of an evidence document.
-pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
+pub(crate) fn from_evidence(evidence: &Evidence) -> Issues {
     let mut numbering = Numbering::default();
     let mut all = Vec::new();
     let mut claimed: HashSet<&str> = HashSet::new();
@@ -125,7 +126,7 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
             &mut numbering,
         ));
     }
-    if let Some(error) = &evidence.read_only_error {
+    if let Some(error) = &evidence.contracts.read_only.error {
         all.push(run_issue(
             READ_ONLY_RULE,
             format!("the read-only verification could not run: {error}"),
@@ -133,7 +134,7 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
             numbering.id(Dimension::Quality),
         ));
     }
-    if evidence.interrupted {
+    if evidence.interrupted() {
         all.push(run_issue(
             crate::run::runner::INTERRUPTED,
             interrupted_description(evidence),
@@ -148,7 +149,7 @@ pub(crate) fn from_evidence(evidence: &EvidenceInput) -> Issues {
 const READ_ONLY_RULE: &str = "read-only";
 
 /// What an interrupted run left out, for issues and the decision.
-pub(crate) fn interrupted_description(evidence: &EvidenceInput) -> String {
+pub(crate) fn interrupted_description(evidence: &Evidence) -> String {
     let missing: Vec<&str> = evidence
         .checks
         .iter()
@@ -183,7 +184,7 @@ fn run_issue(kind: &str, description: String, suggestion: &str, id: String) -> I
 }
 
 fn diagnostic_issue(
-    d: &EvidenceDiagnostic,
+    d: &Diagnostic,
     dimension: Dimension,
     check_severity: Severity,
     numbering: &mut Numbering,
@@ -206,7 +207,7 @@ fn diagnostic_issue(
 
 /// The one issue of a failing or erroring check without an error-level
 /// diagnostic.
-fn check_issue(check: &EvidenceCheck, id: String) -> Issue {
+fn check_issue(check: &CheckRecord, id: String) -> Issue {
     let name = &check.name;
     let command = crate::run::meta::display_command(&check.command);
     let (description, suggestion) = match check.status {
@@ -292,26 +293,14 @@ pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
 mod tests {
     use super::*;
     use crate::aggregate::judge::input::{DimensionResult, GivenIssue};
+    use crate::aggregate::judge::tests::evidence_with;
     use crate::aggregate::judge::thresholds::Overrides;
 
-    fn check(
-        name: &str,
-        dimension: Dimension,
-        severity: Severity,
-        status: Status,
-    ) -> EvidenceCheck {
-        EvidenceCheck {
-            name: name.into(),
-            status,
-            dimension,
-            severity,
-            score: None,
-            timed_out: false,
-            error: None,
-            exit_code: Some(1),
-            command: vec!["sh".into(), "-c".into(), "exit 1".into()],
-            skip_reason: None,
-        }
+    fn check(name: &str, dimension: Dimension, severity: Severity, status: Status) -> CheckRecord {
+        crate::aggregate::judge::tests::record(serde_json::json!({
+            "name": name, "status": status, "dimension": dimension, "severity": severity,
+            "exit_code": 1, "command": ["sh", "-c", "exit 1"],
+        }))
     }
 
     fn diag(
@@ -319,11 +308,12 @@ mod tests {
         severity: DiagSeverity,
         rule: Option<&str>,
         line: Option<u64>,
-    ) -> EvidenceDiagnostic {
-        EvidenceDiagnostic {
+    ) -> Diagnostic {
+        Diagnostic {
             check: check.into(),
             file: line.map(|_| "src/a.rs".to_string()),
             line,
+            column: None,
             severity,
             rule: rule.map(str::to_string),
             message: "msg".into(),
@@ -341,20 +331,19 @@ mod tests {
     #[test]
     fn a_run_that_broke_its_own_contract_adds_critical_issues() {
         use Dimension::*;
-        let interrupted = |name: &str| EvidenceCheck {
+        let interrupted = |name: &str| CheckRecord {
             skip_reason: Some("interrupted".into()),
             ..check(name, Quality, Severity::High, Status::Skip)
         };
-        let evidence = EvidenceInput {
-            checks: vec![
+        let mut evidence = evidence_with(
+            vec![
                 check("fmt", Quality, Severity::High, Status::Pass),
                 interrupted("test"),
                 interrupted("bench"),
             ],
-            read_only_error: Some("`git status` failed".into()),
-            interrupted: true,
-            ..EvidenceInput::default()
-        };
+            vec![],
+        );
+        evidence.contracts.read_only.error = Some("`git status` failed".into());
         let issues = from_evidence(&evidence);
         assert!(issues.high.is_empty() && issues.medium.is_empty() && issues.low.is_empty());
         let critical: Vec<(&str, &str, &str)> = issues
@@ -388,7 +377,7 @@ mod tests {
 
     #[test]
     fn a_failed_checks_suggestion_quotes_its_command_for_a_shell() {
-        let failed = EvidenceCheck {
+        let failed = CheckRecord {
             command: vec!["sh".into(), "-c".into(), "echo 'score: 90'; exit 1".into()],
             ..check("f", Dimension::Quality, Severity::High, Status::Fail)
         };
@@ -427,14 +416,14 @@ mod tests {
     #[test]
     fn evidence_issues_are_numbered_per_dimension_from_001() {
         use Dimension::*;
-        let evidence = EvidenceInput {
-            checks: vec![
+        let evidence = evidence_with(
+            vec![
                 // Fails with an error-level diagnostic: no extra check issue.
                 check("audit", Security, Severity::Critical, Status::Fail),
                 // Fails with only a warning: the warning plus one check issue.
                 check("lint", Quality, Severity::High, Status::Fail),
                 // Errors without diagnostics: one check issue.
-                EvidenceCheck {
+                CheckRecord {
                     error: Some("program `x` not found on PATH".into()),
                     exit_code: None,
                     ..check("bench", Performance, Severity::Medium, Status::Error)
@@ -446,14 +435,13 @@ mod tests {
                 // Second security check, fails without diagnostics.
                 check("secrets", Security, Severity::High, Status::Fail),
             ],
-            diagnostics: vec![
+            vec![
                 diag("lint", DiagSeverity::Warning, Some("dead_code"), Some(7)),
                 diag("audit", DiagSeverity::Error, Some("RUSTSEC-1"), None),
                 diag("unit", DiagSeverity::Note, None, Some(3)),
                 diag("run-check", DiagSeverity::Error, Some("read-only"), None),
             ],
-            ..EvidenceInput::default()
-        };
+        );
         let issues = from_evidence(&evidence);
         // The read-only verification's diagnostic is Critical (quality).
         assert_eq!(
@@ -497,14 +485,14 @@ mod tests {
 
     #[test]
     fn a_timed_out_check_says_so() {
-        let evidence = EvidenceInput {
-            checks: vec![EvidenceCheck {
+        let evidence = evidence_with(
+            vec![CheckRecord {
                 timed_out: true,
                 exit_code: None,
                 ..check("slow", Dimension::Performance, Severity::High, Status::Fail)
             }],
-            ..EvidenceInput::default()
-        };
+            vec![],
+        );
         let issues = from_evidence(&evidence);
         assert_eq!(issues.high[0].id, "PERF-001");
         assert_eq!(issues.high[0].description, "check `slow` timed out");

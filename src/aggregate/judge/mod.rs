@@ -18,11 +18,12 @@
 //!    the reference judge's defaults; the judge never needs a checks.toml (docs/cli.md).
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
 //!    A document with `security_result` is aggregator input, else evidence,
-//!    read as merge and retry read it (`run_check_documents`: closed
-//!    objects, the fields of the first version required). Aggregator input's
-//!    fields are listed in [`input`]; its unknown fields are ignored, except
-//!    unknown keys inside `tech_stack.quality_thresholds` /
-//!    `tech_stack.weights` (errors).
+//!    read as merge and retry read it and judged as read (the shared
+//!    `Evidence`: closed objects, the fields of the first version required).
+//!    Aggregator input's fields are listed in [`input`]; its unknown fields
+//!    are ignored, except unknown keys inside `tech_stack.quality_thresholds`
+//!    / `tech_stack.weights` (errors: they are read as `[judge]` is, by
+//!    [`thresholds`]).
 //! 3. **Rounding.** Dimension scores, the overall score, gaps and
 //!    improvements are rounded to 2 decimals before any comparison, so the
 //!    verdict shows what was judged (the reference judge's example: 82.25).
@@ -217,7 +218,7 @@ pub(crate) fn evaluate(
             next,
             score::dimension_scores(&e.checks),
             issues::from_evidence(e),
-            e.budget.as_ref(),
+            e.contracts.change_budget.as_ref(),
         ),
         Source::Aggregator(a) => {
             let mut scores = verdict::Scores::default();
@@ -366,8 +367,11 @@ pub(crate) mod tests {
     #[test]
     fn tech_stack_overrides_judge_key_by_key() {
         let config = JudgeConfig {
-            security_min: Some(70.0),
-            overall_min: Some(90.0),
+            thresholds: thresholds::Thresholds {
+                security_min: 70.0,
+                overall_min: 90.0,
+                ..Default::default()
+            },
             ..JudgeConfig::default()
         };
         // [judge] lowers security_min to 70 but raises overall_min to 90.
@@ -428,6 +432,27 @@ pub(crate) mod tests {
 
     fn evidence(checks: Value, diagnostics: Value) -> Value {
         crate::run::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
+    }
+
+    /// Evidence of these checks and diagnostics, its other fields filled in.
+    pub(crate) fn evidence_with(
+        checks: Vec<run_check_documents::evidence::CheckRecord>,
+        diagnostics: Vec<run_check_documents::evidence::Diagnostic>,
+    ) -> run_check_documents::evidence::Evidence {
+        let mut e =
+            run_check_documents::evidence::Evidence::from_value(evidence(json!([]), json!([])))
+                .unwrap();
+        e.checks = checks;
+        e.diagnostics = diagnostics;
+        e
+    }
+
+    /// A check record of these fields, the others filled in.
+    pub(crate) fn record(fields: Value) -> run_check_documents::evidence::CheckRecord {
+        run_check_documents::evidence::Evidence::from_value(evidence(json!([fields]), json!([])))
+            .unwrap()
+            .checks
+            .remove(0)
     }
 
     #[test]

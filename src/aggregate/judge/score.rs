@@ -3,15 +3,14 @@
 //! Every score is rounded to two decimals ([`round2`]) before it is compared.
 
 use crate::config::{Dimension, Weights};
-use crate::run::evidence::Status;
+use crate::run::evidence::{CheckRecord, Status};
 
-use super::input::EvidenceCheck;
 use super::thresholds::Thresholds;
 use super::verdict::{DIMENSIONS, IssueCounts, ScoreGap, Scores, round2};
 
 /// A check's score: its `score` when configured and found (clamped to
 /// 0..100), else 100 for `pass` and 0 for `fail`/`error`; `None` for `skip`.
-pub(crate) fn check_score(check: &EvidenceCheck) -> Option<f64> {
+pub(crate) fn check_score(check: &CheckRecord) -> Option<f64> {
     match (check.status, check.score) {
         (Status::Skip, _) => None,
         (_, Some(score)) => Some(score.clamp(0.0, 100.0)),
@@ -22,7 +21,7 @@ pub(crate) fn check_score(check: &EvidenceCheck) -> Option<f64> {
 
 /// Each dimension's score: the mean of its checks' scores, rounded; `None`
 /// when no check of the dimension was scored.
-pub(crate) fn dimension_scores(checks: &[EvidenceCheck]) -> Scores {
+pub(crate) fn dimension_scores(checks: &[CheckRecord]) -> Scores {
     let mut scores = Scores::default();
     for dimension in DIMENSIONS {
         let of: Vec<f64> = checks
@@ -153,27 +152,21 @@ pub(crate) fn score_gap(scores: &Scores, overall: Option<f64>, t: &Thresholds) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::judge::thresholds::DEFAULT_WEIGHTS;
-    use crate::config::Severity;
+    const DEFAULT_WEIGHTS: Weights = Weights {
+        security: 0.4,
+        quality: 0.35,
+        performance: 0.25,
+    };
 
     pub(crate) fn check(
         name: &str,
         dimension: Dimension,
         status: Status,
         score: Option<f64>,
-    ) -> EvidenceCheck {
-        EvidenceCheck {
-            name: name.into(),
-            status,
-            dimension,
-            severity: Severity::High,
-            score,
-            timed_out: false,
-            error: None,
-            exit_code: None,
-            command: vec![],
-            skip_reason: None,
-        }
+    ) -> CheckRecord {
+        crate::aggregate::judge::tests::record(serde_json::json!({
+            "name": name, "status": status, "dimension": dimension, "score": score,
+        }))
     }
 
     fn scores(s: Option<f64>, q: Option<f64>, p: Option<f64>) -> Scores {

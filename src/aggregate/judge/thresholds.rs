@@ -5,103 +5,58 @@
 
 use std::path::Path;
 
+use serde_json::{Map, Value};
+
 use crate::config::{JudgeConfig, Weights};
 use crate::error::Error;
 
-/// Largest distance of the weights' sum from 1.0 that is still accepted.
-pub(crate) const WEIGHT_SUM_TOLERANCE: f64 = 0.001;
-
 pub(crate) use run_check_documents::verdict::Thresholds;
 
-/// The reference judge's `DEFAULT_WEIGHTS`.
-pub(crate) const DEFAULT_WEIGHTS: Weights = Weights {
-    security: 0.4,
-    quality: 0.35,
-    performance: 0.25,
-};
-
-/// Keys a layer may override; `None` keeps the value below it.
+/// An aggregator input's `tech_stack.quality_thresholds` and
+/// `tech_stack.weights`, as given (read by [`resolve`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Overrides {
-    pub(crate) security_min: Option<f64>,
-    pub(crate) quality_min: Option<f64>,
-    pub(crate) performance_min: Option<f64>,
-    pub(crate) overall_min: Option<f64>,
-    pub(crate) max_critical_issues: Option<u32>,
-    pub(crate) max_high_issues: Option<u32>,
-    pub(crate) max_iterations: Option<u32>,
-    pub(crate) stall_threshold: Option<f64>,
-    pub(crate) stall_rounds: Option<u32>,
-    pub(crate) weight_security: Option<f64>,
-    pub(crate) weight_quality: Option<f64>,
-    pub(crate) weight_performance: Option<f64>,
+    pub(crate) thresholds: Map<String, Value>,
+    pub(crate) weights: Map<String, Value>,
 }
 
-impl From<&JudgeConfig> for Overrides {
-    fn from(config: &JudgeConfig) -> Overrides {
-        Overrides {
-            security_min: config.security_min,
-            quality_min: config.quality_min,
-            performance_min: config.performance_min,
-            overall_min: config.overall_min,
-            max_critical_issues: config.max_critical_issues,
-            max_high_issues: config.max_high_issues,
-            max_iterations: config.max_iterations,
-            stall_threshold: config.stall_threshold,
-            stall_rounds: config.stall_rounds,
-            weight_security: config.weights.map(|w| w.security),
-            weight_quality: config.weights.map(|w| w.quality),
-            weight_performance: config.weights.map(|w| w.performance),
-        }
-    }
-}
-
-/// Defaults ← `[judge]` ← the input's `tech_stack`, key by key. `input` names
-/// the input file in the error when the merged weights do not sum to 1.
+/// `[judge]` (itself over the defaults) ← the input's `tech_stack`, key by
+/// key. `file` names the input in errors.
 pub(crate) fn resolve(
     config: &JudgeConfig,
     input: &Overrides,
     file: &Path,
 ) -> Result<(Thresholds, Weights), Error> {
-    let mut t = Thresholds::default();
-    let mut w = DEFAULT_WEIGHTS;
-    for layer in [&Overrides::from(config), input] {
-        let set = |target: &mut f64, value: Option<f64>| {
-            if let Some(v) = value {
-                *target = v;
-            }
-        };
-        let set_u = |target: &mut u32, value: Option<u32>| {
-            if let Some(v) = value {
-                *target = v;
-            }
-        };
-        set(&mut t.security_min, layer.security_min);
-        set(&mut t.quality_min, layer.quality_min);
-        set(&mut t.performance_min, layer.performance_min);
-        set(&mut t.overall_min, layer.overall_min);
-        set_u(&mut t.max_critical_issues, layer.max_critical_issues);
-        set_u(&mut t.max_high_issues, layer.max_high_issues);
-        set_u(&mut t.max_iterations, layer.max_iterations);
-        set(&mut t.stall_threshold, layer.stall_threshold);
-        set_u(&mut t.stall_rounds, layer.stall_rounds);
-        set(&mut w.security, layer.weight_security);
-        set(&mut w.quality, layer.weight_quality);
-        set(&mut w.performance, layer.weight_performance);
-    }
-    let sum = w.security + w.quality + w.performance;
-    if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+    let error = |at: &str, problem: run_check_documents::read::Problem| Error::Input {
+        path: file.to_path_buf(),
+        location: None,
+        key: Some(format!(
+            "$.tech_stack.{at}{}",
+            problem
+                .path
+                .as_deref()
+                .unwrap_or("$")
+                .trim_start_matches('$')
+        )),
+        message: problem.message,
+    };
+    let t = config
+        .thresholds
+        .with(&input.thresholds)
+        .map_err(|p| error("quality_thresholds", p))?;
+    let w = config
+        .weights
+        .with(&input.weights)
+        .map_err(|p| error("weights", p))?;
+    if let Some(sum) = w.wrong_sum() {
         return Err(Error::Input {
             path: file.to_path_buf(),
             location: None,
             key: Some("$.tech_stack.weights".into()),
             message: format!(
-                "the merged weights (security {}, quality {}, performance {}) sum to {}, \
+                "the merged weights (security {}, quality {}, performance {}) sum to {sum}, \
                  not 1.0 (±0.001)",
-                w.security,
-                w.quality,
-                w.performance,
-                (sum * 1e6).round() / 1e6
+                w.security, w.quality, w.performance,
             ),
         });
     }
@@ -111,9 +66,17 @@ pub(crate) fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn file() -> &'static Path {
         Path::new("in.json")
+    }
+
+    fn overrides(thresholds: Value, weights: Value) -> Overrides {
+        Overrides {
+            thresholds: thresholds.as_object().unwrap().clone(),
+            weights: weights.as_object().unwrap().clone(),
+        }
     }
 
     #[test]
@@ -132,29 +95,28 @@ mod tests {
             (t.max_iterations, t.stall_threshold, t.stall_rounds),
             (5, 5.0, 2)
         );
-        assert_eq!(w, DEFAULT_WEIGHTS);
+        assert_eq!((w.security, w.quality, w.performance), (0.4, 0.35, 0.25));
     }
 
     #[test]
     fn the_input_overrides_judge_which_overrides_the_defaults_key_by_key() {
         let config = JudgeConfig {
-            security_min: Some(90.0),
-            quality_min: Some(70.0),
-            max_iterations: Some(8),
-            weights: Some(Weights {
+            thresholds: Thresholds {
+                security_min: 90.0,
+                quality_min: 70.0,
+                max_iterations: 8,
+                ..Thresholds::default()
+            },
+            weights: Weights {
                 security: 0.5,
                 quality: 0.3,
                 performance: 0.2,
-            }),
-            ..JudgeConfig::default()
+            },
         };
-        let input = Overrides {
-            quality_min: Some(75.0),
-            stall_rounds: Some(3),
-            weight_security: Some(0.4),
-            weight_quality: Some(0.4),
-            ..Overrides::default()
-        };
+        let input = overrides(
+            json!({"quality_min": 75, "stall_rounds": 3.0}),
+            json!({"security": 0.4, "quality": 0.4}),
+        );
         let (t, w) = resolve(&config, &input, file()).unwrap();
         assert_eq!(t.security_min, 90.0, "[judge]");
         assert_eq!(t.quality_min, 75.0, "input over [judge]");
@@ -172,12 +134,54 @@ mod tests {
     }
 
     #[test]
+    fn input_problems_name_their_json_path() {
+        let err = |thresholds: Value, weights: Value| {
+            resolve(
+                &JudgeConfig::default(),
+                &overrides(thresholds, weights),
+                file(),
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            err(json!({"security_min": "85"}), json!({})),
+            "in.json: $.tech_stack.quality_thresholds.security_min: expected a number, found string"
+        );
+        assert_eq!(
+            err(json!({"overall_min": 101}), json!({})),
+            "in.json: $.tech_stack.quality_thresholds.overall_min: 101 is outside 0..100"
+        );
+        assert_eq!(
+            err(json!({"secutiry_min": 85}), json!({})),
+            "in.json: $.tech_stack.quality_thresholds.secutiry_min: unknown field (expected \
+             security_min, quality_min, performance_min, overall_min, max_critical_issues, \
+             max_high_issues, max_iterations, stall_threshold or stall_rounds)"
+        );
+        assert_eq!(
+            err(json!({"max_iterations": 0}), json!({})),
+            "in.json: $.tech_stack.quality_thresholds.max_iterations: must be at least 1"
+        );
+        assert_eq!(
+            err(json!({"max_high_issues": 1.5}), json!({})),
+            "in.json: $.tech_stack.quality_thresholds.max_high_issues: expected a non-negative \
+             integer, found number 1.5"
+        );
+        assert_eq!(
+            err(json!({}), json!({"security": 1.5})),
+            "in.json: $.tech_stack.weights.security: expected a weight within 0..1, found 1.5"
+        );
+        assert_eq!(
+            err(json!({}), json!({"speed": 0.1})),
+            "in.json: $.tech_stack.weights.speed: unknown field (expected security, quality or \
+             performance)"
+        );
+    }
+
+    #[test]
     fn merged_weights_must_sum_to_one_within_the_tolerance() {
         // 0.5 + 0.35 + 0.25 = 1.1 once merged with the defaults.
-        let input = Overrides {
-            weight_security: Some(0.5),
-            ..Overrides::default()
-        };
+        let input = overrides(json!({}), json!({"security": 0.5}));
         let err = resolve(&JudgeConfig::default(), &input, file()).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -186,16 +190,10 @@ mod tests {
         );
         assert_eq!(err.exit_code(), 2);
         // 0.4009 + 0.35 + 0.25 = 1.0009: inside ±0.001.
-        let input = Overrides {
-            weight_security: Some(0.4009),
-            ..Overrides::default()
-        };
+        let input = overrides(json!({}), json!({"security": 0.4009}));
         assert!(resolve(&JudgeConfig::default(), &input, file()).is_ok());
         // 0.4011 + 0.35 + 0.25 = 1.0011: outside.
-        let input = Overrides {
-            weight_security: Some(0.4011),
-            ..Overrides::default()
-        };
+        let input = overrides(json!({}), json!({"security": 0.4011}));
         assert!(resolve(&JudgeConfig::default(), &input, file()).is_err());
     }
 }

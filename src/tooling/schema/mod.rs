@@ -30,14 +30,17 @@ pub(crate) fn checks() -> Value {
 }
 
 /// TOML has no null: an optional key is one that may be absent, so the
-/// `null` schemars allows for an `Option` goes from `type` and `anyOf` (an
-/// `anyOf` left with one schema becomes that schema). And a
+/// `null` schemars allows for an `Option` goes from `type`, `anyOf` and
+/// `default` (an `anyOf` left with one schema becomes that schema). And a
 /// description is the doc comment it comes from without its line breaks.
 fn for_toml(schema: &mut Value) {
     let null = Value::from("null");
     if let Some(object) = schema.as_object_mut() {
         if let Some(Value::String(text)) = object.get_mut("description") {
             *text = text.replace('\n', " ");
+        }
+        if object.get("default") == Some(&Value::Null) {
+            object.remove("default");
         }
         if let Some(Value::Array(types)) = object.get_mut("type") {
             types.retain(|t| *t != null);
