@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::panic::Panics;
 use super::rustc::Rustc;
-use super::{Found, LineParser, strip_ansi};
+use super::{Found, LineParser};
 use crate::config::DiagSeverity;
 
 /// The `cargo_json` format.
@@ -147,7 +147,7 @@ fn salvage(line: &str, out: &mut Vec<Found>) -> bool {
     let mut parser = Rustc::new();
     let mut found = Vec::new();
     for text in lines {
-        parser.line(&strip_ansi(text), &mut found);
+        parser.line(&crate::sanitize::strip_escapes(text), &mut found);
     }
     parser.finish(&mut found);
     if let Some(first) = found.into_iter().next() {

@@ -132,13 +132,13 @@ impl LineParser for Eslint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::strip_ansi;
+    use crate::sanitize::strip_escapes;
 
     fn parse(text: &str) -> Vec<Found> {
         let mut parser = Eslint::new();
         let mut out = Vec::new();
         for line in text.lines() {
-            parser.line(&strip_ansi(line), &mut out);
+            parser.line(&strip_escapes(line), &mut out);
         }
         parser.finish(&mut out);
         out

@@ -274,7 +274,7 @@ impl Collector {
     fn feed(&mut self, raw: &[u8]) {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = String::from_utf8_lossy(raw);
-        let text = strip_ansi(&text);
+        let text = crate::sanitize::strip_escapes(&text);
         if let Some(kind) = self.unbuilt.take() {
             self.parser = parser_for(kind);
         }
@@ -324,12 +324,6 @@ impl Collector {
         self.keep_batch();
         self.parsed
     }
-}
-
-/// Removes terminal escape sequences (colour, titles, links: every ECMA-48
-/// sequence and C1 control, [`crate::sanitize::strip_escapes`]) from a line.
-pub(crate) fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    crate::sanitize::strip_escapes(text)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…`
@@ -575,12 +569,5 @@ mod tests {
             "/elsewhere/z.rs"
         );
         assert_eq!(relativize("../out.rs", Path::new("/w"), wt), "../out.rs");
-    }
-
-    #[test]
-    fn ansi_sequences() {
-        assert_eq!(strip_ansi("\x1b[1;31merror\x1b[0m: x"), "error: x");
-        assert_eq!(strip_ansi("\x1b]8;;http://x\x07link\x1b]8;;\x07"), "link");
-        assert_eq!(strip_ansi("plain"), "plain");
     }
 }
