@@ -275,6 +275,14 @@ fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     answer(output, args)
 }
 
+/// Asks git in `dir` where no run holds a [`Repo`] (`hooks`): its output,
+/// trimmed, or a one-line reason.
+pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+    let out = output(&exe, dir, args)?;
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
+}
+
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's
 /// own message.
 fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, String> {
