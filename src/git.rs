@@ -18,7 +18,6 @@ use std::process::{Child, Command, Output, Stdio};
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
 pub(crate) struct Repo {
-    /// The git executable.
     exe: PathBuf,
     /// The repository's top level (canonical).
     toplevel: PathBuf,

@@ -214,7 +214,6 @@ mod imp {
             self == other
         }
 
-        /// The device.
         pub(super) fn device(&self) -> Option<u64> {
             Some(self.dev)
         }
