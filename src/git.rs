@@ -18,7 +18,6 @@ use std::process::{Child, Command, Output, Stdio};
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
 pub(crate) struct Repo {
-    /// The git executable.
     exe: PathBuf,
     /// The repository's top level (canonical).
     toplevel: PathBuf,
@@ -255,24 +254,50 @@ impl Opening {
 /// its own children from the switch anyway.
 fn command(exe: &Path, dir: &Path) -> Command {
     let mut command = Command::new(exe);
-    command
-        .arg("--no-optional-locks")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "core.quotePath=false"])
-        // A repository's `core.fsmonitor` names a program that git runs and
-        // whose answer it trusts: code of the repository's, run by the gate
-        // after the checks ended, that could say "nothing changed". Never.
-        .args(["-c", "core.fsmonitor=false"])
-        .stdin(Stdio::null());
+    command.args(base_args(dir)).stdin(Stdio::null());
     command
 }
 
-/// Runs `git -C DIR ARGS`: stdout, or a one-line error with git's own
-/// message.
+/// What every git question starts with: never an optional lock, `-C DIR`,
+/// paths unquoted, and no fsmonitor. A repository's `core.fsmonitor` names
+/// a program that git runs and whose answer it trusts: code of the
+/// repository's, run by the gate after the checks ended, that could say
+/// "nothing changed". Never.
+fn base_args(dir: &Path) -> [&std::ffi::OsStr; 7] {
+    [
+        "--no-optional-locks".as_ref(),
+        "-C".as_ref(),
+        dir.as_os_str(),
+        "-c".as_ref(),
+        "core.quotePath=false".as_ref(),
+        "-c".as_ref(),
+        "core.fsmonitor=false".as_ref(),
+    ]
+}
+
+/// Runs `git -C DIR ARGS` to its end: stdout, or a one-line error with
+/// git's own message. Through duct, whose expression reads as the question
+/// does; the questions that run while other work goes on (`Opening`) start
+/// a `Command` of the same arguments.
 fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = command(exe, dir).args(args).stderr(Stdio::piped()).output();
+    let argv = base_args(dir)
+        .into_iter()
+        .chain(args.iter().map(std::ffi::OsStr::new));
+    let output = duct::cmd(exe, argv)
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run();
     answer(output, args)
+}
+
+/// Asks git in `dir` where no run holds a [`Repo`] (`hooks`): its output,
+/// trimmed, or a one-line reason.
+pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+    let out = output(&exe, dir, args)?;
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's

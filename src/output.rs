@@ -313,20 +313,14 @@ fn descriptor(path: &Path) -> Option<Target> {
     Some(Target::Open)
 }
 
-/// A new handle on this process's descriptor `fd` (`dup(2)`), sharing its
+/// A new handle on this process's descriptor `fd` (a `dup`), sharing its
 /// file offset.
 #[cfg(target_os = "linux")]
 fn duplicate(fd: i32) -> std::io::Result<File> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: dup(2) takes any integer and either fails (EBADF) or returns a
-    // new descriptor.
-    let copy = unsafe { libc::dup(fd) };
-    if copy < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `copy` was just returned by dup(2), so it is open and nothing
-    // else owns it; the File closes it.
-    Ok(unsafe { File::from_raw_fd(copy) })
+    // SAFETY: `fd` is open (it was just listed in /proc/self/fd, and nothing
+    // closes descriptors it did not open) and borrowed only for the copy.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    Ok(File::from(fd.try_clone_to_owned()?))
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -5,8 +5,7 @@
 //! Two levels:
 //! - [`strip_escapes`] removes every ECMA-48 escape sequence (CSI, OSC, DCS,
 //!   SOS, PM and APC strings, `ESC ( B`-like nF sequences, two-byte `ESC x`
-//!   sequences) and every 8-bit C1 control (U+0080..U+009F, `U+009B` being a
-//!   CSI). The evidence JSON keeps everything else as captured; other control
+//!   sequences) and every 8-bit C1 control (U+0080..U+009F). The evidence JSON keeps everything else as captured; other control
 //!   characters there are escaped by JSON itself (`\u0000`, `\r`).
 //! - [`for_display`], for `text`, `markdown`, `junit` and `github`: the same,
 //!   then CRLF becomes LF, a lone CR becomes LF (the line it would have
@@ -26,11 +25,6 @@ use std::borrow::Cow;
 
 use crate::run::evidence::Evidence;
 
-const ESC: char = '\u{1b}';
-const BEL: char = '\u{7}';
-/// String Terminator, 8-bit.
-const ST: char = '\u{9c}';
-
 /// Whether `text` may hold an escape sequence or a C1 control (ESC, or the
 /// UTF-8 lead byte 0xC2 of U+0080..U+00BF).
 fn may_escape(text: &str) -> bool {
@@ -41,98 +35,41 @@ fn is_c1(c: char) -> bool {
     ('\u{80}'..='\u{9f}').contains(&c)
 }
 
-/// What an escape introducer starts.
-enum Introducer {
-    /// CSI: parameters, intermediates, a final byte.
-    Csi,
-    /// OSC, DCS, SOS, PM, APC: a string up to BEL or ST.
-    Text,
-    /// Anything else: one character (C1 alone, `ESC x`) or an nF sequence.
-    Other,
-}
-
 /// `text` without terminal escape sequences and C1 controls.
 ///
-/// A sequence ends where a terminal would end it; an unterminated string
-/// (OSC and the like) ends at the end of its line, and a malformed CSI at
-/// the first character that cannot belong to it, which is kept. Whatever
-/// remains holds no ESC and no U+0080..U+009F, so no sequence survives.
+/// The ECMA-48 parser that anstream strips with (`anstyle-parse`: a DEC
+/// VT500 state machine) tells what belongs to a sequence. On top of it:
+/// anstream's own stripping also drops the other C0 controls, which the
+/// evidence keeps, so what the parser prints or executes outside a sequence
+/// is kept here; a UTF-8 C1 character (U+009B) is printed as text by the
+/// parser, so it is dropped; and each line is parsed alone, so an
+/// unterminated string (OSC, DCS, ...) hides at most the rest of its line.
 pub(crate) fn strip_escapes(text: &str) -> Cow<'_, str> {
+    struct Kept(String);
+    impl anstyle_parse::Perform for Kept {
+        fn print(&mut self, c: char) {
+            if !is_c1(c) {
+                self.0.push(c);
+            }
+        }
+        fn execute(&mut self, byte: u8) {
+            // C0 controls only: a stray continuation byte is no character.
+            if byte < 0x80 {
+                self.0.push(char::from(byte));
+            }
+        }
+    }
     if !may_escape(text) {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let introducer = match c {
-            ESC => match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    Introducer::Csi
-                }
-                Some(']' | 'P' | 'X' | '^' | '_') => {
-                    chars.next();
-                    Introducer::Text
-                }
-                // nF: intermediates 0x20..0x2F, then one final 0x30..0x7E.
-                Some(' '..='/') => {
-                    while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
-                    chars.next_if(|c| ('0'..='~').contains(c));
-                    continue;
-                }
-                // Fp, Fe, Fs: two bytes (`ESC 7`, `ESC M`, `ESC c`).
-                Some('0'..='~') => {
-                    chars.next();
-                    continue;
-                }
-                // A lone ESC.
-                _ => continue,
-            },
-            '\u{9b}' => Introducer::Csi,
-            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => Introducer::Text,
-            c if is_c1(c) => Introducer::Other,
-            c => {
-                out.push(c);
-                continue;
-            }
-        };
-        match introducer {
-            Introducer::Csi => {
-                // Parameters 0x30..0x3F, intermediates 0x20..0x2F, final 0x40..0x7E.
-                while chars.next_if(|c| ('0'..='?').contains(c)).is_some() {}
-                while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
-                chars.next_if(|c| ('@'..='~').contains(c));
-            }
-            Introducer::Text => {
-                while let Some(&c) = chars.peek() {
-                    match c {
-                        BEL | ST => {
-                            chars.next();
-                            break;
-                        }
-                        ESC => {
-                            chars.next();
-                            // ESC \ is ST; another ESC starts a new sequence
-                            // (its introducer is dropped with this one).
-                            chars.next_if_eq(&'\\');
-                            break;
-                        }
-                        // CAN and SUB abort; a line end ends what we drop.
-                        '\u{18}' | '\u{1a}' => {
-                            chars.next();
-                            break;
-                        }
-                        '\n' | '\r' => break,
-                        _ => {
-                            chars.next();
-                        }
-                    }
-                }
-            }
-            Introducer::Other => {}
-        }
+    let mut out = Kept(String::with_capacity(text.len()));
+    for line in text.split_inclusive(['\n', '\r']) {
+        let (body, end) = line.split_at(line.trim_end_matches(['\n', '\r']).len());
+        let mut parser = anstyle_parse::Parser::<anstyle_parse::DefaultCharAccumulator>::new();
+        body.bytes().for_each(|b| parser.advance(&mut out, b));
+        out.0.push_str(end);
     }
-    Cow::Owned(out)
+    Cow::Owned(out.0)
 }
 
 /// `text` as a report may show it: [`strip_escapes`], line ends as LF,
@@ -320,17 +257,23 @@ mod tests {
             ("\x1b]0;title\x07after", "after"),
             ("\x1b]0;title\x1b\\after", "after"),
             ("\x1b]8;;http://evil\x07link\x1b]8;;\x07", "link"),
-            ("\x1b]8;;http://evil\u{9c}link", "link"),
+            // Only ESC \ ends an OSC (an UTF-8 U+009C does not): the line
+            // ends it here.
+            ("\x1b]8;;http://evil\u{9c}link\nnext", "\nnext"),
             ("a\x1b[2Jb\x1b[Hc", "abc"),
             ("a\x1b[?25lb\x1b[38;2;1;2;3mc", "abc"),
             ("a\x1bPq#0;2;0;0;0\x1b\\b", "ab"),
-            ("a\x1b_apc\x1b\\b\x1b^pm\x07c\x1bXsos\x1b\\d", "abcd"),
+            // BEL ends an OSC, not an APC, PM or SOS string.
+            ("a\x1b_apc\x1b\\b\x1b^pm\x1b\\c\x1bXsos\x07x\x1b\\d", "abcd"),
             ("a\x1b(Bb\x1b)0c\x1b#8d\x1b%Ge", "abcde"),
             ("a\x1b7b\x1b8c\x1bMd\x1bce\x1b=f", "abcdef"),
-            (
-                "a\u{9b}31mb\u{9d}0;t\u{9c}c\u{90}x\u{9c}d\u{85}e\u{8d}f",
-                "abcdef",
-            ),
+            // UTF-8 C1 controls are characters to the parser: they go, what
+            // an 8-bit terminal would have read as their sequence is text.
+            ("a\u{9b}31mb\u{9d}0;t\u{9c}c\u{85}d\u{8d}e", "a31mb0;tcde"),
+            // C0 controls outside a sequence stay (anstream drops them).
+            ("\x1b[1ma\x07b\x08c\x7fd\x00", "a\x07b\x08c\x7fd\x00"),
+            // A CSI interrupted by CAN, a DCS ended by ESC \, another ESC.
+            ("a\x1b[31\x18b\x1bP1$r\x1b\\c\x1b\x1b[2Jd", "a\x18bcd"),
             ("lone\x1b", "lone"),
             ("\x1b\x1b[31mx", "x"),
             // An unterminated string ends at its line; the rest is kept.
@@ -365,7 +308,7 @@ mod tests {
                 .collect();
             let stripped = strip_escapes(&text);
             assert!(
-                !stripped.chars().any(|c| c == ESC || is_c1(c)),
+                !stripped.chars().any(|c| c == '\x1b' || is_c1(c)),
                 "{text:?} -> {stripped:?}"
             );
             let shown = for_display(&text);
@@ -419,7 +362,7 @@ mod tests {
             "k\x1b[31m".into(),
             serde_json::Value::String("::error::v\u{0}".into()),
         );
-        evidence.diagnostics[0].message = "m \u{9b}2J".into();
+        evidence.diagnostics[0].message = "m \u{9b}\x1bP+q\x1b\\".into();
         evidence.contracts.read_only.modified = vec!["f\x1b]8;;x\x07".into()];
 
         let json = evidence_json(&evidence);

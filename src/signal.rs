@@ -37,7 +37,6 @@ impl Cancel {
             });
     }
 
-    /// The current level.
     pub(crate) fn level(&self) -> u8 {
         self.level.load(Ordering::SeqCst)
     }

@@ -330,7 +330,8 @@ fn junit_and_markdown_show_stdout_then_stderr() {
 
 /// A failing check that plays the attacker with its output: a window
 /// title, a screen clear, an OSC 8 link, a charset switch, an 8-bit CSI,
-/// NUL, a lone CR that hides what it overwrites, and GitHub Actions
+/// DCS, APC, PM and SOS strings (a terminal hides their payload), the DEC
+/// line-drawing charset (which redraws `lqk` as a box), a lone ESC, NUL, a lone CR that hides what it overwrites, and GitHub Actions
 /// workflow commands (`::`, after blanks, after a CR, and the legacy `##[`
 /// anywhere in a line); on stderr a gcc-style error whose message carries
 /// escapes, parsed into a diagnostic.
@@ -344,7 +345,7 @@ parser = "gcc"
 run = ["sh", "-c", '''
 printf '\033]0;pwned-title\007\033[2Jcleared\n'
 printf 'see \033]8;;http://evil.example/\007click\033]8;;\007 here\n'
-printf 'charset \033(Bswitch \302\2332Jc1\n'
+printf 'charset \033(Bswitch \302\2332Jc1 dcs \033P1$r0m\033\\shown \033_apc\033\\ \033^pm\033\\ \033Xsos\033\\ \033(0lqk\033(B lone\033\n'
 printf 'nul:\000:end\ttab\n'
 printf 'visible\rhidden\n'
 printf '::add-mask::x\n'
@@ -352,7 +353,7 @@ printf '  ::error::forged\n'
 printf '::stop-commands::tok\n'
 printf 'note ##[error]legacy\n'
 printf 'ok\r::error::cr-forged\n'
-printf 'src/a.c:3:5: error: bad \033]0;t\007thing \033[31mred\033[0m \000 ::error::in-msg\n' >&2
+printf 'src/a.c:3:5: error: bad \033]0;t\007\033P+q544e\033\\thing \033[31mred\033[0m \000 ::error::in-msg\n' >&2
 exit 1
 ''']
 "#;
@@ -401,6 +402,7 @@ fn reports_carry_no_terminal_escapes_and_no_workflow_commands() {
         for shown in [
             "cleared",
             "see click here",
+            "c1 dcs shown    lqk lone\n",
             "nul:␀:end",
             "visible\n",
             "\\::add-mask::x",
@@ -439,7 +441,7 @@ fn json_keeps_the_output_minus_escape_sequences() {
     let stdout = check["stdout_excerpt"].as_str().unwrap();
     assert_eq!(
         stdout,
-        "cleared\nsee click here\ncharset switch c1\nnul:\u{0}:end\ttab\nvisible\rhidden\n\
+        "cleared\nsee click here\ncharset switch 2Jc1 dcs shown    lqk lone\nnul:\u{0}:end\ttab\nvisible\rhidden\n\
          ::add-mask::x\n  ::error::forged\n::stop-commands::tok\nnote ##[error]legacy\n\
          ok\r::error::cr-forged\n"
     );

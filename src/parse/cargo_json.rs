@@ -1,6 +1,6 @@
 //! The `cargo-json` parser: `cargo build/clippy/test --message-format=json`
 //! lines (and rustc's own `--error-format=json` lines): each
-//! `compiler-message` with spans becomes one `Found` at its primary span. It
+//! `compiler-message` with spans becomes one `Diagnostic` at its primary span. It
 //! reads only lines that start with `{` and carry cargo's `reason` (or
 //! rustc's `$message_type`); of the rest it reads only a failing test's
 //! panic (`panic::Panics`: the test harness prints human text even then),
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::panic::Panics;
 use super::rustc::Rustc;
-use super::{Found, LineParser, strip_ansi};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// The `cargo_json` format.
@@ -31,7 +31,7 @@ impl CargoJson {
 }
 
 impl LineParser for CargoJson {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if !line.starts_with('{') {
             return self.panics.line(line, out);
         }
@@ -55,14 +55,14 @@ impl LineParser for CargoJson {
         true
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.panics.finish(out);
     }
 }
 
 /// A rustc JSON diagnostic; `None` for span-less ones (summaries, notes
 /// about the whole crate) and for unknown levels (`failure-note`).
-fn diagnostic(message: &Value) -> Option<Found> {
+fn diagnostic(message: &Value) -> Option<Diagnostic> {
     let level = message.get("level")?.as_str()?;
     let severity = DiagSeverity::from_word(level)
         .or_else(|| level.starts_with("error").then_some(DiagSeverity::Error))?;
@@ -75,7 +75,7 @@ fn diagnostic(message: &Value) -> Option<Found> {
         .get("message")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    Some(Found {
+    Some(Diagnostic {
         file: span
             .get("file_name")
             .and_then(Value::as_str)
@@ -95,6 +95,7 @@ fn diagnostic(message: &Value) -> Option<Found> {
             .into_iter()
             .flatten()
             .find_map(suggestion),
+        ..Default::default()
     })
 }
 
@@ -128,7 +129,7 @@ fn suggestion(child: &Value) -> Option<String> {
 /// A compiler message too long to parse (the collector cuts lines at
 /// `MAX_LINE`): its `rendered` text comes first, so read the human form
 /// from what is left. Returns whether the line was cargo's.
-fn salvage(line: &str, out: &mut Vec<Found>) -> bool {
+fn salvage(line: &str, out: &mut Vec<Diagnostic>) -> bool {
     let cargo = line.starts_with(r#"{"reason":""#);
     let compiler_message = line.starts_with(r#"{"reason":"compiler-message""#)
         || line.starts_with(r#"{"$message_type":"diagnostic""#);
@@ -147,7 +148,7 @@ fn salvage(line: &str, out: &mut Vec<Found>) -> bool {
     let mut parser = Rustc::new();
     let mut found = Vec::new();
     for text in lines {
-        parser.line(&strip_ansi(text), &mut found);
+        parser.line(&crate::sanitize::strip_escapes(text), &mut found);
     }
     parser.finish(&mut found);
     if let Some(first) = found.into_iter().next() {
@@ -196,7 +197,7 @@ mod tests {
     use super::*;
     use DiagSeverity::{Error, Warning};
 
-    fn parse_all(text: &str) -> (Vec<Found>, usize) {
+    fn parse_all(text: &str) -> (Vec<Diagnostic>, usize) {
         let mut parser = CargoJson::new();
         let mut out = Vec::new();
         let mut claimed = 0;
@@ -216,8 +217,8 @@ mod tests {
         rule: &str,
         message: &str,
         suggestion: Option<&str>,
-    ) -> Found {
-        Found {
+    ) -> Diagnostic {
+        Diagnostic {
             file: Some("src/main.rs".into()),
             line: Some(line),
             column: Some(column),
@@ -225,6 +226,7 @@ mod tests {
             rule: Some(rule.into()),
             message: message.into(),
             suggestion: suggestion.map(Into::into),
+            ..Default::default()
         }
     }
 
@@ -306,7 +308,7 @@ mod tests {
     fn of_the_test_harness_output_only_the_panic_is_read() {
         let text = include_str!("../../tests/fixtures/diagnostics/cargo-json/test.txt");
         let (found, claimed) = parse_all(text);
-        let unused = Found {
+        let unused = Diagnostic {
             file: Some("src/lib.rs".into()),
             line: Some(2),
             column: Some(9),
@@ -316,8 +318,9 @@ mod tests {
             suggestion: Some(
                 "if this is intentional, prefix it with an underscore: `_spare`".into(),
             ),
+            ..Default::default()
         };
-        let panic = Found {
+        let panic = Diagnostic {
             file: Some("src/lib.rs".into()),
             line: Some(10),
             column: Some(9),
@@ -326,7 +329,7 @@ mod tests {
             message: "panicked in `tests::half_of_four`: assertion `left == right` failed \
                       (left: 2, right: 3)"
                 .into(),
-            suggestion: None,
+            ..Default::default()
         };
         // Once for the library, once for its test harness; then the panic.
         assert_eq!(found, vec![unused.clone(), unused, panic]);
@@ -360,14 +363,14 @@ mod tests {
         assert!(CargoJson::new().line(&line[..cut], &mut out));
         assert_eq!(
             out,
-            vec![Found {
+            vec![Diagnostic {
                 file: Some("src/main.rs".into()),
                 line: Some(6),
                 column: Some(5),
                 severity: Error,
                 rule: Some("clippy::needless_return".into()),
                 message: "unneeded `return` statement".into(),
-                suggestion: None,
+                ..Default::default()
             }]
         );
         // Cut inside the location: no half-read line number.
@@ -406,7 +409,7 @@ mod tests {
     fn rustc_error_format_json() {
         let text = include_str!("../../tests/fixtures/diagnostics/cargo-json/rustc-json.txt");
         let (found, _) = parse_all(text);
-        let file = |mut found: Found| {
+        let file = |mut found: Diagnostic| {
             found.file = Some("main.rs".into());
             found
         };

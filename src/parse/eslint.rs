@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Found, LineParser};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// An absolute path alone on a line: `/x/a.js`, `C:\x\a.js`, `\\host\x\a.js`.
@@ -74,7 +74,7 @@ fn position(text: &str) -> Option<u64> {
 }
 
 impl LineParser for Eslint {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some(file) = &self.file
             && line.starts_with([' ', '\t'])
             && let Some(caps) = STYLISH.captures(line)
@@ -87,14 +87,14 @@ impl LineParser for Eslint {
                 ),
                 None => (rest.to_string(), None),
             };
-            out.push(Found {
+            out.push(Diagnostic {
                 file: Some(file.clone()),
                 line: position(&caps["line"]),
                 column: position(&caps["column"]),
                 severity: DiagSeverity::from_word(&caps["severity"]).unwrap_or_default(),
                 rule,
                 message,
-                suggestion: None,
+                ..Default::default()
             });
             return true;
         }
@@ -102,14 +102,14 @@ impl LineParser for Eslint {
         if COMPACT_MARK.find(line.as_bytes()).is_some()
             && let Some(caps) = COMPACT.captures(line)
         {
-            out.push(Found {
+            out.push(Diagnostic {
                 file: Some(caps["file"].to_string()),
                 line: position(&caps["line"]),
                 column: position(&caps["column"]),
                 severity: DiagSeverity::from_word(&caps["severity"]).unwrap_or_default(),
                 rule: caps.name("rule").map(|m| m.as_str().to_string()),
                 message: caps["message"].to_string(),
-                suggestion: None,
+                ..Default::default()
             });
             return true;
         }
@@ -123,7 +123,7 @@ impl LineParser for Eslint {
             && SUMMARY.is_match(line)
     }
 
-    fn interrupted(&mut self, _out: &mut Vec<Found>) {
+    fn interrupted(&mut self, _out: &mut Vec<Diagnostic>) {
         // A stylish block does not go on across another tool's line.
         self.file = None;
     }
@@ -132,13 +132,13 @@ impl LineParser for Eslint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::strip_ansi;
+    use crate::sanitize::strip_escapes;
 
-    fn parse(text: &str) -> Vec<Found> {
+    fn parse(text: &str) -> Vec<Diagnostic> {
         let mut parser = Eslint::new();
         let mut out = Vec::new();
         for line in text.lines() {
-            parser.line(&strip_ansi(line), &mut out);
+            parser.line(&strip_escapes(line), &mut out);
         }
         parser.finish(&mut out);
         out
@@ -150,21 +150,21 @@ mod tests {
         severity: DiagSeverity,
         rule: Option<&str>,
         message: &str,
-    ) -> Found {
-        Found {
+    ) -> Diagnostic {
+        Diagnostic {
             file: Some(format!("/work/proj/src/{file}")),
             line: Some(at.0).filter(|&n| n > 0),
             column: Some(at.1).filter(|&n| n > 0),
             severity,
             rule: rule.map(Into::into),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
     /// The nine problems; stylish drops a message's final period, compact
     /// keeps it.
-    fn expected(period: &str) -> Vec<Found> {
+    fn expected(period: &str) -> Vec<Diagnostic> {
         use DiagSeverity::{Error, Warning};
         let m = |text: &str| format!("{text}{period}");
         vec![

@@ -5,7 +5,7 @@
 //! like `a:1:2: text` (timestamps, URLs, log lines), and never treats gcc's
 //! `In function` context lines or source/caret lines as diagnostics.
 
-use super::{Found, LineParser};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// The `gcc` format.
@@ -23,18 +23,18 @@ impl Gcc {
         Gcc { require_severity }
     }
 
-    fn parse(&self, line: &str) -> Option<Found> {
+    fn parse(&self, line: &str) -> Option<Diagnostic> {
         let loc = split_location(line)?;
         let rest = loc.rest.trim_end();
         let found = |severity, rule, message: &str| {
-            (!message.is_empty()).then(|| Found {
+            (!message.is_empty()).then(|| Diagnostic {
                 file: Some(loc.file.to_string()),
                 line: Some(loc.line),
                 column: loc.column,
                 severity,
                 rule,
                 message: message.to_string(),
-                suggestion: None,
+                ..Default::default()
             })
         };
         if let Some((severity, code, message)) = severity_prefix(rest) {
@@ -58,7 +58,7 @@ impl Gcc {
 }
 
 impl LineParser for Gcc {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         match self.parse(line) {
             Some(found) => {
                 out.push(found);
@@ -252,7 +252,7 @@ mod tests {
     use super::*;
     use DiagSeverity::{Error, Info, Note, Warning};
 
-    fn parse_all(require_severity: bool, text: &str) -> Vec<Found> {
+    fn parse_all(require_severity: bool, text: &str) -> Vec<Diagnostic> {
         let mut parser = Gcc::new(require_severity);
         let mut out = Vec::new();
         for line in text.lines() {
@@ -269,15 +269,15 @@ mod tests {
         severity: DiagSeverity,
         rule: Option<&str>,
         message: &str,
-    ) -> Found {
-        Found {
+    ) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: Some(line),
             column,
             severity,
             rule: rule.map(Into::into),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 

@@ -8,7 +8,7 @@
 //! or were skipped.
 
 use super::gcc::{severity_prefix, split_location};
-use super::{Found, LineParser};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// The `go` format.
@@ -17,7 +17,7 @@ pub(crate) struct Go {
     /// The test whose output the following lines belong to.
     context: Context,
     /// `-v` log lines of tests still running, waiting for their verdict.
-    waiting: Vec<(String, Found)>,
+    waiting: Vec<(String, Diagnostic)>,
     /// The diagnostic still collecting continuation lines.
     pending: Option<Pending>,
 }
@@ -36,7 +36,7 @@ enum Context {
 
 #[derive(Debug)]
 struct Pending {
-    found: Found,
+    found: Diagnostic,
     /// Indentation of the diagnostic's first line; deeper lines continue it.
     indent: usize,
     /// The test to wait for (`-v`), or `None` to report it as it is.
@@ -49,7 +49,7 @@ impl Go {
         Go::default()
     }
 
-    fn flush(&mut self, out: &mut Vec<Found>) {
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(pending) = self.pending.take() {
             match pending.waits_for {
                 Some(test) => self.waiting.push((test, pending.found)),
@@ -59,7 +59,7 @@ impl Go {
     }
 
     /// The verdict of a test: its waiting logs are reported or dropped.
-    fn verdict(&mut self, test: &str, failed: bool, out: &mut Vec<Found>) {
+    fn verdict(&mut self, test: &str, failed: bool, out: &mut Vec<Diagnostic>) {
         let (mine, others) = std::mem::take(&mut self.waiting)
             .into_iter()
             .partition(|(t, _)| t == test);
@@ -69,7 +69,7 @@ impl Go {
         }
     }
 
-    fn test_line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn test_line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         let trimmed = line.trim_start();
         for prefix in ["=== RUN ", "=== CONT ", "=== NAME "] {
             if let Some(name) = trimmed.strip_prefix(prefix) {
@@ -123,14 +123,13 @@ impl Go {
             Context::None => return false,
         };
         self.pending = Some(Pending {
-            found: Found {
+            found: Diagnostic {
                 file: Some(location.file.to_string()),
                 line: Some(location.line),
-                column: None,
                 severity: DiagSeverity::Error,
                 rule: Some(test.clone()),
                 message: location.rest.trim().to_string(),
-                suggestion: None,
+                ..Default::default()
             },
             indent,
             waits_for: waits.then_some(test),
@@ -158,14 +157,13 @@ impl Go {
             return false;
         }
         self.pending = Some(Pending {
-            found: Found {
+            found: Diagnostic {
                 file: Some(location.file.to_string()),
                 line: Some(location.line),
                 column: location.column,
                 severity,
-                rule: None,
                 message: message.to_string(),
-                suggestion: None,
+                ..Default::default()
             },
             indent: 0,
             waits_for: None,
@@ -175,7 +173,7 @@ impl Go {
 }
 
 impl LineParser for Go {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if line.starts_with('{')
             && let Some(output) = test_json(line)
         {
@@ -187,7 +185,7 @@ impl LineParser for Go {
         self.text_line(line, out)
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.flush(out);
         // Logs of tests that never reached a verdict are not failures.
         self.waiting.clear();
@@ -208,7 +206,7 @@ fn test_json(line: &str) -> Option<String> {
 
 impl Go {
     /// One line of go's plain text output.
-    fn text_line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn text_line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some(pending) = &mut self.pending {
             let indent = line.len() - line.trim_start().len();
             let trimmed = line.trim();
@@ -232,10 +230,10 @@ impl Go {
         if let Some(message) = line.strip_prefix("panic: ")
             && let Context::Failed(test) | Context::Running(test) = &self.context
         {
-            out.push(Found {
+            out.push(Diagnostic {
                 rule: Some(test.clone()),
                 message: format!("panic: {}", message.trim()),
-                ..Found::default()
+                ..Diagnostic::default()
             });
             return true;
         }
@@ -255,7 +253,7 @@ impl Go {
 mod tests {
     use super::*;
 
-    fn parse_all(text: &str) -> Vec<Found> {
+    fn parse_all(text: &str) -> Vec<Diagnostic> {
         let mut parser = Go::new();
         let mut out = Vec::new();
         for line in text.lines() {
@@ -265,27 +263,25 @@ mod tests {
         out
     }
 
-    fn build(line: u64, column: u64, message: &str) -> Found {
-        Found {
+    fn build(line: u64, column: u64, message: &str) -> Diagnostic {
+        Diagnostic {
             file: Some("./main.go".into()),
             line: Some(line),
             column: Some(column),
             severity: DiagSeverity::Error,
-            rule: None,
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
-    fn test(file: &str, line: u64, rule: &str, message: &str) -> Found {
-        Found {
+    fn test(file: &str, line: u64, rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: Some(line),
-            column: None,
             severity: DiagSeverity::Error,
             rule: Some(rule.into()),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
@@ -321,7 +317,7 @@ mod tests {
         );
     }
 
-    fn half_failures() -> Vec<Found> {
+    fn half_failures() -> Vec<Diagnostic> {
         vec![
             test("half_test.go", 7, "TestHalf", "Half(4) = 3, want 2"),
             test("half_test.go", 15, "TestTable/even", "Half(2) = 2\nwant 1"),
@@ -367,12 +363,12 @@ mod tests {
             parse_all(text),
             vec![
                 test("boom_test.go", 6, "TestBoom", "about to index"),
-                Found {
+                Diagnostic {
                     rule: Some("TestBoom".into()),
                     message:
                         "panic: runtime error: index out of range [3] with length 0 [recovered]"
                             .into(),
-                    ..Found::default()
+                    ..Diagnostic::default()
                 },
             ]
         );

@@ -31,40 +31,24 @@ pub(crate) const MAX_PER_CHECK: usize = 1000;
 /// Longest line handed to a parser; the rest of a longer line is dropped.
 pub(crate) const MAX_LINE: usize = 64 * 1024;
 
-/// A diagnostic as a parser reports it (the check name and worktree-relative
-/// path are added when the evidence is assembled).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Found {
-    /// File as the tool printed it.
-    pub(crate) file: Option<String>,
-    /// 1-based line.
-    pub(crate) line: Option<u64>,
-    /// 1-based column.
-    pub(crate) column: Option<u64>,
-    /// Severity.
-    pub(crate) severity: DiagSeverity,
-    /// Rule or code (`E0308`, `clippy::needless_return`, `no-unused-vars`).
-    pub(crate) rule: Option<String>,
-    /// Message.
-    pub(crate) message: String,
-    /// Suggested fix, when the tool gives one.
-    pub(crate) suggestion: Option<String>,
-}
+/// What a parser reports: the check name stays empty and the file is as the
+/// tool printed it until the evidence is assembled.
+pub(crate) use run_check_documents::evidence::Diagnostic;
 
 /// A streaming parser of one output format.
 pub(crate) trait LineParser: Send {
     /// One line, without its terminator, ANSI colour removed. Returns
     /// whether the line belonged to this format (used by `auto` to stop at
     /// the first parser that recognises a line).
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool;
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool;
 
     /// The end of the stream: emit anything still pending.
-    fn finish(&mut self, _out: &mut Vec<Found>) {}
+    fn finish(&mut self, _out: &mut Vec<Diagnostic>) {}
 
     /// Under `auto`, an earlier parser claimed a line this one never saw:
     /// whatever block it was reading has ended (emit it, forget its
     /// context), as a foreign line would have ended it.
-    fn interrupted(&mut self, out: &mut Vec<Found>) {
+    fn interrupted(&mut self, out: &mut Vec<Diagnostic>) {
         self.finish(out);
     }
 
@@ -125,7 +109,7 @@ impl Default for Auto {
 }
 
 impl LineParser for Auto {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         for at in 0..self.parsers.len() {
             let start = out.len();
             if self.parsers[at].line(line, out) {
@@ -144,7 +128,7 @@ impl LineParser for Auto {
         false
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         for parser in &mut self.parsers {
             parser.finish(out);
         }
@@ -159,7 +143,7 @@ struct CustomMatcher {
 }
 
 impl CustomMatcher {
-    fn apply(&self, line: &str) -> Option<Found> {
+    fn apply(&self, line: &str) -> Option<Diagnostic> {
         let caps = self.regex.captures(line)?;
         let text = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
         // Lines and columns are 1-based: a 0 is no position.
@@ -168,7 +152,7 @@ impl CustomMatcher {
                 .and_then(|n| n.parse().ok())
                 .filter(|n: &u64| *n > 0)
         };
-        Some(Found {
+        Some(Diagnostic {
             file: text("file").filter(|f| !f.is_empty()),
             line: number("line"),
             column: number("column"),
@@ -177,7 +161,7 @@ impl CustomMatcher {
                 .unwrap_or(self.severity),
             rule: text("rule").filter(|r| !r.is_empty()),
             message: text("message").unwrap_or_default(),
-            suggestion: None,
+            ..Default::default()
         })
     }
 }
@@ -186,7 +170,7 @@ impl CustomMatcher {
 #[derive(Debug, Default)]
 pub(crate) struct Parsed {
     /// Kept diagnostics, in output order.
-    pub(crate) found: Vec<Found>,
+    pub(crate) found: Vec<Diagnostic>,
     /// Diagnostics beyond the cap.
     pub(crate) dropped: u64,
     /// The last score the score regex matched.
@@ -206,7 +190,7 @@ pub(crate) struct Collector {
     partial: Vec<u8>,
     /// The current line passed MAX_LINE: ignore bytes up to its end.
     overflow: bool,
-    batch: Vec<Found>,
+    batch: Vec<Diagnostic>,
     parsed: Parsed,
 }
 
@@ -274,7 +258,7 @@ impl Collector {
     fn feed(&mut self, raw: &[u8]) {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = String::from_utf8_lossy(raw);
-        let text = strip_ansi(&text);
+        let text = crate::sanitize::strip_escapes(&text);
         if let Some(kind) = self.unbuilt.take() {
             self.parser = parser_for(kind);
         }
@@ -324,12 +308,6 @@ impl Collector {
         self.keep_batch();
         self.parsed
     }
-}
-
-/// Removes terminal escape sequences (colour, titles, links: every ECMA-48
-/// sequence and C1 control, [`crate::sanitize::strip_escapes`]) from a line.
-pub(crate) fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    crate::sanitize::strip_escapes(text)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…`
@@ -432,19 +410,19 @@ mod tests {
         assert_eq!(
             parsed.found,
             vec![
-                Found {
+                Diagnostic {
                     file: Some("src/a.c".into()),
                     line: Some(12),
                     severity: DiagSeverity::Warning,
                     message: "unused x".into(),
-                    ..Found::default()
+                    ..Diagnostic::default()
                 },
-                Found {
+                Diagnostic {
                     file: Some("lib/b.c".into()),
                     line: Some(3),
                     severity: DiagSeverity::Error,
                     message: "odd".into(),
-                    ..Found::default()
+                    ..Diagnostic::default()
                 },
             ]
         );
@@ -575,12 +553,5 @@ mod tests {
             "/elsewhere/z.rs"
         );
         assert_eq!(relativize("../out.rs", Path::new("/w"), wt), "../out.rs");
-    }
-
-    #[test]
-    fn ansi_sequences() {
-        assert_eq!(strip_ansi("\x1b[1;31merror\x1b[0m: x"), "error: x");
-        assert_eq!(strip_ansi("\x1b]8;;http://x\x07link\x1b]8;;\x07"), "link");
-        assert_eq!(strip_ansi("plain"), "plain");
     }
 }

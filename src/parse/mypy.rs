@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Found, LineParser};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -86,7 +86,7 @@ const MAX_WRAPPED: usize = 8;
 #[derive(Debug, Default)]
 pub(crate) struct Mypy {
     /// An error printed without a code, perhaps wrapped by `--pretty`.
-    pending: Option<Found>,
+    pending: Option<Diagnostic>,
     /// Unindented lines after `pending`, until one ends with a code.
     wrapped: Vec<String>,
 }
@@ -97,7 +97,7 @@ impl Mypy {
         Mypy::default()
     }
 
-    fn flush(&mut self, out: &mut Vec<Found>) {
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.wrapped.clear();
         if let Some(found) = self.pending.take() {
             out.push(found);
@@ -105,7 +105,7 @@ impl Mypy {
     }
 
     /// A line after an error without a code: is it the end of the error?
-    fn continue_wrapped(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn continue_wrapped(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         let Some(pending) = &mut self.pending else {
             return false;
         };
@@ -143,7 +143,7 @@ impl Mypy {
 }
 
 impl LineParser for Mypy {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if self.continue_wrapped(line, out) {
             return true;
         }
@@ -165,14 +165,14 @@ impl LineParser for Mypy {
                 Some(code) => (code["message"].to_string(), Some(code["rule"].to_string())),
                 None => (text.trim_end().to_string(), None),
             };
-            let found = Found {
+            let found = Diagnostic {
                 file: Some(caps["file"].to_string()),
                 line: number("line"),
                 column: number("column"),
                 severity,
                 rule,
                 message,
-                suggestion: None,
+                ..Default::default()
             };
             if found.rule.is_none() && severity == DiagSeverity::Error {
                 self.pending = Some(found);
@@ -186,18 +186,18 @@ impl LineParser for Mypy {
             .then(|| CONFIG.captures(line))
             .flatten()
         {
-            out.push(Found {
+            out.push(Diagnostic {
                 file: Some(caps["file"].to_string()),
                 severity: DiagSeverity::Warning,
                 message: caps["message"].to_string(),
-                ..Found::default()
+                ..Diagnostic::default()
             });
             return true;
         }
         is_summary(line)
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.flush(out);
     }
 }
@@ -206,7 +206,7 @@ impl LineParser for Mypy {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Vec<Found> {
+    fn parse(text: &str) -> Vec<Diagnostic> {
         let mut parser = Mypy::new();
         let mut out = Vec::new();
         for line in text.lines() {
@@ -222,21 +222,21 @@ mod tests {
         severity: DiagSeverity,
         rule: Option<&str>,
         message: &str,
-    ) -> Found {
-        Found {
+    ) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: at.0,
             column: at.1,
             severity,
             rule: rule.map(Into::into),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
     /// What every capture of src/ reports; `columns` gives the columns of
     /// the `--show-column-numbers` run.
-    fn expected(columns: bool) -> Vec<Found> {
+    fn expected(columns: bool) -> Vec<Diagnostic> {
         use DiagSeverity::{Error, Note};
         let at = |line: u64, column: u64| (Some(line), columns.then_some(column));
         vec![

@@ -16,7 +16,7 @@
 //! right: 4)``. The message ends at a blank line, a `note:` line, a backtrace,
 //! or the harness's next section.
 
-use super::Found;
+use super::Diagnostic;
 use crate::config::DiagSeverity;
 
 /// Message lines kept after the first (the rest of a long message is cut).
@@ -32,7 +32,7 @@ pub(crate) struct Panics {
 
 #[derive(Debug)]
 struct Pending {
-    found: Found,
+    found: Diagnostic,
     thread: String,
     /// Message lines (the first, then the details).
     lines: Vec<String>,
@@ -45,7 +45,7 @@ impl Panics {
     }
 
     /// One line; true when it belongs to a panic (its header or message).
-    pub(crate) fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    pub(crate) fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some((thread, after)) = panicked(line) {
             self.flush(out);
             match header(thread, after) {
@@ -77,11 +77,11 @@ impl Panics {
     }
 
     /// The end of the stream: a panic still open is reported.
-    pub(crate) fn finish(&mut self, out: &mut Vec<Found>) {
+    pub(crate) fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.flush(out);
     }
 
-    fn flush(&mut self, out: &mut Vec<Found>) {
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         let Some(mut pending) = self.pending.take() else {
             return;
         };
@@ -100,7 +100,7 @@ impl Panics {
 
 enum Header {
     /// The old one-line form, message included.
-    Complete(Found),
+    Complete(Diagnostic),
     /// The new form: the message follows on the next lines.
     Open(Pending),
     /// Not a location run-check understands.
@@ -148,19 +148,19 @@ fn header(thread: &str, after: &str) -> Header {
 }
 
 /// An error at `file:line:col`.
-fn located(location: &str) -> Option<Found> {
+fn located(location: &str) -> Option<Diagnostic> {
     let mut parts = location.rsplitn(3, ':');
     let column = parts.next()?.parse().ok()?;
     let line = parts.next()?.parse().ok()?;
     let file = parts.next().filter(|f| !f.is_empty())?;
-    Some(Found {
+    Some(Diagnostic {
         file: Some(file.to_string()),
         line: Some(line),
         column: Some(column),
         severity: DiagSeverity::Error,
         rule: Some("panic".into()),
         message: String::new(),
-        suggestion: None,
+        ..Default::default()
     })
 }
 
@@ -172,7 +172,7 @@ fn message(thread: &str, text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn parse_all(text: &str) -> (Vec<Found>, Vec<bool>) {
+    fn parse_all(text: &str) -> (Vec<Diagnostic>, Vec<bool>) {
         let mut panics = Panics::new();
         let mut out = Vec::new();
         let claimed = text.lines().map(|l| panics.line(l, &mut out)).collect();
@@ -180,15 +180,15 @@ mod tests {
         (out, claimed)
     }
 
-    fn panic(file: &str, line: u64, column: u64, message: &str) -> Found {
-        Found {
+    fn panic(file: &str, line: u64, column: u64, message: &str) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: Some(line),
             column: Some(column),
             severity: DiagSeverity::Error,
             rule: Some("panic".into()),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 

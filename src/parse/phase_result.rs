@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::{Found, LineParser, MAX_PER_CHECK};
+use super::{Diagnostic, LineParser, MAX_PER_CHECK};
 
 const MARKER: &str = "PHASE_RESULT:";
 
@@ -76,7 +76,7 @@ impl PhaseResult {
 }
 
 impl LineParser for PhaseResult {
-    fn line(&mut self, line: &str, _out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, _out: &mut Vec<Diagnostic>) -> bool {
         if let Some(at) = line.find(MARKER) {
             self.seen = true;
             let rest = line[at + MARKER.len()..].trim_start();
@@ -120,7 +120,7 @@ impl LineParser for PhaseResult {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> (Vec<Found>, Option<Map<String, Value>>) {
+    fn parse(text: &str) -> (Vec<Diagnostic>, Option<Map<String, Value>>) {
         let mut parser = PhaseResult::new();
         let mut out = Vec::new();
         for line in text.lines() {

@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Found, LineParser, MAX_PER_CHECK};
+use super::{Diagnostic, LineParser, MAX_PER_CHECK};
 use crate::config::DiagSeverity;
 
 /// `FAILED nodeid`, `ERROR nodeid - message`, and the other outcomes.
@@ -167,7 +167,7 @@ impl Pytest {
         true
     }
 
-    fn summary(&mut self, caps: &regex::Captures<'_>, out: &mut Vec<Found>) -> bool {
+    fn summary(&mut self, caps: &regex::Captures<'_>, out: &mut Vec<Diagnostic>) -> bool {
         let file = &caps["file"];
         let rest = caps.name("rest").map_or("", |m| m.as_str());
         if !file.ends_with(".py") && rest.is_empty() {
@@ -226,14 +226,13 @@ impl Pytest {
                 }
                 .to_string()
             });
-        out.push(Found {
+        out.push(Diagnostic {
             file: Some(file.to_string()),
             line,
-            column: None,
             severity: DiagSeverity::Error,
             rule: Some(nodeid),
             message,
-            suggestion: None,
+            ..Default::default()
         });
         true
     }
@@ -256,7 +255,7 @@ fn same_file(location: &str, nodeid_file: &str) -> bool {
 }
 
 impl LineParser for Pytest {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         // Cheap literal tests first: most lines of a big log are none of
         // these, and the regexes cost far more than a byte comparison.
         let first = line.as_bytes().first().copied();
@@ -298,7 +297,7 @@ impl LineParser for Pytest {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Vec<Found> {
+    fn parse(text: &str) -> Vec<Diagnostic> {
         let mut parser = Pytest::new();
         let mut out = Vec::new();
         for line in text.lines() {
@@ -308,22 +307,21 @@ mod tests {
         out
     }
 
-    fn test(rule: &str, line: Option<u64>, message: &str) -> Found {
+    fn test(rule: &str, line: Option<u64>, message: &str) -> Diagnostic {
         let file = rule.split("::").next().unwrap_or(rule);
-        Found {
+        Diagnostic {
             file: Some(file.into()),
             line,
-            column: None,
             severity: DiagSeverity::Error,
             rule: Some(rule.into()),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
     /// The five failures and two errors, in the order of the default
     /// summary (`-rA` lists errors first).
-    fn failures(lines: bool) -> Vec<Found> {
+    fn failures(lines: bool) -> Vec<Diagnostic> {
         let at = |n: u64| lines.then_some(n);
         vec![
             test("tests/test_x.py::test_add", at(15), "assert 2 == 3"),
@@ -350,7 +348,7 @@ mod tests {
         ]
     }
 
-    fn errors() -> Vec<Found> {
+    fn errors() -> Vec<Diagnostic> {
         vec![
             test(
                 "tests/test_y.py",

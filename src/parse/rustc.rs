@@ -1,6 +1,6 @@
 //! The `rustc` parser: rustc/cargo/clippy human-format diagnostics (a
 //! `error[E0308]: ...` or `warning: ...` header, then ` --> file:line:col`
-//! and the snippet), one `Found` per header at its first location, plus the
+//! and the snippet), one `Diagnostic` per header at its first location, plus the
 //! short form `file:line:col: error[E0425]: ...`. It must not report the
 //! summaries (`error: aborting due to ...`, `warning: N warnings emitted`,
 //! `error: could not compile ...`) or the child `note:`/`help:` lines as
@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::gcc::{severity_prefix, split_location};
 use super::panic::Panics;
-use super::{Found, LineParser};
+use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// How trustworthy a rule name is; the best one seen wins.
@@ -66,7 +66,7 @@ pub(crate) struct Rustc {
 
 #[derive(Debug)]
 struct Pending {
-    found: Found,
+    found: Diagnostic,
     rule_rank: u8,
     located: bool,
     /// Inside a `note: the lint level is defined here` child.
@@ -98,7 +98,7 @@ impl Rustc {
         }
     }
 
-    fn flush(&mut self, out: &mut Vec<Found>) {
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(pending) = self.pending.take() {
             out.push(pending.found);
         }
@@ -177,7 +177,7 @@ impl Rustc {
 }
 
 impl LineParser for Rustc {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if line.starts_with("thread '") {
             self.flush(out);
         }
@@ -188,10 +188,10 @@ impl LineParser for Rustc {
             self.flush(out);
             if code.is_some() || !SUMMARY.is_match(message) {
                 let mut pending = Pending {
-                    found: Found {
+                    found: Diagnostic {
                         severity,
                         message: message.to_string(),
-                        ..Found::default()
+                        ..Diagnostic::default()
                     },
                     rule_rank: 0,
                     located: false,
@@ -231,7 +231,7 @@ impl LineParser for Rustc {
         false
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.flush(out);
         self.panics.finish(out);
     }
@@ -262,18 +262,18 @@ fn header(line: &str) -> Option<(DiagSeverity, Option<&str>, &str)> {
 
 /// `--message-format=short`: `file:line:col: error[E0425]: message`. Only
 /// lines with a code are claimed; the rest are plain gcc-style lines.
-fn short_form(line: &str) -> Option<Found> {
+fn short_form(line: &str) -> Option<Diagnostic> {
     let location = split_location(line)?;
     let (severity, code, message) = severity_prefix(location.rest)?;
     let code = code?;
-    Some(Found {
+    Some(Diagnostic {
         file: Some(location.file.to_string()),
         line: Some(location.line),
         column: location.column,
         severity,
         rule: Some(code),
         message: message.to_string(),
-        suggestion: None,
+        ..Default::default()
     })
 }
 
@@ -337,7 +337,7 @@ mod tests {
     use super::*;
     use DiagSeverity::{Error, Warning};
 
-    fn parse_all(text: &str) -> Vec<Found> {
+    fn parse_all(text: &str) -> Vec<Diagnostic> {
         let mut parser = Rustc::new();
         let mut out = Vec::new();
         for line in text.lines() {
@@ -355,8 +355,8 @@ mod tests {
         rule: Option<&str>,
         message: &str,
         suggestion: Option<&str>,
-    ) -> Found {
-        Found {
+    ) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: Some(line),
             column: Some(column),
@@ -364,10 +364,11 @@ mod tests {
             rule: rule.map(Into::into),
             message: message.into(),
             suggestion: suggestion.map(Into::into),
+            ..Default::default()
         }
     }
 
-    fn broken(dir: &str) -> Vec<Found> {
+    fn broken(dir: &str) -> Vec<Diagnostic> {
         let file = format!("{dir}main.rs");
         vec![
             f(
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(parse_all(text), expected);
     }
 
-    fn clippy_common(severity: DiagSeverity) -> [Found; 2] {
+    fn clippy_common(severity: DiagSeverity) -> [Diagnostic; 2] {
         [
             f(
                 "src/main.rs",
@@ -568,10 +569,10 @@ mod tests {
         assert!(!parser.line("   Compiling x v0.1.0 (/work/proj)", &mut out));
         assert_eq!(
             out,
-            vec![Found {
+            vec![Diagnostic {
                 severity: Warning,
                 message: "unused manifest key: package.foo".into(),
-                ..Found::default()
+                ..Diagnostic::default()
             }]
         );
     }
@@ -580,14 +581,14 @@ mod tests {
     fn short_format_with_code() {
         assert_eq!(
             parse_all("src/main.rs:9:20: error[E0425]: cannot find value `totl` in this scope"),
-            vec![Found {
+            vec![Diagnostic {
                 file: Some("src/main.rs".into()),
                 line: Some(9),
                 column: Some(20),
                 severity: Error,
                 rule: Some("E0425".into()),
                 message: "cannot find value `totl` in this scope".into(),
-                suggestion: None,
+                ..Default::default()
             }]
         );
         // Without a code it is a plain gcc-style line, left to `gcc`.

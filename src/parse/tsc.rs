@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Found, LineParser, MAX_LINE};
+use super::{Diagnostic, LineParser, MAX_LINE};
 use crate::config::DiagSeverity;
 
 /// `file(line,col): category TScode: message`.
@@ -64,7 +64,7 @@ static SUMMARY: LazyLock<Regex> =
 #[derive(Debug, Default)]
 pub(crate) struct Tsc {
     /// The last diagnostic, still collecting its continuation lines.
-    pending: Option<Found>,
+    pending: Option<Diagnostic>,
 }
 
 impl Tsc {
@@ -73,7 +73,7 @@ impl Tsc {
         Tsc { pending: None }
     }
 
-    fn flush(&mut self, out: &mut Vec<Found>) {
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(found) = self.pending.take() {
             out.push(found);
         }
@@ -89,7 +89,7 @@ fn severity(category: &str) -> DiagSeverity {
     }
 }
 
-fn diagnostic(line: &str) -> Option<Found> {
+fn diagnostic(line: &str) -> Option<Diagnostic> {
     // Every form has ` TS<code>` (or starts with the category): skip the
     // regexes for the lines that cannot match.
     TS_MARK.find(line.as_bytes())?;
@@ -98,19 +98,19 @@ fn diagnostic(line: &str) -> Option<Found> {
         .or_else(|| PRETTY.captures(line))
         .or_else(|| GLOBAL.captures(line))?;
     let number = |name: &str| caps.name(name).and_then(|m| m.as_str().parse().ok());
-    Some(Found {
+    Some(Diagnostic {
         file: caps.name("file").map(|m| m.as_str().to_string()),
         line: number("line"),
         column: number("column"),
         severity: severity(&caps["category"]),
         rule: Some(caps["rule"].to_string()),
         message: caps["message"].trim_end().to_string(),
-        suggestion: None,
+        ..Default::default()
     })
 }
 
 impl LineParser for Tsc {
-    fn line(&mut self, line: &str, out: &mut Vec<Found>) -> bool {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some(found) = diagnostic(line) {
             self.flush(out);
             self.pending = Some(found);
@@ -129,7 +129,7 @@ impl LineParser for Tsc {
         line.starts_with("Found ") && SUMMARY.is_match(line)
     }
 
-    fn finish(&mut self, out: &mut Vec<Found>) {
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
         self.flush(out);
     }
 }
@@ -137,32 +137,32 @@ impl LineParser for Tsc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::strip_ansi;
+    use crate::sanitize::strip_escapes;
 
-    fn parse(text: &str) -> Vec<Found> {
+    fn parse(text: &str) -> Vec<Diagnostic> {
         let mut parser = Tsc::new();
         let mut out = Vec::new();
         for line in text.lines() {
-            parser.line(&strip_ansi(line), &mut out);
+            parser.line(&strip_escapes(line), &mut out);
         }
         parser.finish(&mut out);
         out
     }
 
-    fn error(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Found {
-        Found {
+    fn error(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
             file: Some(file.into()),
             line: Some(line),
             column: Some(column),
             severity: DiagSeverity::Error,
             rule: Some(rule.into()),
             message: message.into(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 
     /// The seven errors of src/*.ts, as every capture reports them.
-    fn expected() -> Vec<Found> {
+    fn expected() -> Vec<Diagnostic> {
         vec![
             error(
                 "src/a.ts",
@@ -221,11 +221,11 @@ mod tests {
         ]
     }
 
-    fn with_global(mut found: Vec<Found>) -> Vec<Found> {
-        found.push(Found {
+    fn with_global(mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        found.push(Diagnostic {
             rule: Some("TS5023".into()),
             message: "Unknown compiler option '--bogusFlag'.".into(),
-            ..Found::default()
+            ..Diagnostic::default()
         });
         found
     }

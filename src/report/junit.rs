@@ -24,7 +24,6 @@
 
 use std::fmt::Write;
 
-use crate::parse::strip_ansi;
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 pub(super) fn render(evidence: &Evidence) -> String {
@@ -170,7 +169,7 @@ fn failure_body(check: &CheckRecord, diagnostics: &[&Diagnostic]) -> String {
         if stream.labelled {
             let _ = writeln!(body, "--- {} ---", stream.name);
         }
-        body.push_str(&strip_ansi(stream.text));
+        body.push_str(stream.text);
     }
     if !diagnostics.is_empty() {
         if !body.is_empty() && !body.ends_with('\n') {
@@ -498,10 +497,10 @@ mod tests {
 
     #[test]
     fn failure_text_is_the_excerpt_then_the_diagnostics_escaped() {
-        let xml = render(&sample::evidence());
+        let xml = render(&crate::sanitize::evidence_display(&sample::evidence()));
         assert_eq!(
             first_failure_text(&xml),
-            "error: <bad> & \"worse\" ]]> \u{FFFD}\u{FFFD}\r\n```rust\n``` x\n\n\
+            "error: <bad> & \"worse\" ]]> ␀␇\n```rust\n``` x\n\n\
              src/a.c:3:5: error: bad thing\n\
              src/b,c:d.rs:1: warning: odd 100% message\nsecond | line [W:1]\n"
         );

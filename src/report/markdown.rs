@@ -38,7 +38,7 @@
 
 use std::fmt::Write;
 
-use crate::parse::{MAX_PER_CHECK, strip_ansi};
+use crate::parse::MAX_PER_CHECK;
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 /// Diagnostics listed at most.
@@ -301,7 +301,7 @@ fn failure_block(check: &CheckRecord, chars: Option<usize>) -> String {
                         stream.name
                     );
                 }
-                let excerpt = tail(&clean(&strip_ansi(stream.text)), chars);
+                let excerpt = tail(stream.text, chars);
                 let fence = "`".repeat(longest_backtick_run(&excerpt).max(2) + 1);
                 let _ = write!(out, "{fence}text\n{excerpt}");
                 if !excerpt.ends_with('\n') {
@@ -389,20 +389,6 @@ fn tail(text: &str, max_chars: usize) -> String {
     } else {
         format!("{shown}\n")
     }
-}
-
-/// Control characters other than tab and newline become U+FFFD.
-fn clean(text: &str) -> String {
-    text.replace("\r\n", "\n")
-        .chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 fn longest_backtick_run(text: &str) -> usize {
@@ -530,16 +516,13 @@ mod tests {
 
     #[test]
     fn the_fence_is_longer_than_any_backtick_run() {
-        let out = render(&sample::evidence());
+        let out = render(&crate::sanitize::evidence_display(&sample::evidence()));
         // The lint excerpt has a run of three backticks: the fence has four.
         let start = out.find("````text\n").expect("four-backtick fence");
         let rest = &out[start + 9..];
         let end = rest.find("\n````\n").expect("closing fence");
         let body = &rest[..end];
-        assert_eq!(
-            body,
-            "error: <bad> & \"worse\" ]]> \u{FFFD}\u{FFFD}\n```rust\n``` x"
-        );
+        assert_eq!(body, "error: <bad> & \"worse\" ]]> ␀␇\n```rust\n``` x");
         assert!(!out.contains('\u{1b}') && !out.contains('\u{0}'));
         // Without backticks inside, three.
         assert!(out.contains("```text\nwaiting…\n```\n"));

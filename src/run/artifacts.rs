@@ -26,7 +26,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::config::DiagSeverity;
-use crate::parse::Found;
+use crate::parse::Diagnostic;
 use crate::run::evidence::Artifact;
 
 /// Files larger than this are recorded (size, hash) but not parsed.
@@ -43,7 +43,7 @@ pub(crate) struct Collected {
     /// Matched files.
     pub(crate) artifacts: Vec<Artifact>,
     /// Diagnostics parsed from JUnit XML and SARIF files.
-    pub(crate) found: Vec<Found>,
+    pub(crate) found: Vec<Diagnostic>,
 }
 
 /// Collects the artifacts matching `globs` (relative to the worktree): each
@@ -264,7 +264,7 @@ fn read(rel: &str, path: &Path) -> Option<(Artifact, Option<Vec<u8>>)> {
 
 /// The diagnostics of one artifact, by its name and contents; empty for
 /// anything that is not JUnit XML or SARIF 2.1.0.
-pub(crate) fn parse(name: &str, contents: &[u8]) -> Vec<Found> {
+pub(crate) fn parse(name: &str, contents: &[u8]) -> Vec<Diagnostic> {
     let extension = name
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
@@ -299,7 +299,7 @@ fn decode(contents: &[u8]) -> String {
 /// JUnit XML: one error per `<testcase>` with a `<failure>` or `<error>`.
 /// Empty when the root is neither `testsuites` nor `testsuite`, or the XML
 /// is malformed.
-pub(crate) fn junit(contents: &[u8]) -> Vec<Found> {
+pub(crate) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
     let text = decode(contents);
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
@@ -343,16 +343,15 @@ pub(crate) fn junit(contents: &[u8]) -> Vec<Found> {
                     .map(str::to_string)
             })
             .unwrap_or_else(|| problem.tag_name().name().to_string());
-        found.push(Found {
+        found.push(Diagnostic {
             file: attr(case, "file").map(str::to_string),
             line: attr(case, "line")
                 .and_then(|l| l.parse().ok())
                 .filter(|&l| l > 0),
-            column: None,
             severity: DiagSeverity::Error,
             rule,
             message: clip(message),
-            suggestion: None,
+            ..Default::default()
         });
     }
     found
@@ -368,7 +367,7 @@ fn attr<'a>(node: roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
 /// SARIF 2.1.0: one diagnostic per result (results of kind `pass` or
 /// `notApplicable`, and suppressed ones, are not problems and are left out).
 /// Empty when the JSON is malformed or not SARIF 2.1.0.
-pub(crate) fn sarif(contents: &[u8]) -> Vec<Found> {
+pub(crate) fn sarif(contents: &[u8]) -> Vec<Diagnostic> {
     // A report a check wrote is untrusted: as many values as a user's JSON
     // input at most, so parsing it stays bounded in memory.
     if crate::json_input::values(contents) > crate::json_input::MAX_VALUES {
@@ -405,7 +404,7 @@ fn suppressed(result: &Value) -> bool {
     })
 }
 
-fn sarif_result(run: &Value, rules: Option<&Vec<Value>>, result: &Value) -> Found {
+fn sarif_result(run: &Value, rules: Option<&Vec<Value>>, result: &Value) -> Diagnostic {
     let rule_id = result["ruleId"]
         .as_str()
         .or_else(|| result.pointer("/rule/id").and_then(Value::as_str));
@@ -456,14 +455,14 @@ fn sarif_result(run: &Value, rules: Option<&Vec<Value>>, result: &Value) -> Foun
     });
     let region = physical.map(|p| &p["region"]);
     let number = |key: &str| region.and_then(|r| r[key].as_u64()).filter(|&n| n > 0);
-    Found {
+    Diagnostic {
         file: uri.map(uri_to_path).filter(|f| !f.is_empty()),
         line: number("startLine"),
         column: number("startLine").and(number("startColumn")),
         severity,
         rule: rule_id.map(str::to_string),
         message: clip(message),
-        suggestion: None,
+        ..Default::default()
     }
 }
 
@@ -581,12 +580,12 @@ mod tests {
         c.artifacts.iter().map(|a| a.path.as_str()).collect()
     }
 
-    fn error(rule: &str, message: &str) -> Found {
-        Found {
+    fn error(rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
             rule: Some(rule.into()),
             message: message.into(),
             severity: DiagSeverity::Error,
-            ..Found::default()
+            ..Diagnostic::default()
         }
     }
 
@@ -828,7 +827,7 @@ mod tests {
         assert_eq!(
             found,
             vec![
-                Found {
+                Diagnostic {
                     file: Some("src/mod.rs".into()),
                     line: Some(42),
                     ..error("pkg.Mod.with_attrs", "expected <1> & got 2")
@@ -874,14 +873,14 @@ mod tests {
         assert_eq!(found.len(), 5);
         assert_eq!(
             found[0],
-            Found {
+            Diagnostic {
                 file: Some("/tmp/fx/lint/sample.py".into()),
                 line: Some(1),
                 column: Some(8),
                 severity: DiagSeverity::Error,
                 rule: Some("F401".into()),
                 message: "`os` imported but unused".into(),
-                suggestion: None,
+                ..Default::default()
             }
         );
         assert_eq!(found[4].rule.as_deref(), Some("F821"));
@@ -908,21 +907,21 @@ mod tests {
     #[test]
     fn sarif_shapes() {
         let found = sarif(&fixture("edge.sarif"));
-        let expect = |rule: &str, severity, message: &str| Found {
+        let expect = |rule: &str, severity, message: &str| Diagnostic {
             rule: Some(rule.into()),
             severity,
             message: message.into(),
-            ..Found::default()
+            ..Diagnostic::default()
         };
         assert_eq!(
             found,
             vec![
-                Found {
+                Diagnostic {
                     file: Some("src/with space.c".into()),
                     line: Some(4),
                     ..expect("R-none", DiagSeverity::Info, "level none is informational")
                 },
-                Found {
+                Diagnostic {
                     file: Some("/abs/dir/x.c".into()),
                     line: Some(7),
                     column: Some(2),
@@ -933,7 +932,7 @@ mod tests {
                     DiagSeverity::Note,
                     "rule by index, level from its defaultConfiguration"
                 ),
-                Found {
+                Diagnostic {
                     file: Some("lib/y.c".into()),
                     ..expect("R-plain", DiagSeverity::Error, "rule by reference object")
                 },

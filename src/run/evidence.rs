@@ -127,19 +127,13 @@ fn collect_diagnostics(
             continue;
         }
         kept += 1;
-        out.push(Diagnostic {
-            check: check.name().to_string(),
-            file: f
-                .file
-                .as_deref()
-                .map(|file| crate::parse::relativize(file, base, worktree)),
-            line: f.line,
-            column: f.column,
-            severity: f.severity,
-            rule: f.rule.clone(),
-            message: f.message.clone(),
-            suggestion: f.suggestion.clone(),
-        });
+        let mut diagnostic = f.clone();
+        diagnostic.check = check.name().to_string();
+        diagnostic.file = f
+            .file
+            .as_deref()
+            .map(|file| crate::parse::relativize(file, base, worktree));
+        out.push(diagnostic);
     }
     dropped
 }

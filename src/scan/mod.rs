@@ -31,7 +31,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::config::{DiagSeverity, ScanConfig, pattern};
-use crate::parse::{Found, MAX_PER_CHECK};
+use crate::parse::{Diagnostic, MAX_PER_CHECK};
 
 /// Files larger than this are not read.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -43,7 +43,7 @@ pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 pub(crate) struct ScanResult {
     /// Findings sorted by (path, line, column, rule); paths relative to the
     /// worktree with `/` separators. At most `MAX_PER_CHECK`.
-    pub(crate) found: Vec<Found>,
+    pub(crate) found: Vec<Diagnostic>,
     /// Findings beyond `MAX_PER_CHECK`, not kept.
     pub(crate) dropped: u64,
 }
@@ -98,7 +98,7 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
 }
 
 /// Output order: (path, line, column, rule, message).
-fn order(f: &Found) -> (&str, u64, u64, &str, &str) {
+fn order(f: &Diagnostic) -> (&str, u64, u64, &str, &str) {
     (
         f.file.as_deref().unwrap_or(""),
         f.line.unwrap_or(0),
@@ -110,7 +110,7 @@ fn order(f: &Found) -> (&str, u64, u64, &str, &str) {
 
 /// Which findings are kept over the cap: errors first (so a failing scan
 /// always shows why), then output order.
-fn retention(f: &Found) -> (u8, (&str, u64, u64, &str, &str)) {
+fn retention(f: &Diagnostic) -> (u8, (&str, u64, u64, &str, &str)) {
     let rank = match f.severity {
         DiagSeverity::Error => 0,
         DiagSeverity::Warning => 1,
@@ -124,12 +124,12 @@ fn retention(f: &Found) -> (u8, (&str, u64, u64, &str, &str)) {
 /// Findings kept so far and the count of the dropped ones.
 #[derive(Default)]
 struct Kept {
-    found: Vec<Found>,
+    found: Vec<Diagnostic>,
     dropped: u64,
 }
 
 impl Kept {
-    fn push(&mut self, found: Found) {
+    fn push(&mut self, found: Diagnostic) {
         self.found.push(found);
         if self.found.len() >= 2 * MAX_PER_CHECK {
             self.compact();
@@ -218,7 +218,7 @@ impl Visitor<'_> {
         let kept = &mut self.kept;
         matcher.scan(&text, &mut |hit| {
             let rule = matcher.rule(hit.rule);
-            kept.push(Found {
+            kept.push(Diagnostic {
                 file: Some(rel.clone()),
                 line: Some(hit.line),
                 column: Some(hit.column),
@@ -226,6 +226,7 @@ impl Visitor<'_> {
                 rule: Some(rule.id.clone()),
                 message: rule.message.clone(),
                 suggestion: rule.suggestion.map(str::to_string),
+                ..Default::default()
             });
         });
     }

@@ -13,7 +13,6 @@
 //! renamed to `<name>.run-check-backup` (`.1`, `.2`, ... when that exists).
 //! Fix or format hooks are never installed: checking never writes.
 
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -133,33 +132,6 @@ fn existing(path: &Path, template: &str) -> Existing {
     }
 }
 
-/// Asks git in `dir`; one line of output, or a one-line reason. Through duct,
-/// whose capture of both streams suits a one-off helper; checks themselves
-/// are spawned with std's `Command` (see `runner::process`).
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let mut argv: Vec<OsString> = vec!["-C".into(), dir.into()];
-    argv.extend(args.iter().map(OsString::from));
-    let output = duct::cmd("git", argv)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin_null()
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
-        .map_err(|err| format!("cannot run git: {err}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-    } else {
-        let why = String::from_utf8_lossy(&output.stderr);
-        Err(why
-            .lines()
-            .next()
-            .unwrap_or("git failed")
-            .trim()
-            .to_string())
-    }
-}
-
 /// Where a repository's hooks go.
 struct Repository {
     /// The worktree's top level.
@@ -178,6 +150,7 @@ fn locate(worktree: &Path, shown: &Path) -> Result<Repository, Error> {
             shown.display()
         ))
     };
+    let git = crate::git::ask;
     let inside = git(worktree, &["rev-parse", "--is-inside-work-tree"]).map_err(not_a_worktree)?;
     if inside != "true" {
         return Err(not_a_worktree("inside the git directory".into()));
@@ -186,9 +159,7 @@ fn locate(worktree: &Path, shown: &Path) -> Result<Repository, Error> {
     let top = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
     // Relative answers (`.git/hooks`, a relative core.hooksPath) are
     // relative to where git was asked: the top level.
-    let ask = |args: &[&str]| {
-        git(&top, args).map_err(|why| Error::Environment(format!("git {}: {why}", args.join(" "))))
-    };
+    let ask = |args: &[&str]| git(&top, args).map_err(Error::Environment);
     let hooks = top.join(ask(&["rev-parse", "--git-path", "hooks"])?);
     let git_dir = PathBuf::from(ask(&["rev-parse", "--absolute-git-dir"])?);
     Ok(Repository {

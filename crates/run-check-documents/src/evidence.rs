@@ -549,7 +549,7 @@ pub struct Artifact {
 }
 
 /// One located problem.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {
     /// The check that reported it (`run-check` for a change found by the read-only verification while checks ran in parallel).

@@ -272,8 +272,7 @@ fn process() -> Option<&'static Process> {
     PROCESS
         .get_or_init(|| {
             // pidfd_open (5.3) implies CLONE_PIDFD (5.2).
-            // SAFETY: getpid has no preconditions.
-            platform::pidfd_open(unsafe { libc::getpid() }).ok()?;
+            platform::pidfd_open(rustix::process::getpid().as_raw_pid()).ok()?;
             let null = std::fs::File::open("/dev/null").ok()?;
             let null = OwnedFd::from(null);
             if null.as_raw_fd() <= 2 {

@@ -23,9 +23,7 @@ const MAX_LISTED: usize = 10_000;
 /// that worked (Linux 3.4 and later, unless a sandbox refuses it). Must run
 /// before the first check starts: only processes started after it count.
 pub(crate) fn acquire() -> bool {
-    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer flag and
-    // has no memory-safety preconditions.
-    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok()
 }
 
 /// The children of run-check's main thread, where the kernel re-parents
@@ -141,16 +139,8 @@ fn parse_stat(text: &str) -> Option<Stat> {
 
 /// The clock ticks since boot now, on the clock of `Stat::start`.
 pub(crate) fn now_ticks() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a live timespec for the result.
-    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) };
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
-        .unwrap_or(100)
-        .max(1);
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    let hz = rustix::param::clock_ticks_per_second().max(1);
     let secs = u64::try_from(now.tv_sec).unwrap_or(0);
     let nanos = u64::try_from(now.tv_nsec).unwrap_or(0);
     secs.saturating_mul(hz) + nanos * hz / 1_000_000_000
@@ -230,25 +220,24 @@ pub(crate) fn tree(pid: u32) -> Vec<u32> {
 
 /// Kills `pid` (SIGKILL): a child of run-check, so the pid is its.
 pub(crate) fn kill(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return;
-    };
-    // SAFETY: kill has no memory-safety preconditions; `pid` is an unreaped
-    // child of this process, so it names no other process.
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
+    // An unreaped child of this process: the pid names no other process.
+    if let Some(pid) = pid_of(pid) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
     }
 }
 
 /// Reaps the exited child `pid` (never any other: a running check's exit
 /// status stays for its own wait); says whether it was reaped.
 pub(crate) fn reap(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    let Some(pid) = pid_of(pid) else {
         return false;
     };
-    let mut status = 0;
-    // SAFETY: `status` is a live c_int; `pid` names one child, not a group.
-    unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == pid }
+    let reaped = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
+    matches!(reaped, Ok(Some((reaped, _))) if reaped == pid)
+}
+
+fn pid_of(pid: u32) -> Option<rustix::process::Pid> {
+    rustix::process::Pid::from_raw(i32::try_from(pid).ok()?)
 }
 
 #[cfg(test)]

@@ -3,10 +3,13 @@
 //! left it on purpose (`setsid`, `setpgid`) is found by `contain` (Linux).
 
 use std::io::{self, PipeReader};
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags};
+use rustix::process::{Pid, Signal};
 
 /// Prepares the command before spawn: a new process group led by the child.
 /// `process_group` is supported by `posix_spawn`, so spawning stays fast.
@@ -21,12 +24,9 @@ pub(crate) fn prepare(command: &mut Command) {
 /// against the user's `pipe-user-pages-soft` (64 MiB), and two pipes per
 /// running check must stay well inside it.
 pub(crate) fn widen(pipe: &PipeReader) {
+    // A refusal (EPERM over the system limit) is ignored.
     #[cfg(target_os = "linux")]
-    // SAFETY: F_SETPIPE_SZ on a pipe descriptor we own has no memory-safety
-    // preconditions; a refusal (EPERM over the system limit) is ignored.
-    unsafe {
-        libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, 256 << 10);
-    }
+    let _ = rustix::pipe::fcntl_setpipe_size(pipe, 256 << 10);
     #[cfg(not(target_os = "linux"))]
     let _ = pipe;
 }
@@ -40,24 +40,25 @@ pub(crate) fn release(_pid: u32) -> io::Result<()> {
 /// The process tree of one running check.
 #[derive(Debug)]
 pub(crate) struct Tree {
-    pgid: libc::pid_t,
+    pgid: Pid,
 }
 
 impl Tree {
     /// Adopts the tree of the freshly spawned child `pid`.
     pub(crate) fn adopt(pid: u32) -> io::Result<Tree> {
-        let pgid = libc::pid_t::try_from(pid).map_err(io::Error::other)?;
+        let pgid = i32::try_from(pid).ok().and_then(Pid::from_raw);
+        let pgid = pgid.ok_or_else(|| io::Error::other(format!("no process {pid}")))?;
         Ok(Tree { pgid })
     }
 
     /// Asks every process of the tree to stop (SIGTERM).
     pub(crate) fn terminate(&self) {
-        self.signal(libc::SIGTERM);
+        self.signal(Signal::TERM);
     }
 
     /// Kills every process of the tree (SIGKILL).
     pub(crate) fn kill(&self) {
-        self.signal(libc::SIGKILL);
+        self.signal(Signal::KILL);
     }
 
     /// The processes the tree holds besides `main`: on Unix a process group
@@ -70,12 +71,9 @@ impl Tree {
     /// process group is not killed unless asked).
     pub(crate) fn keep(&self) {}
 
-    fn signal(&self, signal: libc::c_int) {
-        // SAFETY: killpg has no memory-safety preconditions; an error (ESRCH
-        // when the group is already gone) is expected and ignored.
-        unsafe {
-            libc::killpg(self.pgid, signal);
-        }
+    fn signal(&self, signal: Signal) {
+        // An error (ESRCH when the group is already gone) is expected.
+        let _ = rustix::process::kill_process_group(self.pgid, signal);
     }
 }
 
@@ -90,9 +88,8 @@ impl Tree {
 pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
     #[cfg(target_os = "linux")]
     {
-        let pid = libc::pid_t::try_from(pid).ok()?;
-        let fd = pidfd_open(pid).ok()?;
-        Some(wait_fd(std::os::fd::AsFd::as_fd(&fd), deadline))
+        let fd = pidfd_open(i32::try_from(pid).ok()?).ok()?;
+        Some(wait_fd(fd.as_fd(), deadline))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -103,30 +100,27 @@ pub(crate) fn wait_exit(pid: u32, deadline: Instant) -> Option<bool> {
 
 /// A pidfd of process `pid` (Linux 5.3 and later): readable once it exits.
 #[cfg(target_os = "linux")]
-pub(crate) fn pidfd_open(pid: libc::pid_t) -> io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
-    // or -1; it has no memory-safety preconditions.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a descriptor the kernel just returned to us alone.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
+pub(crate) fn pidfd_open(pid: i32) -> io::Result<std::os::fd::OwnedFd> {
+    let pid = Pid::from_raw(pid).ok_or(io::ErrorKind::InvalidInput)?;
+    Ok(rustix::process::pidfd_open(
+        pid,
+        rustix::process::PidfdFlags::empty(),
+    )?)
 }
 
 /// Waits until `fd` is readable or `deadline` passes; says whether it is
 /// (`false` also on EINTR: the caller looks again).
 #[cfg(target_os = "linux")]
 pub(crate) fn wait_fd(fd: BorrowedFd<'_>, deadline: Instant) -> bool {
-    let mut poll = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let millis = poll_millis(deadline.saturating_duration_since(Instant::now()));
-    // SAFETY: `poll` is one live pollfd, as the count says.
-    unsafe { libc::poll(&mut poll, 1, millis) > 0 }
+    let mut fds = [PollFd::from_borrowed_fd(fd, PollFlags::IN)];
+    poll(&mut fds, deadline.saturating_duration_since(Instant::now())).unwrap_or(0) > 0
+}
+
+/// poll(2) for at most `timeout` (rounded up to whole milliseconds where
+/// poll counts in them, so a sub-millisecond wait does not spin).
+fn poll(fds: &mut [PollFd<'_>], timeout: Duration) -> io::Result<usize> {
+    let timeout = rustix::time::Timespec::try_from(timeout).ok();
+    Ok(rustix::event::poll(fds, timeout.as_ref())?)
 }
 
 /// Why a process ended without an exit code: the signal's name and number.
@@ -159,53 +153,32 @@ pub(crate) fn wait_ready(
     exit: Option<BorrowedFd<'_>>,
     timeout: Duration,
 ) -> ([bool; 2], bool) {
-    let mut fds: [libc::pollfd; 3] = [libc::pollfd {
-        fd: -1,
-        events: libc::POLLIN,
-        revents: 0,
-    }; 3];
-    for (fd, pipe) in fds.iter_mut().zip(pipes) {
-        if let Some(pipe) = pipe {
-            fd.fd = pipe.as_raw_fd();
-        }
-    }
-    if let Some(exit) = exit {
-        fds[2].fd = exit.as_raw_fd();
-    }
-    let millis = poll_millis(timeout);
-    // SAFETY: `fds` is a live array of three pollfd, as the count says; poll
-    // ignores entries whose fd is negative.
-    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-    if n < 0 {
-        let interrupted = io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
+    let wanted = [
+        pipes[0].as_ref().map(AsFd::as_fd),
+        pipes[1].as_ref().map(AsFd::as_fd),
+        exit,
+    ];
+    let mut fds: Vec<PollFd<'_>> = wanted
+        .iter()
+        .flatten()
+        .map(|&fd| PollFd::from_borrowed_fd(fd, PollFlags::IN))
+        .collect();
+    if let Err(err) = poll(&mut fds, timeout) {
+        let interrupted = err.kind() == io::ErrorKind::Interrupted;
         let ready = [
             !interrupted && pipes[0].is_some(),
             !interrupted && pipes[1].is_some(),
         ];
         return (ready, false);
     }
-    let ready = |i: usize| fds[i].fd >= 0 && fds[i].revents != 0;
-    ([ready(0), ready(1)], ready(2))
-}
-
-/// `timeout` as `poll`'s milliseconds, rounded up so a sub-millisecond wait
-/// does not spin.
-fn poll_millis(timeout: Duration) -> libc::c_int {
-    timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+    let mut revents = fds.iter().map(|fd| !fd.revents().is_empty());
+    let ready = wanted.map(|fd| fd.is_some() && revents.next() == Some(true));
+    ([ready[0], ready[1]], ready[2])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn poll_timeouts_round_up_to_whole_milliseconds() {
-        assert_eq!(poll_millis(Duration::ZERO), 0);
-        assert_eq!(poll_millis(Duration::from_micros(1)), 1);
-        assert_eq!(poll_millis(Duration::from_millis(1)), 1);
-        assert_eq!(poll_millis(Duration::from_micros(1_001)), 2);
-        assert_eq!(poll_millis(Duration::from_secs(u64::MAX)), i32::MAX);
-    }
 
     #[test]
     #[cfg(target_os = "linux")]

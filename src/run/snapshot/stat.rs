@@ -170,13 +170,14 @@ impl Trust {
 
 #[cfg(unix)]
 mod imp {
-    use std::ffi::CString;
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
     use std::time::Duration;
+
+    use rustix::fs::{AtFlags, CWD, FileType, OFlags};
 
     /// Whether a first snapshot may leave files unread (judge them by ctime
     /// later): on Linux, whose local file systems all stamp a renamed or
@@ -213,7 +214,6 @@ mod imp {
             self == other
         }
 
-        /// The device.
         pub(super) fn device(&self) -> Option<u64> {
             Some(self.dev)
         }
@@ -327,7 +327,7 @@ mod imp {
                 self.open(&wanted)?;
             }
             match &self.dir {
-                Some((_, fd)) => at(fd.as_raw_fd(), name),
+                Some((_, fd)) => at(fd.as_fd(), name),
                 None => self.of(&worktree.join(key)),
             }
         }
@@ -338,18 +338,11 @@ mod imp {
                 return Ok(());
             }
             self.dir = None;
-            let path = CString::new(dir)?;
             #[cfg(target_os = "linux")]
-            let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
             #[cfg(not(target_os = "linux"))]
-            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-            // SAFETY: `path` is a NUL-terminated path that outlives the call.
-            let fd = unsafe { libc::open(path.as_ptr(), flags) };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // SAFETY: `fd` was just opened and is owned by nothing else.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(dir, flags, rustix::fs::Mode::empty())?;
             self.dir = Some((dir.to_vec(), fd));
             Ok(())
         }
@@ -365,44 +358,23 @@ mod imp {
                 false => whole,
             };
             let (parent, name) = match trimmed.iter().rposition(|&b| b == b'/') {
-                Some(0) | None => return at(libc::AT_FDCWD, whole),
+                Some(0) | None => return at(CWD, whole),
                 Some(slash) => (&trimmed[..slash], &trimmed[slash + 1..]),
             };
             if name.is_empty() {
-                return at(libc::AT_FDCWD, whole);
+                return at(CWD, whole);
             }
             self.open(parent)?;
             match &self.dir {
-                Some((_, fd)) => at(fd.as_raw_fd(), name),
-                None => at(libc::AT_FDCWD, whole),
+                Some((_, fd)) => at(fd.as_fd(), name),
+                None => at(CWD, whole),
             }
         }
     }
 
     /// `fstatat(dir, name)`, not following a symlink.
-    fn at(dir: libc::c_int, name: &[u8]) -> io::Result<(Stat, bool)> {
-        // Short names are made NUL-terminated on the stack.
-        let mut buffer = [0u8; 256];
-        let owned;
-        let name: &std::ffi::CStr = match name.len() < buffer.len() {
-            true => {
-                buffer[..name.len()].copy_from_slice(name);
-                std::ffi::CStr::from_bytes_with_nul(&buffer[..=name.len()])
-                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?
-            }
-            false => {
-                owned = CString::new(name)?;
-                &owned
-            }
-        };
-        // SAFETY: all-zero bytes are a valid `stat` (plain integers).
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: `name` is NUL-terminated and `st` writable; both outlive
-        // the call, and `dir` is an open directory or AT_FDCWD.
-        let done = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-        if done != 0 {
-            return Err(io::Error::last_os_error());
-        }
+    fn at(dir: BorrowedFd<'_>, name: &[u8]) -> io::Result<(Stat, bool)> {
+        let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
         #[allow(clippy::unnecessary_cast)]
         let stat = Stat {
             dev: st.st_dev as u64,
@@ -412,9 +384,7 @@ mod imp {
             mtime: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
             ctime: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
         };
-        // `mode_t` is `u16` on macOS.
-        #[allow(clippy::unnecessary_cast)]
-        let is_dir = (stat.mode & libc::S_IFMT as u32) == libc::S_IFDIR as u32;
+        let is_dir = FileType::from_raw_mode(st.st_mode as _) == FileType::Directory;
         Ok((stat, is_dir))
     }
 
@@ -422,16 +392,8 @@ mod imp {
     /// epoch), where it is known: Linux's coarse real-time clock.
     #[cfg(target_os = "linux")]
     pub(super) const COARSE_NOW: Option<fn() -> i128> = Some(|| {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `now` is a valid, writable timespec for the call.
-        let ok = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) } == 0;
-        match ok {
-            true => i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec),
-            false => i128::MIN,
-        }
+        let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+        i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec)
     });
     #[cfg(not(target_os = "linux"))]
     pub(super) const COARSE_NOW: Option<fn() -> i128> = None;
@@ -440,13 +402,8 @@ mod imp {
     pub(super) fn tick() -> Duration {
         #[cfg(target_os = "linux")]
         {
-            let mut res = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            // SAFETY: `res` is a valid, writable timespec for the call.
-            let ok = unsafe { libc::clock_getres(libc::CLOCK_REALTIME_COARSE, &mut res) } == 0;
-            if ok && res.tv_sec == 0 && res.tv_nsec > 0 {
+            let res = rustix::time::clock_getres(rustix::time::ClockId::RealtimeCoarse);
+            if res.tv_sec == 0 && res.tv_nsec > 0 {
                 return Duration::from_nanos(res.tv_nsec as u64);
             }
         }
@@ -468,18 +425,8 @@ mod imp {
                 0x2FC1_2FC1, // zfs
                 0xCA45_1A4E, // bcachefs
             ];
-            let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-                return false;
-            };
-            // SAFETY: all-zero bytes are a valid `statfs` (plain integers).
-            let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-            // SAFETY: `name` is a NUL-terminated path and `fs` a writable
-            // `statfs` that outlive the call.
-            if unsafe { libc::statfs(name.as_ptr(), &mut fs) } != 0 {
-                return false;
-            }
             #[allow(clippy::unnecessary_cast)]
-            LOCAL.contains(&(fs.f_type as i64))
+            rustix::fs::statfs(path).is_ok_and(|fs| LOCAL.contains(&(fs.f_type as i64)))
         }
         #[cfg(not(target_os = "linux"))]
         {

@@ -133,7 +133,6 @@ enum Pass {
     Needles,
     /// Lines the union of the union-safe custom rules points at.
     Union,
-    /// Every line.
     EveryLine,
 }
 
