@@ -27,6 +27,7 @@ mod scan;
 mod signal;
 #[cfg(test)]
 mod test_git;
+mod time;
 mod tooling;
 
 pub use run_check_documents::exit_code;

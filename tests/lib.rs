@@ -4,6 +4,8 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// The import rules of ARCHITECTURE.md's map.
+mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.
 mod artifacts;
 /// `--help`, `--version`, `list`, `validate`, usage errors.

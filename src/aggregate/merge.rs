@@ -22,8 +22,8 @@ use crate::error::Error;
 use crate::json_input;
 use crate::output::Output;
 use crate::report;
-use crate::run::evidence::{self, Evidence, ReadOnly};
-use crate::run::meta::MergedFrom;
+use run_check_documents::evidence::MergedFrom;
+use run_check_documents::evidence::{self, Evidence, ReadOnly};
 
 /// `merge` options.
 #[derive(Debug, Args)]

@@ -31,7 +31,7 @@ pub(crate) fn fix(args: &FixArgs) -> Result<i32, Error> {
     };
     let (failed, errored) = (named(Status::Fail), named(Status::Error));
     let total = plan.checks.len();
-    let parts = crate::run::evidence::failures("fixes", total, &failed, &errored);
+    let parts = run_check_documents::evidence::failures("fixes", total, &failed, &errored);
     // A failing fix's output is what the user needs to act on.
     for (check, result) in plan.checks.iter().zip(&results) {
         if result.status.is_failure() {

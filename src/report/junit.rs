@@ -385,7 +385,7 @@ pub(super) mod sample {
         let mut evidence = evidence();
         evidence.checks.truncate(1);
         evidence.diagnostics.clear();
-        evidence.summary = crate::run::evidence::summarize(
+        evidence.summary = run_check_documents::evidence::summarize(
             &evidence.checks,
             900,
             false,
@@ -560,7 +560,7 @@ mod tests {
             Some("read-only"),
             "created while the checks ran",
         ));
-        evidence.summary = crate::run::evidence::summarize(
+        evidence.summary = run_check_documents::evidence::summarize(
             &evidence.checks,
             1,
             false,

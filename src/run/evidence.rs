@@ -10,8 +10,8 @@ use crate::run::plan::Plan;
 use crate::run::runner::CheckResult;
 
 pub(crate) use run_check_documents::evidence::{
-    Artifact, ChangeBudget, CheckRecord, Contracts, Diagnostic, Evidence, Gate, Leaked,
-    MODIFIED_BANNER, Mode, PASS_BANNER, ReadOnly, SCHEMA_VERSION, Status, Summary, TaskContract,
+    Artifact, ChangeBudget, CheckRecord, Contracts, Diagnostic, Evidence, Leaked, Mode,
+    PASS_BANNER, ReadOnly, SCHEMA_VERSION, Status, TaskContract, summarize,
 };
 
 impl From<crate::config::Mode> for Mode {
@@ -142,84 +142,6 @@ fn excerpt_fields(excerpt: Option<&crate::run::excerpt::Excerpt>) -> (String, u6
     match excerpt {
         Some(e) => (e.render(), e.total(), e.truncated()),
         None => (String::new(), 0, false),
-    }
-}
-
-/// `2 of 5 checks failed: a, c` and `1 of 5 checks errored: d`, each when
-/// there is one to name (`what`: `checks` or `fixes`).
-pub(crate) fn failures(what: &str, total: usize, failed: &[&str], errored: &[&str]) -> Vec<String> {
-    [("failed", failed), ("errored", errored)]
-        .into_iter()
-        .filter(|(_, names)| !names.is_empty())
-        .map(|(verb, names)| {
-            format!(
-                "{} of {total} {what} {verb}: {}",
-                names.len(),
-                names.join(", ")
-            )
-        })
-        .collect()
-}
-
-/// Counts, banner and exit code of a list of check records.
-pub(crate) fn summarize(
-    checks: &[CheckRecord],
-    duration_ms: u64,
-    interrupted: bool,
-    read_only: &ReadOnly,
-) -> Summary {
-    let names = |status: Status| -> Vec<&str> {
-        checks
-            .iter()
-            .filter(|c| c.status == status)
-            .map(|c| c.name.as_str())
-            .collect()
-    };
-    let (failed, errored) = (names(Status::Fail), names(Status::Error));
-    let passed = checks.iter().filter(|c| c.status == Status::Pass).count();
-    let skipped = checks.iter().filter(|c| c.status == Status::Skip).count();
-    let total = checks.len();
-    let modified = !read_only.modified.is_empty();
-    let exit_code = if interrupted {
-        exit_code::INTERRUPTED
-    } else if !errored.is_empty() || read_only.error.is_some() {
-        exit_code::ERROR
-    } else if !failed.is_empty() || modified {
-        exit_code::FAIL
-    } else {
-        exit_code::PASS
-    };
-    let mut parts = Vec::new();
-    if modified {
-        parts.push(MODIFIED_BANNER.to_string());
-    }
-    parts.extend(failures("checks", total, &failed, &errored));
-    if let Some(why) = &read_only.error {
-        parts.push(format!("read-only verification failed: {why}"));
-    }
-    let banner = if interrupted {
-        let finished = total - skipped;
-        let mut banner = format!("Interrupted: {finished} of {total} checks finished");
-        for part in parts {
-            banner.push_str("; ");
-            banner.push_str(&part);
-        }
-        banner
-    } else if parts.is_empty() {
-        PASS_BANNER.to_string()
-    } else {
-        parts.join("; ")
-    };
-    Summary {
-        all_checks_passed: exit_code == exit_code::PASS,
-        banner,
-        duration_ms,
-        total,
-        passed,
-        failed: failed.len(),
-        errored: errored.len(),
-        skipped,
-        exit_code,
     }
 }
 

@@ -3,8 +3,9 @@
 
 use crate::git::Status;
 
+pub(crate) use crate::time::timestamp;
 pub(crate) use run_check_documents::evidence::{
-    ChangeSet, ConfigRef, Git, MergedFrom, Meta, Platform, ShardInfo, Tool,
+    ChangeSet, ConfigRef, Git, Meta, Platform, ShardInfo, Tool, display_command,
 };
 
 /// This run-check.
@@ -13,11 +14,6 @@ pub(crate) fn tool() -> Tool {
         name: "run-check".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     }
-}
-
-/// Now, RFC 3339 UTC with seconds.
-pub(crate) fn timestamp() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// The machine, asking sysinfo for memory only.
@@ -51,24 +47,6 @@ pub(crate) fn git(status: Option<&Status>) -> Git {
             dirty: Some(!status.entries.is_empty()),
         },
     }
-}
-
-/// An argv rendered for humans: plain words as they are, others single-quoted.
-pub(crate) fn display_command(argv: &[String]) -> String {
-    argv.iter()
-        .map(|arg| {
-            let plain = !arg.is_empty()
-                && arg
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+@%^".contains(&b));
-            if plain {
-                arg.clone()
-            } else {
-                format!("'{}'", arg.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

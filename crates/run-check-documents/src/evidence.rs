@@ -771,3 +771,102 @@ impl Evidence {
                 .any(|c| c.skip_reason.as_deref() == Some(INTERRUPTED))
     }
 }
+
+/// `2 of 5 checks failed: a, c` and `1 of 5 checks errored: d`, each when
+/// there is one to name (`what`: `checks` or `fixes`).
+pub fn failures(what: &str, total: usize, failed: &[&str], errored: &[&str]) -> Vec<String> {
+    [("failed", failed), ("errored", errored)]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(verb, names)| {
+            format!(
+                "{} of {total} {what} {verb}: {}",
+                names.len(),
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// The summary of a run whose checks ended as `checks` (in plan order):
+/// counts, banner and exit code. The one rule of a run's summary, also of
+/// merged shards'.
+pub fn summarize(
+    checks: &[CheckRecord],
+    duration_ms: u64,
+    interrupted: bool,
+    read_only: &ReadOnly,
+) -> Summary {
+    let names = |status: Status| -> Vec<&str> {
+        checks
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
+    let (failed, errored) = (names(Status::Fail), names(Status::Error));
+    let passed = checks.iter().filter(|c| c.status == Status::Pass).count();
+    let skipped = checks.iter().filter(|c| c.status == Status::Skip).count();
+    let total = checks.len();
+    let modified = !read_only.modified.is_empty();
+    let exit_code = if interrupted {
+        crate::exit_code::INTERRUPTED
+    } else if !errored.is_empty() || read_only.error.is_some() {
+        crate::exit_code::ERROR
+    } else if !failed.is_empty() || modified {
+        crate::exit_code::FAIL
+    } else {
+        crate::exit_code::PASS
+    };
+    let mut parts = Vec::new();
+    if modified {
+        parts.push(MODIFIED_BANNER.to_string());
+    }
+    parts.extend(failures("checks", total, &failed, &errored));
+    if let Some(why) = &read_only.error {
+        parts.push(format!("read-only verification failed: {why}"));
+    }
+    let banner = if interrupted {
+        let finished = total - skipped;
+        let mut banner = format!("Interrupted: {finished} of {total} checks finished");
+        for part in parts {
+            banner.push_str("; ");
+            banner.push_str(&part);
+        }
+        banner
+    } else if parts.is_empty() {
+        PASS_BANNER.to_string()
+    } else {
+        parts.join("; ")
+    };
+    Summary {
+        all_checks_passed: exit_code == crate::exit_code::PASS,
+        banner,
+        duration_ms,
+        total,
+        passed,
+        failed: failed.len(),
+        errored: errored.len(),
+        skipped,
+        exit_code,
+    }
+}
+
+/// An argv as `meta.commands` renders it for humans: plain words as they
+/// are, others single-quoted as a POSIX shell reads them.
+pub fn display_command(argv: &[String]) -> String {
+    argv.iter()
+        .map(|arg| {
+            let plain = !arg.is_empty()
+                && arg
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+@%^".contains(&b));
+            if plain {
+                arg.clone()
+            } else {
+                format!("'{}'", arg.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

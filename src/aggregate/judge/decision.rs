@@ -22,13 +22,13 @@
 //! An interrupted run (`summary.exit_code` 130, or checks skipped as
 //! `interrupted`) is BLOCKED by infrastructure: run the validation again.
 
-use crate::run::evidence::Status;
+use run_check_documents::evidence::Status;
 
 use super::history::PastRound;
 use super::input::AggregatorInput;
 use super::score::Gates;
 use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
-use crate::run::evidence::{CheckRecord, Evidence};
+use run_check_documents::evidence::{CheckRecord, Evidence};
 
 /// The category of a blocked check.
 pub(crate) fn classify(check: &CheckRecord) -> Category {
@@ -134,7 +134,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> De
         .map(|c| c.name.as_str())
         .collect();
     let mut problems =
-        crate::run::evidence::failures("checks", evidence.checks.len(), &failed, &[]);
+        run_check_documents::evidence::failures("checks", evidence.checks.len(), &failed, &[]);
     let modified = &evidence.contracts.read_only.modified;
     if !modified.is_empty() {
         problems.push(format!(

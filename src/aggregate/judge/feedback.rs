@@ -16,7 +16,7 @@ use super::verdict::{
     ScoreGap, Scores, StallType, dimension_name,
 };
 use crate::output::plural;
-use crate::run::evidence::ChangeBudget;
+use run_check_documents::evidence::ChangeBudget;
 
 /// A score for messages: `85`, `82.25`.
 pub(crate) fn format_score(score: f64) -> String {

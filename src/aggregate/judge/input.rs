@@ -21,7 +21,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::Dimension;
-use crate::run::evidence::Evidence;
+use run_check_documents::evidence::Evidence;
 
 use super::json::score;
 use super::thresholds::Overrides;

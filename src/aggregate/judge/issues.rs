@@ -15,11 +15,11 @@
 use std::collections::HashSet;
 
 use crate::config::{DiagSeverity, Dimension, Severity};
-use crate::run::evidence::Status;
+use run_check_documents::evidence::Status;
 
 use super::input::AggregatorInput;
 use super::verdict::{Issue, IssueSeverity, Issues, dimension_name, fingerprint, id_prefix};
-use crate::run::evidence::{CheckRecord, Diagnostic, Evidence};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
 
 /// The issue severity of a check's `severity`.
 fn of_check(severity: Severity) -> IssueSeverity {
@@ -136,7 +136,7 @@ pub(crate) fn from_evidence(evidence: &Evidence) -> Issues {
     }
     if evidence.interrupted() {
         all.push(run_issue(
-            crate::run::runner::INTERRUPTED,
+            run_check_documents::evidence::INTERRUPTED,
             interrupted_description(evidence),
             "run the gate again to the end",
             numbering.id(Dimension::Quality),
@@ -153,7 +153,7 @@ pub(crate) fn interrupted_description(evidence: &Evidence) -> String {
     let missing: Vec<&str> = evidence
         .checks
         .iter()
-        .filter(|c| c.skip_reason.as_deref() == Some(crate::run::runner::INTERRUPTED))
+        .filter(|c| c.skip_reason.as_deref() == Some(run_check_documents::evidence::INTERRUPTED))
         .map(|c| c.name.as_str())
         .collect();
     match missing.len() {
@@ -209,7 +209,7 @@ fn diagnostic_issue(
 /// diagnostic.
 fn check_issue(check: &CheckRecord, id: String) -> Issue {
     let name = &check.name;
-    let command = crate::run::meta::display_command(&check.command);
+    let command = run_check_documents::evidence::display_command(&check.command);
     let (description, suggestion) = match check.status {
         Status::Error => (
             format!(

@@ -3,7 +3,7 @@
 //! Every score is rounded to two decimals ([`round2`]) before it is compared.
 
 use crate::config::{Dimension, Weights};
-use crate::run::evidence::{CheckRecord, Status};
+use run_check_documents::evidence::{CheckRecord, Status};
 
 use super::thresholds::Thresholds;
 use super::verdict::{DIMENSIONS, IssueCounts, ScoreGap, Scores, round2};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::state::{EvidenceSummary, Outcome};
 use crate::error::Error;
-use crate::run::evidence::{Evidence, Status};
+use run_check_documents::evidence::{Evidence, Status};
 
 /// Reads the evidence at `path` (`-`: stdin).
 pub(crate) fn load(path: &Path) -> Result<EvidenceSummary, Error> {
@@ -51,7 +51,7 @@ pub(crate) fn summarize(evidence: Evidence, path: String) -> EvidenceSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::evidence::PASS_BANNER;
+    use run_check_documents::evidence::PASS_BANNER;
     use serde_json::{Value, json};
 
     fn doc(code: i64) -> Value {

@@ -243,7 +243,7 @@ fn record(args: &RecordArgs) -> Result<i32, Error> {
             (&args.task_id, args.phase, &args.subagent),
             evidence,
             max_retries,
-            crate::run::meta::timestamp(),
+            crate::time::timestamp(),
         );
         state::store(path, &mut state)?;
         point
