@@ -377,18 +377,7 @@ display_as_str!(Dimension);
 
 /// The severity of the issues a failing check raises.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Deserialize,
-    Serialize,
-    JsonSchema,
-    Default,
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -405,12 +394,7 @@ pub enum Severity {
 
 impl Severity {
     /// Every severity, most severe first.
-    pub const ALL: [Severity; 4] = [
-        Severity::Critical,
-        Severity::High,
-        Severity::Medium,
-        Severity::Low,
-    ];
+    pub const ALL: [Self; 4] = [Self::Critical, Self::High, Self::Medium, Self::Low];
     /// The words of a verdict (title case), in the order of [`Severity::ALL`].
     pub const TITLES: [&'static str; 4] = ["Critical", "High", "Medium", "Low"];
 
