@@ -376,7 +376,9 @@ impl Dimension {
 display_as_str!(Dimension);
 
 /// The severity of the issues a failing check raises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Blocks a pass whenever present beyond `max_critical_issues`.
@@ -388,6 +390,18 @@ pub enum Severity {
     Medium,
     /// Low.
     Low,
+}
+
+impl Severity {
+    /// Every severity, most severe first.
+    pub const ALL: [Self; 4] = [Self::Critical, Self::High, Self::Medium, Self::Low];
+    /// The words of a verdict (title case), in the order of [`Severity::ALL`].
+    pub const TITLES: [&'static str; 4] = ["Critical", "High", "Medium", "Low"];
+
+    /// The word of a verdict: `Critical`, `High`, `Medium` or `Low`.
+    pub fn title(self) -> &'static str {
+        Self::TITLES[self as usize]
+    }
 }
 
 /// The severity of one diagnostic.

@@ -7,7 +7,7 @@ use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::evidence::Dimension;
+use crate::evidence::{Dimension, Severity};
 use crate::int;
 use crate::read::{self, Problem};
 
@@ -87,38 +87,26 @@ impl Scores {
     }
 }
 
-/// An issue's severity.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-pub enum IssueSeverity {
-    /// Blocks a pass beyond `max_critical_issues`.
-    Critical,
-    /// Blocks a pass beyond `max_high_issues`.
-    High,
-    /// Optional to fix.
-    Medium,
-    /// Optional to fix.
-    Low,
-}
+/// An issue's severity as a verdict writes it: the evidence's word in title case.
+mod title_case {
+    use super::Severity;
+    use schemars::{Schema, SchemaGenerator, json_schema};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
-impl IssueSeverity {
-    /// Every severity, most severe first.
-    pub const ALL: [IssueSeverity; 4] = [
-        IssueSeverity::Critical,
-        IssueSeverity::High,
-        IssueSeverity::Medium,
-        IssueSeverity::Low,
-    ];
+    pub(super) fn serialize<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(severity.title())
+    }
 
-    /// `Critical`, `High`, `Medium`, `Low`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IssueSeverity::Critical => "Critical",
-            IssueSeverity::High => "High",
-            IssueSeverity::Medium => "Medium",
-            IssueSeverity::Low => "Low",
-        }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
+        let word = String::deserialize(d)?;
+        Severity::ALL
+            .into_iter()
+            .find(|severity| severity.title() == word)
+            .ok_or_else(|| D::Error::unknown_variant(&word, &Severity::TITLES))
+    }
+
+    pub(super) fn schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "enum": Severity::TITLES})
     }
 }
 
@@ -132,7 +120,9 @@ pub struct Issue {
     /// The check (evidence) or reviewer (aggregator input) that reported it.
     pub source: String,
     /// Critical / High / Medium / Low.
-    pub severity: IssueSeverity,
+    #[serde(with = "title_case")]
+    #[schemars(schema_with = "title_case::schema")]
+    pub severity: Severity,
     /// The diagnostic's rule, else the check name.
     #[serde(rename = "type")]
     pub kind: String,
@@ -193,18 +183,18 @@ pub struct Issues {
 
 impl Issues {
     /// The list of one severity.
-    pub fn of(&self, severity: IssueSeverity) -> &[Issue] {
+    pub fn of(&self, severity: Severity) -> &[Issue] {
         match severity {
-            IssueSeverity::Critical => &self.critical,
-            IssueSeverity::High => &self.high,
-            IssueSeverity::Medium => &self.medium,
-            IssueSeverity::Low => &self.low,
+            Severity::Critical => &self.critical,
+            Severity::High => &self.high,
+            Severity::Medium => &self.medium,
+            Severity::Low => &self.low,
         }
     }
 
     /// Every issue, most severe first.
     pub fn all(&self) -> impl Iterator<Item = &Issue> {
-        IssueSeverity::ALL.into_iter().flat_map(|s| self.of(s))
+        Severity::ALL.into_iter().flat_map(|s| self.of(s))
     }
 
     /// The counts.
@@ -640,13 +630,60 @@ fn each_list_one_severity(schema: &mut Schema) {
     let Some(properties) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {
         return;
     };
-    for severity in IssueSeverity::ALL {
-        let key = severity.as_str().to_ascii_lowercase();
+    for severity in Severity::ALL {
+        let key = severity.title().to_ascii_lowercase();
         if let Some(list) = properties.get_mut(&key) {
             let items = list["items"].take();
             list["items"] = json!({
-                "allOf": [items, {"properties": {"severity": {"const": severity.as_str()}}}]
+                "allOf": [items, {"properties": {"severity": {"const": severity.title()}}}]
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_issue_severity_is_the_evidence_severity_in_title_case() {
+        let mut issue = Issue {
+            id: "SEC-001".into(),
+            source: "audit".into(),
+            severity: Severity::Critical,
+            kind: "audit".into(),
+            file: None,
+            line: None,
+            description: "d".into(),
+            suggestion: None,
+            tech_stack_hint: None,
+            fingerprint: "audit:unknown:unknown".into(),
+            dimension: Dimension::Quality,
+        };
+        for (severity, word) in Severity::ALL
+            .into_iter()
+            .zip(["Critical", "High", "Medium", "Low"])
+        {
+            issue.severity = severity;
+            let json = serde_json::to_value(&issue).unwrap();
+            assert_eq!(json["severity"], word);
+            assert_eq!(read::from_value::<Issue>(json), Ok(issue.clone()));
+        }
+        let mut json = serde_json::to_value(&issue).unwrap();
+        for (bad, why) in [
+            (
+                json!("low"),
+                "expected one of \"Critical\", \"High\", \"Medium\", \"Low\", found \"low\"",
+            ),
+            (json!(2), "expected a string, found number 2"),
+        ] {
+            json["severity"] = bad;
+            assert_eq!(
+                read::from_value::<Issue>(json.clone())
+                    .unwrap_err()
+                    .to_string(),
+                format!("$.severity: {why}")
+            );
         }
     }
 }

@@ -12,9 +12,10 @@
 use super::score::{Gates, minimum};
 use super::thresholds::Thresholds;
 use super::verdict::{
-    Feedback, Fix, Issue, IssueSeverity, Issues, IterationBudget, Progress, Recommendation,
-    ScoreGap, Scores, StallType, dimension_name,
+    Feedback, Fix, Issue, Issues, IterationBudget, Progress, Recommendation, ScoreGap, Scores,
+    StallType, dimension_name,
 };
+use crate::config::Severity;
 use crate::output::plural;
 use run_check_documents::evidence::ChangeBudget;
 
@@ -114,7 +115,7 @@ pub(crate) fn feedback(
     t: &Thresholds,
 ) -> Feedback {
     let ordered = priority(issues);
-    let of = |severities: &[IssueSeverity]| -> Vec<Fix> {
+    let of = |severities: &[Severity]| -> Vec<Fix> {
         ordered
             .iter()
             .filter(|i| severities.contains(&i.severity))
@@ -129,9 +130,9 @@ pub(crate) fn feedback(
     Feedback {
         summary,
         priority_order: ordered.iter().map(|i| i.id.clone()).collect(),
-        must_fix: of(&[IssueSeverity::Critical]),
-        should_fix: of(&[IssueSeverity::High]),
-        optional_fix: of(&[IssueSeverity::Medium, IssueSeverity::Low]),
+        must_fix: of(&[Severity::Critical]),
+        should_fix: of(&[Severity::High]),
+        optional_fix: of(&[Severity::Medium, Severity::Low]),
         iteration_budget: IterationBudget {
             current: iteration,
             max: t.max_iterations,
@@ -210,9 +211,9 @@ pub(crate) fn next_action(
         Recommendation::Iterate => {
             let urgent: Vec<String> = priority(issues)
                 .into_iter()
-                .filter(|i| i.severity <= IssueSeverity::High)
+                .filter(|i| i.severity <= Severity::High)
                 .take(3)
-                .map(|i| format!("{} ({})", i.id, i.severity.as_str()))
+                .map(|i| format!("{} ({})", i.id, i.severity.title()))
                 .collect();
             if !urgent.is_empty() {
                 format!("Fix {} and run the checks again", urgent.join(", "))
@@ -236,7 +237,7 @@ mod tests {
     use crate::aggregate::judge::verdict::{Trend, fingerprint};
     use crate::config::Dimension;
 
-    fn issue(id: &str, severity: IssueSeverity, file: Option<&str>, line: Option<u64>) -> Issue {
+    fn issue(id: &str, severity: Severity, file: Option<&str>, line: Option<u64>) -> Issue {
         Issue {
             id: id.into(),
             source: "s".into(),
@@ -256,10 +257,10 @@ mod tests {
         let mut out = Issues::default();
         for i in list {
             match i.severity {
-                IssueSeverity::Critical => out.critical.push(i),
-                IssueSeverity::High => out.high.push(i),
-                IssueSeverity::Medium => out.medium.push(i),
-                IssueSeverity::Low => out.low.push(i),
+                Severity::Critical => out.critical.push(i),
+                Severity::High => out.high.push(i),
+                Severity::Medium => out.medium.push(i),
+                Severity::Low => out.low.push(i),
             }
         }
         out
@@ -283,7 +284,7 @@ mod tests {
 
     #[test]
     fn priority_is_severity_then_file_then_line() {
-        use IssueSeverity::*;
+        use Severity::*;
         let list = issues(vec![
             issue("QA-001", High, Some("b.rs"), Some(1)),
             issue("QA-002", High, None, None),
@@ -342,7 +343,7 @@ mod tests {
         let t = Thresholds::default();
         let list = issues(vec![issue(
             "SEC-001",
-            IssueSeverity::Critical,
+            Severity::Critical,
             Some("src/db.py"),
             Some(42),
         )]);
@@ -424,7 +425,7 @@ mod tests {
         let t = Thresholds::default();
         let list = issues(
             (1..=3)
-                .map(|n| issue(&format!("QA-00{n}"), IssueSeverity::High, None, None))
+                .map(|n| issue(&format!("QA-00{n}"), Severity::High, None, None))
                 .collect(),
         );
         let s = Scores {

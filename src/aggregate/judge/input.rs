@@ -20,12 +20,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::Dimension;
+use crate::config::{Dimension, Severity};
 use run_check_documents::evidence::Evidence;
 
 use super::json::score;
 use super::thresholds::Overrides;
-use super::verdict::{DIMENSIONS, IssueSeverity, dimension_name};
+use super::verdict::{DIMENSIONS, dimension_name};
 use crate::json_input::{
     Access, Problem, array, boolean, child, count, count32, field, found, index, object, one_of,
     opt_string, optional, string,
@@ -67,7 +67,7 @@ pub(crate) struct DimensionResult {
 pub(crate) struct GivenIssue {
     pub(crate) id: Option<String>,
     pub(crate) source: Option<String>,
-    pub(crate) severity: IssueSeverity,
+    pub(crate) severity: Severity,
     pub(crate) kind: String,
     pub(crate) file: Option<String>,
     pub(crate) line: Option<u64>,
@@ -183,13 +183,12 @@ fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<D
 fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
     let i = object(value, path)?;
     let severity_path = child(path, "severity");
-    let severities = IssueSeverity::ALL.map(IssueSeverity::as_str);
     let severity = match field(i, path, "severity")? {
-        Value::String(s) => IssueSeverity::ALL
+        Value::String(s) => Severity::ALL
             .into_iter()
-            .find(|sev| sev.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| one_of(&severity_path, &severities, format!("{s:?}")))?,
-        other => return Err(one_of(&severity_path, &severities, found(other))),
+            .find(|sev| sev.title().eq_ignore_ascii_case(s))
+            .ok_or_else(|| one_of(&severity_path, &Severity::TITLES, format!("{s:?}")))?,
+        other => return Err(one_of(&severity_path, &Severity::TITLES, found(other))),
     };
     let kind_ = string(field(i, path, "type")?, &child(path, "type"))?.to_string();
     let line = optional(i, "line")
@@ -211,7 +210,7 @@ fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{DiagSeverity, Severity};
+    use crate::config::DiagSeverity;
     use serde_json::json;
 
     /// The reference judge's input example (issues filled in).
@@ -403,7 +402,7 @@ mod tests {
             [Some(75.0), Some(85.0), Some(90.0)]
         );
         let issue = &a.results[0].issues[0];
-        assert_eq!(issue.severity, IssueSeverity::Critical);
+        assert_eq!(issue.severity, Severity::Critical);
         assert_eq!(issue.kind, "SQL_INJECTION");
         assert_eq!(issue.line, Some(42));
         assert_eq!(issue.id, None);
@@ -423,7 +422,7 @@ mod tests {
         assert_eq!((a.iteration, a.previous_scores.len()), (None, 0));
         assert_eq!(a.overrides, Overrides::default());
         assert_eq!(a.results[0].score, None);
-        assert_eq!(a.results[1].issues[0].severity, IssueSeverity::Low);
+        assert_eq!(a.results[1].issues[0].severity, Severity::Low);
     }
 
     #[test]

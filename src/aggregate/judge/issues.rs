@@ -18,26 +18,16 @@ use crate::config::{DiagSeverity, Dimension, Severity};
 use run_check_documents::evidence::Status;
 
 use super::input::AggregatorInput;
-use super::verdict::{Issue, IssueSeverity, Issues, dimension_name, fingerprint, id_prefix};
+use super::verdict::{Issue, Issues, dimension_name, fingerprint, id_prefix};
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
-
-/// The issue severity of a check's `severity`.
-fn of_check(severity: Severity) -> IssueSeverity {
-    match severity {
-        Severity::Critical => IssueSeverity::Critical,
-        Severity::High => IssueSeverity::High,
-        Severity::Medium => IssueSeverity::Medium,
-        Severity::Low => IssueSeverity::Low,
-    }
-}
 
 /// An error-level diagnostic takes its check's severity; a warning is
 /// Medium; a note, info or help is Low.
-pub(crate) fn of_diagnostic(diagnostic: DiagSeverity, check: Severity) -> IssueSeverity {
+pub(crate) fn of_diagnostic(diagnostic: DiagSeverity, check: Severity) -> Severity {
     match diagnostic {
-        DiagSeverity::Error => of_check(check),
-        DiagSeverity::Warning => IssueSeverity::Medium,
-        DiagSeverity::Note | DiagSeverity::Info | DiagSeverity::Help => IssueSeverity::Low,
+        DiagSeverity::Error => check,
+        DiagSeverity::Warning => Severity::Medium,
+        DiagSeverity::Note | DiagSeverity::Info | DiagSeverity::Help => Severity::Low,
     }
 }
 
@@ -70,10 +60,10 @@ fn bucket(all: Vec<Issue>) -> Issues {
     let mut issues = Issues::default();
     for issue in all {
         match issue.severity {
-            IssueSeverity::Critical => issues.critical.push(issue),
-            IssueSeverity::High => issues.high.push(issue),
-            IssueSeverity::Medium => issues.medium.push(issue),
-            IssueSeverity::Low => issues.low.push(issue),
+            Severity::Critical => issues.critical.push(issue),
+            Severity::High => issues.high.push(issue),
+            Severity::Medium => issues.medium.push(issue),
+            Severity::Low => issues.low.push(issue),
         }
     }
     issues
@@ -171,7 +161,7 @@ fn run_issue(kind: &str, description: String, suggestion: &str, id: String) -> I
     Issue {
         id,
         source: "run-check".into(),
-        severity: IssueSeverity::Critical,
+        severity: Severity::Critical,
         kind: kind.into(),
         file: None,
         line: None,
@@ -235,7 +225,7 @@ fn check_issue(check: &CheckRecord, id: String) -> Issue {
     Issue {
         id,
         source: name.clone(),
-        severity: of_check(check.severity),
+        severity: check.severity,
         kind: name.clone(),
         file: None,
         line: None,
@@ -391,25 +381,25 @@ mod tests {
     #[test]
     fn severities_of_diagnostics() {
         for (d, expected) in [
-            (DiagSeverity::Error, IssueSeverity::Critical),
-            (DiagSeverity::Warning, IssueSeverity::Medium),
-            (DiagSeverity::Note, IssueSeverity::Low),
-            (DiagSeverity::Info, IssueSeverity::Low),
-            (DiagSeverity::Help, IssueSeverity::Low),
+            (DiagSeverity::Error, Severity::Critical),
+            (DiagSeverity::Warning, Severity::Medium),
+            (DiagSeverity::Note, Severity::Low),
+            (DiagSeverity::Info, Severity::Low),
+            (DiagSeverity::Help, Severity::Low),
         ] {
             assert_eq!(of_diagnostic(d, Severity::Critical), expected);
         }
         assert_eq!(
             of_diagnostic(DiagSeverity::Error, Severity::Low),
-            IssueSeverity::Low
+            Severity::Low
         );
         assert_eq!(
             of_diagnostic(DiagSeverity::Error, Severity::Medium),
-            IssueSeverity::Medium
+            Severity::Medium
         );
         assert_eq!(
             of_diagnostic(DiagSeverity::Error, Severity::High),
-            IssueSeverity::High
+            Severity::High
         );
     }
 
@@ -498,7 +488,7 @@ mod tests {
         assert_eq!(issues.high[0].description, "check `slow` timed out");
     }
 
-    fn given(id: Option<&str>, severity: IssueSeverity, kind: &str) -> GivenIssue {
+    fn given(id: Option<&str>, severity: Severity, kind: &str) -> GivenIssue {
         GivenIssue {
             id: id.map(str::to_string),
             source: None,
@@ -527,14 +517,14 @@ mod tests {
                 result(
                     Dimension::Security,
                     vec![
-                        given(None, IssueSeverity::Critical, "SQL_INJECTION"),
-                        given(Some("SEC-001"), IssueSeverity::High, "XSS"),
-                        given(None, IssueSeverity::High, "CSRF"),
+                        given(None, Severity::Critical, "SQL_INJECTION"),
+                        given(Some("SEC-001"), Severity::High, "XSS"),
+                        given(None, Severity::High, "CSRF"),
                     ],
                 ),
                 result(
                     Dimension::Quality,
-                    vec![given(None, IssueSeverity::Low, "NAMING")],
+                    vec![given(None, Severity::Low, "NAMING")],
                 ),
                 result(Dimension::Performance, vec![]),
             ],

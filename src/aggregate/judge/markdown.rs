@@ -7,7 +7,8 @@
 use std::fmt::Write;
 
 use super::feedback::{format_score, priority};
-use super::verdict::{Issue, IssueSeverity, Verdict};
+use super::verdict::{Issue, Verdict};
+use crate::config::Severity;
 
 /// The Markdown document of a verdict (ends with a newline).
 pub(crate) fn render(verdict: &Verdict) -> String {
@@ -28,17 +29,17 @@ pub(crate) fn render(verdict: &Verdict) -> String {
     out.push_str("\n## Issues to fix\n");
     let ordered = priority(&verdict.issues);
     for (severity, title) in [
-        (IssueSeverity::Critical, "Critical (must fix)"),
-        (IssueSeverity::High, "High (should fix)"),
-        (IssueSeverity::Medium, "Medium (may fix)"),
-        (IssueSeverity::Low, "Low (optional)"),
+        (Severity::Critical, "Critical (must fix)"),
+        (Severity::High, "High (should fix)"),
+        (Severity::Medium, "Medium (may fix)"),
+        (Severity::Low, "Low (optional)"),
     ] {
         let of: Vec<&Issue> = ordered
             .iter()
             .copied()
             .filter(|i| i.severity == severity)
             .collect();
-        if severity == IssueSeverity::Low && of.is_empty() {
+        if severity == Severity::Low && of.is_empty() {
             continue;
         }
         let _ = writeln!(out, "\n### {title}");
@@ -195,7 +196,7 @@ Fix SEC-001 (Critical) and run the checks again
         verdict.progress.improvement = None;
         verdict.scores.performance = None;
         verdict.issues.low = verdict.issues.medium.clone();
-        verdict.issues.low[0].severity = IssueSeverity::Low;
+        verdict.issues.low[0].severity = Severity::Low;
         verdict.issues.low[0].description = "two\nlines".into();
         let text = render(&verdict);
         assert!(

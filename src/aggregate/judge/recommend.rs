@@ -189,7 +189,8 @@ fn regressions(scores: &Scores, last: Option<&PastRound>) -> Vec<Regression> {
 mod tests {
     use super::*;
     use crate::aggregate::judge::history::Fingerprints;
-    use crate::aggregate::judge::verdict::{Issue, IssueSeverity, fingerprint};
+    use crate::aggregate::judge::verdict::{Issue, fingerprint};
+    use crate::config::Severity;
 
     fn scores(s: f64, q: f64, p: f64) -> Scores {
         Scores {
@@ -205,7 +206,7 @@ mod tests {
         let issue = Issue {
             id: "SEC-001".into(),
             source: "audit".into(),
-            severity: IssueSeverity::Critical,
+            severity: Severity::Critical,
             kind: kind.into(),
             file: Some(file.into()),
             line: line.parse().ok(),

@@ -5,9 +5,9 @@
 use crate::config::Dimension;
 
 pub(crate) use run_check_documents::verdict::{
-    Blocked, Category, Decision, DecisionKind, Feedback, Fix, Issue, IssueCounts, IssueSeverity,
-    Issues, IterationBudget, NextAgent, Progress, Recommendation, Regression, ScoreGap, Scores,
-    StallType, Trend, Verdict,
+    Blocked, Category, Decision, DecisionKind, Feedback, Fix, Issue, IssueCounts, Issues,
+    IterationBudget, NextAgent, Progress, Recommendation, Regression, ScoreGap, Scores, StallType,
+    Trend, Verdict,
 };
 
 /// The dimensions in the order they appear everywhere (scores, ids, weights).
@@ -77,7 +77,6 @@ mod tests {
             DecisionKind::Rework,
             Category::Infrastructure,
             NextAgent::Implementer,
-            IssueSeverity::Critical,
         ))
         .unwrap();
         assert_eq!(
@@ -89,7 +88,6 @@ mod tests {
                 "REWORK",
                 "infrastructure",
                 "IMPLEMENTER",
-                "Critical"
             ])
         );
         assert_eq!(Recommendation::Subtask.as_str(), "SUBTASK");
