@@ -264,6 +264,16 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
+    #[test]
+    fn member_paths_quote_keys_that_are_not_identifiers() {
+        assert_eq!(child("$", "votes"), "$.votes");
+        assert_eq!(child("$", "_a1"), "$._a1");
+        assert_eq!(child("$", "1a"), "$[\"1a\"]");
+        assert_eq!(child("$", ""), "$[\"\"]");
+        assert_eq!(child("$.x", "a\"b"), "$.x[\"a\\\"b\"]");
+        assert_eq!(child("$", "候选"), "$[\"候选\"]");
+    }
+
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]

@@ -625,6 +625,132 @@ fn weight<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     }
 }
 
+/// The judge's other input (docs/judge.md): reviewers' results per
+/// dimension, read instead of evidence when `security_result` is present.
+/// Its objects are open (unknown members are ignored, `tech_stack` holds
+/// what a reviewer likes); `null` stands for an absent optional member.
+/// Issue ids are unique, which `run-check judge` checks after reading.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AggregatorInput {
+    /// The round, at least 1.
+    #[serde(default, deserialize_with = "iteration")]
+    pub iteration: Option<u32>,
+    /// `quality_thresholds` and `weights` override `[judge]` key by key.
+    #[serde(default, deserialize_with = "or_default")]
+    pub tech_stack: TechStack,
+    /// The security reviewer's result.
+    pub security_result: DimensionResult,
+    /// The quality reviewer's result.
+    pub quality_result: DimensionResult,
+    /// The performance reviewer's result.
+    pub performance_result: DimensionResult,
+    /// Overall scores of earlier rounds, oldest first.
+    #[serde(default, deserialize_with = "or_default")]
+    pub previous_scores: Vec<Score>,
+}
+
+impl AggregatorInput {
+    /// The three results with their dimensions, in that order.
+    pub fn results(&self) -> [(Dimension, &DimensionResult); 3] {
+        [
+            (Dimension::Security, &self.security_result),
+            (Dimension::Quality, &self.quality_result),
+            (Dimension::Performance, &self.performance_result),
+        ]
+    }
+}
+
+/// An aggregator input's `tech_stack`: the overrides, kept as given for
+/// [`Thresholds::with`] and [`Weights::with`]; the rest is free.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct TechStack {
+    /// Some thresholds.
+    #[serde(default, deserialize_with = "or_default")]
+    pub quality_thresholds: Map<String, Value>,
+    /// Some weights.
+    #[serde(default, deserialize_with = "or_default")]
+    pub weights: Map<String, Value>,
+}
+
+/// A score within 0..100.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Score(#[serde(deserialize_with = "score")] pub f64);
+
+/// One reviewer's result.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct DimensionResult {
+    /// The reviewer's own verdict.
+    pub passed: bool,
+    /// `null`: nothing scored.
+    #[serde(deserialize_with = "crate::read::nullable")]
+    pub score: Option<Score>,
+    /// The issues found.
+    pub issues: Vec<GivenIssue>,
+}
+
+/// One issue of a result, as given.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GivenIssue {
+    /// Unique among the input's issues; else the judge numbers it.
+    pub id: Option<String>,
+    /// The reviewer; else `<dimension>-reviewer`.
+    pub source: Option<String>,
+    /// Critical / High / Medium / Low, in any case.
+    #[serde(deserialize_with = "any_case")]
+    pub severity: Severity,
+    /// The kind of problem.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// File, when known.
+    pub file: Option<String>,
+    /// Line, when known.
+    #[serde(default, deserialize_with = "int::opt")]
+    pub line: Option<u64>,
+    /// What is wrong; else the type.
+    pub description: Option<String>,
+    /// How to fix it.
+    pub suggestion: Option<String>,
+    /// A fix hint for the tech stack.
+    pub tech_stack_hint: Option<String>,
+}
+
+/// An optional member: `null` is absent.
+fn or_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// `iteration`: an integer of at least 1, or `null`.
+fn iteration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
+    match int::opt(deserializer)? {
+        Some(0) => Err(serde::de::Error::custom("must be at least 1")),
+        n => Ok(n),
+    }
+}
+
+/// A severity word in any case.
+fn any_case<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Severity, D::Error> {
+    let found = match Value::deserialize(deserializer)? {
+        Value::String(word) => {
+            return Severity::ALL
+                .into_iter()
+                .find(|severity| severity.title().eq_ignore_ascii_case(&word))
+                .ok_or_else(|| serde::de::Error::unknown_variant(&word, &Severity::TITLES));
+        }
+        Value::Number(n) => format!("number {n}"),
+        Value::Null => "null".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+    };
+    let words: Vec<String> = Severity::TITLES.iter().map(|w| format!("{w:?}")).collect();
+    Err(serde::de::Error::custom(format!(
+        "expected one of {}, found {found}",
+        words.join(", ")
+    )))
+}
+
 /// Each list of `issues` holds the issues of its severity only.
 fn each_list_one_severity(schema: &mut Schema) {
     let Some(properties) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {

@@ -184,10 +184,10 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decisio
         problems.push("more high issues than `max_high_issues`".into());
     }
     let failed: Vec<String> = input
-        .results
-        .iter()
-        .filter(|r| !r.passed)
-        .map(|r| format!("{}_result", dimension_name(r.dimension)))
+        .results()
+        .into_iter()
+        .filter(|(_, r)| !r.passed)
+        .map(|(dimension, _)| format!("{}_result", dimension_name(dimension)))
         .collect();
     let said = (!failed.is_empty()).then(|| format!("`passed` false in {}", failed.join(", ")));
     if problems.is_empty() {
@@ -217,9 +217,8 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decisio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::judge::input::DimensionResult;
-    use crate::aggregate::judge::thresholds::Overrides;
     use crate::config::Dimension;
+    use run_check_documents::verdict::{DimensionResult, Score};
 
     fn check(name: &str, status: Status, error: Option<&str>, timed_out: bool) -> CheckRecord {
         CheckRecord {
@@ -383,20 +382,17 @@ mod tests {
 
     #[test]
     fn aggregator_input_decisions_follow_the_gates() {
-        let result = |dimension, passed| DimensionResult {
-            dimension,
-            passed,
-            score: Some(90.0),
+        let result = || DimensionResult {
+            passed: true,
+            score: Some(Score(90.0)),
             issues: vec![],
         };
         let mut input = AggregatorInput {
             iteration: None,
-            overrides: Overrides::default(),
-            results: vec![
-                result(Dimension::Security, true),
-                result(Dimension::Quality, true),
-                result(Dimension::Performance, true),
-            ],
+            tech_stack: Default::default(),
+            security_result: result(),
+            quality_result: result(),
+            performance_result: result(),
             previous_scores: vec![],
         };
         let open = Gates {
@@ -412,8 +408,8 @@ mod tests {
         );
         // A reviewer's `passed: false` does not override the scores (seed
         // 000 judges by them), but the reason says so.
-        input.results[0].passed = false;
-        input.results[2].passed = false;
+        input.security_result.passed = false;
+        input.performance_result.passed = false;
         let d = from_aggregator(&input, &open);
         assert_eq!(
             (d.decision, d.reason.as_str()),
@@ -424,7 +420,7 @@ mod tests {
             )
         );
         // A failed gate is REWORK, even when every reviewer said passed.
-        input.results[0].passed = true;
+        input.security_result.passed = true;
         let closed = Gates {
             too_many_critical: true,
             too_many_high: true,

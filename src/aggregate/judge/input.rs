@@ -1,35 +1,21 @@
 //! The judge's INPUT: an evidence document (docs/evidence.md) or an aggregator
-//! input (detected by its `security_result` field), read into
-//! plain structs. Every problem is one error naming the file and the JSON
-//! path of the first problem found.
+//! input (detected by its `security_result` field), read by the one reader
+//! of each (`run-check-documents`: `Evidence` as every command reads it,
+//! `verdict::AggregatorInput`). Every problem is one error naming the file
+//! and the JSON path of the first problem found.
 //!
-//! Evidence is read by the one evidence reader of every command
-//! (`Evidence::from_value` of `run-check-documents`: closed objects, every
-//! field of the first version required, later ones with their defaults)
-//! and judged as it is.
-//!
-//! Aggregator input: `security_result`, `quality_result` and
-//! `performance_result` are required, each with `passed` (boolean), `score`
-//! (0..100, or null for "nothing scored") and `issues`; an issue needs
-//! `severity` (Critical/High/Medium/Low, any case) and `type`. `iteration`,
-//! `tech_stack` and `previous_scores` are optional.
-//! `tech_stack.quality_thresholds` and `tech_stack.weights` are kept as
-//! given and read by `thresholds::resolve` (an unknown key is an error: a
-//! misspelt threshold must not be ignored); the rest of `tech_stack`
-//! (language, framework, ...) is free.
+//! The reader leaves one rule of an aggregator input to the judge: issue ids
+//! are unique ([`read`] checks it after reading). `tech_stack.quality_thresholds`
+//! and `tech_stack.weights` are kept as given and read by `thresholds::resolve`
+//! (an unknown key is an error: a misspelt threshold must not be ignored).
 
 use serde_json::{Map, Value};
 
-use crate::config::{Dimension, Severity};
 use run_check_documents::evidence::Evidence;
+use run_check_documents::read::{self, Problem};
+pub(crate) use run_check_documents::verdict::AggregatorInput;
 
-use super::json::score;
-use super::thresholds::Overrides;
-use super::verdict::{DIMENSIONS, dimension_name};
-use crate::json_input::{
-    Access, Problem, array, boolean, child, count, count32, field, found, index, object, one_of,
-    opt_string, optional, string,
-};
+use super::verdict::dimension_name;
 
 /// What the judge reads.
 #[derive(Debug, Clone)]
@@ -37,180 +23,49 @@ pub(crate) enum Source {
     /// An evidence document.
     Evidence(Box<Evidence>),
     /// An aggregator input.
-    Aggregator(AggregatorInput),
-}
-
-/// An aggregator input.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct AggregatorInput {
-    /// `iteration`, when given.
-    pub(crate) iteration: Option<u32>,
-    /// `tech_stack.quality_thresholds` and `tech_stack.weights`.
-    pub(crate) overrides: Overrides,
-    /// `security_result`, `quality_result`, `performance_result`, in that order.
-    pub(crate) results: Vec<DimensionResult>,
-    /// `previous_scores`, oldest first.
-    pub(crate) previous_scores: Vec<f64>,
-}
-
-/// One `<dimension>_result`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DimensionResult {
-    pub(crate) dimension: Dimension,
-    pub(crate) passed: bool,
-    pub(crate) score: Option<f64>,
-    pub(crate) issues: Vec<GivenIssue>,
-}
-
-/// One issue of an aggregator input's result, as given.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct GivenIssue {
-    pub(crate) id: Option<String>,
-    pub(crate) source: Option<String>,
-    pub(crate) severity: Severity,
-    pub(crate) kind: String,
-    pub(crate) file: Option<String>,
-    pub(crate) line: Option<u64>,
-    pub(crate) description: Option<String>,
-    pub(crate) suggestion: Option<String>,
-    pub(crate) tech_stack_hint: Option<String>,
+    Aggregator(Box<AggregatorInput>),
 }
 
 /// Reads `value` as evidence or as aggregator input.
-pub(crate) fn read(value: &Value) -> Access<Source> {
-    let doc = object(value, "$")?;
-    if doc.contains_key("security_result") {
-        aggregator(doc).map(Source::Aggregator)
-    } else if doc.contains_key("checks") || doc.contains_key("schema_version") {
-        evidence(value).map(|e| Source::Evidence(Box::new(e)))
+pub(crate) fn read(value: Value) -> Result<Source, Problem> {
+    if value.get("security_result").is_some() {
+        let input: AggregatorInput = read::from_value(value)?;
+        unique_ids(&input)?;
+        Ok(Source::Aggregator(Box::new(input)))
+    } else if value.get("checks").is_some() || value.get("schema_version").is_some() {
+        Ok(Source::Evidence(Box::new(Evidence::from_value(value)?)))
     } else {
-        Err(Problem::new(
+        // Not an object, else neither document.
+        read::from_value::<Map<String, Value>>(value).and(Err(Problem::at(
             "$",
             "expected an evidence document (with `checks`) or an aggregator input \
              (with `security_result`)",
-        ))
+        )))
     }
 }
 
-/// An evidence document, read as every reader reads it (closed objects,
-/// every field of the first version required).
-fn evidence(value: &Value) -> Access<Evidence> {
-    Evidence::from_value(value.clone()).map_err(|problem| {
-        Problem::new(problem.path.unwrap_or_else(|| "$".into()), problem.message)
-    })
-}
-
-fn aggregator(doc: &Map<String, Value>) -> Access<AggregatorInput> {
-    let iteration = match optional(doc, "iteration") {
-        None => None,
-        Some(v) => {
-            let n = count32(v, "$.iteration")?;
-            if n == 0 {
-                return Err(Problem::new("$.iteration", "must be at least 1"));
-            }
-            Some(n)
-        }
-    };
-    let mut overrides = Overrides::default();
-    if let Some(tech_stack) = optional(doc, "tech_stack") {
-        let tech_stack = object(tech_stack, "$.tech_stack")?;
-        if let Some(t) = optional(tech_stack, "quality_thresholds") {
-            overrides.thresholds = object(t, "$.tech_stack.quality_thresholds")?.clone();
-        }
-        if let Some(w) = optional(tech_stack, "weights") {
-            overrides.weights = object(w, "$.tech_stack.weights")?.clone();
-        }
-    }
-    let results = DIMENSIONS
-        .into_iter()
-        .map(|dimension| {
-            let name = format!("{}_result", dimension_name(dimension));
-            let path = child("$", &name);
-            dimension_result(field(doc, "$", &name)?, &path, dimension)
-        })
-        .collect::<Access<Vec<_>>>()?;
-    // An id names one issue (`priority_order`, `must_fix`): a repeated one is
-    // an error at its second use.
+/// An id names one issue (`priority_order`, `must_fix`): a repeated one is
+/// an error at its second use.
+fn unique_ids(input: &AggregatorInput) -> Result<(), Problem> {
     let mut ids = std::collections::HashSet::new();
-    for result in &results {
-        let name = format!("{}_result", dimension_name(result.dimension));
+    for (dimension, result) in input.results() {
         for (i, issue) in result.issues.iter().enumerate() {
             if let Some(id) = &issue.id
                 && !ids.insert(id.as_str())
             {
-                let path = child(&index(&child(&child("$", &name), "issues"), i), "id");
-                return Err(Problem::new(&path, format!("duplicate issue id {id:?}")));
+                let path = format!("$.{}_result.issues[{i}].id", dimension_name(dimension));
+                return Err(Problem::at(path, format!("duplicate issue id {id:?}")));
             }
         }
     }
-    let previous_scores = match optional(doc, "previous_scores") {
-        None => Vec::new(),
-        Some(v) => array(v, "$.previous_scores")?
-            .iter()
-            .enumerate()
-            .map(|(i, s)| score(s, &index("$.previous_scores", i)))
-            .collect::<Access<_>>()?,
-    };
-    Ok(AggregatorInput {
-        iteration,
-        overrides,
-        results,
-        previous_scores,
-    })
-}
-
-fn dimension_result(value: &Value, path: &str, dimension: Dimension) -> Access<DimensionResult> {
-    let r = object(value, path)?;
-    let passed = boolean(field(r, path, "passed")?, &child(path, "passed"))?;
-    let score = match field(r, path, "score")? {
-        Value::Null => None,
-        v => Some(score(v, &child(path, "score"))?),
-    };
-    let issues_path = child(path, "issues");
-    let issues = array(field(r, path, "issues")?, &issues_path)?
-        .iter()
-        .enumerate()
-        .map(|(i, issue)| given_issue(issue, &index(&issues_path, i)))
-        .collect::<Access<_>>()?;
-    Ok(DimensionResult {
-        dimension,
-        passed,
-        score,
-        issues,
-    })
-}
-
-fn given_issue(value: &Value, path: &str) -> Access<GivenIssue> {
-    let i = object(value, path)?;
-    let severity_path = child(path, "severity");
-    let severity = match field(i, path, "severity")? {
-        Value::String(s) => Severity::ALL
-            .into_iter()
-            .find(|sev| sev.title().eq_ignore_ascii_case(s))
-            .ok_or_else(|| one_of(&severity_path, &Severity::TITLES, format!("{s:?}")))?,
-        other => return Err(one_of(&severity_path, &Severity::TITLES, found(other))),
-    };
-    let kind_ = string(field(i, path, "type")?, &child(path, "type"))?.to_string();
-    let line = optional(i, "line")
-        .map(|v| count(v, &child(path, "line")))
-        .transpose()?;
-    Ok(GivenIssue {
-        id: opt_string(i, path, "id")?,
-        source: opt_string(i, path, "source")?,
-        severity,
-        kind: kind_,
-        file: opt_string(i, path, "file")?,
-        line,
-        description: opt_string(i, path, "description")?,
-        suggestion: opt_string(i, path, "suggestion")?,
-        tech_stack_hint: opt_string(i, path, "tech_stack_hint")?,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::DiagSeverity;
+    use crate::config::{DiagSeverity, Dimension, Severity};
+    use run_check_documents::verdict::Score;
     use serde_json::json;
 
     /// The reference judge's input example (issues filled in).
@@ -258,8 +113,8 @@ mod tests {
     }
 
     fn problem(value: &Value) -> (String, String) {
-        let p = read(value).expect_err("a problem");
-        (p.path, p.message)
+        let p = read(value.clone()).expect_err("a problem");
+        (p.path.unwrap_or_default(), p.message)
     }
 
     fn with(mut doc: Value, pointer: &str, new: Option<Value>) -> Value {
@@ -280,7 +135,7 @@ mod tests {
 
     #[test]
     fn evidence_is_read_with_defaults_for_the_optional_fields() {
-        let Source::Evidence(e) = read(&evidence_doc()).unwrap() else {
+        let Source::Evidence(e) = read(evidence_doc()).unwrap() else {
             panic!("evidence")
         };
         assert_eq!(e.checks.len(), 2);
@@ -390,18 +245,18 @@ mod tests {
 
     #[test]
     fn aggregator_input_is_detected_by_security_result() {
-        let Source::Aggregator(a) = read(&reference_example()).unwrap() else {
+        let Source::Aggregator(a) = read(reference_example()).unwrap() else {
             panic!("aggregator")
         };
         assert_eq!(a.iteration, Some(1));
-        assert_eq!(a.previous_scores, [65.0, 72.0]);
-        assert_eq!(a.overrides.thresholds["security_min"], 85);
-        assert_eq!(a.overrides.weights["quality"], 0.35);
+        assert_eq!(a.previous_scores, [Score(65.0), Score(72.0)]);
+        assert_eq!(a.tech_stack.quality_thresholds["security_min"], 85);
+        assert_eq!(a.tech_stack.weights["quality"], 0.35);
         assert_eq!(
-            a.results.iter().map(|r| r.score).collect::<Vec<_>>(),
+            a.results().map(|(_, r)| r.score.map(|s| s.0)),
             [Some(75.0), Some(85.0), Some(90.0)]
         );
-        let issue = &a.results[0].issues[0];
+        let issue = &a.security_result.issues[0];
         assert_eq!(issue.severity, Severity::Critical);
         assert_eq!(issue.kind, "SQL_INJECTION");
         assert_eq!(issue.line, Some(42));
@@ -409,20 +264,20 @@ mod tests {
         // Even with `checks` present, `security_result` decides.
         let mut doc = reference_example();
         doc["checks"] = json!([]);
-        assert!(matches!(read(&doc), Ok(Source::Aggregator(_))));
+        assert!(matches!(read(doc), Ok(Source::Aggregator(_))));
         // Optional parts may be absent; a null score means nothing scored.
         let minimal = json!({
             "security_result": {"passed": true, "score": null, "issues": []},
             "quality_result": {"passed": true, "score": 90, "issues": [{"severity": "low", "type": "T"}]},
             "performance_result": {"passed": true, "score": 90, "issues": []}
         });
-        let Source::Aggregator(a) = read(&minimal).unwrap() else {
+        let Source::Aggregator(a) = read(minimal).unwrap() else {
             panic!("aggregator")
         };
         assert_eq!((a.iteration, a.previous_scores.len()), (None, 0));
-        assert_eq!(a.overrides, Overrides::default());
-        assert_eq!(a.results[0].score, None);
-        assert_eq!(a.results[1].issues[0].severity, Severity::Low);
+        assert_eq!(a.tech_stack, Default::default());
+        assert_eq!(a.security_result.score, None);
+        assert_eq!(a.quality_result.issues[0].severity, Severity::Low);
     }
 
     #[test]
@@ -442,7 +297,7 @@ mod tests {
             (
                 with(doc(), "/security_result/score", Some(json!(101))),
                 "$.security_result.score",
-                "expected a score within 0..100, found 101",
+                "101 is outside 0..100",
             ),
             (
                 with(doc(), "/performance_result/passed", None),

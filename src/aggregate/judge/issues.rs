@@ -241,7 +241,7 @@ fn check_issue(check: &CheckRecord, id: String) -> Issue {
 /// the next free one of its dimension.
 pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
     let mut numbering = Numbering::default();
-    for result in &input.results {
+    for (_, result) in input.results() {
         for issue in &result.issues {
             if let Some(id) = &issue.id {
                 numbering.used.insert(id.clone());
@@ -249,18 +249,18 @@ pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
         }
     }
     let mut all = Vec::new();
-    for result in &input.results {
+    for (dimension, result) in input.results() {
         for given in &result.issues {
             let id = match &given.id {
                 Some(id) => id.clone(),
-                None => numbering.id(result.dimension),
+                None => numbering.id(dimension),
             };
             all.push(Issue {
                 id,
                 source: given
                     .source
                     .clone()
-                    .unwrap_or_else(|| format!("{}-reviewer", dimension_name(result.dimension))),
+                    .unwrap_or_else(|| format!("{}-reviewer", dimension_name(dimension))),
                 severity: given.severity,
                 kind: given.kind.clone(),
                 file: given.file.clone(),
@@ -272,7 +272,7 @@ pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
                 suggestion: given.suggestion.clone(),
                 tech_stack_hint: given.tech_stack_hint.clone(),
                 fingerprint: fingerprint(&given.kind, given.file.as_deref(), given.line),
-                dimension: result.dimension,
+                dimension,
             });
         }
     }
@@ -282,9 +282,8 @@ pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::judge::input::{DimensionResult, GivenIssue};
     use crate::aggregate::judge::tests::evidence_with;
-    use crate::aggregate::judge::thresholds::Overrides;
+    use run_check_documents::verdict::{DimensionResult, GivenIssue, Score};
 
     fn check(name: &str, dimension: Dimension, severity: Severity, status: Status) -> CheckRecord {
         crate::aggregate::judge::tests::record(serde_json::json!({
@@ -504,30 +503,21 @@ mod tests {
 
     #[test]
     fn aggregator_input_issues_keep_given_ids_and_number_the_rest() {
-        let result = |dimension, issues| DimensionResult {
-            dimension,
+        let result = |issues| DimensionResult {
             passed: false,
-            score: Some(50.0),
+            score: Some(Score(50.0)),
             issues,
         };
         let input = AggregatorInput {
             iteration: None,
-            overrides: Overrides::default(),
-            results: vec![
-                result(
-                    Dimension::Security,
-                    vec![
-                        given(None, Severity::Critical, "SQL_INJECTION"),
-                        given(Some("SEC-001"), Severity::High, "XSS"),
-                        given(None, Severity::High, "CSRF"),
-                    ],
-                ),
-                result(
-                    Dimension::Quality,
-                    vec![given(None, Severity::Low, "NAMING")],
-                ),
-                result(Dimension::Performance, vec![]),
-            ],
+            tech_stack: Default::default(),
+            security_result: result(vec![
+                given(None, Severity::Critical, "SQL_INJECTION"),
+                given(Some("SEC-001"), Severity::High, "XSS"),
+                given(None, Severity::High, "CSRF"),
+            ]),
+            quality_result: result(vec![given(None, Severity::Low, "NAMING")]),
+            performance_result: result(vec![]),
             previous_scores: vec![],
         };
         let issues = from_aggregator(&input);

@@ -82,7 +82,6 @@ pub(crate) mod feedback;
 pub(crate) mod history;
 pub(crate) mod input;
 pub(crate) mod issues;
-mod json;
 pub(crate) mod markdown;
 pub(crate) mod recommend;
 #[cfg(test)]
@@ -133,13 +132,13 @@ pub(crate) enum JudgeFormat {
 
 pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
     let (display, bytes) = crate::bounded::read_input(&args.input, "read judge input")?;
-    let value = crate::json_input::parse_document(&display, &bytes)?;
-    let source = input::read(&value).map_err(|p| p.into_error(&display, ""))?;
+    let value = crate::json_input::typed(&display, &bytes)?;
+    let source = input::read(value).map_err(|p| crate::json_input::from_problem(&display, p))?;
     let judge = judge_config(args.config.as_deref())?;
     // Bad input changes nothing: the thresholds (a weight sum in the input)
     // are checked before `--record` creates the history file or its folder.
     if let Source::Aggregator(a) = &source {
-        thresholds::resolve(&judge, &a.overrides, &display)?;
+        thresholds::resolve(&judge, &a.tech_stack, &display)?;
     }
     let history = args
         .history
@@ -196,16 +195,16 @@ pub(crate) fn evaluate(
     history: &[PastRound],
     file: &Path,
 ) -> Result<Verdict, Error> {
-    let overrides = match source {
-        Source::Aggregator(a) => a.overrides.clone(),
-        Source::Evidence(_) => thresholds::Overrides::default(),
+    let tech_stack = match source {
+        Source::Aggregator(a) => &a.tech_stack,
+        Source::Evidence(_) => &Default::default(),
     };
-    let (t, weights) = thresholds::resolve(config, &overrides, file)?;
+    let (t, weights) = thresholds::resolve(config, tech_stack, file)?;
     let mut earlier: Vec<PastRound> = match source {
         Source::Aggregator(a) => a
             .previous_scores
             .iter()
-            .map(|s| PastRound::score_only(*s))
+            .map(|s| PastRound::score_only(s.0))
             .collect(),
         Source::Evidence(_) => Vec::new(),
     };
@@ -222,8 +221,8 @@ pub(crate) fn evaluate(
         ),
         Source::Aggregator(a) => {
             let mut scores = verdict::Scores::default();
-            for result in &a.results {
-                scores.set(result.dimension, result.score.map(round2));
+            for (dimension, result) in a.results() {
+                scores.set(dimension, result.score.map(|s| round2(s.0)));
             }
             (
                 a.iteration.unwrap_or(next),
@@ -307,7 +306,8 @@ pub(crate) mod tests {
     }
 
     fn judge(value: &Value, config: &JudgeConfig, history: &[PastRound]) -> Result<Verdict, Error> {
-        let source = input::read(value).map_err(|p| p.into_error(Path::new("in.json"), ""))?;
+        let source = input::read(value.clone())
+            .map_err(|p| crate::json_input::from_problem(Path::new("in.json"), p))?;
         evaluate(&source, config, history, Path::new("in.json"))
     }
 

@@ -5,26 +5,16 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
 use crate::config::{JudgeConfig, Weights};
 use crate::error::Error;
 
-pub(crate) use run_check_documents::verdict::Thresholds;
-
-/// An aggregator input's `tech_stack.quality_thresholds` and
-/// `tech_stack.weights`, as given (read by [`resolve`]).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Overrides {
-    pub(crate) thresholds: Map<String, Value>,
-    pub(crate) weights: Map<String, Value>,
-}
+pub(crate) use run_check_documents::verdict::{TechStack, Thresholds};
 
 /// `[judge]` (itself over the defaults) ← the input's `tech_stack`, key by
 /// key. `file` names the input in errors.
 pub(crate) fn resolve(
     config: &JudgeConfig,
-    input: &Overrides,
+    input: &TechStack,
     file: &Path,
 ) -> Result<(Thresholds, Weights), Error> {
     let error = |at: &str, problem: run_check_documents::read::Problem| Error::Input {
@@ -42,7 +32,7 @@ pub(crate) fn resolve(
     };
     let t = config
         .thresholds
-        .with(&input.thresholds)
+        .with(&input.quality_thresholds)
         .map_err(|p| error("quality_thresholds", p))?;
     let w = config
         .weights
@@ -66,22 +56,22 @@ pub(crate) fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn file() -> &'static Path {
         Path::new("in.json")
     }
 
-    fn overrides(thresholds: Value, weights: Value) -> Overrides {
-        Overrides {
-            thresholds: thresholds.as_object().unwrap().clone(),
+    fn overrides(thresholds: Value, weights: Value) -> TechStack {
+        TechStack {
+            quality_thresholds: thresholds.as_object().unwrap().clone(),
             weights: weights.as_object().unwrap().clone(),
         }
     }
 
     #[test]
     fn defaults_are_the_reference_judges() {
-        let (t, w) = resolve(&JudgeConfig::default(), &Overrides::default(), file()).unwrap();
+        let (t, w) = resolve(&JudgeConfig::default(), &TechStack::default(), file()).unwrap();
         assert_eq!(t, Thresholds::default());
         assert_eq!(
             (t.security_min, t.quality_min, t.performance_min),
