@@ -261,6 +261,13 @@ mod tests {
         assert_eq!(issue.kind, "SQL_INJECTION");
         assert_eq!(issue.line, Some(42));
         assert_eq!(issue.id, None);
+        // The integer rule of every input: 2.0 is 2.
+        let Source::Aggregator(a) =
+            read(with(reference_example(), "/iteration", Some(json!(2.0)))).unwrap()
+        else {
+            panic!("aggregator")
+        };
+        assert_eq!(a.iteration, Some(2));
         // Even with `checks` present, `security_result` decides.
         let mut doc = reference_example();
         doc["checks"] = json!([]);
