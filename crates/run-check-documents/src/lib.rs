@@ -5,7 +5,7 @@
 //! depends on this crate alone, not on the command-line tool.
 //!
 //! - [`evidence`]: the evidence document of one run (`--format json`).
-//! - [`verdict`]: the verdict of `run-check judge`.
+//! - [`verdict`]: the verdict of `run-check judge`, and its aggregator input.
 //! - [`retry`]: the state file of `run-check retry`.
 //! - [`vote`]: the input and the output of `run-check vote`.
 //! - [`task`]: the task contract of `run-check --task`.

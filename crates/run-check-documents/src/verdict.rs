@@ -2,6 +2,7 @@
 //! the code writer, the recommendation, progress over the rounds and the
 //! decision. Field order here is the order in the JSON; every field name is
 //! part of the contract. Every object is closed and every field required.
+//! Also the judge's other input, [`AggregatorInput`] (open objects).
 
 use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Deserializer, Serialize};
