@@ -67,24 +67,20 @@ fn for_toml(schema: &mut Value) {
     }
 }
 
-/// The schema names `by_name` knows, in the order `run-check schema` lists them.
-pub(crate) const NAMES: &[&str] = &[
-    "evidence",
-    "verdict",
-    "vote-input",
-    "vote-output",
-    "task",
-    "retry-state",
-    "retry-status",
-    "retry-record",
-    "checks",
-];
+/// The schema names `by_name` knows, in the order `run-check schema` lists
+/// them: the documents', then checks.toml's.
+fn names() -> impl Iterator<Item = &'static str> {
+    run_check_documents::schema::NAMES
+        .iter()
+        .copied()
+        .chain(["checks"])
+}
 
 /// `run-check schema` options.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {
     /// The schema to print
-    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(NAMES))]
+    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(names()))]
     pub(crate) name: String,
 }
 
@@ -94,14 +90,14 @@ pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
         Error::Usage(format!(
             "unknown schema `{}` (expected one of: {})",
             args.name,
-            NAMES.join(", ")
+            names().collect::<Vec<_>>().join(", ")
         ))
     })?;
     Output::Stdout.write(run_check_documents::pretty(&schema).as_bytes())?;
     Ok(exit_code::PASS)
 }
 
-/// The schema called `name`, one of [`NAMES`].
+/// The schema called `name`, one of [`names`].
 pub(crate) fn by_name(name: &str) -> Option<Value> {
     match name {
         "checks" => Some(checks()),
@@ -122,7 +118,7 @@ mod tests {
                 format!("https://run-check.dev/schema/{name}.json")
             );
         }
-        for &name in NAMES {
+        for name in names() {
             let schema = by_name(name).unwrap();
             assert_eq!(
                 schema["$schema"],
