@@ -384,7 +384,7 @@ fn validate_a_valid_config() {
         .args(&["validate"])
         .run()
         .success();
-    assert_eq!(run.stdout, "checks.toml: valid (3 checks, 1 fixes)\n");
+    assert_eq!(run.stdout, "checks.toml: valid (3 checks, 1 fix)\n");
 }
 
 #[test]

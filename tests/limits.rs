@@ -245,5 +245,5 @@ fn a_large_config_under_the_limit_still_reads() {
     let comment = format!("# {}\n", "x".repeat(3 * 1024 * 1024));
     let test = Test::new().config(&format!("{comment}{CONFIG}"));
     let run = test.args(&["validate"]).run().success();
-    assert!(run.stdout.contains("valid (1 checks"), "{}", run.stdout);
+    assert!(run.stdout.contains("valid (1 check,"), "{}", run.stdout);
 }

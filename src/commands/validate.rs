@@ -4,6 +4,7 @@ use crate::cli::Location;
 use crate::config::CheckKind;
 use crate::error::Error;
 use crate::exit_code;
+use crate::output::{Output, plural};
 use crate::run::plan::{self};
 
 use super::locate;
@@ -27,11 +28,12 @@ pub(crate) fn validate(location: &Location) -> Result<i32, Error> {
             eprintln!("warning: fix `{}`: {why}", fix.name);
         }
     }
-    println!(
-        "{}: valid ({} checks, {} fixes)",
+    let line = format!(
+        "{}: valid ({}, {})\n",
         config.path.display(),
-        config.checks.len(),
-        config.fixes.len()
+        plural(config.checks.len(), "check"),
+        plural(config.fixes.len(), "fix")
     );
+    Output::Stdout.write(line.as_bytes())?;
     Ok(exit_code::PASS)
 }
