@@ -107,9 +107,9 @@ const STATUS: [&str; 8] = [
     "--no-renames",
 ];
 
-/// The two questions of a run's start (the repository and its status), asked and not yet answered: the caller
-/// starts them first thing and does its own work (reading the config) while
-/// git runs.
+/// The two questions of a run's start (the repository and its status),
+/// asked and not yet answered: the caller starts them first thing and does
+/// its own work (reading the config) while git runs.
 #[derive(Debug)]
 pub(crate) struct Opening {
     exe: PathBuf,
@@ -142,7 +142,7 @@ impl Opening {
     /// (only read-only verification watches that file). The error says that
     /// git is missing or could not run.
     pub(crate) fn start(worktree: &Path, excludes: bool) -> Result<Opening, String> {
-        let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+        let exe = git_exe()?;
         // Paths in porcelain output are relative to the top level wherever
         // git runs, so the status need not wait for it.
         let status = command(&exe, worktree)
@@ -292,10 +292,15 @@ fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     answer(output, args)
 }
 
+/// The git on PATH, or why there is none.
+fn git_exe() -> Result<PathBuf, String> {
+    which::which("git").map_err(|_| "git is not installed".to_string())
+}
+
 /// Asks git in `dir` where no run holds a [`Repo`] (`hooks`): its output,
 /// trimmed, or a one-line reason.
 pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let exe = which::which("git").map_err(|_| "git is not installed".to_string())?;
+    let exe = git_exe()?;
     let out = output(&exe, dir, args)?;
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }

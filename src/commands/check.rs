@@ -20,8 +20,8 @@ use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::run::task::{self, Task};
 use crate::signal;
 
-use super::load_config;
 use super::progress::Progress;
+use super::{config_file, load_config};
 
 /// `run-check [check]`: run the plan, write the evidence, exit 0/1/2/130.
 pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
@@ -328,10 +328,7 @@ fn gate_contract(
     let Some((repo, status)) = start.in_git() else {
         return Ok(None);
     };
-    let config_file = location
-        .config
-        .clone()
-        .unwrap_or_else(|| plan.worktree.join("checks.toml"));
+    let config_file = config_file(location, &plan.worktree);
     let worktree = plan.worktree.as_path();
     let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan) else {
         return Ok(None);

@@ -26,19 +26,24 @@ fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
     Ok((worktree, config))
 }
 
-/// The config `location` names (by default `checks.toml` in the worktree).
+/// The config file `location` names: `--config`, else `checks.toml` in the
+/// worktree.
+fn config_file(location: &Location, worktree: &Path) -> PathBuf {
+    location
+        .config
+        .clone()
+        .unwrap_or_else(|| worktree.join("checks.toml"))
+}
+
+/// The config `location` names, loaded; messages name it as the user wrote
+/// it (`--worktree DIR` joined with `checks.toml` when no `--config`).
 fn load_config(location: &Location, worktree: &Path) -> Result<Config, Error> {
-    let (path, display) = match &location.config {
-        Some(path) => (path.clone(), path.clone()),
-        None => {
-            let path = worktree.join("checks.toml");
-            let display = match &location.worktree {
-                Some(dir) => dir.join("checks.toml"),
-                None => PathBuf::from("checks.toml"),
-            };
-            (path, display)
-        }
+    let display = match (&location.config, &location.worktree) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.join("checks.toml"),
+        (None, None) => PathBuf::from("checks.toml"),
     };
+    let path = config_file(location, worktree);
     config::load(&path, &display, location.config.is_some())
 }
 
