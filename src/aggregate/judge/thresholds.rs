@@ -7,6 +7,8 @@ use std::path::Path;
 
 use crate::config::{JudgeConfig, Weights};
 use crate::error::Error;
+use crate::json_input::from_problem;
+use run_check_documents::read::Problem;
 
 pub(crate) use run_check_documents::verdict::{TechStack, Thresholds};
 
@@ -17,18 +19,15 @@ pub(crate) fn resolve(
     input: &TechStack,
     file: &Path,
 ) -> Result<(Thresholds, Weights), Error> {
-    let error = |at: &str, problem: run_check_documents::read::Problem| Error::Input {
-        path: file.to_path_buf(),
-        location: None,
-        key: Some(format!(
-            "$.tech_stack.{at}{}",
-            problem
-                .path
-                .as_deref()
-                .unwrap_or("$")
-                .trim_start_matches('$')
-        )),
-        message: problem.message,
+    // The layers' paths are within `tech_stack`'s member.
+    let error = |at: &str, mut problem: Problem| {
+        let within = problem
+            .path
+            .as_deref()
+            .unwrap_or("$")
+            .trim_start_matches('$');
+        problem.path = Some(format!("$.tech_stack.{at}{within}"));
+        from_problem(file, problem)
     };
     let t = config
         .thresholds
@@ -39,16 +38,15 @@ pub(crate) fn resolve(
         .with(&input.weights)
         .map_err(|p| error("weights", p))?;
     if let Some(sum) = w.wrong_sum() {
-        return Err(Error::Input {
-            path: file.to_path_buf(),
-            location: None,
-            key: Some("$.tech_stack.weights".into()),
-            message: format!(
-                "the merged weights (security {}, quality {}, performance {}) sum to {sum}, \
-                 not 1.0 (±0.001)",
-                w.security, w.quality, w.performance,
-            ),
-        });
+        let message = format!(
+            "the merged weights (security {}, quality {}, performance {}) sum to {sum}, \
+             not 1.0 (±0.001)",
+            w.security, w.quality, w.performance,
+        );
+        return Err(from_problem(
+            file,
+            Problem::at("$.tech_stack.weights", message),
+        ));
     }
     Ok((t, w))
 }
