@@ -53,12 +53,13 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     }
     let (results, platform) = run(&plan, cancel, verifier.as_mut(), args.quiet);
     let interrupted = cancel.is_cancelled();
+    let change_budget = changed.budget.as_ref().map(task::budget);
     let facts = Facts {
         timestamp,
         platform,
         argv,
         task: task.as_ref(),
-        changed: &changed,
+        changed,
     };
     let meta = facts.meta(&config, &plan, &results, &start);
     let (read_only, read_only_diagnostics) = match verifier {
@@ -76,7 +77,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         read_only_diagnostics,
     );
     evidence.contracts.task = task.as_ref().map(task::contract);
-    evidence.contracts.change_budget = changed.budget.as_ref().map(task::budget);
+    evidence.contracts.change_budget = change_budget;
     evidence.contracts.gate = gate;
     let report_on_stdout = output.is_stdout() && args.format == Format::Text;
     output.write(&report::render(args.format, &evidence))?;
@@ -258,7 +259,7 @@ struct Facts<'a> {
     platform: meta::Platform,
     argv: Vec<String>,
     task: Option<&'a Task>,
-    changed: &'a Changed,
+    changed: Changed,
 }
 
 impl Facts<'_> {
@@ -291,16 +292,12 @@ impl Facts<'_> {
                 .filter(|(_, r)| r.spawned)
                 .map(|(c, _)| meta::display_command(c.argv()))
                 .collect(),
-            changes: self
-                .changed
-                .fast
-                .clone()
-                .map(|(files, note)| meta::ChangeSet {
-                    base: self.changed.since.clone(),
-                    files_changed: files.len(),
-                    files: files.into_iter().take(1000).collect(),
-                    note,
-                }),
+            changes: self.changed.fast.map(|(files, note)| meta::ChangeSet {
+                base: self.changed.since,
+                files_changed: files.len(),
+                files: files.into_iter().take(1000).collect(),
+                note,
+            }),
             shard: plan.shard.as_ref().map(|(shard, all)| meta::ShardInfo {
                 index: shard.index,
                 count: shard.count,
