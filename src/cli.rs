@@ -43,7 +43,7 @@ pub(crate) enum Command {
     Vote(crate::aggregate::vote::VoteArgs),
     /// Count retries per failure point and say when to escalate
     Retry(crate::aggregate::retry::RetryArgs),
-    /// Print a JSON Schema: evidence, verdict, vote-input, vote-output, task, retry-state, checks
+    /// Print a JSON Schema of a document run-check reads or writes, or of checks.toml
     Schema(crate::tooling::schema::SchemaArgs),
     /// Write a starter checks.toml for the detected project; never overwrites
     Init(crate::tooling::init::InitArgs),

@@ -19,6 +19,7 @@ const NAMES: &[&str] = &[
     "retry-state",
     "retry-status",
     "retry-record",
+    "candidates-index",
     "checks",
 ];
 

@@ -7,6 +7,7 @@
 //! - [`evidence`]: the evidence document of one run (`--format json`).
 //! - [`verdict`]: the verdict of `run-check judge`, and its aggregator input.
 //! - [`retry`]: the state file of `run-check retry`.
+//! - [`candidates`]: the index of a round of `run-check candidates`.
 //! - [`vote`]: the input and the output of `run-check vote`.
 //! - [`task`]: the task contract of `run-check --task`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
@@ -16,6 +17,7 @@
 //!
 //! Nothing here touches files or runs processes.
 
+pub mod candidates;
 pub mod evidence;
 pub mod exit_code;
 pub mod int;

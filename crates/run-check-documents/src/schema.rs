@@ -20,6 +20,7 @@ pub const NAMES: &[&str] = &[
     "retry-state",
     "retry-status",
     "retry-record",
+    "candidates-index",
 ];
 
 /// The schema of `T`, as a reader sees the document (fields with a default
@@ -81,6 +82,7 @@ pub fn by_name(name: &str) -> Option<Value> {
         "retry-state" => Some(derive::<crate::retry::State>("retry-state")),
         "retry-status" => Some(derive::<crate::retry::StatusOutput>("retry-status")),
         "retry-record" => Some(derive::<crate::retry::RecordOutput>("retry-record")),
+        "candidates-index" => Some(derive::<crate::candidates::Index>("candidates-index")),
         _ => None,
     }
 }

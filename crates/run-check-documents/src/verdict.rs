@@ -40,14 +40,56 @@ pub struct Verdict {
     pub issues: Issues,
     /// What the code writer should do next.
     pub feedback_for_code_writer: Feedback,
-    /// PASS, ITERATE, FAIL_MAX_ITERATIONS, STALLED or SUBTASK.
+    /// PASS, ITERATE, FAIL_MAX_ITERATIONS or STALLED.
     pub recommendation: Recommendation,
     /// Scores over the rounds, trend and stall detection.
     pub progress: Progress,
-    /// One sentence: what to do next.
+    /// One sentence: what to do next (`route.action`).
     pub next_action: String,
-    /// The decision: pass, iterate, or who must act next.
+    /// The decision: pass, rework, or blocked; its `next_agent` is `route.next`.
     pub decision: Decision,
+    /// The one next step of the loop: who acts, why, and what to do.
+    #[serde(default)]
+    pub route: Route,
+    /// The checks.toml whose `[judge]` this verdict was judged with; null
+    /// for the defaults.
+    #[serde(default, deserialize_with = "crate::read::nullable")]
+    pub config_used: Option<ConfigUsed>,
+}
+
+/// `route`: the one next step, decided by the first rule that applies
+/// (docs/judge.md, "Route").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// Who acts next.
+    pub next: NextAgent,
+    /// Which rule decided, in one line.
+    pub reason: String,
+    /// What to do, in one sentence (the verdict's `next_action`).
+    pub action: String,
+}
+
+impl Default for Route {
+    /// A route read from a verdict written before routes existed.
+    fn default() -> Route {
+        Route {
+            next: NextAgent::Implementer,
+            reason: String::new(),
+            action: String::new(),
+        }
+    }
+}
+
+/// `config_used`: the config file a verdict was judged with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigUsed {
+    /// The file, as given or as the evidence recorded it.
+    pub path: String,
+    /// SHA-256 of its bytes, lowercase hex.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
 }
 
 /// Scores per dimension (`scores`).
@@ -299,8 +341,6 @@ pub enum Recommendation {
     FailMaxIterations,
     /// No progress: a human should look (see `progress.stall_type`).
     Stalled,
-    /// The change exceeds its task's budget: split the task (docs/task.md).
-    Subtask,
 }
 
 impl Recommendation {
@@ -311,7 +351,6 @@ impl Recommendation {
             Recommendation::Iterate => "ITERATE",
             Recommendation::FailMaxIterations => "FAIL_MAX_ITERATIONS",
             Recommendation::Stalled => "STALLED",
-            Recommendation::Subtask => "SUBTASK",
         }
     }
 }
@@ -468,18 +507,33 @@ impl Category {
     }
 }
 
-/// `decision.next_agent`.
+/// `route.next` and `decision.next_agent`: who acts next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum NextAgent {
-    /// Done.
+    /// Done: the gate passed.
     Finish,
-    /// Fix the code.
+    /// The implementer fixes the code.
     Implementer,
     /// Run the validation again.
     Validate,
+    /// Split the task into smaller ones.
+    Subtask,
     /// A human must act.
     User,
+}
+
+impl NextAgent {
+    /// The word in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NextAgent::Finish => "FINISH",
+            NextAgent::Implementer => "IMPLEMENTER",
+            NextAgent::Validate => "VALIDATE",
+            NextAgent::Subtask => "SUBTASK",
+            NextAgent::User => "USER",
+        }
+    }
 }
 
 // One definition for `thresholds_used`, `[judge]` of checks.toml and an

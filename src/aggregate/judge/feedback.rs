@@ -17,7 +17,6 @@ use super::verdict::{
 };
 use crate::config::Severity;
 use crate::output::plural;
-use run_check_documents::evidence::ChangeBudget;
 
 /// A score for messages: `85`, `82.25`.
 pub(crate) fn format_score(score: f64) -> String {
@@ -148,20 +147,10 @@ pub(crate) fn next_action(
     progress: &Progress,
     issues: &Issues,
     blockers: &[String],
-    budget: Option<&ChangeBudget>,
     iteration: u32,
     t: &Thresholds,
 ) -> String {
     match recommendation {
-        Recommendation::Subtask => {
-            let what = budget.map_or(String::new(), |b| {
-                format!(
-                    " ({} files changed, at most {}; {} lines changed, at most {})",
-                    b.files_changed, b.max_files, b.loc_changed, b.max_loc
-                )
-            });
-            format!("Split the task into subtasks: the change exceeds its budget{what}")
-        }
         Recommendation::Pass => "Finish: every gate passed".into(),
         Recommendation::FailMaxIterations => format!(
             "Stop and escalate to a human: iteration {iteration} of {} did not pass ({})",
@@ -371,7 +360,7 @@ mod tests {
             feedback(&list, &b, gap, 1, &t).summary,
             "to pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85"
         );
-        let action = |rec| next_action(rec, &progress(), &list, &b, None, 1, &t);
+        let action = |rec| next_action(rec, &progress(), &list, &b, 1, &t);
         assert_eq!(
             action(Recommendation::Iterate),
             "Fix SEC-001 (Critical) and run the checks again"
@@ -383,7 +372,6 @@ mod tests {
                 &progress(),
                 &list,
                 &b,
-                None,
                 5,
                 &t
             ),
@@ -394,29 +382,8 @@ mod tests {
         let none = Issues::default();
         let b = ["raise the overall score from 78.5 to 80".to_string()];
         assert_eq!(
-            next_action(Recommendation::Iterate, &progress(), &none, &b, None, 1, &t),
+            next_action(Recommendation::Iterate, &progress(), &none, &b, 1, &t),
             "Raise the overall score from 78.5 to 80 and run the checks again"
-        );
-        let budget = ChangeBudget {
-            base: "HEAD".into(),
-            exceeded: true,
-            files_changed: 12,
-            loc_changed: 90,
-            max_files: 10,
-            max_loc: 400,
-        };
-        assert_eq!(
-            next_action(
-                Recommendation::Subtask,
-                &progress(),
-                &none,
-                &[],
-                Some(&budget),
-                1,
-                &t
-            ),
-            "Split the task into subtasks: the change exceeds its budget (12 files changed, at \
-             most 10; 90 lines changed, at most 400)"
         );
     }
 

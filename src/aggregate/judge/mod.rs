@@ -212,7 +212,7 @@ pub(crate) fn evaluate(
     let next = u32::try_from(earlier.len())
         .unwrap_or(u32::MAX)
         .saturating_add(1);
-    let (iteration, scores, issues, budget) = match source {
+    let (iteration, scores, issues, _budget) = match source {
         Source::Evidence(e) => (
             next,
             score::dimension_scores(&e.checks),
@@ -244,7 +244,6 @@ pub(crate) fn evaluate(
     let current = recommend::Current {
         iteration,
         passed,
-        budget_exceeded: budget.is_some_and(|b| b.exceeded),
         overall,
         scores: &scores,
         issues: &issues,
@@ -254,15 +253,8 @@ pub(crate) fn evaluate(
     let blockers = feedback::blockers(&gates, &issues, &scores, overall, &t);
     let gap = score::score_gap(&scores, overall, &t);
     let feedback_for_code_writer = feedback::feedback(&issues, &blockers, gap, iteration, &t);
-    let next_action = feedback::next_action(
-        recommendation,
-        &progress,
-        &issues,
-        &blockers,
-        budget,
-        iteration,
-        &t,
-    );
+    let next_action =
+        feedback::next_action(recommendation, &progress, &issues, &blockers, iteration, &t);
     Ok(Verdict {
         iteration,
         passed,
@@ -275,8 +267,14 @@ pub(crate) fn evaluate(
         feedback_for_code_writer,
         recommendation,
         progress,
+        route: verdict::Route {
+            next: decision.next_agent,
+            reason: decision.reason.clone(),
+            action: next_action.clone(),
+        },
         next_action,
         decision,
+        config_used: None,
     })
 }
 
@@ -517,7 +515,8 @@ pub(crate) mod tests {
             "loc_changed": 420, "max_files": 10, "max_loc": 400, "exceeded": true});
         let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
         assert!(v.passed);
-        assert_eq!(v.recommendation, Recommendation::Subtask);
+        assert_eq!(v.recommendation, Recommendation::Pass);
+        assert_eq!(v.route.next, NextAgent::Finish);
         ev["contracts"]["change_budget"]["exceeded"] = json!(false);
         let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
         assert_eq!(v.recommendation, Recommendation::Pass);

@@ -29,8 +29,6 @@ pub(crate) struct Current<'a> {
     pub(crate) iteration: u32,
     /// Every gate passed.
     pub(crate) passed: bool,
-    /// The task's change budget is exceeded.
-    pub(crate) budget_exceeded: bool,
     /// Overall score.
     pub(crate) overall: Option<f64>,
     /// Dimension scores.
@@ -69,9 +67,7 @@ pub(crate) fn assess(
     .into_iter()
     .flatten()
     .next();
-    let recommendation = if current.budget_exceeded {
-        Recommendation::Subtask
-    } else if current.passed {
+    let recommendation = if current.passed {
         Recommendation::Pass
     } else if current.iteration >= t.max_iterations {
         Recommendation::FailMaxIterations
@@ -254,7 +250,6 @@ mod tests {
     struct Case {
         iteration: u32,
         passed: bool,
-        budget: bool,
         overall: Option<f64>,
         scores: Scores,
         issues: Issues,
@@ -265,7 +260,6 @@ mod tests {
             Case {
                 iteration: 1,
                 passed: false,
-                budget: false,
                 overall: Some(overall),
                 scores: scores(overall, overall, overall),
                 issues: Issues::default(),
@@ -280,7 +274,6 @@ mod tests {
             let current = Current {
                 iteration: self.iteration,
                 passed: self.passed,
-                budget_exceeded: self.budget,
                 overall: self.overall,
                 scores: &self.scores,
                 issues: &self.issues,
@@ -578,9 +571,6 @@ mod tests {
         case.passed = true;
         let (rec, p) = case.run(&flat);
         assert_eq!((rec, p.stall_type), (Recommendation::Pass, None));
-        // SUBTASK (exceeded change budget) comes before everything.
-        case.budget = true;
-        assert_eq!(case.run(&flat).0, Recommendation::Subtask);
         // max_iterations 1: the first round is the last.
         let t = Thresholds {
             max_iterations: 1,

@@ -6,8 +6,8 @@ use crate::config::Dimension;
 
 pub(crate) use run_check_documents::verdict::{
     Blocked, Category, Decision, DecisionKind, Feedback, Fix, Issue, IssueCounts, Issues,
-    IterationBudget, NextAgent, Progress, Recommendation, Regression, ScoreGap, Scores, StallType,
-    Trend, Verdict,
+    IterationBudget, NextAgent, Progress, Recommendation, Regression, Route, ScoreGap, Scores,
+    StallType, Trend, Verdict,
 };
 
 /// The dimensions in the order they appear everywhere (scores, ids, weights).
@@ -90,7 +90,6 @@ mod tests {
                 "IMPLEMENTER",
             ])
         );
-        assert_eq!(Recommendation::Subtask.as_str(), "SUBTASK");
         assert_eq!(StallType::StalledScore.as_str(), "STALLED_SCORE");
     }
 }
