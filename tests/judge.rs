@@ -297,7 +297,7 @@ fn evidence_rounds_iterate_stall_and_pass_with_a_recorded_history() {
 }
 
 #[test]
-fn fail_max_iterations_from_judge_in_the_current_directorys_checks_toml() {
+fn fail_max_iterations_from_the_config_the_evidence_was_made_with() {
     let test = repo(&format!("{CONFIG}\n[judge]\nmax_iterations = 2\n"));
     let dir = test.path();
     assert_eq!(round(dir, 1, 0, "ev"), Some(1));
@@ -311,21 +311,38 @@ fn fail_max_iterations_from_judge_in_the_current_directorys_checks_toml() {
     let v = judge(dir, &args).status(1).json();
     assert_eq!(v["iteration"], 2);
     assert_eq!(v["recommendation"], "FAIL_MAX_ITERATIONS");
+    assert_eq!(v["route"]["next"], "USER");
+    assert_eq!(v["decision"]["next_agent"], "USER");
+    assert_eq!(v["next_action"], v["route"]["action"]);
     assert!(
-        v["next_action"]
-            .as_str()
-            .unwrap()
-            .starts_with("Stop and escalate to a human: iteration 2 of 2 did not pass"),
+        v["next_action"].as_str().unwrap().starts_with(
+            "Ask a person to decide how to go on (more iterations, a smaller task, or stop): \
+             iteration 2 of 2 did not pass"
+        ),
         "{}",
         v["next_action"]
+    );
+    // The same evidence judged from another folder reads the same config:
+    // the one it names, not the current directory's.
+    let elsewhere = Test::bare().config("[judge]\nmax_iterations = 9\n");
+    let evidence = dir.join("runs/ev.json");
+    let v = judge(elsewhere.path(), &[evidence.to_str().unwrap()])
+        .status(1)
+        .json();
+    assert_eq!(v["thresholds_used"]["max_iterations"], 2);
+    assert_eq!(
+        v["config_used"]["path"],
+        dir.join("checks.toml").display().to_string()
     );
 }
 
 #[test]
-fn config_lookup_explicit_local_and_defaults() {
+fn config_lookup_explicit_recorded_and_defaults() {
+    // Evidence that names no config that exists: the judge's defaults
+    // (docs/cli.md: judge needs no checks.toml), whatever the current
+    // directory holds.
     let ev = complete(&json!({"checks": [{"name": "a", "status": "pass"}], "diagnostics": []}));
-    // No checks.toml: the judge's defaults (docs/cli.md: judge needs no checks.toml).
-    let test = Test::bare();
+    let test = Test::bare().config("[judge]\nquality_min = 90\n");
     write_json(test.path(), "ev.json", &ev);
     let v = judge(test.path(), &["ev.json"]).status(0).json();
     assert_eq!(
@@ -334,31 +351,52 @@ fn config_lookup_explicit_local_and_defaults() {
                "overall_min": 80.0, "max_critical_issues": 0, "max_high_issues": 2,
                "max_iterations": 5, "stall_threshold": 5.0, "stall_rounds": 2})
     );
+    assert_eq!(v["config_used"], Value::Null);
     // Only quality was scored: it carries the whole weight.
     assert_eq!(
         v["weights_used"],
         json!({"security": 0.0, "quality": 1.0, "performance": 0.0})
     );
-    // ./checks.toml's [judge] applies ...
-    let test = test.config("[judge]\nquality_min = 90\n");
-    let v = judge(test.path(), &["ev.json"]).status(0).json();
+
+    // Evidence of a real run: its config (the recorded sha256) applies,
+    // from any directory.
+    let test = repo(&format!("{CONFIG}\n[judge]\nquality_min = 90\n"))
+        .file("other.toml", "[judge]\nquality_min = 95\n")
+        .file("bad.toml", "[judge]\nquality_mn = 90\n");
+    let dir = test.path();
+    assert_eq!(round(dir, 0, 0, "ev"), Some(0));
+    let v = judge(dir, &["runs/ev.json"]).status(0).json();
     assert_eq!(v["thresholds_used"]["quality_min"], 90.0);
+    let sha = run_check_documents::read::from_slice::<Value>(
+        &std::fs::read(dir.join("runs/ev.json")).unwrap(),
+    )
+    .unwrap()["meta"]["config"]["sha256"]
+        .clone();
+    assert_eq!(
+        v["config_used"],
+        json!({"path": dir.join("checks.toml").display().to_string(), "sha256": sha})
+    );
     // ... unless --config names another file.
-    let test = test.file("other.toml", "[judge]\nquality_min = 95\n");
-    let v = judge(test.path(), &["ev.json", "--config", "other.toml"])
+    let v = judge(dir, &["runs/ev.json", "--config", "other.toml"])
         .status(0)
         .json();
     assert_eq!(v["thresholds_used"]["quality_min"], 95.0);
-    // A broken checks.toml in the directory is an error, not ignored.
-    let test = test.config("[judge]\nquality_mn = 90\n");
-    let ran = judge(test.path(), &["ev.json"]).status(2);
-    assert!(
-        ran.stderr.starts_with("error: checks.toml:"),
-        "{}",
-        ran.stderr
-    );
+    assert_eq!(v["config_used"]["path"], "other.toml");
+    // A config edited since the run is not the one it was made with: the
+    // defaults, not the edited thresholds.
+    std::fs::write(
+        dir.join("checks.toml"),
+        format!("{CONFIG}\n[judge]\nquality_min = 10\n"),
+    )
+    .unwrap();
+    let v = judge(dir, &["runs/ev.json"]).status(0).json();
+    assert_eq!(v["thresholds_used"]["quality_min"], 80.0);
+    assert_eq!(v["config_used"], Value::Null);
+    // A broken --config is an error, not ignored.
+    let ran = judge(dir, &["runs/ev.json", "--config", "bad.toml"]).status(2);
+    assert!(ran.stderr.starts_with("error: bad.toml:"), "{}", ran.stderr);
     assert_eq!(ran.stdout, "");
-    let ran = judge(test.path(), &["ev.json", "--config", "missing.toml"]).status(2);
+    let ran = judge(dir, &["runs/ev.json", "--config", "missing.toml"]).status(2);
     assert_eq!(
         ran.stderr,
         "error: missing.toml: no such file (named by --config)\n"
@@ -461,7 +499,9 @@ fn aggregator_input_thresholds_and_weights_override_judge_key_by_key() {
         json!({"overall_min": 80, "max_critical_issues": 1, "max_high_issues": 1});
     input["tech_stack"]["weights"] = json!({"security": 0.2, "quality": 0.55});
     write_json(test.path(), "in.json", &input);
-    let v = judge(test.path(), &["in.json"]).status(0).json();
+    let v = judge(test.path(), &["in.json", "--config", "checks.toml"])
+        .status(0)
+        .json();
     assert_eq!(v["thresholds_used"]["security_min"], 70.0, "[judge]");
     assert_eq!(
         v["thresholds_used"]["overall_min"], 80.0,
@@ -537,20 +577,47 @@ timeout = "300ms"
         Some(1)
     );
     let args = ["runs/ev.json", "--history", "runs/h.jsonl", "--record"];
-    // A timeout blocks as infrastructure: retry the validation once ...
+    // A timeout is a failure of the code (the gate and the retry tracker
+    // say so too): REWORK, for the implementer.
+    let v = judge(dir, &args).status(1).json();
+    assert_eq!(
+        v["decision"],
+        json!({
+            "decision": "REWORK",
+            "blocked": [],
+            "next_agent": "IMPLEMENTER",
+            "reason": "1 of 1 checks failed: slow"
+        })
+    );
+    assert_eq!(v["route"]["next"], "IMPLEMENTER");
+
+    // A check killed by a signal run-check did not send: infrastructure.
+    // Run the validation again once ...
+    let test = repo(
+        "[settings]\nallow = [\"sh\"]\n\n[[check]]\nname = \"k\"\nrun = [\"sh\", \"-c\", \"kill -9 $$\"]\n",
+    );
+    let dir = test.path();
+    let ran = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    );
+    assert_eq!(ran.code, Some(2));
     let v = judge(dir, &args).status(1).json();
     assert_eq!(
         v["decision"],
         json!({
             "decision": "BLOCKED",
-            "blocked": [{"check": "slow", "category": "infrastructure", "reason": "timed out"}],
+            "blocked": [{"check": "k", "category": "infrastructure", "reason": "killed by SIGKILL (9)"}],
             "next_agent": "VALIDATE",
-            "reason": "blocked: slow (infrastructure: timed out); retry the validation"
+            "reason": "blocked: k (infrastructure: killed by SIGKILL (9))"
         })
     );
+    // Nothing was scored: a blocked round is no regression.
+    assert_eq!(v["overall_score"], Value::Null);
     // ... and escalate to the user on the 2nd consecutive block.
     let v = judge(dir, &args).status(1).json();
     assert_eq!(v["decision"]["next_agent"], "USER");
+    assert_eq!(v["route"]["next"], "USER");
 
     // A program that is not found: environment, USER.
     let test = repo(
@@ -872,4 +939,237 @@ fn the_verdict_schema_rejects_a_wrong_type() {
     v["progress"]["trend"] = json!("improving");
     v["decision"].as_object_mut().unwrap().remove("next_agent");
     assert!(!validator.is_valid(&v));
+}
+
+/// Issue reproduction: a run that exited 1 with quality exactly 80 and one
+/// High issue used to be a judge PASS. A red gate is never a PASS.
+#[test]
+fn a_red_gate_is_never_a_pass_whatever_the_scores() {
+    let test = repo(
+        "[settings]\nallow = [\"true\", \"false\"]\n\n\
+         [[check]]\nname = \"a\"\nrun = [\"true\"]\n\n[[check]]\nname = \"b\"\nrun = [\"true\"]\n\n\
+         [[check]]\nname = \"c\"\nrun = [\"true\"]\n\n[[check]]\nname = \"d\"\nrun = [\"true\"]\n\n\
+         [[check]]\nname = \"unit\"\nrun = [\"false\"]\n",
+    );
+    let dir = test.path();
+    let ran = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    );
+    assert_eq!(ran.code, Some(1));
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    // quality (4 * 100 + 0) / 5 = 80, at its minimum; one High issue of the
+    // two allowed; overall 80: every score gate holds, the gate does not.
+    assert_eq!(v["overall_score"], 80.0);
+    assert_eq!(
+        v["issue_counts"],
+        json!({"critical": 0, "high": 1, "medium": 0, "low": 0})
+    );
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(v["decision"]["decision"], "REWORK");
+    assert_eq!(v["route"]["next"], "IMPLEMENTER");
+    assert_eq!(v["decision"]["next_agent"], "IMPLEMENTER");
+    assert_eq!(
+        v["next_action"],
+        "Fix QA-001 (High) and run the checks again"
+    );
+}
+
+/// Issue reproduction: with `--jobs 1` the verification names the check
+/// that wrote, and its finding used to count as that check's High issue.
+#[test]
+fn a_write_blamed_on_a_check_is_critical() {
+    let test = repo(
+        "[settings]\nallow = [\"sh\", \"true\"]\n\n[[check]]\nname = \"ok\"\nrun = [\"true\"]\n\n\
+         [[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"echo hi > new.txt\"]\n",
+    );
+    let dir = test.path();
+    let ran = run_check(
+        dir,
+        &[
+            "--quiet",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "--out",
+            "runs/ev.json",
+        ],
+    );
+    assert_eq!(ran.code, Some(1));
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    assert_eq!(v["issue_counts"]["high"], 0);
+    assert_eq!(v["issue_counts"]["critical"], 1, "{:#}", v["issues"]);
+    let issue = &v["issues"]["critical"][0];
+    assert_eq!(
+        (&issue["type"], &issue["file"]),
+        (&json!("read-only"), &json!("new.txt"))
+    );
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(v["route"]["next"], "IMPLEMENTER");
+}
+
+/// A candidate that weakened its own gate goes to a person, whatever its
+/// checks say.
+#[test]
+fn a_changed_gate_routes_to_the_user() {
+    let test = repo(
+        "[settings]\nallow = [\"true\", \"false\"]\n\n[[check]]\nname = \"unit\"\nrun = [\"false\"]\n",
+    );
+    let dir = test.path();
+    std::fs::write(
+        dir.join("checks.toml"),
+        "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"unit\"\nrun = [\"true\"]\n",
+    )
+    .unwrap();
+    let ran = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    );
+    assert_eq!(ran.code, Some(0), "the weakened gate passes");
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    assert_eq!(v["recommendation"], "ITERATE");
+    assert_eq!(v["issues"]["critical"][0]["type"], "gate-changed");
+    assert_eq!(v["issues"]["critical"][0]["file"], "checks.toml");
+    assert_eq!(v["route"]["next"], "USER");
+    assert_eq!(v["route"]["reason"], "the gate itself changed: checks.toml");
+}
+
+/// An agent's PHASE_RESULT that claims success in a red run is a Medium
+/// `self-report` issue.
+#[test]
+fn a_false_success_claim_is_a_self_report_issue() {
+    let test = repo(
+        "[settings]\nallow = [\"sh\", \"false\"]\n\n[[check]]\nname = \"unit\"\nrun = [\"false\"]\n\n\
+         [[check]]\nname = \"phase\"\nrun = [\"sh\", \"-c\", \"printf 'PHASE_RESULT:\\\\n- status: completed\\\\n'\"]\nparser = \"phase-result\"\n",
+    );
+    let dir = test.path();
+    let ran = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    );
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    let medium = &v["issues"]["medium"];
+    assert_eq!(medium.as_array().unwrap().len(), 1, "{v:#}");
+    assert_eq!(medium[0]["type"], "self-report");
+    assert_eq!(medium[0]["source"], "phase");
+}
+
+/// Ids follow the problem across recorded rounds, and `--record` works
+/// with `--format markdown` (the history line is the JSON verdict).
+#[test]
+fn ids_follow_fingerprints_and_record_prints_markdown() {
+    let test = repo(CONFIG);
+    let dir = test.path();
+    let args = |ev: &'static str| {
+        [
+            ev,
+            "--history",
+            "runs/h.jsonl",
+            "--record",
+            "--format",
+            "markdown",
+        ]
+    };
+    // Round 1: audit and lint fail: SEC-001 (audit), QA-001 (lint).
+    assert_eq!(round(dir, 1, 1, "ev1"), Some(1));
+    let md = run_check(dir, &[&["judge"][..], &args("runs/ev1.json")].concat());
+    assert_eq!(md.code, Some(1));
+    assert!(md.stdout.starts_with('#'), "{}", md.stdout);
+    // Round 2: only lint fails: it keeps QA-001.
+    assert_eq!(round(dir, 0, 1, "ev2"), Some(1));
+    run_check(dir, &[&["judge"][..], &args("runs/ev2.json")].concat());
+    // Round 3: audit fails again. Its fingerprint was not in the last
+    // recorded round (round 2), so it is new and takes the next number no
+    // round used: SEC-002 (SEC-001 named it in round 1, and names nothing
+    // else ever after).
+    assert_eq!(round(dir, 1, 1, "ev3"), Some(1));
+    let v = judge(dir, &["runs/ev3.json", "--history", "runs/h.jsonl"])
+        .status(1)
+        .json();
+    assert_eq!(v["issues"]["medium"][0]["id"], "QA-001");
+    assert_eq!(v["issues"]["critical"][0]["id"], "SEC-002");
+    let text = std::fs::read_to_string(dir.join("runs/h.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "two recorded JSON lines");
+    assert_eq!(lines[1]["issues"]["medium"][0]["id"], "QA-001");
+    assert_eq!(lines[1]["issues"]["critical"], json!([]));
+}
+
+/// `--state`: a failure point past `max_retries` routes as the retry
+/// tracker decides.
+#[test]
+fn a_retry_state_past_its_limit_routes_to_subtask() {
+    let test = repo(&format!("{CONFIG}\n[retry]\nmax_retries = 1\n"));
+    let dir = test.path();
+    let task = json!({"id": "T-9", "title": "t", "description": "d", "risk": "low",
+        "parallel_count": 1, "acceptance": {"commands": ["run-check --mode strict --format json"],
+        "criteria": "c"}, "estimated_loc": 10, "files_involved": ["src/a.rs"],
+        "public_contracts_touched": "N/A"});
+    write_json(dir, "runs/task.json", &task);
+    std::fs::write(dir.join("runs/audit"), "0").unwrap();
+    std::fs::write(dir.join("runs/lint"), "1").unwrap();
+    let ran = run_check(
+        dir,
+        &[
+            "--quiet",
+            "--task",
+            "runs/task.json",
+            "--format",
+            "json",
+            "--out",
+            "runs/ev.json",
+        ],
+    );
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let record = [
+        "retry",
+        "record",
+        "--task",
+        "T-9",
+        "--phase",
+        "verify",
+        "--subagent",
+        "c1",
+        "--evidence",
+        "runs/ev.json",
+        "--state",
+        "runs/state.json",
+        "--config",
+        "checks.toml",
+    ];
+    // 1 retry of max_retries 1: RETRY, the route is the judge's own.
+    assert_eq!(run_check(dir, &record).code, Some(0));
+    let with_state = [
+        "runs/ev.json",
+        "--state",
+        "runs/state.json",
+        "--phase",
+        "verify",
+        "--subagent",
+        "c1",
+    ];
+    let v = judge(dir, &with_state).status(1).json();
+    assert_eq!(v["route"]["next"], "IMPLEMENTER");
+    // 2 of 1: past the limit, a FAIL: SUBTASK.
+    assert_eq!(run_check(dir, &record).code, Some(1));
+    let v = judge(dir, &with_state).status(1).json();
+    assert_eq!(v["route"]["next"], "SUBTASK");
+    assert_eq!(v["decision"]["next_agent"], "SUBTASK");
+    assert_eq!(
+        v["route"]["reason"],
+        "failure point T-9/verify/c1 failed 2 times, more than max_retries 1"
+    );
+    // Another failure point of the same state is not past its limit.
+    let mut other = with_state;
+    other[6] = "c2";
+    assert_eq!(
+        judge(dir, &other).status(1).json()["route"]["next"],
+        "IMPLEMENTER"
+    );
 }

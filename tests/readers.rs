@@ -10,11 +10,15 @@ use serde_json::{Value, json};
 
 use crate::support::{Test, bin};
 
-/// The real evidence of a passing run with one check.
+/// The real evidence of a passing run with one check (its config
+/// committed: an uncommitted gate is a changed one, which the judge never
+/// passes).
 fn real_evidence() -> (Test, Value) {
     let test = Test::new().config(
         "version = 1\n[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"ok\"\nrun = [\"true\"]\n",
     );
+    crate::support::git(test.path(), &["add", "checks.toml"]);
+    crate::support::git(test.path(), &["commit", "-q", "-m", "gate"]);
     let run = test
         .args(&["--format", "json", "--out", "ev.json", "--quiet"])
         .run()

@@ -300,6 +300,23 @@ pub(crate) fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config
 }
 
 /// Lower-case hex of a byte string.
+/// The config at `path` when its bytes still have `sha256` (the file a
+/// document recorded); `None` when it is missing, unreadable or changed.
+/// Read once, so what is parsed is what was hashed.
+pub(crate) fn load_recorded(path: &Path, sha256: &str) -> Option<Result<Config, Error>> {
+    let bytes = crate::bounded::read(path, crate::bounded::CONFIG).ok()?;
+    if hex(&Sha256::digest(&bytes)) != sha256 {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => parse(&text, path, sha256.to_string()),
+        Err(_) => Err(Error::Internal(format!(
+            "{}: the recorded config is not UTF-8",
+            path.display()
+        ))),
+    })
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes

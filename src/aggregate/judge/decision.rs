@@ -1,20 +1,18 @@
 //! The judge's decision (docs/judge.md): who acts next.
 //!
-//! - `BLOCKED` when a check could not be judged: status `error`, or a
-//!   timeout (a `fail` with `timed_out`: the validator could not finish), or
-//!   the read-only verification itself failed (`contracts.read_only.error`).
+//! - `BLOCKED` when a check could not be judged (status `error`), or the
+//!   read-only verification itself failed (`contracts.read_only.error`).
 //!   Each blocked check is classified from its `error`: `environment`
-//!   (program not found / not whitelisted / its `#!` interpreter missing), `infrastructure` (could not
-//!   start, killed, timed out), `code` (anything else).
-//! - else `REWORK` when a check failed or the checks modified the worktree;
+//!   (program not found / not whitelisted / its `#!` interpreter missing),
+//!   `infrastructure` (could not start, killed by a signal run-check did
+//!   not send), `code` (anything else).
+//! - else `REWORK` when a check failed (a timeout is a failure: a check that
+//!   does not finish is the code's until shown otherwise), the checks
+//!   modified the worktree, or the run is red for a reason of its own;
 //! - else `PASS` (skipped checks do not count).
 //!
-//! `next_agent`: `FINISH` for PASS, `IMPLEMENTER` for REWORK. For BLOCKED the
-//! most demanding category decides: any `environment` → `USER` (only a human
-//! can install or allow a program); else any `code` → `IMPLEMENTER` (a code
-//! problem is never ignored); else (infrastructure only) → `VALIDATE`, or
-//! `USER` when the last recorded round was also BLOCKED by infrastructure
-//! (its 2nd consecutive block).
+//! `next_agent` is the route's `next` ([`super::route`]), set by the judge
+//! after routing, so the two never point two ways.
 //!
 //! An aggregator input has no checks: `PASS` when the reference judge's gates pass (the
 //! verdict's `passed`), else `REWORK`; see [`from_aggregator`].
@@ -24,7 +22,6 @@
 
 use run_check_documents::evidence::Status;
 
-use super::history::PastRound;
 use super::input::AggregatorInput;
 use super::score::Gates;
 use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
@@ -32,9 +29,6 @@ use run_check_documents::evidence::{CheckRecord, Evidence};
 
 /// The category of a blocked check.
 pub(crate) fn classify(check: &CheckRecord) -> Category {
-    if check.timed_out {
-        return Category::Infrastructure;
-    }
     let error = check
         .error
         .as_deref()
@@ -64,20 +58,17 @@ pub(crate) fn classify(check: &CheckRecord) -> Category {
     }
 }
 
-/// The decision for evidence; `last` is the last recorded round.
-pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> Decision {
+/// The decision for evidence. Its `next_agent` is the route's, set by the
+/// caller ([`super::route`]); here it is a placeholder.
+pub(crate) fn from_evidence(evidence: &Evidence) -> Decision {
     let mut blocked: Vec<Blocked> = evidence
         .checks
         .iter()
-        .filter(|c| c.status == Status::Error || (c.status == Status::Fail && c.timed_out))
+        .filter(|c| c.status == Status::Error)
         .map(|c| Blocked {
             check: c.name.clone(),
             category: classify(c),
-            reason: match (&c.error, c.timed_out) {
-                (_, true) => "timed out".to_string(),
-                (Some(error), false) => error.clone(),
-                (None, false) => "errored".to_string(),
-            },
+            reason: c.error.clone().unwrap_or_else(|| "errored".to_string()),
         })
         .collect();
     if let Some(error) = &evidence.contracts.read_only.error {
@@ -95,26 +86,6 @@ pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> De
         });
     }
     if !blocked.is_empty() {
-        let has = |category| blocked.iter().any(|b| b.category == category);
-        let repeated = last.is_some_and(|r| r.infrastructure_blocked);
-        let (next_agent, then) = if has(Category::Environment) {
-            (
-                NextAgent::User,
-                "the user must fix the environment (a program is missing or not allowed)",
-            )
-        } else if has(Category::Code) {
-            (
-                NextAgent::Implementer,
-                "the implementer must fix the code problem",
-            )
-        } else if repeated {
-            (
-                NextAgent::User,
-                "second consecutive infrastructure block: escalate to the user",
-            )
-        } else {
-            (NextAgent::Validate, "retry the validation")
-        };
         let list = blocked
             .iter()
             .map(|b| format!("{} ({}: {})", b.check, b.category.as_str(), b.reason))
@@ -122,9 +93,9 @@ pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> De
             .join(", ");
         return Decision {
             decision: DecisionKind::Blocked,
-            reason: format!("blocked: {list}; {then}"),
+            reason: format!("blocked: {list}"),
             blocked,
-            next_agent,
+            next_agent: NextAgent::Validate,
         };
     }
     let failed: Vec<&str> = evidence
@@ -141,6 +112,10 @@ pub(crate) fn from_evidence(evidence: &Evidence, last: Option<&PastRound>) -> De
             "the checks modified the worktree: {}",
             modified.join(", ")
         ));
+    }
+    if problems.is_empty() && !evidence.summary.all_checks_passed {
+        // Red for a reason of the run's own (a task or gate contract).
+        problems.push(evidence.summary.banner.clone());
     }
     if problems.is_empty() {
         Decision {
@@ -233,89 +208,35 @@ mod tests {
         crate::aggregate::judge::tests::evidence_with(checks, vec![])
     }
 
-    fn infra_round() -> PastRound {
-        PastRound {
-            infrastructure_blocked: true,
-            ..PastRound::default()
-        }
-    }
-
-    #[test]
-    fn categories_of_blocked_checks() {
-        let c = |error: &str| classify(&check("x", Status::Error, Some(error), false));
-        assert_eq!(c("program `cc` not found on PATH"), Category::Environment);
-        assert_eq!(
-            c("program `./t.sh` not found in the worktree"),
-            Category::Environment
-        );
-        assert_eq!(
-            c("program `curl` is not whitelisted"),
-            Category::Environment
-        );
-        assert_eq!(
-            c("failed to start `/bin/x`: Permission denied (os error 13)"),
-            Category::Infrastructure
-        );
-        assert_eq!(
-            c(
-                "failed to start `/w/t.sh`: the interpreter on its `#!` line, `/opt/py`, does not exist"
-            ),
-            Category::Environment
-        );
-        assert_eq!(c("killed by SIGKILL"), Category::Infrastructure);
-        assert_eq!(
-            c("working directory `sub` does not exist"),
-            Category::Infrastructure
-        );
-        assert_eq!(c("assertion failed in fixture"), Category::Code);
-        assert_eq!(
-            classify(&check("slow", Status::Fail, None, true)),
-            Category::Infrastructure
-        );
-    }
-
     #[test]
     fn pass_rework_blocked() {
-        let d = from_evidence(
-            &evidence(vec![
-                check("a", Status::Pass, None, false),
-                check("b", Status::Skip, None, false),
-            ]),
-            None,
-        );
+        let d = from_evidence(&evidence(vec![
+            check("a", Status::Pass, None, false),
+            check("b", Status::Skip, None, false),
+        ]));
         assert_eq!(
-            (d.decision, d.next_agent, d.reason.as_str()),
-            (DecisionKind::Pass, NextAgent::Finish, "all checks passed")
+            (d.decision, d.reason.as_str()),
+            (DecisionKind::Pass, "all checks passed")
         );
-        let d = from_evidence(
-            &evidence(vec![
-                check("a", Status::Fail, None, false),
-                check("b", Status::Pass, None, false),
-            ]),
-            None,
-        );
+        let d = from_evidence(&evidence(vec![
+            check("a", Status::Fail, None, false),
+            check("b", Status::Pass, None, false),
+        ]));
         assert_eq!(
-            (d.decision, d.next_agent, d.reason.as_str()),
-            (
-                DecisionKind::Rework,
-                NextAgent::Implementer,
-                "1 of 2 checks failed: a"
-            )
+            (d.decision, d.reason.as_str()),
+            (DecisionKind::Rework, "1 of 2 checks failed: a")
         );
         // A modified worktree is rework even when every check passed.
         let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
         e.contracts.read_only.modified = vec!["src/x.rs".into()];
-        let d = from_evidence(&e, None);
+        let d = from_evidence(&e);
         assert_eq!(d.decision, DecisionKind::Rework);
         assert_eq!(d.reason, "the checks modified the worktree: src/x.rs");
         // An error beats a failure.
-        let d = from_evidence(
-            &evidence(vec![
-                check("a", Status::Fail, None, false),
-                check("b", Status::Error, Some("boom"), false),
-            ]),
-            None,
-        );
+        let d = from_evidence(&evidence(vec![
+            check("a", Status::Fail, None, false),
+            check("b", Status::Error, Some("boom"), false),
+        ]));
         assert_eq!(d.decision, DecisionKind::Blocked);
         assert_eq!(
             d.blocked,
@@ -325,59 +246,44 @@ mod tests {
                 reason: "boom".into()
             }]
         );
-        assert_eq!(d.next_agent, NextAgent::Implementer);
+        assert_eq!(d.reason, "blocked: b (code: boom)");
+    }
+
+    #[test]
+    fn a_timeout_is_rework_not_a_block() {
+        let d = from_evidence(&evidence(vec![check("slow", Status::Fail, None, true)]));
         assert_eq!(
-            d.reason,
-            "blocked: b (code: boom); the implementer must fix the code problem"
+            (d.decision, d.reason.as_str(), d.blocked.len()),
+            (DecisionKind::Rework, "1 of 1 checks failed: slow", 0)
         );
     }
 
     #[test]
-    fn next_agent_of_blocked_runs() {
-        let env = check(
-            "e",
-            Status::Error,
-            Some("program `cc` not found on PATH"),
-            false,
-        );
-        let code = check("c", Status::Error, Some("boom"), false);
-        let infra = check("i", Status::Fail, None, true);
-        let next = |checks: Vec<CheckRecord>, last: Option<&PastRound>| {
-            from_evidence(&evidence(checks), last).next_agent
-        };
-        assert_eq!(next(vec![env.clone()], None), NextAgent::User);
-        assert_eq!(next(vec![env.clone(), code.clone()], None), NextAgent::User);
+    fn a_red_run_without_a_failed_check_is_rework() {
+        let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
+        e.summary.all_checks_passed = false;
+        e.summary.exit_code = 1;
+        e.summary.banner = "Task contract violated: files_involved".into();
+        let d = from_evidence(&e);
         assert_eq!(
-            next(vec![code.clone(), infra.clone()], None),
-            NextAgent::Implementer
+            (d.decision, d.reason.as_str()),
+            (
+                DecisionKind::Rework,
+                "Task contract violated: files_involved"
+            )
         );
-        // Infrastructure only: VALIDATE the first time ...
-        assert_eq!(next(vec![infra.clone()], None), NextAgent::Validate);
-        assert_eq!(
-            next(vec![infra.clone()], Some(&PastRound::default())),
-            NextAgent::Validate,
-            "the last round was not blocked"
-        );
-        // ... USER on the 2nd consecutive infrastructure block.
-        assert_eq!(
-            next(vec![infra.clone()], Some(&infra_round())),
-            NextAgent::User
-        );
-        let d = from_evidence(&evidence(vec![infra]), Some(&infra_round()));
-        assert_eq!(
-            d.reason,
-            "blocked: i (infrastructure: timed out); second consecutive infrastructure block: \
-             escalate to the user"
-        );
-        // A failed read-only verification blocks as infrastructure.
+    }
+
+    #[test]
+    fn a_failed_verification_blocks_as_infrastructure() {
         let mut e = evidence(vec![check("a", Status::Pass, None, false)]);
         e.contracts.read_only.error = Some("`git status` failed".into());
-        let d = from_evidence(&e, None);
+        let d = from_evidence(&e);
+        assert_eq!(d.decision, DecisionKind::Blocked);
         assert_eq!(
-            (d.decision, d.next_agent),
-            (DecisionKind::Blocked, NextAgent::Validate)
+            (d.blocked[0].check.as_str(), d.blocked[0].category),
+            ("run-check", Category::Infrastructure)
         );
-        assert_eq!(d.blocked[0].check, "run-check");
     }
 
     #[test]
@@ -400,6 +306,7 @@ mod tests {
             too_many_high: false,
             failed_dimensions: vec![],
             overall_below: false,
+            red_gate: None,
         };
         let d = from_aggregator(&input, &open);
         assert_eq!(
@@ -426,6 +333,7 @@ mod tests {
             too_many_high: true,
             failed_dimensions: vec![Dimension::Security, Dimension::Quality],
             overall_below: true,
+            red_gate: None,
         };
         let d = from_aggregator(&input, &closed);
         assert_eq!(
@@ -449,11 +357,8 @@ mod tests {
                 ..check("b", Status::Skip, None, false)
             },
         ]);
-        let d = from_evidence(&e, None);
-        assert_eq!(
-            (d.decision, d.next_agent),
-            (DecisionKind::Blocked, NextAgent::Validate)
-        );
+        let d = from_evidence(&e);
+        assert_eq!(d.decision, DecisionKind::Blocked);
         assert_eq!(
             (
                 d.blocked[0].check.as_str(),

@@ -12,8 +12,7 @@
 use super::score::{Gates, minimum};
 use super::thresholds::Thresholds;
 use super::verdict::{
-    Feedback, Fix, Issue, Issues, IterationBudget, Progress, Recommendation, ScoreGap, Scores,
-    StallType, dimension_name,
+    Feedback, Fix, Issue, Issues, IterationBudget, ScoreGap, Scores, dimension_name,
 };
 use crate::config::Severity;
 use crate::output::plural;
@@ -102,6 +101,11 @@ pub(crate) fn blockers(
             format_score(t.overall_min)
         ));
     }
+    // A red gate whose scores and issues pass says so; otherwise fixing
+    // the clauses above is what turns it green.
+    if let Some(banner) = gates.red_gate.as_ref().filter(|_| out.is_empty()) {
+        out.push(format!("make every check pass ({banner})"));
+    }
     out
 }
 
@@ -141,89 +145,12 @@ pub(crate) fn feedback(
     }
 }
 
-/// `next_action`: one sentence.
-pub(crate) fn next_action(
-    recommendation: Recommendation,
-    progress: &Progress,
-    issues: &Issues,
-    blockers: &[String],
-    iteration: u32,
-    t: &Thresholds,
-) -> String {
-    match recommendation {
-        Recommendation::Pass => "Finish: every gate passed".into(),
-        Recommendation::FailMaxIterations => format!(
-            "Stop and escalate to a human: iteration {iteration} of {} did not pass ({})",
-            t.max_iterations,
-            blockers.join("; ")
-        ),
-        Recommendation::Stalled => match progress.stall_type {
-            Some(StallType::StalledCritical) => {
-                let ids: Vec<&str> = issues
-                    .critical
-                    .iter()
-                    .filter(|i| progress.persistent_issues.contains(&i.id))
-                    .map(|i| i.id.as_str())
-                    .collect();
-                format!(
-                    "Ask a human to review {}: the same Critical issue persisted for 3 rounds",
-                    ids.join(", ")
-                )
-            }
-            Some(StallType::StalledOscillating) => format!(
-                "Check the feedback for contradictions: the overall score went back and forth \
-                 within {} points over the last 3 rounds",
-                format_score(super::recommend::OSCILLATION_SPAN)
-            ),
-            Some(StallType::StalledRegression) => {
-                let drops: Vec<String> = progress
-                    .regressions
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{} dropped from {} to {}",
-                            r.dimension,
-                            format_score(r.previous),
-                            format_score(r.current)
-                        )
-                    })
-                    .collect();
-                format!("Roll back to the previous version: {}", drops.join(", "))
-            }
-            Some(StallType::StalledScore) | None => format!(
-                "Stop iterating and check whether more context is needed: each of the last {} \
-                 rounds improved the overall score by less than {} points",
-                t.stall_rounds,
-                format_score(t.stall_threshold)
-            ),
-        },
-        Recommendation::Iterate => {
-            let urgent: Vec<String> = priority(issues)
-                .into_iter()
-                .filter(|i| i.severity <= Severity::High)
-                .take(3)
-                .map(|i| format!("{} ({})", i.id, i.severity.title()))
-                .collect();
-            if !urgent.is_empty() {
-                format!("Fix {} and run the checks again", urgent.join(", "))
-            } else if let Some(first) = blockers.first() {
-                let mut first = first.clone();
-                if let Some(c) = first.get(..1) {
-                    first.replace_range(..1, &c.to_uppercase());
-                }
-                format!("{first} and run the checks again")
-            } else {
-                "Run the checks again".into()
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aggregate::judge::route::iterate_action;
     use crate::aggregate::judge::score::gates;
-    use crate::aggregate::judge::verdict::{Trend, fingerprint};
+    use crate::aggregate::judge::verdict::fingerprint;
     use crate::config::Dimension;
 
     fn issue(id: &str, severity: Severity, file: Option<&str>, line: Option<u64>) -> Issue {
@@ -253,22 +180,6 @@ mod tests {
             }
         }
         out
-    }
-
-    fn progress() -> Progress {
-        Progress {
-            previous_score: None,
-            current_score: None,
-            improvement: None,
-            trend: Trend::First,
-            stall_warning: false,
-            stall_type: None,
-            persistent_issues: vec![],
-            oscillation_detected: false,
-            regression_detected: false,
-            regressions: vec![],
-            failed_dimensions: vec![],
-        }
     }
 
     #[test]
@@ -360,29 +271,15 @@ mod tests {
             feedback(&list, &b, gap, 1, &t).summary,
             "to pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85"
         );
-        let action = |rec| next_action(rec, &progress(), &list, &b, 1, &t);
         assert_eq!(
-            action(Recommendation::Iterate),
+            iterate_action(&list, &b),
             "Fix SEC-001 (Critical) and run the checks again"
-        );
-        assert_eq!(action(Recommendation::Pass), "Finish: every gate passed");
-        assert_eq!(
-            next_action(
-                Recommendation::FailMaxIterations,
-                &progress(),
-                &list,
-                &b,
-                5,
-                &t
-            ),
-            "Stop and escalate to a human: iteration 5 of 5 did not pass (fix 1 Critical issue \
-             (at most 0 allowed); raise security from 75 to 85)"
         );
         // Without urgent issues, the first failed gate is the action.
         let none = Issues::default();
         let b = ["raise the overall score from 78.5 to 80".to_string()];
         assert_eq!(
-            next_action(Recommendation::Iterate, &progress(), &none, &b, 1, &t),
+            iterate_action(&none, &b),
             "Raise the overall score from 78.5 to 80 and run the checks again"
         );
     }

@@ -17,7 +17,7 @@
 //! (`h.jsonl: line 3: $.overall_score: expected a number, found string`);
 //! nothing is skipped or guessed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +32,8 @@ use super::verdict::{Category, DecisionKind, Issue, Scores, Verdict};
 /// What the judge needs from one earlier round.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct PastRound {
+    /// Its iteration; `None` for a `previous_scores` entry.
+    pub(crate) iteration: Option<u32>,
     /// Its overall score (null when nothing was scored).
     pub(crate) overall: Option<f64>,
     /// Its dimension scores; `None` when unknown (a `previous_scores` entry).
@@ -59,6 +61,8 @@ pub(crate) struct Fingerprints {
     pub(crate) critical: BTreeSet<String>,
     /// Of all its issues.
     pub(crate) all: BTreeSet<String>,
+    /// Each fingerprint's id (the first issue's, when several share one).
+    pub(crate) ids: BTreeMap<String, String>,
 }
 
 /// An open (and locked) history file with its rounds.
@@ -188,7 +192,13 @@ fn round(verdict: Verdict) -> PastRound {
         issues.iter().map(|i| i.fingerprint.clone()).collect()
     };
     let decision = &verdict.decision;
+    let mut ids = BTreeMap::new();
+    for issue in verdict.issues.all() {
+        ids.entry(issue.fingerprint.clone())
+            .or_insert_with(|| issue.id.clone());
+    }
     PastRound {
+        iteration: Some(verdict.iteration),
         overall: verdict.overall_score,
         scores: Some(verdict.scores),
         fingerprints: Some(Fingerprints {
@@ -198,6 +208,7 @@ fn round(verdict: Verdict) -> PastRound {
                 .all()
                 .map(|i| i.fingerprint.clone())
                 .collect(),
+            ids,
         }),
         infrastructure_blocked: decision.decision == DecisionKind::Blocked
             && decision

@@ -1,22 +1,31 @@
 //! Issues (docs/judge.md) from evidence (diagnostics and failing checks) and from a
-//! aggregator input (as given), with ids `SEC-`/`QA-`/`PERF-` numbered from 001
-//! per dimension and fingerprints `type:file:line`.
+//! aggregator input (as given), with ids `SEC-`/`QA-`/`PERF-` by dimension
+//! and fingerprints `type:file:line`.
 //!
 //! Evidence order: checks in evidence order, each followed by its own
 //! diagnostics in evidence order and then (when it failed or errored without
 //! an error-level diagnostic) its one check issue; diagnostics of no listed
-//! check come last, as `quality` with severity `high`; but the read-only
-//! verification's (check `run-check`, rule `read-only`) are `critical`, and
-//! so are the run-level issues that follow them: the verification could not
-//! run (`contracts.read_only.error`), the run was interrupted. A run-check
-//! run that broke its own contract is never good evidence: with the default
-//! `max_critical_issues` 0 none of these can PASS.
+//! check come last, as `quality` with severity `high`. The run's own
+//! findings are `critical` whichever check they are blamed on: every
+//! diagnostic of rule `read-only` (and one per modified path no such
+//! diagnostic names), the verification that could not run
+//! (`contracts.read_only.error`), an interrupted run, and each file of the
+//! gate changed outside the task's `files_involved` (type `gate-changed`).
+//! A run-check run that broke its own contract is never good evidence. A
+//! `phase-result` whose `status` claims success in a run that did not pass
+//! adds a Medium `self-report` issue.
+//!
+//! Ids follow the problem ([`number`]): an issue whose fingerprint the last
+//! recorded round had keeps that round's id; the others take the next
+//! number of their prefix that no recorded round and no issue of this round
+//! used, so an id never names two problems.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::config::{DiagSeverity, Dimension, Severity};
 use run_check_documents::evidence::Status;
 
+use super::history::PastRound;
 use super::input::AggregatorInput;
 use super::verdict::{Issue, Issues, dimension_name, fingerprint, id_prefix};
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
@@ -31,28 +40,52 @@ pub(crate) fn of_diagnostic(diagnostic: DiagSeverity, check: Severity) -> Severi
     }
 }
 
-/// Hands out ids per dimension, skipping ids already taken.
-#[derive(Default)]
-struct Numbering {
-    next: [u32; 3],
-    used: HashSet<String>,
-}
-
-impl Numbering {
-    fn id(&mut self, dimension: Dimension) -> String {
-        let slot = match dimension {
+/// Gives every issue without an id (`""`) one: the id its fingerprint had
+/// in the last of `earlier` (when that id has the issue's prefix and is not
+/// taken in this round), else the lowest number of its prefix that neither
+/// a recorded round nor this round used. Ids already set are kept.
+fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
+    let mut used: HashSet<String> = earlier
+        .iter()
+        .filter_map(|r| r.fingerprints.as_ref())
+        .flat_map(|f| f.ids.values().cloned())
+        .collect();
+    let mut taken: HashSet<String> = all
+        .iter()
+        .filter(|i| !i.id.is_empty())
+        .map(|i| i.id.clone())
+        .collect();
+    used.extend(taken.iter().cloned());
+    let last: Option<&BTreeMap<String, String>> = earlier
+        .last()
+        .and_then(|r| r.fingerprints.as_ref())
+        .map(|f| &f.ids);
+    for issue in all.iter_mut().filter(|i| i.id.is_empty()) {
+        let prefix = format!("{}-", id_prefix(issue.dimension));
+        if let Some(id) = last.and_then(|ids| ids.get(&issue.fingerprint))
+            && id.starts_with(&prefix)
+            && !taken.contains(id)
+        {
+            issue.id = id.clone();
+            taken.insert(id.clone());
+        }
+    }
+    let mut next = [0u32; 3];
+    for issue in all.iter_mut().filter(|i| i.id.is_empty()) {
+        let slot = match issue.dimension {
             Dimension::Security => 0,
             Dimension::Quality => 1,
             Dimension::Performance => 2,
         };
-        loop {
-            self.next[slot] += 1;
-            let id = format!("{}-{:03}", id_prefix(dimension), self.next[slot]);
-            if self.used.insert(id.clone()) {
-                return id;
+        issue.id = loop {
+            next[slot] += 1;
+            let id = format!("{}-{:03}", id_prefix(issue.dimension), next[slot]);
+            if used.insert(id.clone()) {
+                break id;
             }
-        }
+        };
     }
+    bucket(all)
 }
 
 /// Sorts issues into their severity lists, keeping their order.
@@ -69,16 +102,16 @@ fn bucket(all: Vec<Issue>) -> Issues {
     issues
 }
 
-/// The issues of an evidence document.
-pub(crate) fn from_evidence(evidence: &Evidence) -> Issues {
-    let mut numbering = Numbering::default();
+/// The issues of an evidence document; `earlier` are the recorded rounds,
+/// oldest first (for the ids).
+pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issues {
     let mut all = Vec::new();
     let mut claimed: HashSet<&str> = HashSet::new();
     for check in &evidence.checks {
         if !claimed.insert(check.name.as_str()) {
             // A repeated name: its diagnostics went to the first check.
             if check.status.is_failure() {
-                all.push(check_issue(check, numbering.id(check.dimension)));
+                all.push(check_issue(check));
             }
             continue;
         }
@@ -89,15 +122,10 @@ pub(crate) fn from_evidence(evidence: &Evidence) -> Issues {
             .filter(|d| d.check == check.name)
         {
             error_level |= d.severity == DiagSeverity::Error;
-            all.push(diagnostic_issue(
-                d,
-                check.dimension,
-                check.severity,
-                &mut numbering,
-            ));
+            all.push(diagnostic_issue(d, check.dimension, check.severity));
         }
         if check.status.is_failure() && !error_level {
-            all.push(check_issue(check, numbering.id(check.dimension)));
+            all.push(check_issue(check));
         }
     }
     for d in evidence
@@ -105,38 +133,120 @@ pub(crate) fn from_evidence(evidence: &Evidence) -> Issues {
         .iter()
         .filter(|d| !claimed.contains(d.check.as_str()))
     {
-        let severity = match d.rule.as_deref() {
-            Some(READ_ONLY_RULE) => Severity::Critical,
-            _ => Severity::High,
-        };
-        all.push(diagnostic_issue(
-            d,
-            Dimension::Quality,
-            severity,
-            &mut numbering,
+        all.push(diagnostic_issue(d, Dimension::Quality, Severity::High));
+    }
+    // The run's own findings are Critical, whichever check they blame.
+    for issue in &mut all {
+        if issue.kind == READ_ONLY_RULE {
+            issue.severity = Severity::Critical;
+        }
+    }
+    let named: HashSet<&str> = all
+        .iter()
+        .filter(|i| i.kind == READ_ONLY_RULE)
+        .filter_map(|i| i.file.as_deref())
+        .collect();
+    let unnamed: Vec<&String> = evidence
+        .contracts
+        .read_only
+        .modified
+        .iter()
+        .filter(|path| !named.contains(path.as_str()))
+        .collect();
+    for path in unnamed {
+        all.push(run_issue(
+            READ_ONLY_RULE,
+            Some(path),
+            format!("the checks modified `{path}` (the gate must not change the worktree)"),
+            "make every check read-only: write outputs outside the worktree, or run `run-check fix` for fixes",
         ));
     }
     if let Some(error) = &evidence.contracts.read_only.error {
         all.push(run_issue(
             READ_ONLY_RULE,
+            None,
             format!("the read-only verification could not run: {error}"),
             "run the gate again; if it fails again, make `git status` work in the worktree",
-            numbering.id(Dimension::Quality),
         ));
     }
     if evidence.interrupted() {
         all.push(run_issue(
             run_check_documents::evidence::INTERRUPTED,
+            None,
             interrupted_description(evidence),
             "run the gate again to the end",
-            numbering.id(Dimension::Quality),
         ));
     }
-    bucket(all)
+    for path in gate_changed(evidence) {
+        all.push(run_issue(
+            GATE_CHANGED,
+            Some(path),
+            format!("the gate's own file `{path}` changed against the base, outside the task's `files_involved`"),
+            "a person must approve a change of the gate: revert it, or list the file in the task's `files_involved`",
+        ));
+    }
+    if !evidence.summary.all_checks_passed {
+        all.extend(evidence.checks.iter().filter_map(self_report));
+    }
+    number(all, earlier)
 }
 
-/// The rule of the read-only verification's diagnostics.
-const READ_ONLY_RULE: &str = "read-only";
+/// The rule of the read-only verification's diagnostics and issues.
+pub(crate) const READ_ONLY_RULE: &str = "read-only";
+/// The type of a changed-gate issue.
+pub(crate) const GATE_CHANGED: &str = "gate-changed";
+/// The type of an agent's report that contradicts the gate.
+pub(crate) const SELF_REPORT: &str = "self-report";
+
+/// The files of `contracts.gate.changed` that the task's `files_involved`
+/// does not name (every one without a task).
+pub(crate) fn gate_changed(evidence: &Evidence) -> Vec<&String> {
+    let involved: &[String] = evidence
+        .meta
+        .task
+        .as_ref()
+        .map_or(&[], |t| t.files_involved.as_slice());
+    let normal = |p: &str| p.trim_start_matches("./").replace('\\', "/");
+    let involved: HashSet<String> = involved.iter().map(|p| normal(p)).collect();
+    evidence
+        .contracts
+        .gate
+        .iter()
+        .flat_map(|g| &g.changed)
+        .filter(|path| !involved.contains(&normal(path)))
+        .collect()
+}
+
+/// The words of a `status` that claims success (any case).
+const SUCCESS_WORDS: [&str; 6] = ["success", "completed", "pass", "passed", "ok", "done"];
+
+/// A Medium `self-report` issue for a check whose `data.status` claims
+/// success (called for a run that did not pass).
+fn self_report(check: &CheckRecord) -> Option<Issue> {
+    let status = check.data.get("status")?.as_str()?.trim();
+    if !SUCCESS_WORDS.iter().any(|w| w.eq_ignore_ascii_case(status)) {
+        return None;
+    }
+    let kind = SELF_REPORT;
+    Some(Issue {
+        id: String::new(),
+        source: check.name.clone(),
+        severity: Severity::Medium,
+        kind: kind.into(),
+        file: None,
+        line: None,
+        description: format!(
+            "check `{}` reported `status: {status}`, but the gate did not pass",
+            check.name
+        ),
+        suggestion: Some(
+            "report the phase's real outcome: the gate decides whether the work is done".into(),
+        ),
+        tech_stack_hint: None,
+        fingerprint: fingerprint(kind, None, None),
+        dimension: check.dimension,
+    })
+}
 
 /// What an interrupted run left out, for issues and the decision.
 pub(crate) fn interrupted_description(evidence: &Evidence) -> String {
@@ -157,31 +267,26 @@ pub(crate) fn interrupted_description(evidence: &Evidence) -> String {
 }
 
 /// A Critical issue of the run itself (check `run-check`).
-fn run_issue(kind: &str, description: String, suggestion: &str, id: String) -> Issue {
+fn run_issue(kind: &str, file: Option<&str>, description: String, suggestion: &str) -> Issue {
     Issue {
-        id,
+        id: String::new(),
         source: "run-check".into(),
         severity: Severity::Critical,
         kind: kind.into(),
-        file: None,
+        file: file.map(str::to_string),
         line: None,
         description,
         suggestion: Some(suggestion.into()),
         tech_stack_hint: None,
-        fingerprint: fingerprint(kind, None, None),
+        fingerprint: fingerprint(kind, file, None),
         dimension: Dimension::Quality,
     }
 }
 
-fn diagnostic_issue(
-    d: &Diagnostic,
-    dimension: Dimension,
-    check_severity: Severity,
-    numbering: &mut Numbering,
-) -> Issue {
+fn diagnostic_issue(d: &Diagnostic, dimension: Dimension, check_severity: Severity) -> Issue {
     let kind = d.rule.clone().unwrap_or_else(|| d.check.clone());
     Issue {
-        id: numbering.id(dimension),
+        id: String::new(),
         source: d.check.clone(),
         severity: of_diagnostic(d.severity, check_severity),
         fingerprint: fingerprint(&kind, d.file.as_deref(), d.line),
@@ -197,7 +302,7 @@ fn diagnostic_issue(
 
 /// The one issue of a failing or erroring check without an error-level
 /// diagnostic.
-fn check_issue(check: &CheckRecord, id: String) -> Issue {
+fn check_issue(check: &CheckRecord) -> Issue {
     let name = &check.name;
     let command = run_check_documents::evidence::display_command(&check.command);
     let (description, suggestion) = match check.status {
@@ -223,7 +328,7 @@ fn check_issue(check: &CheckRecord, id: String) -> Issue {
         ),
     };
     Issue {
-        id,
+        id: String::new(),
         source: name.clone(),
         severity: check.severity,
         kind: name.clone(),
@@ -237,26 +342,14 @@ fn check_issue(check: &CheckRecord, id: String) -> Issue {
     }
 }
 
-/// The issues of an aggregator input, as given; an issue without an `id` gets
-/// the next free one of its dimension.
-pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
-    let mut numbering = Numbering::default();
-    for (_, result) in input.results() {
-        for issue in &result.issues {
-            if let Some(id) = &issue.id {
-                numbering.used.insert(id.clone());
-            }
-        }
-    }
+/// The issues of an aggregator input, as given; an issue without an `id`
+/// gets one as [`number`] says.
+pub(crate) fn from_aggregator(input: &AggregatorInput, earlier: &[PastRound]) -> Issues {
     let mut all = Vec::new();
     for (dimension, result) in input.results() {
         for given in &result.issues {
-            let id = match &given.id {
-                Some(id) => id.clone(),
-                None => numbering.id(dimension),
-            };
             all.push(Issue {
-                id,
+                id: given.id.clone().unwrap_or_default(),
                 source: given
                     .source
                     .clone()
@@ -276,7 +369,7 @@ pub(crate) fn from_aggregator(input: &AggregatorInput) -> Issues {
             });
         }
     }
-    bucket(all)
+    number(all, earlier)
 }
 
 #[cfg(test)]
@@ -333,7 +426,7 @@ mod tests {
             vec![],
         );
         evidence.contracts.read_only.error = Some("`git status` failed".into());
-        let issues = from_evidence(&evidence);
+        let issues = from_evidence(&evidence, &[]);
         assert!(issues.high.is_empty() && issues.medium.is_empty() && issues.low.is_empty());
         let critical: Vec<(&str, &str, &str)> = issues
             .critical
@@ -370,7 +463,7 @@ mod tests {
             command: vec!["sh".into(), "-c".into(), "echo 'score: 90'; exit 1".into()],
             ..check("f", Dimension::Quality, Severity::High, Status::Fail)
         };
-        let issue = check_issue(&failed, "QA-001".into());
+        let issue = check_issue(&failed);
         assert_eq!(
             issue.suggestion.as_deref(),
             Some("run `sh -c 'echo '\\''score: 90'\\''; exit 1'` and fix what it reports")
@@ -431,7 +524,7 @@ mod tests {
                 diag("run-check", DiagSeverity::Error, Some("read-only"), None),
             ],
         );
-        let issues = from_evidence(&evidence);
+        let issues = from_evidence(&evidence, &[]);
         // The read-only verification's diagnostic is Critical (quality).
         assert_eq!(
             ids(&issues.critical),
@@ -482,7 +575,7 @@ mod tests {
             }],
             vec![],
         );
-        let issues = from_evidence(&evidence);
+        let issues = from_evidence(&evidence, &[]);
         assert_eq!(issues.high[0].id, "PERF-001");
         assert_eq!(issues.high[0].description, "check `slow` timed out");
     }
@@ -520,7 +613,7 @@ mod tests {
             performance_result: result(vec![]),
             previous_scores: vec![],
         };
-        let issues = from_aggregator(&input);
+        let issues = from_aggregator(&input, &[]);
         // SEC-001 is taken by the given id, so the first unnamed one is SEC-002.
         assert_eq!(
             ids(&issues.critical),
@@ -539,6 +632,134 @@ mod tests {
         assert_eq!(
             issues.critical[0].tech_stack_hint.as_deref(),
             Some("use the ORM")
+        );
+    }
+
+    #[test]
+    fn the_runs_own_findings_are_critical_whichever_check_is_blamed() {
+        use Dimension::*;
+        // With --jobs 1 the read-only verification blames the check that
+        // wrote; its finding is still Critical, not the check's High.
+        let mut evidence = evidence_with(
+            vec![check("unit", Quality, Severity::High, Status::Pass)],
+            vec![Diagnostic {
+                file: Some("src/a.rs".into()),
+                ..diag("unit", DiagSeverity::Error, Some("read-only"), None)
+            }],
+        );
+        // A modified path no diagnostic names gets its own issue.
+        evidence.contracts.read_only.modified = vec!["src/a.rs".into(), "src/b.rs".into()];
+        evidence.contracts.gate = Some(run_check_documents::evidence::Gate {
+            changed: vec!["checks.toml".into(), "scripts/lint.sh".into()],
+            base: Some("HEAD".into()),
+        });
+        let mut task: run_check_documents::task::Task = serde_json::from_value(serde_json::json!({
+            "id": "T", "title": "t", "description": "d", "risk": "low", "parallel_count": 1,
+            "acceptance": {"commands": ["run-check --mode strict --format json"], "criteria": "c"},
+            "estimated_loc": 10, "files_involved": ["./scripts/lint.sh"],
+            "public_contracts_touched": "N/A"
+        }))
+        .unwrap();
+        task.base = None;
+        evidence.meta.task = Some(task);
+        let issues = from_evidence(&evidence, &[]);
+        assert!(issues.high.is_empty());
+        let critical: Vec<(&str, &str, &str)> = issues
+            .critical
+            .iter()
+            .map(|i| (i.id.as_str(), i.kind.as_str(), i.fingerprint.as_str()))
+            .collect();
+        // scripts/lint.sh is in files_involved (as `./scripts/lint.sh`).
+        assert_eq!(
+            critical,
+            [
+                ("QA-001", "read-only", "read-only:src/a.rs:unknown"),
+                ("QA-002", "read-only", "read-only:src/b.rs:unknown"),
+                ("QA-003", "gate-changed", "gate-changed:checks.toml:unknown"),
+            ]
+        );
+        assert_eq!(issues.critical[1].source, "run-check");
+    }
+
+    #[test]
+    fn a_success_claim_in_a_red_run_is_a_self_report_issue() {
+        let mut claim = check("phase", Dimension::Quality, Severity::High, Status::Pass);
+        claim
+            .data
+            .insert("status".into(), serde_json::json!("Completed"));
+        let failing = check("unit", Dimension::Quality, Severity::High, Status::Fail);
+        let mut evidence = evidence_with(vec![claim.clone(), failing], vec![]);
+        evidence.summary.all_checks_passed = false;
+        let issues = from_evidence(&evidence, &[]);
+        assert_eq!(issues.medium.len(), 1);
+        assert_eq!(issues.medium[0].kind, "self-report");
+        assert_eq!(
+            issues.medium[0].description,
+            "check `phase` reported `status: Completed`, but the gate did not pass"
+        );
+        // In a green run, or with an honest status, nothing.
+        evidence.summary.all_checks_passed = true;
+        assert!(from_evidence(&evidence, &[]).medium.is_empty());
+        evidence.summary.all_checks_passed = false;
+        evidence.checks[0]
+            .data
+            .insert("status".into(), serde_json::json!("failed"));
+        assert!(from_evidence(&evidence, &[]).medium.is_empty());
+    }
+
+    #[test]
+    fn ids_follow_fingerprints_across_recorded_rounds() {
+        use crate::aggregate::judge::history::{Fingerprints, PastRound};
+        let round = |pairs: &[(&str, &str)]| PastRound {
+            fingerprints: Some(Fingerprints {
+                ids: pairs
+                    .iter()
+                    .map(|(f, id)| (f.to_string(), id.to_string()))
+                    .collect(),
+                ..Fingerprints::default()
+            }),
+            ..PastRound::default()
+        };
+        // Round 1 had QA-001 and QA-002 (`old:x:1`, fixed since); round 2,
+        // the last, had QA-003 and QA-001. QA-002 is never handed out again.
+        let earlier = [
+            round(&[("dead_code:src/a.rs:7", "QA-001"), ("old:x:1", "QA-002")]),
+            round(&[
+                ("unit:src/a.rs:3", "QA-003"),
+                ("dead_code:src/a.rs:7", "QA-001"),
+            ]),
+        ];
+        let evidence = evidence_with(
+            vec![check(
+                "lint",
+                Dimension::Quality,
+                Severity::High,
+                Status::Pass,
+            )],
+            vec![
+                // New: takes the lowest number no round used: QA-004.
+                diag("lint", DiagSeverity::Warning, Some("new_rule"), Some(9)),
+                // Was QA-003 in the last round.
+                Diagnostic {
+                    rule: None,
+                    ..diag("unit", DiagSeverity::Note, None, Some(3))
+                },
+                // Was QA-001.
+                diag("lint", DiagSeverity::Warning, Some("dead_code"), Some(7)),
+            ],
+        );
+        let issues = from_evidence(&evidence, &earlier);
+        let all: Vec<(&str, &str)> = issues
+            .all()
+            .map(|i| (i.id.as_str(), i.fingerprint.as_str()))
+            .collect();
+        assert_eq!(
+            all,
+            [
+                ("QA-004", "new_rule:src/a.rs:9"),
+                ("QA-001", "dead_code:src/a.rs:7"),
+                ("QA-003", "unit:src/a.rs:3"),
+            ]
         );
     }
 }

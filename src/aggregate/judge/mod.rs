@@ -83,7 +83,10 @@ pub(crate) mod history;
 pub(crate) mod input;
 pub(crate) mod issues;
 pub(crate) mod markdown;
+#[cfg(test)]
+mod props;
 pub(crate) mod recommend;
+pub(crate) mod route;
 #[cfg(test)]
 mod schema;
 pub(crate) mod score;
@@ -100,6 +103,8 @@ use crate::exit_code;
 
 use history::{History, PastRound};
 use input::Source;
+use route::RetryPoint;
+use run_check_documents::verdict::ConfigUsed;
 use verdict::{Recommendation, Verdict, round2};
 
 /// `judge` options.
@@ -110,15 +115,25 @@ pub(crate) struct JudgeArgs {
     /// Earlier rounds, one verdict per line (JSON lines)
     #[arg(long, value_name = "FILE")]
     pub(crate) history: Option<PathBuf>,
-    /// Append this round's verdict to the history file
+    /// Append this round's verdict to the history file (as JSON, whatever --format prints)
     #[arg(long, requires = "history")]
     pub(crate) record: bool,
     /// Output format
     #[arg(long, value_enum, default_value = "json")]
     pub(crate) format: JudgeFormat,
-    /// checks.toml whose [judge] table sets thresholds and weights
+    /// checks.toml whose [judge] table sets thresholds and weights [default:
+    /// the config the evidence names, when it still has the recorded sha256]
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
+    /// Retry state file: its failure point past max_retries decides the route
+    #[arg(long, value_name = "FILE", requires_all = ["phase", "subagent"])]
+    pub(crate) state: Option<PathBuf>,
+    /// The failure point's phase (with --state)
+    #[arg(long, value_name = "PHASE", value_parser = ["verify", "fix"], requires = "state")]
+    pub(crate) phase: Option<String>,
+    /// The failure point's subagent (with --state)
+    #[arg(long, value_name = "NAME", requires = "state")]
+    pub(crate) subagent: Option<String>,
 }
 
 /// Output format of `judge`.
@@ -134,12 +149,18 @@ pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
     let (display, bytes) = crate::bounded::read_input(&args.input, "read judge input")?;
     let value = crate::json_input::typed(&display, &bytes)?;
     let source = input::read(value).map_err(|p| crate::json_input::from_problem(&display, p))?;
-    let judge = judge_config(args.config.as_deref())?;
+    let (judge, config_used) = judge_config(args.config.as_deref(), &source)?;
     // Bad input changes nothing: the thresholds (a weight sum in the input)
     // are checked before `--record` creates the history file or its folder.
     if let Source::Aggregator(a) = &source {
         thresholds::resolve(&judge, &a.tech_stack, &display)?;
     }
+    let retry = match (&args.state, &args.phase, &args.subagent) {
+        (Some(state), Some(phase), Some(subagent)) => {
+            retry_point(state, phase, subagent, &source, &display)?
+        }
+        _ => None,
+    };
     let history = args
         .history
         .as_deref()
@@ -154,7 +175,14 @@ pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
         })
         .transpose()?;
     let rounds = history.as_ref().map_or(&[][..], |h| h.rounds.as_slice());
-    let verdict = evaluate(&source, &judge, rounds, &display)?;
+    let verdict = evaluate(&Round {
+        source: &source,
+        config: &judge,
+        config_used: config_used.as_ref(),
+        history: rounds,
+        retry: retry.as_ref(),
+        file: &display,
+    })?;
     if let Some(history) = history
         && args.record
     {
@@ -165,41 +193,125 @@ pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
         JudgeFormat::Markdown => markdown::render(&verdict),
     };
     crate::output::Output::Stdout.write(text.as_bytes())?;
-    Ok(match verdict.recommendation {
-        Recommendation::Pass => exit_code::PASS,
-        _ => exit_code::FAIL,
-    })
+    Ok(exit_code_of(&verdict))
 }
 
-/// `[judge]` of `--config`, else of `./checks.toml` when present, else the
-/// defaults.
-fn judge_config(explicit: Option<&Path>) -> Result<JudgeConfig, Error> {
-    match explicit {
-        Some(path) => Ok(config::load(path, path, true)?.judge),
-        None => {
-            let path = Path::new("checks.toml");
-            if path.exists() {
-                Ok(config::load(path, path, false)?.judge)
-            } else {
-                Ok(JudgeConfig::default())
-            }
-        }
+/// 0 for `PASS`, 1 for any other recommendation.
+pub(crate) fn exit_code_of(verdict: &Verdict) -> i32 {
+    match verdict.recommendation {
+        Recommendation::Pass => exit_code::PASS,
+        _ => exit_code::FAIL,
     }
 }
 
-/// Judges one round. `history` are the recorded rounds, oldest first; `file`
-/// names the input in errors.
-pub(crate) fn evaluate(
+/// `[judge]` of `--config`; else of the config the evidence names
+/// (`meta.config.path`, from `meta.cwd`, else from `meta.worktree`) when that
+/// file still has the recorded sha256; else the defaults. The second value
+/// is `config_used`.
+pub(crate) fn judge_config(
+    explicit: Option<&Path>,
     source: &Source,
-    config: &JudgeConfig,
-    history: &[PastRound],
-    file: &Path,
-) -> Result<Verdict, Error> {
+) -> Result<(JudgeConfig, Option<ConfigUsed>), Error> {
+    if let Some(path) = explicit {
+        let config = config::load(path, path, true)?;
+        let used = ConfigUsed {
+            path: path.display().to_string(),
+            sha256: config.sha256.clone(),
+        };
+        return Ok((config.judge, Some(used)));
+    }
+    let Source::Evidence(evidence) = source else {
+        return Ok((JudgeConfig::default(), None));
+    };
+    match evidence_config(&evidence.meta).transpose()? {
+        Some(config) => {
+            let used = ConfigUsed {
+                path: config.path.display().to_string(),
+                sha256: config.sha256.clone(),
+            };
+            Ok((config.judge, Some(used)))
+        }
+        None => Ok((JudgeConfig::default(), None)),
+    }
+}
+
+/// The config an evidence was made with, when it is still there with the
+/// recorded sha256: `meta.config.path` as named from `meta.cwd`, else
+/// against `meta.worktree`.
+pub(crate) fn evidence_config(
+    meta: &run_check_documents::evidence::Meta,
+) -> Option<Result<config::Config, Error>> {
+    let named = Path::new(&meta.config.path);
+    [Path::new(&meta.cwd), Path::new(&meta.worktree)]
+        .into_iter()
+        .find_map(|base| config::load_recorded(&base.join(named), &meta.config.sha256))
+}
+
+/// The failure point `task/phase/subagent` of a retry state (the task is
+/// the evidence's `meta.task.id`); `None` when the state does not hold it.
+fn retry_point(
+    state: &Path,
+    phase: &str,
+    subagent: &str,
+    source: &Source,
+    input: &Path,
+) -> Result<Option<RetryPoint>, Error> {
+    let task = match source {
+        Source::Evidence(e) => e.meta.task.as_ref().map(|t| t.id.clone()),
+        Source::Aggregator(_) => None,
+    };
+    let Some(task) = task else {
+        return Err(Error::Input {
+            path: input.to_path_buf(),
+            location: None,
+            key: Some("$.meta.task".into()),
+            message: "--state needs evidence of a run with --task (the failure point's task id)"
+                .into(),
+        });
+    };
+    let phase = run_check_documents::retry::Phase::from_word(phase)
+        .unwrap_or(run_check_documents::retry::Phase::Verify);
+    let state = crate::aggregate::retry::state::load(state)?;
+    Ok(state
+        .points
+        .iter()
+        .find(|p| p.key() == (task.as_str(), phase, subagent))
+        .map(|p| RetryPoint {
+            name: format!("{task}/{}/{subagent}", phase.as_str()),
+            retry_count: p.retry_count,
+            max_retries: p.max_retries,
+            decision: p
+                .attempts
+                .last()
+                .map_or(run_check_documents::retry::Decision::Retry, |a| a.decision),
+        }))
+}
+
+/// One round to judge.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Round<'a> {
+    /// The input.
+    pub(crate) source: &'a Source,
+    /// `[judge]` of the config used, or the defaults.
+    pub(crate) config: &'a JudgeConfig,
+    /// The config file judged with (`config_used`).
+    pub(crate) config_used: Option<&'a ConfigUsed>,
+    /// The recorded rounds, oldest first.
+    pub(crate) history: &'a [PastRound],
+    /// The failure point of `--state`.
+    pub(crate) retry: Option<&'a RetryPoint>,
+    /// Names the input in errors.
+    pub(crate) file: &'a Path,
+}
+
+/// Judges one round.
+pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
+    let source = round.source;
     let tech_stack = match source {
         Source::Aggregator(a) => &a.tech_stack,
         Source::Evidence(_) => &Default::default(),
     };
-    let (t, weights) = thresholds::resolve(config, tech_stack, file)?;
+    let (t, weights) = thresholds::resolve(round.config, tech_stack, round.file)?;
     let mut earlier: Vec<PastRound> = match source {
         Source::Aggregator(a) => a
             .previous_scores
@@ -208,16 +320,15 @@ pub(crate) fn evaluate(
             .collect(),
         Source::Evidence(_) => Vec::new(),
     };
-    earlier.extend_from_slice(history);
+    earlier.extend_from_slice(round.history);
     let next = u32::try_from(earlier.len())
         .unwrap_or(u32::MAX)
         .saturating_add(1);
-    let (iteration, scores, issues, _budget) = match source {
+    let (iteration, scores, issues) = match source {
         Source::Evidence(e) => (
             next,
             score::dimension_scores(&e.checks),
-            issues::from_evidence(e),
-            e.contracts.change_budget.as_ref(),
+            issues::from_evidence(e, &earlier),
         ),
         Source::Aggregator(a) => {
             let mut scores = verdict::Scores::default();
@@ -227,20 +338,22 @@ pub(crate) fn evaluate(
             (
                 a.iteration.unwrap_or(next),
                 scores,
-                issues::from_aggregator(a),
-                None,
+                issues::from_aggregator(a, &earlier),
             )
         }
     };
     let weights_used = score::effective_weights(&scores, &weights);
     let overall = score::overall(&scores, &weights_used);
     let counts = issues.counts();
-    let gates = score::gates(&scores, overall, &counts, &t);
-    let passed = gates.passed();
-    let decision = match source {
-        Source::Evidence(e) => decision::from_evidence(e, earlier.last()),
+    let mut gates = score::gates(&scores, overall, &counts, &t);
+    let mut decision = match source {
+        Source::Evidence(e) => {
+            gates.red_gate = (!e.summary.all_checks_passed).then(|| e.summary.banner.clone());
+            decision::from_evidence(e)
+        }
         Source::Aggregator(a) => decision::from_aggregator(a, &gates),
     };
+    let passed = gates.passed();
     let current = recommend::Current {
         iteration,
         passed,
@@ -253,8 +366,35 @@ pub(crate) fn evaluate(
     let blockers = feedback::blockers(&gates, &issues, &scores, overall, &t);
     let gap = score::score_gap(&scores, overall, &t);
     let feedback_for_code_writer = feedback::feedback(&issues, &blockers, gap, iteration, &t);
-    let next_action =
-        feedback::next_action(recommendation, &progress, &issues, &blockers, iteration, &t);
+    let (budget, violations) = match source {
+        Source::Evidence(e) => (
+            e.contracts.change_budget.as_ref(),
+            e.contracts
+                .task
+                .as_ref()
+                .map_or(&[][..], |t| t.violations.as_slice()),
+        ),
+        Source::Aggregator(_) => (None, &[][..]),
+    };
+    let route = route::decide(&route::Facts {
+        decision: &decision,
+        last_blocked_on_infrastructure: earlier.last().is_some_and(|r| r.infrastructure_blocked),
+        recommendation,
+        progress: &progress,
+        before_regression: earlier
+            .iter()
+            .rev()
+            .find(|r| r.overall.is_some())
+            .and_then(|r| r.iteration),
+        issues: &issues,
+        blockers: &blockers,
+        budget,
+        violations,
+        retry: round.retry,
+        iteration,
+        thresholds: &t,
+    });
+    decision.next_agent = route.next;
     Ok(Verdict {
         iteration,
         passed,
@@ -267,14 +407,10 @@ pub(crate) fn evaluate(
         feedback_for_code_writer,
         recommendation,
         progress,
-        route: verdict::Route {
-            next: decision.next_agent,
-            reason: decision.reason.clone(),
-            action: next_action.clone(),
-        },
-        next_action,
+        next_action: route.action.clone(),
         decision,
-        config_used: None,
+        route,
+        config_used: round.config_used.cloned(),
     })
 }
 
@@ -306,7 +442,14 @@ pub(crate) mod tests {
     fn judge(value: &Value, config: &JudgeConfig, history: &[PastRound]) -> Result<Verdict, Error> {
         let source = input::read(value.clone())
             .map_err(|p| crate::json_input::from_problem(Path::new("in.json"), p))?;
-        evaluate(&source, config, history, Path::new("in.json"))
+        evaluate(&Round {
+            source: &source,
+            config,
+            config_used: None,
+            history,
+            retry: None,
+            file: Path::new("in.json"),
+        })
     }
 
     /// The verdict of [`sample_input`] with the defaults.
@@ -428,7 +571,9 @@ pub(crate) mod tests {
         assert_eq!(v.feedback_for_code_writer.score_gap.performance, None);
     }
 
-    fn evidence(checks: Value, diagnostics: Value) -> Value {
+    /// Evidence of these checks and diagnostics as JSON, its other fields
+    /// filled in (summary included).
+    pub(crate) fn evidence(checks: Value, diagnostics: Value) -> Value {
         crate::run::evidence::complete(&json!({"checks": checks, "diagnostics": diagnostics}))
     }
 
@@ -505,7 +650,12 @@ pub(crate) mod tests {
         assert_eq!(third.iteration, 3);
         assert_eq!(third.recommendation, Recommendation::Stalled);
         assert_eq!(third.progress.stall_type, Some(StallType::StalledScore));
-        assert!(third.next_action.starts_with("Stop iterating"));
+        assert_eq!(third.route.next, NextAgent::User);
+        assert!(
+            third
+                .next_action
+                .starts_with("Ask a person whether more context")
+        );
     }
 
     #[test]
@@ -525,16 +675,33 @@ pub(crate) mod tests {
     #[test]
     fn infrastructure_blocks_validate_then_escalate() {
         let ev = evidence(
-            json!([{"name": "slow", "status": "fail", "timed_out": true}]),
+            json!([{"name": "unit", "status": "error", "error": "killed by SIGKILL"}]),
             json!([]),
         );
         let first = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
         assert_eq!(first.decision.decision, DecisionKind::Blocked);
+        assert_eq!(first.route.next, NextAgent::Validate);
         assert_eq!(first.decision.next_agent, NextAgent::Validate);
+        // An errored check is not scored: nothing was, so the overall is null.
+        assert_eq!(first.overall_score, None);
         let line = serde_json::to_string(&first).unwrap();
         let rounds = history::parse(Path::new("h"), line.as_bytes()).unwrap();
         let second = judge(&ev, &JudgeConfig::default(), &rounds).unwrap();
+        assert_eq!(second.route.next, NextAgent::User);
         assert_eq!(second.decision.next_agent, NextAgent::User);
+        assert_eq!(second.next_action, second.route.action);
+    }
+
+    #[test]
+    fn a_timeout_is_rework_for_the_implementer() {
+        let ev = evidence(
+            json!([{"name": "slow", "status": "fail", "timed_out": true}]),
+            json!([]),
+        );
+        let v = judge(&ev, &JudgeConfig::default(), &[]).unwrap();
+        assert_eq!(v.decision.decision, DecisionKind::Rework);
+        assert_eq!(v.route.next, NextAgent::Implementer);
+        assert_eq!(v.issues.high[0].description, "check `slow` timed out");
     }
 
     #[test]

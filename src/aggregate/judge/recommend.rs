@@ -1,12 +1,13 @@
 //! The recommendation (docs/judge.md), the progress block and stall detection.
 //!
-//! Order: `SUBTASK` (the change exceeds its task budget, docs/task.md) → `PASS` →
-//! `FAIL_MAX_ITERATIONS` (iteration ≥ `max_iterations`) → `STALLED`
+//! Order: `PASS` → `FAIL_MAX_ITERATIONS` (iteration ≥ `max_iterations`) → `STALLED`
 //! (`STALLED_SCORE`, `STALLED_CRITICAL`, `STALLED_OSCILLATING`,
 //! `STALLED_REGRESSION`, the first that holds) → `ITERATE`.
 //!
 //! The score history is the overall scores of the earlier rounds that have
-//! one (a round with a null overall score is left out of the score rules).
+//! one: a round with a null overall score (nothing scored, e.g. every check
+//! errored) is left out of trend and every stall rule, and a round that
+//! is null itself detects no stall.
 //! Improvements are rounded to two decimals before they are compared.
 
 use super::history::PastRound;
@@ -56,11 +57,22 @@ pub(crate) fn assess(
         (None, Some(_)) => Trend::Stable,
         (Some(i), Some(_)) => trend(i, t.stall_threshold),
     };
-    let regressions = regressions(current.scores, earlier.last());
+    // Rounds with nothing scored (blocked ones) are left out of trend and
+    // stall detection, this one included.
+    let scored_rounds: Vec<PastRound> = earlier
+        .iter()
+        .filter(|r| r.overall.is_some())
+        .cloned()
+        .collect();
+    let regressions = match current.overall {
+        Some(_) => regressions(current.scores, scored_rounds.last()),
+        None => Vec::new(),
+    };
     let oscillating = oscillating(&scored, current.overall);
+    let critical = current.overall.is_some() && critical_stalled(current.issues, &scored_rounds);
     let stall = [
         score_stalled(&scored, current.overall, t).then_some(StallType::StalledScore),
-        critical_stalled(current.issues, earlier).then_some(StallType::StalledCritical),
+        critical.then_some(StallType::StalledCritical),
         oscillating.then_some(StallType::StalledOscillating),
         (!regressions.is_empty()).then_some(StallType::StalledRegression),
     ]
@@ -232,11 +244,13 @@ mod tests {
             .map(|f| f.to_string())
             .collect::<std::collections::BTreeSet<_>>();
         PastRound {
+            iteration: None,
             overall: Some(overall),
             scores: Some(s),
             fingerprints: Some(Fingerprints {
                 critical: set.clone(),
                 all: set,
+                ids: Default::default(),
             }),
             infrastructure_blocked: false,
         }

@@ -9,13 +9,14 @@ use super::thresholds::Thresholds;
 use super::verdict::{DIMENSIONS, IssueCounts, ScoreGap, Scores, round2};
 
 /// A check's score: its `score` when configured and found (clamped to
-/// 0..100), else 100 for `pass` and 0 for `fail`/`error`; `None` for `skip`.
+/// 0..100), else 100 for `pass` and 0 for `fail`; `None` for `skip` and
+/// `error` (an errored check measured nothing about the code).
 pub(crate) fn check_score(check: &CheckRecord) -> Option<f64> {
     match (check.status, check.score) {
-        (Status::Skip, _) => None,
+        (Status::Skip | Status::Error, _) => None,
         (_, Some(score)) => Some(score.clamp(0.0, 100.0)),
         (Status::Pass, None) => Some(100.0),
-        (Status::Fail | Status::Error, None) => Some(0.0),
+        (Status::Fail, None) => Some(0.0),
     }
 }
 
@@ -106,6 +107,10 @@ pub(crate) struct Gates {
     pub(crate) failed_dimensions: Vec<Dimension>,
     /// A non-null overall below `overall_min`.
     pub(crate) overall_below: bool,
+    /// The banner of evidence whose run did not pass
+    /// (`summary.all_checks_passed` false): a red gate is never a pass,
+    /// whatever the scores.
+    pub(crate) red_gate: Option<String>,
 }
 
 impl Gates {
@@ -115,6 +120,7 @@ impl Gates {
             && !self.too_many_high
             && self.failed_dimensions.is_empty()
             && !self.overall_below
+            && self.red_gate.is_none()
     }
 }
 
@@ -135,6 +141,7 @@ pub(crate) fn gates(
             .filter(|d| scores.get(*d).is_some_and(|s| s < minimum(thresholds, *d)))
             .collect(),
         overall_below: overall.is_some_and(|o| o < thresholds.overall_min),
+        red_gate: None,
     }
 }
 
@@ -182,7 +189,9 @@ mod tests {
         use Dimension::Quality as Q;
         assert_eq!(check_score(&check("a", Q, Status::Pass, None)), Some(100.0));
         assert_eq!(check_score(&check("a", Q, Status::Fail, None)), Some(0.0));
-        assert_eq!(check_score(&check("a", Q, Status::Error, None)), Some(0.0));
+        // An errored check measured nothing: not scored, found score or not.
+        assert_eq!(check_score(&check("a", Q, Status::Error, None)), None);
+        assert_eq!(check_score(&check("a", Q, Status::Error, Some(40.0))), None);
         assert_eq!(check_score(&check("a", Q, Status::Skip, None)), None);
         assert_eq!(check_score(&check("a", Q, Status::Skip, Some(50.0))), None);
         // A found score wins over the status, pass or fail.
@@ -212,11 +221,13 @@ mod tests {
             // security: (100 + 0) / 2 = 50
             check("s1", Security, Status::Pass, None),
             check("s2", Security, Status::Fail, None),
-            // quality: (100 + 0 + 0) / 3 = 33.333... -> 33.33 (the skip is left out)
+            // quality: (100 + 0 + 0) / 3 = 33.333... -> 33.33 (the error
+            // and the skip are left out)
             check("q1", Quality, Status::Pass, None),
             check("q2", Quality, Status::Fail, None),
-            check("q3", Quality, Status::Error, None),
-            check("q4", Quality, Status::Skip, None),
+            check("q3", Quality, Status::Fail, None),
+            check("q4", Quality, Status::Error, None),
+            check("q5", Quality, Status::Skip, None),
             // performance: only a skip -> null
             check("p1", Performance, Status::Skip, None),
         ];

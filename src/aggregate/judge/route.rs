@@ -1,0 +1,658 @@
+//! `route` (docs/judge.md, "Route"): the one next step of the loop. The
+//! first rule that applies decides, and `decision.next_agent` and
+//! `next_action` are copied from it, so no two fields of a verdict point two
+//! ways:
+//!
+//! 1. BLOCKED: any `environment` block → USER; else any `infrastructure`
+//!    block → VALIDATE, or USER when the last recorded round was blocked on
+//!    infrastructure too; else (`code`) → IMPLEMENTER.
+//! 2. PASS → FINISH.
+//! 3. A changed gate (a `gate-changed` issue) → USER.
+//! 4. An exceeded change budget or any task violation → SUBTASK.
+//! 5. A retry state (`--state`) whose failure point is past `max_retries` →
+//!    the retry tracker's decision: SUBTASK for a FAIL, USER for a block.
+//! 6. FAIL_MAX_ITERATIONS → USER.
+//! 7. STALLED_REGRESSION → IMPLEMENTER, rolling back to the last round
+//!    without the regression (named by its iteration); any other STALLED →
+//!    USER.
+//! 8. ITERATE → IMPLEMENTER, naming the first issues to fix.
+
+use run_check_documents::evidence::{ChangeBudget, Violation};
+use run_check_documents::retry::Decision as RetryDecision;
+
+use super::feedback::{format_score, priority};
+use super::thresholds::Thresholds;
+use super::verdict::{
+    Blocked, Category, Decision, DecisionKind, Issues, NextAgent, Progress, Recommendation, Route,
+    StallType,
+};
+use crate::config::Severity;
+
+/// The retry tracker's word on the failure point of `--state`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RetryPoint {
+    /// `task/phase/subagent`, for messages.
+    pub(crate) name: String,
+    /// Failing records so far.
+    pub(crate) retry_count: u64,
+    /// The limit its latest record applied.
+    pub(crate) max_retries: u32,
+    /// Its latest decision.
+    pub(crate) decision: RetryDecision,
+}
+
+impl RetryPoint {
+    /// Past `max_retries`, with a decision that escalates.
+    fn escalates(&self) -> Option<NextAgent> {
+        if self.retry_count <= u64::from(self.max_retries) {
+            return None;
+        }
+        match self.decision {
+            RetryDecision::Subtask => Some(NextAgent::Subtask),
+            RetryDecision::Blocked => Some(NextAgent::User),
+            RetryDecision::Retry | RetryDecision::Resolved => None,
+        }
+    }
+}
+
+/// What the route is decided from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    /// This round's decision (its `next_agent` is not looked at).
+    pub(crate) decision: &'a Decision,
+    /// The last recorded round was BLOCKED on infrastructure.
+    pub(crate) last_blocked_on_infrastructure: bool,
+    /// This round's recommendation.
+    pub(crate) recommendation: Recommendation,
+    /// This round's progress (stall type, regressions).
+    pub(crate) progress: &'a Progress,
+    /// The iteration of the last earlier scored round (the one a regression
+    /// is measured against).
+    pub(crate) before_regression: Option<u32>,
+    /// This round's issues.
+    pub(crate) issues: &'a Issues,
+    /// What stands between this round and a pass (feedback's clauses).
+    pub(crate) blockers: &'a [String],
+    /// The task's change budget, when measured.
+    pub(crate) budget: Option<&'a ChangeBudget>,
+    /// The task's broken limits.
+    pub(crate) violations: &'a [Violation],
+    /// The failure point of `--state`, when given and recorded.
+    pub(crate) retry: Option<&'a RetryPoint>,
+    /// This iteration.
+    pub(crate) iteration: u32,
+    /// The thresholds judged with.
+    pub(crate) thresholds: &'a Thresholds,
+}
+
+fn route(next: NextAgent, reason: impl Into<String>, action: impl Into<String>) -> Route {
+    Route {
+        next,
+        reason: reason.into(),
+        action: action.into(),
+    }
+}
+
+/// The one next step: the first of the rules (module doc) that applies.
+pub(crate) fn decide(f: &Facts<'_>) -> Route {
+    if f.decision.decision == DecisionKind::Blocked {
+        return blocked(&f.decision.blocked, f.last_blocked_on_infrastructure);
+    }
+    if f.recommendation == Recommendation::Pass {
+        return route(
+            NextAgent::Finish,
+            "the gate passed and every score gate holds",
+            "Finish: every gate passed",
+        );
+    }
+    if let Some(route) = gate_changed(f.issues)
+        .or_else(|| over_budget(f.budget, f.violations))
+        .or_else(|| f.retry.and_then(past_retries))
+    {
+        return route;
+    }
+    let t = f.thresholds;
+    match f.recommendation {
+        Recommendation::FailMaxIterations => route(
+            NextAgent::User,
+            format!(
+                "iteration {} of max_iterations {} did not pass",
+                f.iteration, t.max_iterations
+            ),
+            format!(
+                "Ask a person to decide how to go on (more iterations, a smaller task, or stop): \
+                 iteration {} of {} did not pass ({})",
+                f.iteration,
+                t.max_iterations,
+                f.blockers.join("; ")
+            ),
+        ),
+        Recommendation::Stalled => stalled(f),
+        // PASS returned above.
+        Recommendation::Iterate | Recommendation::Pass => route(
+            NextAgent::Implementer,
+            "not passed yet, and no stall",
+            iterate_action(f.issues, f.blockers),
+        ),
+    }
+}
+
+/// Rule 3.
+fn gate_changed(issues: &Issues) -> Option<Route> {
+    let gate: Vec<&str> = issues
+        .critical
+        .iter()
+        .filter(|i| i.kind == super::issues::GATE_CHANGED)
+        .filter_map(|i| i.file.as_deref())
+        .collect();
+    (!gate.is_empty()).then(|| {
+        route(
+            NextAgent::User,
+            format!("the gate itself changed: {}", gate.join(", ")),
+            format!(
+                "Ask a person to decide whether the change of the gate is allowed ({}): \
+                 approve it by listing the files in the task's `files_involved`, or revert it",
+                gate.join(", ")
+            ),
+        )
+    })
+}
+
+/// Rule 5.
+fn past_retries(point: &RetryPoint) -> Option<Route> {
+    let next = point.escalates()?;
+    let (why, action) = match next {
+        NextAgent::Subtask => (
+            "failed",
+            "Split the task into subtasks: retrying the same change does not make it pass",
+        ),
+        _ => (
+            "was blocked",
+            "Ask a person to unblock the failure point: the gate could not judge it",
+        ),
+    };
+    Some(route(
+        next,
+        format!(
+            "failure point {} {why} {} times, more than max_retries {}",
+            point.name, point.retry_count, point.max_retries
+        ),
+        format!(
+            "{action} ({} records, max_retries {})",
+            point.retry_count, point.max_retries
+        ),
+    ))
+}
+
+/// Rule 1.
+fn blocked(list: &[Blocked], repeated: bool) -> Route {
+    let of = |category: Category| -> Vec<String> {
+        list.iter()
+            .filter(|b| b.category == category)
+            .map(|b| format!("{} ({})", b.check, b.reason))
+            .collect()
+    };
+    let environment = of(Category::Environment);
+    if !environment.is_empty() {
+        return route(
+            NextAgent::User,
+            format!("blocked on the environment: {}", environment.join(", ")),
+            format!(
+                "Ask a person to install or allow what is missing, then run the gate again: {}",
+                environment.join(", ")
+            ),
+        );
+    }
+    let infrastructure = of(Category::Infrastructure);
+    if !infrastructure.is_empty() {
+        return if repeated {
+            route(
+                NextAgent::User,
+                format!(
+                    "blocked on infrastructure in two rounds in a row: {}",
+                    infrastructure.join(", ")
+                ),
+                format!(
+                    "Ask a person to look at the machine: the gate could not run twice in a row ({})",
+                    infrastructure.join(", ")
+                ),
+            )
+        } else {
+            route(
+                NextAgent::Validate,
+                format!("blocked on infrastructure: {}", infrastructure.join(", ")),
+                format!(
+                    "Run the gate again without changing the code: {}",
+                    infrastructure.join(", ")
+                ),
+            )
+        };
+    }
+    let code = of(Category::Code);
+    route(
+        NextAgent::Implementer,
+        format!("blocked by the code: {}", code.join(", ")),
+        format!(
+            "Fix what keeps the checks from running, then run the gate again: {}",
+            code.join(", ")
+        ),
+    )
+}
+
+/// Rule 4.
+fn over_budget(budget: Option<&ChangeBudget>, violations: &[Violation]) -> Option<Route> {
+    let mut why: Vec<String> = Vec::new();
+    if let Some(b) = budget.filter(|b| b.exceeded) {
+        why.push(format!(
+            "the change exceeds its budget ({} files changed, at most {}; {} lines changed, at most {})",
+            b.files_changed, b.max_files, b.loc_changed, b.max_loc
+        ));
+    }
+    if !violations.is_empty() {
+        let list: Vec<String> = violations
+            .iter()
+            .map(|v| format!("{}: {}", v.field, v.message))
+            .collect();
+        why.push(format!("the task breaks its limits ({})", list.join("; ")));
+    }
+    (!why.is_empty()).then(|| {
+        let why = why.join("; ");
+        route(
+            NextAgent::Subtask,
+            why.clone(),
+            format!("Split the task into subtasks: {why}"),
+        )
+    })
+}
+
+/// Rule 7.
+fn stalled(f: &Facts<'_>) -> Route {
+    let t = f.thresholds;
+    let p = f.progress;
+    match p.stall_type {
+        Some(StallType::StalledRegression) => {
+            let drops: Vec<String> = p
+                .regressions
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} dropped from {} to {}",
+                        r.dimension,
+                        format_score(r.previous),
+                        format_score(r.current)
+                    )
+                })
+                .collect();
+            let to = f.before_regression.map_or_else(
+                || "the previous round".to_string(),
+                |n| format!("iteration {n}"),
+            );
+            route(
+                NextAgent::Implementer,
+                format!("STALLED_REGRESSION: {}", drops.join(", ")),
+                format!(
+                    "Roll back to {to}, the last round without the regression, and redo the \
+                     change: {}",
+                    drops.join(", ")
+                ),
+            )
+        }
+        Some(StallType::StalledCritical) => {
+            let ids: Vec<&str> = f
+                .issues
+                .critical
+                .iter()
+                .filter(|i| p.persistent_issues.contains(&i.id))
+                .map(|i| i.id.as_str())
+                .collect();
+            route(
+                NextAgent::User,
+                "STALLED_CRITICAL: the same Critical issue in 3 rounds in a row",
+                format!(
+                    "Ask a person to review {}: the same Critical issue persisted for 3 rounds; \
+                     decide whether the approach or the task must change",
+                    ids.join(", ")
+                ),
+            )
+        }
+        Some(StallType::StalledOscillating) => route(
+            NextAgent::User,
+            "STALLED_OSCILLATING: the overall score goes back and forth",
+            format!(
+                "Ask a person to check the feedback for contradictions: the overall score went \
+                 back and forth within {} points over the last 3 rounds",
+                format_score(super::recommend::OSCILLATION_SPAN)
+            ),
+        ),
+        Some(StallType::StalledScore) | None => route(
+            NextAgent::User,
+            "STALLED_SCORE: too little improvement",
+            format!(
+                "Ask a person whether more context is needed: each of the last {} rounds \
+                 improved the overall score by less than {} points",
+                t.stall_rounds,
+                format_score(t.stall_threshold)
+            ),
+        ),
+    }
+}
+
+/// Rule 8's action: the first (at most 3) Critical or High issues, else
+/// the first thing that stands between this round and a pass.
+pub(crate) fn iterate_action(issues: &Issues, blockers: &[String]) -> String {
+    let urgent: Vec<String> = priority(issues)
+        .into_iter()
+        .filter(|i| i.severity <= Severity::High)
+        .take(3)
+        .map(|i| format!("{} ({})", i.id, i.severity.title()))
+        .collect();
+    if !urgent.is_empty() {
+        format!("Fix {} and run the checks again", urgent.join(", "))
+    } else if let Some(first) = blockers.first() {
+        let mut first = first.clone();
+        if let Some(c) = first.get(..1) {
+            first.replace_range(..1, &c.to_uppercase());
+        }
+        format!("{first} and run the checks again")
+    } else {
+        "Run the checks again".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::judge::verdict::{Issue, Regression, Trend, fingerprint};
+    use crate::config::Dimension;
+
+    fn progress(stall: Option<StallType>) -> Progress {
+        Progress {
+            previous_score: None,
+            current_score: None,
+            improvement: None,
+            trend: Trend::First,
+            stall_warning: false,
+            stall_type: stall,
+            persistent_issues: vec![],
+            oscillation_detected: false,
+            regression_detected: stall == Some(StallType::StalledRegression),
+            regressions: match stall {
+                Some(StallType::StalledRegression) => vec![Regression {
+                    dimension: Dimension::Quality,
+                    previous: 90.0,
+                    current: 70.0,
+                    drop: 20.0,
+                }],
+                _ => vec![],
+            },
+            failed_dimensions: vec![],
+        }
+    }
+
+    fn decision(kind: DecisionKind, blocked: &[Category]) -> Decision {
+        Decision {
+            decision: kind,
+            blocked: blocked
+                .iter()
+                .enumerate()
+                .map(|(n, c)| Blocked {
+                    check: format!("c{n}"),
+                    category: *c,
+                    reason: c.as_str().into(),
+                })
+                .collect(),
+            next_agent: NextAgent::Finish,
+            reason: String::new(),
+        }
+    }
+
+    fn critical(kind: &str, file: Option<&str>) -> Issue {
+        Issue {
+            id: "QA-001".into(),
+            source: "run-check".into(),
+            severity: Severity::Critical,
+            kind: kind.into(),
+            file: file.map(str::to_string),
+            line: None,
+            description: "d".into(),
+            suggestion: None,
+            tech_stack_hint: None,
+            fingerprint: fingerprint(kind, file, None),
+            dimension: Dimension::Quality,
+        }
+    }
+
+    /// Everything that can hold at once, each switched on by a field.
+    struct Case {
+        decision: Decision,
+        last_infrastructure: bool,
+        recommendation: Recommendation,
+        stall: Option<StallType>,
+        gate_changed: bool,
+        budget: bool,
+        violation: bool,
+        retry: Option<RetryPoint>,
+    }
+
+    impl Case {
+        /// An ITERATE round of a failed check: nothing else holds.
+        fn new() -> Case {
+            Case {
+                decision: decision(DecisionKind::Rework, &[]),
+                last_infrastructure: false,
+                recommendation: Recommendation::Iterate,
+                stall: None,
+                gate_changed: false,
+                budget: false,
+                violation: false,
+                retry: None,
+            }
+        }
+
+        fn route(&self) -> Route {
+            let mut issues = Issues::default();
+            issues.high.push(Issue {
+                id: "QA-002".into(),
+                severity: Severity::High,
+                ..critical("unit", Some("tests/t.py"))
+            });
+            if self.gate_changed {
+                issues.critical.push(critical(
+                    super::super::issues::GATE_CHANGED,
+                    Some("checks.toml"),
+                ));
+            }
+            let budget = ChangeBudget {
+                base: "HEAD".into(),
+                files_changed: 12,
+                loc_changed: 90,
+                max_files: 10,
+                max_loc: 400,
+                exceeded: self.budget,
+            };
+            let violations = [Violation {
+                field: "estimated_loc".into(),
+                message: "600 is over the hard limit of 400".into(),
+            }];
+            let progress = progress(self.stall);
+            decide(&Facts {
+                decision: &self.decision,
+                last_blocked_on_infrastructure: self.last_infrastructure,
+                recommendation: self.recommendation,
+                progress: &progress,
+                before_regression: Some(3),
+                issues: &issues,
+                blockers: &["fix 1 High issue".to_string()],
+                budget: Some(&budget),
+                violations: if self.violation { &violations } else { &[] },
+                retry: self.retry.as_ref(),
+                iteration: 4,
+                thresholds: &Thresholds::default(),
+            })
+        }
+
+        fn next(&self) -> NextAgent {
+            self.route().next
+        }
+    }
+
+    fn retry(count: u64, decision: RetryDecision) -> Option<RetryPoint> {
+        Some(RetryPoint {
+            name: "T-1/verify/c1".into(),
+            retry_count: count,
+            max_retries: 3,
+            decision,
+        })
+    }
+
+    use Category::{Code, Environment, Infrastructure};
+    use NextAgent::{Finish, Implementer, Subtask, User, Validate};
+
+    #[test]
+    fn rule_1_blocked_environment_then_infrastructure_then_code() {
+        let mut case = Case::new();
+        let blocked = |c: &[Category]| decision(DecisionKind::Blocked, c);
+        case.decision = blocked(&[Code, Infrastructure, Environment]);
+        assert_eq!(case.next(), User, "environment beats the others");
+        case.decision = blocked(&[Code, Infrastructure]);
+        assert_eq!(case.next(), Validate, "infrastructure beats code");
+        case.last_infrastructure = true;
+        assert_eq!(case.next(), User, "the 2nd infrastructure block in a row");
+        case.decision = blocked(&[Code]);
+        assert_eq!(
+            case.next(),
+            Implementer,
+            "code, whatever the last round was"
+        );
+        // Rule 1 comes before every other rule that holds at the same time.
+        case.gate_changed = true;
+        case.budget = true;
+        case.retry = retry(9, RetryDecision::Subtask);
+        case.recommendation = Recommendation::FailMaxIterations;
+        assert_eq!(case.next(), Implementer);
+        let r = Case {
+            decision: blocked(&[Environment]),
+            ..Case::new()
+        }
+        .route();
+        assert_eq!(r.reason, "blocked on the environment: c0 (environment)");
+        assert!(r.action.starts_with("Ask a person to install or allow"));
+    }
+
+    #[test]
+    fn rule_2_pass_finishes_before_the_later_rules() {
+        let mut case = Case::new();
+        case.decision = decision(DecisionKind::Pass, &[]);
+        case.recommendation = Recommendation::Pass;
+        assert_eq!(case.next(), Finish);
+        // An exceeded budget and a retry state past its limit do not hold
+        // back a pass (rule 2 is first); a changed gate cannot pass at all
+        // (its Critical issue fails the gates), so it never meets rule 2.
+        case.budget = true;
+        case.violation = true;
+        case.retry = retry(9, RetryDecision::Subtask);
+        assert_eq!(case.route().action, "Finish: every gate passed");
+    }
+
+    #[test]
+    fn rule_3_a_changed_gate_goes_to_the_user_before_budget_and_retries() {
+        let mut case = Case::new();
+        case.gate_changed = true;
+        case.budget = true;
+        case.retry = retry(9, RetryDecision::Subtask);
+        case.recommendation = Recommendation::FailMaxIterations;
+        let r = case.route();
+        assert_eq!(r.next, User);
+        assert_eq!(r.reason, "the gate itself changed: checks.toml");
+        assert!(
+            r.action
+                .contains("decide whether the change of the gate is allowed")
+        );
+    }
+
+    #[test]
+    fn rule_4_budget_or_violations_split_before_retries() {
+        let mut case = Case::new();
+        case.budget = true;
+        case.retry = retry(9, RetryDecision::Blocked);
+        let r = case.route();
+        assert_eq!(r.next, Subtask);
+        assert_eq!(
+            r.action,
+            "Split the task into subtasks: the change exceeds its budget (12 files changed, at \
+             most 10; 90 lines changed, at most 400)"
+        );
+        case.budget = false;
+        case.violation = true;
+        assert_eq!(
+            case.route().reason,
+            "the task breaks its limits (estimated_loc: 600 is over the hard limit of 400)"
+        );
+    }
+
+    #[test]
+    fn rule_5_retries_past_the_limit_follow_the_tracker() {
+        let mut case = Case::new();
+        case.recommendation = Recommendation::FailMaxIterations;
+        // retry_count 3 of max_retries 3 is not past the limit: rule 6 decides.
+        case.retry = retry(3, RetryDecision::Retry);
+        assert_eq!(case.next(), User);
+        case.recommendation = Recommendation::Iterate;
+        assert_eq!(case.next(), Implementer);
+        case.retry = retry(4, RetryDecision::Subtask);
+        let r = case.route();
+        assert_eq!(r.next, Subtask);
+        assert_eq!(
+            r.reason,
+            "failure point T-1/verify/c1 failed 4 times, more than max_retries 3"
+        );
+        case.retry = retry(4, RetryDecision::Blocked);
+        assert_eq!(case.next(), User);
+        // Before FAIL_MAX_ITERATIONS and stalls.
+        case.retry = retry(4, RetryDecision::Subtask);
+        case.recommendation = Recommendation::FailMaxIterations;
+        assert_eq!(case.next(), Subtask);
+        // A resolved point past the count does not escalate.
+        case.retry = retry(5, RetryDecision::Resolved);
+        assert_eq!(case.next(), User, "rule 6 then");
+    }
+
+    #[test]
+    fn rule_6_the_last_iteration_goes_to_the_user() {
+        let mut case = Case::new();
+        case.recommendation = Recommendation::FailMaxIterations;
+        let r = case.route();
+        assert_eq!(r.next, User);
+        assert_eq!(r.reason, "iteration 4 of max_iterations 5 did not pass");
+        assert!(r.action.ends_with("(fix 1 High issue)"), "{}", r.action);
+    }
+
+    #[test]
+    fn rule_7_a_regression_rolls_back_other_stalls_go_to_the_user() {
+        let mut case = Case::new();
+        case.recommendation = Recommendation::Stalled;
+        case.stall = Some(StallType::StalledRegression);
+        let r = case.route();
+        assert_eq!(r.next, Implementer);
+        assert_eq!(
+            r.action,
+            "Roll back to iteration 3, the last round without the regression, and redo the \
+             change: quality dropped from 90 to 70"
+        );
+        for stall in [
+            StallType::StalledScore,
+            StallType::StalledCritical,
+            StallType::StalledOscillating,
+        ] {
+            case.stall = Some(stall);
+            assert_eq!(case.next(), User, "{stall:?}");
+        }
+    }
+
+    #[test]
+    fn rule_8_iterate_names_the_first_issues() {
+        let r = Case::new().route();
+        assert_eq!(r.next, Implementer);
+        assert_eq!(r.action, "Fix QA-002 (High) and run the checks again");
+    }
+}
