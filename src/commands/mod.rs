@@ -13,11 +13,15 @@ pub(crate) use fix::fix;
 pub(crate) use list::list;
 pub(crate) use validate::validate;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::Location;
 use crate::config::{self, Config};
 use crate::error::Error;
+use crate::output::Output;
+use crate::report::{self, Format};
+use run_check_documents::evidence::Evidence;
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -53,4 +57,19 @@ fn relative(path: &Path, base: &Path) -> String {
         Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
     }
+}
+
+/// Writes `evidence` as a `format` report to `output`; unless that report
+/// is text on stdout, the banner is also the last line of stderr.
+fn deliver(output: Output, format: Format, evidence: &Evidence) -> Result<(), Error> {
+    let report_on_stdout = output.is_stdout() && format == Format::Text;
+    output.write(&report::render(format, evidence))?;
+    if !report_on_stdout {
+        // Not `eprintln!`, which panics when stderr is gone (the terminal
+        // closed: SIGHUP) after the report was written. A banner read from
+        // a file is shown as the human reports show text.
+        let banner = crate::sanitize::for_display(&evidence.summary.banner);
+        let _ = writeln!(std::io::stderr().lock(), "{banner}");
+    }
+    Ok(())
 }
