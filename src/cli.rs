@@ -35,6 +35,8 @@ pub(crate) enum Command {
     Validate(Location),
     /// Run the [[fix]] commands: the only command that writes to the worktree
     Fix(FixArgs),
+    /// Render an evidence file in a report format, as the run that wrote it printed it
+    Report(ReportArgs),
     /// Merge the evidence of --shard K/N runs into one document
     Merge(crate::aggregate::merge::MergeArgs),
     /// Turn evidence (and earlier rounds) into a verdict: scores, feedback, stalls
@@ -63,6 +65,20 @@ pub(crate) struct FixArgs {
     /// Where the worktree and config are.
     #[command(flatten)]
     pub(crate) location: Location,
+}
+
+/// `report` options.
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// Evidence file (a `--format json` report); `-` reads stdin
+    #[arg(value_name = "EVIDENCE")]
+    pub(crate) evidence: PathBuf,
+    /// Report format
+    #[arg(long, value_enum)]
+    pub(crate) format: Format,
+    /// Write the report to FILE atomically; stdout then gets nothing
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// Where the worktree and config are.

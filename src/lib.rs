@@ -84,6 +84,7 @@ where
         Some(Command::List(list)) => commands::list(&list),
         Some(Command::Validate(location)) => commands::validate(&location),
         Some(Command::Fix(fix)) => commands::fix(&fix),
+        Some(Command::Report(report)) => commands::report(&report),
         Some(Command::Merge(merge)) => aggregate::merge::run(&merge, argv),
         Some(Command::Judge(args)) => aggregate::judge::run(&args),
         Some(Command::Vote(args)) => aggregate::vote::run(&args),

@@ -36,10 +36,12 @@ mod judge;
 mod limits;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
-/// One evidence reader: judge, merge and retry agree on every document.
+/// One evidence reader: judge, merge, retry and report agree on every document.
 mod readers;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
+/// `run-check report`: an evidence file in every format, as its run printed it.
+mod report;
 /// `--only`/`--skip` against the mode; how `run[0]` paths resolve.
 mod resolve;
 /// `run-check retry`: decisions, exit codes, concurrent records.

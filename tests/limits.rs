@@ -1,8 +1,9 @@
 //! Input limits: every file a user names (config, task, evidence, judge,
-//! vote and retry input, history, merge input) is refused when larger than
-//! its limit, after reading at most one byte more: `/dev/zero`, a sparse
-//! file of a terabyte and an endless stdin each end in exit 2 with one line
-//! naming the file and the limit, within seconds and with little memory.
+//! vote and retry input, history, merge and report input) is refused when
+//! larger than its limit, after reading at most one byte more: `/dev/zero`,
+//! a sparse file of a terabyte and an endless stdin each end in exit 2 with
+//! one line naming the file and the limit, within seconds and with little
+//! memory.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -154,6 +155,8 @@ fn oversized_json_inputs_are_refused_by_every_reader() {
             JSON_LIMIT,
         );
         refused(dir, &["vote", input], None, input, JSON_LIMIT);
+        let report = ["report", input, "--format", "text", "--out", "r.txt"];
+        refused(dir, &report, None, input, JSON_LIMIT);
         let record = |evidence: &str, state: &str| {
             [
                 "retry",
@@ -186,6 +189,7 @@ fn oversized_json_inputs_are_refused_by_every_reader() {
         );
     }
     assert!(!dir.join("state.json").exists(), "no state written");
+    assert!(!dir.join("r.txt").exists(), "no report written");
 }
 
 #[cfg(unix)]
@@ -199,6 +203,8 @@ fn an_endless_stdin_is_refused() {
     }
     refused(dir, &["vote", "-"], Some(zero), "<stdin>", JSON_LIMIT);
     refused(dir, &["judge", "-"], Some(zero), "<stdin>", JSON_LIMIT);
+    let report = ["report", "-", "--format", "json"];
+    refused(dir, &report, Some(zero), "<stdin>", JSON_LIMIT);
     refused(
         dir,
         &[
@@ -236,6 +242,8 @@ fn a_document_of_too_many_values_is_refused_before_parsing() {
     refused(dir, &["merge", "flat.json"], None, "flat.json", limit);
     refused(dir, &["judge", "flat.json"], None, "flat.json", limit);
     refused(dir, &["vote", "flat.json"], None, "flat.json", limit);
+    let report = ["report", "flat.json", "--format", "json"];
+    refused(dir, &report, None, "flat.json", limit);
 }
 
 /// An input at the limit's scale but under it still reads: a 3 MiB config

@@ -1,7 +1,7 @@
-//! One evidence reader: judge, merge and retry read the same document the
-//! same way. A whole number written as a float (`0.0`) is an integer; a
-//! fraction, an unknown field or a missing one is the same one-line error in
-//! all three, naming the file and the JSON path.
+//! One evidence reader: judge, merge, retry and report read the same
+//! document the same way. A whole number written as a float (`0.0`) is an
+//! integer; a fraction, an unknown field or a missing one is the same
+//! one-line error in all four, naming the file and the JSON path.
 
 use std::path::Path;
 use std::process::Command;
@@ -27,10 +27,10 @@ fn real_evidence() -> (Test, Value) {
     (Test::bare(), evidence)
 }
 
-/// Exit code and stderr of each reader (judge, merge, retry record) of
-/// `file` in `dir`.
+/// Exit code and stderr of each reader (judge, merge, retry record,
+/// report) of `file` in `dir`.
 fn read_by_all(dir: &Path, file: &str) -> Vec<(&'static str, Option<i32>, String)> {
-    let commands: [(&str, Vec<&str>); 3] = [
+    let commands: [(&str, Vec<&str>); 4] = [
         ("judge", vec!["judge", file]),
         ("merge", vec!["merge", file]),
         (
@@ -50,6 +50,7 @@ fn read_by_all(dir: &Path, file: &str) -> Vec<(&'static str, Option<i32>, String
                 "state.json",
             ],
         ),
+        ("report", vec!["report", file, "--format", "json"]),
     ];
     commands
         .into_iter()

@@ -1,6 +1,5 @@
 //! `run-check [check]`: the check pipeline.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,7 +9,6 @@ use crate::config::{CheckKind, Config};
 use crate::error::Error;
 use crate::git;
 use crate::output::Output;
-use crate::report::{self, Format};
 use crate::run::changes;
 use crate::run::evidence::{self, ReadOnly};
 use crate::run::meta::{self, Meta};
@@ -79,13 +77,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     evidence.contracts.task = task.as_ref().map(task::contract);
     evidence.contracts.change_budget = change_budget;
     evidence.contracts.gate = gate;
-    let report_on_stdout = output.is_stdout() && args.format == Format::Text;
-    output.write(&report::render(args.format, &evidence))?;
-    if !report_on_stdout {
-        // Not `eprintln!`, which panics when stderr is gone (the terminal
-        // closed: SIGHUP) after the evidence was written.
-        let _ = writeln!(std::io::stderr().lock(), "{}", evidence.summary.banner);
-    }
+    super::deliver(output, args.format, &evidence)?;
     // A status of many files is left for the process's exit to free (as
     // the snapshots are): freeing it entry by entry costs milliseconds.
     if start

@@ -6,18 +6,24 @@ mod check;
 mod fix;
 mod list;
 mod progress;
+mod report;
 mod validate;
 
 pub(crate) use check::check;
 pub(crate) use fix::fix;
 pub(crate) use list::list;
+pub(crate) use report::report;
 pub(crate) use validate::validate;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::Location;
 use crate::config::{self, Config};
 use crate::error::Error;
+use crate::output::Output;
+use crate::report::Format;
+use run_check_documents::evidence::Evidence;
 
 /// The worktree (canonical) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
@@ -53,4 +59,20 @@ fn relative(path: &Path, base: &Path) -> String {
         Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
     }
+}
+
+/// Writes `evidence` as a `format` report to `output`; unless that report
+/// is text on stdout, the banner is also the last line of stderr. The check
+/// run and `report` both end here, so `report` prints what the run printed.
+fn deliver(output: Output, format: Format, evidence: &Evidence) -> Result<(), Error> {
+    let report_on_stdout = output.is_stdout() && format == Format::Text;
+    output.write(&crate::report::render(format, evidence))?;
+    if !report_on_stdout {
+        // Not `eprintln!`, which panics when stderr is gone (the terminal
+        // closed: SIGHUP) after the report was written. A banner read from
+        // a file is shown as the human reports show text.
+        let banner = crate::sanitize::for_display(&evidence.summary.banner);
+        let _ = writeln!(std::io::stderr().lock(), "{banner}");
+    }
+    Ok(())
 }

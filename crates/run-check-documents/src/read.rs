@@ -274,6 +274,19 @@ mod tests {
         assert_eq!(child("$", "候选"), "$[\"候选\"]");
     }
 
+    /// A number reads back as the value that was written, to the last
+    /// place: a score, re-rendered from the evidence, shows the digits the
+    /// run showed. (The binary's tests would pass without the crate's
+    /// `float_roundtrip`, which a dev-dependency turns on there; this one,
+    /// with `cargo test -p run-check-documents`, would not.)
+    #[test]
+    fn a_float_reads_back_exactly() {
+        for score in [94.677_225_431_448_95, 98.394_234_698_334_61, 0.1 + 0.2] {
+            let text = serde_json::to_string(&score).unwrap();
+            assert_eq!(from_slice::<f64>(text.as_bytes()), Ok(score), "{text}");
+        }
+    }
+
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
