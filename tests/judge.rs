@@ -551,7 +551,11 @@ To pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85
 - Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
+**IMPLEMENTER** (the implementer)
+
 Fix SEC-001 (Critical), QA-001 (High) and run the checks again
+
+Why: not passed yet, and no stall
 ";
     assert_eq!(md, expected);
 }

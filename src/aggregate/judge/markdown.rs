@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::feedback::{format_score, priority};
-use super::verdict::{Issue, Verdict};
+use super::verdict::{Issue, NextAgent, Verdict};
 use crate::config::Severity;
 
 /// The Markdown document of a verdict (ends with a newline).
@@ -55,7 +55,7 @@ pub(crate) fn render(verdict: &Verdict) -> String {
                 location(issue),
                 issue.id
             );
-            let _ = writeln!(out, "   - Problem: {}", one_line(&issue.description));
+            problem(&mut out, &issue.description);
             if let Some(suggestion) = &issue.suggestion {
                 let _ = writeln!(out, "   - Fix: {}", one_line(suggestion));
             }
@@ -107,8 +107,46 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         one_line(&verdict.decision.reason)
     );
     out.push_str("\n## Next step\n");
-    let _ = writeln!(out, "{}", one_line(&verdict.next_action));
+    let route = &verdict.route;
+    let who = match route.next {
+        NextAgent::Finish => "nobody: the work is done",
+        NextAgent::Implementer => "the implementer",
+        NextAgent::Validate => "the loop: run the gate again, unchanged",
+        NextAgent::Subtask => "the planner: split the task",
+        NextAgent::User => "a person, who must decide",
+    };
+    let _ = writeln!(out, "**{}** ({who})", route.next.as_str());
+    out.push('\n');
+    let _ = writeln!(out, "{}", one_line(&route.action));
+    if !route.reason.is_empty() {
+        out.push('\n');
+        let _ = writeln!(out, "Why: {}", one_line(&route.reason));
+    }
     out
+}
+
+/// Most lines of a multi-line problem shown (a test's assertion, a
+/// compiler's snippet); the rest is counted.
+const PROBLEM_LINES: usize = 20;
+
+/// `   - Problem: …`: one line as it is; several lines (an assertion with
+/// its values) kept as lines in an indented block, so nothing is cut.
+fn problem(out: &mut String, description: &str) {
+    let shown = crate::sanitize::for_display(description);
+    let lines: Vec<&str> = shown.trim_end().lines().collect();
+    if lines.len() <= 1 {
+        let _ = writeln!(out, "   - Problem: {}", one_line(description));
+        return;
+    }
+    out.push_str("   - Problem:\n\n");
+    for line in lines.iter().take(PROBLEM_LINES) {
+        // Four spaces past the list item's indentation: a code block.
+        let _ = writeln!(out, "         {}", line.trim_end());
+    }
+    if lines.len() > PROBLEM_LINES {
+        let _ = writeln!(out, "         … {} more lines", lines.len() - PROBLEM_LINES);
+    }
+    out.push('\n');
 }
 
 fn trend_word(verdict: &Verdict) -> String {
@@ -184,7 +222,11 @@ None.
 - Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
+**IMPLEMENTER** (the implementer)
+
 Fix SEC-001 (Critical) and run the checks again
+
+Why: not passed yet, and no stall
 ";
         assert_eq!(text, expected);
     }
@@ -204,9 +246,13 @@ Fix SEC-001 (Critical) and run the checks again
             "{text}"
         );
         assert!(text.contains("- Security: 75, Quality: 85, Performance: n/a\n"));
-        assert!(text.contains(
-            "### Low (optional)\n1. **[dead_code]** - (no file) (QA-001)\n   - Problem: two lines\n"
-        ));
+        assert!(
+            text.contains(
+                "### Low (optional)\n1. **[dead_code]** - (no file) (QA-001)\n   - Problem:\n\n\
+                 \x20        two\n         lines\n\n"
+            ),
+            "{text}"
+        );
         verdict.progress.current_score = None;
         assert!(render(&verdict).contains("- Overall score: n/a"));
     }

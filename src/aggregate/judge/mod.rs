@@ -6,16 +6,18 @@
 //!
 //! Pipeline: [`input`] (INPUT → `Source`) → [`thresholds`] (defaults ←
 //! `[judge]` ← `tech_stack`) → [`score`] and [`issues`] → [`recommend`]
-//! (with [`history`]) → [`decision`] → [`feedback`] → [`verdict::Verdict`],
+//! (with [`history`]) → [`decision`] → [`feedback`] → [`route`] → [`verdict::Verdict`],
 //! printed as JSON or by [`markdown`]; `--record` appends it to the history.
 //! Nothing here runs a check or writes anything but the history file.
 //!
 //! Decisions where the contract is silent or vague (also in docs/judge.md):
 //!
-//! 1. **Config.** `--config P` loads P (missing or invalid: exit 2). Without
-//!    it, `checks.toml` in the current directory is used when it exists (an
-//!    invalid one is exit 2: the user has a config and it is wrong), else
-//!    the reference judge's defaults; the judge never needs a checks.toml (docs/cli.md).
+//! 1. **Config.** `--config P` loads P (missing or invalid: exit 2).
+//!    Without it, evidence is judged with the config it names
+//!    (`meta.config.path` from `meta.cwd`, else against `meta.worktree`)
+//!    when that file still has the recorded sha256, else with the defaults;
+//!    the current directory's checks.toml is never read. `config_used`
+//!    names what was used.
 //! 2. **Input.** INPUT is a file or `-` (stdin, named `<stdin>` in errors).
 //!    A document with `security_result` is aggregator input, else evidence,
 //!    read as merge and retry read it and judged as read (the shared
@@ -33,10 +35,9 @@
 //!    (a null dimension gets 0, the others `w / sum of non-null w`); if the
 //!    scored dimensions all weigh 0 they share equally; with nothing scored
 //!    `overall_score` is null and not gated.
-//! 6. **SUBTASK.** An exceeded `contracts.change_budget` (docs/task.md) makes the
-//!    recommendation `SUBTASK` before every other rule, `PASS` included: the
-//!    budget is a hard limit that nothing else enforces. `passed` still
-//!    reports the score gates alone.
+//! 6. **Route.** [`route`] decides the one next step; `decision.next_agent`
+//!    and `next_action` are copied from it. An exceeded budget is rule 4,
+//!    after PASS: a passing change over its budget finishes.
 //! 7. **Iteration.** Evidence: recorded rounds + 1. Aggregator input: its
 //!    `iteration`, else `len(previous_scores)` + recorded rounds + 1. The
 //!    score history is `previous_scores` followed by the recorded rounds;
@@ -51,22 +52,18 @@
 //!    in all 3 rounds; rounds known only by a score never count.
 //!    `stall_rounds = 0` disables `STALLED_SCORE`.
 //! 10. **Issues.** Fingerprints write `unknown` for a missing file or line
-//!     (the reference judge). The read-only verification's diagnostics, a failed
-//!     verification and an interrupted run are `critical` issues of
-//!     `run-check` (such evidence never passes); other diagnostics of no
-//!     listed check are `quality`/`high`. Aggregator input issues keep
-//!     a given `id`; the others get the next free id of their dimension.
+//!     (the reference judge). The run's own findings (read-only, gate
+//!     changed, verification failed, interrupted) are `critical` issues
+//!     whichever check is blamed; other diagnostics of no listed check are
+//!     `quality`/`high`. Ids follow fingerprints over the recorded rounds
+//!     ([`issues`]); aggregator input issues keep a given `id`.
 //!     `persistent_issues` are this round's issues (any severity) whose
 //!     fingerprint the last recorded round had.
-//! 11. **Decision.** A timeout blocks (infrastructure) rather than reworks;
-//!     a modified worktree is REWORK; with mixed categories
-//!     environment → USER beats code → IMPLEMENTER beats infrastructure; the
-//!     2nd consecutive infrastructure block (last recorded round) → USER.
-//!     An interrupted run blocks as infrastructure. For aggregator input the
-//!     decision follows the gates (PASS exactly when the verdict passes; no
-//!     BLOCKED). For evidence the decision and the recommendation are
-//!     separate views and may disagree (all checks pass but a score is
-//!     below its minimum).
+//! 11. **Decision.** A timeout is REWORK (a failure, as the gate says); a
+//!     modified worktree is REWORK; errors and interruptions are BLOCKED.
+//!     For aggregator input the decision follows the gates (PASS exactly
+//!     when the verdict passes; no BLOCKED). Evidence whose gate is red is
+//!     never PASS, whatever the scores.
 //! 12. **History.** A missing file is an empty history (`--record` creates
 //!     it, and its missing parent folders, once the input has been read and
 //!     found good). Every line must be a verdict; a blank, non-UTF-8, non-JSON or
