@@ -253,7 +253,9 @@ fn record(args: &RecordArgs) -> Result<i32, Error> {
         .last()
         .map_or(Decision::Retry, |a| a.decision);
     let text = match args.format {
-        RetryFormat::Json => run_check_documents::pretty(&RecordOutput::new(decision, &point)),
+        RetryFormat::Json => {
+            run_check_documents::pretty(&RecordOutput::new(decision, &point, None))
+        }
         RetryFormat::Text => format!("{}\n", record_line(decision, &point)),
     };
     print(&text)?;
