@@ -17,6 +17,9 @@
 //! is reported (exit 2) and never rewritten. This module never touches the
 //! worktree: it writes only the state file the user named (or the default)
 //! and its lock file.
+//!
+//! [`record`] is the whole of one record, for the CLI and for a command
+//! that records in-process.
 
 mod evidence;
 pub(crate) mod state;
@@ -135,7 +138,7 @@ pub(crate) struct ResetArgs {
 
 pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
     match &args.action {
-        RetryAction::Record(args) => record(args),
+        RetryAction::Record(args) => record_command(args),
         RetryAction::Status(args) => status(args),
         RetryAction::Reset(args) => reset(args),
     }
@@ -223,50 +226,75 @@ pub(crate) fn apply(
 
 // ---- actions ----
 
-fn record(args: &RecordArgs) -> Result<i32, Error> {
-    check_name("--task", &args.task_id)?;
-    check_name("--subagent", &args.subagent)?;
-    let path = state_path(&args.state)?;
-    let max_retries = max_retries(args.config.as_deref())?;
+/// One record: the failure point, its evidence and where the state goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Record<'a> {
+    pub(crate) task_id: &'a str,
+    pub(crate) phase: Phase,
+    pub(crate) subagent: &'a str,
+    /// Evidence JSON written by `run-check --format json`; `-` for stdin.
+    pub(crate) evidence: &'a Path,
+    /// The state file, created with its parent directories.
+    pub(crate) state: &'a Path,
+    /// The limit this record applies (see [`max_retries`]).
+    pub(crate) max_retries: u32,
+}
+
+/// Records one attempt: reads the evidence, updates its failure point in
+/// the state under the state's lock, and returns what `record --format json`
+/// prints (the exit code is [`decision_exit_code`] of its decision). Bad
+/// input is an error before anything is written.
+pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
+    check_name("--task", request.task_id)?;
+    check_name("--subagent", request.subagent)?;
+    let path = state_path(request.state)?;
     // The evidence is read before the state is touched: bad input changes
     // nothing.
-    let evidence = evidence::load(&args.evidence)?;
+    let evidence = evidence::load(request.evidence)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::io("create the directory of", path, err))?;
     }
-    let point = {
-        let _lock = Lock::acquire(path)?;
-        let mut state = state::load(path)?;
-        let point = apply(
-            &mut state,
-            (&args.task_id, args.phase, &args.subagent),
-            evidence,
-            max_retries,
-            crate::time::timestamp(),
-        );
-        state::store(path, &mut state)?;
-        point
-    };
+    let _lock = Lock::acquire(path)?;
+    let mut state = state::load(path)?;
+    let point = apply(
+        &mut state,
+        (request.task_id, request.phase, request.subagent),
+        evidence,
+        request.max_retries,
+        crate::time::timestamp(),
+    );
     let decision = point
         .attempts
         .last()
         .map_or(Decision::Retry, |a| a.decision);
+    state::store(path, &mut state)?;
+    Ok(RecordOutput::new(decision, &point, None))
+}
+
+fn record_command(args: &RecordArgs) -> Result<i32, Error> {
+    let max_retries = max_retries(args.config.as_deref())?;
+    let output = record(&Record {
+        task_id: &args.task_id,
+        phase: args.phase,
+        subagent: &args.subagent,
+        evidence: &args.evidence,
+        state: &args.state.path,
+        max_retries,
+    })?;
     let text = match args.format {
-        RetryFormat::Json => {
-            run_check_documents::pretty(&RecordOutput::new(decision, &point, None))
-        }
-        RetryFormat::Text => format!("{}\n", record_line(decision, &point)),
+        RetryFormat::Json => run_check_documents::pretty(&output),
+        RetryFormat::Text => format!("{}\n", record_line(&output)),
     };
     print(&text)?;
-    Ok(decision_exit_code(decision))
+    Ok(decision_exit_code(output.decision))
 }
 
 fn status(args: &StatusArgs) -> Result<i32, Error> {
     if let Some(task_id) = &args.task_id {
         check_name("--task", task_id)?;
     }
-    let path = state_path(&args.state)?;
+    let path = state_path(&args.state.path)?;
     let mut state = state::load(path)?;
     state.points.sort_by(|a, b| a.key().cmp(&b.key()));
     let points: Vec<&Point> = state
@@ -289,7 +317,7 @@ fn reset(args: &ResetArgs) -> Result<i32, Error> {
     if let Some(subagent) = &args.subagent {
         check_name("--subagent", subagent)?;
     }
-    let path = state_path(&args.state)?;
+    let path = state_path(&args.state.path)?;
     let matches = |p: &Point| {
         p.task_id == args.task_id
             && args.phase.is_none_or(|phase| p.phase == phase)
@@ -328,8 +356,7 @@ fn check_name(flag: &str, value: &str) -> Result<(), Error> {
     state::check_name(value).map_err(|why| Error::Usage(format!("{flag} {value:?}: {why}")))
 }
 
-fn state_path(arg: &StateArg) -> Result<&Path, Error> {
-    let path = arg.path.as_path();
+fn state_path(path: &Path) -> Result<&Path, Error> {
     if path.as_os_str().is_empty() {
         return Err(Error::Usage("--state is empty; name a file".into()));
     }
@@ -345,7 +372,7 @@ fn state_path(arg: &StateArg) -> Result<&Path, Error> {
 /// `[retry] max_retries` of `--config`, else of ./checks.toml when it
 /// exists, else the default. The whole config is validated: a broken
 /// checks.toml is an error, not a silent default.
-fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
+pub(crate) fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
     let config = match config {
         Some(path) => crate::config::load(path, path, true)?,
         None => {
@@ -361,17 +388,17 @@ fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
 
 // ---- outputs ----
 
-/// `record --format text`: one line.
-fn record_line(decision: Decision, point: &Point) -> String {
-    let (count, max) = (point.retry_count, point.max_retries);
-    let banner = &point.last_evidence.banner;
-    let detail = match decision {
+/// `record --format text`: one line, from what `--format json` prints.
+fn record_line(out: &RecordOutput) -> String {
+    let (count, max) = (out.retry_count, out.max_retries);
+    let banner = &out.last_evidence.banner;
+    let detail = match out.decision {
         Decision::Retry => format!("retry {count} of {max}; run again ({banner})"),
         Decision::Subtask => format!(
             "failed {count} times, past max_retries {max}; split the task into subtasks ({banner})"
         ),
         Decision::Blocked => {
-            let how = if point.last_evidence.outcome == Outcome::Interrupted {
+            let how = if out.last_evidence.outcome == Outcome::Interrupted {
                 "was interrupted"
             } else {
                 "errored"
@@ -391,10 +418,10 @@ fn record_line(decision: Decision, point: &Point) -> String {
     };
     format!(
         "{}: task `{}`, phase {}, subagent `{}`: {detail}",
-        decision.as_str(),
-        point.task_id,
-        point.phase.as_str(),
-        point.subagent
+        out.decision.as_str(),
+        out.task_id,
+        out.phase.as_str(),
+        out.subagent
     )
 }
 
