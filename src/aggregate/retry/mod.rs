@@ -15,13 +15,15 @@
 //! directory and renamed over the state, so no update is lost and a reader
 //! never sees half a file. A state file that is not exactly a state document
 //! is reported (exit 2) and never rewritten. This module never touches the
-//! worktree: it writes only the state file the user named (or the default)
-//! and its lock file.
+//! worktree: it writes only the state file the user named (or the default),
+//! its lock file and, with `--lessons DIR`, a point's lesson in DIR
+//! (`lesson.rs`), written under the same lock.
 //!
 //! [`record`] is the whole of one record, for the CLI and for a command
 //! that records in-process.
 
 mod evidence;
+mod lesson;
 pub(crate) mod state;
 
 use std::path::{Path, PathBuf};
@@ -103,6 +105,10 @@ pub(crate) struct RecordArgs {
     /// ./checks.toml when present, else 3]
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
+    /// Write the point's lesson in DIR once it has failed twice:
+    /// DIR/YYYY-MM-DD_<task>-<phase>-<subagent>.md, never overwritten
+    #[arg(long, value_name = "DIR")]
+    pub(crate) lessons: Option<PathBuf>,
 }
 
 /// `retry status` options.
@@ -226,7 +232,8 @@ pub(crate) fn apply(
 
 // ---- actions ----
 
-/// One record: the failure point, its evidence and where the state goes.
+/// One record: the failure point, its evidence and where the state and a
+/// due lesson go.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Record<'a> {
     pub(crate) task_id: &'a str,
@@ -238,38 +245,56 @@ pub(crate) struct Record<'a> {
     pub(crate) state: &'a Path,
     /// The limit this record applies (see [`max_retries`]).
     pub(crate) max_retries: u32,
+    /// Where the point's lesson is written when one is due; `None`: nowhere.
+    pub(crate) lessons: Option<&'a Path>,
 }
 
 /// Records one attempt: reads the evidence, updates its failure point in
-/// the state under the state's lock, and returns what `record --format json`
+/// the state under the state's lock, writes the point's lesson when one is
+/// due and `lessons` is given, and returns what `record --format json`
 /// prints (the exit code is [`decision_exit_code`] of its decision). Bad
 /// input is an error before anything is written.
 pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
     check_name("--task", request.task_id)?;
     check_name("--subagent", request.subagent)?;
     let path = state_path(request.state)?;
+    let lessons = request.lessons.map(lessons_dir).transpose()?;
     // The evidence is read before the state is touched: bad input changes
     // nothing.
-    let evidence = evidence::load(request.evidence)?;
+    let (evidence, diagnostics) = evidence::load(request.evidence)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::io("create the directory of", path, err))?;
     }
     let _lock = Lock::acquire(path)?;
     let mut state = state::load(path)?;
+    let now = crate::time::now();
+    let recorded_at = crate::time::rfc3339(now);
     let point = apply(
         &mut state,
         (request.task_id, request.phase, request.subagent),
         evidence,
         request.max_retries,
-        crate::time::timestamp(),
+        recorded_at.clone(),
     );
     let decision = point
         .attempts
         .last()
         .map_or(Decision::Retry, |a| a.decision);
+    // The lesson before the state, under the lock: a lesson that cannot be
+    // written leaves the state as it was, and two records of one point
+    // never write its lesson at once.
+    let lesson = match lessons {
+        Some(dir) if point.lesson_due() => {
+            let text = lesson::render(&point, decision, &recorded_at, &diagnostics);
+            let date = now.format("%Y-%m-%d").to_string();
+            let written = lesson::write(dir, &date, point.key(), &text)?;
+            Some(written.display().to_string())
+        }
+        _ => None,
+    };
     state::store(path, &mut state)?;
-    Ok(RecordOutput::new(decision, &point, None))
+    Ok(RecordOutput::new(decision, &point, lesson))
 }
 
 fn record_command(args: &RecordArgs) -> Result<i32, Error> {
@@ -281,6 +306,7 @@ fn record_command(args: &RecordArgs) -> Result<i32, Error> {
         evidence: &args.evidence,
         state: &args.state.path,
         max_retries,
+        lessons: args.lessons.as_deref(),
     })?;
     let text = match args.format {
         RetryFormat::Json => run_check_documents::pretty(&output),
@@ -369,6 +395,20 @@ fn state_path(path: &Path) -> Result<&Path, Error> {
     Ok(path)
 }
 
+/// `--lessons`: a directory, or nothing yet (created when a lesson is due).
+fn lessons_dir(path: &Path) -> Result<&Path, Error> {
+    if path.as_os_str().is_empty() {
+        return Err(Error::Usage("--lessons is empty; name a directory".into()));
+    }
+    if path.exists() && !path.is_dir() {
+        return Err(Error::Usage(format!(
+            "--lessons `{}` is not a directory",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
 /// `[retry] max_retries` of `--config`, else of ./checks.toml when it
 /// exists, else the default. The whole config is validated: a broken
 /// checks.toml is an error, not a silent default.
@@ -416,8 +456,13 @@ fn record_line(out: &RecordOutput) -> String {
             )
         }
     };
+    let lesson = match (&out.lesson, out.lesson_due) {
+        (Some(path), _) => format!("; lesson: `{path}`"),
+        (None, true) => "; lesson due (`--lessons DIR` writes it)".to_string(),
+        (None, false) => String::new(),
+    };
     format!(
-        "{}: task `{}`, phase {}, subagent `{}`: {detail}",
+        "{}: task `{}`, phase {}, subagent `{}`: {detail}{lesson}",
         out.decision.as_str(),
         out.task_id,
         out.phase.as_str(),
