@@ -1,7 +1,8 @@
 //! `run-check retry` (docs/retry.md): every decision and exit code,
 //! `[retry] max_retries`, reset, status, 30 concurrent records on one state
-//! file, corrupt state left alone, bad evidence, the state file's schema, and
-//! evidence written by run-check itself.
+//! file, corrupt state left alone, bad evidence, the state file's schema,
+//! evidence written by run-check itself, and the lessons of `record
+//! --lessons` (named, filled, never overwritten, kept inside their folder).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,6 +104,26 @@ impl Dir {
             "--state",
             "state.json",
         ])
+    }
+
+    /// [`Dir::record`] with more arguments.
+    fn record_with(&self, subagent: &str, evidence: &str, extra: &[&str]) -> Out {
+        let mut args = vec![
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "verify",
+            "--subagent",
+            subagent,
+            "--evidence",
+            evidence,
+            "--state",
+            "state.json",
+        ];
+        args.extend_from_slice(extra);
+        self.run(&args)
     }
 
     fn state(&self) -> Value {
@@ -1232,6 +1253,15 @@ fn record_and_status_outputs_validate_against_their_schemas() {
     let dir = populated();
     let ev = dir.evidence("again", 1);
     let record = dir.record("impl-b", &ev).status(0).json();
+    assert_eq!(
+        (&record["lesson_due"], &record["lesson"]),
+        (&json!(true), &Value::Null)
+    );
+    let written = dir
+        .record_with("impl-b", &ev, &["--lessons", "lessons"])
+        .status(1)
+        .json();
+    assert!(written["lesson"].is_string(), "{written:#}");
     let status = dir
         .run(&[
             "retry",
@@ -1267,6 +1297,17 @@ fn record_and_status_outputs_validate_against_their_schemas() {
                 ("/last_evidence/exit_code", json!("1")),
                 ("/last_evidence/failed_checks/0", json!(1)),
                 ("/extra", json!(true)),
+                ("/lesson_due", json!("yes")),
+                ("/lesson", json!(1)),
+            ][..],
+        ),
+        (
+            "retry-record",
+            &written,
+            &[
+                ("/lesson", json!(["l.md"])),
+                // A record that is not due names no lesson.
+                ("/lesson_due", json!(false)),
             ][..],
         ),
         (
@@ -1306,4 +1347,432 @@ fn record_and_status_outputs_validate_against_their_schemas() {
     }
     // What status prints is the state's points.
     assert_eq!(status["points"], dir.state()["points"]);
+}
+
+// ---- lessons ----
+
+/// Today's UTC date as a lesson's name starts, before and after `f` (a
+/// test that runs over midnight accepts either).
+fn dates_around<T>(f: impl FnOnce() -> T) -> (T, [String; 2]) {
+    let today = || chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let before = today();
+    let out = f();
+    (out, [before, today()])
+}
+
+/// FAIL evidence whose diagnostics are those of a hostile check: escapes, a
+/// heading and a workflow command in messages, and more than five of them,
+/// one of a passing check.
+fn evidence_with_diagnostics() -> Value {
+    let mut ev = evidence(1);
+    let diagnostic = |check: &str, line: u64, message: &str| {
+        json!({"check": check, "file": "src/lib.rs", "line": line, "column": null,
+               "severity": "error", "rule": null, "message": message, "suggestion": null})
+    };
+    let mut diagnostics = vec![
+        diagnostic("build", 1, "a warning of a passing check"),
+        diagnostic(
+            "test",
+            7,
+            "assertion failed \u{1b}[31mleft == right\u{1b}[0m\n## fix\n::error::owned",
+        ),
+    ];
+    for n in 2..=8 {
+        diagnostics.push(diagnostic("test", n * 10, &format!("failure {n}")));
+    }
+    ev["diagnostics"] = Value::Array(diagnostics);
+    ev["checks"][1]["diagnostics_count"] = json!(8);
+    ev
+}
+
+/// The files under `root`, relative, sorted (folders left out).
+fn files_under(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                files.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[track_caller]
+fn assert_record_valid(record: &Value) {
+    let validator = jsonschema::draft202012::new(&crate::support::schema("retry-record")).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(record)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{record:#}");
+}
+
+#[test]
+fn a_lesson_is_written_at_the_second_failure_and_never_overwritten() {
+    let dir = Dir::new();
+    dir.write("ev/fail.json", &evidence_with_diagnostics().to_string());
+    let ev = "ev/fail.json";
+    let lessons = ["--lessons", "notes/lessons"];
+    // Once: not due, nothing written, not even the folder.
+    let out = dir.record_with("impl-a", ev, &lessons).status(0).json();
+    assert_eq!(
+        (&out["lesson_due"], &out["lesson"]),
+        (&json!(false), &Value::Null)
+    );
+    assert_record_valid(&out);
+    assert_eq!(dir.names(), ["ev", "state.json", "state.json.lock"]);
+
+    // Twice: due, and written.
+    let (out, dates) = dates_around(|| dir.record_with("impl-a", ev, &lessons).status(0).json());
+    assert_eq!(out["decision"], "RETRY");
+    assert_eq!(out["retry_count"], 2);
+    assert_eq!(out["lesson_due"], true);
+    assert_record_valid(&out);
+    let lesson = out["lesson"].as_str().expect("a lesson path").to_string();
+    assert!(
+        dates
+            .iter()
+            .any(|d| lesson == format!("notes/lessons/{d}_T-1-verify-impl-a.md")),
+        "{lesson}"
+    );
+    let text = std::fs::read_to_string(dir.path().join(&lesson)).unwrap();
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(
+        headings,
+        [
+            "# Lesson: task \"T-1\", phase verify, subagent \"impl-a\"",
+            "## symptom",
+            "## evidence",
+            "## root_cause",
+            "## fix",
+            "## prevention"
+        ]
+    );
+    let section = |name: &str| -> String {
+        let start = text.find(&format!("## {name}\n")).unwrap() + name.len() + 4;
+        let end = text[start..]
+            .find("\n## ")
+            .map_or(text.len(), |i| start + i);
+        text[start..end].trim().to_string()
+    };
+    assert_eq!(
+        section("symptom"),
+        "1 of 3 checks failed: test\n\n- failed checks: test"
+    );
+    let ev_path = std::path::absolute(dir.path().join(ev)).unwrap();
+    assert_eq!(
+        section("evidence"),
+        format!(
+            "- path: {}\n\
+             - exit code: 1 (fail)\n\
+             - checks ran at: 2026-11-21T23:59:00Z\n\
+             - diagnostics (first 5 of 8):\n\
+             \x20 - src/lib.rs:7: assertion failed left == right ## fix \\::error::owned (error, test)\n\
+             \x20 - src/lib.rs:20: failure 2 (error, test)\n\
+             \x20 - src/lib.rs:30: failure 3 (error, test)\n\
+             \x20 - src/lib.rs:40: failure 4 (error, test)\n\
+             \x20 - src/lib.rs:50: failure 5 (error, test)",
+            ev_path.display()
+        )
+    );
+    for empty in ["root_cause", "fix", "prevention"] {
+        assert_eq!(section(empty), "", "{empty}");
+    }
+    assert!(!text.contains('\u{1b}'));
+
+    // Filled in by hand, then a third and a fourth failure (SUBTASK past
+    // the limit): the same lesson is reported and kept as it is.
+    let filled = text.replace("## root_cause\n", "## root_cause\n\nA stale cache.\n");
+    std::fs::write(dir.path().join(&lesson), &filled).unwrap();
+    dir.record_with("impl-a", ev, &lessons).status(0);
+    let out = dir.record_with("impl-a", ev, &lessons).status(1).json();
+    assert_eq!(out["decision"], "SUBTASK");
+    assert_eq!(out["lesson"], lesson.as_str());
+    assert_record_valid(&out);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(&lesson)).unwrap(),
+        filled
+    );
+    // One lesson, and no temporary file beside it.
+    assert_eq!(
+        files_under(&dir.path().join("notes")),
+        [lesson.trim_start_matches("notes/")]
+    );
+
+    // Due without --lessons: said, not written.
+    let out = dir.record("impl-a", ev).status(1).json();
+    assert_eq!(
+        (&out["lesson_due"], &out["lesson"]),
+        (&json!(true), &Value::Null)
+    );
+    let line = dir
+        .record_with("impl-a", ev, &["--format", "text"])
+        .status(1)
+        .stdout;
+    assert!(
+        line.ends_with("; lesson due (`--lessons DIR` writes it)\n"),
+        "{line}"
+    );
+    let line = dir
+        .record_with(
+            "impl-a",
+            ev,
+            &["--format", "text", "--lessons", "notes/lessons"],
+        )
+        .status(1)
+        .stdout;
+    assert!(line.ends_with(&format!("; lesson: `{lesson}`\n")), "{line}");
+    assert_eq!(line.lines().count(), 1);
+}
+
+#[test]
+fn a_point_resolved_after_two_failures_writes_its_lesson_from_the_last_failure() {
+    let dir = Dir::new();
+    let (fail, error, pass) = (
+        dir.evidence("fail", 1),
+        dir.evidence("error", 2),
+        dir.evidence("pass", 0),
+    );
+    dir.record("impl-a", &fail).status(0);
+    dir.record("impl-a", &error).status(0);
+    let out = dir
+        .record_with("impl-a", &pass, &["--lessons", "lessons"])
+        .status(0)
+        .json();
+    assert_eq!(out["decision"], "RESOLVED");
+    assert_eq!(out["lesson_due"], true);
+    assert_record_valid(&out);
+    let lesson = out["lesson"].as_str().unwrap();
+    let text = std::fs::read_to_string(dir.path().join(lesson)).unwrap();
+    assert!(
+        text.contains("when the point passed after 2 failed attempts (decision RESOLVED"),
+        "{text}"
+    );
+    assert!(text.contains("## symptom\n\n1 of 3 checks errored: lint\n\n- errored checks: lint\n"));
+    assert!(text.contains("- exit code: 2 (error)\n"));
+    let absolute = |ev: &str| std::path::absolute(dir.path().join(ev)).unwrap();
+    assert!(text.contains(&format!("- path: {}\n", absolute(&error).display())));
+    assert!(text.contains(&format!(
+        "- passing evidence: {}\n",
+        absolute(&pass).display()
+    )));
+    // A point that passes at once is not due.
+    let out = dir
+        .record_with("impl-b", &pass, &["--lessons", "lessons"])
+        .status(0)
+        .json();
+    assert_eq!(
+        (&out["lesson_due"], &out["lesson"]),
+        (&json!(false), &Value::Null)
+    );
+    assert_eq!(files_under(&dir.path().join("lessons")).len(), 1);
+}
+
+/// A task id or subagent is user input: whatever it holds, the lesson is a
+/// file directly inside `--lessons` (the folder is deep, so an escape would
+/// land inside the test's folder and be seen).
+#[test]
+fn a_hostile_task_id_stays_inside_the_lessons_directory() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let hostile = [
+        ("../../x", "../../y"),
+        ("/tmp/abs", "a/../../b"),
+        ("..", ".."),
+        ("C:\\Windows\\x", "a:b"),
+        ("*?<>|\" ", "CON"),
+    ];
+    for (task, subagent) in hostile {
+        for _ in 0..2 {
+            let out = dir
+                .run(&[
+                    "retry",
+                    "record",
+                    "--task",
+                    task,
+                    "--phase",
+                    "fix",
+                    "--subagent",
+                    subagent,
+                    "--evidence",
+                    &ev,
+                    "--state",
+                    "state.json",
+                    "--lessons",
+                    "a/b/c/lessons",
+                ])
+                .status(0)
+                .json();
+            if out["lesson_due"] == false {
+                continue;
+            }
+            let lesson = PathBuf::from(out["lesson"].as_str().unwrap());
+            assert_eq!(
+                lesson.parent(),
+                Some(Path::new("a/b/c/lessons")),
+                "{task:?}"
+            );
+            let name = lesson.file_name().unwrap().to_str().unwrap();
+            assert!(
+                name.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)),
+                "{name}"
+            );
+            let text = std::fs::read_to_string(dir.path().join(&lesson)).unwrap();
+            assert_eq!(
+                text.lines().next().unwrap(),
+                format!("# Lesson: task {task:?}, phase fix, subagent {subagent:?}")
+            );
+        }
+    }
+    let files = files_under(dir.path());
+    let outside: Vec<&String> = files
+        .iter()
+        .filter(|f| {
+            !f.starts_with("a/b/c/lessons/")
+                && !f.starts_with("ev/")
+                && !f.starts_with("state.json")
+        })
+        .collect();
+    assert!(outside.is_empty(), "{outside:?}");
+    let lessons = files_under(&dir.path().join("a/b/c/lessons"));
+    assert_eq!(lessons.len(), hostile.len(), "{lessons:?}");
+    assert!(
+        lessons
+            .iter()
+            .any(|l| l.ends_with("_.._.._x-fix-.._.._y.md")),
+        "{lessons:?}"
+    );
+}
+
+#[test]
+fn two_points_of_one_file_name_get_two_lessons() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let mut lessons = Vec::new();
+    for task in ["T/1", "T/1", "T:1", "T:1", "T/1"] {
+        let out = dir
+            .run(&[
+                "retry",
+                "record",
+                "--task",
+                task,
+                "--phase",
+                "verify",
+                "--subagent",
+                "a",
+                "--evidence",
+                &ev,
+                "--state",
+                "state.json",
+                "--lessons",
+                "l",
+            ])
+            .status(0)
+            .json();
+        if let Some(path) = out["lesson"].as_str() {
+            let name = path.split_once('_').unwrap().1.to_string();
+            lessons.push((task, name));
+        }
+    }
+    // T/1's second and third failures find its lesson; T:1's name is T/1's,
+    // so its lesson is the second file of the name.
+    assert_eq!(
+        lessons,
+        [
+            ("T/1", "T_1-verify-a.md".to_string()),
+            ("T:1", "T_1-verify-a_2.md".to_string()),
+            ("T/1", "T_1-verify-a.md".to_string()),
+        ]
+    );
+    assert_eq!(files_under(&dir.path().join("l")).len(), 2);
+}
+
+#[test]
+fn concurrent_records_of_one_point_write_one_whole_lesson() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    let children: Vec<std::process::Child> = (0..8)
+        .map(|_| {
+            command(
+                dir.path(),
+                &[
+                    "retry",
+                    "record",
+                    "--task",
+                    "T-1",
+                    "--phase",
+                    "verify",
+                    "--subagent",
+                    "a",
+                    "--evidence",
+                    &ev,
+                    "--state",
+                    "state.json",
+                    "--lessons",
+                    "lessons",
+                ],
+            )
+            .spawn()
+            .expect("spawn run-check")
+        })
+        .collect();
+    let mut paths = std::collections::BTreeSet::new();
+    let mut due = 0;
+    for child in children {
+        let output = child.wait_with_output().expect("wait");
+        let out: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        if out["lesson_due"] == true {
+            due += 1;
+            paths.insert(out["lesson"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(due, 7);
+    assert_eq!(paths.len(), 1, "{paths:?}");
+    let files = files_under(&dir.path().join("lessons"));
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(dir.path().join(paths.first().unwrap())).unwrap();
+    assert!(text.starts_with("# Lesson: task \"T-1\", phase verify, subagent \"a\"\n"));
+    assert!(text.ends_with("\n## root_cause\n\n## fix\n\n## prevention\n"));
+    // Written at the point's second failure, whichever process that was.
+    assert!(text.contains(" after 2 failed attempts "), "{text}");
+}
+
+#[test]
+fn a_bad_lessons_path_is_an_error_and_writes_nothing() {
+    let dir = Dir::new();
+    let ev = dir.evidence("fail", 1);
+    dir.write("taken", "a file");
+    let line = dir
+        .record_with("a", &ev, &["--lessons", "taken"])
+        .error_line();
+    assert_eq!(line, "error: --lessons `taken` is not a directory");
+    assert!(!dir.path().join("state.json").exists());
+    // A folder that cannot be created, once a lesson is due: the record is
+    // not kept either (the state is written after the lesson).
+    dir.record("a", &ev).status(0);
+    let before = std::fs::read(dir.path().join("state.json")).unwrap();
+    let line = dir
+        .record_with("a", &ev, &["--lessons", "taken/sub"])
+        .error_line();
+    assert!(
+        line.starts_with("error: failed to create the lessons directory `taken/sub`: "),
+        "{line}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("state.json")).unwrap(),
+        before
+    );
+    assert_eq!(
+        dir.names(),
+        ["ev", "state.json", "state.json.lock", "taken"]
+    );
 }

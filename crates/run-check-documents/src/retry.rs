@@ -254,10 +254,20 @@ pub struct Point {
     pub attempts: Vec<Attempt>,
 }
 
+/// A failure point is due a lesson once it has failed this many times.
+pub const LESSON_DUE_AT: u64 = 2;
+
 impl Point {
     /// The sort key: task, phase (verify before fix), subagent.
     pub fn key(&self) -> (&str, Phase, &str) {
         (&self.task_id, self.phase, &self.subagent)
+    }
+
+    /// Whether the point is due a lesson: it failed [`LESSON_DUE_AT`] times
+    /// or more, whatever its status (a point resolved after two failures
+    /// is the lesson most worth writing).
+    pub fn lesson_due(&self) -> bool {
+        self.retry_count >= LESSON_DUE_AT
     }
 }
 
@@ -278,6 +288,7 @@ pub struct State {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "run-check retry record output")]
+#[schemars(transform = no_lesson_unless_due)]
 pub struct RecordOutput {
     /// What to do next.
     pub decision: Decision,
@@ -301,11 +312,17 @@ pub struct RecordOutput {
     pub attempt: u64,
     /// The summary of the evidence just recorded.
     pub last_evidence: EvidenceSummary,
+    /// Whether the point is due a lesson: `retry_count` is 2 or more after this record (a resolved point too).
+    pub lesson_due: bool,
+    /// The lesson file of the point (`record --lessons DIR`), written by this record or kept from an earlier one; null without `--lessons` or when no lesson is due.
+    #[serde(deserialize_with = "read::nullable")]
+    pub lesson: Option<String>,
 }
 
 impl RecordOutput {
-    /// The output of a record that returned `decision` and left `point`.
-    pub fn new(decision: Decision, point: &Point) -> RecordOutput {
+    /// The output of a record that returned `decision` and left `point`;
+    /// `lesson` is the lesson file of the point, when one was written or kept.
+    pub fn new(decision: Decision, point: &Point, lesson: Option<String>) -> RecordOutput {
         RecordOutput {
             decision,
             retry_count: point.retry_count,
@@ -316,6 +333,8 @@ impl RecordOutput {
             status: point.status,
             attempt: point.attempts.last().map_or(1, |a| a.attempt),
             last_evidence: point.last_evidence.clone(),
+            lesson_due: point.lesson_due(),
+            lesson,
         }
     }
 }
@@ -378,6 +397,18 @@ impl Outcome {
             Outcome::Interrupted => "interrupted",
         }
     }
+}
+
+/// A record that is not due a lesson names none.
+fn no_lesson_unless_due(schema: &mut Schema) {
+    schema.insert(
+        "if".into(),
+        json!({"properties": {"lesson_due": {"const": false}}}),
+    );
+    schema.insert(
+        "then".into(),
+        json!({"properties": {"lesson": {"type": "null"}}}),
+    );
 }
 
 /// The outcome is the one of the exit code.
@@ -459,5 +490,73 @@ impl EvidenceSummary {
             )),
             Some(_) => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(retry_count: u64, status: PointStatus) -> Point {
+        let evidence = EvidenceSummary {
+            path: "/abs/ev.json".into(),
+            banner: "1 of 1 checks failed: a".into(),
+            failed_checks: vec!["a".into()],
+            errored_checks: vec![],
+            exit_code: 1,
+            outcome: Outcome::Fail,
+            timestamp: "2026-11-21T23:59:00Z".into(),
+        };
+        Point {
+            task_id: "T-1".into(),
+            phase: Phase::Verify,
+            subagent: "a".into(),
+            status,
+            retry_count,
+            max_retries: 3,
+            last_evidence: evidence.clone(),
+            attempts: vec![Attempt {
+                attempt: 1,
+                recorded_at: "2026-11-22T00:00:00Z".into(),
+                decision: Decision::Retry,
+                retry_count,
+                max_retries: 3,
+                evidence,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_lesson_is_due_from_the_second_failure_resolved_or_not() {
+        assert!(!point(0, PointStatus::Resolved).lesson_due());
+        assert!(!point(1, PointStatus::Retrying).lesson_due());
+        assert!(point(2, PointStatus::Retrying).lesson_due());
+        assert!(point(2, PointStatus::Resolved).lesson_due());
+        assert!(point(u64::MAX, PointStatus::Subtask).lesson_due());
+    }
+
+    #[test]
+    fn the_record_output_carries_the_lesson() {
+        let out = RecordOutput::new(Decision::Retry, &point(1, PointStatus::Retrying), None);
+        assert_eq!((out.lesson_due, out.lesson), (false, None));
+        let out = RecordOutput::new(
+            Decision::Resolved,
+            &point(2, PointStatus::Resolved),
+            Some("lessons/x.md".into()),
+        );
+        assert!(out.lesson_due);
+        assert_eq!(out.lesson.as_deref(), Some("lessons/x.md"));
+        // The two fields come last, in this order.
+        let text = crate::pretty(&out);
+        let at = |field: &str| text.find(&format!("\n  \"{field}\":")).unwrap();
+        assert!(at("last_evidence") < at("lesson_due") && at("lesson_due") < at("lesson"));
+        let value = serde_json::to_value(&out).unwrap();
+        let back: RecordOutput = crate::read::from_value(value.clone()).unwrap();
+        assert_eq!(back, out);
+        // Both fields are required: `lesson` is null, never absent.
+        let mut absent = value;
+        absent.as_object_mut().unwrap().remove("lesson");
+        let problem = crate::read::from_value::<RecordOutput>(absent).unwrap_err();
+        assert_eq!(problem.to_string(), "$.lesson: missing required field");
     }
 }

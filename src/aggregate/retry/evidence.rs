@@ -1,16 +1,18 @@
 //! Reading one evidence document (docs/evidence.md) into the summary the retry
-//! state keeps, with the reader every command uses (`json_input::evidence`):
-//! a document that is not evidence is an error naming the JSON path, never
-//! a silent "failure".
+//! state keeps and the diagnostics a lesson shows, with the reader every
+//! command uses (`json_input::evidence`): a document that is not evidence is
+//! an error naming the JSON path, never a silent "failure".
 
 use std::path::Path;
 
+use super::lesson::Diagnostics;
 use super::state::{EvidenceSummary, Outcome};
 use crate::error::Error;
 use run_check_documents::evidence::{Evidence, Status};
 
-/// Reads the evidence at `path` (`-`: stdin).
-pub(crate) fn load(path: &Path) -> Result<EvidenceSummary, Error> {
+/// Reads the evidence at `path` (`-`: stdin): its summary, and the
+/// diagnostics a lesson would show.
+pub(crate) fn load(path: &Path) -> Result<(EvidenceSummary, Diagnostics), Error> {
     let (_, bytes) = crate::bounded::read_input(path, "read evidence")?;
     let recorded = if path.as_os_str() == "-" {
         "-".to_string()
@@ -21,7 +23,8 @@ pub(crate) fn load(path: &Path) -> Result<EvidenceSummary, Error> {
         absolute.display().to_string()
     };
     let evidence = crate::json_input::evidence(path, &bytes)?;
-    Ok(summarize(evidence, recorded))
+    let diagnostics = Diagnostics::of(&evidence);
+    Ok((summarize(evidence, recorded), diagnostics))
 }
 
 /// The summary of an evidence document; `path` is what to record as its path.

@@ -15,10 +15,15 @@
 //! directory and renamed over the state, so no update is lost and a reader
 //! never sees half a file. A state file that is not exactly a state document
 //! is reported (exit 2) and never rewritten. This module never touches the
-//! worktree: it writes only the state file the user named (or the default)
-//! and its lock file.
+//! worktree: it writes only the state file the user named (or the default),
+//! its lock file and, with `--lessons DIR`, a point's lesson in DIR
+//! (`lesson.rs`), written under the same lock.
+//!
+//! [`record`] is the whole of one record, for the CLI and for a command
+//! that records in-process.
 
 mod evidence;
+mod lesson;
 pub(crate) mod state;
 
 use std::path::{Path, PathBuf};
@@ -100,6 +105,10 @@ pub(crate) struct RecordArgs {
     /// ./checks.toml when present, else 3]
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
+    /// Write the point's lesson in DIR once it has failed twice:
+    /// DIR/YYYY-MM-DD_<task>-<phase>-<subagent>.md, never overwritten
+    #[arg(long, value_name = "DIR")]
+    pub(crate) lessons: Option<PathBuf>,
 }
 
 /// `retry status` options.
@@ -135,7 +144,7 @@ pub(crate) struct ResetArgs {
 
 pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
     match &args.action {
-        RetryAction::Record(args) => record(args),
+        RetryAction::Record(args) => record_command(args),
         RetryAction::Status(args) => status(args),
         RetryAction::Reset(args) => reset(args),
     }
@@ -223,48 +232,95 @@ pub(crate) fn apply(
 
 // ---- actions ----
 
-fn record(args: &RecordArgs) -> Result<i32, Error> {
-    check_name("--task", &args.task_id)?;
-    check_name("--subagent", &args.subagent)?;
-    let path = state_path(&args.state)?;
-    let max_retries = max_retries(args.config.as_deref())?;
+/// One record: the failure point, its evidence and where the state and a
+/// due lesson go.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Record<'a> {
+    pub(crate) task_id: &'a str,
+    pub(crate) phase: Phase,
+    pub(crate) subagent: &'a str,
+    /// Evidence JSON written by `run-check --format json`; `-` for stdin.
+    pub(crate) evidence: &'a Path,
+    /// The state file, created with its parent directories.
+    pub(crate) state: &'a Path,
+    /// The limit this record applies (see [`max_retries`]).
+    pub(crate) max_retries: u32,
+    /// Where the point's lesson is written when one is due; `None`: nowhere.
+    pub(crate) lessons: Option<&'a Path>,
+}
+
+/// Records one attempt: reads the evidence, updates its failure point in
+/// the state under the state's lock, writes the point's lesson when one is
+/// due and `lessons` is given, and returns what `record --format json`
+/// prints (the exit code is [`decision_exit_code`] of its decision). Bad
+/// input is an error before anything is written.
+pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
+    check_name("--task", request.task_id)?;
+    check_name("--subagent", request.subagent)?;
+    let path = state_path(request.state)?;
+    let lessons = request.lessons.map(lessons_dir).transpose()?;
     // The evidence is read before the state is touched: bad input changes
     // nothing.
-    let evidence = evidence::load(&args.evidence)?;
+    let (evidence, diagnostics) = evidence::load(request.evidence)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::io("create the directory of", path, err))?;
     }
-    let point = {
-        let _lock = Lock::acquire(path)?;
-        let mut state = state::load(path)?;
-        let point = apply(
-            &mut state,
-            (&args.task_id, args.phase, &args.subagent),
-            evidence,
-            max_retries,
-            crate::time::timestamp(),
-        );
-        state::store(path, &mut state)?;
-        point
-    };
+    let _lock = Lock::acquire(path)?;
+    let mut state = state::load(path)?;
+    let now = crate::time::now();
+    let recorded_at = crate::time::rfc3339(now);
+    let point = apply(
+        &mut state,
+        (request.task_id, request.phase, request.subagent),
+        evidence,
+        request.max_retries,
+        recorded_at.clone(),
+    );
     let decision = point
         .attempts
         .last()
         .map_or(Decision::Retry, |a| a.decision);
+    // The lesson before the state, under the lock: a lesson that cannot be
+    // written leaves the state as it was, and two records of one point
+    // never write its lesson at once.
+    let lesson = match lessons {
+        Some(dir) if point.lesson_due() => {
+            let text = lesson::render(&point, decision, &recorded_at, &diagnostics);
+            let date = now.format("%Y-%m-%d").to_string();
+            let written = lesson::write(dir, &date, point.key(), &text)?;
+            Some(written.display().to_string())
+        }
+        _ => None,
+    };
+    state::store(path, &mut state)?;
+    Ok(RecordOutput::new(decision, &point, lesson))
+}
+
+fn record_command(args: &RecordArgs) -> Result<i32, Error> {
+    let max_retries = max_retries(args.config.as_deref())?;
+    let output = record(&Record {
+        task_id: &args.task_id,
+        phase: args.phase,
+        subagent: &args.subagent,
+        evidence: &args.evidence,
+        state: &args.state.path,
+        max_retries,
+        lessons: args.lessons.as_deref(),
+    })?;
     let text = match args.format {
-        RetryFormat::Json => run_check_documents::pretty(&RecordOutput::new(decision, &point)),
-        RetryFormat::Text => format!("{}\n", record_line(decision, &point)),
+        RetryFormat::Json => run_check_documents::pretty(&output),
+        RetryFormat::Text => format!("{}\n", record_line(&output)),
     };
     print(&text)?;
-    Ok(decision_exit_code(decision))
+    Ok(decision_exit_code(output.decision))
 }
 
 fn status(args: &StatusArgs) -> Result<i32, Error> {
     if let Some(task_id) = &args.task_id {
         check_name("--task", task_id)?;
     }
-    let path = state_path(&args.state)?;
+    let path = state_path(&args.state.path)?;
     let mut state = state::load(path)?;
     state.points.sort_by(|a, b| a.key().cmp(&b.key()));
     let points: Vec<&Point> = state
@@ -287,7 +343,7 @@ fn reset(args: &ResetArgs) -> Result<i32, Error> {
     if let Some(subagent) = &args.subagent {
         check_name("--subagent", subagent)?;
     }
-    let path = state_path(&args.state)?;
+    let path = state_path(&args.state.path)?;
     let matches = |p: &Point| {
         p.task_id == args.task_id
             && args.phase.is_none_or(|phase| p.phase == phase)
@@ -326,8 +382,7 @@ fn check_name(flag: &str, value: &str) -> Result<(), Error> {
     state::check_name(value).map_err(|why| Error::Usage(format!("{flag} {value:?}: {why}")))
 }
 
-fn state_path(arg: &StateArg) -> Result<&Path, Error> {
-    let path = arg.path.as_path();
+fn state_path(path: &Path) -> Result<&Path, Error> {
     if path.as_os_str().is_empty() {
         return Err(Error::Usage("--state is empty; name a file".into()));
     }
@@ -340,10 +395,24 @@ fn state_path(arg: &StateArg) -> Result<&Path, Error> {
     Ok(path)
 }
 
+/// `--lessons`: a directory, or nothing yet (created when a lesson is due).
+fn lessons_dir(path: &Path) -> Result<&Path, Error> {
+    if path.as_os_str().is_empty() {
+        return Err(Error::Usage("--lessons is empty; name a directory".into()));
+    }
+    if path.exists() && !path.is_dir() {
+        return Err(Error::Usage(format!(
+            "--lessons `{}` is not a directory",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
 /// `[retry] max_retries` of `--config`, else of ./checks.toml when it
 /// exists, else the default. The whole config is validated: a broken
 /// checks.toml is an error, not a silent default.
-fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
+pub(crate) fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
     let config = match config {
         Some(path) => crate::config::load(path, path, true)?,
         None => {
@@ -359,17 +428,17 @@ fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
 
 // ---- outputs ----
 
-/// `record --format text`: one line.
-fn record_line(decision: Decision, point: &Point) -> String {
-    let (count, max) = (point.retry_count, point.max_retries);
-    let banner = &point.last_evidence.banner;
-    let detail = match decision {
+/// `record --format text`: one line, from what `--format json` prints.
+fn record_line(out: &RecordOutput) -> String {
+    let (count, max) = (out.retry_count, out.max_retries);
+    let banner = &out.last_evidence.banner;
+    let detail = match out.decision {
         Decision::Retry => format!("retry {count} of {max}; run again ({banner})"),
         Decision::Subtask => format!(
             "failed {count} times, past max_retries {max}; split the task into subtasks ({banner})"
         ),
         Decision::Blocked => {
-            let how = if point.last_evidence.outcome == Outcome::Interrupted {
+            let how = if out.last_evidence.outcome == Outcome::Interrupted {
                 "was interrupted"
             } else {
                 "errored"
@@ -387,12 +456,17 @@ fn record_line(decision: Decision, point: &Point) -> String {
             )
         }
     };
+    let lesson = match (&out.lesson, out.lesson_due) {
+        (Some(path), _) => format!("; lesson: `{path}`"),
+        (None, true) => "; lesson due (`--lessons DIR` writes it)".to_string(),
+        (None, false) => String::new(),
+    };
     format!(
-        "{}: task `{}`, phase {}, subagent `{}`: {detail}",
-        decision.as_str(),
-        point.task_id,
-        point.phase.as_str(),
-        point.subagent
+        "{}: task `{}`, phase {}, subagent `{}`: {detail}{lesson}",
+        out.decision.as_str(),
+        out.task_id,
+        out.phase.as_str(),
+        out.subagent
     )
 }
 

@@ -215,33 +215,48 @@ fn what_the_reader_rejects_the_schema_rejects() {
     );
 }
 
+/// `record --format text` of a record that returned `decision` and left `point`.
+fn line(decision: Decision, point: &Point) -> String {
+    record_line(&RecordOutput::new(decision, point, None))
+}
+
 #[test]
 fn text_lines_say_what_to_do() {
     let mut state = State::default();
     let p = record(&mut state, "a", Outcome::Fail, 1);
     assert_eq!(
-        record_line(Decision::Retry, &p),
+        line(Decision::Retry, &p),
         "RETRY: task `T-1`, phase verify, subagent `a`: retry 1 of 1; run again (1 of 2 checks failed: test)"
     );
     let p = record(&mut state, "a", Outcome::Fail, 1);
     assert_eq!(
-        record_line(Decision::Subtask, &p),
-        "SUBTASK: task `T-1`, phase verify, subagent `a`: failed 2 times, past max_retries 1; split the task into subtasks (1 of 2 checks failed: test)"
+        line(Decision::Subtask, &p),
+        "SUBTASK: task `T-1`, phase verify, subagent `a`: failed 2 times, past max_retries 1; split the task into subtasks (1 of 2 checks failed: test); lesson due (`--lessons DIR` writes it)"
     );
     let p = record(&mut state, "a", Outcome::Interrupted, 1);
     assert_eq!(
-        record_line(Decision::Blocked, &p),
-        "BLOCKED: task `T-1`, phase verify, subagent `a`: failed 3 times, past max_retries 1, and the last run was interrupted; mark the task blocked (Interrupted: 1 of 2 checks finished)"
+        line(Decision::Blocked, &p),
+        "BLOCKED: task `T-1`, phase verify, subagent `a`: failed 3 times, past max_retries 1, and the last run was interrupted; mark the task blocked (Interrupted: 1 of 2 checks finished); lesson due (`--lessons DIR` writes it)"
     );
     let p = record(&mut state, "a", Outcome::Pass, 1);
     assert_eq!(
-        record_line(Decision::Resolved, &p),
-        "RESOLVED: task `T-1`, phase verify, subagent `a`: passed after 3 failed attempts"
+        line(Decision::Resolved, &p),
+        "RESOLVED: task `T-1`, phase verify, subagent `a`: passed after 3 failed attempts; lesson due (`--lessons DIR` writes it)"
     );
     let p = record(&mut state, "fresh", Outcome::Pass, 1);
     assert_eq!(
-        record_line(Decision::Resolved, &p),
+        line(Decision::Resolved, &p),
         "RESOLVED: task `T-1`, phase verify, subagent `fresh`: passed"
+    );
+    let p = record(&mut state, "a", Outcome::Fail, 1);
+    let written = RecordOutput::new(
+        Decision::Subtask,
+        &p,
+        Some("l/2026-11-25_T-1-verify-a.md".into()),
+    );
+    assert_eq!(
+        record_line(&written),
+        "SUBTASK: task `T-1`, phase verify, subagent `a`: failed 4 times, past max_retries 1; split the task into subtasks (1 of 2 checks failed: test); lesson: `l/2026-11-25_T-1-verify-a.md`"
     );
 }
 
