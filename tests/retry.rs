@@ -418,85 +418,81 @@ fn record_prints_one_line_with_format_text() {
 
 // ---- max_retries ----
 
+/// A gate of one failing check and `[retry] max_retries = 1`, run for
+/// real: the evidence names this config (path and sha256).
+const GATE: &str = "version = 1\n[settings]\nallow = [\"false\"]\n\n[[check]]\nname = \"t\"\nrun = [\"false\"]\n\n[retry]\nmax_retries = 1\n";
+
 #[test]
-fn max_retries_comes_from_the_retry_table() {
+fn max_retries_comes_from_the_config_the_evidence_was_made_with() {
     let dir = Dir::new();
-    dir.write("checks.toml", "version = 1\n\n[retry]\nmax_retries = 1\n");
-    let ev = dir.evidence("fail", 1);
-    let out = dir.record("a", &ev).status(0).json();
+    dir.write("checks.toml", GATE).write("ev/.keep", "");
+    dir.run(&["--quiet", "--format", "json", "--out", "ev/real.json"])
+        .status(1);
+    let ev = "ev/real.json";
+    let out = dir.record("a", ev).status(0).json();
     assert_eq!(
         (out["decision"].as_str(), out["max_retries"].as_u64()),
         (Some("RETRY"), Some(1))
     );
-    let out = dir.record("a", &ev).status(1).json();
+    let out = dir.record("a", ev).status(1).json();
     assert_eq!(
         (out["decision"].as_str(), out["retry_count"].as_u64()),
         (Some("SUBTASK"), Some(2))
     );
+    // From another directory, with a checks.toml of its own: still the
+    // evidence's config, never the current directory's.
+    let elsewhere = Dir::new();
+    elsewhere.write("checks.toml", "version = 1\n[retry]\nmax_retries = 7\n");
+    let absolute = dir.path().join(ev);
+    let out = elsewhere
+        .record("b", absolute.to_str().unwrap())
+        .status(0)
+        .json();
+    assert_eq!(out["max_retries"], 1);
 
-    // --config wins over ./checks.toml.
+    // --config wins.
     dir.write("other.toml", "[retry]\nmax_retries = 0\n");
-    let args = [
-        "retry",
-        "record",
-        "--task",
-        "T-2",
-        "--phase",
-        "verify",
-        "--subagent",
-        "a",
-        "--evidence",
-        &ev,
-        "--state",
-        "state.json",
-        "--config",
-        "other.toml",
-    ];
-    let out = dir.run(&args).status(1).json();
+    let out = dir
+        .record_with("c", ev, &["--config", "other.toml"])
+        .status(1)
+        .json();
     assert_eq!(
         (out["decision"].as_str(), out["max_retries"].as_u64()),
         (Some("SUBTASK"), Some(0))
     );
 
-    // A checks.toml without [retry] means 3.
-    let dir = Dir::new();
+    // A config edited since the run is not the one it was made with: 3.
     dir.write(
         "checks.toml",
-        "version = 1\n[settings]\nallow = [\"git\"]\n",
+        &GATE.replace("max_retries = 1", "max_retries = 9"),
     );
+    assert_eq!(dir.record("d", ev).status(0).json()["max_retries"], 3);
+    // Evidence whose config is nowhere: 3.
     let ev = dir.evidence("fail", 1);
-    assert_eq!(dir.record("a", &ev).status(0).json()["max_retries"], 3);
+    assert_eq!(dir.record("e", &ev).status(0).json()["max_retries"], 3);
 }
 
 #[test]
 fn a_bad_config_is_an_error_and_records_nothing() {
     let dir = Dir::new();
     let ev = dir.evidence("fail", 1);
-    dir.write("checks.toml", "[retry]\nmax_retries = -1\n");
-    let line = dir.record("a", &ev).error_line();
-    assert!(line.starts_with("error: checks.toml:2:15: "), "{line}");
-    dir.write("checks.toml", "[retry]\nmax_retry = 5\n");
-    let line = dir.record("a", &ev).error_line();
-    assert!(line.starts_with("error: checks.toml:2:1: "), "{line}");
-    assert!(line.contains("max_retry"), "{line}");
-    std::fs::remove_file(dir.path().join("checks.toml")).unwrap();
+    dir.write("bad.toml", "[retry]\nmax_retries = -1\n");
     let line = dir
-        .run(&[
-            "retry",
-            "record",
-            "--task",
-            "T",
-            "--phase",
-            "verify",
-            "--subagent",
-            "a",
-            "--evidence",
-            &ev,
-            "--state",
-            "state.json",
-            "--config",
-            "missing.toml",
-        ])
+        .record_with("a", &ev, &["--config", "bad.toml"])
+        .error_line();
+    assert!(line.starts_with("error: bad.toml:2:15: "), "{line}");
+    dir.write("bad.toml", "[retry]\nmax_retry = 5\n");
+    let line = dir
+        .record_with("a", &ev, &["--config", "bad.toml"])
+        .error_line();
+    assert!(line.starts_with("error: bad.toml:2:1: "), "{line}");
+    assert!(line.contains("max_retry"), "{line}");
+    // A broken checks.toml in the current directory is not read at all.
+    dir.write("checks.toml", "[retry]\nmax_retry = 5\n");
+    assert_eq!(dir.record("a", &ev).status(0).json()["max_retries"], 3);
+    std::fs::remove_file(dir.path().join("state.json")).unwrap();
+    let line = dir
+        .record_with("a", &ev, &["--config", "missing.toml"])
         .error_line();
     assert_eq!(
         line,

@@ -317,6 +317,18 @@ pub(crate) fn load_recorded(path: &Path, sha256: &str) -> Option<Result<Config, 
     })
 }
 
+/// The config an evidence was made with, when it is still there with the
+/// recorded sha256: `meta.config.path` as named from `meta.cwd`, else
+/// against `meta.worktree` (judge and retry read `[judge]` / `[retry]` so).
+pub(crate) fn recorded(
+    meta: &run_check_documents::evidence::Meta,
+) -> Option<Result<Config, Error>> {
+    let named = Path::new(&meta.config.path);
+    [Path::new(&meta.cwd), Path::new(&meta.worktree)]
+        .into_iter()
+        .find_map(|base| load_recorded(&base.join(named), &meta.config.sha256))
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes

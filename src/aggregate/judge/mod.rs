@@ -220,7 +220,7 @@ pub(crate) fn judge_config(
     let Source::Evidence(evidence) = source else {
         return Ok((JudgeConfig::default(), None));
     };
-    match evidence_config(&evidence.meta).transpose()? {
+    match config::recorded(&evidence.meta).transpose()? {
         Some(config) => {
             let used = ConfigUsed {
                 path: config.path.display().to_string(),
@@ -230,18 +230,6 @@ pub(crate) fn judge_config(
         }
         None => Ok((JudgeConfig::default(), None)),
     }
-}
-
-/// The config an evidence was made with, when it is still there with the
-/// recorded sha256: `meta.config.path` as named from `meta.cwd`, else
-/// against `meta.worktree`.
-pub(crate) fn evidence_config(
-    meta: &run_check_documents::evidence::Meta,
-) -> Option<Result<config::Config, Error>> {
-    let named = Path::new(&meta.config.path);
-    [Path::new(&meta.cwd), Path::new(&meta.worktree)]
-        .into_iter()
-        .find_map(|base| config::load_recorded(&base.join(named), &meta.config.sha256))
 }
 
 /// The failure point `task/phase/subagent` of a retry state (the task is

@@ -10,9 +10,17 @@ use super::state::{EvidenceSummary, Outcome};
 use crate::error::Error;
 use run_check_documents::evidence::{Evidence, Status};
 
-/// Reads the evidence at `path` (`-`: stdin): its summary, and the
-/// diagnostics a lesson would show.
-pub(crate) fn load(path: &Path) -> Result<(EvidenceSummary, Diagnostics), Error> {
+/// What [`load`] reads: the summary, the diagnostics a lesson would show,
+/// and the config the evidence was made with when it is still there.
+type Loaded = (
+    EvidenceSummary,
+    Diagnostics,
+    Option<Result<crate::config::Config, Error>>,
+);
+
+/// Reads the evidence at `path` (`-`: stdin): its summary, the diagnostics
+/// a lesson would show, and its config ([`crate::config::recorded`]).
+pub(crate) fn load(path: &Path) -> Result<Loaded, Error> {
     let (_, bytes) = crate::bounded::read_input(path, "read evidence")?;
     let recorded = if path.as_os_str() == "-" {
         "-".to_string()
@@ -24,7 +32,8 @@ pub(crate) fn load(path: &Path) -> Result<(EvidenceSummary, Diagnostics), Error>
     };
     let evidence = crate::json_input::evidence(path, &bytes)?;
     let diagnostics = Diagnostics::of(&evidence);
-    Ok((summarize(evidence, recorded), diagnostics))
+    let config = crate::config::recorded(&evidence.meta);
+    Ok((summarize(evidence, recorded), diagnostics, config))
 }
 
 /// The summary of an evidence document; `path` is what to record as its path.

@@ -101,8 +101,9 @@ pub(crate) struct RecordArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "json")]
     pub(crate) format: RetryFormat,
-    /// checks.toml whose `[retry]` table sets `max_retries` [default:
-    /// ./checks.toml when present, else 3]
+    /// checks.toml whose `[retry]` table sets `max_retries` [default: the
+    /// config the evidence names, when it still has the recorded sha256,
+    /// else 3]
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
     /// Write the point's lesson in DIR once it has failed twice:
@@ -243,8 +244,9 @@ pub(crate) struct Record<'a> {
     pub(crate) evidence: &'a Path,
     /// The state file, created with its parent directories.
     pub(crate) state: &'a Path,
-    /// The limit this record applies (see [`max_retries`]).
-    pub(crate) max_retries: u32,
+    /// The limit this record applies (see [`max_retries`]); `None`: the
+    /// `[retry]` of the config the evidence was made with, else the default.
+    pub(crate) max_retries: Option<u32>,
     /// Where the point's lesson is written when one is due; `None`: nowhere.
     pub(crate) lessons: Option<&'a Path>,
 }
@@ -261,7 +263,12 @@ pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
     let lessons = request.lessons.map(lessons_dir).transpose()?;
     // The evidence is read before the state is touched: bad input changes
     // nothing.
-    let (evidence, diagnostics) = evidence::load(request.evidence)?;
+    let (evidence, diagnostics, recorded) = evidence::load(request.evidence)?;
+    let max_retries = match (request.max_retries, recorded) {
+        (Some(n), _) => n,
+        (None, Some(config)) => config?.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+        (None, None) => DEFAULT_MAX_RETRIES,
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::io("create the directory of", path, err))?;
@@ -274,7 +281,7 @@ pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
         &mut state,
         (request.task_id, request.phase, request.subagent),
         evidence,
-        request.max_retries,
+        max_retries,
         recorded_at.clone(),
     );
     let decision = point
@@ -409,21 +416,17 @@ fn lessons_dir(path: &Path) -> Result<&Path, Error> {
     Ok(path)
 }
 
-/// `[retry] max_retries` of `--config`, else of ./checks.toml when it
-/// exists, else the default. The whole config is validated: a broken
-/// checks.toml is an error, not a silent default.
-pub(crate) fn max_retries(config: Option<&Path>) -> Result<u32, Error> {
-    let config = match config {
-        Some(path) => crate::config::load(path, path, true)?,
-        None => {
-            let path = Path::new("checks.toml");
-            if !path.exists() {
-                return Ok(DEFAULT_MAX_RETRIES);
-            }
-            crate::config::load(path, path, false)?
-        }
+/// `[retry] max_retries` of `--config` (the whole config validated: a
+/// broken one is an error, not a silent default); `None` without it: the
+/// record then reads the config the evidence was made with.
+pub(crate) fn max_retries(config: Option<&Path>) -> Result<Option<u32>, Error> {
+    let Some(path) = config else {
+        return Ok(None);
     };
-    Ok(config.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES))
+    let config = crate::config::load(path, path, true)?;
+    Ok(Some(
+        config.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+    ))
 }
 
 // ---- outputs ----
