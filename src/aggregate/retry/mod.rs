@@ -142,7 +142,7 @@ pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
 }
 
 /// `--phase`: `verify` or `fix`.
-fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
+pub(crate) fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
     use clap::builder::{PossibleValue, TypedValueParser};
     clap::builder::PossibleValuesParser::new([
         PossibleValue::new("verify").help("Verifying a candidate"),
@@ -221,6 +221,44 @@ pub(crate) fn apply(
     point.clone()
 }
 
+/// Records `evidence` for one failure point in the state file `path`
+/// (which must be a file name; its folder must exist), under the state's
+/// lock: the decision and the point after it.
+pub(crate) fn record_locked(
+    path: &Path,
+    point: (&str, Phase, &str),
+    evidence: EvidenceSummary,
+    max_retries: u32,
+) -> Result<(Decision, Point), Error> {
+    let point = {
+        let _lock = Lock::acquire(path)?;
+        let mut state = state::load(path)?;
+        let point = apply(
+            &mut state,
+            point,
+            evidence,
+            max_retries,
+            crate::time::timestamp(),
+        );
+        state::store(path, &mut state)?;
+        point
+    };
+    let decision = point
+        .attempts
+        .last()
+        .map_or(Decision::Retry, |a| a.decision);
+    Ok((decision, point))
+}
+
+/// The summary the state keeps of `evidence`, read from `path` (recorded
+/// as given).
+pub(crate) fn summarize(
+    evidence: run_check_documents::evidence::Evidence,
+    path: &Path,
+) -> EvidenceSummary {
+    evidence::summarize(evidence, path.display().to_string())
+}
+
 // ---- actions ----
 
 fn record(args: &RecordArgs) -> Result<i32, Error> {
@@ -235,23 +273,12 @@ fn record(args: &RecordArgs) -> Result<i32, Error> {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::io("create the directory of", path, err))?;
     }
-    let point = {
-        let _lock = Lock::acquire(path)?;
-        let mut state = state::load(path)?;
-        let point = apply(
-            &mut state,
-            (&args.task_id, args.phase, &args.subagent),
-            evidence,
-            max_retries,
-            crate::time::timestamp(),
-        );
-        state::store(path, &mut state)?;
-        point
-    };
-    let decision = point
-        .attempts
-        .last()
-        .map_or(Decision::Retry, |a| a.decision);
+    let (decision, point) = record_locked(
+        path,
+        (&args.task_id, args.phase, &args.subagent),
+        evidence,
+        max_retries,
+    )?;
     let text = match args.format {
         RetryFormat::Json => run_check_documents::pretty(&RecordOutput::new(decision, &point)),
         RetryFormat::Text => format!("{}\n", record_line(decision, &point)),
