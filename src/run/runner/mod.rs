@@ -150,6 +150,8 @@ pub(crate) fn run_plan(
             if stop_reason.is_none() && cancel.is_cancelled() {
                 stop_reason = Some(INTERRUPTED);
             }
+            // Ready checks waiting for a token of the jobs pool.
+            let mut waiting = 0usize;
             if stop_reason.is_none() {
                 // Launch ready checks in file order while slots are free.
                 while first < n && started[first] {
@@ -185,9 +187,11 @@ pub(crate) fn run_plan(
                         break;
                     }
                     if let Some(tokens) = &mut tokens
-                        && !tokens.allow(running)
+                        && (waiting > 0 || !tokens.allow(running))
                     {
-                        break;
+                        // Counted, so that as many tokens are asked for.
+                        waiting += 1;
+                        continue;
                     }
                     started[i] = true;
                     match immediate_result(check) {
@@ -225,6 +229,7 @@ pub(crate) fn run_plan(
             }
             if let Some(tokens) = &mut tokens {
                 tokens.keep(running);
+                tokens.ask(waiting.min(plan.jobs.saturating_sub(running)));
             }
             if running == 0 {
                 // Nothing runs and nothing more can be launched (or we stopped):
@@ -294,6 +299,7 @@ enum Message {
 /// thread, which hands them over on the scheduler's channel, so the
 /// scheduler never blocks on the pool and still sees every check's end.
 struct Tokens {
+    client: jobserver::Client,
     /// Asks the pool; `None` once the pool failed (then one check at a
     /// time: the implicit token is never over budget).
     helper: Option<jobserver::HelperThread>,
@@ -312,25 +318,40 @@ impl Tokens {
             })
             .ok();
         Tokens {
+            client: client.clone(),
             helper,
             held: Vec::new(),
             asked: 0,
         }
     }
 
-    /// Whether one more check may start while `running` run; when not,
-    /// a token is asked for (one at a time).
+    /// Whether one more check may start while `running` run: a token is
+    /// held for it, or one is free in the pool now (taken without waiting
+    /// where the platform can).
     fn allow(&mut self, running: usize) -> bool {
         if running == 0 || running <= self.held.len() {
             return true;
         }
-        if self.asked == 0
-            && let Some(helper) = &self.helper
-        {
-            helper.request_token();
-            self.asked += 1;
+        if self.helper.is_none() {
+            return false;
         }
-        false
+        match self.client.try_acquire() {
+            Ok(Some(token)) => {
+                self.held.push(token);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes sure `wanted` tokens are being asked for.
+    fn ask(&mut self, wanted: usize) {
+        if let Some(helper) = &self.helper {
+            while self.asked < wanted {
+                helper.request_token();
+                self.asked += 1;
+            }
+        }
     }
 
     fn arrived(&mut self, token: std::io::Result<jobserver::Acquired>) {
