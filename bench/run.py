@@ -1049,8 +1049,9 @@ def workload_h(ctx: Ctx) -> Section:
         f"within {CANDIDATES_TOLERANCE * 100:.0f}%", off <= CANDIDATES_TOLERANCE))
     section.notes.append(
         f"One gate process per candidate; the {n} jobs are shared through a jobserver "
-        f"({k} gates at once on their implicit tokens, {n - k} tokens in the pool), so "
-        f"{n} checks at most run at any moment across the {k} gates. Each run is one more "
+        f"({k} gates at once on their implicit tokens, {n - k} tokens in the pool; a gate "
+        f"that ends gives its token to the pool), so {n} checks at most run at any moment "
+        f"across the {k} gates. Each run is one more "
         "round of the task in the same runs folder (histories and retry state grow by a "
         "line a run). No peer has this command.")
     return section

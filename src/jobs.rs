@@ -5,8 +5,9 @@
 //!
 //! make's rule: every process has one implicit token, so it runs one check
 //! without asking; each further check it runs at once holds a token of the
-//! pool. `candidates` runs at most N gates at once and fills the pool with
-//! N minus that many tokens, so N checks at most run across all of them.
+//! pool. `candidates` creates the pool with N tokens and takes one for each
+//! gate it runs at once (that gate's implicit token), giving it back when
+//! no candidate is left for it, so N checks at most run across all gates.
 //!
 //! The pool reaches a gate through a variable of run-check's own,
 //! `RUN_CHECK_JOBSERVER` (the jobserver's auth string), not `MAKEFLAGS`:

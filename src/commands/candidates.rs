@@ -124,14 +124,23 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         Some(n) => n,
     };
     let at_once = jobs.min(named.len()).max(1);
-    // make's rule: each gate has one implicit token; the pool holds the rest.
-    let pool = jobs - at_once;
-    let client = match pool {
-        0 => None,
+    // make's rule: each gate runs one check on its implicit token and holds
+    // a pool token for each further one. The pool is created with all N
+    // tokens and this process takes one for each gate slot, the slot's
+    // implicit token, given back when no candidate is left for the slot: the
+    // gates still running can then use it.
+    let client = match jobs {
+        1 => None,
         n => Some(jobserver::Client::new(n).map_err(|err| {
             Error::Environment(format!("cannot create the jobs pool of {n} tokens: {err}"))
         })?),
     };
+    let slots = (0..at_once)
+        .map(|_| client.as_ref().map(jobserver::Client::acquire).transpose())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| {
+            Error::Environment(format!("cannot take a token of the jobs pool: {err}"))
+        })?;
     let cancel = crate::signal::install().map_err(Error::Environment)?;
 
     for candidate in &named {
@@ -146,7 +155,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         task: &task_path,
         config: trusted.as_deref(),
         mode: args.mode.as_str(),
-        jobs: pool + 1,
+        jobs,
         client: client.as_ref(),
         round,
     };
@@ -162,9 +171,13 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     let next = AtomicUsize::new(0);
     let entries: Mutex<Vec<Option<Result<Entry, Error>>>> =
         Mutex::new((0..named.len()).map(|_| None).collect());
+    let (next, named, task_dir, gate, shared, entries) =
+        (&next, &named, &task_dir, &gate, &shared, &entries);
     std::thread::scope(|scope| {
-        for _ in 0..at_once {
-            scope.spawn(|| {
+        for slot in slots {
+            scope.spawn(move || {
+                // Given back (dropped) when the loop ends.
+                let _slot = slot;
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(candidate) = named.get(i) else {
@@ -187,11 +200,14 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
             });
         }
     });
+    drop(client);
     let mut ranked = Vec::new();
-    for entry in entries
-        .into_inner()
-        .map_err(|_| Error::Internal("a candidate's thread panicked".into()))?
-    {
+    let entries = std::mem::take(
+        &mut *entries
+            .lock()
+            .map_err(|_| Error::Internal("a candidate's thread panicked".into()))?,
+    );
+    for entry in entries {
         ranked.push(entry.ok_or_else(|| Error::Internal("a candidate was not gated".into()))??);
     }
     rank(&mut ranked);
@@ -200,11 +216,11 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         round,
         candidates: ranked,
     };
-    write_index(&task_dir, &index)?;
+    write_index(task_dir, &index)?;
     let text = match args.format {
         CandidatesFormat::Json => run_check_documents::pretty(&index),
         CandidatesFormat::Markdown => markdown(&index),
-        CandidatesFormat::Text => text(&index, &task_dir),
+        CandidatesFormat::Text => text(&index, task_dir),
     };
     crate::output::Output::Stdout.write(text.as_bytes())?;
     Ok(match index.candidates.iter().any(|c| c.passed) {
@@ -300,7 +316,7 @@ struct Gate<'a> {
     task: &'a Path,
     config: Option<&'a Path>,
     mode: &'static str,
-    /// `--jobs` of each gate: its implicit token plus the whole pool.
+    /// `--jobs` of each gate: the whole budget (the pool bounds it).
     jobs: usize,
     client: Option<&'a jobserver::Client>,
     round: u32,
