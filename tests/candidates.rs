@@ -4,7 +4,7 @@
 //! retry counts; a trusted `--config`; two rounds at once losing nothing;
 //! bad input writing nothing; the `--jobs` budget shared across the gates.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
@@ -446,7 +446,7 @@ fn bad_input_is_one_line_naming_the_argument_and_writes_nothing() {
 /// A check that records when it ran: `stamp.sh NAME` writes its start and
 /// end times (ns) to `LOG/NAME.<pid>` around a 0.3 s sleep.
 #[cfg(unix)]
-fn stamp_script(log: &Path) -> String {
+fn stamp_script(log: &std::path::Path) -> String {
     format!(
         "#!/bin/sh\nf={log}/$1.$$\ndate +%s%N > \"$f.start\"\nsleep 0.3\ndate +%s%N > \"$f.end\"\n",
         log = log.display()
@@ -455,7 +455,7 @@ fn stamp_script(log: &Path) -> String {
 
 /// The most stamped intervals of `log` that overlap at any moment.
 #[cfg(unix)]
-fn most_at_once(log: &Path) -> (usize, usize) {
+fn most_at_once(log: &std::path::Path) -> (usize, usize) {
     let mut events: Vec<(u128, i32)> = Vec::new();
     let mut runs = 0;
     for entry in std::fs::read_dir(log).unwrap() {
