@@ -441,6 +441,14 @@ fn bad_input_is_one_line_naming_the_argument_and_writes_nothing() {
     code(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--runs `a/runs`"));
     assert!(!p.path("a/runs").exists());
+    // Also through a symbolic link to the candidate.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(p.path("a"), p.path("link")).unwrap();
+        let out = p.run(&["--task", "task.json", "--runs", "link/runs", "a"]);
+        code(&out, 2);
+        assert!(!p.path("a/runs").exists());
+    }
 }
 
 /// A check that records when it ran: `stamp.sh NAME` writes its start and

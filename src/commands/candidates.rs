@@ -103,9 +103,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     };
     let runs = &args.runs;
     let task_dir = runs.join(&task_id);
-    let absolute_runs = crate::paths::lexical(
-        &std::path::absolute(runs).map_err(|err| Error::io("find", runs, err))?,
-    );
+    let absolute_runs = resolved(runs).map_err(|err| Error::io("find", runs, err))?;
     if let Some(inside) = named
         .iter()
         .find(|c| absolute_runs.starts_with(&c.worktree))
@@ -270,6 +268,26 @@ fn named(arguments: &[String]) -> Result<Vec<Named>, Error> {
         named.push(Named { id, worktree });
     }
     Ok(named)
+}
+
+/// `path` made absolute, its longest existing ancestor canonical (symlinks
+/// followed, as the worktrees' paths are), the rest appended as written.
+fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+    let absolute = crate::paths::lexical(&std::path::absolute(path)?);
+    let mut rest = Vec::new();
+    let mut existing = absolute.as_path();
+    loop {
+        if let Ok(canonical) = dunce::canonicalize(existing) {
+            return Ok(rest.iter().rev().fold(canonical, |p, part| p.join(part)));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return Ok(absolute),
+        }
+    }
 }
 
 /// Whether `name` is safe as one path component on every platform: not
