@@ -16,6 +16,8 @@ Workloads (see bench/README.md):
   F  fast mode, 20 checks with `paths`, one file of 50,000 changed: wall time.
   G  read-only snapshots with 200,000 untracked files: a strict run of one
      trivial check <= 2.5x one `git status --porcelain -uall`.
+  H  `candidates` over 3 worktrees of 8 x `sleep 1` each, --jobs 8: within
+     15% of the ideal 3 s (24 check-seconds over 8 slots).
 
 The peers (pre-commit from PyPI, lefthook from npm) are installed by this
 script into bench/.peers/ at pinned versions; a peer that cannot be installed
@@ -82,6 +84,9 @@ UNTRACKED_DIRS = 2000
 UNTRACKED_FILES_PER_DIR = 100  # 2,000 x 100 = 200,000 untracked files
 UNTRACKED_MAX_RATIO = 2.5
 DIRTY_FILES = 100
+CANDIDATES = 3
+CANDIDATES_IDEAL_S = PARALLEL_CHECKS * CANDIDATES / PARALLEL_CHECKS  # 24 check-s on 8 slots
+CANDIDATES_TOLERANCE = 0.15
 FAST_CHECKS = 20
 # No single run of any workload should come near this; a hang is an error.
 RUN_TIMEOUT_S = 300
@@ -997,10 +1002,65 @@ def workload_g(ctx: Ctx) -> Section:
     return section
 
 
+def workload_h(ctx: Ctx) -> Section:
+    """`candidates` over 3 worktrees of 8 x sleep 1, --jobs 8."""
+    n, k = PARALLEL_CHECKS, CANDIDATES
+    sleep = need_tool("sleep")
+    names = [f"s{i}" for i in range(n)]
+    repo = make_repo(ctx.tmp, "h", {
+        "checks.toml": checks_toml(["sleep"], [{"name": c, "run": ["sleep", "1"]} for c in names]),
+    })
+    ids = [f"h-{chr(ord('a') + i)}" for i in range(k)]
+    for cid in ids:
+        git(repo, "worktree", "add", "-q", "--detach", str(ctx.tmp / cid))
+    task = ctx.tmp / "h-task.json"
+    task.write_text(json.dumps({
+        "id": "H", "title": "bench", "description": "candidates", "risk": "low",
+        "parallel_count": k,
+        "acceptance": {"commands": ["run-check --mode strict --format json"], "criteria": ["ok"]},
+        "estimated_loc": 1, "files_involved": ["x"], "public_contracts_touched": ["N/A"],
+        "base": "HEAD"}))
+    runs = ctx.tmp / "h-runs"
+    argv = [str(ctx.binary), "candidates", "--task", str(task), "--runs", str(runs),
+            "--jobs", str(n), "--format", "json", *[str(ctx.tmp / c) for c in ids]]
+
+    def verify(out: str) -> None:
+        try:
+            index = json.loads(out)
+        except ValueError as err:
+            raise SetupError(f"candidates: stdout is not the index: {err}")
+        passed = [c["id"] for c in index.get("candidates", []) if c.get("passed")]
+        if len(passed) != k:
+            raise SetupError(f"candidates: {len(passed)} of {k} candidates passed")
+
+    rc = Tool("run-check candidates", argv, ctx.tmp, verify=verify)
+    floor = shell_tool(ctx.tmp, " ".join(
+        [f"for r in $(seq {k}); do for i in $(seq {n}); do {sleep} 1 & done; wait; done"]),
+        f"shell, {k} waves of {n} `&` + wait")
+    tools = [rc, floor]
+    progress(f"H: candidates, {k} worktrees x {n} sleep 1, --jobs {n}; "
+             f"warm-up + {ctx.runs} runs each")
+    ctx.runner.measure(tools, ctx.runs)
+    section = Section("H", f"H. `candidates`: {k} worktrees × {n} `sleep 1`, `--jobs {n}`",
+                      tools, [], base="run-check candidates")
+    off = rc.wall / CANDIDATES_IDEAL_S - 1
+    section.targets.append(Target(
+        f"H: candidates vs ideal {CANDIDATES_IDEAL_S:g} s", f"{secs(rc.wall)} ({off * 100:+.1f}%)",
+        f"within {CANDIDATES_TOLERANCE * 100:.0f}%", off <= CANDIDATES_TOLERANCE))
+    section.notes.append(
+        f"One gate process per candidate; the {n} jobs are shared through a jobserver "
+        f"({k} gates at once on their implicit tokens, {n - k} tokens in the pool; a gate "
+        f"that ends gives its token to the pool), so {n} checks at most run at any moment "
+        f"across the {k} gates. Each run is one more "
+        "round of the task in the same runs folder (histories and retry state grow by a "
+        "line a run). No peer has this command.")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
-    "G": workload_g,
+    "G": workload_g, "H": workload_h,
 }
 
 
@@ -1097,8 +1157,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="an earlier run-check binary, measured beside --bin in workloads A "
                              "and D (round-robin, one run): is start-up unchanged?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
-                        help="comma-separated workloads to run, of A,B,C,D,E,F,G "
-                             "(or 1-7; default all)")
+                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H "
+                             "(or 1-8; default all)")
     parser.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                         help="install (into bench/.peers) and measure pre-commit and lefthook "
                              "(default on)")
@@ -1107,9 +1167,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--runs must be at least 1")
     picked = []
     for word in args.only.upper().replace(" ", "").split(","):
-        key = "ABCDEFG"[int(word) - 1] if word in {"1", "2", "3", "4", "5", "6", "7"} else word
+        key = "ABCDEFGH"[int(word) - 1] if word in {"1", "2", "3", "4", "5", "6", "7", "8"} else word
         if key not in WORKLOADS:
-            parser.error(f"--only: unknown workload {word!r} (choose from A,B,C,D,E,F,G)")
+            parser.error(f"--only: unknown workload {word!r} (choose from A,B,C,D,E,F,G,H)")
         if key not in picked:
             picked.append(key)
     args.only = sorted(picked)

@@ -45,6 +45,8 @@ pub(crate) enum Command {
     Vote(crate::aggregate::vote::VoteArgs),
     /// Count retries per failure point and say when to escalate
     Retry(crate::aggregate::retry::RetryArgs),
+    /// Gate candidate worktrees of one task at once, judge and rank them
+    Candidates(CandidatesArgs),
     /// Print a JSON Schema of a document run-check reads or writes, or of checks.toml
     Schema(crate::tooling::schema::SchemaArgs),
     /// Write a starter checks.toml for the detected project; never overwrites
@@ -152,6 +154,36 @@ pub(crate) struct CheckArgs {
     /// No progress lines on stderr
     #[arg(long, short)]
     pub(crate) quiet: bool,
+}
+
+/// `candidates` options.
+#[derive(Debug, Args)]
+pub(crate) struct CandidatesArgs {
+    /// Task contract JSON every candidate is gated with
+    #[arg(long, value_name = "T.json")]
+    pub(crate) task: PathBuf,
+    /// Folder of the runs: each candidate's files go to DIR/<task_id>/<candidate_id>/
+    #[arg(long, value_name = "DIR", default_value = "runs")]
+    pub(crate) runs: PathBuf,
+    /// A trusted checks.toml every candidate is gated and judged by [default:
+    /// each candidate's own checks.toml]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Which checks run, and how
+    #[arg(long, value_enum, default_value = "strict")]
+    pub(crate) mode: Mode,
+    /// Checks running at once across all candidates; 0 = logical CPUs [default: 0]
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<usize>,
+    /// The phase of each candidate's retry failure point
+    #[arg(long, value_parser = crate::aggregate::retry::phase(), default_value = "verify")]
+    pub(crate) phase: run_check_documents::retry::Phase,
+    /// Output format of the index
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: crate::commands::CandidatesFormat,
+    /// Candidate worktrees: PATH (its folder name is the id) or ID=PATH
+    #[arg(value_name = "WORKTREE", required = true)]
+    pub(crate) worktrees: Vec<String>,
 }
 
 /// `list` options.

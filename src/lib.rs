@@ -16,6 +16,7 @@ mod config;
 mod duration;
 mod error;
 mod git;
+mod jobs;
 mod json_input;
 mod output;
 mod parse;
@@ -47,11 +48,21 @@ use crate::cli::{Cli, Command};
 
 /// Runs run-check with these arguments (the first is the program name) and
 /// returns the process exit code. Errors are printed on stderr as one line.
+///
+/// Call it before the process starts any thread (`main` does): a gate
+/// started by `candidates` first connects to the jobs pool, which briefly
+/// changes the process's environment.
 pub fn run<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    // A gate `candidates` started takes its share of the jobs pool before
+    // anything else runs (jobs.rs: no other thread may exist yet).
+    if let Err(why) = jobs::inherit() {
+        eprintln!("error: {why}");
+        return exit_code::ERROR;
+    }
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -89,6 +100,7 @@ where
         Some(Command::Judge(args)) => aggregate::judge::run(&args),
         Some(Command::Vote(args)) => aggregate::vote::run(&args),
         Some(Command::Retry(args)) => aggregate::retry::run(&args),
+        Some(Command::Candidates(args)) => commands::candidates(&args),
         Some(Command::Schema(args)) => tooling::schema::run(&args),
         Some(Command::Init(args)) => tooling::init::run(&args),
         Some(Command::Hooks(args)) => tooling::hooks::run(&args),

@@ -8,6 +8,8 @@ mod support;
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.
 mod artifacts;
+/// `candidates`: candidate worktrees gated at once, judged, ranked.
+mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
 /// Every config error of docs/checks-toml.md: exit 2, one line, nothing runs.

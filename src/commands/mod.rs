@@ -2,6 +2,7 @@
 //! output (progress, banner, warnings) goes to stderr; reports go to stdout or
 //! the `--out` file.
 
+mod candidates;
 mod check;
 mod fix;
 mod list;
@@ -9,6 +10,7 @@ mod progress;
 mod report;
 mod validate;
 
+pub(crate) use candidates::{CandidatesFormat, candidates};
 pub(crate) use check::check;
 pub(crate) use fix::fix;
 pub(crate) use list::list;

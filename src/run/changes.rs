@@ -213,6 +213,15 @@ pub(crate) fn changed(
 /// `git diff --numstat -z` records: each changed path (a rename's new path)
 /// with its added plus deleted lines (binary files show `-`: no lines).
 fn parse_numstat(out: &[u8]) -> Vec<(PathBuf, u64)> {
+    numstat(out)
+        .into_iter()
+        .map(|(path, lines)| (path, lines.map_or(0, |(added, deleted)| added + deleted)))
+        .collect()
+}
+
+/// `git diff --numstat -z` records: each changed path (a rename's new path)
+/// with its added and deleted lines; `None` for a binary file (`-`).
+pub(crate) fn numstat(out: &[u8]) -> Vec<(PathBuf, Option<(u64, u64)>)> {
     let mut changed = Vec::new();
     let mut records = out.split(|&b| b == 0);
     while let Some(record) = records.next() {
@@ -238,12 +247,12 @@ fn parse_numstat(out: &[u8]) -> Vec<(PathBuf, u64)> {
             std::str::from_utf8(n)
                 .ok()
                 .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(0)
         };
-        changed.push((
-            crate::git::path_from_bytes(path),
-            count(added) + count(deleted),
-        ));
+        let lines = match (count(added), count(deleted)) {
+            (Some(added), Some(deleted)) => Some((added, deleted)),
+            _ => None,
+        };
+        changed.push((crate::git::path_from_bytes(path), lines));
     }
     changed
 }

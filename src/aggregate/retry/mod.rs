@@ -152,7 +152,7 @@ pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
 }
 
 /// `--phase`: `verify` or `fix`.
-fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
+pub(crate) fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
     use clap::builder::{PossibleValue, TypedValueParser};
     clap::builder::PossibleValuesParser::new([
         PossibleValue::new("verify").help("Verifying a candidate"),

@@ -3,7 +3,9 @@
 //! in `process`; platform tree-killing behind the same names in `unix` and
 //! `windows`. A pool of at most `jobs` worker threads runs the checks, each
 //! worker reused from check to check; with `--jobs 1` the scheduler's own
-//! thread runs them.
+//! thread runs them. A gate lent a jobs pool by `candidates` (`crate::jobs`)
+//! runs its first check on its implicit token and holds a token of the pool
+//! for each further check running at once ([`Tokens`]).
 
 mod child;
 #[cfg(target_os = "linux")]
@@ -124,7 +126,11 @@ pub(crate) fn run_plan(
     let mut results: Vec<Option<CheckResult>> = (0..n).map(|_| None).collect();
     let mut started = vec![false; n];
     let mut stop_reason: Option<&'static str> = None;
-    let (tx, rx) = mpsc::channel::<(usize, CheckResult)>();
+    let (tx, rx) = mpsc::channel::<Message>();
+    let mut tokens = match plan.jobs {
+        1 => None,
+        _ => crate::jobs::inherited().map(|client| Tokens::start(client, &tx)),
+    };
     let contain = Containment::new(plan.checks.iter().map(|c| c.config.leave_running));
     let contain = &contain;
 
@@ -144,6 +150,8 @@ pub(crate) fn run_plan(
             if stop_reason.is_none() && cancel.is_cancelled() {
                 stop_reason = Some(INTERRUPTED);
             }
+            // Ready checks waiting for a token of the jobs pool.
+            let mut waiting = 0usize;
             if stop_reason.is_none() {
                 // Launch ready checks in file order while slots are free.
                 while first < n && started[first] {
@@ -178,6 +186,13 @@ pub(crate) fn run_plan(
                     if running >= plan.jobs {
                         break;
                     }
+                    if let Some(tokens) = &mut tokens
+                        && (waiting > 0 || !tokens.allow(running))
+                    {
+                        // Counted, so that as many tokens are asked for.
+                        waiting += 1;
+                        continue;
+                    }
                     started[i] = true;
                     match immediate_result(check) {
                         Some(result) => {
@@ -197,7 +212,7 @@ pub(crate) fn run_plan(
                                 // Nothing to overlap: a hand-off to a worker
                                 // would only cost two thread wake-ups.
                                 let run = run_check(i, plan, cancel, contain);
-                                let _ = tx.send((i, run));
+                                let _ = tx.send(Message::Done(i, run));
                             } else {
                                 // A worker per running check at most, started
                                 // when every worker is busy, reused after.
@@ -212,6 +227,10 @@ pub(crate) fn run_plan(
                     }
                 }
             }
+            if let Some(tokens) = &mut tokens {
+                tokens.keep(running);
+                tokens.ask(waiting.min(plan.jobs.saturating_sub(running)));
+            }
             if running == 0 {
                 // Nothing runs and nothing more can be launched (or we stopped):
                 // needs are acyclic, so a pending check would have been ready.
@@ -221,7 +240,16 @@ pub(crate) fn run_plan(
                 }
                 continue;
             }
-            let Ok((i, result)) = rx.recv() else { break };
+            let (i, result) = match rx.recv() {
+                Ok(Message::Done(i, result)) => (i, result),
+                Ok(Message::Token(token)) => {
+                    if let Some(tokens) = &mut tokens {
+                        tokens.arrived(token);
+                    }
+                    continue;
+                }
+                Err(_) => break,
+            };
             running -= 1;
             on_event(Event::Finished(&plan.checks[i], &result));
             if plan.fail_fast && result.status.is_failure() && stop_reason.is_none() {
@@ -230,6 +258,8 @@ pub(crate) fn run_plan(
             results[i] = Some(result);
         }
     });
+    // Pending requests are abandoned and held tokens go back to the pool.
+    drop(tokens);
 
     // Whatever any check left is gone now (but what `leave_running` kept),
     // before the last snapshot is taken.
@@ -251,13 +281,101 @@ pub(crate) fn run_plan(
         .collect()
 }
 
+/// What the scheduler waits for: a check's end, or a token of the jobs pool.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a result moves once over the channel, as it did before tokens; boxing would allocate per check"
+)]
+enum Message {
+    /// Check `i` ended.
+    Done(usize, CheckResult),
+    /// A token the scheduler asked the pool for.
+    Token(std::io::Result<jobserver::Acquired>),
+}
+
+/// The tokens of the jobs pool this process holds (make's rule: the first
+/// running check runs on the process's implicit token, each further one
+/// holds a token). They are asked for by the jobserver crate's helper
+/// thread, which hands them over on the scheduler's channel, so the
+/// scheduler never blocks on the pool and still sees every check's end.
+struct Tokens {
+    client: jobserver::Client,
+    /// Asks the pool; `None` once the pool failed (then one check at a
+    /// time: the implicit token is never over budget).
+    helper: Option<jobserver::HelperThread>,
+    held: Vec<jobserver::Acquired>,
+    /// Asked for, not yet arrived.
+    asked: usize,
+}
+
+impl Tokens {
+    fn start(client: &jobserver::Client, tx: &mpsc::Sender<Message>) -> Tokens {
+        let tx = tx.clone();
+        let helper = client
+            .clone()
+            .into_helper_thread(move |token| {
+                let _ = tx.send(Message::Token(token));
+            })
+            .ok();
+        Tokens {
+            client: client.clone(),
+            helper,
+            held: Vec::new(),
+            asked: 0,
+        }
+    }
+
+    /// Whether one more check may start while `running` run: a token is
+    /// held for it, or one is free in the pool now (taken without waiting
+    /// where the platform can).
+    fn allow(&mut self, running: usize) -> bool {
+        if running == 0 || running <= self.held.len() {
+            return true;
+        }
+        if self.helper.is_none() {
+            return false;
+        }
+        match self.client.try_acquire() {
+            Ok(Some(token)) => {
+                self.held.push(token);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes sure `wanted` tokens are being asked for.
+    fn ask(&mut self, wanted: usize) {
+        if let Some(helper) = &self.helper {
+            while self.asked < wanted {
+                helper.request_token();
+                self.asked += 1;
+            }
+        }
+    }
+
+    fn arrived(&mut self, token: std::io::Result<jobserver::Acquired>) {
+        self.asked = self.asked.saturating_sub(1);
+        match token {
+            Ok(token) => self.held.push(token),
+            // A broken pool: no more tokens, one check at a time.
+            Err(_) => self.helper = None,
+        }
+    }
+
+    /// Gives back the tokens `running` checks do not need.
+    fn keep(&mut self, running: usize) {
+        self.held.truncate(running.saturating_sub(1));
+    }
+}
+
 /// A worker: runs the checks it is handed until there are no more.
 fn work(
     plan: &Plan<'_>,
     cancel: &Cancel,
     contain: &Containment,
     jobs: &Mutex<mpsc::Receiver<usize>>,
-    results: &mpsc::Sender<(usize, CheckResult)>,
+    results: &mpsc::Sender<Message>,
 ) {
     loop {
         let next = match jobs.lock() {
@@ -266,7 +384,7 @@ fn work(
         };
         let Ok(i) = next else { return };
         let result = run_check(i, plan, cancel, contain);
-        if results.send((i, result)).is_err() {
+        if results.send(Message::Done(i, result)).is_err() {
             return;
         }
     }

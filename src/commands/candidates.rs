@@ -1,0 +1,887 @@
+//! `run-check candidates` (docs/candidates.md): gates the candidate
+//! worktrees of one task concurrently within one `--jobs` budget and keeps
+//! each candidate's files under `DIR/<task_id>/<candidate_id>/`.
+//!
+//! Pipeline: arguments checked (nothing is written before every input is
+//! good) → the round counted → one gate process per candidate (this
+//! binary's `check`, at most `--jobs` at once, sharing a jobs pool:
+//! `crate::jobs`) → per candidate, after its gate: `task.json`,
+//! `run-check.txt`, `changeset.txt`, the retry record, then the judge
+//! (`verdict.json`, `history.jsonl`, `feedback.md`) → the ranked index
+//! (`index.json`, `index.md`) → the index on stdout.
+//!
+//! Each gate is a process of its own, never a thread: the gate's signal
+//! handling, child subreaper and orphan sweeps are per process, and one
+//! run's sweep must not take another run's checks for orphans.
+//!
+//! Concurrency: the round is counted, and the index written, under the
+//! lock of `DIR/<task_id>/index.json.lock` (the retry state's lock, reused);
+//! history lines and retry records take their own locks; every other file
+//! is replaced atomically. Each gate writes its evidence to a file of its
+//! round (`run-check.round-N.json`), renamed to `run-check.json` once read,
+//! so two rounds at once never judge each other's evidence.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use run_check_documents::candidates::{Candidate as Entry, Index};
+use run_check_documents::evidence::Evidence;
+use run_check_documents::retry::{Decision, RecordOutput};
+
+use crate::aggregate::judge::route::RetryPoint;
+use crate::aggregate::judge::verdict::{Recommendation, Verdict};
+use crate::aggregate::judge::{self, history::History, input::Source};
+use crate::aggregate::retry;
+use crate::cli::CandidatesArgs;
+use crate::config;
+use crate::error::Error;
+use crate::exit_code;
+use crate::output::{Atomic, FileKind};
+use crate::report::{self, Format};
+
+/// Output format of `candidates`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CandidatesFormat {
+    /// A few aligned lines: rank, id, result, score, lines, route, retry
+    Text,
+    /// The index document (`run-check schema candidates-index`)
+    Json,
+    /// The index as Markdown (what `index.md` holds)
+    Markdown,
+}
+
+/// One candidate as named on the command line.
+#[derive(Debug)]
+struct Named {
+    /// Its id: the folder name, or `ID` of `ID=PATH`.
+    id: String,
+    /// Its worktree (canonical).
+    worktree: PathBuf,
+}
+
+/// What a gate process left.
+#[derive(Debug)]
+struct Gated {
+    /// Its exit code (130 when it was never started, interrupted first).
+    code: i32,
+    /// Its last stderr line: the banner, or the error that stopped it.
+    last_line: String,
+    /// Its evidence, read, when it wrote one.
+    evidence: Option<Evidence>,
+}
+
+/// `run-check candidates`: exit 0 when a candidate passed, 1 when none did.
+pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
+    // Every input is checked before anything is written.
+    let named = named(&args.worktrees)?;
+    let task_bytes = crate::bounded::read(&args.task, crate::bounded::TASK)
+        .map_err(|err| Error::io("read task file", &args.task, err))?;
+    let task = crate::run::task::from_slice(&args.task, &task_bytes)?;
+    let task_id = task.document.id.clone();
+    safe_component(&task_id).map_err(|why| Error::Input {
+        path: args.task.clone(),
+        location: None,
+        key: Some("$.id".into()),
+        message: format!("{task_id:?} cannot name a folder of --runs: {why}"),
+    })?;
+    let trusted = match &args.config {
+        Some(path) => {
+            config::load(path, path, true)?;
+            Some(std::path::absolute(path).map_err(|err| Error::io("find", path, err))?)
+        }
+        None => None,
+    };
+    let runs = &args.runs;
+    let task_dir = runs.join(&task_id);
+    let absolute_runs = resolved(runs).map_err(|err| Error::io("find", runs, err))?;
+    if let Some(inside) = named
+        .iter()
+        .find(|c| absolute_runs.starts_with(&c.worktree))
+    {
+        return Err(Error::Usage(format!(
+            "--runs `{}` lies inside the candidate worktree `{}`: its gate would see the \
+             other gates' files appear; name a folder outside every candidate",
+            runs.display(),
+            inside.worktree.display()
+        )));
+    }
+    let task_path =
+        std::path::absolute(&args.task).map_err(|err| Error::io("find", &args.task, err))?;
+    let jobs = match args.jobs {
+        Some(0) | None => std::thread::available_parallelism().map_or(1, usize::from),
+        Some(n) => n,
+    };
+    let at_once = jobs.min(named.len()).max(1);
+    // make's rule: each gate runs one check on its implicit token and holds
+    // a pool token for each further one. The pool is created with all N
+    // tokens and this process takes one for each gate slot, the slot's
+    // implicit token, given back when no candidate is left for the slot: the
+    // gates still running can then use it.
+    let client = match jobs {
+        1 => None,
+        n => Some(jobserver::Client::new(n).map_err(|err| {
+            Error::Environment(format!("cannot create the jobs pool of {n} tokens: {err}"))
+        })?),
+    };
+    let slots = (0..at_once)
+        .map(|_| client.as_ref().map(jobserver::Client::acquire).transpose())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| {
+            Error::Environment(format!("cannot take a token of the jobs pool: {err}"))
+        })?;
+    let cancel = crate::signal::install().map_err(Error::Environment)?;
+
+    for candidate in &named {
+        let dir = task_dir.join(&candidate.id);
+        std::fs::create_dir_all(&dir).map_err(|err| Error::io("create", &dir, err))?;
+    }
+    let round = next_round(&task_dir)?;
+    let exe = std::env::current_exe()
+        .map_err(|err| Error::Environment(format!("cannot find run-check's own binary: {err}")))?;
+    let gate = Gate {
+        exe: &exe,
+        task: &task_path,
+        config: trusted.as_deref(),
+        mode: args.mode.as_str(),
+        jobs,
+        client: client.as_ref(),
+        round,
+    };
+    let shared = Shared {
+        args,
+        task_bytes: &task_bytes,
+        task_id: &task_id,
+        base: task.document.base.as_deref().unwrap_or("HEAD"),
+        task_dir: &task_dir,
+        config: trusted.as_deref(),
+    };
+
+    let next = AtomicUsize::new(0);
+    let entries: Mutex<Vec<Option<Result<Entry, Error>>>> =
+        Mutex::new((0..named.len()).map(|_| None).collect());
+    let (next, named, task_dir, gate, shared, entries) =
+        (&next, &named, &task_dir, &gate, &shared, &entries);
+    std::thread::scope(|scope| {
+        for slot in slots {
+            scope.spawn(move || {
+                // Given back (dropped) when the loop ends.
+                let _slot = slot;
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(candidate) = named.get(i) else {
+                        return;
+                    };
+                    let dir = task_dir.join(&candidate.id);
+                    let gated = match cancel.is_cancelled() {
+                        true => Gated {
+                            code: exit_code::INTERRUPTED,
+                            last_line: "interrupted before its gate started".into(),
+                            evidence: None,
+                        },
+                        false => gate.run(candidate, &dir),
+                    };
+                    let entry = shared.after_gate(candidate, &dir, gated);
+                    if let Ok(mut entries) = entries.lock() {
+                        entries[i] = Some(entry);
+                    }
+                }
+            });
+        }
+    });
+    drop(client);
+    let mut ranked = Vec::new();
+    let entries = std::mem::take(
+        &mut *entries
+            .lock()
+            .map_err(|_| Error::Internal("a candidate's thread panicked".into()))?,
+    );
+    for entry in entries {
+        ranked.push(entry.ok_or_else(|| Error::Internal("a candidate was not gated".into()))??);
+    }
+    rank(&mut ranked);
+    let index = Index {
+        task_id: task_id.clone(),
+        round,
+        candidates: ranked,
+    };
+    write_index(task_dir, &index)?;
+    let text = match args.format {
+        CandidatesFormat::Json => run_check_documents::pretty(&index),
+        CandidatesFormat::Markdown => markdown(&index),
+        CandidatesFormat::Text => text(&index, task_dir),
+    };
+    crate::output::Output::Stdout.write(text.as_bytes())?;
+    Ok(match index.candidates.iter().any(|c| c.passed) {
+        true => exit_code::PASS,
+        false => exit_code::FAIL,
+    })
+}
+
+// ---- inputs ----
+
+/// The candidates of the `WORKTREE...` arguments: ids checked (safe as one
+/// folder name, unique) and worktrees found.
+fn named(arguments: &[String]) -> Result<Vec<Named>, Error> {
+    let mut named: Vec<Named> = Vec::new();
+    for argument in arguments {
+        let (id, path) = match argument.split_once('=') {
+            Some((id, path)) => (Some(id.to_string()), path),
+            None => (None, argument.as_str()),
+        };
+        let worktree = dunce::canonicalize(path)
+            .ok()
+            .filter(|p| p.is_dir())
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "candidate `{argument}`: `{path}` is not a directory"
+                ))
+            })?;
+        let id = match id {
+            Some(id) => id,
+            None => worktree
+                .file_name()
+                .and_then(|name| name.to_str())
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "candidate `{argument}`: its folder name is no id; write ID={path}"
+                    ))
+                })?,
+        };
+        safe_component(&id)
+            .map_err(|why| Error::Usage(format!("candidate `{argument}`: id {id:?} {why}")))?;
+        if named.iter().any(|c| c.id == id) {
+            return Err(Error::Usage(format!(
+                "candidate `{argument}`: id {id:?} is given twice; name them ID=PATH"
+            )));
+        }
+        named.push(Named { id, worktree });
+    }
+    Ok(named)
+}
+
+/// `path` made absolute, its longest existing ancestor canonical (symlinks
+/// followed, as the worktrees' paths are), the rest appended as written.
+fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+    let absolute = crate::paths::lexical(&std::path::absolute(path)?);
+    let mut rest = Vec::new();
+    let mut existing = absolute.as_path();
+    loop {
+        if let Ok(canonical) = dunce::canonicalize(existing) {
+            return Ok(rest.iter().rev().fold(canonical, |p, part| p.join(part)));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return Ok(absolute),
+        }
+    }
+}
+
+/// Whether `name` is safe as one path component on every platform: not
+/// empty, not `.` or `..`, no `/`, `\`, `:` or control character.
+fn safe_component(name: &str) -> Result<(), &'static str> {
+    if name.trim().is_empty() {
+        Err("must not be empty")
+    } else if name == "." || name == ".." {
+        Err("must not be `.` or `..`")
+    } else if name.contains(['/', '\\', ':']) {
+        Err("must not contain `/`, `\\` or `:`")
+    } else if name.chars().any(char::is_control) {
+        Err("must not contain control characters")
+    } else {
+        Ok(())
+    }
+}
+
+/// This round's number: `DIR/<task_id>/rounds` counted up under the
+/// index's lock.
+fn next_round(task_dir: &Path) -> Result<u32, Error> {
+    let path = task_dir.join("rounds");
+    let _lock = retry::state::Lock::acquire(&task_dir.join("index.json"))?;
+    let before = match std::fs::read_to_string(&path) {
+        Ok(text) => text.trim().parse::<u32>().map_err(|_| Error::Input {
+            path: path.clone(),
+            location: None,
+            key: None,
+            message: "expected the number of rounds".into(),
+        })?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(err) => return Err(Error::io("read", &path, err)),
+    };
+    let round = before.saturating_add(1);
+    write(&path, format!("{round}\n").as_bytes())?;
+    Ok(round)
+}
+
+// ---- the gates ----
+
+/// How every gate process is started.
+struct Gate<'a> {
+    exe: &'a Path,
+    task: &'a Path,
+    config: Option<&'a Path>,
+    mode: &'static str,
+    /// `--jobs` of each gate: the whole budget (the pool bounds it).
+    jobs: usize,
+    client: Option<&'a jobserver::Client>,
+    round: u32,
+}
+
+impl Gate<'_> {
+    /// Runs `candidate`'s gate to its end; its evidence is read from the
+    /// file of this round and renamed to `run-check.json`.
+    fn run(&self, candidate: &Named, dir: &Path) -> Gated {
+        let out = dir.join(format!("run-check.round-{}.json", self.round));
+        let mut command = Command::new(self.exe);
+        command
+            .arg("check")
+            .arg("--worktree")
+            .arg(&candidate.worktree)
+            .arg("--task")
+            .arg(self.task)
+            .args(["--mode", self.mode, "--jobs", &self.jobs.to_string()])
+            .args(["--format", "json", "--out"])
+            .arg(&out)
+            .arg("--quiet");
+        if let Some(config) = self.config {
+            command.arg("--config").arg(config);
+        }
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(client) = self.client {
+            crate::jobs::lend(client, &mut command);
+        }
+        let (code, stderr) = match command.spawn() {
+            Ok(mut child) => {
+                let mut stderr = Vec::new();
+                if let Some(mut pipe) = child.stderr.take() {
+                    let _ = pipe.read_to_end(&mut stderr);
+                }
+                let code = child
+                    .wait()
+                    .ok()
+                    .and_then(|status| status.code())
+                    .unwrap_or(exit_code::ERROR);
+                (code, String::from_utf8_lossy(&stderr).into_owned())
+            }
+            Err(err) => (
+                exit_code::ERROR,
+                format!(
+                    "error: cannot start the gate `{}`: {err}",
+                    self.exe.display()
+                ),
+            ),
+        };
+        let last_line = stderr
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .unwrap_or("the gate printed nothing")
+            .to_string();
+        let evidence = crate::bounded::read(&out, crate::bounded::JSON)
+            .ok()
+            .and_then(|bytes| crate::json_input::evidence(&out, &bytes).ok());
+        let evidence =
+            evidence.filter(|_| std::fs::rename(&out, dir.join("run-check.json")).is_ok());
+        let _ = std::fs::remove_file(&out);
+        Gated {
+            code,
+            last_line,
+            evidence,
+        }
+    }
+}
+
+// ---- after each gate ----
+
+/// What every candidate's files are written with.
+struct Shared<'a> {
+    args: &'a CandidatesArgs,
+    task_bytes: &'a [u8],
+    task_id: &'a str,
+    base: &'a str,
+    task_dir: &'a Path,
+    config: Option<&'a Path>,
+}
+
+impl Shared<'_> {
+    /// Writes `candidate`'s files in `dir` and returns its index entry:
+    /// task, report, change set, retry record, then the judge.
+    fn after_gate(&self, candidate: &Named, dir: &Path, gated: Gated) -> Result<Entry, Error> {
+        write(&dir.join("task.json"), self.task_bytes)?;
+        let report = match &gated.evidence {
+            Some(evidence) => report::render(Format::Text, evidence),
+            None => format!("{}\n", gated.last_line).into_bytes(),
+        };
+        write(&dir.join("run-check.txt"), &report)?;
+        let changes = changeset(&candidate.worktree, self.base);
+        write(
+            &dir.join("changeset.txt"),
+            changeset_text(self.base, &changes).as_bytes(),
+        )?;
+        let measured = changes.as_ref().ok().map(|files| {
+            let lines = files
+                .iter()
+                .map(|f| f.lines.map_or(0, |(a, d)| a + d))
+                .sum::<u64>();
+            (files.len() as u64, lines)
+        });
+        let entry_dir = self.args.runs.join(self.task_id).join(&candidate.id);
+        let Some(evidence) = gated.evidence else {
+            // No evidence: nothing to record or judge; files of an earlier
+            // round that would contradict this one go.
+            for stale in ["run-check.json", "verdict.json"] {
+                let _ = std::fs::remove_file(dir.join(stale));
+            }
+            let route = judge::verdict::Route {
+                next: judge::verdict::NextAgent::User,
+                reason: "the gate wrote no evidence".into(),
+                action: format!("Fix what stopped the gate: {}", gated.last_line),
+            };
+            let feedback = format!(
+                "# Candidate `{}`: no evidence\n\nThe gate stopped before it judged anything \
+                 (exit {}):\n\n    {}\n\nNext: {}\n",
+                candidate.id, gated.code, gated.last_line, route.action
+            );
+            write(&dir.join("feedback.md"), feedback.as_bytes())?;
+            return Ok(Entry {
+                id: candidate.id.clone(),
+                rank: 1,
+                passed: false,
+                exit_code: gated.code,
+                banner: gated.last_line,
+                overall_score: None,
+                route,
+                retry_decision: None,
+                files_changed: measured.map(|m| m.0),
+                loc_changed: measured.map(|m| m.1),
+                dir: entry_dir.display().to_string(),
+            });
+        };
+        let evidence_path = std::path::absolute(dir.join("run-check.json"))
+            .unwrap_or_else(|_| dir.join("run-check.json"));
+        // Record the retry first: the judge's route reads it (rule 5). The
+        // limit is `[retry]` of the trusted config, else of the config the
+        // evidence was made with.
+        let max_retries = retry::max_retries(self.config)?;
+        let recorded = retry::record(&retry::Record {
+            task_id: self.task_id,
+            phase: self.args.phase,
+            subagent: &candidate.id,
+            evidence: &evidence_path,
+            state: &self.task_dir.join("retry-state.json"),
+            max_retries,
+            lessons: None,
+        })?;
+        let verdict = judge_candidate(
+            &evidence_path,
+            &evidence,
+            &dir.join("history.jsonl"),
+            self.config,
+            &recorded,
+        )?;
+        write(
+            &dir.join("verdict.json"),
+            run_check_documents::pretty(&verdict).as_bytes(),
+        )?;
+        write(
+            &dir.join("feedback.md"),
+            judge::markdown::render(&verdict).as_bytes(),
+        )?;
+        let budget = evidence.contracts.change_budget.as_ref();
+        Ok(Entry {
+            id: candidate.id.clone(),
+            rank: 1,
+            // The judge's PASS: a green gate and every score gate, so a
+            // candidate that weakened its own gate (exit 0 by its own
+            // checks) is not a passed one.
+            passed: verdict.recommendation == Recommendation::Pass,
+            exit_code: evidence.summary.exit_code,
+            banner: evidence.summary.banner.clone(),
+            overall_score: verdict.overall_score,
+            route: verdict.route.clone(),
+            retry_decision: Some(recorded.decision),
+            files_changed: budget.map(|b| b.files_changed).or(measured.map(|m| m.0)),
+            loc_changed: budget.map(|b| b.loc_changed).or(measured.map(|m| m.1)),
+            dir: entry_dir.display().to_string(),
+        })
+    }
+}
+
+/// The judge of one candidate's round: what `run-check judge EV --history H
+/// --record [--config C] --state S --phase P --subagent ID` does,
+/// in-process. `[judge]` is the trusted config's, else the config the
+/// evidence was made with (as `judge` reads it).
+pub(crate) fn judge_candidate(
+    evidence_path: &Path,
+    evidence: &Evidence,
+    history_path: &Path,
+    config: Option<&Path>,
+    recorded: &RecordOutput,
+) -> Result<Verdict, Error> {
+    let source = Source::Evidence(Box::new(evidence.clone()));
+    let (judge_config, config_used) = judge::judge_config(config, &source)?;
+    let retry = RetryPoint {
+        name: format!(
+            "{}/{}/{}",
+            recorded.task_id,
+            recorded.phase.as_str(),
+            recorded.subagent
+        ),
+        retry_count: recorded.retry_count,
+        max_retries: recorded.max_retries,
+        decision: recorded.decision,
+    };
+    let history = History::open(history_path, true)?;
+    let verdict = judge::evaluate(&judge::Round {
+        source: &source,
+        config: &judge_config,
+        config_used: config_used.as_ref(),
+        history: &history.rounds,
+        retry: Some(&retry),
+        file: evidence_path,
+    })?;
+    history.append(&verdict)?;
+    Ok(verdict)
+}
+
+/// One changed file of a change set.
+#[derive(Debug, PartialEq)]
+struct FileChange {
+    /// Top-level relative, `/` separators.
+    path: String,
+    /// Lines added and removed; `None` for a binary file.
+    lines: Option<(u64, u64)>,
+    /// Not tracked by git (every line is added).
+    untracked: bool,
+}
+
+/// The files changed in `worktree`'s repository against `base`: tracked
+/// changes (staged or not, renames found) and untracked files that are not
+/// ignored, with their lines; asked read-only.
+fn changeset(worktree: &Path, base: &str) -> Result<Vec<FileChange>, String> {
+    let top = PathBuf::from(crate::git::ask(
+        worktree,
+        &["rev-parse", "--show-toplevel"],
+    )?);
+    let spec = format!("{base}^{{commit}}");
+    let commit = crate::git::ask(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    )
+    .map_err(|_| format!("no such revision `{base}`"))?;
+    let numstat = crate::git::ask_bytes(
+        &top,
+        &["diff", "--numstat", "-z", "--find-renames", &commit, "--"],
+    )?;
+    let mut files: Vec<FileChange> = crate::run::changes::numstat(&numstat)
+        .into_iter()
+        .map(|(path, lines)| FileChange {
+            path: crate::paths::to_slashes(&path),
+            lines,
+            untracked: false,
+        })
+        .collect();
+    let others =
+        crate::git::ask_bytes(&top, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    for name in others.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let path = crate::git::path_from_bytes(name);
+        files.push(FileChange {
+            path: crate::paths::to_slashes(&path),
+            lines: text_lines(&top.join(&path)).map(|n| (n, 0)),
+            untracked: true,
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// Lines of a text file; `None` for a binary one (a NUL byte in its first
+/// 8 KiB), one over 16 MiB or one that cannot be read.
+fn text_lines(path: &Path) -> Option<u64> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return None;
+    }
+    let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+    Some(newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n")))
+}
+
+/// `changeset.txt`: a summary line, then one line per file.
+fn changeset_text(base: &str, changes: &Result<Vec<FileChange>, String>) -> String {
+    let files = match changes {
+        Ok(files) => files,
+        Err(why) => return format!("changes against `{base}`: not measured: {why}\n"),
+    };
+    let added: u64 = files.iter().filter_map(|f| f.lines).map(|l| l.0).sum();
+    let removed: u64 = files.iter().filter_map(|f| f.lines).map(|l| l.1).sum();
+    let mut text = format!(
+        "changes against `{base}`: {}, +{added} -{removed}\n",
+        crate::output::plural(files.len(), "file")
+    );
+    for file in files {
+        let lines = match file.lines {
+            Some((a, d)) => format!("{:>7} {:>7}", format!("+{a}"), format!("-{d}")),
+            None => format!("{:>15}", "binary"),
+        };
+        let note = if file.untracked { " (untracked)" } else { "" };
+        text.push_str(&format!("{lines}  {}{note}\n", file.path));
+    }
+    text
+}
+
+// ---- the index ----
+
+/// Sorts best first (passed, then higher overall score, then fewer changed
+/// lines, null last, then id) and numbers the ranks.
+fn rank(entries: &mut [Entry]) {
+    entries.sort_by(|a, b| {
+        b.passed
+            .cmp(&a.passed)
+            .then_with(|| match (a.overall_score, b.overall_score) {
+                (Some(x), Some(y)) => y.total_cmp(&x),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| match (a.loc_changed, b.loc_changed) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    for (n, entry) in entries.iter_mut().enumerate() {
+        entry.rank = u32::try_from(n + 1).unwrap_or(u32::MAX);
+    }
+}
+
+/// Writes `index.json` and `index.md` under the index's lock, unless a
+/// later round already wrote its index (rounds running at once end in any
+/// order; the index is the latest round's).
+fn write_index(task_dir: &Path, index: &Index) -> Result<(), Error> {
+    let path = task_dir.join("index.json");
+    let _lock = retry::state::Lock::acquire(&path)?;
+    let newer = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|value| value.get("round").and_then(serde_json::Value::as_u64))
+        .is_some_and(|round| round > u64::from(index.round));
+    if newer {
+        return Ok(());
+    }
+    write(&path, run_check_documents::pretty(index).as_bytes())?;
+    write(&task_dir.join("index.md"), markdown(index).as_bytes())
+}
+
+/// A score with two decimals, or `-`.
+fn score(score: Option<f64>) -> String {
+    score.map_or("-".into(), |s| format!("{s:.2}"))
+}
+
+fn count(n: Option<u64>) -> String {
+    n.map_or("-".into(), |n| n.to_string())
+}
+
+fn retry_word(decision: Option<Decision>) -> &'static str {
+    decision.map_or("-", Decision::as_str)
+}
+
+/// `--format text`: an aligned table and a closing line.
+fn text(index: &Index, task_dir: &Path) -> String {
+    let header = [
+        "RANK",
+        "CANDIDATE",
+        "EXIT",
+        "SCORE",
+        "LINES",
+        "ROUTE",
+        "RETRY",
+        "BANNER",
+    ]
+    .map(String::from);
+    let rows: Vec<[String; 8]> = index
+        .candidates
+        .iter()
+        .map(|c| {
+            [
+                c.rank.to_string(),
+                c.id.clone(),
+                c.exit_code.to_string(),
+                score(c.overall_score),
+                count(c.loc_changed),
+                c.route.next.as_str().to_string(),
+                retry_word(c.retry_decision).to_string(),
+                c.banner.clone(),
+            ]
+        })
+        .collect();
+    let mut widths = [0; 8];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = format!(
+        "task `{}`, round {} ({})\n",
+        index.task_id,
+        index.round,
+        task_dir.display()
+    );
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    let passed = index.candidates.iter().filter(|c| c.passed).count();
+    text.push_str(&format!(
+        "{passed} of {} passed",
+        crate::output::plural(index.candidates.len(), "candidate")
+    ));
+    match index.candidates.first().filter(|c| c.passed) {
+        Some(best) => text.push_str(&format!("; best: {}\n", best.id)),
+        None => text.push('\n'),
+    }
+    crate::sanitize::for_display(&text).into_owned()
+}
+
+/// `index.md` (and `--format markdown`): a table and each route's action.
+fn markdown(index: &Index) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let mut md = format!(
+        "# Candidates of task `{}`, round {}\n\n\
+         | rank | candidate | exit | score | files | lines | route | retry | banner |\n\
+         |---:|---|---:|---:|---:|---:|---|---|---|\n",
+        cell(&index.task_id),
+        index.round
+    );
+    for c in &index.candidates {
+        md.push_str(&format!(
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+            c.rank,
+            cell(&c.id),
+            c.exit_code,
+            score(c.overall_score),
+            count(c.files_changed),
+            count(c.loc_changed),
+            c.route.next.as_str(),
+            retry_word(c.retry_decision),
+            cell(&c.banner)
+        ));
+    }
+    md.push_str("\n## Next steps\n\n");
+    for c in &index.candidates {
+        md.push_str(&format!(
+            "- `{}` ({}): {}\n",
+            cell(&c.id),
+            c.route.next.as_str(),
+            cell(&c.route.action)
+        ));
+    }
+    crate::sanitize::for_display(&md).into_owned()
+}
+
+/// Replaces `path` atomically with `bytes`.
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    Atomic::create(path, path, FileKind::Regular)?.commit(bytes, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_must_be_one_safe_folder_name() {
+        for bad in ["", " ", ".", "..", "a/b", "a\\b", "c:", "x\ny", "../x"] {
+            assert!(safe_component(bad).is_err(), "{bad:?}");
+        }
+        for good in ["c1", "impl-2", "T-42", "é"] {
+            assert!(safe_component(good).is_ok(), "{good:?}");
+        }
+    }
+
+    fn entry(id: &str, passed: bool, score: Option<f64>, loc: Option<u64>) -> Entry {
+        Entry {
+            id: id.into(),
+            rank: 0,
+            passed,
+            exit_code: if passed { 0 } else { 1 },
+            banner: String::new(),
+            overall_score: score,
+            route: judge::verdict::Route::default(),
+            retry_decision: None,
+            files_changed: None,
+            loc_changed: loc,
+            dir: String::new(),
+        }
+    }
+
+    #[test]
+    fn ranking_is_passed_score_lines_id() {
+        let mut entries = vec![
+            entry("e", false, None, Some(1)),
+            entry("d", false, Some(90.0), Some(5)),
+            entry("c", true, Some(80.0), None),
+            entry("b", true, Some(80.0), Some(10)),
+            entry("a", true, Some(80.0), Some(10)),
+            entry("f", true, Some(95.0), Some(400)),
+        ];
+        rank(&mut entries);
+        let order: Vec<(&str, u32)> = entries.iter().map(|e| (e.id.as_str(), e.rank)).collect();
+        assert_eq!(
+            order,
+            [("f", 1), ("a", 2), ("b", 3), ("c", 4), ("d", 5), ("e", 6)]
+        );
+    }
+
+    #[test]
+    fn changeset_text_lists_binary_and_untracked_files() {
+        let files = vec![
+            FileChange {
+                path: "a.rs".into(),
+                lines: Some((3, 1)),
+                untracked: false,
+            },
+            FileChange {
+                path: "img.png".into(),
+                lines: None,
+                untracked: false,
+            },
+            FileChange {
+                path: "new.txt".into(),
+                lines: Some((2, 0)),
+                untracked: true,
+            },
+        ];
+        assert_eq!(
+            changeset_text("HEAD", &Ok(files)),
+            "changes against `HEAD`: 3 files, +5 -1\n     +3      -1  a.rs\n         \
+             binary  img.png\n     +2      -0  new.txt (untracked)\n"
+        );
+    }
+}

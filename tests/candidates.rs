@@ -1,0 +1,545 @@
+//! `run-check candidates` (docs/candidates.md): three candidate worktrees
+//! (one passes, one fails a check, one passes over the task's budget) ranked
+//! with every file written; a second round continuing the histories and
+//! retry counts; a trusted `--config`; two rounds at once losing nothing;
+//! bad input writing nothing; the `--jobs` budget shared across the gates.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{bin, git};
+
+/// The base project: two checks, `feature` (feature.txt exists) and
+/// `no-bug` (bug.txt does not).
+const CHECKS: &str = r#"[settings]
+allow = ["test"]
+
+[[check]]
+name = "feature"
+run = ["test", "-f", "feature.txt"]
+
+[[check]]
+name = "no-bug"
+run = ["test", "!", "-f", "bug.txt"]
+"#;
+
+/// A folder holding the base repository `repo/`, candidate worktrees beside
+/// it, the task and the runs folder.
+struct Project {
+    dir: TempDir,
+}
+
+impl Project {
+    /// The base repository (one commit, branch `main`) and the task file.
+    fn new(checks: &str) -> Project {
+        let dir = tempfile::Builder::new()
+            .prefix("run-check-candidates-")
+            .tempdir()
+            .unwrap();
+        let project = Project { dir };
+        let repo = project.path("repo");
+        std::fs::create_dir(&repo).unwrap();
+        std::fs::write(repo.join("checks.toml"), checks).unwrap();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        git(&repo, &["add", "."]);
+        git(&repo, &["commit", "-q", "-m", "base"]);
+        project.task("T-7");
+        project
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes `task.json` with this id and base `main`.
+    fn task(&self, id: &str) {
+        let task = serde_json::json!({
+            "id": id, "title": "Add the feature", "description": "feature.txt",
+            "risk": "low", "parallel_count": 3,
+            "acceptance": {"commands": ["run-check --mode strict --format json"],
+                           "criteria": ["feature.txt exists"]},
+            "estimated_loc": 10, "files_involved": ["feature.txt"],
+            "public_contracts_touched": ["N/A"], "base": "main"
+        });
+        std::fs::write(self.path("task.json"), task.to_string()).unwrap();
+    }
+
+    /// A worktree `name` of the repository with these files written.
+    fn candidate(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let path = self.path(name);
+        git(
+            &self.path("repo"),
+            &["worktree", "add", "-q", "--detach", path.to_str().unwrap()],
+        );
+        for (file, text) in files {
+            std::fs::write(path.join(file), text).unwrap();
+        }
+        path
+    }
+
+    /// The three candidates of the main test.
+    fn three(&self) {
+        self.candidate("c-pass", &[("feature.txt", "done\n")]);
+        self.candidate("c-fail", &[("feature.txt", "done\n"), ("bug.txt", "bug\n")]);
+        self.candidate("c-big", &[("feature.txt", &"line\n".repeat(500))]);
+    }
+
+    /// `run-check candidates ARGS` started in the project folder.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(bin());
+        command
+            .arg("candidates")
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn json(&self, path: &str) -> Value {
+        let text =
+            std::fs::read_to_string(self.path(path)).unwrap_or_else(|e| panic!("read {path}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {path}: {e}"))
+    }
+
+    fn lines(&self, path: &str) -> usize {
+        std::fs::read_to_string(self.path(path))
+            .unwrap()
+            .lines()
+            .count()
+    }
+
+    /// The retry state's points as (subagent, retry_count, attempts).
+    fn retries(&self) -> Vec<(String, u64, usize)> {
+        let state = self.json("runs/T-7/retry-state.json");
+        let mut points: Vec<(String, u64, usize)> = state["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["subagent"].as_str().unwrap().to_string(),
+                    p["retry_count"].as_u64().unwrap(),
+                    p["attempts"].as_array().unwrap().len(),
+                )
+            })
+            .collect();
+        points.sort();
+        points
+    }
+}
+
+#[track_caller]
+fn code(output: &Output, expected: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+const THREE: [&str; 3] = ["c-pass", "c-fail", "c-big"];
+
+#[test]
+fn candidates_ranked_with_their_files_and_a_second_round_continues() {
+    let p = Project::new(CHECKS);
+    p.three();
+    let args = ["--task", "task.json", "--format", "json", "--jobs", "4"];
+    let out = p.run(&[&args[..], &THREE].concat());
+    code(&out, 0);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(index, p.json("runs/T-7/index.json"), "stdout is the index");
+    assert_eq!(index["task_id"], "T-7");
+    assert_eq!(index["round"], 1);
+    let ids: Vec<&str> = index["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["c-pass", "c-big", "c-fail"]);
+    let c = &index["candidates"];
+    assert_eq!(
+        (&c[0]["rank"], &c[0]["passed"], &c[0]["exit_code"]),
+        (&1.into(), &true.into(), &0.into())
+    );
+    assert_eq!(c[0]["retry_decision"], "RESOLVED");
+    assert_eq!(c[0]["route"]["next"], "FINISH");
+    assert_eq!(
+        (&c[0]["files_changed"], &c[0]["loc_changed"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(c[0]["dir"], "runs/T-7/c-pass");
+    // Over the budget: passes its checks, ranks behind on its lines.
+    assert_eq!(
+        (&c[1]["passed"], &c[1]["loc_changed"]),
+        (&true.into(), &500.into())
+    );
+    let big = p.json("runs/T-7/c-big/run-check.json");
+    assert_eq!(big["contracts"]["change_budget"]["exceeded"], true);
+    assert_eq!(
+        (&c[2]["passed"], &c[2]["exit_code"]),
+        (&false.into(), &1.into())
+    );
+    assert_eq!(c[2]["retry_decision"], "RETRY");
+    assert_eq!(c[2]["banner"], "1 of 2 checks failed: no-bug");
+    assert_eq!(c[2]["route"]["next"], "IMPLEMENTER");
+    assert!(c[2]["overall_score"].as_f64().unwrap() < c[0]["overall_score"].as_f64().unwrap());
+    // Every candidate's files.
+    for id in THREE {
+        for file in [
+            "task.json",
+            "run-check.json",
+            "run-check.txt",
+            "changeset.txt",
+            "verdict.json",
+            "history.jsonl",
+            "feedback.md",
+        ] {
+            assert!(
+                p.path(&format!("runs/T-7/{id}/{file}")).is_file(),
+                "{id}/{file}"
+            );
+        }
+        assert_eq!(p.lines(&format!("runs/T-7/{id}/history.jsonl")), 1);
+        assert_eq!(
+            p.json(&format!("runs/T-7/{id}/verdict.json"))["iteration"],
+            1
+        );
+        assert_eq!(
+            std::fs::read(p.path(&format!("runs/T-7/{id}/task.json"))).unwrap(),
+            std::fs::read(p.path("task.json")).unwrap()
+        );
+    }
+    let report = std::fs::read_to_string(p.path("runs/T-7/c-fail/run-check.txt")).unwrap();
+    assert!(
+        report.trim_end().ends_with("1 of 2 checks failed: no-bug"),
+        "{report}"
+    );
+    let changeset = std::fs::read_to_string(p.path("runs/T-7/c-fail/changeset.txt")).unwrap();
+    assert_eq!(
+        changeset,
+        "changes against `main`: 2 files, +2 -0\n     +1      -0  bug.txt (untracked)\n     \
+         +1      -0  feature.txt (untracked)\n"
+    );
+    let feedback = std::fs::read_to_string(p.path("runs/T-7/c-fail/feedback.md")).unwrap();
+    assert!(feedback.contains("no-bug"), "{feedback}");
+    let md = std::fs::read_to_string(p.path("runs/T-7/index.md")).unwrap();
+    assert!(md.contains("| 1 | `c-pass` | 0 |"), "{md}");
+    assert_eq!(
+        p.retries(),
+        [
+            ("c-big".into(), 0, 1),
+            ("c-fail".into(), 1, 1),
+            ("c-pass".into(), 0, 1)
+        ]
+    );
+    let state = p.json("runs/T-7/retry-state.json");
+    assert!(
+        state["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["task_id"] == "T-7" && p["phase"] == "verify")
+    );
+
+    // Round 2 (text output): histories and retry counts go on.
+    let out = p.run(&[&["--task", "task.json"][..], &THREE].concat());
+    code(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("task `T-7`, round 2"), "{text}");
+    assert!(
+        text.contains("2 of 3 candidates passed; best: c-pass"),
+        "{text}"
+    );
+    assert_eq!(p.json("runs/T-7/index.json")["round"], 2);
+    for id in THREE {
+        assert_eq!(p.lines(&format!("runs/T-7/{id}/history.jsonl")), 2);
+        assert_eq!(
+            p.json(&format!("runs/T-7/{id}/verdict.json"))["iteration"],
+            2
+        );
+    }
+    assert_eq!(
+        p.retries(),
+        [
+            ("c-big".into(), 0, 2),
+            ("c-fail".into(), 2, 2),
+            ("c-pass".into(), 0, 2)
+        ]
+    );
+    // No evidence file of a round is left behind.
+    let left: Vec<_> = std::fs::read_dir(p.path("runs/T-7/c-pass"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("run-check.round") || name.starts_with(".run-check-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_trusted_config_gates_a_candidate_that_weakened_its_own() {
+    let p = Project::new(CHECKS);
+    std::fs::write(p.path("trusted.toml"), CHECKS).unwrap();
+    // The candidate drops the `no-bug` check from its own checks.toml.
+    let weak = CHECKS
+        .split("\n[[check]]\nname = \"no-bug\"")
+        .next()
+        .unwrap();
+    p.candidate(
+        "weak",
+        &[
+            ("feature.txt", "x\n"),
+            ("bug.txt", "x\n"),
+            ("checks.toml", weak),
+        ],
+    );
+    // Gated by its own (weakened) config, its checks pass (exit 0), but a
+    // changed gate is a Critical issue: not passed, and a person decides.
+    let out = p.run(&["--task", "task.json", "--format", "json", "weak"]);
+    code(&out, 1);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let weak_entry = &index["candidates"][0];
+    assert_eq!(
+        (
+            &weak_entry["exit_code"],
+            &weak_entry["passed"],
+            &weak_entry["route"]["next"]
+        ),
+        (&json!(0), &json!(false), &json!("USER"))
+    );
+    assert_eq!(
+        weak_entry["route"]["reason"],
+        "the gate itself changed: checks.toml"
+    );
+    let out = p.run(&[
+        "--task",
+        "task.json",
+        "--format",
+        "json",
+        "--config",
+        "trusted.toml",
+        "weak",
+    ]);
+    code(&out, 1);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        index["candidates"][0]["banner"],
+        "1 of 2 checks failed: no-bug"
+    );
+    let evidence = p.json("runs/T-7/weak/run-check.json");
+    assert!(
+        evidence["meta"]["config"]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("trusted.toml")
+    );
+}
+
+#[test]
+fn a_candidate_whose_gate_cannot_start_is_an_error_of_its_own() {
+    let p = Project::new(CHECKS);
+    p.candidate("c-pass", &[("feature.txt", "done\n")]);
+    p.candidate("broken", &[("checks.toml", "[settings\n")]);
+    let out = p.run(&[
+        "--task",
+        "task.json",
+        "--format",
+        "json",
+        "c-pass",
+        "broken",
+    ]);
+    code(&out, 0);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let broken = &index["candidates"][1];
+    assert_eq!(
+        (&broken["id"], &broken["exit_code"]),
+        (&"broken".into(), &2.into())
+    );
+    assert!(
+        broken["banner"].as_str().unwrap().contains("checks.toml"),
+        "{broken}"
+    );
+    assert_eq!(broken["retry_decision"], Value::Null);
+    assert_eq!(broken["route"]["next"], "USER");
+    assert!(p.path("runs/T-7/broken/feedback.md").is_file());
+    assert!(!p.path("runs/T-7/broken/verdict.json").exists());
+}
+
+#[test]
+fn two_rounds_at_once_lose_no_history_line_and_no_retry_count() {
+    let p = Project::new(CHECKS);
+    p.three();
+    let args = [&["--task", "task.json", "--jobs", "2"][..], &THREE].concat();
+    let first = p.command(&args).spawn().unwrap();
+    let second = p.command(&args).spawn().unwrap();
+    for child in [first, second] {
+        code(&child.wait_with_output().unwrap(), 0);
+    }
+    for id in THREE {
+        let history =
+            std::fs::read_to_string(p.path(&format!("runs/T-7/{id}/history.jsonl"))).unwrap();
+        let mut iterations: Vec<u64> = history
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["iteration"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        iterations.sort();
+        assert_eq!(iterations, [1, 2], "{id}");
+    }
+    assert_eq!(
+        p.retries(),
+        [
+            ("c-big".into(), 0, 2),
+            ("c-fail".into(), 2, 2),
+            ("c-pass".into(), 0, 2)
+        ]
+    );
+    // The index is whole, and the latest round's.
+    let index = p.json("runs/T-7/index.json");
+    assert_eq!(index["round"], 2);
+    assert_eq!(index["candidates"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_argument_and_writes_nothing() {
+    let p = Project::new(CHECKS);
+    p.candidate("a", &[]);
+    let cases: [(&[&str], &str); 6] = [
+        (&["--task", "missing.json", "a"], "missing.json"),
+        (&["--task", "task.json", "a", "a"], "candidate `a`"),
+        (
+            &["--task", "task.json", "x=a", "x=repo"],
+            "candidate `x=repo`",
+        ),
+        (&["--task", "task.json", "../x=a"], "candidate `../x=a`"),
+        (
+            &["--task", "task.json", "no-such-dir"],
+            "candidate `no-such-dir`",
+        ),
+        (
+            &["--task", "task.json", "--config", "nope.toml", "a"],
+            "nope.toml",
+        ),
+    ];
+    for (args, named) in cases {
+        let out = p.run(args);
+        code(&out, 2);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!p.path("runs").exists(), "{args:?} wrote runs/");
+    }
+    // A task id that is no folder name never writes outside DIR.
+    p.task("../escape");
+    let out = p.run(&["--task", "task.json", "--runs", "runs", "a"]);
+    code(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("task.json: $.id"), "{stderr}");
+    assert!(!p.path("runs").exists() && !p.path("escape").exists());
+    // Runs inside a candidate would change what its gate sees.
+    p.task("T-7");
+    let out = p.run(&["--task", "task.json", "--runs", "a/runs", "a"]);
+    code(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--runs `a/runs`"));
+    assert!(!p.path("a/runs").exists());
+    // Also through a symbolic link to the candidate.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(p.path("a"), p.path("link")).unwrap();
+        let out = p.run(&["--task", "task.json", "--runs", "link/runs", "a"]);
+        code(&out, 2);
+        assert!(!p.path("a/runs").exists());
+    }
+}
+
+/// A check that records when it ran: `stamp.sh NAME` writes its start and
+/// end times (ns) to `LOG/NAME.<pid>` around a 0.3 s sleep.
+#[cfg(unix)]
+fn stamp_script(log: &std::path::Path) -> String {
+    format!(
+        "#!/bin/sh\nf={log}/$1.$$\ndate +%s%N > \"$f.start\"\nsleep 0.3\ndate +%s%N > \"$f.end\"\n",
+        log = log.display()
+    )
+}
+
+/// The most stamped intervals of `log` that overlap at any moment.
+#[cfg(unix)]
+fn most_at_once(log: &std::path::Path) -> (usize, usize) {
+    let mut events: Vec<(u128, i32)> = Vec::new();
+    let mut runs = 0;
+    for entry in std::fs::read_dir(log).unwrap() {
+        let path = entry.unwrap().path();
+        let time: u128 = std::fs::read_to_string(&path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        match path.extension().and_then(|e| e.to_str()) {
+            // An end sorts before a start at the same instant.
+            Some("start") => {
+                events.push((time, 1));
+                runs += 1;
+            }
+            _ => events.push((time, -1)),
+        }
+    }
+    events.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, step) in events {
+        now += step;
+        most = most.max(now);
+    }
+    (usize::try_from(most).unwrap(), runs)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_jobs_budget_is_shared_by_every_gate() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut checks = String::from("[settings]\nallow = [\"./stamp.sh\"]\n");
+    for n in 1..=4 {
+        checks.push_str(&format!(
+            "\n[[check]]\nname = \"s{n}\"\nrun = [\"./stamp.sh\", \"s{n}\"]\n"
+        ));
+    }
+    let p = Project::new(&checks);
+    let log = p.path("log");
+    std::fs::create_dir(&log).unwrap();
+    // The script is committed, so the candidates change nothing.
+    let script = p.path("repo/stamp.sh");
+    std::fs::write(&script, stamp_script(&log)).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(&p.path("repo"), &["add", "stamp.sh"]);
+    git(&p.path("repo"), &["commit", "-q", "-m", "stamp"]);
+    for id in ["a", "b", "c"] {
+        p.candidate(id, &[]);
+    }
+    // --jobs 2: two gates at once, one check each (no pool); --jobs 4:
+    // three gates, one token in the pool (without it they could run 6).
+    for (jobs, cap) in [("2", 2), ("4", 4)] {
+        for entry in std::fs::read_dir(&log).unwrap() {
+            std::fs::remove_file(entry.unwrap().path()).unwrap();
+        }
+        let out = p.run(&["--task", "task.json", "--jobs", jobs, "a", "b", "c"]);
+        code(&out, 0);
+        let (most, runs) = most_at_once(&log);
+        assert_eq!(runs, 12, "--jobs {jobs}");
+        assert!(most <= cap, "--jobs {jobs}: {most} checks ran at once");
+        assert!(most >= 2, "--jobs {jobs}: the budget was not used ({most})");
+    }
+}
