@@ -37,7 +37,8 @@ pub struct Candidate {
     #[serde(deserialize_with = "int::de")]
     #[schemars(range(min = 1))]
     pub rank: u32,
-    /// Whether its gate passed (exit code 0).
+    /// Whether the judge passed it (route `FINISH`): its gate passed and
+    /// every score gate holds.
     pub passed: bool,
     /// The gate's exit code: 0 PASS, 1 FAIL, 2 ERROR, 130 interrupted.
     #[serde(deserialize_with = "int::de")]
