@@ -319,13 +319,22 @@ fn check_issue(check: &CheckRecord) -> Issue {
                 "make `{name}` finish within its timeout, or raise its `timeout` in checks.toml"
             )),
         ),
-        _ => (
-            match check.exit_code {
+        _ => {
+            let mut description = match check.exit_code {
                 Some(code) => format!("check `{name}` failed (exit code {code})"),
                 None => format!("check `{name}` failed"),
-            },
-            (!command.is_empty()).then(|| format!("run `{command}` and fix what it reports")),
-        ),
+            };
+            // Nothing located the failure: what the check printed last (a
+            // test's assertion, a tool's error) is what the fixer needs.
+            if let Some(tail) = output_tail(check) {
+                description.push_str("; its output ends:\n");
+                description.push_str(&tail);
+            }
+            (
+                description,
+                (!command.is_empty()).then(|| format!("run `{command}` and fix what it reports")),
+            )
+        }
     };
     Issue {
         id: String::new(),
@@ -340,6 +349,35 @@ fn check_issue(check: &CheckRecord) -> Issue {
         fingerprint: fingerprint(name, None, None),
         dimension: check.dimension,
     }
+}
+
+/// Most lines of a failed check's output an issue quotes.
+const TAIL_LINES: usize = 15;
+/// Most characters of one quoted line.
+const TAIL_LINE_CHARS: usize = 300;
+
+/// The last lines of a failed check's stderr excerpt (else its stdout
+/// excerpt), blank lines and rulers (`-----`, `=====`) left out; `None`
+/// when it printed nothing.
+fn output_tail(check: &CheckRecord) -> Option<String> {
+    let text = [&check.stderr_excerpt, &check.stdout_excerpt]
+        .into_iter()
+        .find(|t| !t.trim().is_empty())?;
+    let ruler = |l: &str| l.len() >= 5 && l.chars().all(|c| matches!(c, '-' | '=' | '_' | '*'));
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !ruler(l.trim()))
+        .collect();
+    let start = lines.len().saturating_sub(TAIL_LINES);
+    let tail: Vec<String> = lines[start..]
+        .iter()
+        .map(|l| match l.char_indices().nth(TAIL_LINE_CHARS) {
+            Some((at, _)) => format!("{}…", &l[..at]),
+            None => (*l).to_string(),
+        })
+        .collect();
+    Some(tail.join("\n"))
 }
 
 /// The issues of an aggregator input, as given; an issue without an `id`
@@ -760,6 +798,42 @@ mod tests {
                 ("QA-001", "dead_code:src/a.rs:7"),
                 ("QA-003", "unit:src/a.rs:3"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_failed_check_without_a_location_quotes_the_end_of_its_output() {
+        let failed = CheckRecord {
+            stderr_excerpt: format!(
+                "{}\n=====\nFAIL: test_add\nTraceback:\n    self.assertEqual(add(2, 3), 5)\n\
+                 AssertionError: -1 != 5\n\n-----\nFAILED (failures=1)\n",
+                "noise\n".repeat(20)
+            ),
+            ..check("unit", Dimension::Quality, Severity::High, Status::Fail)
+        };
+        let issue = check_issue(&failed);
+        let lines: Vec<&str> = issue.description.lines().collect();
+        assert_eq!(
+            lines[0],
+            "check `unit` failed (exit code 1); its output ends:"
+        );
+        // 15 lines at most, rulers and blank lines left out, the last kept.
+        assert_eq!(lines.len(), 1 + 15);
+        assert_eq!(
+            &lines[lines.len() - 3..],
+            [
+                "    self.assertEqual(add(2, 3), 5)",
+                "AssertionError: -1 != 5",
+                "FAILED (failures=1)"
+            ]
+        );
+        // The fingerprint does not depend on the output.
+        assert_eq!(issue.fingerprint, "unit:unknown:unknown");
+        // Nothing printed: the one line.
+        let quiet = check("unit", Dimension::Quality, Severity::High, Status::Fail);
+        assert_eq!(
+            check_issue(&quiet).description,
+            "check `unit` failed (exit code 1)"
         );
     }
 }
