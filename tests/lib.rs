@@ -4,6 +4,8 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// A real agent loop: three candidates, three rounds of `candidates`.
+mod agent_loop;
 /// The import rules of ARCHITECTURE.md's map.
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.
