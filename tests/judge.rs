@@ -548,7 +548,7 @@ To pass: fix 1 Critical issue (at most 0 allowed); raise security from 75 to 85
 - Iteration: 1/5
 - Overall score: 72 → 82.25 (+10.25) (improving)
 - Security: 75, Quality: 85, Performance: 90
-- Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
+- Checks: REWORK (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
 **IMPLEMENTER** (the implementer)

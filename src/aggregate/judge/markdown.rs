@@ -99,11 +99,11 @@ pub(crate) fn render(verdict: &Verdict) -> String {
     if let Some(stall) = p.stall_type {
         let _ = writeln!(out, "- Stall: {}", stall.as_str());
     }
+    // What the checks say; who acts is the next step below.
     let _ = writeln!(
         out,
-        "- Decision: {} → {} ({})",
+        "- Checks: {} ({})",
         serde_word(&verdict.decision.decision),
-        serde_word(&verdict.decision.next_agent),
         one_line(&verdict.decision.reason)
     );
     out.push_str("\n## Next step\n");
@@ -219,7 +219,7 @@ None.
 - Iteration: 3/5
 - Overall score: 72 → 82.25 (+10.25) (improving)
 - Security: 75, Quality: 85, Performance: 90
-- Decision: REWORK → IMPLEMENTER (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
+- Checks: REWORK (below the minimum: security; more critical issues than `max_critical_issues`; `passed` false in security_result)
 
 ## Next step
 **IMPLEMENTER** (the implementer)
