@@ -1,5 +1,7 @@
 //! Path text without the file system: what the config's author or a tool's
-//! message means by a path, before any symlink is followed.
+//! message means by a path, before any symlink is followed; and
+//! [`open_regular`], the one way to open a file some other process may have
+//! swapped for a link or a FIFO.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -27,6 +29,30 @@ pub(crate) fn to_slashes(path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     parts.join("/")
+}
+
+/// Opens the regular file at `path` for reading without following a
+/// symlink (it is opened itself, and is no regular file) nor blocking on a
+/// FIFO swapped in (`O_NONBLOCK`); `None` when it cannot be opened or is
+/// not a regular file.
+pub(crate) fn open_regular(path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        // FILE_FLAG_OPEN_REPARSE_POINT: a symlink itself, not its target
+        // (its metadata then says it is not a regular file).
+        options.custom_flags(0x0020_0000);
+    }
+    let file = options.open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    meta.is_file().then_some((file, meta))
 }
 
 #[cfg(test)]

@@ -244,28 +244,10 @@ impl Drop for Visitor<'_> {
 /// following a symlink; `false` when it is not one, cannot be read, or is
 /// binary.
 fn read_text(path: &Path, buf: &mut Vec<u8>) -> bool {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // O_NONBLOCK: a path swapped for a FIFO must not block the open.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    #[cfg(windows)]
-    {
-        use std::os::windows::fs::OpenOptionsExt;
-        // FILE_FLAG_OPEN_REPARSE_POINT: open a symlink itself, not its target
-        // (its metadata then says it is not a regular file).
-        options.custom_flags(0x0020_0000);
-    }
-    let Ok(file) = options.open(path) else {
+    let Some((file, meta)) = crate::paths::open_regular(path) else {
         return false;
     };
-    let Ok(meta) = file.metadata() else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+    if meta.len() > MAX_FILE_BYTES {
         return false;
     }
     buf.clear();

@@ -322,23 +322,7 @@ fn holder(path: &Path, title: &str) -> Result<Holder, Error> {
 /// symlink, nor blocking on a FIFO swapped in); `None` when it cannot be
 /// read or its first line is longer than [`MAX_TITLE_BYTES`].
 fn first_line(path: &Path) -> Option<String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    #[cfg(windows)]
-    {
-        use std::os::windows::fs::OpenOptionsExt;
-        // FILE_FLAG_OPEN_REPARSE_POINT: a symlink itself, not its target.
-        options.custom_flags(0x0020_0000);
-    }
-    let file = options.open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
+    let (file, _) = crate::paths::open_regular(path)?;
     let mut head = Vec::new();
     file.take(MAX_TITLE_BYTES).read_to_end(&mut head).ok()?;
     let end = memchr::memchr(b'\n', &head)?;
