@@ -124,6 +124,31 @@ pub(crate) fn plural<N: Copy + std::fmt::Display + PartialEq + From<u8>>(
     }
 }
 
+/// An aligned text table: `header` then `rows`, each column as wide as its
+/// widest cell plus two spaces, the last column unpadded, one line each.
+pub(crate) fn table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let header = header.map(String::from);
+    let mut widths = [0; N];
+    for row in std::iter::once(&header).chain(rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < N {
+                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
 /// The directory a file is created in (`.` for a bare name).
 fn parent(path: &Path) -> &Path {
     match path.parent() {

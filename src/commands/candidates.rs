@@ -708,17 +708,6 @@ fn retry_word(decision: Option<Decision>) -> &'static str {
 
 /// `--format text`: an aligned table and a closing line.
 fn text(index: &Index, task_dir: &Path) -> String {
-    let header = [
-        "RANK",
-        "CANDIDATE",
-        "EXIT",
-        "SCORE",
-        "LINES",
-        "ROUTE",
-        "RETRY",
-        "BANNER",
-    ]
-    .map(String::from);
     let rows: Vec<[String; 8]> = index
         .candidates
         .iter()
@@ -735,29 +724,25 @@ fn text(index: &Index, task_dir: &Path) -> String {
             ]
         })
         .collect();
-    let mut widths = [0; 8];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
     let mut text = format!(
         "task `{}`, round {} ({})\n",
         index.task_id,
         index.round,
         task_dir.display()
     );
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            line.push_str(cell);
-            if i + 1 < row.len() {
-                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
-            }
-        }
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
+    text.push_str(&crate::output::table(
+        [
+            "RANK",
+            "CANDIDATE",
+            "EXIT",
+            "SCORE",
+            "LINES",
+            "ROUTE",
+            "RETRY",
+            "BANNER",
+        ],
+        &rows,
+    ));
     let passed = index.candidates.iter().filter(|c| c.passed).count();
     text.push_str(&format!(
         "{passed} of {} passed",

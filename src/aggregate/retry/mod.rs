@@ -479,15 +479,6 @@ fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String 
         let of = task_id.map_or(String::new(), |t| format!(" of task `{t}`"));
         return format!("no failure points{of} in `{}`\n", path.display());
     }
-    let header = [
-        "TASK",
-        "PHASE",
-        "SUBAGENT",
-        "STATUS",
-        "RETRIES",
-        "LAST EVIDENCE",
-    ]
-    .map(String::from);
     let rows: Vec<[String; 6]> = points
         .iter()
         .map(|p| {
@@ -504,28 +495,17 @@ fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String 
             ]
         })
         .collect();
-    let mut widths = [0; 6];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                let pad = widths[i] - cell.chars().count();
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad + 2));
-            }
-        }
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
-    text
+    crate::output::table(
+        [
+            "TASK",
+            "PHASE",
+            "SUBAGENT",
+            "STATUS",
+            "RETRIES",
+            "LAST EVIDENCE",
+        ],
+        &rows,
+    )
 }
 
 fn print(text: &str) -> Result<(), Error> {
