@@ -543,3 +543,48 @@ fn the_jobs_budget_is_shared_by_every_gate() {
         assert!(most >= 2, "--jobs {jobs}: the budget was not used ({most})");
     }
 }
+
+/// SIGTERM to `candidates` reaches its gates, and through them their
+/// checks: nothing it started outlives it, and it ends with 130 after
+/// writing what finished.
+#[cfg(unix)]
+#[test]
+fn a_stop_signal_stops_every_gate_and_its_checks() {
+    let p = Project::new(
+        "[settings]\nallow = [\"sh\"]\n\n[[check]]\nname = \"slow\"\n\
+         run = [\"sh\", \"-c\", \"echo $$ > \\\"$PIDS/$(basename \\\"$PWD\\\")\\\"; sleep 60\"]\n",
+    );
+    p.candidate("a", &[]);
+    p.candidate("b", &[]);
+    let pids = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let child = p
+        .command(&["--task", "task.json", "--format", "json", "a", "b"])
+        .env("PIDS", pids.path())
+        .spawn()
+        .unwrap();
+    // Both checks are running once both wrote their pid.
+    let written = |n: usize| std::fs::read_dir(pids.path()).unwrap().count() >= n;
+    while !written(2) {
+        assert!(started.elapsed().as_secs() < 30, "the checks never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed().as_secs() < 30, "the gates ran on");
+    code(&out, 130);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for c in index["candidates"].as_array().unwrap() {
+        assert_eq!(c["exit_code"], 130, "{c}");
+    }
+    // The checks are gone (kill with signal 0 probes a pid).
+    for entry in std::fs::read_dir(pids.path()).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let check = rustix::process::Pid::from_raw(text.trim().parse().unwrap()).unwrap();
+        assert!(
+            rustix::process::test_kill_process(check).is_err(),
+            "check {check:?} outlived candidates"
+        );
+    }
+}

@@ -149,6 +149,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         jobs,
         client: client.as_ref(),
         round,
+        cancel,
     };
     let shared = Shared {
         args,
@@ -214,7 +215,9 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         CandidatesFormat::Text => text(&index, task_dir),
     };
     crate::output::Output::Stdout.write(text.as_bytes())?;
+    // Stopped by a signal: what finished is written, as a check run does.
     Ok(match index.candidates.iter().any(|c| c.passed) {
+        _ if cancel.is_cancelled() => exit_code::INTERRUPTED,
         true => exit_code::PASS,
         false => exit_code::FAIL,
     })
@@ -331,9 +334,30 @@ struct Gate<'a> {
     jobs: usize,
     client: Option<&'a jobserver::Client>,
     round: u32,
+    /// Raised by a stop signal to `candidates`.
+    cancel: &'a crate::signal::Cancel,
 }
 
 impl Gate<'_> {
+    /// Waits for a gate's exit code; when `candidates` is asked to stop
+    /// (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT), the gate is asked too, once, so
+    /// no gate (and no check of one) outlives it.
+    fn wait(&self, child: &mut std::process::Child) -> i32 {
+        let mut forwarded = false;
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => return status.code().unwrap_or(exit_code::ERROR),
+                Ok(None) => {}
+                Err(_) => return exit_code::ERROR,
+            }
+            if !forwarded && self.cancel.is_cancelled() {
+                crate::signal::forward_stop(child);
+                forwarded = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// Runs `candidate`'s gate to its end; its evidence is read from the
     /// file of this round and renamed to `run-check.json`.
     fn run(&self, candidate: &Named, dir: &Path) -> Gated {
@@ -361,15 +385,18 @@ impl Gate<'_> {
         }
         let (code, stderr) = match command.spawn() {
             Ok(mut child) => {
-                let mut stderr = Vec::new();
-                if let Some(mut pipe) = child.stderr.take() {
-                    let _ = pipe.read_to_end(&mut stderr);
-                }
-                let code = child
-                    .wait()
-                    .ok()
-                    .and_then(|status| status.code())
-                    .unwrap_or(exit_code::ERROR);
+                let pipe = child.stderr.take();
+                let (code, stderr) = std::thread::scope(|scope| {
+                    let reader = scope.spawn(move || {
+                        let mut stderr = Vec::new();
+                        if let Some(mut pipe) = pipe {
+                            let _ = pipe.read_to_end(&mut stderr);
+                        }
+                        stderr
+                    });
+                    let code = self.wait(&mut child);
+                    (code, reader.join().unwrap_or_default())
+                });
                 (code, String::from_utf8_lossy(&stderr).into_owned())
             }
             Err(err) => (
