@@ -1772,3 +1772,43 @@ fn a_bad_lessons_path_is_an_error_and_writes_nothing() {
         ["ev", "state.json", "state.json.lock", "taken"]
     );
 }
+
+/// The text outputs show an evidence's banner as every human report does:
+/// a hand-made evidence cannot put terminal escapes on the terminal.
+#[test]
+fn text_outputs_never_replay_escapes_of_the_evidence() {
+    let dir = Dir::new();
+    let mut hostile = evidence(1);
+    hostile["summary"]["banner"] = Value::String(
+        "1 of 3 checks failed: \u{1b}[2J\u{1b}]0;owned\u{7}test\n::error::forged".into(),
+    );
+    dir.write("ev/hostile.json", &hostile.to_string());
+    for args in [
+        vec![
+            "retry",
+            "record",
+            "--task",
+            "T-1",
+            "--phase",
+            "verify",
+            "--subagent",
+            "a",
+            "--evidence",
+            "ev/hostile.json",
+            "--state",
+            "state.json",
+            "--format",
+            "text",
+        ],
+        vec!["retry", "status", "--state", "state.json"],
+    ] {
+        let out = dir.run(&args).status(0);
+        assert!(
+            !out.stdout.contains('\u{1b}') && !out.stdout.contains('\u{7}'),
+            "{:?}",
+            out.stdout
+        );
+        assert!(!out.stdout.contains("\n::error::"), "{:?}", out.stdout);
+        assert!(out.stdout.contains("test"), "{:?}", out.stdout);
+    }
+}

@@ -317,7 +317,11 @@ fn record_command(args: &RecordArgs) -> Result<i32, Error> {
     })?;
     let text = match args.format {
         RetryFormat::Json => run_check_documents::pretty(&output),
-        RetryFormat::Text => format!("{}\n", record_line(&output)),
+        // What evidence says (its banner) is shown safely, as every human
+        // report shows a document's text.
+        RetryFormat::Text => {
+            crate::sanitize::for_display(&format!("{}\n", record_line(&output))).into_owned()
+        }
     };
     print(&text)?;
     Ok(decision_exit_code(output.decision))
@@ -339,7 +343,10 @@ fn status(args: &StatusArgs) -> Result<i32, Error> {
         RetryFormat::Json => run_check_documents::pretty(&StatusOutput {
             points: points.into_iter().cloned().collect(),
         }),
-        RetryFormat::Text => status_text(&points, args.task_id.as_deref(), path),
+        RetryFormat::Text => {
+            crate::sanitize::for_display(&status_text(&points, args.task_id.as_deref(), path))
+                .into_owned()
+        }
     };
     print(&text)?;
     Ok(exit_code::PASS)
