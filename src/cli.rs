@@ -89,9 +89,59 @@ pub(crate) struct Location {
     /// Config file [default: <worktree>/checks.toml]
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
-    /// Root the checks run in [default: current directory]
+    /// Root the checks run in [default: the nearest directory holding
+    /// checks.toml, from the current directory up to the top level of its
+    /// git worktree; else the current directory]
     #[arg(long, value_name = "PATH")]
     pub(crate) worktree: Option<PathBuf>,
+}
+
+impl Location {
+    /// This location with the default worktree filled in: with neither
+    /// `--worktree` nor `--config`, the nearest directory holding a
+    /// `checks.toml`, from the current directory up to the top level of its
+    /// git worktree (as cargo finds `Cargo.toml`), named relative to the
+    /// current directory (`..`, `../..`), so that messages and
+    /// `meta.config.path` name the config as `../checks.toml`, which
+    /// resolves from `meta.cwd`. Unchanged otherwise: with `--config` alone
+    /// the worktree stays the current directory; with no `checks.toml`
+    /// found, the current directory (and its error names `checks.toml`).
+    ///
+    /// The top level is the nearest directory holding a `.git` (a
+    /// directory, or the file of a linked worktree or a submodule), found
+    /// by `stat` alone: no git process on every run. It is never above the
+    /// top level git finds (an invalid `.git` only stops the walk earlier),
+    /// so a parent folder's `checks.toml` never gates a repository. Outside
+    /// git only the current directory is looked at. A `checks.toml` of any
+    /// kind counts (a file, a symbolic link, even a broken one): a package
+    /// whose own config cannot be read fails, rather than being gated by
+    /// another directory's config.
+    pub(crate) fn resolved(&self) -> Location {
+        let mut location = self.clone();
+        if location.worktree.is_none() && location.config.is_none() {
+            location.worktree = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| config_root(&cwd))
+                .filter(|up| *up > 0)
+                .map(|up| std::iter::repeat_n("..", up).collect());
+        }
+        location
+    }
+}
+
+/// How many levels above `cwd` the nearest `checks.toml` is, looking no
+/// higher than the nearest directory holding `.git`; `None` when there is
+/// none (or no `.git` above).
+fn config_root(cwd: &Path) -> Option<usize> {
+    let present = |dir: &Path, name: &str| dir.join(name).symlink_metadata().is_ok();
+    // The usual case, a run at the root, costs one `stat`.
+    if present(cwd, "checks.toml") {
+        return Some(0);
+    }
+    let top = cwd.ancestors().position(|dir| present(dir, ".git"))?;
+    cwd.ancestors()
+        .take(top + 1)
+        .position(|dir| present(dir, "checks.toml"))
 }
 
 /// The directory `--worktree` names (by default `.`), canonical: through
@@ -217,6 +267,50 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn config_root_stops_at_the_git_top_level() {
+        let temp = tempfile::tempdir().unwrap();
+        let mkdir = |path: &str| std::fs::create_dir_all(temp.path().join(path)).unwrap();
+        let touch = |path: &str| std::fs::write(temp.path().join(path), "").unwrap();
+        let root = |path: &str| config_root(&temp.path().join(path));
+        // Outside git: the current directory only, never a parent's config.
+        mkdir("outside/sub");
+        touch("outside/checks.toml");
+        assert_eq!(root("outside/sub"), None);
+        assert_eq!(root("outside"), Some(0));
+        // A repository (`.git` a directory) below a folder with a config.
+        mkdir("repo/.git");
+        mkdir("repo/a/b");
+        touch("checks.toml");
+        assert_eq!(root("repo/a/b"), None, "above the top level");
+        touch("repo/checks.toml");
+        assert_eq!(root("repo/a/b"), Some(2));
+        touch("repo/a/checks.toml");
+        assert_eq!(root("repo/a/b"), Some(1), "the nearest wins");
+        // A linked worktree or a submodule: `.git` is a file.
+        mkdir("repo/sub/x");
+        touch("repo/sub/.git");
+        assert_eq!(
+            root("repo/sub/x"),
+            None,
+            "the outer repository's is not taken"
+        );
+    }
+
+    #[test]
+    fn resolved_keeps_given_locations() {
+        let given = Location {
+            config: Some("c.toml".into()),
+            worktree: None,
+        };
+        assert_eq!(given.resolved().worktree, None);
+        let given = Location {
+            config: None,
+            worktree: Some("w".into()),
+        };
+        assert_eq!(given.resolved().worktree, Some(PathBuf::from("w")));
     }
 
     #[test]

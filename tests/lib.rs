@@ -62,5 +62,7 @@ mod statuses;
 mod task;
 /// `run-check vote`: consensus levels, elimination, strict input validation.
 mod vote;
+/// The default `--worktree`: the nearest checks.toml up to the git top level.
+mod worktree;
 /// run-check.sh, run-check.ps1 (syntax) and the Makefile.
 mod wrappers;

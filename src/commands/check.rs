@@ -27,13 +27,14 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let timestamp = meta::timestamp();
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
-    let worktree = crate::cli::worktree(args.location.worktree.as_deref())?;
+    let location = args.location.resolved();
+    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
     let verify = args.mode == Mode::Strict || args.verify_read_only;
-    let (config, mut start) = config_and_git(args, &worktree, verify)?;
+    let (config, mut start) = config_and_git(&location, &worktree, verify)?;
     let mut task = args.task.as_deref().map(task::load).transpose()?;
     let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
     let plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
-    let gate = gate_contract(&args.location, &config, &plan, &start, &changed, &own)?;
+    let gate = gate_contract(&location, &config, &plan, &start, &changed, &own)?;
     if let (Some(task), Some(gate)) = (&mut task, &gate) {
         let violations = task::gate_violations(task, gate);
         task.violations.extend(violations);
@@ -94,14 +95,14 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
 /// that is not scheduled at once (2 CPUs, the config being parsed) would
 /// delay them.
 fn config_and_git(
-    args: &CheckArgs,
+    location: &Location,
     worktree: &Path,
     verify: bool,
 ) -> Result<(Config, GitStart), Error> {
     let asking = GitStart::begin(worktree, verify);
     let (config, start) = std::thread::scope(|scope| {
         let start = scope.spawn(|| asking.finish());
-        let config = load_config(&args.location, worktree);
+        let config = load_config(location, worktree);
         (config, start.join())
     });
     let config = config?;

@@ -27,10 +27,12 @@ use crate::output::Output;
 use crate::report::Format;
 use run_check_documents::evidence::Evidence;
 
-/// The worktree (canonical) and the loaded config.
+/// The worktree (canonical; by default the one `Location::resolved`
+/// finds) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
+    let location = location.resolved();
     let worktree = crate::cli::worktree(location.worktree.as_deref())?;
-    let config = load_config(location, &worktree)?;
+    let config = load_config(&location, &worktree)?;
     Ok((worktree, config))
 }
 
