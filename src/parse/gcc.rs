@@ -367,6 +367,49 @@ mod tests {
     }
 
     #[test]
+    fn gcc_two_units_including_one_header_print_its_warnings_twice() {
+        // The parser reports every line; the collector keeps repeats once
+        // (parse::tests::a_headers_warning_printed_for_two_translation_units_is_one).
+        let text = include_str!("../../tests/fixtures/diagnostics/gcc/gcc-two-units.txt");
+        let div = f(
+            "two-units.h",
+            1,
+            Some(37),
+            Warning,
+            Some("-Wdiv-by-zero"),
+            "division by zero",
+        );
+        let unused_fn = f(
+            "two-units.h",
+            1,
+            Some(12),
+            Warning,
+            Some("-Wunused-function"),
+            "‘shared’ defined but not used",
+        );
+        let unused = |file| {
+            f(
+                file,
+                2,
+                Some(21),
+                Warning,
+                Some("-Wunused-variable"),
+                "unused variable ‘unused’",
+            )
+        };
+        let expected = vec![
+            div.clone(),
+            unused("unit-a.c"),
+            unused_fn.clone(),
+            div,
+            unused("unit-b.c"),
+            unused_fn,
+        ];
+        assert_eq!(parse_all(false, text), expected);
+        assert_eq!(parse_all(true, text), expected);
+    }
+
+    #[test]
     fn gcc_without_columns_and_with_werror() {
         let text = include_str!("../../tests/fixtures/diagnostics/gcc/gcc-nocolumn.txt");
         let expected = vec![

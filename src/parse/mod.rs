@@ -3,8 +3,11 @@
 //! A `Collector` sits beside each stream's excerpt: it splits bytes into
 //! lines (each cut at `MAX_LINE` bytes, so memory stays bounded), strips ANSI
 //! colour, and hands each line to the check's `LineParser` (chosen by
-//! `parser`), then to its custom matchers and its score regex. At most
-//! `MAX_PER_CHECK` diagnostics are kept per stream; the rest are counted.
+//! `parser`), then to its custom matchers and its score regex. A diagnostic
+//! identical to one already kept (same file, line, column, severity, rule and
+//! message; see `Seen`) is the same problem printed again and is skipped. At
+//! most `MAX_PER_CHECK` distinct diagnostics are kept per stream; the rest are
+//! counted.
 //! Parsers only read text: they never decide a check's status (a tool's own
 //! "All checks passed!" means nothing to the verdict).
 
@@ -19,6 +22,8 @@ pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod tsc;
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use regex::Regex;
@@ -169,9 +174,9 @@ impl CustomMatcher {
 /// What a stream yielded.
 #[derive(Debug, Default)]
 pub(crate) struct Parsed {
-    /// Kept diagnostics, in output order.
+    /// Kept diagnostics, distinct, in the order of their first occurrence.
     pub(crate) found: Vec<Diagnostic>,
-    /// Diagnostics beyond the cap.
+    /// Diagnostics beyond the cap (repeats of a kept one are not counted).
     pub(crate) dropped: u64,
     /// The last score the score regex matched.
     pub(crate) score: Option<f64>,
@@ -191,7 +196,60 @@ pub(crate) struct Collector {
     /// The current line passed MAX_LINE: ignore bytes up to its end.
     overflow: bool,
     batch: Vec<Diagnostic>,
+    /// The kept diagnostics, by identity.
+    seen: Seen,
     parsed: Parsed,
+}
+
+/// The identities of the kept diagnostics: one entry per kept diagnostic, so
+/// at most `MAX_PER_CHECK` of them. Identical means same file (as printed),
+/// line, column, severity, rule and message; the suggestion is not part of
+/// it (the same problem with another proposed fix is still one problem, and
+/// the first occurrence keeps its suggestion). gcc prints a header's warning
+/// once per translation unit that includes it; that is one problem.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Hash of the identity to the index of the kept diagnostic it came
+    /// from; a hash collision is told apart by comparing the fields.
+    kept: HashMap<u64, usize>,
+}
+
+impl Seen {
+    fn identity(d: &Diagnostic) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        d.file.hash(&mut hasher);
+        d.line.hash(&mut hasher);
+        d.column.hash(&mut hasher);
+        std::mem::discriminant(&d.severity).hash(&mut hasher);
+        d.rule.hash(&mut hasher);
+        d.message.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn same(a: &Diagnostic, b: &Diagnostic) -> bool {
+        a.file == b.file
+            && a.line == b.line
+            && a.column == b.column
+            && a.severity == b.severity
+            && a.rule == b.rule
+            && a.message == b.message
+    }
+
+    /// Whether `d` repeats one of `kept`.
+    fn repeats(&self, d: &Diagnostic, kept: &[Diagnostic]) -> bool {
+        self.kept
+            .get(&Self::identity(d))
+            .and_then(|&at| kept.get(at))
+            .is_some_and(|k| Self::same(k, d))
+    }
+
+    /// Records `kept[at]`. A colliding hash keeps its first entry: the
+    /// later diagnostic is kept but its own repeats are not recognised.
+    fn keep(&mut self, kept: &[Diagnostic], at: usize) {
+        if let Some(d) = kept.get(at) {
+            self.kept.entry(Self::identity(d)).or_insert(at);
+        }
+    }
 }
 
 impl std::fmt::Debug for Collector {
@@ -224,6 +282,7 @@ impl Collector {
             partial: Vec::new(),
             overflow: false,
             batch: Vec::new(),
+            seen: Seen::default(),
             parsed: Parsed::default(),
         })
     }
@@ -287,8 +346,13 @@ impl Collector {
 
     fn keep_batch(&mut self) {
         for found in self.batch.drain(..) {
+            if self.seen.repeats(&found, &self.parsed.found) {
+                continue;
+            }
             if self.parsed.found.len() < MAX_PER_CHECK {
                 self.parsed.found.push(found);
+                self.seen
+                    .keep(&self.parsed.found, self.parsed.found.len() - 1);
             } else {
                 self.parsed.dropped += 1;
             }
@@ -390,6 +454,7 @@ mod tests {
             partial: Vec::new(),
             overflow: false,
             batch: Vec::new(),
+            seen: Seen::default(),
             parsed: Parsed::default(),
         }
     }
@@ -460,6 +525,204 @@ mod tests {
         assert_eq!(parsed.found.len(), 1000);
         assert_eq!(parsed.dropped, 500);
         assert_eq!(parsed.found[999].message, "x999");
+    }
+
+    fn warning(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
+            file: Some(file.into()),
+            line: Some(line),
+            column: Some(column),
+            severity: DiagSeverity::Warning,
+            rule: Some(rule.into()),
+            message: message.into(),
+            ..Diagnostic::default()
+        }
+    }
+
+    #[test]
+    fn a_headers_warning_printed_for_two_translation_units_is_one() {
+        // Captured from `gcc -Wall -c unit-a.c unit-b.c`: both units include
+        // two-units.h, whose two warnings gcc prints once per unit.
+        let text = include_str!("../../tests/fixtures/diagnostics/gcc/gcc-two-units.txt");
+        let expected = vec![
+            warning("two-units.h", 1, 37, "-Wdiv-by-zero", "division by zero"),
+            warning(
+                "unit-a.c",
+                2,
+                21,
+                "-Wunused-variable",
+                "unused variable ‘unused’",
+            ),
+            warning(
+                "two-units.h",
+                1,
+                12,
+                "-Wunused-function",
+                "‘shared’ defined but not used",
+            ),
+            // Same line, column, rule and message as unit-a.c's: another
+            // file, another problem.
+            warning(
+                "unit-b.c",
+                2,
+                21,
+                "-Wunused-variable",
+                "unused variable ‘unused’",
+            ),
+        ];
+        for parser in [Parser::Gcc, Parser::Auto] {
+            let mut c = collector(parser, &[], None);
+            c.push(text.as_bytes());
+            let parsed = c.finish();
+            assert_eq!(parsed.found, expected, "{parser:?}");
+            // A repeat is not lost to the cap: it is not counted as dropped.
+            assert_eq!(parsed.dropped, 0, "{parser:?}");
+        }
+    }
+
+    #[test]
+    fn repeats_of_a_matcher_are_one_and_do_not_fill_the_cap() {
+        let mut c = collector(
+            Parser::None,
+            &[(
+                r"^(?P<file>\w+):(?P<line>\d+): (?P<message>.+)$",
+                DiagSeverity::Error,
+            )],
+            None,
+        );
+        let mut text = String::new();
+        // Each printed twice in a row, and the first five once more at the end.
+        for i in 1..=MAX_PER_CHECK + 10 {
+            text.push_str(&format!("a:{i}: x\na:{i}: x\n"));
+        }
+        for i in 1..=5 {
+            text.push_str(&format!("a:{i}: x\n"));
+        }
+        c.push(text.as_bytes());
+        let parsed = c.finish();
+        assert_eq!(parsed.found.len(), MAX_PER_CHECK);
+        let lines: Vec<_> = parsed.found.iter().map(|f| f.line).take(3).collect();
+        assert_eq!(lines, [Some(1), Some(2), Some(3)]);
+        // Beyond the cap nothing is remembered: every occurrence counts.
+        assert_eq!(parsed.dropped, 20);
+    }
+
+    #[test]
+    fn every_field_but_the_suggestion_tells_diagnostics_apart() {
+        let base = warning("a.c", 1, 2, "r", "m");
+        let variants = [
+            Diagnostic {
+                file: Some("b.c".into()),
+                ..base.clone()
+            },
+            Diagnostic {
+                file: None,
+                ..base.clone()
+            },
+            Diagnostic {
+                line: Some(3),
+                ..base.clone()
+            },
+            Diagnostic {
+                column: None,
+                ..base.clone()
+            },
+            Diagnostic {
+                severity: DiagSeverity::Error,
+                ..base.clone()
+            },
+            Diagnostic {
+                rule: None,
+                ..base.clone()
+            },
+            Diagnostic {
+                message: "n".into(),
+                ..base.clone()
+            },
+        ];
+        let mut c = collector(Parser::None, &[], None);
+        c.batch.push(base.clone());
+        c.batch.extend(variants.iter().cloned());
+        c.batch.push(Diagnostic {
+            suggestion: Some("fix it".into()),
+            ..base.clone()
+        });
+        c.batch.extend(variants.iter().cloned());
+        c.keep_batch();
+        let parsed = c.finish();
+        let mut expected = vec![base];
+        expected.extend(variants);
+        assert_eq!(parsed.found, expected);
+    }
+
+    #[test]
+    fn the_captured_outputs_lose_only_their_repeats() {
+        // Every fixture through the collector: what the parser reports line
+        // by line, less the later copies of a diagnostic already reported.
+        // Only the captures listed below print one problem twice: gcc's two
+        // units including one header, `cargo test` building the library and
+        // its test harness (rustc warns in each), `go build` then `go vet`
+        // (vet's type check repeats build's error).
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diagnostics");
+        let explicit = |dir: &str| match dir {
+            "cargo-json" => Parser::CargoJson,
+            "clang" | "eslint-unix" | "gcc" | "ruff" | "shellcheck" => Parser::Gcc,
+            "eslint" => Parser::Eslint,
+            "go" => Parser::Go,
+            "mypy" => Parser::Mypy,
+            "phase-result" => Parser::PhaseResult,
+            "pytest" => Parser::Pytest,
+            "rustc" => Parser::Rustc,
+            "tsc" => Parser::Tsc,
+            other => panic!("no parser for the fixtures in {other}"),
+        };
+        let mut with_repeats = Vec::new();
+        let mut seen = 0;
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let dir = dir.unwrap().path();
+            let name = dir.file_name().unwrap().to_string_lossy().to_string();
+            for file in std::fs::read_dir(&dir).unwrap() {
+                let file = file.unwrap().path();
+                if file.extension().is_none_or(|e| e != "txt") {
+                    continue;
+                }
+                seen += 1;
+                let text = std::fs::read_to_string(&file).unwrap();
+                let fixture = format!("{name}/{}", file.file_name().unwrap().to_string_lossy());
+                for kind in [explicit(&name), Parser::Auto] {
+                    let mut raw = Vec::new();
+                    let mut parser = parser_for(kind).unwrap();
+                    for line in text.lines() {
+                        parser.line(&crate::sanitize::strip_escapes(line), &mut raw);
+                    }
+                    parser.finish(&mut raw);
+                    let mut distinct: Vec<Diagnostic> = Vec::new();
+                    for d in &raw {
+                        if !distinct.iter().any(|k| Seen::same(k, d)) {
+                            distinct.push(d.clone());
+                        }
+                    }
+                    if distinct.len() != raw.len() {
+                        with_repeats.push(format!("{fixture} {kind:?}"));
+                    }
+                    let mut c = collector(kind, &[], None);
+                    c.push(text.as_bytes());
+                    assert_eq!(c.finish().found, distinct, "{fixture} ({kind:?})");
+                }
+            }
+        }
+        assert!(seen > 30, "{seen} fixtures");
+        with_repeats.sort();
+        assert_eq!(
+            with_repeats,
+            [
+                "cargo-json/test.txt Auto",
+                "cargo-json/test.txt CargoJson",
+                "gcc/gcc-two-units.txt Auto",
+                "gcc/gcc-two-units.txt Gcc",
+                "go/build.txt Go",
+            ]
+        );
     }
 
     #[test]
