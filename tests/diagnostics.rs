@@ -51,6 +51,61 @@ fn gcc_errors_become_diagnostics_relative_to_the_worktree() {
 }
 
 #[test]
+fn a_headers_warning_is_one_diagnostic_when_two_units_include_it() {
+    // One gcc command, two translation units including one header: gcc
+    // prints the header's warnings once per unit; each is one problem.
+    // (`-c`, not `-fsyntax-only`: `-Wunused-function` needs compiling.)
+    let header = "static int shared(int a) { return a / 0; }\n";
+    let run = Test::new()
+        .file("src/shared.h", header)
+        .file(".gitignore", "*.o\n")
+        .file(
+            "src/a.c",
+            "#include \"shared.h\"\nint one(void) { int unused; return 0; }\n",
+        )
+        .file(
+            "src/b.c",
+            "#include \"shared.h\"\nint two(void) { int unused; return 0; }\n",
+        )
+        .config(
+            "[settings]\nallow = [\"gcc\"]\n\
+             [[check]]\nname = \"cc\"\nrun = [\"gcc\", \"-Wall\", \"-c\", \"a.c\", \"b.c\"]\ncwd = \"src\"\nparser = \"gcc\"\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    // gcc really printed the header's warnings twice.
+    let stderr = check(&ev, "cc")["stderr_excerpt"].as_str().unwrap();
+    assert_eq!(
+        stderr.matches("shared.h:1:37: warning").count(),
+        2,
+        "{stderr}"
+    );
+    let found: Vec<(&str, u64, &str)> = diagnostics_of(&ev, "cc")
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+                d["rule"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("src/shared.h", 1, "-Wdiv-by-zero"),
+            ("src/a.c", 2, "-Wunused-variable"),
+            ("src/shared.h", 1, "-Wunused-function"),
+            ("src/b.c", 2, "-Wunused-variable"),
+        ]
+    );
+    assert_eq!(check(&ev, "cc")["diagnostics_count"], 4);
+    assert_eq!(check(&ev, "cc")["diagnostics_dropped"], 0);
+}
+
+#[test]
 fn rustc_errors_with_codes() {
     let run = Test::new()
         .file("bad.rs", "fn main() {\n    let x: u32 = \"no\";\n}\n")
