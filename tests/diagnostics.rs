@@ -103,6 +103,31 @@ fn a_headers_warning_is_one_diagnostic_when_two_units_include_it() {
     );
     assert_eq!(check(&ev, "cc")["diagnostics_count"], 4);
     assert_eq!(check(&ev, "cc")["diagnostics_dropped"], 0);
+    // The judge makes one issue per diagnostic: four, not six.
+    std::fs::write(run.test.path().join("ev.json"), &run.stdout).unwrap();
+    let verdict = run
+        .test
+        .again()
+        .args(&["judge", "ev.json"])
+        .run()
+        .json_stdout();
+    let fingerprints: Vec<&str> = verdict["issues"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|list| list.as_array().unwrap())
+        .filter(|issue| issue["source"] == "cc")
+        .map(|issue| issue["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fingerprints,
+        [
+            "-Wdiv-by-zero:src/shared.h:1",
+            "-Wunused-variable:src/a.c:2",
+            "-Wunused-function:src/shared.h:1",
+            "-Wunused-variable:src/b.c:2",
+        ]
+    );
 }
 
 #[test]
