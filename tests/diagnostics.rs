@@ -185,6 +185,60 @@ fn a_failing_rust_test_points_at_its_panic() {
 }
 
 #[test]
+fn pytest_failures_with_whole_messages_and_the_files_that_failed() {
+    // Real pytest 9.2.0 output (tests/fixtures/diagnostics/pytest/
+    // generate.sh), its fake root replaced by this worktree.
+    let run = Test::new()
+        .file(
+            "pytest.txt",
+            include_str!("fixtures/diagnostics/pytest/pytest-more-default.txt"),
+        )
+        .config(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"pytest\"\nparser = \"pytest\"\n\
+             run = ['sh', '-c', 'sed \"s#/work/proj#$(pwd)#g\" pytest.txt; exit 1']\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let found: Vec<Value> = diagnostics_of(&ev, "pytest")
+        .into_iter()
+        .map(|d| json!([d["file"], d["line"], d["rule"], d["message"]]))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            // The summary line cuts this message at 80 columns.
+            json!([
+                "tests/test_a.py",
+                7,
+                "tests/test_a.py::test_long_assertion",
+                "AssertionError: assert 'a rather lon...ap.yek-terces' == 'a rather lon...but-not-quite'\n\
+                 \n  Skipping 54 identical leading characters in diff, use -v to show\n\
+                 \x20 - .yek-terces-but-not-quite\n  + .yek-terces"
+            ]),
+            // Inherited by test_b.py from a class of test_a.py.
+            json!([
+                "tests/test_a.py",
+                15,
+                "tests/test_b.py::TestTimestampSigner::test_sign",
+                "AssertionError: the signature must match the key\n\
+                 assert 'value.yek-pmatsemit' == 'value.yek-terces'\n\
+                 \n  - value.yek-terces\n  + value.yek-pmatsemit"
+            ]),
+            // Collecting test_c.py imports signer.py, which does not parse.
+            json!([
+                "tests/signer.py",
+                8,
+                "tests/test_c.py",
+                "SyntaxError: '(' was never closed"
+            ]),
+        ]
+    );
+}
+
+#[test]
 fn custom_matchers_and_scores() {
     let script = "echo 'lint.cfg:7: too many widgets'; echo 'coverage: 87.5%'";
     let run = Test::new()

@@ -1,6 +1,6 @@
 //! The `pytest` parser: one diagnostic per test the short test summary
-//! reports as `FAILED` or `ERROR`, with its line taken from the failure
-//! section above it.
+//! reports as `FAILED` or `ERROR`, with its message, file and line taken
+//! from the failure section above it.
 //!
 //! Policy (no double counting): only the short test summary lines are
 //! diagnostics.
@@ -8,19 +8,35 @@
 //! - `FAILED tests/test_x.py::test_add - assert 1 == 2` and
 //!   `ERROR tests/test_y.py - ImportError ...` (`ERROR tests/test_y.py` for
 //!   a collection error) give rule = the node id, file = its path part,
-//!   message = the text after ` - `, severity error.
-//! - The location lines of the `FAILURES` and `ERRORS` sections
-//!   (`tests/test_x.py:7: AssertionError`, `tests/test_x.py:7: in test_add`)
-//!   are never diagnostics by themselves. They are remembered per section
-//!   (`____ test_add ____`, `____ ERROR at setup of test_z ____`,
-//!   `____ ERROR collecting tests/test_y.py ____`), and when a summary line
-//!   names that test (same name, a failure for `FAILED`, an error for
-//!   `ERROR`), the diagnostic gets the line of the section's last location
-//!   inside the test's own file: the frame closest to the crash that is
-//!   still in that file. A summary line without a message takes the
-//!   section's first `E   ` line, else `failed` / `error`.
+//!   severity error.
+//! - The sections of `FAILURES` and `ERRORS` (`____ test_add ____`,
+//!   `____ ERROR at setup of test_z ____`, `____ ERROR collecting
+//!   tests/test_y.py ____`) are never diagnostics by themselves. Each keeps
+//!   its location lines (`tests/test_x.py:7: AssertionError`,
+//!   `tests/test_x.py:7: in test_add`) and its last run of `E   ` lines (of
+//!   chained exceptions, the last is the one the summary reports). A summary
+//!   line takes the section of that test (same name, a failure for `FAILED`,
+//!   an error for `ERROR`): in the node id's file if one is, else one without
+//!   locations (`--tb=line`), else one in other files only (an inherited
+//!   test).
+//! - Message: the section's `E   ` lines, joined with newlines, their common
+//!   indentation removed (at most 20 lines and 4 KiB, then `…`); the summary
+//!   line's text is cut to the terminal's width (80 columns when pytest's
+//!   output is no terminal). Without `E   ` lines, the text after ` - `, else
+//!   `failed` / `error`.
+//! - Place: for Python's SyntaxError display (`File "/w/signer.py", line
+//!   37`, the source, the caret, `SyntaxError: '(' was never closed`) the
+//!   file and line it names, and the message is the error line alone (the
+//!   evidence makes the path worktree-relative). Else the line of the
+//!   section's last location in the node id's file (the frame closest to
+//!   the crash still in the test's file). Else the first location in a test
+//!   module (`test_*.py`, `*_test.py`) with its last line: pytest starts a
+//!   test's traceback at the test function, so a test that
+//!   `class TestB(TestA)` inherits from another module is placed where it is
+//!   defined. Else the node id's file with no line.
 //! - Without a short test summary (`-rN`) nothing is reported; with
-//!   `--tb=line` (no section headers) the diagnostics have no line.
+//!   `--tb=line` (no section headers) the diagnostics have no line and the
+//!   summary's messages.
 //!
 //! `PASSED`, `SKIPPED`, `XFAIL` and `XPASS` summary lines are claimed but are
 //! no diagnostics, nor is the final `=== 1 failed, 2 passed in 0.12s ===`.
@@ -66,8 +82,20 @@ static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
 static CAPTURED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^-+ Captured .* -+$").expect("valid regex"));
 
+/// `File "/w/pkg/signer.py", line 37`: where Python's SyntaxError display
+/// puts the error.
+static SYNTAX_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*File "(?P<path>[^"<][^"]*)", line (?P<line>\d+)\s*$"#).expect("valid regex")
+});
+
 /// Distinct files remembered per section.
 const MAX_PATHS: usize = 32;
+/// Longest traceback path remembered (a longer one is no location).
+const MAX_PATH: usize = 4096;
+/// `E   ` lines kept per section, and their bytes: a longer message is cut
+/// and ends with `…`.
+const MAX_MESSAGE_LINES: usize = 20;
+const MAX_MESSAGE_BYTES: usize = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
@@ -83,9 +111,93 @@ struct Section {
     name: String,
     /// The last line seen in each file, in first-seen order.
     locations: Vec<(String, u64)>,
-    /// The first `E   ` line.
-    exception: Option<String>,
+    /// The last run of `E   ` lines, as printed after the `E`.
+    exception: Vec<String>,
+    /// Bytes of `exception`.
+    exception_bytes: usize,
+    /// `exception` was cut.
+    exception_cut: bool,
+    /// The line before was an `E   ` line: the next one continues the run.
+    in_exception: bool,
     used: bool,
+}
+
+impl Section {
+    /// One `E   ` line's text after the `E`. A run of them that follows other
+    /// lines starts over: of chained exceptions, the last is the one the
+    /// summary reports.
+    fn exception_line(&mut self, text: &str) {
+        if !self.in_exception {
+            self.exception.clear();
+            self.exception_bytes = 0;
+            self.exception_cut = false;
+            self.in_exception = true;
+        }
+        let room = MAX_MESSAGE_BYTES.saturating_sub(self.exception_bytes);
+        if self.exception.len() == MAX_MESSAGE_LINES || room == 0 {
+            self.exception_cut = true;
+            return;
+        }
+        let mut end = text.len().min(room);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < text.len() {
+            self.exception_cut = true;
+        }
+        self.exception_bytes += end;
+        self.exception.push(text[..end].to_string());
+    }
+}
+
+/// The message of a run of `E   ` lines: the common indentation removed,
+/// trailing blanks trimmed, blank lines around it dropped. For Python's
+/// SyntaxError display (`  File "x.py", line 3`, the source line, the caret,
+/// `SyntaxError: …`) the message is the error line and the place is the
+/// file it names.
+fn exception_message(lines: &[String], cut: bool) -> Option<(String, Option<(String, u64)>)> {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()?;
+    let dedented: Vec<&str> = lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or("").trim_end())
+        .collect();
+    let first = dedented.iter().position(|l| !l.is_empty())?;
+    let place = SYNTAX_FILE.captures(dedented[first]).and_then(|caps| {
+        let line = caps["line"].parse::<u64>().ok()?;
+        Some((caps["path"].to_string(), line))
+    });
+    let mut kept: Vec<&str> = match &place {
+        // The error lines are the unindented ones after the display.
+        Some(_) => dedented[first + 1..]
+            .iter()
+            .copied()
+            .filter(|l| !l.is_empty() && !l.starts_with(char::is_whitespace))
+            .collect(),
+        None => dedented,
+    };
+    if kept.is_empty() {
+        return None;
+    }
+    while kept.last().is_some_and(|l| l.is_empty()) {
+        kept.pop();
+    }
+    let start = kept.iter().position(|l| !l.is_empty())?;
+    let mut message = kept[start..].join("\n");
+    if cut {
+        message.push('…');
+    }
+    Some((message, place))
+}
+
+/// Whether a path names a test module by pytest's default `python_files`
+/// (`test_*.py`, `*_test.py`).
+fn is_test_module(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
 }
 
 /// The `pytest` format.
@@ -135,7 +247,10 @@ impl Pytest {
             kind,
             name: name.to_string(),
             locations: Vec::new(),
-            exception: None,
+            exception: Vec::new(),
+            exception_bytes: 0,
+            exception_cut: false,
+            in_exception: false,
             used: false,
         });
         self.in_traceback = true;
@@ -147,11 +262,10 @@ impl Pytest {
             return false;
         };
         if let Some(text) = line.strip_prefix('E').filter(|t| t.starts_with(' ')) {
-            if section.exception.is_none() && !text.trim().is_empty() {
-                section.exception = Some(text.trim().to_string());
-            }
+            section.exception_line(text);
             return false;
         }
+        section.in_exception = false;
         let Some(caps) = LOCATION.captures(line) else {
             return false;
         };
@@ -159,6 +273,9 @@ impl Pytest {
             return false;
         };
         let path = &caps["path"];
+        if path.len() > MAX_PATH {
+            return false;
+        }
         if let Some(known) = section.locations.iter_mut().find(|(p, _)| p == path) {
             known.1 = number;
         } else if section.locations.len() < MAX_PATHS {
@@ -187,7 +304,8 @@ impl Pytest {
         };
         // The section of this test in this file; else one of the same name
         // that names no file at all (`--tb=line` errors), which cannot be
-        // another file's.
+        // another file's; else one of the same name in other files only (a
+        // test inherited from a class of another module).
         let candidate =
             |s: &Section| !s.used && s.kind == kind && (s.name == name || s.name == nodeid);
         let index = self
@@ -198,26 +316,48 @@ impl Pytest {
                 self.sections
                     .iter()
                     .position(|s| candidate(s) && s.locations.is_empty())
-            });
-        let section = index.map(|i| &mut self.sections[i]);
-        let (line, exception) = match section {
-            Some(section) => {
-                section.used = true;
-                let line = section
+            })
+            .or_else(|| self.sections.iter().position(candidate));
+        let mut place = (file.to_string(), None);
+        let mut exception = None;
+        if let Some(section) = index.map(|i| &mut self.sections[i]) {
+            section.used = true;
+            let lines = std::mem::take(&mut section.exception);
+            let named = exception_message(&lines, section.exception_cut);
+            // Where the failing frame is: a SyntaxError's own file; else the
+            // frame closest to the crash still in the node id's file; else
+            // the first frame in a test module (pytest starts a test's
+            // traceback at the test function, which an inherited test
+            // defines in another module).
+            if let Some((message, syntax)) = named {
+                exception = Some(message);
+                if let Some((path, line)) = syntax {
+                    place = (path, Some(line));
+                }
+            }
+            if place.1.is_none() {
+                if let Some((_, line)) = section
                     .locations
                     .iter()
                     .rev()
                     .find(|(p, _)| same_file(p, file))
-                    .map(|(_, n)| *n);
-                (line, section.exception.clone())
+                {
+                    place.1 = Some(*line);
+                } else if let Some((path, line)) =
+                    section.locations.iter().find(|(p, _)| is_test_module(p))
+                {
+                    place = (path.clone(), Some(*line));
+                }
             }
-            None => (None, None),
-        };
-        let message = caps
-            .name("message")
-            .map(|m| m.as_str().trim().to_string())
-            .filter(|m| !m.is_empty())
-            .or(exception)
+        }
+        // The section's `E   ` lines are the whole message; the summary's
+        // is cut to the terminal's width.
+        let message = exception
+            .or_else(|| {
+                caps.name("message")
+                    .map(|m| m.as_str().trim().to_string())
+                    .filter(|m| !m.is_empty())
+            })
             .unwrap_or_else(|| {
                 if kind == Kind::Failure {
                     "failed"
@@ -226,8 +366,9 @@ impl Pytest {
                 }
                 .to_string()
             });
+        let (file, line) = place;
         out.push(Diagnostic {
-            file: Some(file.to_string()),
+            file: Some(file),
             line,
             severity: DiagSeverity::Error,
             rule: Some(nodeid),
@@ -320,11 +461,19 @@ mod tests {
     }
 
     /// The five failures and two errors, in the order of the default
-    /// summary (`-rA` lists errors first).
-    fn failures(lines: bool) -> Vec<Diagnostic> {
-        let at = |n: u64| lines.then_some(n);
+    /// summary (`-rA` lists errors first). With sections, the messages are
+    /// their whole `E   ` lines; without (`--tb=line`), the summary's.
+    fn failures(sections: bool) -> Vec<Diagnostic> {
+        let at = |n: u64| sections.then_some(n);
+        let long = |full: &'static str, summary: &'static str| {
+            if sections { full } else { summary }
+        };
         vec![
-            test("tests/test_x.py::test_add", at(15), "assert 2 == 3"),
+            test(
+                "tests/test_x.py::test_add",
+                at(15),
+                long("assert 2 == 3\n +  where 2 = add(1, 1)", "assert 2 == 3"),
+            ),
             test(
                 "tests/test_x.py::test_helper",
                 at(10),
@@ -333,7 +482,10 @@ mod tests {
             test(
                 "tests/test_x.py::TestGroup::test_method",
                 at(28),
-                "AssertionError: assert 'ABC'...",
+                long(
+                    "AssertionError: assert 'ABC' == 'abd'\n\n  - abd\n  + ABC",
+                    "AssertionError: assert 'ABC'...",
+                ),
             ),
             test(
                 "tests/test_x.py::TestGroup::test_param[2]",
@@ -343,7 +495,10 @@ mod tests {
             test(
                 "tests/test_z.py::test_add",
                 at(2),
-                "assert [1, 2] == [1, 3]",
+                long(
+                    "assert [1, 2] == [1, 3]\n\n  At index 1 diff: 2 != 3\n  Use -v to get more diff",
+                    "assert [1, 2] == [1, 3]",
+                ),
             ),
         ]
     }
@@ -426,6 +581,131 @@ mod tests {
                 "ModuleNotFoundError: No module named 'nonexistent_module_xyz'"
             )]
         );
+    }
+
+    /// The three cases of `more/tests`, in the default summary's order.
+    /// The same with long and short tracebacks.
+    fn more() -> Vec<Diagnostic> {
+        let long = "AssertionError: assert 'a rather lon...ap.yek-terces' == 'a rather lon...but-not-quite'\n\
+                    \n  Skipping 54 identical leading characters in diff, use -v to show\n\
+                    \x20 - .yek-terces-but-not-quite\n  + .yek-terces";
+        vec![
+            // The summary says `AssertionError: assert 'a rathe...`.
+            test("tests/test_a.py::test_long_assertion", Some(7), long),
+            // Inherited from test_a.py's TestSigner: the frame is there.
+            Diagnostic {
+                file: Some("tests/test_a.py".into()),
+                ..test(
+                    "tests/test_b.py::TestTimestampSigner::test_sign",
+                    Some(15),
+                    "AssertionError: the signature must match the key\n\
+                     assert 'value.yek-pmatsemit' == 'value.yek-terces'\n\
+                     \n  - value.yek-terces\n  + value.yek-pmatsemit",
+                )
+            },
+            // Collecting test_c.py imports signer.py, which does not parse.
+            Diagnostic {
+                file: Some("/work/proj/tests/signer.py".into()),
+                ..test(
+                    "tests/test_c.py",
+                    Some(8),
+                    "SyntaxError: '(' was never closed",
+                )
+            },
+        ]
+    }
+
+    #[test]
+    fn whole_messages_inherited_tests_and_syntax_errors() {
+        assert_eq!(
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/pytest/pytest-more-default.txt"
+            )),
+            more()
+        );
+        // -rA lists the error first.
+        let mut expected = more();
+        expected.rotate_right(1);
+        assert_eq!(
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/pytest/pytest-more-short.txt"
+            )),
+            expected
+        );
+    }
+
+    #[test]
+    fn the_last_chained_exception_is_the_message() {
+        let text = "=== FAILURES ===\n\
+                    ___ test_a ___\n\
+                    E       KeyError: 'k'\n\
+                    \n\
+                    tests/test_a.py:3: KeyError\n\
+                    \n\
+                    During handling of the above exception, another exception occurred:\n\
+                    E       ValueError: bad\n\
+                    E         detail\n\
+                    \n\
+                    tests/test_a.py:5: ValueError\n\
+                    === short test summary info ===\n\
+                    FAILED tests/test_a.py::test_a - ValueError: bad\n";
+        assert_eq!(
+            parse(text),
+            vec![test(
+                "tests/test_a.py::test_a",
+                Some(5),
+                "ValueError: bad\n  detail"
+            )]
+        );
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let mut text = String::from("=== FAILURES ===\n___ test_a ___\n");
+        for n in 0..100 {
+            text.push_str(&format!("E   line {n}\n"));
+        }
+        text.push_str("tests/test_a.py:3: AssertionError\n");
+        text.push_str("=== short test summary info ===\nFAILED tests/test_a.py::test_a\n");
+        let lines: Vec<String> = (0..MAX_MESSAGE_LINES)
+            .map(|n| format!("line {n}"))
+            .collect();
+        let expected = format!("{}…", lines.join("\n"));
+        assert_eq!(
+            parse(&text),
+            vec![test("tests/test_a.py::test_a", Some(3), &expected)]
+        );
+        // One huge line: cut at a character boundary.
+        let text = format!(
+            "=== FAILURES ===\n___ test_a ___\nE   {}\n\
+             === short test summary info ===\nFAILED tests/test_a.py::test_a\n",
+            "é".repeat(10_000)
+        );
+        let message = parse(&text).remove(0).message;
+        assert!(
+            message.len() <= MAX_MESSAGE_BYTES + '…'.len_utf8(),
+            "{}",
+            message.len()
+        );
+        assert!(message.ends_with('…'));
+    }
+
+    #[test]
+    fn odd_exception_lines_do_not_panic() {
+        for body in [
+            "E   \nE    \n",
+            "E \u{a0}x\nE  \u{3000}y\n",
+            "E     File \"<string>\", line 1\nE   SyntaxError: x\n",
+            "E     File \"a.py\", line 99999999999999999999999\n",
+            "E     File \"a.py\", line 2\nE       x(\n",
+        ] {
+            let text = format!(
+                "=== ERRORS ===\n___ ERROR collecting tests/test_a.py ___\n{body}\
+                 === short test summary info ===\nERROR tests/test_a.py\n"
+            );
+            let out = parse(&text);
+            assert_eq!(out.len(), 1, "{body:?}");
+        }
     }
 
     #[test]
