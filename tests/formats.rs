@@ -387,8 +387,10 @@ fn assert_no_workflow_commands(format: &str, text: &str) {
 
 #[test]
 fn reports_carry_no_terminal_escapes_and_no_workflow_commands() {
-    // text on stdout, as a CI log prints it.
-    let run = Test::new().config(HOSTILE).run().status(1);
+    // text on stdout, as a CI log prints it; unparsed, as text shows a
+    // check's diagnostics instead of its output.
+    let unparsed = HOSTILE.replace("parser = \"gcc\"", "parser = \"none\"");
+    let run = Test::new().config(&unparsed).run().status(1);
     let mut reports = vec![("text".to_string(), run.stdout.clone())];
     for format in ["markdown", "junit"] {
         let (_run, text) = report(HOSTILE, format, 1);
@@ -422,6 +424,54 @@ fn reports_carry_no_terminal_escapes_and_no_workflow_commands() {
         reports[0].1.contains("│   \\::error::forged"),
         "{}",
         reports[0].1
+    );
+    // Parsed, text shows the diagnostic, defused too.
+    let text = Test::new().config(HOSTILE).run().status(1).stdout;
+    assert_no_controls("text", &text);
+    assert_no_workflow_commands("text", &text);
+    assert!(
+        text.contains("\n      src/a.c:3:5: error: bad thing red ␀ ::error::in-msg\n"),
+        "{text}"
+    );
+}
+
+/// A check with 22 gcc-style errors, and one that writes a file into the
+/// worktree (long enough for a snapshot of its own, so it is blamed).
+const DIAGNOSED_AND_WRITER: &str = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]
+name = "writer"
+run = ["sh", "-c", "sleep 1; echo x > w.txt"]
+
+[[check]]
+name = "cc"
+parser = "gcc"
+run = ["sh", "-c", 'for n in $(seq 1 22); do echo "src/a.c:$n:5: error: boom $n"; done; exit 1']
+"#;
+
+#[test]
+fn text_names_diagnostics_and_the_modified_paths_with_their_check() {
+    let run = Test::new()
+        .config(DIAGNOSED_AND_WRITER)
+        .args(&["--mode", "strict", "--jobs", "1"])
+        .run()
+        .status(1);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(" FAIL cc "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let mut expected: Vec<String> = (1..=20)
+        .map(|n| format!("      src/a.c:{n}:5: error: boom {n}"))
+        .collect();
+    expected.push("      … and 2 more diagnostics".into());
+    assert_eq!(lines[at + 1..at + 22], expected, "{}", run.stdout);
+    assert!(
+        lines.contains(&"  modified: w.txt (by check `writer`)"),
+        "{}",
+        run.stdout
     );
 }
 

@@ -1,13 +1,21 @@
-//! The human summary: one line per check, the tail of a failing check's
-//! output (stdout's, then stderr's, each named when both have some), a count
-//! line, and the banner as the very last line.
+//! The human summary: one line per check; under a failing check its
+//! diagnostics (the first 20, then a count) or else the tail of its output
+//! (stdout's, then stderr's, each named when both have some); each path the
+//! checks modified with the check blamed; a count line, and the banner as
+//! the very last line.
 
 use std::fmt::Write;
 
-use run_check_documents::evidence::{CheckRecord, Evidence, Status};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
 /// Lines of output shown under a failing check.
 const TAIL_LINES: usize = 12;
+
+/// Diagnostics listed under a failing check; the rest are counted.
+const DIAGNOSTICS_SHOWN: usize = 20;
+
+/// The rule of the diagnostics the read-only verification reports.
+const READ_ONLY_RULE: &str = "read-only";
 
 /// Upper-case status word, padded to a common width.
 pub(crate) fn status_word(status: Status) -> &'static str {
@@ -52,10 +60,20 @@ pub(super) fn render(evidence: &Evidence) -> String {
             let _ = writeln!(out, "      {line}");
         }
         if check.status.is_failure() {
-            for line in tail(check) {
-                let _ = writeln!(out, "      │ {line}");
+            let diagnostics = diagnostics(evidence, check);
+            if diagnostics.is_empty() {
+                for line in tail(check) {
+                    let _ = writeln!(out, "      │ {line}");
+                }
+            } else {
+                for line in diagnostics {
+                    let _ = writeln!(out, "      {line}");
+                }
             }
         }
+    }
+    for path in &evidence.contracts.read_only.modified {
+        let _ = writeln!(out, "  modified: {path} ({})", blamed(evidence, path));
     }
     // A changed gate does not fail the run by itself (docs/evidence.md: the task
     // contract and the judge act on it), but it is never silent. File
@@ -98,6 +116,69 @@ fn leaked(check: &CheckRecord) -> Option<String> {
     Some(format!("left behind: {}", shown.join("; ")))
 }
 
+/// A failing check's diagnostics (the read-only verification's aside), one
+/// line each, the first [`DIAGNOSTICS_SHOWN`] then `… and N more
+/// diagnostics` (N counts those the evidence only counts too); empty when it
+/// has none.
+fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
+    let own: Vec<&Diagnostic> = evidence
+        .diagnostics
+        .iter()
+        .filter(|d| d.check == check.name && d.rule.as_deref() != Some(READ_ONLY_RULE))
+        .collect();
+    if own.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<String> = own
+        .iter()
+        .take(DIAGNOSTICS_SHOWN)
+        .map(|d| diagnostic(d))
+        .collect();
+    let total = own.len().max(check.diagnostics_count) as u64 + check.diagnostics_dropped;
+    let more = total - lines.len() as u64;
+    if more > 0 {
+        lines.push(format!(
+            "… and {}",
+            crate::output::plural(more, "more diagnostic")
+        ));
+    }
+    lines
+}
+
+/// `file:line:column: severity[rule]: message`, the parts it lacks left
+/// out, the message's first line only.
+fn diagnostic(d: &Diagnostic) -> String {
+    let mut line = String::new();
+    if let Some(file) = &d.file {
+        line.push_str(file);
+        for n in [d.line, d.column].into_iter().map_while(|n| n) {
+            let _ = write!(line, ":{n}");
+        }
+        line.push_str(": ");
+    }
+    line.push_str(d.severity.as_str());
+    if let Some(rule) = &d.rule {
+        let _ = write!(line, "[{rule}]");
+    }
+    let _ = write!(line, ": {}", d.message.lines().next().unwrap_or(""));
+    line
+}
+
+/// The check a modified path is blamed on: `by check `X`` from its
+/// read-only diagnostic, `check unknown` when the run could not tell.
+fn blamed(evidence: &Evidence, path: &str) -> String {
+    evidence
+        .diagnostics
+        .iter()
+        .find(|d| d.rule.as_deref() == Some(READ_ONLY_RULE) && d.file.as_deref() == Some(path))
+        .map(|d| d.check.as_str())
+        .filter(|check| *check != "run-check")
+        .map_or_else(
+            || "check unknown".into(),
+            |check| format!("by check `{check}`"),
+        )
+}
+
 fn seconds(ms: u64) -> String {
     format!("{:.2}s", ms as f64 / 1000.0)
 }
@@ -128,6 +209,8 @@ mod tests {
     #[test]
     fn a_failing_check_shows_stdout_then_stderr() {
         let mut evidence = sample::evidence();
+        // Without diagnostics, which are shown instead of the output.
+        evidence.diagnostics.clear();
         evidence.checks[1].stdout_excerpt = (1..=20).map(|i| format!("out {i}\n")).collect();
         evidence.checks[1].stderr_excerpt = "DeprecationWarning: old api\n".into();
         let out = render(&evidence);
@@ -139,9 +222,109 @@ mod tests {
         expected.push("      │ DeprecationWarning: old api".into());
         assert_eq!(lines[at + 1..at + 1 + expected.len()], expected);
         // One stream alone has no label.
-        let out = render(&sample::evidence());
+        let out = render(&evidence_without_lint_diagnostics());
         assert!(out.contains("      │ waiting…\n"), "{out}");
         assert!(!out.contains("── stdout ──") && !out.contains("── stderr ──"));
+    }
+
+    fn evidence_without_lint_diagnostics() -> Evidence {
+        let mut evidence = sample::evidence();
+        evidence.diagnostics.clear();
+        evidence
+    }
+
+    /// The lines under the check named `name`, up to the next check's.
+    fn under(out: &str, name: &str) -> Vec<String> {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap();
+        lines[at + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("      "))
+            .map(|l| l.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_failing_check_with_diagnostics_shows_them_instead_of_its_output() {
+        let out = render(&sample::evidence());
+        assert_eq!(
+            under(&out, "lint"),
+            [
+                "      src/a.c:3:5: error: bad thing",
+                "      src/b,c:d.rs:1: warning[W:1]: odd 100% message",
+            ]
+        );
+        assert!(!out.contains("│ \u{1b}") && !out.contains("<bad>"), "{out}");
+        // Other checks' diagnostics and the read-only verification's are
+        // not this check's: the output is shown.
+        let mut evidence = sample::evidence();
+        for d in &mut evidence.diagnostics {
+            d.check = "unit".into();
+        }
+        evidence.diagnostics[0].rule = Some("read-only".into());
+        evidence.diagnostics[0].check = "lint".into();
+        let out = render(&evidence);
+        assert_eq!(
+            under(&out, "unit"),
+            ["      src/b,c:d.rs:1: warning[W:1]: odd 100% message"]
+        );
+        assert!(under(&out, "lint")[0].starts_with("      │ "), "{out}");
+        // Without a file, only the severity and the message.
+        let mut evidence = sample::evidence();
+        evidence.diagnostics[0].file = None;
+        evidence.diagnostics.truncate(1);
+        assert_eq!(
+            under(&render(&evidence), "lint"),
+            ["      error: bad thing", "      … and 1 more diagnostic"]
+        );
+    }
+
+    #[test]
+    fn past_twenty_diagnostics_the_rest_are_counted() {
+        let mut evidence = sample::evidence();
+        evidence.diagnostics = (1..=25)
+            .map(|i| sample::diagnostic("lint", Some("f"), Some(i), None, "error", None, "boom"))
+            .collect();
+        evidence.checks[1].diagnostics_count = 25;
+        evidence.checks[1].diagnostics_dropped = 3;
+        let mut expected: Vec<String> = (1..=20)
+            .map(|i| format!("      f:{i}: error: boom"))
+            .collect();
+        expected.push("      … and 8 more diagnostics".into());
+        assert_eq!(under(&render(&evidence), "lint"), expected);
+    }
+
+    #[test]
+    fn each_modified_path_is_named_with_the_check_blamed() {
+        let mut evidence = sample::evidence();
+        evidence.contracts.read_only.modified = vec!["a.txt".into(), "b.txt".into()];
+        for (check, file) in [("ok", "a.txt"), ("run-check", "b.txt")] {
+            evidence.diagnostics.push(sample::diagnostic(
+                check,
+                Some(file),
+                None,
+                None,
+                "error",
+                Some("read-only"),
+                "changed",
+            ));
+        }
+        let out = render(&evidence);
+        let lines: Vec<&str> = out.lines().collect();
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 4..n - 2],
+            [
+                "  modified: a.txt (by check `ok`)",
+                "  modified: b.txt (check unknown)"
+            ]
+        );
+        // The blamed check's read-only diagnostic is not listed under it.
+        assert!(under(&out, "ok").is_empty(), "{out}");
+        assert!(!render(&sample::evidence()).contains("modified:"));
     }
 
     #[test]
