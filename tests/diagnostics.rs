@@ -239,6 +239,51 @@ fn pytest_failures_with_whole_messages_and_the_files_that_failed() {
 }
 
 #[test]
+fn rustfmt_hunks_are_one_diagnostic_each_relative_to_the_worktree() {
+    // Real `cargo fmt --check` output (tests/fixtures/diagnostics/rustfmt/
+    // generate.sh), its fake root replaced by this worktree.
+    let run = Test::new()
+        .file(
+            "fmt.txt",
+            include_str!("fixtures/diagnostics/rustfmt/rustfmt-check.txt"),
+        )
+        .config(
+            "[settings]\nallow = [\"sh\"]\n\
+             [[check]]\nname = \"fmt\"\nparser = \"rustfmt\"\n\
+             run = ['sh', '-c', 'sed \"s#/work/proj#$(pwd)#g\" fmt.txt; exit 1']\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let found: Vec<Value> = diagnostics_of(&ev, "fmt")
+        .into_iter()
+        .map(|d| {
+            json!([
+                d["file"],
+                d["line"],
+                d["severity"],
+                d["rule"],
+                d["suggestion"]
+            ])
+        })
+        .collect();
+    let hunk = |file: &str, line: u64| json!([file, line, "error", "rustfmt", "run `cargo fmt`"]);
+    assert_eq!(
+        found,
+        [
+            hunk("src/lib.rs", 1),
+            hunk("src/lib.rs", 5),
+            hunk("src/m.rs", 1)
+        ]
+    );
+    assert_eq!(
+        diagnostics_of(&ev, "fmt")[2]["message"],
+        "not formatted as rustfmt would\n-pub fn  d() {}\n+pub fn d() {}"
+    );
+}
+
+#[test]
 fn custom_matchers_and_scores() {
     let script = "echo 'lint.cfg:7: too many widgets'; echo 'coverage: 87.5%'";
     let run = Test::new()

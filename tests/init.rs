@@ -131,6 +131,8 @@ fn cargo_project() {
         check(&config, "fmt")["run"],
         serde_json::json!(["cargo", "fmt", "--all", "--", "--check"])
     );
+    // rustfmt's `Diff in file:line:` hunks become diagnostics.
+    assert_eq!(check(&config, "fmt")["parser"], "rustfmt");
     assert_eq!(
         check(&config, "fmt")["modes"],
         serde_json::json!(["fast", "strict"])

@@ -106,7 +106,8 @@ pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Parser {
     /// Everything that carries its own marker (cargo JSON, rustc, tsc, mypy,
-    /// gcc-style lines with a severity word, pytest summaries, eslint); never
+    /// gcc-style lines with a severity word, pytest summaries, eslint, rustfmt
+    /// diff headers); never
     /// invents a diagnostic.
     #[default]
     Auto,
@@ -130,6 +131,9 @@ pub(crate) enum Parser {
     Eslint,
     /// go build / go vet locations and go test `--- FAIL: TestX`.
     Go,
+    /// `cargo fmt --check` / `rustfmt --check`: one error per `Diff in
+    /// file:line:` hunk.
+    Rustfmt,
     /// A `PHASE_RESULT:` block of `- key: value` lines into the check's `data`.
     PhaseResult,
 }

@@ -20,6 +20,7 @@ pub(crate) mod panic;
 pub(crate) mod phase_result;
 pub(crate) mod pytest;
 pub(crate) mod rustc;
+pub(crate) mod rustfmt;
 pub(crate) mod tsc;
 
 use std::collections::HashMap;
@@ -76,6 +77,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Mypy => Box::new(mypy::Mypy::new()),
         Parser::Eslint => Box::new(eslint::Eslint::new()),
         Parser::Go => Box::new(go::Go::new()),
+        Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
 }
@@ -102,6 +104,7 @@ impl Auto {
                 Box::new(gcc::Gcc::new(true)),
                 Box::new(pytest::Pytest::new()),
                 Box::new(eslint::Eslint::new()),
+                Box::new(rustfmt::Rustfmt::new()),
             ],
         }
     }
@@ -187,7 +190,7 @@ pub(crate) struct Parsed {
 /// Line splitting and parsing of one stream.
 pub(crate) struct Collector {
     /// The parser asked for, until the first line comes: a check that
-    /// prints nothing costs no parser (`auto` is seven of them).
+    /// prints nothing costs no parser (`auto` is eight of them).
     unbuilt: Option<Parser>,
     parser: Option<Box<dyn LineParser>>,
     matchers: Vec<CustomMatcher>,
@@ -423,6 +426,7 @@ mod tests {
             Parser::Mypy,
             Parser::Eslint,
             Parser::Go,
+            Parser::Rustfmt,
             Parser::PhaseResult,
         ];
         for kind in kinds {
@@ -673,6 +677,7 @@ mod tests {
             "phase-result" => Parser::PhaseResult,
             "pytest" => Parser::Pytest,
             "rustc" => Parser::Rustc,
+            "rustfmt" => Parser::Rustfmt,
             "tsc" => Parser::Tsc,
             other => panic!("no parser for the fixtures in {other}"),
         };

@@ -41,7 +41,7 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
                 FAST_STRICT,
             )
             .paths(globs(&["**/*.rs", "rustfmt.toml", ".rustfmt.toml"]))
-            .parser("none")
+            .parser("rustfmt")
             .comment("Formatting, checked only: `run-check fix` formats."),
             Check::new(
                 "clippy",

@@ -1,0 +1,180 @@
+//! The `rustfmt` parser: `cargo fmt --check` / `rustfmt --check` diffs.
+//!
+//! Each hunk header, `Diff in PATH:LINE:` (or the older `Diff in PATH at
+//! line LINE:`), is one error on PATH at LINE, rule `rustfmt`, its message
+//! `not formatted as rustfmt would` followed by the hunk's first changed
+//! (`-`/`+`) lines, at most `MAX_SHOWN` of them, each clipped. The hunk's
+//! body (context, `-` and `+` lines, blank lines) is claimed; any other line
+//! ends the hunk.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Diagnostic, LineParser, clip};
+use crate::config::DiagSeverity;
+
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Diff in (?P<file>\S.*?)(?::(?P<line>\d+)| at line (?P<old>\d+)):$")
+        .expect("valid regex")
+});
+
+/// Changed lines shown in a message.
+const MAX_SHOWN: usize = 6;
+/// Longest changed line shown, in bytes.
+const MAX_SHOWN_LINE: usize = 200;
+
+/// The `rustfmt` format.
+#[derive(Debug, Default)]
+pub(crate) struct Rustfmt {
+    /// The hunk being read.
+    pending: Option<Diagnostic>,
+    /// Changed lines added to its message.
+    shown: usize,
+}
+
+impl Rustfmt {
+    /// A fresh parser.
+    pub(crate) fn new() -> Rustfmt {
+        Rustfmt::default()
+    }
+
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
+        self.shown = 0;
+        if let Some(found) = self.pending.take() {
+            out.push(found);
+        }
+    }
+}
+
+impl LineParser for Rustfmt {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
+        if line.starts_with("Diff in ")
+            && let Some(caps) = HEADER.captures(line)
+        {
+            self.flush(out);
+            let number = caps
+                .name("line")
+                .or_else(|| caps.name("old"))
+                .and_then(|m| m.as_str().parse().ok())
+                .filter(|n: &u64| *n > 0);
+            self.pending = Some(Diagnostic {
+                file: Some(caps["file"].to_string()),
+                line: number,
+                severity: DiagSeverity::Error,
+                rule: Some("rustfmt".into()),
+                message: "not formatted as rustfmt would".into(),
+                suggestion: Some("run `cargo fmt`".into()),
+                ..Diagnostic::default()
+            });
+            return true;
+        }
+        let Some(pending) = &mut self.pending else {
+            return false;
+        };
+        if line.starts_with(['-', '+']) {
+            if self.shown < MAX_SHOWN {
+                pending.message.push('\n');
+                pending
+                    .message
+                    .push_str(&clip(line.trim_end(), MAX_SHOWN_LINE));
+                self.shown += 1;
+            }
+            return true;
+        }
+        if line.is_empty() || line.starts_with(' ') {
+            return true;
+        }
+        self.flush(out);
+        false
+    }
+
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
+        self.flush(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Vec<Diagnostic> {
+        let mut parser = Rustfmt::new();
+        let mut out = Vec::new();
+        for line in text.lines() {
+            parser.line(line, &mut out);
+        }
+        parser.finish(&mut out);
+        out
+    }
+
+    fn diag(file: &str, line: u64, message: &str) -> Diagnostic {
+        Diagnostic {
+            file: Some(file.into()),
+            line: Some(line),
+            severity: DiagSeverity::Error,
+            rule: Some("rustfmt".into()),
+            message: message.into(),
+            suggestion: Some("run `cargo fmt`".into()),
+            ..Diagnostic::default()
+        }
+    }
+
+    #[test]
+    fn one_diagnostic_per_hunk_of_cargo_fmt_check() {
+        let text = include_str!("../../tests/fixtures/diagnostics/rustfmt/rustfmt-check.txt");
+        assert_eq!(
+            parse(text),
+            vec![
+                diag(
+                    "/work/proj/src/lib.rs",
+                    1,
+                    "not formatted as rustfmt would\n-pub fn a( x:u32)->u32{x+1}\n\
+                     +pub fn a(x: u32) -> u32 {\n+    x + 1\n+}"
+                ),
+                diag(
+                    "/work/proj/src/lib.rs",
+                    5,
+                    "not formatted as rustfmt would\n-pub fn c( ) {\n-let y   = 3; let _ = y;\n\
+                     +pub fn c() {\n+    let y = 3;\n+    let _ = y;"
+                ),
+                diag(
+                    "/work/proj/src/m.rs",
+                    1,
+                    "not formatted as rustfmt would\n-pub fn  d() {}\n+pub fn d() {}"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_older_header_and_a_bounded_message() {
+        let mut text = String::from("Diff in /p/src/a.rs at line 793:\n");
+        for i in 0..50 {
+            text.push_str(&format!("-{}\n+y{i}\n", "x".repeat(1000)));
+        }
+        text.push_str("error: something else\n");
+        let out = parse(&text);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].file.as_deref(), Some("/p/src/a.rs"));
+        assert_eq!(out[0].line, Some(793));
+        assert_eq!(out[0].message.lines().count(), 1 + MAX_SHOWN);
+        assert!(out[0].message.len() < 2000);
+    }
+
+    #[test]
+    fn near_misses_are_not_claimed() {
+        let mut parser = Rustfmt::new();
+        let mut out = Vec::new();
+        for line in [
+            "Diff in src/a.rs",
+            "Diff in :3:",
+            "-not in a hunk",
+            " context",
+            "Diff in src/a.rs:x:",
+        ] {
+            assert!(!parser.line(line, &mut out), "{line:?}");
+        }
+        assert!(out.is_empty());
+    }
+}
