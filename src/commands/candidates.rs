@@ -36,7 +36,7 @@ use crate::aggregate::judge::verdict::{Recommendation, Verdict};
 use crate::aggregate::judge::{self, history::History, input::Source};
 use crate::aggregate::retry;
 use crate::cli::CandidatesArgs;
-use crate::config;
+use crate::config::{self, Config};
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::{Atomic, FileKind};
@@ -87,12 +87,15 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         key: Some("$.id".into()),
         message: format!("{task_id:?} cannot name a folder of --runs: {why}"),
     })?;
-    let trusted = match &args.config {
+    // The trusted config is read once: its `[judge]` and `[retry]` serve
+    // every candidate (the gates read the same file by its absolute path).
+    let (trusted, trusted_config) = match &args.config {
         Some(path) => {
-            config::load(path, path, true)?;
-            Some(std::path::absolute(path).map_err(|err| Error::io("find", path, err))?)
+            let absolute = std::path::absolute(path).map_err(|err| Error::io("find", path, err))?;
+            let loaded = config::load(&absolute, path, true)?;
+            (Some(absolute), Some(loaded))
         }
-        None => None,
+        None => (None, None),
     };
     let runs = &args.runs;
     let task_dir = runs.join(&task_id);
@@ -157,7 +160,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         task_id: &task_id,
         base: task.document.base.as_deref().unwrap_or("HEAD"),
         task_dir: &task_dir,
-        config: trusted.as_deref(),
+        config: trusted.as_deref().zip(trusted_config.as_ref()),
     };
 
     let next = AtomicUsize::new(0);
@@ -436,7 +439,8 @@ struct Shared<'a> {
     task_id: &'a str,
     base: &'a str,
     task_dir: &'a Path,
-    config: Option<&'a Path>,
+    /// The trusted `--config` (absolute) and its content, loaded once.
+    config: Option<(&'a Path, &'a Config)>,
 }
 
 impl Shared<'_> {
@@ -498,7 +502,9 @@ impl Shared<'_> {
         // Record the retry first: the judge's route reads it (rule 5). The
         // limit is `[retry]` of the trusted config, else of the config the
         // evidence was made with.
-        let max_retries = retry::max_retries(self.config)?;
+        let max_retries = self
+            .config
+            .map(|(_, c)| c.retry.max_retries.unwrap_or(retry::DEFAULT_MAX_RETRIES));
         let recorded = retry::record(&retry::Record {
             task_id: self.task_id,
             phase: self.args.phase,
@@ -551,11 +557,14 @@ pub(crate) fn judge_candidate(
     evidence_path: &Path,
     evidence: &Evidence,
     history_path: &Path,
-    config: Option<&Path>,
+    trusted: Option<(&Path, &Config)>,
     recorded: &RecordOutput,
 ) -> Result<Verdict, Error> {
     let source = Source::Evidence(Box::new(evidence.clone()));
-    let (judge_config, config_used) = judge::judge_config(config, &source)?;
+    let (judge_config, config_used) = match trusted {
+        Some((path, config)) => judge::used(config, path),
+        None => judge::judge_config(None, &source)?,
+    };
     let retry = RetryPoint {
         name: format!(
             "{}/{}/{}",

@@ -210,26 +210,24 @@ pub(crate) fn judge_config(
     source: &Source,
 ) -> Result<(JudgeConfig, Option<ConfigUsed>), Error> {
     if let Some(path) = explicit {
-        let config = config::load(path, path, true)?;
-        let used = ConfigUsed {
-            path: path.display().to_string(),
-            sha256: config.sha256.clone(),
-        };
-        return Ok((config.judge, Some(used)));
+        return Ok(used(&config::load(path, path, true)?, path));
     }
     let Source::Evidence(evidence) = source else {
         return Ok((JudgeConfig::default(), None));
     };
-    match config::recorded(&evidence.meta).transpose()? {
-        Some(config) => {
-            let used = ConfigUsed {
-                path: config.path.display().to_string(),
-                sha256: config.sha256.clone(),
-            };
-            Ok((config.judge, Some(used)))
-        }
-        None => Ok((JudgeConfig::default(), None)),
-    }
+    Ok(match config::recorded(&evidence.meta).transpose()? {
+        Some(config) => used(&config, &config.path),
+        None => (JudgeConfig::default(), None),
+    })
+}
+
+/// `[judge]` of a loaded config and the `config_used` that names it `path`.
+pub(crate) fn used(config: &config::Config, path: &Path) -> (JudgeConfig, Option<ConfigUsed>) {
+    let used = ConfigUsed {
+        path: path.display().to_string(),
+        sha256: config.sha256.clone(),
+    };
+    (config.judge.clone(), Some(used))
 }
 
 /// The failure point `task/phase/subagent` of a retry state (the task is
