@@ -502,9 +502,7 @@ impl Shared<'_> {
         // Record the retry first: the judge's route reads it (rule 5). The
         // limit is `[retry]` of the trusted config, else of the config the
         // evidence was made with.
-        let max_retries = self
-            .config
-            .map(|(_, c)| c.retry.max_retries.unwrap_or(retry::DEFAULT_MAX_RETRIES));
+        let max_retries = self.config.map(|(_, config)| retry::limit(config));
         let recorded = retry::record(&retry::Record {
             task_id: self.task_id,
             phase: self.args.phase,

@@ -266,7 +266,7 @@ pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
     let (evidence, diagnostics, recorded) = evidence::load(request.evidence)?;
     let max_retries = match (request.max_retries, recorded) {
         (Some(n), _) => n,
-        (None, Some(config)) => config?.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+        (None, Some(config)) => limit(&config?),
         (None, None) => DEFAULT_MAX_RETRIES,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -423,6 +423,11 @@ fn lessons_dir(path: &Path) -> Result<&Path, Error> {
     Ok(path)
 }
 
+/// `[retry] max_retries` of a loaded config, else the default.
+pub(crate) fn limit(config: &crate::config::Config) -> u32 {
+    config.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES)
+}
+
 /// `[retry] max_retries` of `--config` (the whole config validated: a
 /// broken one is an error, not a silent default); `None` without it: the
 /// record then reads the config the evidence was made with.
@@ -431,9 +436,7 @@ pub(crate) fn max_retries(config: Option<&Path>) -> Result<Option<u32>, Error> {
         return Ok(None);
     };
     let config = crate::config::load(path, path, true)?;
-    Ok(Some(
-        config.retry.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-    ))
+    Ok(Some(limit(&config)))
 }
 
 // ---- outputs ----
