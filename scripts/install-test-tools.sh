@@ -8,6 +8,9 @@
 #                     (the tests run .tools/python/bin/ruff)
 #   .tools/node/      eslint and prettier, via `npm install --prefix`
 #                     (the tests use .tools/node/node_modules)
+#   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
+#                     `npm install --prefix`: tests/sarif.rs validates the
+#                     sarif report with GitHub's upload rules
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
 # only checks the versions). .ci/run calls it before `cargo test`; in CI
@@ -17,6 +20,7 @@ set -euo pipefail
 RUFF_VERSION=0.17.6
 ESLINT_VERSION=10.15.0
 PRETTIER_VERSION=3.10.1
+SARIF_MULTITOOL_VERSION=5.7.0
 
 ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
 TOOLS=$ROOT/.tools
@@ -49,3 +53,21 @@ if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
+
+# The SARIF multitool: a self-contained .NET program in an npm package (no
+# .NET needed); npm does not mark it executable.
+if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+    SARIF=$TOOLS/sarif
+    MULTITOOL=$SARIF/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+    if [ "$(cat "$SARIF/.installed" 2>/dev/null)" != "$SARIF_MULTITOOL_VERSION" ]; then
+        say "installing the SARIF multitool $SARIF_MULTITOOL_VERSION into $SARIF"
+        rm -rf -- "$SARIF"
+        mkdir -p -- "$SARIF"
+        printf '{"name":"run-check-sarif-tools","private":true}\n' > "$SARIF/package.json"
+        npm install --prefix "$SARIF" --no-audit --no-fund --no-save --loglevel=error \
+            "@microsoft/sarif-multitool-linux@$SARIF_MULTITOOL_VERSION"
+        chmod +x -- "$MULTITOOL"
+        printf '%s' "$SARIF_MULTITOOL_VERSION" > "$SARIF/.installed"
+    fi
+    DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$MULTITOOL" --version 2>&1 | head -n 1 >&2
+fi

@@ -50,6 +50,8 @@ mod report;
 mod resolve;
 /// `run-check retry`: decisions, exit codes, concurrent records.
 mod retry;
+/// The sarif report against the SARIF 2.1.0 schema and GitHub's upload rules.
+mod sarif;
 /// Built-in scan checks: rule sets, custom rules, redaction, .gitignore.
 mod scan;
 /// JSON Schemas against real evidence, task files, checks.toml and init's output.

@@ -128,6 +128,9 @@ impl Validator<'_> {
         Ok(CheckConfig {
             name: name.clone(),
             line,
+            table_line: self
+                .table_line(raw.name.span().start, "check")
+                .unwrap_or(line),
             kind,
             modes,
             dimension: raw.dimension.unwrap_or(Dimension::Quality),

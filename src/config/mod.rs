@@ -238,6 +238,10 @@ pub(crate) struct CheckConfig {
     pub(crate) name: String,
     /// 1-based line of the check's `name`, for messages.
     pub(crate) line: usize,
+    /// 1-based line of the `[[check]]` header opening its table (the
+    /// `name` line when the table has no header of its own, as in an
+    /// inline table): the evidence's `checks[].config_line`.
+    pub(crate) table_line: usize,
     /// Process or scan.
     pub(crate) kind: CheckKind,
     /// Modes the check belongs to.

@@ -56,6 +56,23 @@ pub(super) fn header_at(text: &str, offset: usize) -> Option<(&str, bool)> {
 }
 
 impl Validator<'_> {
+    /// 1-based line of the `[[table]]` header opening the table that holds
+    /// `offset`: the first header above it, when it is `[[table]]`.
+    pub(super) fn table_line(&self, offset: usize, table: &str) -> Option<usize> {
+        let offset = offset.min(self.text.len());
+        let mut end = self.text[..offset].rfind('\n')?;
+        loop {
+            let start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
+            if let Some(header) = header_at(self.text, start) {
+                return (header == (table, true)).then(|| self.line_of(start));
+            }
+            if start == 0 {
+                return None;
+            }
+            end = start - 1;
+        }
+    }
+
     /// 1-based line of a byte offset.
     pub(super) fn line_of(&self, offset: usize) -> usize {
         self.newlines.partition_point(|&n| n < offset) + 1
@@ -75,6 +92,26 @@ impl Validator<'_> {
 mod tests {
     use super::*;
     use crate::config::tests::{ALLOW, rejects};
+
+    #[test]
+    fn a_check_s_table_line_is_its_header_line() {
+        // Lines: 1-2 settings, 3 header, 4 comment, 5 blank, 6 name; then a
+        // check whose name follows `run` (header 9, name 11) and is followed
+        // by a `[check.env]` table; a fix (header 15, name 16).
+        let text = format!(
+            "{ALLOW}[[check]]   # the first\n# why it is here\n\nname = \"a\"\nrun = [\"true\"]\n\n\
+             [[check]]\nrun = [\"true\"]\nname = \"b\"\n[check.env]\nX = \"1\"\n\n\
+             [[fix]]\nname = \"f\"\nrun = [\"sh\"]\n"
+        );
+        let config = crate::config::tests::load_str(&text).unwrap();
+        let lines: Vec<(usize, usize)> = config
+            .checks
+            .iter()
+            .chain(&config.fixes)
+            .map(|c| (c.table_line, c.line))
+            .collect();
+        assert_eq!(lines, [(3, 6), (9, 11), (15, 16)]);
+    }
 
     #[test]
     fn a_bad_value_names_its_key() {

@@ -71,9 +71,11 @@ impl Validator<'_> {
             let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
             let env = self.env(fix.env, &settings.allow_env, &of("env"))?;
             let line = self.line_of(fix.name.span().start);
+            let table_line = self.table_line(fix.name.span().start, "fix");
             fixes.push(CheckConfig {
                 name: fix.name.into_inner(),
                 line,
+                table_line: table_line.unwrap_or(line),
                 kind: CheckKind::Run(run),
                 modes: Vec::new(),
                 dimension: Dimension::Quality,

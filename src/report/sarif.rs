@@ -1,9 +1,16 @@
 //! The `sarif` report: SARIF 2.1.0 with one run. Every evidence diagnostic
-//! is a result; a failing or erroring check without error-level diagnostics
-//! (none, or only warnings and notes) is one result
-//! of its own (`run-check/<check>`), and a run that did not pass but has no
-//! result at all gets one (`run-check/run`) carrying the banner, so a failing
-//! run never renders as empty SARIF.
+//! is a result; a failing or erroring check without a located error-level
+//! diagnostic is one result of its own (`run-check/<check>`), and a run that
+//! did not pass but has no result at all gets one (`run-check/run`) carrying
+//! the banner, so a failing run never renders as empty SARIF.
+//!
+//! Every result has a location with a line, as GitHub's code scanning
+//! requires (it rejects the whole file for one result without): a
+//! diagnostic's own file and line; otherwise the line of its check's
+//! `[[check]]` table in the config (`checks[].config_line`), or the config's
+//! first line for the run's own result and for evidence written before
+//! `config_line` existed. Every rule has a short and a full description and
+//! a help text, which GitHub also requires.
 //!
 //! File paths are worktree-relative URIs (forward slashes, percent-encoded)
 //! with `uriBaseId` `SRCROOT`, which `originalUriBaseIds` maps to the
@@ -56,8 +63,9 @@ struct Driver<'a> {
 #[serde(rename_all = "camelCase")]
 struct Rule {
     id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    short_description: Option<Message>,
+    short_description: Message,
+    full_description: Message,
+    help: Message,
 }
 
 #[derive(Serialize)]
@@ -80,8 +88,7 @@ struct SarifResult {
     rule_index: usize,
     level: &'static str,
     message: Message,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    locations: Vec<Location>,
+    locations: [Location; 1],
     properties: Value,
 }
 
@@ -126,58 +133,148 @@ struct Rules {
     list: Vec<Rule>,
 }
 
+/// What a rule says of itself: short, full, help.
+struct Described {
+    short: String,
+    full: String,
+    help: String,
+}
+
 impl Rules {
-    fn index(&mut self, id: &str, description: Option<String>) -> usize {
+    /// The index of rule `id`, added with what `describe` says when new.
+    fn index(&mut self, id: &str, describe: impl FnOnce() -> Described) -> usize {
         if let Some(i) = self.list.iter().position(|r| r.id == id) {
             return i;
         }
+        let Described { short, full, help } = describe();
         self.list.push(Rule {
             id: id.to_string(),
-            short_description: description.map(|text| Message { text }),
+            short_description: Message { text: short },
+            full_description: Message { text: full },
+            help: Message { text: help },
         });
         self.list.len() - 1
     }
 }
 
+/// Where results without a file of their own point: the config file, as a
+/// URI (worktree-relative when it lies inside the worktree).
+struct ConfigFile {
+    uri: String,
+    uri_base_id: Option<&'static str>,
+}
+
+impl ConfigFile {
+    fn of(evidence: &Evidence) -> ConfigFile {
+        let meta = &evidence.meta;
+        let named = std::path::Path::new(&meta.config.path);
+        let absolute = if named.is_absolute() {
+            named.to_path_buf()
+        } else {
+            std::path::Path::new(&meta.cwd).join(named)
+        };
+        let worktree = std::path::Path::new(&meta.worktree);
+        let absolute = crate::paths::lexical(&absolute);
+        let relative = absolute
+            .strip_prefix(crate::paths::lexical(worktree))
+            .ok()
+            .map(crate::paths::to_slashes)
+            .filter(|p| !p.is_empty());
+        let (uri, uri_base_id) = match relative {
+            Some(relative) => file_uri(&relative),
+            None => file_uri(&absolute.to_string_lossy()),
+        };
+        ConfigFile { uri, uri_base_id }
+    }
+
+    /// A location at `line` of the config (the first line when unknown).
+    fn at(&self, line: Option<u64>) -> Location {
+        Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri: self.uri.clone(),
+                    uri_base_id: self.uri_base_id,
+                },
+                region: Some(Region {
+                    start_line: line.filter(|&l| l > 0).unwrap_or(1),
+                    start_column: None,
+                }),
+            },
+        }
+    }
+}
+
 pub(super) fn render(evidence: &Evidence) -> String {
     let s = &evidence.summary;
+    let config = ConfigFile::of(evidence);
+    let config_line = |check: &str| {
+        evidence
+            .checks
+            .iter()
+            .find(|c| c.name == check)
+            .and_then(|c| c.config_line)
+    };
     let mut rules = Rules::default();
     let mut results = Vec::new();
     for d in &evidence.diagnostics {
-        results.push(diagnostic_result(d, &mut rules));
+        let unlocated = || config.at(config_line(&d.check));
+        results.push(diagnostic_result(d, &mut rules, unlocated));
     }
     for check in &evidence.checks {
-        let has_error = evidence
-            .diagnostics
-            .iter()
-            .any(|d| d.check == check.name && d.severity == crate::config::DiagSeverity::Error);
-        if !check.status.is_failure() || has_error {
+        let located_error = evidence.diagnostics.iter().any(|d| {
+            d.check == check.name
+                && d.severity == crate::config::DiagSeverity::Error
+                && d.file.as_deref().is_some_and(|f| !f.is_empty())
+        });
+        if !check.status.is_failure() || located_error {
             continue;
         }
         let outcome = super::outcome(check);
         let id = format!("run-check/{}", check.name);
-        let description = format!("The check `{}` of checks.toml passes", check.name);
+        let describe = || Described {
+            short: format!("The check `{}` of the config passes", check.name),
+            full: format!(
+                "The check `{}` (`{}`) exits 0 within its timeout. A result of \
+                 this rule points at the check's table in the config: the check \
+                 failed and none of its diagnostics names a file.",
+                check.name,
+                check.command.join(" ")
+            ),
+            help: format!(
+                "Read the check's output in the evidence (checks[].stdout_excerpt \
+                 and stderr_excerpt of `{}`), or run `run-check --only {}` to see it.",
+                check.name, check.name
+            ),
+        };
         results.push(SarifResult {
-            rule_index: rules.index(&id, Some(description)),
+            rule_index: rules.index(&id, describe),
             rule_id: id,
             level: "error",
             message: Message {
                 text: format!("{} {outcome}", check.name),
             },
-            locations: Vec::new(),
+            locations: [config.at(check.config_line)],
             properties: serde_json::json!({ "check": check.name }),
         });
     }
     if results.is_empty() && !s.all_checks_passed {
         let id = "run-check/run";
+        let describe = || Described {
+            short: "The run-check run passes".into(),
+            full: "Every check of the mode passes and no check changes the worktree. A \
+                   result of this rule points at the config: the run did not pass and \
+                   no check or diagnostic says why (an interrupted run, say)."
+                .into(),
+            help: "Read the banner and the evidence's summary; run `run-check` again.".into(),
+        };
         results.push(SarifResult {
-            rule_index: rules.index(id, Some("The run-check run passes".into())),
+            rule_index: rules.index(id, describe),
             rule_id: id.into(),
             level: "error",
             message: Message {
                 text: s.banner.clone(),
             },
-            locations: Vec::new(),
+            locations: [config.at(None)],
             properties: serde_json::json!({}),
         });
     }
@@ -224,7 +321,13 @@ pub(super) fn render(evidence: &Evidence) -> String {
     run_check_documents::pretty(&log)
 }
 
-fn diagnostic_result(d: &Diagnostic, rules: &mut Rules) -> SarifResult {
+/// A diagnostic as a result: at its own file and line, or where
+/// `unlocated` says when it names no file.
+fn diagnostic_result(
+    d: &Diagnostic,
+    rules: &mut Rules,
+    unlocated: impl FnOnce() -> Location,
+) -> SarifResult {
     let id = match &d.rule {
         Some(rule) if !rule.is_empty() => rule.clone(),
         _ => format!("run-check/{}", d.check),
@@ -239,33 +342,45 @@ fn diagnostic_result(d: &Diagnostic, rules: &mut Rules) -> SarifResult {
     } else {
         d.message.clone()
     };
-    let locations = d
-        .file
-        .as_deref()
-        .filter(|f| !f.is_empty())
-        .map(|file| {
+    let location = match d.file.as_deref().filter(|f| !f.is_empty()) {
+        Some(file) => {
             let (uri, uri_base_id) = file_uri(file);
-            vec![Location {
+            Location {
                 physical_location: PhysicalLocation {
                     artifact_location: ArtifactLocation { uri, uri_base_id },
-                    region: d.line.filter(|&l| l > 0).map(|start_line| Region {
-                        start_line,
-                        start_column: d.column.filter(|&c| c > 0),
+                    // A file without a line is its first line: GitHub needs
+                    // a region with a start line.
+                    region: Some(Region {
+                        start_line: d.line.filter(|&l| l > 0).unwrap_or(1),
+                        start_column: d.line.filter(|&l| l > 0).and(d.column.filter(|&c| c > 0)),
                     }),
                 },
-            }]
-        })
-        .unwrap_or_default();
+            }
+        }
+        None => unlocated(),
+    };
     let mut properties = serde_json::json!({ "check": d.check, "severity": d.severity });
     if let Some(suggestion) = &d.suggestion {
         properties["suggestion"] = suggestion.clone().into();
     }
+    let describe = || Described {
+        short: format!("`{id}`, reported by the check `{}`", d.check),
+        full: format!(
+            "The tool run by the check `{}` reported `{id}`: run-check relays what \
+             the tool printed, located where the tool said.",
+            d.check
+        ),
+        help: format!(
+            "See the documentation of the tool run by the check `{}` for `{id}`.",
+            d.check
+        ),
+    };
     SarifResult {
-        rule_index: rules.index(&id, None),
+        rule_index: rules.index(&id, describe),
         rule_id: id,
         level,
         message: Message { text },
-        locations,
+        locations: [location],
         properties,
     }
 }
@@ -385,7 +500,15 @@ mod tests {
             results[2]["message"]["text"],
             "unit timed out; process tree killed"
         );
-        assert!(results[2].get("locations").is_none());
+        // No diagnostic: at the config (outside the worktree here, so an
+        // absolute URI), at the check's `[[check]]` line, else its first.
+        assert_eq!(
+            results[2]["locations"][0]["physicalLocation"],
+            serde_json::json!({
+                "artifactLocation": {"uri": "file:///w/checks.toml"},
+                "region": {"startLine": 1},
+            })
+        );
         assert_eq!(
             results[3]["message"]["text"],
             "gone errored: program `zz` not found on PATH"
@@ -436,15 +559,23 @@ mod tests {
                 "error", "warning", "note", "note", "note", "warning", "error"
             ]
         );
-        // No file: no locations (a line alone is not a location).
-        assert!(results[0].get("locations").is_none());
+        // No file: the check's table in the config (a line alone is not a
+        // location: it is a line of the tool's file, not of the config).
+        assert_eq!(
+            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///w/checks.toml"
+        );
         let outside = &results[5]["locations"][0]["physicalLocation"];
         assert_eq!(
             outside["artifactLocation"]["uri"],
             "file:///elsewhere/x%20y.rs"
         );
         assert!(outside["artifactLocation"].get("uriBaseId").is_none());
-        assert!(outside.get("region").is_none(), "no line, no region");
+        assert_eq!(
+            outside["region"],
+            serde_json::json!({"startLine": 1}),
+            "no line: the file's first (GitHub needs a start line)"
+        );
         assert_eq!(results[5]["ruleId"], "run-check/ok");
         assert_eq!(results[5]["message"]["text"], "(no message)");
         assert_eq!(

@@ -78,6 +78,7 @@ pub(crate) fn assemble(
                     },
                 ),
                 leaked: result.leaked.clone(),
+                config_line: Some(check.config.table_line as u64),
             }
         })
         .collect();
@@ -270,6 +271,7 @@ mod tests {
             error: None,
             data: Default::default(),
             leaked: vec![],
+            config_line: None,
         }
     }
 

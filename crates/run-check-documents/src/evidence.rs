@@ -513,6 +513,9 @@ pub struct CheckRecord {
     /// The processes the check started that were still running when it ended (exit, timeout or cancellation), also those that left its process group: killed, or left running when the check has `leave_running = true`. Empty when none, and in evidence written before the field.
     #[serde(default)]
     pub leaked: Vec<Leaked>,
+    /// The 1-based line of the check's `[[check]]` table in the config (`meta.config.path`): where a report points a failure that has no located diagnostic (SARIF needs a location for every result). Null in evidence written before the field.
+    #[serde(default, deserialize_with = "read::nullable")]
+    pub config_line: Option<u64>,
 }
 
 /// A skipped check says why, an errored one what went wrong, and a timeout is a failure.
