@@ -6,11 +6,13 @@
 //!
 //! Secret samples are assembled at run time so that this file holds no
 //! literal a secret scanner would flag; the other patterns are written out
-//! (this file trips its own rule sets: scan it only with that in mind).
+//! (this file trips its own rule sets: scan it only with that in mind). The
+//! corpus of tests/fixtures/secrets/ holds its tokens defused by a `%%`,
+//! removed when it is copied into a test worktree.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::support::{Test, check};
+use crate::support::{Test, check, repo_root};
 
 const SCAN: &str = r#"
 [[check]]
@@ -337,4 +339,103 @@ scan = { paths = ["src/**"], rules = ["debug-leftovers"] }
         assert_eq!(check(&ev, name)["status"], "fail", "{name}");
         assert_eq!(found(&ev, name), expected, "{name}");
     }
+}
+
+/// A worktree holding the files of tests/fixtures/secrets/`dir` (every `%%`
+/// removed: the corpus keeps its fabricated tokens defused) and a scan check
+/// `secrets` with the rule sets `rules`.
+fn corpus(dir: &str, rules: &str) -> Test {
+    let root = repo_root().join("tests/fixtures/secrets").join(dir);
+    let mut test = Test::new().config(&format!(
+        "[[check]]\nname = \"secrets\"\nscan = {{ paths = [\"corpus/**\"], rules = [{rules}] }}\n"
+    ));
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "{}", root.display());
+    for name in names {
+        let text = std::fs::read_to_string(root.join(&name)).unwrap();
+        test = test.file(&format!("corpus/{name}"), &text.replace("%%", ""));
+    }
+    test
+}
+
+#[test]
+fn the_secrets_corpus_flags_every_token_format_on_its_lines() {
+    let run = corpus("positive", "\"secrets\"")
+        .args(&["--format", "json"])
+        .run()
+        .status(1);
+    let ev = run.json_stdout();
+    let mut expected = Vec::new();
+    let mut rows = |file: &str, lines: &[u64], rule: &str| {
+        for &line in lines {
+            expected.push(row(&format!("corpus/{file}"), line, rule));
+        }
+    };
+    rows("aws.py", &[5, 10], "secrets/aws-access-key-id");
+    rows("generic.env", &[2, 3], "secrets/credential-assignment");
+    rows("generic.json", &[3], "secrets/credential-assignment");
+    rows("generic.py", &[3, 5, 6], "secrets/credential-assignment");
+    rows("generic.rs", &[1, 4], "secrets/credential-assignment");
+    rows("generic.yaml", &[3, 4], "secrets/credential-assignment");
+    // ghp_, gho_, ghu_ (assigned to GITHUB_TOKEN: reported once), ghs_,
+    // ghr_, github_pat_.
+    rows("github.sh", &[5, 6, 7, 8, 9, 10], "secrets/github-token");
+    rows("gitlab.toml", &[3], "secrets/gitlab-token");
+    rows("google.html", &[4], "secrets/google-api-key");
+    rows("jwt.http", &[3], "secrets/jwt");
+    // RSA, OPENSSH, EC, PKCS#8, encrypted PKCS#8, PGP; not the END lines.
+    rows(
+        "private_keys.pem",
+        &[1, 4, 7, 8, 9, 10],
+        "secrets/private-key",
+    );
+    rows("slack.js", &[3, 4, 5, 6], "secrets/slack-token");
+    rows("stripe.rb", &[3, 4], "secrets/stripe-live-key");
+    expected.sort();
+    assert_eq!(found(&ev, "secrets"), expected);
+    assert_eq!(check(&ev, "secrets")["status"], "fail");
+    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+    // Every format of the corpus is there.
+    let mut rules: Vec<&str> = expected.iter().map(|r| r.2.as_str()).collect();
+    rules.dedup();
+    assert_eq!(rules.len(), 10, "{rules:?}");
+}
+
+#[test]
+fn the_secrets_corpus_of_test_fixtures_and_placeholders_passes() {
+    let run = corpus("negative", "\"secrets\"")
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(found(&ev, "secrets"), vec![]);
+    assert_eq!(check(&ev, "secrets")["status"], "pass");
+    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+}
+
+#[test]
+fn run_check_allow_silences_its_line_and_is_counted() {
+    let run = corpus("allowed", "\"secrets\", \"debug-leftovers\"")
+        .args(&["--format", "json", "--out", "ev.json"])
+        .run()
+        .status(1);
+    let ev = run.json_file("ev.json");
+    // Not silenced: a line without the comment, and `run-check: allowed`.
+    assert_eq!(
+        found(&ev, "secrets"),
+        vec![
+            row("corpus/client.js", 3, "secrets/slack-token"),
+            row("corpus/docs_samples.py", 4, "secrets/github-token"),
+        ]
+    );
+    // Silenced: one finding on each of docs_samples.py:2, :3, client.js:1,
+    // page.html:1 and seed.sql:1, two on client.js:2 (a token in a
+    // `console.log`).
+    let secrets = check(&ev, "secrets");
+    assert_eq!(secrets["data"], json!({ "allowed": 7 }));
+    assert_eq!(secrets["diagnostics_count"], 2);
 }
