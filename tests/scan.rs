@@ -399,20 +399,59 @@ fn the_secrets_corpus_flags_every_token_format_on_its_lines() {
     assert_eq!(found(&ev, "secrets"), expected);
     assert_eq!(check(&ev, "secrets")["status"], "fail");
     assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
-    // Every format of the corpus is there.
+    // Every rule of the set has its file.
     let mut rules: Vec<&str> = expected.iter().map(|r| r.2.as_str()).collect();
+    rules.sort();
     rules.dedup();
-    assert_eq!(rules.len(), 10, "{rules:?}");
+    assert_eq!(
+        rules,
+        [
+            "secrets/aws-access-key-id",
+            "secrets/credential-assignment",
+            "secrets/github-token",
+            "secrets/gitlab-token",
+            "secrets/google-api-key",
+            "secrets/jwt",
+            "secrets/private-key",
+            "secrets/slack-token",
+            "secrets/stripe-live-key",
+        ]
+    );
 }
 
 #[test]
 fn the_secrets_corpus_of_test_fixtures_and_placeholders_passes() {
-    let run = corpus("negative", "\"secrets\"")
+    // A second check proves the lines of the issue are read: a warning rule
+    // that finds credential names assigned a value.
+    let names = r#"
+[[check]]
+name = "names"
+scan = { paths = ["corpus/**"] }
+
+[[check.rule]]
+id = "credential-name"
+pattern = '''(?i)(passw(or)?d|secret_?key|token|api_?key)["']?[ \t]*[:=]'''
+severity = "warning"
+"#;
+    let test = corpus("negative", "\"secrets\"");
+    let config = std::fs::read_to_string(test.path().join("checks.toml")).unwrap();
+    let run = test
+        .config(&format!("{config}{names}"))
         .args(&["--format", "json"])
         .run()
         .success();
     let ev = run.json_stdout();
     assert_eq!(found(&ev, "secrets"), vec![]);
+    let read = found(&ev, "names");
+    for line in [
+        row("corpus/.env.example", 4, "credential-name"),
+        row("corpus/cjson_test.json", 6, "credential-name"),
+        row("corpus/docker-compose.yml", 19, "credential-name"),
+        row("corpus/settings.py", 6, "credential-name"),
+        row("corpus/test_signer.py", 12, "credential-name"),
+    ] {
+        assert!(read.contains(&line), "{line:?} not read: {read:?}");
+    }
     assert_eq!(check(&ev, "secrets")["status"], "pass");
     assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
 }
