@@ -478,3 +478,27 @@ fn run_check_allow_silences_its_line_and_is_counted() {
     assert_eq!(secrets["data"], json!({ "allowed": 7 }));
     assert_eq!(secrets["diagnostics_count"], 2);
 }
+
+#[test]
+fn this_repository_passes_its_own_secrets_scan() {
+    // The corpus's defused tokens, the docs and the tests that spell secrets
+    // out (assembled at run time) hold nothing the set flags.
+    let test =
+        Test::bare().config("[[check]]\nname = \"secrets\"\nscan = { rules = [\"secrets\"] }\n");
+    let config = test.path().join("checks.toml");
+    let root = repo_root();
+    let run = test
+        .args(&[
+            "--worktree",
+            root.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(found(&ev, "secrets"), vec![]);
+    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+}

@@ -16,6 +16,10 @@
 //! that cannot be opened or read (gone, unreadable, not a regular file) is
 //! skipped. Invalid UTF-8 is replaced, never an error.
 //!
+//! A line with a `run-check: allow` comment (`rules::lines::allowed`) yields
+//! no finding: its hits are counted in `ScanResult::allowed`, which the
+//! check's evidence carries as `data.allowed`.
+//!
 //! Findings are deterministic: sorted by (path, line, column, rule). At most
 //! `MAX_PER_CHECK` are kept (errors before lower severities, then in that
 //! order), the rest are counted in `ScanResult::dropped`, so memory stays

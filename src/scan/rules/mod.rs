@@ -29,6 +29,9 @@
 //! text, so no rule (built-in or custom) copies a secret into evidence or
 //! output.
 //!
+//! Each hit says whether its line carries a `run-check: allow` comment
+//! (`lines::allowed`); the caller counts those instead of reporting them.
+//!
 //! One file per family of rules: the built-in sets (`skipped_tests`,
 //! `placeholder_asserts`, `secrets` with its policy, `debug_leftovers`), each
 //! a table of `Builtin`s; `custom`, the union prefilter of custom patterns;
