@@ -16,6 +16,10 @@
 //! that cannot be opened or read (gone, unreadable, not a regular file) is
 //! skipped. Invalid UTF-8 is replaced, never an error.
 //!
+//! A line with a `run-check: allow` comment (`rules::lines::allowed`) yields
+//! no finding: its hits are counted in `ScanResult::allowed`, which the
+//! check's evidence carries as `data.allowed`.
+//!
 //! Findings are deterministic: sorted by (path, line, column, rule). At most
 //! `MAX_PER_CHECK` are kept (errors before lower severities, then in that
 //! order), the rest are counted in `ScanResult::dropped`, so memory stays
@@ -46,6 +50,9 @@ pub(crate) struct ScanResult {
     pub(crate) found: Vec<Diagnostic>,
     /// Findings beyond `MAX_PER_CHECK`, not kept.
     pub(crate) dropped: u64,
+    /// Findings silenced by a `run-check: allow` comment on their line: not
+    /// reported, only counted (the check's `data.allowed`).
+    pub(crate) allowed: u64,
 }
 
 /// Scans the worktree with the check's rules.
@@ -94,6 +101,7 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     ScanResult {
         found: kept.found,
         dropped: kept.dropped,
+        allowed: kept.allowed,
     }
 }
 
@@ -121,11 +129,12 @@ fn retention(f: &Diagnostic) -> (u8, (&str, u64, u64, &str, &str)) {
     (rank, order(f))
 }
 
-/// Findings kept so far and the count of the dropped ones.
+/// Findings kept so far and the counts of the dropped and allowed ones.
 #[derive(Default)]
 struct Kept {
     found: Vec<Diagnostic>,
     dropped: u64,
+    allowed: u64,
 }
 
 impl Kept {
@@ -147,6 +156,7 @@ impl Kept {
 
     fn merge(&mut self, other: Kept) {
         self.dropped += other.dropped;
+        self.allowed += other.allowed;
         for found in other.found {
             self.push(found);
         }
@@ -217,6 +227,10 @@ impl Visitor<'_> {
         let matcher = &self.matcher;
         let kept = &mut self.kept;
         matcher.scan(&text, &mut |hit| {
+            if hit.allowed {
+                kept.allowed += 1;
+                return;
+            }
             let rule = matcher.rule(hit.rule);
             kept.push(Diagnostic {
                 file: Some(rel.clone()),

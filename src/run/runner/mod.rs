@@ -433,6 +433,12 @@ fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
         parsed: vec![Parsed {
             found: result.found,
             dropped: result.dropped,
+            // docs/evidence.md: a scan's `data.allowed` counts the findings
+            // its `run-check: allow` comments silenced.
+            data: Some(serde_json::Map::from_iter([(
+                "allowed".to_string(),
+                serde_json::Value::from(result.allowed),
+            )])),
             ..Parsed::default()
         }],
         ..CheckResult::skipped("")

@@ -44,7 +44,9 @@ impl Matcher {
     }
 
     /// Checks one line with the rules `which` selects: at most one hit per
-    /// rule (its leftmost).
+    /// rule (its leftmost); a rule that `yields` is dropped when another rule
+    /// of its set hit the line; every hit of a line with a `run-check: allow`
+    /// comment is marked `allowed`.
     fn line(
         &self,
         line: &str,
@@ -62,14 +64,57 @@ impl Matcher {
                 None => hits.push((c.rule, at)),
             }
         }
-        for (rule, at) in hits {
+        if hits.is_empty() {
+            return;
+        }
+        let replaced = |rule: usize| {
+            let this = &self.rules[rule];
+            this.yields
+                && hits.iter().any(|&(other, _)| {
+                    let other = &self.rules[other];
+                    !other.yields && other.set.is_some() && other.set == this.set
+                })
+        };
+        let allowed = allowed(line);
+        for &(rule, at) in &hits {
+            if replaced(rule) {
+                continue;
+            }
             out(Hit {
                 rule,
                 line: line_no,
                 column: line[..at].chars().count() as u64 + 1,
+                allowed,
             });
         }
     }
+}
+
+/// The marker of a line whose findings are silenced.
+pub(super) const ALLOW: &str = "run-check: allow";
+
+/// Comment openers, one of which must come before `ALLOW` on the line.
+const COMMENT_OPENERS: &[&str] = &["#", "//", "/*", "<!--", "--", ";", "%"];
+
+/// Whether the line holds `ALLOW` (a whole word) after a comment opener:
+/// `# run-check: allow`, `// run-check: allow`, `/* run-check: allow */`,
+/// `<!-- run-check: allow -->`, `-- run-check: allow`, also after other text
+/// of the comment.
+pub(super) fn allowed(line: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = line[from..].find(ALLOW) {
+        let at = from + i;
+        let end = at + ALLOW.len();
+        let whole = !line[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        if whole && COMMENT_OPENERS.iter().any(|o| line[..at].contains(o)) {
+            return true;
+        }
+        from = end;
+    }
+    false
 }
 
 /// Line starts and numbers of offsets visited in increasing order.
@@ -123,10 +168,13 @@ fn verified(verify: Verify, caps: &Captures<'_>, line: &str) -> bool {
                 || before.ends_with("function"))
         }
         Verify::LineStart => before.trim().is_empty(),
-        Verify::Credential => caps
-            .get(1)
-            .or_else(|| caps.get(2))
-            .is_some_and(|v| real_credential(v.as_str())),
+        Verify::Credential => {
+            let name = caps.name("name").map_or("", |n| n.as_str());
+            ["dq", "sq", "bare"]
+                .iter()
+                .find_map(|group| caps.name(group))
+                .is_some_and(|value| real_credential(name, value.as_str()))
+        }
         Verify::RealToken => real_token(whole.as_str()),
     }
 }
@@ -139,7 +187,8 @@ fn line_text(text: &str, start: usize, newline: Option<usize>) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::hits;
+    use super::super::tests::{ALL, hits, matcher};
+    use super::allowed;
 
     #[test]
     fn lines_and_columns() {
@@ -167,5 +216,44 @@ mod tests {
             vec![("skipped-tests/js-skip".to_string(), 3, 1)]
         );
         assert_eq!(hits(""), vec![]);
+    }
+
+    #[test]
+    fn allow_comments_mark_every_hit_of_their_line() {
+        for line in [
+            "x = 1  # run-check: allow",
+            "x = 1; // run-check: allow",
+            "x = 1; /* run-check: allow */",
+            "<p>x</p> <!-- run-check: allow -->",
+            "SELECT 1; -- run-check: allow",
+            "x = 1  # fixture for the docs, run-check: allow (not a key)",
+        ] {
+            assert!(allowed(line), "{line}");
+        }
+        for line in [
+            "x = 1",
+            "run-check: allow",               // no comment
+            "x = \"run-check: allow\"",       // no comment opener before
+            "x = 1  # run-check: allowed",    // another word
+            "x = 1  # run-check: allow-list", // another word
+            "x = 1  # run-check:allow",       // not the marker
+        ] {
+            assert!(!allowed(line), "{line}");
+        }
+        let m = matcher(&ALL, Vec::new());
+        let mut seen = Vec::new();
+        m.scan(
+            "dbg!(a); console.log(b) // run-check: allow\ndbg!(c)\n",
+            &mut |hit| seen.push((m.rule(hit.rule).id.clone(), hit.line, hit.allowed)),
+        );
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![
+                ("debug-leftovers/js-console-log".to_string(), 1, true),
+                ("debug-leftovers/rust-dbg".to_string(), 1, true),
+                ("debug-leftovers/rust-dbg".to_string(), 2, false),
+            ]
+        );
     }
 }

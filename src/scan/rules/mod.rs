@@ -29,6 +29,9 @@
 //! text, so no rule (built-in or custom) copies a secret into evidence or
 //! output.
 //!
+//! Each hit says whether its line carries a `run-check: allow` comment
+//! (`lines::allowed`); the caller counts those instead of reporting them.
+//!
 //! One file per family of rules: the built-in sets (`skipped_tests`,
 //! `placeholder_asserts`, `secrets` with its policy, `debug_leftovers`), each
 //! a table of `Builtin`s; `custom`, the union prefilter of custom patterns;
@@ -65,6 +68,9 @@ pub(crate) struct Hit {
     pub(crate) line: u64,
     /// 1-based column, in characters.
     pub(crate) column: u64,
+    /// The line carries a `run-check: allow` comment: the hit is silenced
+    /// (counted, not reported).
+    pub(crate) allowed: bool,
 }
 
 /// What a compiled rule reports.
@@ -78,6 +84,11 @@ pub(crate) struct Rule {
     pub(crate) message: String,
     /// Suggested fix (`None` for secrets and custom rules).
     pub(crate) suggestion: Option<&'static str>,
+    /// The built-in set of the rule (`None` for a custom rule).
+    set: Option<&'static str>,
+    /// A hit of another rule of the same set on the line replaces this
+    /// rule's (the generic credential rule yields to a known token format).
+    yields: bool,
 }
 
 /// An extra test of a regex match that a regex alone cannot express.
@@ -91,7 +102,8 @@ enum Verify {
     FreeCall,
     /// Only blanks before the match on its line (a statement of its own).
     LineStart,
-    /// Group 1 or 2 is a credential-like value, not a placeholder.
+    /// Group `name` is a credential's name and group `dq`, `sq` or `bare`
+    /// its value, which looks real (`secrets::real_credential`).
     Credential,
     /// The whole match is a key or token, not an example or placeholder.
     RealToken,
@@ -177,6 +189,8 @@ impl Matcher {
                         severity: DiagSeverity::Error,
                         message: format!("{}: {}", def.what, def.why),
                         suggestion: def.suggestion,
+                        set: Some(def.set),
+                        yields: matches!(def.verify, Verify::Credential),
                     });
                     rules.len() - 1
                 }
@@ -198,6 +212,8 @@ impl Matcher {
                     .clone()
                     .unwrap_or_else(|| format!("matches pattern {}", custom.id)),
                 suggestion: None,
+                set: None,
+                yields: false,
             });
             compiled.push(Compiled {
                 rule: rules.len() - 1,

@@ -1,16 +1,22 @@
-//! The `secrets` rule set: AWS access key ids, private key blocks, GitHub
-//! tokens, and passwords, tokens or keys assigned a string literal. Messages
-//! and suggestions never name the value.
+//! The `secrets` rule set: credentials in known token formats, private key
+//! blocks, and credentials assigned to a password, secret, token or key name.
+//! Messages and suggestions never name the value.
 //!
-//! Policy of the `secrets` set, to keep false positives cheap to avoid:
-//! AWS's documented example keys (ending in `EXAMPLE`) and tokens whose body
-//! is one repeated character are placeholders; a credential assignment
-//! (`password`, `passwd`, `secret`, `token`, `api_key`, `secret_key`,
-//! `private_key`, `access_key`, in lower, upper or capitalised case, ending
-//! the assigned name) counts only with a quoted literal of at least six
-//! characters that has no whitespace, is not a reference or template
-//! (`$VAR`, `${..}`, `{{..}}`, `%s`, `<..>`) and is not a placeholder word
-//! (`changeme`, `example`, `dummy`, `xxxx`, `your_...`, ...).
+//! Policy (docs/diagnostics.md#the-secrets-rule-set), tested on the corpus of
+//! tests/fixtures/secrets/:
+//! - Known token formats always flag: AWS access key ids (`AKIA`/`ASIA`),
+//!   GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab
+//!   (`glpat-`), Slack (`xoxa-`, `xoxb-`, `xoxp-`, `xoxr-`), Stripe live keys
+//!   (`sk_live_`, `rk_live_`), Google API keys (`AIza`), private key blocks
+//!   and JWTs. Only a visible placeholder is not a token: AWS's documented
+//!   examples (`…EXAMPLE`) and a body of fewer than `MIN_TOKEN_DISTINCT`
+//!   distinct letters and digits (`ghp_xxxx…`, `xoxb-0000-…`).
+//! - The generic `credential-assignment` rule (a name ending in `password`,
+//!   `passwd`, `secret`, `token`, `api_key`, `secret_key`, `private_key` or
+//!   `access_key`, assigned a quoted literal anywhere, or a bare value on a
+//!   line of its own as in `.env`, YAML or properties files) flags only a
+//!   value that looks generated: see `real_credential`. On a line where a
+//!   known format flags, it is not reported again.
 
 use super::{Builtin, Verify};
 
@@ -19,6 +25,25 @@ pub(super) const SECRETS: &str = "secrets";
 
 const SECRET_WHY: &str = "anyone who can read the repository can use it; remove it, rotate \
                           it, and load it from the environment or a secret store";
+
+/// The name of a credential: any identifier (letters, digits, `_`, `.`, `-`)
+/// ending in one of the keywords, in lower, upper or capitalised case (not
+/// case-insensitive: exact literals keep the literal prefilter fast).
+macro_rules! credential_name {
+    () => {
+        concat!(
+            r"(?P<name>[A-Za-z0-9_.-]*?",
+            r"(?:[Pp]assw(?:or)?d|PASSW(?:OR)?D|[Ss]ecret|SECRET|[Tt]oken|TOKEN",
+            r"|(?:[Aa]pi|API)[_-]?(?:[Kk]ey)|API[_-]?KEY",
+            r"|(?:[Ss]ecret|[Pp]rivate|[Aa]ccess)[_-]?[Kk]ey|(?:SECRET|PRIVATE|ACCESS)[_-]?KEY))"
+        )
+    };
+}
+
+/// Needles of the credential names (one is in every keyword above).
+const CREDENTIAL_NEEDLES: &[&str] = &[
+    "assword", "asswd", "ASSWORD", "ASSWD", "ecret", "ECRET", "oken", "OKEN", "key", "Key", "KEY",
+];
 
 /// The set's rules: messages and suggestions never name the value.
 pub(super) const RULES: &[Builtin] = &[
@@ -64,181 +89,514 @@ pub(super) const RULES: &[Builtin] = &[
     },
     Builtin {
         set: SECRETS,
+        name: "gitlab-token",
+        pattern: concat!(wb!(), r"glpat-[A-Za-z0-9_-]{20,}"),
+        verify: Verify::RealToken,
+        needles: &["glpat-"],
+        what: "a GitLab personal access token (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    Builtin {
+        set: SECRETS,
+        name: "slack-token",
+        pattern: concat!(wb!(), r"xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}"),
+        verify: Verify::RealToken,
+        needles: &["xoxa-", "xoxb-", "xoxp-", "xoxr-"],
+        what: "a Slack token (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    Builtin {
+        set: SECRETS,
+        name: "stripe-live-key",
+        pattern: concat!(wb!(), r"[rs]k_live_[A-Za-z0-9]{20,}", wb!()),
+        verify: Verify::RealToken,
+        needles: &["sk_live_", "rk_live_"],
+        what: "a Stripe live secret or restricted key (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    Builtin {
+        set: SECRETS,
+        name: "google-api-key",
+        pattern: concat!(wb!(), r"AIza[A-Za-z0-9_-]{35}"),
+        verify: Verify::RealToken,
+        needles: &["AIza"],
+        what: "a Google API key (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    Builtin {
+        set: SECRETS,
+        name: "jwt",
+        pattern: concat!(
+            wb!(),
+            r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+        ),
+        verify: Verify::Always,
+        needles: &["eyJ"],
+        what: "a JSON Web Token (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    // A quoted literal, anywhere on the line: `password = "…"`,
+    // `"apiToken": "…"`, `secret_key='…'`, `const API_KEY: &str = "…"`.
+    Builtin {
+        set: SECRETS,
         name: "credential-assignment",
         pattern: concat!(
-            // The name ends with a keyword, in lower, upper or capitalised
-            // case (not case-insensitive: exact literals keep the union's
-            // literal prefilter fast).
-            r"(?:[Pp]assw(?:or)?d|PASSW(?:OR)?D|[Ss]ecret|SECRET|[Tt]oken|TOKEN",
-            r"|(?:[Aa]pi|API)[_-]?(?:[Kk]ey)|API[_-]?KEY",
-            r"|(?:[Ss]ecret|[Pp]rivate|[Aa]ccess)[_-]?[Kk]ey|(?:SECRET|PRIVATE|ACCESS)[_-]?KEY)",
+            credential_name!(),
             r#"["']?[ \t]*"#,
             r"(?::=|=>|=|:(?:[ \t]*(?:&(?:'static[ \t]+)?str|str|string|String)[ \t]*=)?)",
-            r#"[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')"#
+            r#"[ \t]*[bBrRuU]{0,2}(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)')"#
         ),
         verify: Verify::Credential,
-        needles: &[
-            "assword", "asswd", "ASSWORD", "ASSWD", "ecret", "ECRET", "oken", "OKEN", "key", "Key",
-            "KEY",
-        ],
-        what: "a password, token or key assigned a string literal (value not shown)",
+        needles: CREDENTIAL_NEEDLES,
+        what: "a password, token or key assigned a literal (value not shown)",
+        why: SECRET_WHY,
+        suggestion: None,
+    },
+    // A bare value on a line of its own: `API_KEY=…` (`.env`, `export`),
+    // `password: …` (YAML, `- ` items too), `db.password=…` (properties),
+    // up to the line end or a ` #` comment.
+    Builtin {
+        set: SECRETS,
+        name: "credential-assignment",
+        pattern: concat!(
+            r#"^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?"#,
+            credential_name!(),
+            r#"["']?[ \t]*[:=][ \t]*"#,
+            r"(?P<bare>[A-Za-z0-9+/_.~!@%^&*-][A-Za-z0-9+/=_.~!@#%^&*-]*)",
+            r"(?:[ \t]+#.*)?[ \t]*$"
+        ),
+        verify: Verify::Credential,
+        needles: CREDENTIAL_NEEDLES,
+        what: "a password, token or key assigned a literal (value not shown)",
         why: SECRET_WHY,
         suggestion: None,
     },
 ];
 
-/// Lowercased words that mark a credential value as a placeholder.
+/// Shortest credential value reported (as gitleaks' generic rule).
+pub(super) const MIN_CREDENTIAL_CHARS: usize = 10;
+/// Least Shannon entropy, in bits per character, of a reported credential
+/// value (gitleaks' generic rule uses 3.5 too). A value of n characters has
+/// at most log2(n) bits, so this also asks for 12 or more characters unless
+/// nearly all differ.
+pub(super) const MIN_ENTROPY: f64 = 3.5;
+/// The same for a hexadecimal value of `MIN_HEX_CHARS` or more, whose
+/// characters carry at most 4 bits each (a random 32-digit hex key has
+/// about 3.7).
+pub(super) const MIN_HEX_ENTROPY: f64 = 3.0;
+/// Shortest hexadecimal value measured against `MIN_HEX_ENTROPY`.
+const MIN_HEX_CHARS: usize = 16;
+/// Fewest distinct letters and digits in a token's body (after its prefix).
+const MIN_TOKEN_DISTINCT: usize = 6;
+
+/// Lowercased words that mark a credential value as a placeholder or a test
+/// value, wherever they occur in it (also after undoing leetspeak, so
+/// `p@ssw0rd` is `password`).
 const PLACEHOLDER_WORDS: &[&str] = &[
-    "changeme",
-    "change_me",
-    "change-me",
+    "change",
     "example",
+    "sample",
     "placeholder",
     "dummy",
+    "fake",
+    "mock",
+    "test",
+    "demo",
     "redacted",
     "replace",
-    "your_",
-    "your-",
-    "yourpassword",
-    "yoursecret",
-    "yourtoken",
-    "xxxx",
-    "****",
-    "....",
+    "your",
+    "insecure",
+    "default",
+    "invalid",
+    "wrong",
+    "bogus",
+    "secret",
+    "pass",
+    "token",
+    "admin",
+    "letmein",
+    "welcome",
+    "hunter",
+    "qwerty",
+    "foobar",
     "todo",
     "fixme",
+    "xxx",
+    "***",
+    "...",
 ];
 
-/// Lowercased values that are placeholders as a whole.
-const PLACEHOLDER_VALUES: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "token",
-    "apikey",
-    "api_key",
-    "default",
-    "testing",
-    "foobar",
-    "undefined",
-    "notasecret",
-];
+/// Runs of keys typed in order, in a lowercased value.
+const SEQUENCES: &[&str] = &["1234", "abcd", "asdf"];
 
-/// Shortest credential value reported.
-const MIN_CREDENTIAL_CHARS: usize = 6;
-
-/// Whether a credential assignment's value looks real. Policy: not empty, at
-/// least `MIN_CREDENTIAL_CHARS` characters, no whitespace (that is prose: a
-/// prompt or a label), not a reference or template (`$VAR`, `${..}`, `{{..}}`,
-/// `%s`, `<..>`), not a placeholder word (`changeme`, `example`, `xxxx`,
-/// `your_...`, ...), not one character repeated.
-pub(super) fn real_credential(value: &str) -> bool {
-    if value.chars().count() < MIN_CREDENTIAL_CHARS || value.chars().any(char::is_whitespace) {
+/// Whether the value assigned to the credential `name` looks like a real
+/// secret. Policy, in order:
+/// 1. at least `MIN_CREDENTIAL_CHARS` characters and no whitespace (prose:
+///    a prompt or a label is no secret);
+/// 2. not a reference: a template or variable (`$VAR`, `${..}`, `{{..}}`,
+///    `#{..}`, `%s`, `%(..)s`, `<..>`, `{..}`), a URL (`://`) or a file path
+///    (`/…`, `./…`, `../…`, `~/…`);
+/// 3. not words: it holds a digit or a symbol other than `_`, `-`, `.`
+///    (`dataStoreTestQuery`, `your-api-key-here` are names, not secrets);
+/// 4. not a placeholder: none of `PLACEHOLDER_WORDS` or `SEQUENCES`, and no
+///    word of three or more letters of its own name (`dataStore…` assigned to
+///    `dataStorePassword`);
+/// 5. random enough: Shannon entropy of at least `MIN_ENTROPY` bits per
+///    character (`MIN_HEX_ENTROPY` for a hexadecimal value of
+///    `MIN_HEX_CHARS` or more).
+pub(super) fn real_credential(name: &str, value: &str) -> bool {
+    let chars = value.chars().count();
+    if chars < MIN_CREDENTIAL_CHARS || value.chars().any(char::is_whitespace) {
         return false;
     }
-    if value.starts_with(['$', '%', '<', '#', '{']) || value.contains("${") || value.contains("{{")
+    if reference(value) {
+        return false;
+    }
+    if !value
+        .chars()
+        .any(|c| c.is_ascii_digit() || !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
         return false;
     }
-    let lower = value.to_ascii_lowercase();
-    if PLACEHOLDER_VALUES.contains(&lower.as_str())
-        || PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w))
-    {
+    if placeholder(name, value) {
         return false;
     }
-    !one_char_repeated(value)
+    let hex = chars >= MIN_HEX_CHARS && value.chars().all(|c| c.is_ascii_hexdigit());
+    let hex = hex
+        && (value.chars().all(|c| !c.is_ascii_lowercase())
+            || value.chars().all(|c| !c.is_ascii_uppercase()));
+    entropy(value) >= if hex { MIN_HEX_ENTROPY } else { MIN_ENTROPY }
 }
 
-/// Whether a key or token (prefix and all) is real. Policy: AWS's documented
-/// example keys end in `EXAMPLE`; a body of one repeated character
-/// (`ghp_xxxx...`) is a placeholder.
+/// A template, variable, URL or path rather than a value.
+fn reference(value: &str) -> bool {
+    value.starts_with(['$', '%', '<', '#', '{', '/', '~'])
+        || value.starts_with("./")
+        || value.starts_with("../")
+        || ["${", "{{", "#{", "%(", "%s", "://"]
+            .iter()
+            .any(|marker| value.contains(marker))
+}
+
+/// A placeholder word, a key sequence or a word of the credential's name.
+fn placeholder(name: &str, value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let plain: String = lower.chars().map(unleet).collect();
+    let holds = |word: &str| lower.contains(word) || plain.contains(word);
+    PLACEHOLDER_WORDS.iter().any(|w| holds(w))
+        || SEQUENCES.iter().any(|s| lower.contains(s))
+        || name_words(name).iter().any(|w| holds(w))
+}
+
+/// The letter a leetspeak character stands for.
+fn unleet(c: char) -> char {
+    match c {
+        '0' => 'o',
+        '1' | '!' => 'i',
+        '3' => 'e',
+        '4' | '@' => 'a',
+        '5' | '$' => 's',
+        '7' => 't',
+        _ => c,
+    }
+}
+
+/// The lowercased words of three or more letters of an identifier:
+/// `dataStorePassword` → data, store, password; `DB_PASSWORD` → password.
+fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        let boundary = !c.is_ascii_alphabetic()
+            || (c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase()));
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_ascii_alphabetic() {
+            word.push(c.to_ascii_lowercase());
+        }
+        previous = Some(c);
+    }
+    words.push(word);
+    words.retain(|w| w.len() >= 3);
+    words
+}
+
+/// Shannon entropy of the characters of `text`, in bits per character.
+pub(super) fn entropy(text: &str) -> f64 {
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    let mut total = 0usize;
+    for c in text.chars() {
+        total += 1;
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|&(_, n)| {
+            let p = n as f64 / total as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// The prefixes of the token formats, stripped before judging a body.
+const TOKEN_PREFIXES: &[&str] = &[
+    "AKIA",
+    "ASIA",
+    "github_pat_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "glpat-",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxr-",
+    "sk_live_",
+    "rk_live_",
+    "AIza",
+];
+
+/// Whether a token of a known format (prefix and all) is real. Policy: AWS's
+/// documented example keys end in `EXAMPLE`; a body (after the prefix) of
+/// fewer than `MIN_TOKEN_DISTINCT` distinct letters and digits
+/// (`ghp_xxxx…`, `xoxb-0000000000-…-xxxx…`) is a placeholder.
 pub(super) fn real_token(token: &str) -> bool {
     if token.ends_with("EXAMPLE") {
         return false;
     }
-    let body = token.rsplit('_').next().unwrap_or(token);
-    let body = body
-        .strip_prefix("AKIA")
-        .or_else(|| body.strip_prefix("ASIA"))
-        .unwrap_or(body);
-    !one_char_repeated(body)
-}
-
-fn one_char_repeated(text: &str) -> bool {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => chars.all(|c| c == first),
-        None => true,
-    }
+    let body = TOKEN_PREFIXES
+        .iter()
+        .find_map(|p| token.strip_prefix(p))
+        .unwrap_or(token);
+    let mut distinct: Vec<char> = body.chars().filter(char::is_ascii_alphanumeric).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len() >= MIN_TOKEN_DISTINCT
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::Hit;
-    use super::super::tests::{aws_key, clean, found, github_token, matcher};
+    use super::super::tests::{aws_key, clean, found, github_token, hits, matcher};
     use super::*;
 
+    /// A generated-looking value, assembled at run time (no literal here for
+    /// a secret scanner to flag).
+    fn generated() -> String {
+        format!("{}{}", "Vq7#kP2x", "Lm9-Rt4wZc8Nb3")
+    }
+
     #[test]
-    fn secrets() {
+    fn known_formats() {
         let key = aws_key();
         found(&format!("aws_id = {key}"), "secrets/aws-access-key-id");
         found(
-            &format!("-----BEGIN {}PRIVATE KEY-----", "RSA "),
+            &format!("x {}", key.replace("AKIA", "ASIA")),
+            "secrets/aws-access-key-id",
+        );
+        for kind in ["RSA ", "OPENSSH ", "EC ", "ENCRYPTED ", ""] {
+            found(
+                &format!("-----BEGIN {kind}PRIVATE {}-----", "KEY"),
+                "secrets/private-key",
+            );
+        }
+        found(
+            &format!("-----BEGIN PGP PRIVATE {}-----", "KEY BLOCK"),
             "secrets/private-key",
         );
-        found(
-            &format!("-----BEGIN {}PRIVATE KEY-----", "OPENSSH "),
-            "secrets/private-key",
-        );
-        found(
-            &format!("-----BEGIN PRIVATE {}-----", "KEY"),
-            "secrets/private-key",
-        );
-        found(&format!("x {}", github_token()), "secrets/github-token");
-        found(
-            &format!("x {}", github_token().replace("ghp_", "ghs_")),
-            "secrets/github-token",
-        );
+        for prefix in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"] {
+            found(
+                &format!("x {}", github_token().replace("ghp_", prefix)),
+                "secrets/github-token",
+            );
+        }
         let fine_grained = format!(
             "github_pat_{}_{}",
             "1".repeat(11) + "ABCDEFGHIJK",
             "xY7".repeat(20)
         );
         found(&format!("GH={fine_grained}"), "secrets/github-token");
-        for line in [
-            "password = \"hunter2!x\"",
-            "  DB_PASSWORD: \"s3cr3t-P4ss\"",
-            "{\"api_key\": \"k-9f8e7d6c\"}",
-            "let token = \"abc123def\";",
-            "const API_KEY: &str = \"q9w8e7r6t5\";",
-            "password: str = 'p4ssw0rd!'",
-            "client_secret := \"zz9-yy8-xx7\"",
-        ] {
-            found(line, "secrets/credential-assignment");
+        found(
+            &format!("x = '{}-{}'", "glpat", "Xk29fLq0Zr8Mv3Tb7Wp1"),
+            "secrets/gitlab-token",
+        );
+        found(
+            &format!(
+                "x {}-{}-{}",
+                "xoxb", "3141592653", "2718281828-Qw7Er2Ty9Ui4Op1As6Df3Gh"
+            ),
+            "secrets/slack-token",
+        );
+        found(
+            &format!("x {}-2-{}", "xoxa", "4815162342-Zx8Cv3Bn6Mq1"),
+            "secrets/slack-token",
+        );
+        for prefix in ["sk", "rk"] {
+            found(
+                &format!("k = {prefix}_{}_{}", "live", "4Fh8Jk2Lm6Np0Qr3St7Uv1Wx"),
+                "secrets/stripe-live-key",
+            );
         }
+        found(
+            &format!("key={}{}", "AIza", "Sy9Xk2Lm4Qp7Rt1Vw3Zb6Nc8Hd0Jf5Gh-Tk_"),
+            "secrets/google-api-key",
+        );
+        found(
+            &format!(
+                "Authorization: Bearer {}.{}.{}",
+                "eyJhbGciOiJIUzI1NiJ9", "eyJzdWIiOiJhbGljZSJ9", "Qk9vX3JhbmRvbV9zaWduYXR1cmU"
+            ),
+            "secrets/jwt",
+        );
+    }
 
+    #[test]
+    fn known_format_placeholders_are_not_tokens() {
         clean("AKIAIOSFODNN7EXAMPLE");
-        clean("AKIA1234567890ABCDE");
+        clean("AKIA1234567890ABCDE"); // one character short
         clean(&format!("-----BEGIN PUBLIC {}-----", "KEY"));
         clean(&format!("ghx_{}", &github_token()[4..]));
         clean(&github_token()[..39]);
         clean(&format!("ghp_{}", "x".repeat(36)));
+        clean(&format!("{}-{}", "glpat", "x".repeat(20)));
+        clean(&format!(
+            "{}-0000000000-0000000000-{}",
+            "xoxb",
+            "x".repeat(24)
+        ));
+        clean("xoxb-not-a-real-token-this-will-not-work");
+        clean(&format!("sk_{}_{}", "test", "4Fh8Jk2Lm6Np0Qr3St7Uv1Wx"));
+        clean(&format!("sk_{}_{}", "live", "x".repeat(24)));
+        clean("eyJhbGciOiJIUzI1NiJ9.payload.sig");
+    }
+
+    #[test]
+    fn generic_assignments_flag_generated_values() {
+        let value = generated();
+        for line in [
+            format!("password = \"{value}\""),
+            format!("  DB_PASSWORD: \"{value}\""),
+            format!("{{\"api_key\": \"{value}\"}}"),
+            format!("{{\"apiToken\": \"{value}\"}}"),
+            format!("let token = \"{value}\";"),
+            format!("const API_KEY: &str = \"{value}\";"),
+            format!("password: str = '{value}'"),
+            format!("client_secret := \"{value}\""),
+            format!("secret_key: '{value}'"),
+            format!("SECRET = b\"{value}\""),
+            // Bare values on a line of their own.
+            format!("API_KEY={value}"),
+            format!("export GITHUB_TOKEN={value}  # ci"),
+            format!("  password: {value}"),
+            format!("- access_key: {value}"),
+            format!("spring.datasource.password={value}"),
+        ] {
+            found(&line, "secrets/credential-assignment");
+        }
+        // Hexadecimal: a lower entropy threshold.
+        found(
+            &format!("token = \"{}{}\"", "83f7a9802a91f13e", "69b952f86c326290"),
+            "secrets/credential-assignment",
+        );
+        // The column is the name's.
+        assert_eq!(
+            hits(&format!("  cfg.db_password = \"{value}\"")),
+            vec![("secrets/credential-assignment".to_string(), 1, 3)]
+        );
+        // A known format on the line replaces the generic finding.
+        assert_eq!(
+            hits(&format!("GITHUB_TOKEN={}", github_token())),
+            vec![("secrets/github-token".to_string(), 1, 14)]
+        );
+    }
+
+    #[test]
+    fn generic_assignments_skip_placeholders_and_test_values() {
         for line in [
             "password = \"\"",
             "password = \"changeme\"",
             "password = \"${DB_PASSWORD}\"",
             "password = os.environ[\"DB_PASSWORD\"]",
+            "password = os.environ.get(\"DB_PASSWORD\", \"\")",
             "password_hint = \"first pet\"",
             "tokenizer = \"bert-base\"",
-            "if password == \"hunter22\":",
+            "if password == \"hunter2-9fKq7Lz\":",
             "password = \"Enter your password\"",
             "token = \";\"",
-            "password = \"xxxxxxxx\"",
+            "password = \"xxxxxxxxxxxx\"",
             "api_key = \"<your api key>\"",
             "secret = \"example-secret\"",
+            // The two corpora of the issue: words, no digit or symbol.
+            "s = Signer(secret_key=\"secret-key\")",
+            "\"dataStorePassword\": \"dataStoreTestQuery\",",
+            "const apiKey = \"your-api-key-here\";",
+            "password: changeme",
+            "SECRET_KEY=",
+            "JWT_SECRET=${JWT_SECRET}",
+            "password: {{ .Values.password }}",
+            // Too short, or too little entropy for a generated value.
+            "password = \"hunter2!x\"",
+            "let password = \"Summer2024!\";",
+            "token = \"aaaabbbb1234\"",
+            // Placeholder words, also in leetspeak, and key runs.
+            "password = \"P@ssw0rd123!\"",
+            "password = \"s3cr3t-9fKq7Lz\"",
+            "DB_PASSWORD=Welcome-9fKq7Lz",
+            "api_key = \"sk_test_9fKq7LzW2x\"",
+            "token = \"qx1234-9fKq7Lz\"",
+            // A word of the variable's own name.
+            "redisSecret = \"redis-local-9f3k2\"",
+            // References, URLs, paths.
+            "token_url = \"https://example.invalid/oauth/token\"",
+            "secret = \"https://vault.local/v1/kv/9fKq7Lz\"",
+            "private_key = \"./keys/dev-9fKq7Lz.pem\"",
+            "private_key = \"~/.ssh/id_ed25519\"",
+            "password = \"%(db_password)s\"",
+            "token = \"{token_9fKq7Lz}\"",
+            // Not a bare assignment of its own line.
+            "password = get_password(9, \"x\")",
+            "token = self.token_9fKq7Lz",
         ] {
             clean(line);
         }
+    }
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(entropy(""), 0.0);
+        assert_eq!(entropy("aaaa"), 0.0);
+        assert_eq!(entropy("abcd"), 2.0);
+        assert_eq!(entropy("aabb"), 1.0);
+        // 12 distinct characters: 3.58 bits; the first 11 of them: 3.46.
+        let edge = "Xk9#mQ2vLp7Z";
+        assert!(entropy(edge) > MIN_ENTROPY && entropy(&edge[..11]) < MIN_ENTROPY);
+        assert!(real_credential("password", edge));
+        assert!(!real_credential("password", &edge[..11]));
+        assert!(!real_credential("password", "Xk9#mQ2vL")); // 9 characters
+        assert_eq!(MIN_CREDENTIAL_CHARS, 10);
+        assert_eq!(MIN_ENTROPY, 3.5);
+        assert_eq!(MIN_HEX_ENTROPY, 3.0);
+        assert_eq!(
+            name_words("dataStorePassword"),
+            ["data", "store", "password"]
+        );
+        assert_eq!(name_words("DB_PASSWORD"), ["password"]);
+        assert_eq!(
+            name_words("spring.datasource.password"),
+            ["spring", "datasource", "password"]
+        );
     }
 
     #[test]
@@ -246,7 +604,7 @@ mod tests {
         let secrets = [
             aws_key(),
             github_token(),
-            "hunter2!x".to_string(),
+            generated(),
             format!("-----BEGIN {}PRIVATE KEY-----", "EC "),
         ];
         let text = format!(
