@@ -508,7 +508,7 @@ pub struct CheckRecord {
     /// Why the check errored, one line.
     #[serde(deserialize_with = "read::nullable")]
     pub error: Option<String>,
-    /// The key/value pairs of a `PHASE_RESULT:` block (`parser = "phase-result"`).
+    /// The key/value pairs of a `PHASE_RESULT:` block (`parser = "phase-result"`); for a `scan` check, `allowed`: the findings silenced by a `run-check: allow` comment on their line.
     pub data: Map<String, Value>,
     /// The processes the check started that were still running when it ended (exit, timeout or cancellation), also those that left its process group: killed, or left running when the check has `leave_running = true`. Empty when none, and in evidence written before the field.
     #[serde(default)]
