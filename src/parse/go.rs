@@ -452,8 +452,8 @@ mod tests {
 
     #[test]
     fn golangci_lints_quoted_source_and_caret_are_not_the_message() {
-        // The shape golangci-lint prints (not captured: golangci-lint is in
-        // no registry this project installs from): the location line, the
+        // The shape golangci-lint prints (not captured: golangci-lint is not
+        // installed here, it has no Debian package): the location line, the
         // source line as in the file (a tab-indented body line), a caret.
         let text = "main.go:7:12: Error return value of `os.Remove` is not checked (errcheck)\n\
                     \tos.Remove(\"x\")\n\

@@ -665,7 +665,13 @@ mod tests {
     }
 
     /// File, line, column, rule, severity.
-    type Owned = (String, Option<u64>, Option<u64>, Option<String>, DiagSeverity);
+    type Owned = (
+        String,
+        Option<u64>,
+        Option<u64>,
+        Option<String>,
+        DiagSeverity,
+    );
 
     type Row = (
         &'static str,
@@ -675,9 +681,7 @@ mod tests {
         DiagSeverity,
     );
 
-    fn rows(
-        found: &[Diagnostic],
-    ) -> Vec<Owned> {
+    fn rows(found: &[Diagnostic]) -> Vec<Owned> {
         found
             .iter()
             .map(|d| {
@@ -692,9 +696,7 @@ mod tests {
             .collect()
     }
 
-    fn expect(
-        rows_: &[Row],
-    ) -> Vec<Owned> {
+    fn expect(rows_: &[Row]) -> Vec<Owned> {
         rows_
             .iter()
             .map(|(f, l, c, r, s)| (f.to_string(), *l, *c, r.map(str::to_string), *s))
