@@ -284,6 +284,16 @@ fn level(word: &str) -> Option<DiagSeverity> {
     })
 }
 
+/// Whether `file`'s name ends in a source-file extension.
+fn source_extension(file: &str) -> bool {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !file.contains("://")
+            && SOURCE.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
 /// A position, `0` being none.
 fn position(text: &str) -> Option<u64> {
     text.parse().ok().filter(|&n| n > 0)
@@ -314,11 +324,7 @@ impl Lint {
         {
             return false;
         }
-        let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
-        if let Some((stem, ext)) = name.rsplit_once('.')
-            && !stem.is_empty()
-            && SOURCE.contains(&ext.to_ascii_lowercase().as_str())
-        {
+        if source_extension(file) {
             return true;
         }
         let Some(base) = &self.base else {
@@ -501,10 +507,11 @@ impl Lint {
             }
         }
         // yamllint: the file alone on a line (not claimed: it yields
-        // nothing by itself).
+        // nothing by itself). Only with a source extension: no line of
+        // output is a reason to ask the file system.
         if !line.starts_with(char::is_whitespace)
             && !line.contains([':', ' '])
-            && self.names_a_file(line.trim_end())
+            && source_extension(line.trim_end())
         {
             self.block = Block::Yamllint(line.trim_end().to_string());
         }

@@ -374,7 +374,11 @@ impl Collector {
     }
 
     fn keep_batch(&mut self) {
-        for found in self.batch.drain(..) {
+        for mut found in self.batch.drain(..) {
+            // Lines and columns are 1-based: a 0 from any parser is no
+            // position (docs/diagnostics.md).
+            found.line = found.line.filter(|&n| n > 0);
+            found.column = found.column.filter(|&n| n > 0);
             if self.seen.repeats(&found, &self.parsed.found) {
                 continue;
             }
@@ -538,6 +542,21 @@ mod tests {
         let parsed = c.finish();
         let positions: Vec<_> = parsed.found.iter().map(|f| (f.line, f.column)).collect();
         assert_eq!(positions, [(None, None), (Some(7), None)]);
+    }
+
+    #[test]
+    fn a_column_0_from_any_parser_is_no_column() {
+        // pylint's 0-based `bad.py:1:0:` read by the `gcc` parser (auto
+        // reads pylint itself, and adds one).
+        let text = include_str!("../../tests/fixtures/diagnostics/linters/python/pylint.txt");
+        let mut c = collector(Parser::Gcc, &[], None);
+        c.push(text.as_bytes());
+        let columns: Vec<_> = c.finish().found.iter().map(|f| f.column).take(4).collect();
+        assert_eq!(columns, [None, None, None, None]);
+        let mut c = collector(Parser::Auto, &[], None);
+        c.push(text.as_bytes());
+        let columns: Vec<_> = c.finish().found.iter().map(|f| f.column).take(4).collect();
+        assert_eq!(columns, [Some(1), Some(1), Some(1), Some(1)]);
     }
 
     #[test]
