@@ -221,7 +221,7 @@ static BANDIT_LOCATION: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// ruff's full format: `F401 [*] message` then ` --> bad.py:1:8`.
 static RUFF_HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(?P<rule>[A-Z]{1,5}\d{1,5})(?: \[\*\])? |(?P<syntax>invalid-syntax): )(?P<message>\S.*)$")
+    Regex::new(r"^(?:(?P<rule>[A-Z]{1,5}\d{1,5})(?: \[\*\])? |(?P<syntax>invalid-syntax|unformatted): )(?P<message>\S.*)$")
         .expect("valid regex")
 });
 static RUFF_ARROW: LazyLock<Regex> = LazyLock::new(|| {
@@ -233,6 +233,9 @@ static ISORT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static BLACK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^would reformat (?P<file>\S+)$").expect("valid regex"));
+/// `prettier --check`: `[warn] app.js`.
+static PRETTIER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[warn\] (?P<file>\S+)$").expect("valid regex"));
 
 /// The directories a check's paths are relative to.
 #[derive(Debug, Clone)]
@@ -486,7 +489,26 @@ impl Lint {
             });
             return false;
         }
-        for (regex, rule) in [(&*ISORT, "isort"), (&*BLACK, "black")] {
+        for (regex, rule, severity, message) in [
+            (
+                &*ISORT,
+                "isort",
+                DiagSeverity::Error,
+                "imports are incorrectly sorted and/or formatted",
+            ),
+            (
+                &*BLACK,
+                "black",
+                DiagSeverity::Error,
+                "would be reformatted by black",
+            ),
+            (
+                &*PRETTIER,
+                "prettier",
+                DiagSeverity::Warning,
+                "code style issues: prettier would reformat it",
+            ),
+        ] {
             if let Some(caps) = regex.captures(line) {
                 let file = caps["file"].to_string();
                 if !self.names_a_file(&file) {
@@ -494,13 +516,9 @@ impl Lint {
                 }
                 out.push(Diagnostic {
                     file: Some(file),
-                    severity: DiagSeverity::Error,
+                    severity,
                     rule: Some(rule.to_string()),
-                    message: if rule == "isort" {
-                        "imports are incorrectly sorted and/or formatted".to_string()
-                    } else {
-                        "would be reformatted by black".to_string()
-                    },
+                    message: message.to_string(),
                     ..Default::default()
                 });
                 return true;
@@ -871,6 +889,19 @@ mod tests {
             ),
             ("python", "ruff-concise.txt", ruff.clone()),
             ("python", "ruff-full.txt", ruff),
+            (
+                "python",
+                "ruff-format.txt",
+                vec![
+                    located("bad.py", 16, 12, "unformatted", Error),
+                    located("helper.py", 1, 12, "unformatted", Error),
+                ],
+            ),
+            (
+                "js",
+                "prettier.txt",
+                vec![("app.js", None, None, Some("prettier"), Warning)],
+            ),
             ("yaml", "yamllint.txt", yamllint.clone()),
             ("yaml", "yamllint-parsable.txt", yamllint),
             ("js", "standard.txt", standard),
