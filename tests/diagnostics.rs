@@ -309,6 +309,48 @@ fn custom_matchers_and_scores() {
 }
 
 #[test]
+fn auto_locates_a_linter_on_a_worktree_file_without_an_extension() {
+    // shellcheck's default output, captured in
+    // tests/fixtures/diagnostics/linters/shell, replayed by `cat` in the
+    // folder of the scripts it names: `deploy` has no extension, so only
+    // being a file of the worktree makes it a location.
+    let dir = "tests/fixtures/diagnostics/linters/shell";
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("{}/{dir}/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let run = Test::new()
+        .file("scripts/deploy", &read("deploy"))
+        .file("scripts/build.sh", &read("build.sh"))
+        .file("scripts/shellcheck.txt", &read("shellcheck.txt"))
+        .config(
+            "[settings]\nallow = [\"cat\", \"sh\"]\n\
+             [[check]]\nname = \"lint\"\nrun = [\"cat\", \"shellcheck.txt\"]\ncwd = \"scripts\"\n\
+             [[check]]\nname = \"ghost\"\nrun = [\"sh\", \"-c\", \"echo 'release:3:1: no such file (SC2164)'\"]\n",
+        )
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    let found = diagnostics_of(&ev, "lint");
+    assert_eq!(found.len(), 11, "{found:?}");
+    assert_eq!(
+        found[0],
+        &json!({"check": "lint", "file": "scripts/deploy", "line": 3, "column": 1,
+             "severity": "warning", "rule": "SC2164",
+             "message": "Use 'cd ... || exit' or 'cd ... || return' in case cd fails.",
+             "suggestion": null})
+    );
+    let files: Vec<_> = found.iter().map(|d| d["file"].as_str().unwrap()).collect();
+    assert_eq!(files.iter().filter(|f| **f == "scripts/deploy").count(), 8);
+    assert_eq!(
+        files.iter().filter(|f| **f == "scripts/build.sh").count(),
+        3
+    );
+    // No file `release` in the worktree: not a location.
+    assert_eq!(diagnostics_of(&ev, "ghost"), Vec::<&Value>::new());
+}
+
+#[test]
 fn phase_result_fills_data() {
     let script = "echo working; echo PHASE_RESULT:; echo '- status: completed'; echo '- tests: 12 passed'; echo; echo done";
     let run = Test::new()

@@ -156,12 +156,14 @@ impl Go {
         if message.is_empty() {
             return false;
         }
+        let (message, rule) = linter_name(message);
         self.pending = Some(Pending {
             found: Diagnostic {
                 file: Some(location.file.to_string()),
                 line: Some(location.line),
                 column: location.column,
                 severity,
+                rule,
                 message: message.to_string(),
                 ..Default::default()
             },
@@ -192,6 +194,29 @@ impl LineParser for Go {
     }
 }
 
+/// The linter or check named at the end of a golangci-lint or staticcheck
+/// line, `message (errcheck)`, `message (SA9003)`, as the rule.
+fn linter_name(message: &str) -> (&str, Option<String>) {
+    if let Some(inner) = message.strip_suffix(')')
+        && let Some(open) = inner.rfind(" (")
+    {
+        let name = &inner[open + 2..];
+        let lower = !name.is_empty()
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        let letters = name.bytes().take_while(u8::is_ascii_uppercase).count();
+        let code = (1..=3).contains(&letters)
+            && name.len() > letters
+            && name[letters..].bytes().all(|b| b.is_ascii_digit());
+        if lower || code {
+            return (inner[..open].trim_end(), Some(name.to_string()));
+        }
+    }
+    (message, None)
+}
+
 /// A `go test -json` event (test2json): the text of an `output` or
 /// `build-output` event, empty for the others (`run`, `pass`, `fail`, ...:
 /// the text carries the same verdicts). `None` when the line is not one.
@@ -215,6 +240,14 @@ impl Go {
                 && !trimmed.starts_with("--- ")
                 && !trimmed.starts_with("=== ")
             {
+                if trimmed.bytes().all(|b| b == b'^') {
+                    // golangci-lint quotes the source line, then a caret
+                    // under the column: neither is part of the message.
+                    if let Some(at) = pending.found.message.rfind('\n') {
+                        pending.found.message.truncate(at);
+                    }
+                    return true;
+                }
                 pending.found.message.push('\n');
                 pending.found.message.push_str(trimmed);
                 return true;
@@ -379,6 +412,75 @@ mod tests {
         assert_eq!(
             parse_all("=== RUN   TestX\n    x_test.go:3: still going\n"),
             vec![]
+        );
+    }
+
+    #[test]
+    fn staticcheck_names_its_check() {
+        // Captured from go-staticcheck 2023.1 (tests/fixtures/diagnostics/linters).
+        let text = include_str!("../../tests/fixtures/diagnostics/linters/go/staticcheck.txt");
+        let at = |line, column, rule: &str, message: &str| Diagnostic {
+            file: Some("main.go".into()),
+            line: Some(line),
+            column: Some(column),
+            severity: DiagSeverity::Error,
+            rule: Some(rule.into()),
+            message: message.into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            parse_all(text),
+            vec![
+                at(
+                    7,
+                    13,
+                    "SA5009",
+                    "Printf format %d has arg #1 of wrong type string"
+                ),
+                at(
+                    9,
+                    14,
+                    "SA4000",
+                    "identical expressions on the left and right side of the '==' operator"
+                ),
+                at(14, 6, "U1000", "func check is unused"),
+                at(15, 2, "SA4018", "self-assignment of x to x"),
+                at(16, 2, "SA9003", "empty branch"),
+            ]
+        );
+    }
+
+    #[test]
+    fn golangci_lints_quoted_source_and_caret_are_not_the_message() {
+        // The shape golangci-lint prints (not captured: golangci-lint is not
+        // installed here, it has no Debian package): the location line, the
+        // source line as in the file (a tab-indented body line), a caret.
+        let text = "main.go:7:12: Error return value of `os.Remove` is not checked (errcheck)\n\
+                    \tos.Remove(\"x\")\n\
+                    \t         ^\n\
+                    main.go:9:1: File is not `gofmt`-ed with `-s` (gofmt)\n";
+        assert_eq!(
+            parse_all(text),
+            vec![
+                Diagnostic {
+                    file: Some("main.go".into()),
+                    line: Some(7),
+                    column: Some(12),
+                    severity: DiagSeverity::Error,
+                    rule: Some("errcheck".into()),
+                    message: "Error return value of `os.Remove` is not checked".into(),
+                    ..Default::default()
+                },
+                Diagnostic {
+                    file: Some("main.go".into()),
+                    line: Some(9),
+                    column: Some(1),
+                    severity: DiagSeverity::Error,
+                    rule: Some("gofmt".into()),
+                    message: "File is not `gofmt`-ed with `-s`".into(),
+                    ..Default::default()
+                },
+            ]
         );
     }
 

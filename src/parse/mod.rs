@@ -15,6 +15,7 @@ pub(crate) mod cargo_json;
 pub(crate) mod eslint;
 pub(crate) mod gcc;
 pub(crate) mod go;
+pub(crate) mod lint;
 pub(crate) mod mypy;
 pub(crate) mod panic;
 pub(crate) mod phase_result;
@@ -85,16 +86,23 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
 /// `parser = "auto"`: every format that can be recognised without guessing,
 /// tried in order; the first that claims a line has it, and the parsers
 /// after it are told they were `interrupted` (a block one of them was
-/// reading cannot go on across a line it did not see). Formats whose lines
-/// carry no marker of their own (go vet's `file:line:col: message`, ruff's
-/// concise lines) are left to their explicit parsers.
+/// reading cannot go on across a line it did not see). Last come the
+/// generic linter lines (`lint`: go vet's `file:line:col: message`, ruff,
+/// flake8, pylint, ...), accepted only on a path that names a file (a
+/// source-file extension, or a file of the worktree when `base` is known).
 pub(crate) struct Auto {
     parsers: Vec<Box<dyn LineParser>>,
 }
 
 impl Auto {
-    /// All the recognisable formats.
+    /// All the recognisable formats; without a `base`, linter lines are
+    /// accepted only on paths with a source-file extension.
     pub(crate) fn new() -> Auto {
+        Auto::within(None)
+    }
+
+    /// All the recognisable formats, the check's files known from `base`.
+    pub(crate) fn within(base: Option<lint::Base>) -> Auto {
         Auto {
             parsers: vec![
                 Box::new(cargo_json::CargoJson::new()),
@@ -105,6 +113,7 @@ impl Auto {
                 Box::new(pytest::Pytest::new()),
                 Box::new(eslint::Eslint::new()),
                 Box::new(rustfmt::Rustfmt::new()),
+                Box::new(lint::Lint::new(base)),
             ],
         }
     }
@@ -193,6 +202,8 @@ pub(crate) struct Collector {
     /// prints nothing costs no parser (`auto` is eight of them).
     unbuilt: Option<Parser>,
     parser: Option<Box<dyn LineParser>>,
+    /// The check's directories, for `auto`'s linter lines.
+    base: Option<lint::Base>,
     matchers: Vec<CustomMatcher>,
     score: Option<Regex>,
     partial: Vec<u8>,
@@ -273,6 +284,7 @@ impl Collector {
         Some(Collector {
             unbuilt: Some(check.parser),
             parser: None,
+            base: None,
             matchers: check
                 .matchers
                 .iter()
@@ -288,6 +300,17 @@ impl Collector {
             seen: Seen::default(),
             parsed: Parsed::default(),
         })
+    }
+
+    /// Tells `auto` where the check runs: a linter line's path without a
+    /// source-file extension counts when it names a file of `worktree`
+    /// (relative paths taken from `cwd`).
+    pub(crate) fn within(mut self, cwd: &Path, worktree: &Path) -> Collector {
+        self.base = Some(lint::Base {
+            cwd: cwd.to_path_buf(),
+            worktree: worktree.to_path_buf(),
+        });
+        self
     }
 
     /// Feeds a chunk of output.
@@ -322,7 +345,10 @@ impl Collector {
         let text = String::from_utf8_lossy(raw);
         let text = crate::sanitize::strip_escapes(&text);
         if let Some(kind) = self.unbuilt.take() {
-            self.parser = parser_for(kind);
+            self.parser = match kind {
+                Parser::Auto => Some(Box::new(Auto::within(self.base.take()))),
+                other => parser_for(other),
+            };
         }
         if let Some(parser) = &mut self.parser {
             parser.line(&text, &mut self.batch);
@@ -348,7 +374,11 @@ impl Collector {
     }
 
     fn keep_batch(&mut self) {
-        for found in self.batch.drain(..) {
+        for mut found in self.batch.drain(..) {
+            // Lines and columns are 1-based: a 0 from any parser is no
+            // position (docs/diagnostics.md).
+            found.line = found.line.filter(|&n| n > 0);
+            found.column = found.column.filter(|&n| n > 0);
             if self.seen.repeats(&found, &self.parsed.found) {
                 continue;
             }
@@ -447,6 +477,7 @@ mod tests {
         Collector {
             unbuilt: Some(parser),
             parser: None,
+            base: None,
             matchers: matchers
                 .iter()
                 .map(|(r, s)| CustomMatcher {
@@ -511,6 +542,21 @@ mod tests {
         let parsed = c.finish();
         let positions: Vec<_> = parsed.found.iter().map(|f| (f.line, f.column)).collect();
         assert_eq!(positions, [(None, None), (Some(7), None)]);
+    }
+
+    #[test]
+    fn a_column_0_from_any_parser_is_no_column() {
+        // pylint's 0-based `bad.py:1:0:` read by the `gcc` parser (auto
+        // reads pylint itself, and adds one).
+        let text = include_str!("../../tests/fixtures/diagnostics/linters/python/pylint.txt");
+        let mut c = collector(Parser::Gcc, &[], None);
+        c.push(text.as_bytes());
+        let columns: Vec<_> = c.finish().found.iter().map(|f| f.column).take(4).collect();
+        assert_eq!(columns, [None, None, None, None]);
+        let mut c = collector(Parser::Auto, &[], None);
+        c.push(text.as_bytes());
+        let columns: Vec<_> = c.finish().found.iter().map(|f| f.column).take(4).collect();
+        assert_eq!(columns, [Some(1), Some(1), Some(1), Some(1)]);
     }
 
     #[test]

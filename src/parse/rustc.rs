@@ -1,7 +1,8 @@
 //! The `rustc` parser: rustc/cargo/clippy human-format diagnostics (a
 //! `error[E0308]: ...` or `warning: ...` header, then ` --> file:line:col`
 //! and the snippet), one `Diagnostic` per header at its first location, plus the
-//! short form `file:line:col: error[E0425]: ...`. It must not report the
+//! short form `file:line:col: error[E0425]: ...` (without a code only on a
+//! `.rs` file: `file:line:col: warning: unused import: ...`). It must not report the
 //! summaries (`error: aborting due to ...`, `warning: N warnings emitted`,
 //! `error: could not compile ...`) or the child `note:`/`help:` lines as
 //! diagnostics, and emits a diagnostic only once its block has ended (the
@@ -260,19 +261,28 @@ fn header(line: &str) -> Option<(DiagSeverity, Option<&str>, &str)> {
     (!message.is_empty()).then_some((severity, code, message))
 }
 
-/// `--message-format=short`: `file:line:col: error[E0425]: message`. Only
-/// lines with a code are claimed; the rest are plain gcc-style lines.
+/// `--message-format=short`: `file:line:col: error[E0425]: message`, and
+/// `file:line:col: warning: message` on a `.rs` file (lints print no code);
+/// a `: help: ...` tail is the suggestion. A line without a code on another
+/// file is a plain gcc-style line, left to `gcc`.
 fn short_form(line: &str) -> Option<Diagnostic> {
     let location = split_location(line)?;
     let (severity, code, message) = severity_prefix(location.rest)?;
-    let code = code?;
+    if code.is_none() && !location.file.ends_with(".rs") {
+        return None;
+    }
+    let (message, suggestion) = match message.split_once(": help: ") {
+        Some((message, help)) => (message, Some(help.trim().to_string())),
+        None => (message, None),
+    };
     Some(Diagnostic {
         file: Some(location.file.to_string()),
         line: Some(location.line),
         column: location.column,
         severity,
-        rule: Some(code),
+        rule: code,
         message: message.to_string(),
+        suggestion,
         ..Default::default()
     })
 }
@@ -591,11 +601,73 @@ mod tests {
                 ..Default::default()
             }]
         );
-        // Without a code it is a plain gcc-style line, left to `gcc`.
+        // Without a code on another file it is a plain gcc-style line, left
+        // to `gcc`.
         assert!(!Rustc::new().line(
-            "src/main.rs:6:5: error: unneeded `return` statement",
+            "src/a.c:6:5: warning: unused variable ‘x’ [-Wunused-variable]",
             &mut Vec::new()
         ));
+    }
+
+    #[test]
+    fn short_format_warnings_without_a_code() {
+        // Captured from `rustc --error-format=short` on lints.rs, then
+        // broken.rs: lints print no code, and the summaries are no
+        // diagnostics.
+        let text = include_str!("../../tests/fixtures/diagnostics/rustc/short.txt");
+        let mut expected = vec![
+            f(
+                "main.rs",
+                3,
+                5,
+                Warning,
+                None,
+                "unused import: `std::collections::HashMap`",
+                None,
+            ),
+            f(
+                "main.rs",
+                10,
+                9,
+                Warning,
+                None,
+                "unused variable: `unused`",
+                Some("if this is intentional, prefix it with an underscore: `_unused`"),
+            ),
+            f(
+                "main.rs",
+                9,
+                20,
+                Error,
+                Some("E0425"),
+                "cannot find value `totl` in this scope",
+                None,
+            ),
+        ];
+        expected.extend([7, 8].map(|line| {
+            let found = if line == 7 {
+                "`&str`"
+            } else {
+                "floating-point number"
+            };
+            f(
+                "main.rs",
+                line,
+                22,
+                Error,
+                Some("E0308"),
+                &format!("mismatched types: expected `i32`, found {found}"),
+                None,
+            )
+        }));
+        assert_eq!(parse_all(text), expected);
+        let mut auto = crate::parse::Auto::new();
+        let mut out = Vec::new();
+        for line in text.lines() {
+            auto.line(line, &mut out);
+        }
+        auto.finish(&mut out);
+        assert_eq!(out, expected);
     }
 
     #[test]

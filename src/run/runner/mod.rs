@@ -467,7 +467,10 @@ fn run_process(
         contain: Some(contain),
         leave_running: check.config.leave_running,
     };
-    let collectors = [Collector::new(check.config), Collector::new(check.config)];
+    let collectors = [
+        Collector::new(check.config).map(|c| c.within(cwd, &plan.worktree)),
+        Collector::new(check.config).map(|c| c.within(cwd, &plan.worktree)),
+    ];
     let outcome = process::run(&spec, collectors, cancel);
     let parsed = [outcome.stdout_parsed, outcome.stderr_parsed]
         .into_iter()
