@@ -82,7 +82,7 @@ mod tests {
             &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nparser = \"nope\"\n"),
             "checks.toml:6:10: check.parser: unknown variant `nope`, expected one of `auto`, \
              `none`, `gcc`, `rustc`, `cargo-json`, `tsc`, `pytest`, `mypy`, `eslint`, `go`, \
-             `rustfmt`, `phase-result`",
+             `rustfmt`, `vitest`, `jest`, `phase-result`",
         );
         rejects(
             "[settings]\njobs = \"two\"\n",

@@ -15,6 +15,7 @@ pub(crate) mod cargo_json;
 pub(crate) mod eslint;
 pub(crate) mod gcc;
 pub(crate) mod go;
+pub(crate) mod jest;
 pub(crate) mod mypy;
 pub(crate) mod panic;
 pub(crate) mod phase_result;
@@ -22,6 +23,7 @@ pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod rustfmt;
 pub(crate) mod tsc;
+pub(crate) mod vitest;
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -78,6 +80,8 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Eslint => Box::new(eslint::Eslint::new()),
         Parser::Go => Box::new(go::Go::new()),
         Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
+        Parser::Vitest => Box::new(vitest::Vitest::new()),
+        Parser::Jest => Box::new(jest::Jest::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
 }
@@ -105,6 +109,8 @@ impl Auto {
                 Box::new(pytest::Pytest::new()),
                 Box::new(eslint::Eslint::new()),
                 Box::new(rustfmt::Rustfmt::new()),
+                Box::new(vitest::Vitest::new()),
+                Box::new(jest::Jest::new()),
             ],
         }
     }
@@ -427,6 +433,8 @@ mod tests {
             Parser::Eslint,
             Parser::Go,
             Parser::Rustfmt,
+            Parser::Vitest,
+            Parser::Jest,
             Parser::PhaseResult,
         ];
         for kind in kinds {
@@ -678,6 +686,8 @@ mod tests {
             "pytest" => Parser::Pytest,
             "rustc" => Parser::Rustc,
             "rustfmt" => Parser::Rustfmt,
+            "vitest" => Parser::Vitest,
+            "jest" => Parser::Jest,
             "tsc" => Parser::Tsc,
             other => panic!("no parser for the fixtures in {other}"),
         };
