@@ -140,6 +140,9 @@ pub(crate) enum Parser {
     /// jest's default reporter: one error per `● test` of a `FAIL file`
     /// with the frame in the test's file.
     Jest,
+    /// `prettier --check`: one error per `[warn] file` (no line) and per
+    /// `[error] file: SyntaxError: … (line:col)`.
+    Prettier,
     /// A `PHASE_RESULT:` block of `- key: value` lines into the check's `data`.
     PhaseResult,
 }

@@ -219,7 +219,8 @@ mod tests {
 
     #[test]
     fn a_block_ends_at_an_unindented_line() {
-        let text = "FAIL a.test.ts (6.1 s)\n  ● t\n\n    Error: x\n\nsrc/other.c:1: not jest\n  ● u\n";
+        let text =
+            "FAIL a.test.ts (6.1 s)\n  ● t\n\n    Error: x\n\nsrc/other.c:1: not jest\n  ● u\n";
         let mut parser = Jest::new();
         let mut out = Vec::new();
         let claimed: Vec<bool> = text.lines().map(|l| parser.line(l, &mut out)).collect();

@@ -19,6 +19,7 @@ pub(crate) mod jest;
 pub(crate) mod mypy;
 pub(crate) mod panic;
 pub(crate) mod phase_result;
+pub(crate) mod prettier;
 pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod rustfmt;
@@ -82,6 +83,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
         Parser::Vitest => Box::new(vitest::Vitest::new()),
         Parser::Jest => Box::new(jest::Jest::new()),
+        Parser::Prettier => Box::new(prettier::Prettier::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
 }
@@ -435,6 +437,7 @@ mod tests {
             Parser::Rustfmt,
             Parser::Vitest,
             Parser::Jest,
+            Parser::Prettier,
             Parser::PhaseResult,
         ];
         for kind in kinds {
@@ -688,6 +691,7 @@ mod tests {
             "rustfmt" => Parser::Rustfmt,
             "vitest" => Parser::Vitest,
             "jest" => Parser::Jest,
+            "prettier" => Parser::Prettier,
             "tsc" => Parser::Tsc,
             other => panic!("no parser for the fixtures in {other}"),
         };
