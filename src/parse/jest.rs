@@ -98,12 +98,12 @@ impl Jest {
 
 impl LineParser for Jest {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
-        if line.starts_with("FAIL ") || line.starts_with("PASS ") {
-            if let Some(caps) = FILE.captures(line) {
-                self.flush(out);
-                self.file = (&caps["status"] == "FAIL").then(|| caps["file"].to_string());
-                return true;
-            }
+        if (line.starts_with("FAIL ") || line.starts_with("PASS "))
+            && let Some(caps) = FILE.captures(line)
+        {
+            self.flush(out);
+            self.file = (&caps["status"] == "FAIL").then(|| caps["file"].to_string());
+            return true;
         }
         let Some(file) = &self.file else {
             return false;

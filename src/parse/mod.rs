@@ -198,7 +198,7 @@ pub(crate) struct Parsed {
 /// Line splitting and parsing of one stream.
 pub(crate) struct Collector {
     /// The parser asked for, until the first line comes: a check that
-    /// prints nothing costs no parser (`auto` is eight of them).
+    /// prints nothing costs no parser (`auto` is ten of them).
     unbuilt: Option<Parser>,
     parser: Option<Box<dyn LineParser>>,
     matchers: Vec<CustomMatcher>,

@@ -233,23 +233,23 @@ impl Vitest {
 
 impl LineParser for Vitest {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
-        if line.starts_with(" FAIL  ") || line.starts_with("FAIL  ") {
-            if let Some(caps) = HEADER.captures(line) {
-                // A header after an error starts another failure; right
-                // after another header it shares the coming error.
-                if !self.message.is_empty() || self.in_stack {
-                    self.flush(out);
-                }
-                let file = caps["file"].to_string();
-                let rule = match caps.name("name") {
-                    Some(name) => name.as_str().to_string(),
-                    None => file.clone(),
-                };
-                if self.tests.len() < super::MAX_PER_CHECK {
-                    self.tests.push(Failed { file, rule });
-                }
-                return true;
+        if (line.starts_with(" FAIL  ") || line.starts_with("FAIL  "))
+            && let Some(caps) = HEADER.captures(line)
+        {
+            // A header after an error starts another failure; right
+            // after another header it shares the coming error.
+            if !self.message.is_empty() || self.in_stack {
+                self.flush(out);
             }
+            let file = caps["file"].to_string();
+            let rule = match caps.name("name") {
+                Some(name) => name.as_str().to_string(),
+                None => file.clone(),
+            };
+            if self.tests.len() < super::MAX_PER_CHECK {
+                self.tests.push(Failed { file, rule });
+            }
+            return true;
         }
         if self.tests.is_empty() {
             return false;
