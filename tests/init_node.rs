@@ -282,3 +282,29 @@ mod real_tools {
         assert_eq!(read_only["modified"], json!([]), "{read_only}");
     }
 }
+
+/// A test script that watches never ends: no check, a note.
+#[test]
+fn a_watching_test_script_is_not_a_check() {
+    for script in ["vitest --watch", "jest --watchAll", "vitest -w"] {
+        let test = crate::support::Test::bare().file(
+            "package.json",
+            &format!(r#"{{"scripts": {{"lint": "eslint .", "test": "{script}"}}}}"#),
+        );
+        let (config, _, run) = crate::init::init(test);
+        let names: Vec<&str> = config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["lint", "secrets"], "{script}");
+        assert!(
+            run.stdout.contains(&format!(
+                "note: package.json `test` (`{script}`) watches and never ends; not used as a check"
+            )),
+            "{}",
+            run.stdout
+        );
+    }
+}

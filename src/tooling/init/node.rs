@@ -205,6 +205,15 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         Some(text) if text.contains("no test specified") => {
             notes.push("package.json `test` is npm's placeholder; not used".into());
         }
+        // Asked to watch, vitest and jest never end: a check would time out.
+        Some(text)
+            if uses(text, &["vitest", "jest"]) && uses(text, &["--watch", "--watchAll", "-w"]) =>
+        {
+            notes.push(format!(
+                "package.json `test` (`{}`) watches and never ends; not used as a check",
+                text.trim()
+            ));
+        }
         Some(text) => {
             if let Some(mut check) = adopt("test", "test", STRICT) {
                 let runner = if uses(text, &["vitest"]) {
