@@ -6,8 +6,10 @@
 #
 #   .tools/python/    ruff, via `python3 -m pip install --target`
 #                     (the tests run .tools/python/bin/ruff)
-#   .tools/node/      eslint and prettier, via `npm install --prefix`
-#                     (the tests use .tools/node/node_modules)
+#   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
+#                     `npm install --prefix` (the tests use
+#                     .tools/node/node_modules; tests/init_node.rs runs a
+#                     sample project's tsc, eslint, prettier and vitest)
 #   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
 #                     `npm install --prefix`: tests/sarif.rs validates the
 #                     sarif report with GitHub's upload rules
@@ -20,6 +22,10 @@ set -euo pipefail
 RUFF_VERSION=0.17.6
 ESLINT_VERSION=10.15.0
 PRETTIER_VERSION=3.10.1
+TYPESCRIPT_VERSION=5.9.3
+# vitest 3 with vite 7: they run on node 20.
+VITEST_VERSION=3.2.7
+VITE_VERSION=7.3.8
 SARIF_MULTITOOL_VERSION=5.7.0
 
 ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
@@ -39,20 +45,24 @@ if [ "$("$PY/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
 fi
 "$PY/bin/ruff" --version >&2
 
-# eslint and prettier, with the package eslint's own flat config imports.
+# eslint and prettier, with the package eslint's own flat config imports;
+# typescript, vitest and vite for the sample npm project's gate.
 NODE=$TOOLS/node
-want="eslint@$ESLINT_VERSION prettier@$PRETTIER_VERSION"
+want="eslint@$ESLINT_VERSION prettier@$PRETTIER_VERSION typescript@$TYPESCRIPT_VERSION vitest@$VITEST_VERSION vite@$VITE_VERSION"
 if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
     say "installing $want into $NODE"
     rm -rf -- "$NODE"
     mkdir -p -- "$NODE"
     printf '{"name":"run-check-test-tools","private":true}\n' > "$NODE/package.json"
     npm install --prefix "$NODE" --no-audit --no-fund --no-save --loglevel=error \
-        "eslint@$ESLINT_VERSION" "prettier@$PRETTIER_VERSION"
+        "eslint@$ESLINT_VERSION" "prettier@$PRETTIER_VERSION" \
+        "typescript@$TYPESCRIPT_VERSION" "vitest@$VITEST_VERSION" "vite@$VITE_VERSION"
     printf '%s' "$want" > "$NODE/.installed"
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
+printf 'tsc %s\n' "$("$NODE/node_modules/.bin/tsc" --version)" >&2
+printf '%s\n' "$("$NODE/node_modules/.bin/vitest" --version)" >&2
 
 # The SARIF multitool: a self-contained .NET program in an npm package (no
 # .NET needed); npm does not mark it executable.

@@ -34,6 +34,8 @@ mod gate;
 mod hooks;
 /// `run-check init`: detected projects, generated checks, never overwriting.
 mod init;
+/// `run-check init` on a sample npm project, then its gate with the real tools.
+mod init_node;
 /// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
 mod judge;
 /// Input limits: oversized configs, tasks and JSON inputs are refused.

@@ -107,7 +107,7 @@ pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity
 pub(crate) enum Parser {
     /// Everything that carries its own marker (cargo JSON, rustc, tsc, mypy,
     /// gcc-style lines with a severity word, pytest summaries, eslint, rustfmt
-    /// diff headers); never
+    /// diff headers, vitest and jest failures); never
     /// invents a diagnostic.
     #[default]
     Auto,
@@ -134,6 +134,15 @@ pub(crate) enum Parser {
     /// `cargo fmt --check` / `rustfmt --check`: one error per `Diff in
     /// file:line:` hunk.
     Rustfmt,
+    /// vitest's default reporter: one error per ` FAIL  file > test` with the
+    /// frame in the test's file.
+    Vitest,
+    /// jest's default reporter: one error per `● test` of a `FAIL file`
+    /// with the frame in the test's file.
+    Jest,
+    /// `prettier --check`: one error per `[warn] file` (no line) and per
+    /// `[error] file: SyntaxError: … (line:col)`.
+    Prettier,
     /// A `PHASE_RESULT:` block of `- key: value` lines into the check's `data`.
     PhaseResult,
 }

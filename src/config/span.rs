@@ -119,7 +119,8 @@ mod tests {
             &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nparser = \"nope\"\n"),
             "checks.toml:6:10: check.parser: unknown variant `nope`, expected one of `auto`, \
              `none`, `gcc`, `rustc`, `cargo-json`, `tsc`, `pytest`, `mypy`, `eslint`, `go`, \
-             `rustfmt`, `phase-result`",
+             `rustfmt`, `vitest`, `jest`, `prettier`, \
+             `phase-result`",
         );
         rejects(
             "[settings]\njobs = \"two\"\n",

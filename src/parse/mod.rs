@@ -16,13 +16,16 @@ pub(crate) mod eslint;
 pub(crate) mod gcc;
 pub(crate) mod go;
 pub(crate) mod lint;
+pub(crate) mod jest;
 pub(crate) mod mypy;
 pub(crate) mod panic;
 pub(crate) mod phase_result;
+pub(crate) mod prettier;
 pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod rustfmt;
 pub(crate) mod tsc;
+pub(crate) mod vitest;
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -79,6 +82,9 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Eslint => Box::new(eslint::Eslint::new()),
         Parser::Go => Box::new(go::Go::new()),
         Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
+        Parser::Vitest => Box::new(vitest::Vitest::new()),
+        Parser::Jest => Box::new(jest::Jest::new()),
+        Parser::Prettier => Box::new(prettier::Prettier::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
 }
@@ -113,6 +119,8 @@ impl Auto {
                 Box::new(pytest::Pytest::new()),
                 Box::new(eslint::Eslint::new()),
                 Box::new(rustfmt::Rustfmt::new()),
+                Box::new(vitest::Vitest::new()),
+                Box::new(jest::Jest::new()),
                 Box::new(lint::Lint::new(base)),
             ],
         }
@@ -199,7 +207,7 @@ pub(crate) struct Parsed {
 /// Line splitting and parsing of one stream.
 pub(crate) struct Collector {
     /// The parser asked for, until the first line comes: a check that
-    /// prints nothing costs no parser (`auto` is eight of them).
+    /// prints nothing costs no parser (`auto` is eleven of them).
     unbuilt: Option<Parser>,
     parser: Option<Box<dyn LineParser>>,
     /// The check's directories, for `auto`'s linter lines.
@@ -457,6 +465,9 @@ mod tests {
             Parser::Eslint,
             Parser::Go,
             Parser::Rustfmt,
+            Parser::Vitest,
+            Parser::Jest,
+            Parser::Prettier,
             Parser::PhaseResult,
         ];
         for kind in kinds {
@@ -724,6 +735,9 @@ mod tests {
             "pytest" => Parser::Pytest,
             "rustc" => Parser::Rustc,
             "rustfmt" => Parser::Rustfmt,
+            "vitest" => Parser::Vitest,
+            "jest" => Parser::Jest,
+            "prettier" => Parser::Prettier,
             "tsc" => Parser::Tsc,
             other => panic!("no parser for the fixtures in {other}"),
         };

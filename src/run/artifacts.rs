@@ -296,8 +296,9 @@ fn decode(contents: &[u8]) -> String {
     }
 }
 
-/// JUnit XML: one error per `<testcase>` with a `<failure>` or `<error>`.
-/// Empty when the root is neither `testsuites` nor `testsuite`, or the XML
+/// JUnit XML: one error per `<testcase>` with a `<failure>` or `<error>`,
+/// placed by its `file` and `line` attributes, else by the stack frames of
+/// its text (` ❯ path:line:col`, `at fn (path:line:col)`). Empty when the root is neither `testsuites` nor `testsuite`, or the XML
 /// is malformed.
 pub(crate) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
     let text = decode(contents);
@@ -321,7 +322,12 @@ pub(crate) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
         else {
             continue;
         };
+        // A classname that is the test's file (vitest) or repeats its name
+        // (jest-junit) adds nothing to the name.
         let rule = match (attr(case, "classname"), attr(case, "name")) {
+            (Some(class), Some(name)) if class == name || looks_like_path(class) => {
+                Some(name.to_string())
+            }
             (Some(class), Some(name)) => Some(format!("{class}.{name}")),
             (None, Some(name)) => Some(name.to_string()),
             (Some(class), None) => Some(class.to_string()),
@@ -343,11 +349,37 @@ pub(crate) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
                     .map(str::to_string)
             })
             .unwrap_or_else(|| problem.tag_name().name().to_string());
+        let mut file = attr(case, "file").map(str::to_string);
+        let mut line = attr(case, "line")
+            .and_then(|l| l.parse().ok())
+            .filter(|&l| l > 0);
+        let mut column = None;
+        // No line given (vitest, jest-junit, node --test): the failure
+        // text's first stack frame in the testcase's file (its `file`
+        // attribute, else a classname that is a path, as vitest writes);
+        // without a `file` attribute, else the text's first frame outside
+        // node_modules; else the classname's file without a line.
+        if line.is_none() {
+            let classname = attr(case, "classname").filter(|c| looks_like_path(c));
+            let named = file.as_deref().or(classname);
+            let frame =
+                crate::parse::vitest::stack_location(&text, named).filter(|(path, _, _)| {
+                    file.as_deref()
+                        .is_none_or(|f| crate::parse::vitest::same_file(path, f))
+                });
+            match frame {
+                Some((path, at, col)) => {
+                    file = Some(path);
+                    line = Some(at);
+                    column = Some(col);
+                }
+                None => file = file.or(classname.map(str::to_string)),
+            }
+        }
         found.push(Diagnostic {
-            file: attr(case, "file").map(str::to_string),
-            line: attr(case, "line")
-                .and_then(|l| l.parse().ok())
-                .filter(|&l| l > 0),
+            file,
+            line,
+            column,
             severity: DiagSeverity::Error,
             rule,
             message: clip(message),
@@ -355,6 +387,15 @@ pub(crate) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
         });
     }
     found
+}
+
+/// Whether a classname names a file (`tests/x.test.ts`) rather than a
+/// dotted class (`pkg.TestX`).
+fn looks_like_path(classname: &str) -> bool {
+    classname.contains(['/', '\\'])
+        || classname.rsplit_once('.').is_some_and(|(_, ext)| {
+            ["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"].contains(&ext)
+        })
 }
 
 /// A non-blank attribute, trimmed.
@@ -797,6 +838,145 @@ mod tests {
         );
         assert_eq!(found[0].message, "3 - 1 should be 1 (it is not)2 !== 1");
         assert_eq!(found[1].message, "boom");
+        // No file or line attributes: the first frame outside node's own.
+        let places: Vec<_> = found
+            .iter()
+            .map(|f| (f.file.as_deref().unwrap(), f.line, f.column))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                ("/tmp/nt/math.test.js", Some(9), Some(10)),
+                ("/tmp/nt/math.test.js", Some(15), Some(11)),
+            ]
+        );
+    }
+
+    fn located(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
+            file: Some(file.into()),
+            line: Some(line),
+            column: Some(column),
+            ..error(rule, message)
+        }
+    }
+
+    #[test]
+    fn a_real_vitest_report_is_located_by_its_failure_text() {
+        // Classname = the file, no file or line attribute: the ` ❯ ` frame in
+        // that file (the test's line, also when a helper threw).
+        let found = junit(include_bytes!(
+            "../../tests/fixtures/diagnostics/vitest/vitest-junit.xml"
+        ));
+        assert_eq!(
+            found,
+            vec![
+                located(
+                    "tests/broken.test.ts",
+                    2,
+                    1,
+                    "tests/broken.test.ts",
+                    "Cannot find module '../src/missing' imported from '/work/proj/tests/broken.test.ts'"
+                ),
+                located(
+                    "tests/math.test.ts",
+                    6,
+                    15,
+                    "adds two numbers",
+                    "expected 2 to be 3 // Object.is equality"
+                ),
+                located(
+                    "tests/math.test.ts",
+                    16,
+                    14,
+                    "parseAmount > blank input > returns zero",
+                    "empty amount: \"  \""
+                ),
+                located(
+                    "tests/strings.test.ts",
+                    5,
+                    54,
+                    "shouts",
+                    "expected { name: 'ADA', role: 'admin' } to deeply equal { name: 'ADA', role: 'owner' }"
+                ),
+                located(
+                    "tests/strings.test.ts",
+                    12,
+                    9,
+                    "throws directly",
+                    "not implemented yet"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_real_jest_junit_report_is_located_by_its_failure_text() {
+        // jest-junit names no file: the first `at` frame outside node_modules
+        // (jest's own frames are skipped); a helper that threw is that frame.
+        let found = junit(include_bytes!(
+            "../../tests/fixtures/diagnostics/jest/jest-junit.xml"
+        ));
+        assert_eq!(
+            found,
+            vec![
+                located(
+                    "/work/proj/tests/math.test.js",
+                    5,
+                    15,
+                    "adds two numbers",
+                    "Error: expect(received).toBe(expected) // Object.is equality"
+                ),
+                located(
+                    "/work/proj/src/parse.js",
+                    3,
+                    11,
+                    "parseAmount blank input returns zero",
+                    "RangeError: empty amount: \"  \""
+                ),
+                located(
+                    "/work/proj/tests/strings.test.js",
+                    3,
+                    54,
+                    "shouts",
+                    "Error: expect(received).toEqual(expected) // deep equality"
+                ),
+                located(
+                    "/work/proj/tests/strings.test.js",
+                    10,
+                    9,
+                    "throws directly",
+                    "TypeError: not implemented yet"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_attribute_limits_the_frames_and_a_line_attribute_wins() {
+        let xml = br#"<testsuite>
+<testcase classname="a" name="t1" file="tests/a.test.js"><failure>x
+    at helper (src/h.js:3:1)
+    at Object.t (tests/a.test.js:7:2)</failure></testcase>
+<testcase classname="a" name="t2" file="tests/b.test.js"><failure>y
+    at helper (src/h.js:3:1)</failure></testcase>
+<testcase classname="a" name="t3" file="tests/c.test.js" line="4"><failure>z
+    at Object.t (tests/c.test.js:9:9)</failure></testcase>
+<testcase classname="tests/d.test.ts" name="t4"><failure>w</failure></testcase>
+</testsuite>"#;
+        let places: Vec<_> = junit(xml)
+            .into_iter()
+            .map(|f| (f.rule.unwrap(), f.file.unwrap(), f.line, f.column))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                ("a.t1".into(), "tests/a.test.js".into(), Some(7), Some(2)),
+                ("a.t2".into(), "tests/b.test.js".into(), None, None),
+                ("a.t3".into(), "tests/c.test.js".into(), Some(4), None),
+                ("t4".into(), "tests/d.test.ts".into(), None, None),
+            ]
+        );
     }
 
     #[test]

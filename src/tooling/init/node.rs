@@ -9,6 +9,13 @@
 //! installs anything); otherwise it is left out, and checks.toml says why.
 //! A `format` script stays the `[[fix]]` it is, and its read-only form (or
 //! a `format:check`-like script) becomes the `format` check.
+//!
+//! Each check's comment in checks.toml says why it is there (which script,
+//! what it checks). The tools' own parsers are set when the script runs the
+//! tool: eslint, tsc, vitest, jest. No environment is set: `CI=true` would
+//! turn vitest's colour on, and the test runners run once without it
+//! (run-check gives a check no terminal: vitest watches only when stdin is
+//! one, `vitest run` never; jest only with `--watch`/`--watchAll`).
 
 use std::path::Path;
 
@@ -142,9 +149,27 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         }
     };
 
+    // Why a check is there, before what init changed about it.
+    let purpose = |check: Check, why: String| -> Check {
+        let comment = match &check.comment {
+            Some(more) => format!("{why}\n{more}"),
+            None => why,
+        };
+        check.comment(comment)
+    };
+    let shown = |name: &str| {
+        format!(
+            "package.json `{name}` (`{}`)",
+            script(name).unwrap_or_default().trim()
+        )
+    };
+
     let mut checks = Vec::new();
     if let Some(mut check) = adopt("lint", "lint", FAST_STRICT) {
-        check = check.paths(sources.clone());
+        check = purpose(
+            check.paths(sources.clone()),
+            format!("The project's linter: {}.", shown("lint")),
+        );
         if script("lint").is_some_and(|text| uses(text, &["eslint", "next"])) {
             check = check.parser("eslint");
         }
@@ -153,7 +178,10 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     for name in ["typecheck", "type-check"] {
         if script(name).is_some() {
             if let Some(mut check) = adopt(name, "typecheck", FAST_STRICT) {
-                check = check.paths(sources.clone());
+                check = purpose(
+                    check.paths(sources.clone()),
+                    format!("Type checking: {}.", shown(name)),
+                );
                 if script(name).is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
                     check = check.parser("tsc");
                 }
@@ -163,6 +191,10 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         }
     }
     if let Some(mut check) = adopt("build", "build", STRICT) {
+        check = purpose(
+            check,
+            format!("The build: {}; strict mode only (slower).", shown("build")),
+        );
         if script("build").is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
             check = check.parser("tsc");
         }
@@ -173,15 +205,33 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         Some(text) if text.contains("no test specified") => {
             notes.push("package.json `test` is npm's placeholder; not used".into());
         }
-        Some(_) => {
-            if let Some(check) = adopt("test", "test", STRICT) {
-                let comment = match &check.comment {
-                    Some(why) => {
-                        format!("{why}\nCI=true: test runners run once instead of watching.")
-                    }
-                    None => "CI=true: test runners run once instead of watching.".into(),
+        // Asked to watch, vitest and jest never end: a check would time out.
+        Some(text)
+            if uses(text, &["vitest", "jest"]) && uses(text, &["--watch", "--watchAll", "-w"]) =>
+        {
+            notes.push(format!(
+                "package.json `test` (`{}`) watches and never ends; not used as a check",
+                text.trim()
+            ));
+        }
+        Some(text) => {
+            if let Some(mut check) = adopt("test", "test", STRICT) {
+                let runner = if uses(text, &["vitest"]) {
+                    check = check.parser("vitest");
+                    "vitest"
+                } else if uses(text, &["jest"]) {
+                    check = check.parser("jest");
+                    "jest"
+                } else {
+                    "the test runner"
                 };
-                checks.push(check.env("CI", "true").comment(comment));
+                checks.push(purpose(
+                    check,
+                    format!(
+                        "The test suite: {}; strict mode only. It runs once: a check has no terminal, so {runner} does not watch. CI is not set: running once does not need it, and it turns vitest's colour on. Without it vitest and jest write a snapshot that is missing (the gate then reports the tree modified): commit snapshots.",
+                        shown("test")
+                    ),
+                ));
             }
         }
         None => {}
@@ -189,7 +239,14 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     // Formatting, checked: a format-check script, else the read-only form
     // of the `format` script.
     match FORMAT_CHECKS.iter().find(|name| script(name).is_some()) {
-        Some(name) => checks.extend(adopt(name, "format", FAST_STRICT)),
+        Some(name) => checks.extend(adopt(name, "format", FAST_STRICT).map(|check| {
+            let check = purpose(check, format!("Formatting: {}.", shown(name)));
+            if script(name).is_some_and(|text| uses(text, &["prettier"])) {
+                check.parser("prettier")
+            } else {
+                check
+            }
+        })),
         None => {
             if let Some(text) = script("format")
                 && writers::script_writes("format", &context).is_some()
@@ -197,13 +254,17 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             {
                 let mut argv: Vec<String> = exec.iter().map(|w| w.to_string()).collect();
                 argv.extend(words.iter().cloned());
+                let mut check = Check {
+                    run: argv,
+                    ..Check::new("format", &[], FAST_STRICT)
+                };
+                if words.first().is_some_and(|w| w == "prettier") {
+                    check = check.parser("prettier");
+                }
                 checks.push(
-                    Check {
-                        run: argv,
-                        ..Check::new("format", &[], FAST_STRICT)
-                    }
+                    check
                     .comment(format!(
-                        "The read-only form of package.json `format` (a writer, run by `run-check fix`): `{}`.",
+                        "Formatting: the read-only form of package.json `format` (a writer, run by `run-check fix`): `{}`.",
                         words.join(" ")
                     )),
                 );

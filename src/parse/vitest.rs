@@ -1,0 +1,446 @@
+//! The `vitest` parser: the failures of vitest's default reporter, one
+//! error per failing test, and the JavaScript stack frames it shares with
+//! the `jest` parser and JUnit reports (`stack_location`).
+//!
+//! Vitest prints each failure under `⎯⎯ Failed Tests N ⎯⎯` (and a test
+//! file that failed to load under `⎯⎯ Failed Suites N ⎯⎯`) as:
+//!
+//! ```text
+//!  FAIL  tests/math.test.ts > parseAmount > blank input > returns zero
+//! RangeError: empty amount: "  "
+//!  ❯ parseAmount src/parse.ts:3:11
+//!       1| export function parseAmount(text: string): number {
+//!  ❯ tests/math.test.ts:16:14
+//!
+//! ⎯⎯⎯⎯⎯⎯⎯⎯⎯[3/5]⎯
+//! ```
+//!
+//! - Rule: the test's full name as printed after the file (`describe >
+//!   test`); a file that failed to load (` FAIL  f.test.ts [ f.test.ts ]`)
+//!   has its path as the rule (as pytest's collection errors do).
+//! - File, line, column: the first `❯` frame in the test's file (the test's
+//!   own line when the error was thrown in a helper), else the first frame
+//!   outside `node_modules`, else the test's file without a line. Paths are
+//!   as vitest prints them (relative to its root).
+//! - Message: the lines between the header and the first frame (the error
+//!   line, then vitest's `- Expected` / `+ Received` diff), at most
+//!   `MAX_MESSAGE_LINES` lines and `MAX_MESSAGE_BYTES` bytes, then `…`.
+//! - Vitest prints tests that failed with the same error as consecutive
+//!   `FAIL` headers before one error: each gets a diagnostic.
+//!
+//! The per-file progress lines (` ❯ tests/x.test.ts (3 tests | 2 failed)`,
+//! `   × name`, `     → message`) and the summary are not diagnostics: every
+//! failure is reported once, from its section.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Diagnostic, LineParser};
+use crate::config::DiagSeverity;
+
+/// ` FAIL  tests/x.test.ts > describe > test`, optionally `|project| `
+/// before the file, and ` [ … ]` after a suite.
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ ?FAIL  (?:\|[^|]+\| )?(?P<file>\S(?:.*?\S)??)(?: > (?P<name>.+?))?(?: \[ (?P<suite>.+) \])?$")
+        .expect("valid regex")
+});
+
+/// ` ❯ fn path:line:col` (vitest) — the function name is optional.
+static ARROW_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*❯ (?:.* )?(?P<path>\S+?):(?P<line>\d+):(?P<column>\d+)$").expect("valid regex")
+});
+
+/// `    at fn (path:line:col)` or `    at path:line:col` (V8, as node, jest
+/// and node's test runner print them).
+static AT_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*at (?:.*? \()?(?P<path>[^\s()][^()]*?):(?P<line>\d+):(?P<column>\d+)\)?$")
+        .expect("valid regex")
+});
+
+/// Message lines kept per failure, and their bytes; a longer message is cut
+/// and ends with `…`.
+pub(crate) const MAX_MESSAGE_LINES: usize = 20;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 4096;
+/// Frames remembered per failure.
+const MAX_FRAMES: usize = 64;
+
+/// One stack frame: path as printed, line, column.
+pub(crate) type Frame = (String, u64, u64);
+
+/// The frame on a line: vitest's `❯` or V8's `at`.
+pub(crate) fn frame(line: &str) -> Option<Frame> {
+    let caps = if line.trim_start().starts_with('❯') {
+        ARROW_FRAME.captures(line)?
+    } else if line.trim_start().starts_with("at ") {
+        AT_FRAME.captures(line)?
+    } else {
+        return None;
+    };
+    let line_number = caps["line"].parse().ok().filter(|n: &u64| *n > 0)?;
+    let column = caps["column"].parse().ok().filter(|n: &u64| *n > 0)?;
+    let path = &caps["path"];
+    let path = path.strip_prefix("file://").unwrap_or(path);
+    Some((path.to_string(), line_number, column))
+}
+
+/// Whether a frame's path is a file of the project: not a dependency
+/// (`node_modules`), not node's own (`node:internal/…`, `internal/…`),
+/// not an anonymous or native frame.
+pub(crate) fn is_project_file(path: &str) -> bool {
+    let slashed = path.replace('\\', "/");
+    !(slashed.starts_with("node:")
+        || slashed.starts_with("internal/")
+        || slashed.starts_with('<')
+        || slashed.split('/').any(|part| part == "node_modules"))
+}
+
+/// Whether two printed paths name the same file: equal, or one is the other
+/// with leading directories (an absolute stack path and a relative name).
+pub(crate) fn same_file(a: &str, b: &str) -> bool {
+    let a = a.replace('\\', "/");
+    let b = b.replace('\\', "/");
+    let a = a.strip_prefix("./").unwrap_or(&a);
+    let b = b.strip_prefix("./").unwrap_or(&b);
+    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+}
+
+/// Where a failure happened, from its frames: the first frame in `file`
+/// (the test's file, when known), else the first frame of the project.
+pub(crate) fn choose(frames: &[Frame], file: Option<&str>) -> Option<Frame> {
+    file.and_then(|file| frames.iter().find(|(p, _, _)| same_file(p, file)))
+        .or_else(|| frames.iter().find(|(p, _, _)| is_project_file(p)))
+        .cloned()
+}
+
+/// The location in a failure's text (a JUnit `<failure>`): its `❯` and `at`
+/// frames, chosen as by `choose`.
+pub(crate) fn stack_location(text: &str, file: Option<&str>) -> Option<Frame> {
+    let frames: Vec<Frame> = text.lines().filter_map(frame).take(MAX_FRAMES).collect();
+    choose(&frames, file)
+}
+
+/// A failure's message being collected: lines as printed, bounded.
+#[derive(Debug, Default)]
+pub(crate) struct Message {
+    lines: Vec<String>,
+    bytes: usize,
+    cut: bool,
+}
+
+impl Message {
+    /// Adds a line (leading blank lines are skipped).
+    pub(crate) fn push(&mut self, line: &str) {
+        let line = line.trim_end();
+        if self.lines.is_empty() && line.is_empty() {
+            return;
+        }
+        let room = MAX_MESSAGE_BYTES.saturating_sub(self.bytes);
+        if self.lines.len() == MAX_MESSAGE_LINES || room == 0 {
+            self.cut = true;
+            return;
+        }
+        let mut end = line.len().min(room);
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < line.len() {
+            self.cut = true;
+        }
+        self.bytes += end;
+        self.lines.push(line[..end].to_string());
+    }
+
+    /// Whether no line was kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The message: lines joined, trailing blank lines dropped, the common
+    /// indentation removed; `None` when there is none.
+    pub(crate) fn text(&self) -> Option<String> {
+        let mut lines: &[String] = &self.lines;
+        while let [rest @ .., last] = lines
+            && last.is_empty()
+        {
+            lines = rest;
+        }
+        let indent = lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.len() - l.trim_start().len())
+            .min()?;
+        let mut text = lines
+            .iter()
+            .map(|l| l.get(indent..).unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if self.cut {
+            text.push('…');
+        }
+        Some(text)
+    }
+}
+
+/// A test named by a header, waiting for its error.
+#[derive(Debug)]
+struct Failed {
+    file: String,
+    rule: String,
+}
+
+/// The `vitest` format.
+#[derive(Debug, Default)]
+pub(crate) struct Vitest {
+    /// The headers of the failure being read (several when vitest grouped
+    /// tests that failed with the same error).
+    tests: Vec<Failed>,
+    message: Message,
+    frames: Vec<Frame>,
+    /// A frame was seen: the message is over.
+    in_stack: bool,
+}
+
+impl Vitest {
+    /// A fresh parser.
+    pub(crate) fn new() -> Vitest {
+        Vitest::default()
+    }
+
+    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
+        let message = self.message.text().unwrap_or_else(|| "failed".into());
+        for test in self.tests.drain(..) {
+            let place = choose(&self.frames, Some(&test.file));
+            let (file, line, column) = match place {
+                Some((path, line, column)) => (path, Some(line), Some(column)),
+                None => (test.file, None, None),
+            };
+            out.push(Diagnostic {
+                file: Some(file),
+                line,
+                column,
+                severity: DiagSeverity::Error,
+                rule: Some(test.rule),
+                message: message.clone(),
+                ..Diagnostic::default()
+            });
+        }
+        self.message = Message::default();
+        self.frames.clear();
+        self.in_stack = false;
+    }
+}
+
+impl LineParser for Vitest {
+    fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
+        if (line.starts_with(" FAIL  ") || line.starts_with("FAIL  "))
+            && let Some(caps) = HEADER.captures(line)
+        {
+            // A header after an error starts another failure; right
+            // after another header it shares the coming error.
+            if !self.message.is_empty() || self.in_stack {
+                self.flush(out);
+            }
+            let file = caps["file"].to_string();
+            let rule = match caps.name("name") {
+                Some(name) => name.as_str().to_string(),
+                None => file.clone(),
+            };
+            if self.tests.len() < super::MAX_PER_CHECK {
+                self.tests.push(Failed { file, rule });
+            }
+            return true;
+        }
+        if self.tests.is_empty() {
+            return false;
+        }
+        // `⎯⎯⎯[2/5]⎯` between failures, `⎯⎯ Failed Tests 4 ⎯⎯` banners.
+        if line.starts_with('⎯') {
+            self.flush(out);
+            return true;
+        }
+        // The summary (` Test Files  3 failed (3)`) ends the last failure.
+        if line.starts_with(" Test Files ") || line.starts_with("      Tests ") {
+            self.flush(out);
+            return false;
+        }
+        if let Some(found) = frame(line) {
+            self.in_stack = true;
+            if self.frames.len() < MAX_FRAMES {
+                self.frames.push(found);
+            }
+        } else if !self.in_stack {
+            self.message.push(line);
+        }
+        true
+    }
+
+    fn finish(&mut self, out: &mut Vec<Diagnostic>) {
+        self.flush(out);
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    pub(crate) fn parse(parser: &mut dyn LineParser, text: &str) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            parser.line(&crate::sanitize::strip_escapes(line), &mut out);
+        }
+        parser.finish(&mut out);
+        out
+    }
+
+    fn failure(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
+        Diagnostic {
+            file: Some(file.into()),
+            line: Some(line),
+            column: Some(column),
+            severity: DiagSeverity::Error,
+            rule: Some(rule.into()),
+            message: message.into(),
+            ..Diagnostic::default()
+        }
+    }
+
+    /// What the captures of tests/fixtures/diagnostics/vitest report.
+    fn expected() -> Vec<Diagnostic> {
+        vec![
+            // A test file that fails to load: a suite, its path as the rule.
+            failure(
+                "tests/broken.test.ts",
+                2,
+                1,
+                "tests/broken.test.ts",
+                "Error: Cannot find module '../src/missing' imported from '/work/proj/tests/broken.test.ts'",
+            ),
+            // An assertion.
+            failure(
+                "tests/math.test.ts",
+                6,
+                15,
+                "adds two numbers",
+                "AssertionError: expected 2 to be 3 // Object.is equality\n\n\
+                 - Expected\n+ Received\n\n- 3\n+ 2",
+            ),
+            // Thrown in src/parse.ts, placed on the test's line; nested
+            // describes in the rule.
+            failure(
+                "tests/math.test.ts",
+                16,
+                14,
+                "parseAmount > blank input > returns zero",
+                "RangeError: empty amount: \"  \"",
+            ),
+            // A second file.
+            failure(
+                "tests/strings.test.ts",
+                5,
+                54,
+                "shouts",
+                "AssertionError: expected { name: 'ADA', role: 'admin' } to deeply equal \
+                 { name: 'ADA', role: 'owner' }\n\n- Expected\n+ Received\n\n  {\n    \
+                 \"name\": \"ADA\",\n-   \"role\": \"owner\",\n+   \"role\": \"admin\",\n  }",
+            ),
+            // Thrown by the test itself.
+            failure(
+                "tests/strings.test.ts",
+                12,
+                9,
+                "throws directly",
+                "TypeError: not implemented yet",
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_failure_of_the_default_reporter() {
+        let text = include_str!("../../tests/fixtures/diagnostics/vitest/vitest-run.txt");
+        assert_eq!(parse(&mut Vitest::new(), text), expected());
+        // Under `auto` the same.
+        assert_eq!(parse(&mut super::super::Auto::new(), text), expected());
+    }
+
+    #[test]
+    fn grouped_failures_share_their_error() {
+        let text = " FAIL  a.test.ts > one\n FAIL  b/c.test.ts > two\nError: same\n \
+                    ❯ helper src/h.ts:3:9\n ❯ b/c.test.ts:7:5\n ❯ a.test.ts:4:1\n⎯⎯[1/2]⎯\n";
+        assert_eq!(
+            parse(&mut Vitest::new(), text),
+            vec![
+                failure("a.test.ts", 4, 1, "one", "Error: same"),
+                failure("b/c.test.ts", 7, 5, "two", "Error: same"),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_frame_leaves_the_file_without_a_line() {
+        let text = " FAIL  |unit| x.test.ts > t\nError: boom\n ❯ run node_modules/a/b.js:1:2\n";
+        let out = parse(&mut Vitest::new(), text);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            (out[0].file.as_deref(), out[0].line, out[0].message.as_str()),
+            (Some("x.test.ts"), None, "Error: boom")
+        );
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let mut text = String::from(" FAIL  x.test.ts > t\n");
+        for n in 0..100 {
+            text.push_str(&format!("line {n}\n"));
+        }
+        let message = parse(&mut Vitest::new(), &text).remove(0).message;
+        assert_eq!(message.lines().count(), MAX_MESSAGE_LINES);
+        assert!(message.ends_with("line 19…"), "{message}");
+    }
+
+    #[test]
+    fn progress_lines_and_near_misses_are_not_claimed() {
+        let mut parser = Vitest::new();
+        let mut out = Vec::new();
+        for line in [
+            " ❯ tests/math.test.ts (3 tests | 2 failed) 21ms",
+            "   × adds two numbers 17ms",
+            "     → expected 2 to be 3 // Object.is equality",
+            " FAIL ",
+            "FAIL tests/x.test.js",
+            " Test Files  3 failed (3)",
+        ] {
+            assert!(!parser.line(line, &mut out), "{line:?}");
+        }
+        parser.finish(&mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn frames_of_both_kinds() {
+        assert_eq!(
+            frame(" ❯ parseAmount src/parse.ts:3:11"),
+            Some(("src/parse.ts".into(), 3, 11))
+        );
+        assert_eq!(
+            frame(" ❯ tests/a.test.ts:6:15"),
+            Some(("tests/a.test.ts".into(), 6, 15))
+        );
+        assert_eq!(
+            frame("      at Object.<anonymous> (tests/s.test.js:10:9)"),
+            Some(("tests/s.test.js".into(), 10, 9))
+        );
+        assert_eq!(
+            frame("    at file:///w/a.mjs:2:3"),
+            Some(("/w/a.mjs".into(), 2, 3))
+        );
+        assert_eq!(frame("    at new Promise (<anonymous>)"), None);
+        assert_eq!(frame(" ❯ tests/a.test.ts (3 tests | 2 failed) 21ms"), None);
+        assert_eq!(frame("    at x (a.js:0:0)"), None);
+        assert!(!is_project_file("node:internal/test_runner/test"));
+        assert!(!is_project_file("/p/node_modules/jest-circus/build/x.js"));
+        assert!(is_project_file("/p/src/a.js"));
+        assert!(same_file("/w/tests/a.test.js", "tests/a.test.js"));
+        assert!(!same_file("/w/tests/ba.test.js", "a.test.js"));
+    }
+}

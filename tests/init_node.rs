@@ -1,0 +1,310 @@
+//! `run-check init` on a sample npm project — eslint (its `lint` script
+//! fixes), tsc, prettier and vitest, the real tools of
+//! `scripts/install-test-tools.sh` — then the gate it wrote: clean, it
+//! passes; with one defect of each kind, each check fails and its
+//! diagnostic names the file and line.
+
+/// The real tools under `.tools/node` (Unix: their node_modules is linked
+/// into the project).
+#[cfg(unix)]
+mod real_tools {
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{Value, json};
+
+    use crate::init::init;
+    use crate::support::Test;
+
+    /// `.tools/node/node_modules` with the tools this test runs. Missing: the
+    /// test fails in CI (`CI=true`, where .ci/run installs them) and is
+    /// skipped, loudly, elsewhere.
+    fn node_modules() -> Option<PathBuf> {
+        let modules = crate::support::repo_root().join(".tools/node/node_modules");
+        let missing: Vec<&str> = ["eslint", "prettier", "tsc", "vitest"]
+            .into_iter()
+            .filter(|tool| !modules.join(".bin").join(tool).exists())
+            .collect();
+        if missing.is_empty() {
+            return Some(modules);
+        }
+        let why = format!(
+            "{} is not in {}: run `bash scripts/install-test-tools.sh`",
+            missing.join(", "),
+            modules.display()
+        );
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{why} (CI must install it)");
+        }
+        eprintln!("SKIPPED (not a pass): {why}");
+        None
+    }
+
+    /// The sample project: every file already formatted as prettier would.
+    const PROJECT: &[(&str, &str)] = &[
+        (
+            "package.json",
+            r#"{
+  "name": "demo",
+  "private": true,
+  "type": "module",
+  "scripts": {
+    "lint": "eslint --fix .",
+    "typecheck": "tsc --noEmit -p .",
+    "test": "vitest run",
+    "format": "prettier --write ."
+  }
+}
+"#,
+        ),
+        (
+            "tsconfig.json",
+            r#"{
+  "compilerOptions": {
+    "allowJs": true,
+    "checkJs": true,
+    "noEmit": true,
+    "strict": true,
+    "module": "nodenext",
+    "target": "es2022",
+    "skipLibCheck": true
+  },
+  "include": ["src"]
+}
+"#,
+        ),
+        (
+            "eslint.config.mjs",
+            "export default [{ rules: { \"no-var\": \"error\", \"prefer-const\": \"error\" } }];\n",
+        ),
+        (
+            "src/price.js",
+            "/**\n * @param {number} cents\n * @returns {string}\n */\n\
+             export function formatPrice(cents) {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n",
+        ),
+        (
+            "tests/price.test.js",
+            "import { expect, test } from \"vitest\";\n\
+             import { formatPrice } from \"../src/price.js\";\n\n\
+             test(\"formats cents\", () => {\n  expect(formatPrice(1234)).toBe(\"$12.34\");\n});\n",
+        ),
+        (".gitignore", "node_modules\n"),
+    ];
+
+    /// One defect of each kind, each in its own file.
+    const DEFECTS: &[(&str, &str)] = &[
+        // tsc (checkJs): TS2322 at 2:14.
+        (
+            "src/total.js",
+            "/** @type {number} */\nexport const total = \"12\";\n",
+        ),
+        // eslint: no-var at 1:1.
+        ("src/legacy.js", "var count = 1;\nexport { count };\n"),
+        // prettier: not formatted.
+        ("src/ugly.js", "export const ugly = {a:1};\n"),
+        // vitest: a failing assertion at 5:29.
+        (
+            "tests/total.test.js",
+            "import { expect, test } from \"vitest\";\n\
+             import { formatPrice } from \"../src/price.js\";\n\n\
+             test(\"rounds half cents\", () => {\n  expect(formatPrice(1005)).toBe(\"$10.06\");\n});\n",
+        ),
+    ];
+
+    /// `PATH` with `dir` first.
+    fn path_with(dir: &Path) -> String {
+        let mut dirs = vec![dir.to_path_buf()];
+        dirs.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        std::env::join_paths(dirs)
+            .unwrap()
+            .into_string()
+            .expect("a UTF-8 PATH")
+    }
+
+    /// The strict gate in `dir`, no `CI` in its environment: exit code and
+    /// JSON evidence.
+    fn gate(dir: &Path, path: &str) -> (Option<i32>, Value, String) {
+        let output = std::process::Command::new(crate::support::bin())
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(dir)
+            .env("PATH", path)
+            .env_remove("CI")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let evidence: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("evidence: {e}\n{stderr}"));
+        (output.status.code(), evidence, stderr)
+    }
+
+    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
+        crate::support::check(evidence, name)["status"]
+            .as_str()
+            .unwrap()
+    }
+
+    /// The diagnostics of check `name`: file, line, column, rule.
+    fn places(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value)> {
+        evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["check"] == name)
+            .map(|d| {
+                (
+                    d["file"].clone(),
+                    d["line"].clone(),
+                    d["column"].clone(),
+                    d["rule"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    fn check<'a>(config: &'a Value, name: &str) -> &'a Value {
+        config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no check {name} in {config:#}"))
+    }
+
+    #[test]
+    fn init_on_an_npm_project_gates_eslint_tsc_prettier_and_vitest() {
+        let Some(modules) = node_modules() else {
+            return;
+        };
+        let test = PROJECT
+            .iter()
+            .fold(Test::new(), |test, (file, text)| test.file(file, text));
+        std::os::unix::fs::symlink(&modules, test.path().join("node_modules")).unwrap();
+        let path = path_with(&modules.join(".bin"));
+        let (config, text, run) = init(test.env("PATH", &path));
+        let dir = run.test.path();
+
+        // What init wrote: the scripts, the writers' read-only forms, each
+        // tool's parser, no environment, and why each check is there.
+        assert_eq!(
+            check(&config, "lint")["run"],
+            json!(["npm", "exec", "--no", "--", "eslint", "."])
+        );
+        assert_eq!(check(&config, "lint")["parser"], "eslint");
+        assert_eq!(
+            check(&config, "typecheck")["run"],
+            json!(["npm", "run", "typecheck"])
+        );
+        assert_eq!(check(&config, "typecheck")["parser"], "tsc");
+        assert_eq!(check(&config, "test")["run"], json!(["npm", "run", "test"]));
+        assert_eq!(check(&config, "test")["parser"], "vitest");
+        assert_eq!(
+            check(&config, "format")["run"],
+            json!(["npm", "exec", "--no", "--", "prettier", "--check", "."])
+        );
+        assert_eq!(check(&config, "format")["parser"], "prettier");
+        for name in ["lint", "typecheck", "test", "format"] {
+            assert!(check(&config, name).get("env").is_none(), "{name}: {text}");
+        }
+        let comments = text.replace("\n# ", " ");
+        for why in [
+            "The project's linter: package.json `lint` (`eslint --fix .`).",
+            "Type checking: package.json `typecheck` (`tsc --noEmit -p .`).",
+            "The test suite: package.json `test` (`vitest run`); strict mode only. It runs once: a check has no terminal, so vitest does not watch.",
+            "Formatting: the read-only form of package.json `format`",
+        ] {
+            assert!(comments.contains(why), "{why}\n{text}");
+        }
+
+        // Clean: every check passes.
+        let (code, evidence, stderr) = gate(dir, &path);
+        assert_eq!(code, Some(0), "{stderr}\n{evidence:#}");
+        for name in ["lint", "typecheck", "test", "format"] {
+            assert_eq!(status(&evidence, name), "pass", "{name}: {evidence:#}");
+        }
+
+        // One defect of each kind: each check fails, each defect located.
+        for (file, text) in DEFECTS {
+            std::fs::write(dir.join(file), text).unwrap();
+        }
+        let (code, evidence, stderr) = gate(dir, &path);
+        assert_eq!(code, Some(1), "{stderr}\n{evidence:#}");
+        for name in ["lint", "typecheck", "test", "format"] {
+            assert_eq!(status(&evidence, name), "fail", "{name}: {evidence:#}");
+        }
+        assert_eq!(
+            places(&evidence, "typecheck"),
+            [(json!("src/total.js"), json!(2), json!(14), json!("TS2322"))]
+        );
+        assert_eq!(
+            places(&evidence, "lint"),
+            [(json!("src/legacy.js"), json!(1), json!(1), json!("no-var"))]
+        );
+        assert_eq!(
+            places(&evidence, "test"),
+            [(
+                json!("tests/total.test.js"),
+                json!(5),
+                json!(29),
+                json!("rounds half cents")
+            )]
+        );
+        // prettier --check names the file only.
+        assert_eq!(
+            places(&evidence, "format"),
+            [(
+                json!("src/ugly.js"),
+                Value::Null,
+                Value::Null,
+                json!("prettier")
+            )]
+        );
+        let message = evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["check"] == "test")
+            .unwrap()["message"]
+            .as_str()
+            .unwrap();
+        assert!(
+            message.starts_with(
+                "AssertionError: expected '$10.05' to be '$10.06' // Object.is equality"
+            ),
+            "{message}"
+        );
+        // Without CI=true vitest prints no colour of its own (only its diff
+        // lines are coloured, and run-check strips that).
+        assert!(!message.contains('\u{1b}'), "{message:?}");
+        let read_only = &evidence["contracts"]["read_only"];
+        assert_eq!(read_only["verified"], true, "{read_only}");
+        assert_eq!(read_only["modified"], json!([]), "{read_only}");
+    }
+}
+
+/// A test script that watches never ends: no check, a note.
+#[test]
+fn a_watching_test_script_is_not_a_check() {
+    for script in ["vitest --watch", "jest --watchAll", "vitest -w"] {
+        let test = crate::support::Test::bare().file(
+            "package.json",
+            &format!(r#"{{"scripts": {{"lint": "eslint .", "test": "{script}"}}}}"#),
+        );
+        let (config, _, run) = crate::init::init(test);
+        let names: Vec<&str> = config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["lint", "secrets"], "{script}");
+        assert!(
+            run.stdout.contains(&format!(
+                "note: package.json `test` (`{script}`) watches and never ends; not used as a check"
+            )),
+            "{}",
+            run.stdout
+        );
+    }
+}
