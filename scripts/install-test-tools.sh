@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# install-test-tools.sh - install the real linters and formatters that the
-# init tests run (tests/init.rs: init's gate on projects configured to fix
-# must leave the tree unchanged), at pinned versions, into .tools/ of this
-# repository (git-ignored). Nothing is installed anywhere else.
+# install-test-tools.sh - install the real linters, formatters, test runners
+# and build tools that the init tests run (tests/init.rs: init on sample
+# projects, then its gate, clean and with defects; on projects configured to
+# fix it must leave the tree unchanged), at pinned versions, into .tools/ of
+# this repository (git-ignored); cmake, when missing, from Debian's packages.
 #
-#   .tools/python/    ruff, via `python3 -m pip install --target`
-#                     (the tests run .tools/python/bin/ruff)
+#   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
+#                     (the tests put .tools/python/bin first on PATH)
 #   .tools/node/      eslint and prettier, via `npm install --prefix`
 #                     (the tests use .tools/node/node_modules)
+#   cmake, ctest      Debian's package, `apt-get install -y cmake` when missing
+#                     (as root; the only tool installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
 # only checks the versions). .ci/run calls it before `cargo test`; in CI
@@ -15,6 +18,9 @@
 set -euo pipefail
 
 RUFF_VERSION=0.17.6
+PYTEST_VERSION=9.2.0
+MYPY_VERSION=2.4.1
+BLACK_VERSION=26.10.1
 ESLINT_VERSION=10.15.0
 PRETTIER_VERSION=3.10.1
 
@@ -24,16 +30,23 @@ say() { printf 'install-test-tools: %s\n' "$*" >&2; }
 
 mkdir -p -- "$TOOLS"
 
-# ruff: one static binary inside the wheel.
+# ruff, pytest, mypy and black in a venv: their console scripts run with
+# the venv's python, so the tests need only put its bin/ on PATH.
 PY=$TOOLS/python
-if [ "$("$PY/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
-    say "installing ruff $RUFF_VERSION into $PY"
+want="ruff==$RUFF_VERSION pytest==$PYTEST_VERSION mypy==$MYPY_VERSION black==$BLACK_VERSION"
+if [ "$(cat "$PY/.installed" 2>/dev/null)" != "$want" ]; then
+    say "installing $want into $PY"
     rm -rf -- "$PY"
-    python3 -m pip install --quiet --disable-pip-version-check --no-input \
-        --root-user-action=ignore \
-        --target "$PY" "ruff==$RUFF_VERSION"
+    python3 -m venv "$PY"
+    # shellcheck disable=SC2086 # $want is the list of requirements
+    "$PY/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        $want
+    printf '%s' "$want" > "$PY/.installed"
 fi
 "$PY/bin/ruff" --version >&2
+"$PY/bin/pytest" --version >&2
+"$PY/bin/mypy" --version >&2
+"$PY/bin/black" --version | head -n 1 >&2
 
 # eslint and prettier, with the package eslint's own flat config imports.
 NODE=$TOOLS/node
@@ -49,3 +62,15 @@ if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
+
+# cmake and ctest (the CMake sample projects): Debian's package when missing.
+if ! command -v cmake >/dev/null || ! command -v ctest >/dev/null; then
+    [ "$(id -u)" = 0 ] || { say "cmake is missing and this is not root: run 'apt-get install -y cmake' as root"; exit 1; }
+    command -v apt-get >/dev/null || { say "cmake is missing and there is no apt-get to install it"; exit 1; }
+    say "installing cmake with apt-get"
+    apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends cmake; }
+    # A fresh machine may have no package lists yet: update only when needed.
+    { apt_install || { apt-get update -q && apt_install; }; } >&2 \
+        || { say "apt-get install cmake failed"; exit 1; }
+fi
+cmake --version | head -n 1 >&2
