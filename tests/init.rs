@@ -48,6 +48,26 @@ pub(crate) const PROJECTS: &[(&str, &[(&str, &str)])] = &[
     ),
     ("go", &[("go.mod", "module example.com/demo\n\ngo 1.22\n")]),
     (
+        "cmake",
+        &[
+            ("CMakeLists.txt", CMAKE_LISTS),
+            (".gitignore", "build/\n"),
+            ("src/add.h", "int add(int a, int b);\n"),
+            ("src/add.c", ADD_C),
+            ("tests/test_add.c", TEST_ADD_C),
+        ],
+    ),
+    (
+        "make-c",
+        &[
+            ("Makefile", C_MAKEFILE),
+            (".gitignore", "demo_test\n"),
+            ("src/add.h", "int add(int a, int b);\n"),
+            ("src/add.c", ADD_C),
+            ("tests/test_add.c", TEST_ADD_C),
+        ],
+    ),
+    (
         "make",
         &[(
             "Makefile",
@@ -56,6 +76,31 @@ pub(crate) const PROJECTS: &[(&str, &[(&str, &str)])] = &[
     ),
     ("empty", &[("README.md", "nothing to detect\n")]),
 ];
+
+/// A CMake project with one library, one test program and testing enabled.
+const CMAKE_LISTS: &str = "cmake_minimum_required(VERSION 3.13)
+project(demo C)
+enable_testing()
+add_library(demo src/add.c)
+target_include_directories(demo PUBLIC src)
+add_executable(test_add tests/test_add.c)
+target_link_libraries(test_add demo)
+add_test(NAME test_add COMMAND test_add)
+";
+
+/// A Makefile building and running the same test program.
+const C_MAKEFILE: &str = "CFLAGS = -Wall
+.PHONY: all test
+all: demo_test
+demo_test: tests/test_add.c src/add.c src/add.h
+\t$(CC) $(CFLAGS) -Isrc -o demo_test tests/test_add.c src/add.c
+test: all
+\t./demo_test
+";
+
+const ADD_C: &str = "#include \"add.h\"\n\nint add(int a, int b) { return a + b; }\n";
+
+const TEST_ADD_C: &str = "#include <assert.h>\n#include \"add.h\"\n\nint main(void) {\n    assert(add(2, 2) == 4);\n    return 0;\n}\n";
 
 /// A temp directory (not a git repository) holding project `name`.
 pub(crate) fn project(name: &str) -> Test {
@@ -161,7 +206,21 @@ fn cargo_project() {
         check(&config, "test")["modes"],
         serde_json::json!(["strict"])
     );
+    // A failing unit test must not hide a failing integration test.
+    assert_eq!(
+        check(&config, "test")["run"],
+        serde_json::json!(["cargo", "test", "--workspace", "--no-fail-fast"])
+    );
     assert!(check(&config, "test")["env"].get("INSTA_UPDATE").is_none());
+    // Each check says why it is there.
+    let text = unwrapped(&text);
+    for why in [
+        "Formatting as rustfmt would (rustfmt.toml honoured), checked only",
+        "Clippy's lints on every target (tests, examples, benches too), warnings as errors",
+        "--no-fail-fast: cargo otherwise stops at the first failing test binary, and a failing unit test would hide a failing integration test.",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
     assert_eq!(
         config["fix"][0]["run"],
         serde_json::json!(["cargo", "fmt", "--all"])
@@ -288,7 +347,10 @@ fn npm_placeholder_test_script_is_not_a_check() {
 #[test]
 fn python_project_declaring_pytest_ruff_mypy() {
     let (config, _, run) = init(project("python"));
-    assert_eq!(names(&config), ["ruff", "mypy", "pytest", "secrets"]);
+    assert_eq!(
+        names(&config),
+        ["ruff", "ruff-format", "mypy", "pytest", "secrets"]
+    );
     assert_eq!(allow(&config), ["ruff", "mypy", "pytest"]);
     let ruff = check(&config, "ruff");
     assert_eq!(
@@ -305,9 +367,22 @@ fn python_project_declaring_pytest_ruff_mypy() {
     );
     assert_eq!(ruff["parser"], "gcc");
     assert_eq!(ruff["modes"], serde_json::json!(["fast", "strict"]));
+    // ruff is declared and black is not: ruff's formatter, checked.
+    let format = check(&config, "ruff-format");
+    assert_eq!(
+        format["run"],
+        serde_json::json!(["ruff", "format", "--check", "--no-cache"])
+    );
+    assert_eq!(format["env"]["RUFF_OUTPUT_FORMAT"], "concise");
+    assert_eq!(format["parser"], "gcc");
+    assert_eq!(
+        format["matcher"][0]["regex"],
+        "^(?P<message>Would reformat): (?P<file>.+)$"
+    );
+    // mypy writes no .mypy_cache into the tree.
     assert_eq!(
         check(&config, "mypy")["run"],
-        serde_json::json!(["mypy", "."])
+        serde_json::json!(["mypy", "--cache-dir", "/dev/null", "."])
     );
     assert_eq!(check(&config, "mypy")["parser"], "mypy");
     let pytest = check(&config, "pytest");
@@ -326,7 +401,10 @@ fn python_uses_only_the_tools_it_declares() {
     let (config, _, run) = init(test);
     assert_eq!(names(&config), ["mypy", "pytest", "secrets"]);
     // mypy's configuration names its files: no target on the command line.
-    assert_eq!(check(&config, "mypy")["run"], serde_json::json!(["mypy"]));
+    assert_eq!(
+        check(&config, "mypy")["run"],
+        serde_json::json!(["mypy", "--cache-dir", "/dev/null"])
+    );
     assert!(
         run.stdout
             .contains("detected Python (requirements-dev.txt, requirements.txt, mypy.ini)"),
@@ -342,11 +420,199 @@ fn python_uses_only_the_tools_it_declares() {
     assert_eq!(names(&config), ["secrets"]);
     assert!(allow(&config).is_empty());
     assert!(
-        run.stdout.contains("declares none of pytest, ruff, mypy"),
+        run.stdout
+            .contains("declares none of pytest, ruff, black, mypy"),
         "{}",
         run.stdout
     );
     validates(&run);
+}
+
+#[test]
+fn python_black_is_the_formatter_unless_ruff_configures_one() {
+    // black and ruff declared: black formats, ruff lints.
+    let test = Test::bare().file("requirements-dev.txt", "black==26.10.1\nruff\n");
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["ruff", "black", "secrets"]);
+    let black = check(&config, "black");
+    assert_eq!(black["run"], serde_json::json!(["black", "--check", "."]));
+    assert_eq!(black["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(
+        black["matcher"][0]["regex"],
+        "^(?P<message>would reformat) (?P<file>.+)$"
+    );
+    assert!(
+        unwrapped(&text)
+            .contains("Formatting as black would (the project declares black), checked only"),
+        "{text}"
+    );
+    assert_eq!(
+        config["fix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["run"].clone())
+            .collect::<Vec<_>>(),
+        [
+            serde_json::json!(["ruff", "check", "--fix"]),
+            serde_json::json!(["black", "."])
+        ]
+    );
+    validates(&run);
+
+    // ruff configures its formatter: that one, not black.
+    let test = Test::bare().file(
+        "pyproject.toml",
+        "[tool.black]\nline-length = 100\n\n[tool.ruff.format]\nquote-style = \"single\"\n",
+    );
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["ruff", "ruff-format", "secrets"]);
+    assert!(
+        unwrapped(&text).contains("(the ruff configuration has a [format] table)"),
+        "{text}"
+    );
+    validates(&run);
+}
+
+#[test]
+fn cmake_project_configures_builds_and_runs_ctest() {
+    let (config, text, run) = init(project("cmake"));
+    assert_eq!(names(&config), ["configure", "build", "ctest", "secrets"]);
+    assert_eq!(allow(&config), ["cmake", "ctest"]);
+    let configure = check(&config, "configure");
+    assert_eq!(
+        configure["run"],
+        serde_json::json!(["cmake", "-S", ".", "-B", "build"])
+    );
+    assert_eq!(configure["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(configure["parser"], "none");
+    assert_eq!(
+        configure["matcher"][0]["regex"],
+        r"^(?P<message>CMake (?P<severity>Error|Warning)(?: \(dev\))?) at (?P<file>[^:]+):(?P<line>\d+) \((?P<rule>[^)]*)\):$"
+    );
+    let build = check(&config, "build");
+    assert_eq!(
+        build["run"],
+        serde_json::json!(["cmake", "--build", "build"])
+    );
+    assert_eq!(build["needs"], serde_json::json!(["configure"]));
+    assert_eq!(build["parser"], "gcc");
+    assert!(
+        build["paths"]
+            .as_array()
+            .unwrap()
+            .contains(&"**/CMakeLists.txt".into())
+    );
+    let ctest = check(&config, "ctest");
+    assert_eq!(
+        ctest["run"],
+        serde_json::json!([
+            "ctest",
+            "--test-dir",
+            "build",
+            "--output-on-failure",
+            "--no-tests=error"
+        ])
+    );
+    assert_eq!(ctest["modes"], serde_json::json!(["strict"]));
+    assert_eq!(ctest["needs"], serde_json::json!(["build"]));
+    assert_eq!(
+        ctest["matcher"],
+        serde_json::json!([
+            {"regex": r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$"},
+            {"regex": r"^\s+\d+ - (?P<message>(?P<rule>.+?) \([^()]+\))$"}
+        ])
+    );
+    let text = unwrapped(&text);
+    for why in [
+        "Configure the CMake project into `build/`",
+        "Build every target: the compiler's errors and warnings, located by the gcc parser",
+        "The tests CMakeLists.txt registers (it calls enable_testing()), after the build;",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
+    assert!(
+        run.stdout
+            .contains("detected CMake (CMakeLists.txt): checks configure, build, ctest\n"),
+        "{}",
+        run.stdout
+    );
+    // .gitignore ignores build/: no note.
+    assert!(!run.stdout.contains("note:"), "{}", run.stdout);
+    validates(&run);
+
+    // Without enable_testing(): no ctest; build/ not ignored: a note.
+    let test = Test::bare().file("CMakeLists.txt", "project(x C)\nadd_executable(x x.c)\n");
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["configure", "build", "secrets"]);
+    assert!(
+        run.stdout.contains(
+            "note: CMake builds into `build/`, which .gitignore does not ignore: the strict gate would report the build's files as written by the checks (add `build/` to .gitignore)"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // Beside a package.json with a `build` script, the CMake checks are
+    // prefixed, and their `needs` follow.
+    let test = project("cmake").file("package.json", r#"{"scripts": {"build": "tsc -p ."}}"#);
+    let (config, _, run) = init(test);
+    assert_eq!(
+        names(&config),
+        ["build", "configure", "cmake-build", "ctest", "secrets"]
+    );
+    assert_eq!(
+        check(&config, "ctest")["needs"],
+        serde_json::json!(["cmake-build"])
+    );
+    validates(&run);
+}
+
+#[test]
+fn makefile_c_project_builds_then_tests() {
+    let (config, text, run) = init(project("make-c"));
+    assert_eq!(names(&config), ["build", "test", "secrets"]);
+    assert_eq!(allow(&config), ["make"]);
+    let build = check(&config, "build");
+    assert_eq!(build["run"], serde_json::json!(["make", "all"]));
+    assert_eq!(build["parser"], "gcc");
+    assert_eq!(build["modes"], serde_json::json!(["fast", "strict"]));
+    let test = check(&config, "test");
+    assert_eq!(test["run"], serde_json::json!(["make", "test"]));
+    assert_eq!(test["needs"], serde_json::json!(["build"]));
+    assert_eq!(test["parser"], "gcc");
+    assert_eq!(
+        test["matcher"][0]["regex"],
+        r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$"
+    );
+    assert!(
+        unwrapped(&text).contains("The build (`make all`) of this C/C++ project"),
+        "{text}"
+    );
+    validates(&run);
+
+    // No `all`: the default goal, when it builds.
+    let test = Test::bare()
+        .file(
+            "Makefile",
+            "demo: demo.c\n\tcc -o demo demo.c\ncheck: demo\n\t./demo\n",
+        )
+        .file("demo.c", "int main(void) { return 0; }\n");
+    let (config, _, _) = init(test);
+    assert_eq!(names(&config), ["build", "check", "secrets"]);
+    assert_eq!(check(&config, "build")["run"], serde_json::json!(["make"]));
+    assert_eq!(
+        check(&config, "check")["needs"],
+        serde_json::json!(["build"])
+    );
+
+    // A default goal that is the test target is no build.
+    let test = Test::bare()
+        .file("Makefile", "test:\n\tcc -o t t.c && ./t\n")
+        .file("t.c", "int main(void) { return 0; }\n");
+    let (config, _, _) = init(test);
+    assert_eq!(names(&config), ["test", "secrets"]);
+    assert!(check(&config, "test").get("needs").is_none());
 }
 
 #[test]
@@ -447,7 +713,7 @@ fn an_unrecognised_project_gets_the_secrets_scan() {
     );
     assert!(
         run.stdout
-            .contains("detected no Cargo, npm, pnpm, yarn, Python, Go or Makefile project")
+            .contains("detected no Cargo, npm, pnpm, yarn, Python, Go, CMake or Makefile project")
     );
     validates(&run);
 }

@@ -35,9 +35,8 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
     .env("CARGO_TERM_COLOR", "never");
     if insta {
         test = test.env("INSTA_UPDATE", "no");
-        why_test.push_str(
-            "\nINSTA_UPDATE=no: a failing snapshot fails; it writes no .snap.new file.",
-        );
+        why_test
+            .push_str("\nINSTA_UPDATE=no: a failing snapshot fails; it writes no .snap.new file.");
     }
     let test = test.comment(why_test);
     Some(Found {

@@ -130,24 +130,32 @@ mod tests {
         assert!(enables_testing("ENABLE_TESTING ( )\n"));
         assert!(enables_testing("include(CTest)\n"));
         assert!(!enables_testing("# enable_testing()\nproject(x)\n"));
-        assert!(!enables_testing("add_executable(enable_testing_demo x.c)\n"));
+        assert!(!enables_testing(
+            "add_executable(enable_testing_demo x.c)\n"
+        ));
     }
 
     #[test]
     fn the_matchers_read_real_lines() {
         let assert = regex::Regex::new(ASSERT).unwrap();
         let caps = assert
-            .captures("test_add: /tmp/p/tests/test_add.c:5: main: Assertion `add(2, 2) == 5' failed.")
+            .captures(
+                "test_add: /tmp/p/tests/test_add.c:5: main: Assertion `add(2, 2) == 5' failed.",
+            )
             .unwrap();
         assert_eq!(&caps["file"], "/tmp/p/tests/test_add.c");
         assert_eq!(&caps["line"], "5");
         assert_eq!(&caps["message"], "main: Assertion `add(2, 2) == 5' failed.");
         let failed = regex::Regex::new(CTEST_FAILED).unwrap();
-        let caps = failed.captures("\t  1 - test_add (Subprocess aborted)").unwrap();
+        let caps = failed
+            .captures("\t  1 - test_add (Subprocess aborted)")
+            .unwrap();
         assert_eq!(&caps["rule"], "test_add");
         assert_eq!(&caps["message"], "test_add (Subprocess aborted)");
         let cmake = regex::Regex::new(CMAKE_MESSAGE).unwrap();
-        let caps = cmake.captures("CMake Error at CMakeLists.txt:4 (foo_bar):").unwrap();
+        let caps = cmake
+            .captures("CMake Error at CMakeLists.txt:4 (foo_bar):")
+            .unwrap();
         assert_eq!(&caps["file"], "CMakeLists.txt");
         assert_eq!(&caps["line"], "4");
         assert_eq!(&caps["rule"], "foo_bar");

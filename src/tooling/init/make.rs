@@ -14,7 +14,15 @@ use super::{Check, FAST_STRICT, Found, STRICT, globs, is_file, read};
 
 /// Targets that are not a build when they are the default goal.
 const NOT_BUILDS: &[&str] = &[
-    "test", "check", "lint", "clean", "distclean", "install", "format", "fmt", "help",
+    "test",
+    "check",
+    "lint",
+    "clean",
+    "distclean",
+    "install",
+    "format",
+    "fmt",
+    "help",
 ];
 
 /// C and C++ source extensions.

@@ -273,7 +273,10 @@ fn detect(root: &Path) -> Detected {
         for check in &mut found.checks {
             if !names.insert(check.name.clone()) {
                 let name = format!("{prefix}-{}", check.name);
-                renamed.push((std::mem::replace(&mut check.name, name.clone()), name.clone()));
+                renamed.push((
+                    std::mem::replace(&mut check.name, name.clone()),
+                    name.clone(),
+                ));
                 names.insert(name);
             }
         }

@@ -287,11 +287,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         }
     }
     if declared.contains("black") && !(declared.contains("ruff") && ruff_config(root).format) {
-        let mut paths = sources.clone();
-        paths.push("pyproject.toml".into());
         checks.push(
             Check::new("black", &["black", "--check", "."], FAST_STRICT)
-                .paths(paths)
+                .paths(sources.clone())
                 .parser("none")
                 .matcher(BLACK_WOULD_REFORMAT)
                 .comment(
