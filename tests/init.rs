@@ -837,7 +837,7 @@ mod real_tools {
     /// A test tool installed by `scripts/install-test-tools.sh` under `.tools/`
     /// of the repository. Missing: the test fails in CI (`CI=true`, where
     /// .ci/run installs them) and is skipped, loudly, elsewhere.
-    fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
+    pub(super) fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
         let path = crate::support::repo_root().join(".tools").join(relative);
         if path.exists() {
             return Some(path);
@@ -854,7 +854,7 @@ mod real_tools {
     }
 
     /// `PATH` with `dir` first.
-    fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
+    pub(super) fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
         let mut dirs = vec![dir.to_path_buf()];
         dirs.extend(std::env::split_paths(
             &std::env::var_os("PATH").unwrap_or_default(),
@@ -863,7 +863,7 @@ mod real_tools {
     }
 
     /// Every file of `dir` (not under `.git` or `node_modules`) with its bytes.
-    fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    pub(super) fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         let mut files = std::collections::BTreeMap::new();
         let mut stack = vec![dir.to_path_buf()];
         while let Some(at) = stack.pop() {
@@ -1090,4 +1090,443 @@ fn scripts_and_targets_that_write_without_a_read_only_form_are_refused() {
         "{text}"
     );
     validates(&run);
+}
+
+/// Every ecosystem's starter gate on a sample project, with the real tools:
+/// init, then the strict gate on the clean project (PASS), then with
+/// defects injected (FAIL, each defect located in the evidence), the tree
+/// left unchanged every time.
+#[cfg(unix)]
+mod gates {
+    use std::ffi::OsString;
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use super::real_tools::{path_with, test_tool, tree};
+    use super::{check, init, project, validates};
+    use crate::support::Test;
+
+    /// A program on PATH (the system's build tools: cmake, cc, make).
+    /// Missing: the test fails in CI and is skipped, loudly, elsewhere.
+    fn on_path(program: &str) -> bool {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|dir| dir.join(program).is_file());
+        if !found {
+            let why = format!("{program} is not on PATH: run `bash scripts/install-test-tools.sh`");
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("{why} (CI must install it)");
+            }
+            eprintln!("SKIPPED (not a pass): {why}");
+        }
+        found
+    }
+
+    /// The strict gate in `dir` (JSON evidence on stdout) with `env` added:
+    /// asserts its exit code, that it verified the tree read-only and that
+    /// every file outside `build_output` (paths .gitignore ignores) is as
+    /// before. Returns the evidence.
+    #[track_caller]
+    fn strict(dir: &Path, env: &[(&str, OsString)], build_output: &[&str], code: i32) -> Value {
+        let kept = |files: std::collections::BTreeMap<String, Vec<u8>>| {
+            files
+                .into_iter()
+                .filter(|(f, _)| !build_output.iter().any(|o| f.starts_with(o)))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let before = kept(tree(dir));
+        let mut command = std::process::Command::new(crate::support::bin());
+        command
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let evidence: Value =
+            serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        assert_eq!(output.status.code(), Some(code), "{stderr}\n{evidence:#}");
+        let read_only = &evidence["contracts"]["read_only"];
+        assert_eq!(read_only["verified"], true, "{read_only}");
+        assert_eq!(read_only["modified"], serde_json::json!([]), "{read_only}");
+        assert_eq!(kept(tree(dir)), before, "the gate changed the tree");
+        evidence
+    }
+
+    /// Check `name`'s status.
+    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
+        crate::support::check(evidence, name)["status"]
+            .as_str()
+            .unwrap()
+    }
+
+    /// Check `name`'s diagnostics as (file, line, column, rule, message).
+    fn located(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value, String)> {
+        evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["check"] == name)
+            .map(|d| {
+                (
+                    d["file"].clone(),
+                    d["line"].clone(),
+                    d["column"].clone(),
+                    d["rule"].clone(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Every check of the evidence passed.
+    #[track_caller]
+    fn all_pass(evidence: &Value) {
+        for c in evidence["checks"].as_array().unwrap() {
+            assert_eq!(c["status"], "pass", "{c:#}");
+        }
+        assert_eq!(evidence["diagnostics"], serde_json::json!([]));
+    }
+
+    fn write(dir: &Path, file: &str, text: &str) {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+
+    const LIB_RS: &str = "pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unit() {
+        assert_eq!(super::add(1, 1), 2);
+    }
+}
+";
+
+    /// A needless `return` (clippy), `fn  spaced` (rustfmt), a failing unit test.
+    const LIB_RS_DEFECTS: &str = "pub fn add(a: i32, b: i32) -> i32 {
+    return a + b;
+}
+
+pub fn  spaced() {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unit() {
+        assert_eq!(super::add(1, 1), 3);
+    }
+}
+";
+
+    #[test]
+    fn cargo_gate_reports_fmt_clippy_and_every_failing_test_target() {
+        let test = Test::new()
+            .file(
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            )
+            .file(".gitignore", "/target\n")
+            .file("src/lib.rs", LIB_RS)
+            .file(
+                "tests/it.rs",
+                "#[test]\nfn integration() {\n    assert_eq!(demo::add(2, 2), 4);\n}\n",
+            );
+        let (_, _, run) = init(test);
+        validates(&run);
+        let dir = run.test.path();
+        // A real project commits its Cargo.lock; cargo would write one.
+        let lock = std::process::Command::new("cargo")
+            .args(["generate-lockfile", "--offline"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(lock.status.success(), "{lock:?}");
+        let env = [
+            ("CARGO_TARGET_DIR", dir.join("target").into_os_string()),
+            ("CARGO_TERM_COLOR", "never".into()),
+        ];
+        all_pass(&strict(dir, &env, &["target/"], 0));
+
+        write(dir, "src/lib.rs", LIB_RS_DEFECTS);
+        write(
+            dir,
+            "tests/it.rs",
+            "#[test]\nfn integration() {\n    assert_eq!(demo::add(2, 2), 5);\n}\n",
+        );
+        let evidence = strict(dir, &env, &["target/"], 1);
+        for name in ["fmt", "clippy", "test"] {
+            assert_eq!(status(&evidence, name), "fail", "{name}");
+        }
+        let fmt = located(&evidence, "fmt");
+        assert_eq!(fmt.len(), 1, "{fmt:?}");
+        assert_eq!(
+            (&fmt[0].0, &fmt[0].1, &fmt[0].3),
+            (&"src/lib.rs".into(), &2.into(), &"rustfmt".into()),
+            "{fmt:?}"
+        );
+        // The hunk starts with rustfmt's context lines; the message shows
+        // the line to change.
+        assert_eq!(
+            fmt[0].4,
+            "not formatted as rustfmt would\n-pub fn  spaced() {}\n+pub fn spaced() {}"
+        );
+        let clippy = located(&evidence, "clippy");
+        assert_eq!(clippy.len(), 1, "{clippy:?}");
+        assert_eq!(
+            (&clippy[0].0, &clippy[0].1, &clippy[0].2, &clippy[0].3),
+            (
+                &"src/lib.rs".into(),
+                &2.into(),
+                &5.into(),
+                &"clippy::needless_return".into()
+            ),
+            "{clippy:?}"
+        );
+        assert_eq!(clippy[0].4, "unneeded `return` statement");
+        // Both failing test targets, each at its assertion.
+        let tests = located(&evidence, "test");
+        let at: Vec<(&Value, &Value, &Value)> = tests.iter().map(|d| (&d.0, &d.1, &d.3)).collect();
+        assert_eq!(
+            at,
+            [
+                (&"src/lib.rs".into(), &11.into(), &"panic".into()),
+                (&"tests/it.rs".into(), &3.into(), &"panic".into())
+            ],
+            "{tests:?}"
+        );
+        assert!(
+            tests[0].4.starts_with("panicked in `tests::unit`"),
+            "{tests:?}"
+        );
+        assert!(
+            tests[1].4.starts_with("panicked in `integration`"),
+            "{tests:?}"
+        );
+    }
+
+    /// The Python sample: pytest, ruff (configured to fix), mypy, declared
+    /// as a dependency group.
+    fn python_sample() -> Test {
+        Test::new()
+            .file(
+                "pyproject.toml",
+                "[project]\nname = \"demo\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"pytest\", \"ruff\", \"mypy\"]\n\n[tool.ruff]\nfix = true\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+            )
+            .file(
+                "demo.py",
+                "def add(a: int, b: int) -> int:\n    return a + b\n",
+            )
+            .file(
+                "tests/test_demo.py",
+                "from demo import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 4\n",
+            )
+    }
+
+    #[test]
+    fn python_gate_lints_formats_types_and_tests_without_fixing() {
+        let Some(ruff) = test_tool("python/bin/ruff") else {
+            return;
+        };
+        let path = path_with(ruff.parent().unwrap());
+        let (config, _, run) = init(python_sample().env("PATH", path.to_str().unwrap()));
+        assert_eq!(
+            super::names(&config),
+            ["ruff", "ruff-format", "mypy", "pytest", "secrets"]
+        );
+        validates(&run);
+        let dir = run.test.path();
+        let env = [("PATH", path)];
+        all_pass(&strict(dir, &env, &[], 0));
+
+        // An unused import (which `fix = true` would delete), code black and
+        // ruff would reformat, a type error, a failing test.
+        write(
+            dir,
+            "demo.py",
+            "import os\n\n\ndef add(a: int, b: int) -> int:\n    return a+b\n\n\nx: int = \"s\"\n",
+        );
+        write(
+            dir,
+            "tests/test_demo.py",
+            "from demo import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 5\n",
+        );
+        let evidence = strict(dir, &env, &[], 1);
+        for name in ["ruff", "ruff-format", "mypy", "pytest"] {
+            assert_eq!(status(&evidence, name), "fail", "{name}");
+        }
+        let at = |name: &str| {
+            located(&evidence, name)
+                .into_iter()
+                .map(|d| (d.0, d.1, d.2, d.3, d.4))
+                .collect::<Vec<_>>()
+        };
+        let s = |t: &str| Value::from(t);
+        assert_eq!(
+            at("ruff"),
+            [(
+                s("demo.py"),
+                1.into(),
+                8.into(),
+                s("F401"),
+                "`os` imported but unused".into()
+            )]
+        );
+        assert_eq!(
+            at("ruff-format"),
+            [(
+                s("demo.py"),
+                5.into(),
+                13.into(),
+                Value::Null,
+                "unformatted: File would be reformatted".into()
+            )]
+        );
+        assert_eq!(
+            at("mypy"),
+            [(
+                s("demo.py"),
+                8.into(),
+                Value::Null,
+                s("assignment"),
+                "Incompatible types in assignment (expression has type \"str\", variable has type \"int\")".into()
+            )]
+        );
+        assert_eq!(
+            at("pytest"),
+            [(
+                s("tests/test_demo.py"),
+                5.into(),
+                Value::Null,
+                s("tests/test_demo.py::test_add"),
+                "assert 4 == 5\n +  where 4 = add(2, 2)".into()
+            )]
+        );
+        // ruff's check never fixes: the tree is unchanged (asserted by `strict`).
+        assert_eq!(check(&config, "ruff")["run"][2], "--no-fix");
+    }
+
+    #[test]
+    fn python_gate_with_black() {
+        let Some(black) = test_tool("python/bin/black") else {
+            return;
+        };
+        let path = path_with(black.parent().unwrap());
+        let test = Test::new()
+            .file("requirements-dev.txt", "black==26.10.1\npytest==9.2.0\n")
+            .file("pytest.ini", "[pytest]\npythonpath = .\n")
+            .file("app.py", "def double(x: int) -> int:\n    return 2 * x\n")
+            .file(
+                "test_app.py",
+                "from app import double\n\n\ndef test_double() -> None:\n    assert double(2) == 4\n",
+            );
+        let (config, _, run) = init(test.env("PATH", path.to_str().unwrap()));
+        assert_eq!(super::names(&config), ["black", "pytest", "secrets"]);
+        let dir = run.test.path();
+        let env = [("PATH", path)];
+        all_pass(&strict(dir, &env, &[], 0));
+
+        write(dir, "app.py", "def double(x:int)->int:\n    return 2*x\n");
+        let evidence = strict(dir, &env, &[], 1);
+        assert_eq!(status(&evidence, "black"), "fail");
+        assert_eq!(status(&evidence, "pytest"), "pass");
+        assert_eq!(
+            located(&evidence, "black"),
+            [(
+                "app.py".into(),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                "would reformat".to_string()
+            )]
+        );
+    }
+
+    /// The C sample's checks: a failing test (located at its assert), then
+    /// a compile error (located by the gcc parser; the tests are skipped).
+    fn c_defects(dir: &Path, build: &str, test: &str, build_output: &[&str]) {
+        let env = [("LC_ALL", OsString::from("C"))];
+        all_pass(&strict(dir, &env, build_output, 0));
+
+        write(
+            dir,
+            "tests/test_add.c",
+            &super::TEST_ADD_C.replace("== 4", "== 5"),
+        );
+        let evidence = strict(dir, &env, build_output, 1);
+        assert_eq!(status(&evidence, build), "pass");
+        assert_eq!(status(&evidence, test), "fail");
+        let failed = located(&evidence, test);
+        assert!(
+            failed.contains(&(
+                "tests/test_add.c".into(),
+                5.into(),
+                Value::Null,
+                Value::Null,
+                "main: Assertion `add(2, 2) == 5' failed.".into()
+            )),
+            "{failed:?}"
+        );
+
+        write(dir, "tests/test_add.c", super::TEST_ADD_C);
+        write(dir, "src/add.c", &super::ADD_C.replace("a + b;", "a + b"));
+        let evidence = strict(dir, &env, build_output, 1);
+        assert_eq!(status(&evidence, build), "fail");
+        assert_eq!(status(&evidence, test), "skip");
+        let errors = located(&evidence, build);
+        assert_eq!(
+            errors,
+            [(
+                "src/add.c".into(),
+                3.into(),
+                37.into(),
+                Value::Null,
+                "expected ';' before '}' token".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn cmake_gate_locates_a_failing_ctest_and_a_compile_error() {
+        if !(on_path("cmake") && on_path("ctest") && on_path("cc")) {
+            return;
+        }
+        let (_, _, run) = init(project("cmake"));
+        let dir = run.test.path().to_path_buf();
+        // The sample is not a git repository: .gitignore still hides build/.
+        c_defects(&dir, "build", "ctest", &["build/"]);
+        // The failed test is named too.
+        write(
+            &dir,
+            "tests/test_add.c",
+            &super::TEST_ADD_C.replace("== 4", "== 5"),
+        );
+        write(&dir, "src/add.c", super::ADD_C);
+        let evidence = strict(&dir, &[("LC_ALL", "C".into())], &["build/"], 1);
+        assert!(
+            located(&evidence, "ctest").contains(&(
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                "test_add".into(),
+                "test_add (Subprocess aborted)".into()
+            )),
+            "{}",
+            evidence["diagnostics"]
+        );
+    }
+
+    #[test]
+    fn makefile_c_gate_locates_a_failing_test_and_a_compile_error() {
+        if !(on_path("make") && on_path("cc")) {
+            return;
+        }
+        let (_, _, run) = init(project("make-c"));
+        let dir = run.test.path().to_path_buf();
+        c_defects(&dir, "build", "test", &["demo_test"]);
+    }
 }
