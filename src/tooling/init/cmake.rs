@@ -79,7 +79,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .parser("none")
             .matcher(CMAKE_MESSAGE)
             .comment(format!(
-                "Configure the CMake project into `{BUILD_DIR}/` (ignored by git: build output is not a change of the tree). A matcher locates `CMake Error at file:line`."
+                "Configure the CMake project into `{BUILD_DIR}/` (keep it in .gitignore: the strict gate counts every file a check creates that git does not ignore). A matcher locates `CMake Error at file:line`."
             )),
         Check::new("build", &["cmake", "--build", BUILD_DIR], FAST_STRICT)
             .paths(sources())
