@@ -346,7 +346,7 @@ fn npm_placeholder_test_script_is_not_a_check() {
 
 #[test]
 fn python_project_declaring_pytest_ruff_mypy() {
-    let (config, _, run) = init(project("python"));
+    let (config, text, run) = init(project("python"));
     assert_eq!(
         names(&config),
         ["ruff", "ruff-format", "mypy", "pytest", "secrets"]
@@ -374,6 +374,12 @@ fn python_project_declaring_pytest_ruff_mypy() {
         serde_json::json!(["ruff", "format", "--check", "--no-cache"])
     );
     assert_eq!(format["env"]["RUFF_OUTPUT_FORMAT"], "concise");
+    assert!(
+        unwrapped(&text).contains(
+            "checked only (`run-check fix` formats): ruff is declared and black is not; delete this check if the project does not format with ruff."
+        ),
+        "{text}"
+    );
     assert_eq!(format["parser"], "gcc");
     assert_eq!(
         format["matcher"][0]["regex"],
@@ -468,7 +474,9 @@ fn python_black_is_the_formatter_unless_ruff_configures_one() {
     let (config, text, run) = init(test);
     assert_eq!(names(&config), ["ruff", "ruff-format", "secrets"]);
     assert!(
-        unwrapped(&text).contains("(the ruff configuration has a [format] table)"),
+        unwrapped(&text).contains(
+            "checked only (`run-check fix` formats): the ruff configuration has a [format] table."
+        ),
         "{text}"
     );
     validates(&run);
@@ -613,6 +621,23 @@ fn makefile_c_project_builds_then_tests() {
     let (config, _, _) = init(test);
     assert_eq!(names(&config), ["test", "secrets"]);
     assert!(check(&config, "test").get("needs").is_none());
+}
+
+#[test]
+fn every_check_says_why_it_is_there() {
+    for name in ["cargo", "python", "go", "cmake", "make", "make-c"] {
+        let (_, text, _) = init(project(name));
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if *line == "[[check]]" && lines[i + 1] != "name = \"secrets\"" {
+                assert!(
+                    lines[i - 1].starts_with("# "),
+                    "{name}: no comment above {}\n{text}",
+                    lines[i + 1]
+                );
+            }
+        }
+    }
 }
 
 #[test]

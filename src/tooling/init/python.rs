@@ -264,7 +264,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             let why = if config.format {
                 "the ruff configuration has a [format] table"
             } else {
-                "ruff is declared and black is not: ruff's formatter is the one this project would use (delete this check if it does not format with ruff)"
+                "ruff is declared and black is not; delete this check if the project does not format with ruff"
             };
             checks.push(
                 Check::new(
@@ -277,7 +277,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 .env("RUFF_OUTPUT_FORMAT", "concise")
                 .matcher(RUFF_WOULD_REFORMAT)
                 .comment(format!(
-                    "Formatting as `ruff format` would ({why}), checked only: `run-check fix` formats. RUFF_OUTPUT_FORMAT=concise: a recent ruff names each file at its first change (`file:line:col: unformatted: ...`); an older one prints `Would reformat: file`, which the matcher reads."
+                    "Formatting as `ruff format` would, checked only (`run-check fix` formats): {why}. RUFF_OUTPUT_FORMAT=concise: a recent ruff names each file at its first change (`file:line:col: unformatted: ...`); an older one prints `Would reformat: file`, which the matcher reads."
                 )),
             );
             fixes.push(Fix {
