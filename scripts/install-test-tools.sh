@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# install-test-tools.sh - install the real linters and formatters that the
-# init tests run (tests/init.rs: init's gate on projects configured to fix
-# must leave the tree unchanged), at pinned versions, into .tools/ of this
-# repository (git-ignored). Nothing is installed anywhere else.
+# install-test-tools.sh - install the real linters, formatters, test runners
+# and build tools that the init tests run (tests/init.rs: init on sample
+# projects, then its gate, clean and with defects; on projects configured to
+# fix it must leave the tree unchanged), at pinned versions, into .tools/ of
+# this repository (git-ignored); cmake, when missing, from Debian's packages.
 #
-#   .tools/python/    ruff, via `python3 -m pip install --target`
-#                     (the tests run .tools/python/bin/ruff)
+#   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
+#                     (the tests put .tools/python/bin first on PATH)
 #   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
 #                     `npm install --prefix` (the tests use
 #                     .tools/node/node_modules; tests/init_node.rs runs a
@@ -13,6 +14,8 @@
 #   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
 #                     `npm install --prefix`: tests/sarif.rs validates the
 #                     sarif report with GitHub's upload rules
+#   cmake, ctest      Debian's package, `apt-get install -y cmake` when missing
+#                     (as root; the only tool installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
 # only checks the versions). .ci/run calls it before `cargo test`; in CI
@@ -20,6 +23,9 @@
 set -euo pipefail
 
 RUFF_VERSION=0.17.6
+PYTEST_VERSION=9.2.0
+MYPY_VERSION=2.4.1
+BLACK_VERSION=26.10.1
 ESLINT_VERSION=10.15.0
 PRETTIER_VERSION=3.10.1
 TYPESCRIPT_VERSION=5.9.3
@@ -34,16 +40,23 @@ say() { printf 'install-test-tools: %s\n' "$*" >&2; }
 
 mkdir -p -- "$TOOLS"
 
-# ruff: one static binary inside the wheel.
+# ruff, pytest, mypy and black in a venv: their console scripts run with
+# the venv's python, so the tests need only put its bin/ on PATH.
 PY=$TOOLS/python
-if [ "$("$PY/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
-    say "installing ruff $RUFF_VERSION into $PY"
+want="ruff==$RUFF_VERSION pytest==$PYTEST_VERSION mypy==$MYPY_VERSION black==$BLACK_VERSION"
+if [ "$(cat "$PY/.installed" 2>/dev/null)" != "$want" ]; then
+    say "installing $want into $PY"
     rm -rf -- "$PY"
-    python3 -m pip install --quiet --disable-pip-version-check --no-input \
-        --root-user-action=ignore \
-        --target "$PY" "ruff==$RUFF_VERSION"
+    python3 -m venv "$PY"
+    # shellcheck disable=SC2086 # $want is the list of requirements
+    "$PY/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        $want
+    printf '%s' "$want" > "$PY/.installed"
 fi
 "$PY/bin/ruff" --version >&2
+"$PY/bin/pytest" --version >&2
+"$PY/bin/mypy" --version >&2
+"$PY/bin/black" --version | head -n 1 >&2
 
 # eslint and prettier, with the package eslint's own flat config imports;
 # typescript, vitest and vite for the sample npm project's gate.
@@ -61,23 +74,14 @@ if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
-printf 'tsc %s\n' "$("$NODE/node_modules/.bin/tsc" --version)" >&2
-printf '%s\n' "$("$NODE/node_modules/.bin/vitest" --version)" >&2
-
-# The SARIF multitool: a self-contained .NET program in an npm package (no
-# .NET needed); npm does not mark it executable.
-if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
-    SARIF=$TOOLS/sarif
-    MULTITOOL=$SARIF/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
-    if [ "$(cat "$SARIF/.installed" 2>/dev/null)" != "$SARIF_MULTITOOL_VERSION" ]; then
-        say "installing the SARIF multitool $SARIF_MULTITOOL_VERSION into $SARIF"
-        rm -rf -- "$SARIF"
-        mkdir -p -- "$SARIF"
-        printf '{"name":"run-check-sarif-tools","private":true}\n' > "$SARIF/package.json"
-        npm install --prefix "$SARIF" --no-audit --no-fund --no-save --loglevel=error \
-            "@microsoft/sarif-multitool-linux@$SARIF_MULTITOOL_VERSION"
-        chmod +x -- "$MULTITOOL"
-        printf '%s' "$SARIF_MULTITOOL_VERSION" > "$SARIF/.installed"
-    fi
-    DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$MULTITOOL" --version 2>&1 | head -n 1 >&2
-fi
+#   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
+#                     (the tests put .tools/python/bin first on PATH)
+#   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
+#                     `npm install --prefix` (the tests use
+#                     .tools/node/node_modules; tests/init_node.rs runs a
+#                     sample project's tsc, eslint, prettier and vitest)
+#   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
+#                     `npm install --prefix`: tests/sarif.rs validates the
+#                     sarif report with GitHub's upload rules
+#   cmake, ctest      Debian's package, `apt-get install -y cmake` when missing
+#                     (as root; the only tool installed outside .tools/)

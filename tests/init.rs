@@ -48,6 +48,26 @@ pub(crate) const PROJECTS: &[(&str, &[(&str, &str)])] = &[
     ),
     ("go", &[("go.mod", "module example.com/demo\n\ngo 1.22\n")]),
     (
+        "cmake",
+        &[
+            ("CMakeLists.txt", CMAKE_LISTS),
+            (".gitignore", "build/\n"),
+            ("src/add.h", "int add(int a, int b);\n"),
+            ("src/add.c", ADD_C),
+            ("tests/test_add.c", TEST_ADD_C),
+        ],
+    ),
+    (
+        "make-c",
+        &[
+            ("Makefile", C_MAKEFILE),
+            (".gitignore", "demo_test\n"),
+            ("src/add.h", "int add(int a, int b);\n"),
+            ("src/add.c", ADD_C),
+            ("tests/test_add.c", TEST_ADD_C),
+        ],
+    ),
+    (
         "make",
         &[(
             "Makefile",
@@ -56,6 +76,31 @@ pub(crate) const PROJECTS: &[(&str, &[(&str, &str)])] = &[
     ),
     ("empty", &[("README.md", "nothing to detect\n")]),
 ];
+
+/// A CMake project with one library, one test program and testing enabled.
+const CMAKE_LISTS: &str = "cmake_minimum_required(VERSION 3.13)
+project(demo C)
+enable_testing()
+add_library(demo src/add.c)
+target_include_directories(demo PUBLIC src)
+add_executable(test_add tests/test_add.c)
+target_link_libraries(test_add demo)
+add_test(NAME test_add COMMAND test_add)
+";
+
+/// A Makefile building and running the same test program.
+const C_MAKEFILE: &str = "CFLAGS = -Wall
+.PHONY: all test
+all: demo_test
+demo_test: tests/test_add.c src/add.c src/add.h
+\t$(CC) $(CFLAGS) -Isrc -o demo_test tests/test_add.c src/add.c
+test: all
+\t./demo_test
+";
+
+const ADD_C: &str = "#include \"add.h\"\n\nint add(int a, int b) { return a + b; }\n";
+
+const TEST_ADD_C: &str = "#include <assert.h>\n#include \"add.h\"\n\nint main(void) {\n    assert(add(2, 2) == 4);\n    return 0;\n}\n";
 
 /// A temp directory (not a git repository) holding project `name`.
 pub(crate) fn project(name: &str) -> Test {
@@ -161,7 +206,21 @@ fn cargo_project() {
         check(&config, "test")["modes"],
         serde_json::json!(["strict"])
     );
+    // A failing unit test must not hide a failing integration test.
+    assert_eq!(
+        check(&config, "test")["run"],
+        serde_json::json!(["cargo", "test", "--workspace", "--no-fail-fast"])
+    );
     assert!(check(&config, "test")["env"].get("INSTA_UPDATE").is_none());
+    // Each check says why it is there.
+    let text = unwrapped(&text);
+    for why in [
+        "Formatting as rustfmt would (rustfmt.toml honoured), checked only",
+        "Clippy's lints on every target (tests, examples, benches too), warnings as errors",
+        "--no-fail-fast: cargo otherwise stops at the first failing test binary, and a failing unit test would hide a failing integration test.",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
     assert_eq!(
         config["fix"][0]["run"],
         serde_json::json!(["cargo", "fmt", "--all"])
@@ -288,8 +347,11 @@ fn npm_placeholder_test_script_is_not_a_check() {
 
 #[test]
 fn python_project_declaring_pytest_ruff_mypy() {
-    let (config, _, run) = init(project("python"));
-    assert_eq!(names(&config), ["ruff", "mypy", "pytest", "secrets"]);
+    let (config, text, run) = init(project("python"));
+    assert_eq!(
+        names(&config),
+        ["ruff", "ruff-format", "mypy", "pytest", "secrets"]
+    );
     assert_eq!(allow(&config), ["ruff", "mypy", "pytest"]);
     let ruff = check(&config, "ruff");
     assert_eq!(
@@ -306,9 +368,28 @@ fn python_project_declaring_pytest_ruff_mypy() {
     );
     assert_eq!(ruff["parser"], "gcc");
     assert_eq!(ruff["modes"], serde_json::json!(["fast", "strict"]));
+    // ruff is declared and black is not: ruff's formatter, checked.
+    let format = check(&config, "ruff-format");
+    assert_eq!(
+        format["run"],
+        serde_json::json!(["ruff", "format", "--check", "--no-cache"])
+    );
+    assert_eq!(format["env"]["RUFF_OUTPUT_FORMAT"], "concise");
+    assert!(
+        unwrapped(&text).contains(
+            "checked only (`run-check fix` formats): ruff is declared and black is not; delete this check if the project does not format with ruff."
+        ),
+        "{text}"
+    );
+    assert_eq!(format["parser"], "gcc");
+    assert_eq!(
+        format["matcher"][0]["regex"],
+        "^(?P<message>Would reformat): (?P<file>.+)$"
+    );
+    // mypy writes no .mypy_cache into the tree.
     assert_eq!(
         check(&config, "mypy")["run"],
-        serde_json::json!(["mypy", "."])
+        serde_json::json!(["mypy", "--cache-dir", "/dev/null", "."])
     );
     assert_eq!(check(&config, "mypy")["parser"], "mypy");
     let pytest = check(&config, "pytest");
@@ -327,7 +408,10 @@ fn python_uses_only_the_tools_it_declares() {
     let (config, _, run) = init(test);
     assert_eq!(names(&config), ["mypy", "pytest", "secrets"]);
     // mypy's configuration names its files: no target on the command line.
-    assert_eq!(check(&config, "mypy")["run"], serde_json::json!(["mypy"]));
+    assert_eq!(
+        check(&config, "mypy")["run"],
+        serde_json::json!(["mypy", "--cache-dir", "/dev/null"])
+    );
     assert!(
         run.stdout
             .contains("detected Python (requirements-dev.txt, requirements.txt, mypy.ini)"),
@@ -343,11 +427,218 @@ fn python_uses_only_the_tools_it_declares() {
     assert_eq!(names(&config), ["secrets"]);
     assert!(allow(&config).is_empty());
     assert!(
-        run.stdout.contains("declares none of pytest, ruff, mypy"),
+        run.stdout
+            .contains("declares none of pytest, ruff, black, mypy"),
         "{}",
         run.stdout
     );
     validates(&run);
+}
+
+#[test]
+fn python_black_is_the_formatter_unless_ruff_configures_one() {
+    // black and ruff declared: black formats, ruff lints.
+    let test = Test::bare().file("requirements-dev.txt", "black==26.10.1\nruff\n");
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["ruff", "black", "secrets"]);
+    let black = check(&config, "black");
+    assert_eq!(black["run"], serde_json::json!(["black", "--check", "."]));
+    assert_eq!(black["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(
+        black["matcher"][0]["regex"],
+        "^(?P<message>would reformat) (?P<file>.+)$"
+    );
+    assert!(
+        unwrapped(&text)
+            .contains("Formatting as black would (the project declares black), checked only"),
+        "{text}"
+    );
+    assert_eq!(
+        config["fix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["run"].clone())
+            .collect::<Vec<_>>(),
+        [
+            serde_json::json!(["ruff", "check", "--fix"]),
+            serde_json::json!(["black", "."])
+        ]
+    );
+    validates(&run);
+
+    // ruff configures its formatter: that one, not black.
+    let test = Test::bare().file(
+        "pyproject.toml",
+        "[tool.black]\nline-length = 100\n\n[tool.ruff.format]\nquote-style = \"single\"\n",
+    );
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["ruff", "ruff-format", "secrets"]);
+    assert!(
+        unwrapped(&text).contains(
+            "checked only (`run-check fix` formats): the ruff configuration has a [format] table."
+        ),
+        "{text}"
+    );
+    validates(&run);
+}
+
+#[test]
+fn cmake_project_configures_builds_and_runs_ctest() {
+    let (config, text, run) = init(project("cmake"));
+    assert_eq!(names(&config), ["configure", "build", "ctest", "secrets"]);
+    assert_eq!(allow(&config), ["cmake", "ctest"]);
+    let configure = check(&config, "configure");
+    assert_eq!(
+        configure["run"],
+        serde_json::json!(["cmake", "-S", ".", "-B", "build"])
+    );
+    assert_eq!(configure["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(configure["parser"], "none");
+    assert_eq!(
+        configure["matcher"][0]["regex"],
+        r"^(?P<message>CMake (?P<severity>Error|Warning)(?: \(dev\))?) at (?P<file>[^:]+):(?P<line>\d+) \((?P<rule>[^)]*)\):$"
+    );
+    let build = check(&config, "build");
+    assert_eq!(
+        build["run"],
+        serde_json::json!(["cmake", "--build", "build"])
+    );
+    assert_eq!(build["needs"], serde_json::json!(["configure"]));
+    assert_eq!(build["parser"], "gcc");
+    assert!(
+        build["paths"]
+            .as_array()
+            .unwrap()
+            .contains(&"**/CMakeLists.txt".into())
+    );
+    let ctest = check(&config, "ctest");
+    assert_eq!(
+        ctest["run"],
+        serde_json::json!([
+            "ctest",
+            "--test-dir",
+            "build",
+            "--output-on-failure",
+            "--no-tests=error"
+        ])
+    );
+    assert_eq!(ctest["modes"], serde_json::json!(["strict"]));
+    assert_eq!(ctest["needs"], serde_json::json!(["build"]));
+    assert_eq!(
+        ctest["matcher"],
+        serde_json::json!([
+            {"regex": r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$"},
+            {"regex": r"^\s+\d+ - (?P<message>(?P<rule>.+?) \([^()]+\))$"}
+        ])
+    );
+    let text = unwrapped(&text);
+    for why in [
+        "Configure the CMake project into `build/`",
+        "Build every target: the compiler's errors and warnings, located by the gcc parser",
+        "The tests CMakeLists.txt registers (it calls enable_testing()), after the build;",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
+    assert!(
+        run.stdout
+            .contains("detected CMake (CMakeLists.txt): checks configure, build, ctest\n"),
+        "{}",
+        run.stdout
+    );
+    // .gitignore ignores build/: no note.
+    assert!(!run.stdout.contains("note:"), "{}", run.stdout);
+    validates(&run);
+
+    // Without enable_testing(): no ctest; build/ not ignored: a note.
+    let test = Test::bare().file("CMakeLists.txt", "project(x C)\nadd_executable(x x.c)\n");
+    let (config, _, run) = init(test);
+    assert_eq!(names(&config), ["configure", "build", "secrets"]);
+    assert!(
+        run.stdout.contains(
+            "note: CMake builds into `build/`, which .gitignore does not ignore: the strict gate would report the build's files as written by the checks (add `build/` to .gitignore)"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // Beside a package.json with a `build` script, the CMake checks are
+    // prefixed, and their `needs` follow.
+    let test = project("cmake").file("package.json", r#"{"scripts": {"build": "tsc -p ."}}"#);
+    let (config, _, run) = init(test);
+    assert_eq!(
+        names(&config),
+        ["build", "configure", "cmake-build", "ctest", "secrets"]
+    );
+    assert_eq!(
+        check(&config, "ctest")["needs"],
+        serde_json::json!(["cmake-build"])
+    );
+    validates(&run);
+}
+
+#[test]
+fn makefile_c_project_builds_then_tests() {
+    let (config, text, run) = init(project("make-c"));
+    assert_eq!(names(&config), ["build", "test", "secrets"]);
+    assert_eq!(allow(&config), ["make"]);
+    let build = check(&config, "build");
+    assert_eq!(build["run"], serde_json::json!(["make", "all"]));
+    assert_eq!(build["parser"], "gcc");
+    assert_eq!(build["modes"], serde_json::json!(["fast", "strict"]));
+    let test = check(&config, "test");
+    assert_eq!(test["run"], serde_json::json!(["make", "test"]));
+    assert_eq!(test["needs"], serde_json::json!(["build"]));
+    assert_eq!(test["parser"], "gcc");
+    assert_eq!(
+        test["matcher"][0]["regex"],
+        r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$"
+    );
+    assert!(
+        unwrapped(&text).contains("The build (`make all`) of this C/C++ project"),
+        "{text}"
+    );
+    validates(&run);
+
+    // No `all`: the default goal, when it builds.
+    let test = Test::bare()
+        .file(
+            "Makefile",
+            "demo: demo.c\n\tcc -o demo demo.c\ncheck: demo\n\t./demo\n",
+        )
+        .file("demo.c", "int main(void) { return 0; }\n");
+    let (config, _, _) = init(test);
+    assert_eq!(names(&config), ["build", "check", "secrets"]);
+    assert_eq!(check(&config, "build")["run"], serde_json::json!(["make"]));
+    assert_eq!(
+        check(&config, "check")["needs"],
+        serde_json::json!(["build"])
+    );
+
+    // A default goal that is the test target is no build.
+    let test = Test::bare()
+        .file("Makefile", "test:\n\tcc -o t t.c && ./t\n")
+        .file("t.c", "int main(void) { return 0; }\n");
+    let (config, _, _) = init(test);
+    assert_eq!(names(&config), ["test", "secrets"]);
+    assert!(check(&config, "test").get("needs").is_none());
+}
+
+#[test]
+fn every_check_says_why_it_is_there() {
+    for name in ["cargo", "python", "go", "cmake", "make", "make-c"] {
+        let (_, text, _) = init(project(name));
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if *line == "[[check]]" && lines[i + 1] != "name = \"secrets\"" {
+                assert!(
+                    lines[i - 1].starts_with("# "),
+                    "{name}: no comment above {}\n{text}",
+                    lines[i + 1]
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -448,7 +739,7 @@ fn an_unrecognised_project_gets_the_secrets_scan() {
     );
     assert!(
         run.stdout
-            .contains("detected no Cargo, npm, pnpm, yarn, Python, Go or Makefile project")
+            .contains("detected no Cargo, npm, pnpm, yarn, Python, Go, CMake or Makefile project")
     );
     validates(&run);
 }
@@ -572,7 +863,7 @@ mod real_tools {
     /// A test tool installed by `scripts/install-test-tools.sh` under `.tools/`
     /// of the repository. Missing: the test fails in CI (`CI=true`, where
     /// .ci/run installs them) and is skipped, loudly, elsewhere.
-    fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
+    pub(super) fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
         let path = crate::support::repo_root().join(".tools").join(relative);
         if path.exists() {
             return Some(path);
@@ -589,7 +880,7 @@ mod real_tools {
     }
 
     /// `PATH` with `dir` first.
-    fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
+    pub(super) fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
         let mut dirs = vec![dir.to_path_buf()];
         dirs.extend(std::env::split_paths(
             &std::env::var_os("PATH").unwrap_or_default(),
@@ -598,7 +889,7 @@ mod real_tools {
     }
 
     /// Every file of `dir` (not under `.git` or `node_modules`) with its bytes.
-    fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    pub(super) fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         let mut files = std::collections::BTreeMap::new();
         let mut stack = vec![dir.to_path_buf()];
         while let Some(at) = stack.pop() {
@@ -825,4 +1116,443 @@ fn scripts_and_targets_that_write_without_a_read_only_form_are_refused() {
         "{text}"
     );
     validates(&run);
+}
+
+/// Every ecosystem's starter gate on a sample project, with the real tools:
+/// init, then the strict gate on the clean project (PASS), then with
+/// defects injected (FAIL, each defect located in the evidence), the tree
+/// left unchanged every time.
+#[cfg(unix)]
+mod gates {
+    use std::ffi::OsString;
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use super::real_tools::{path_with, test_tool, tree};
+    use super::{check, init, project, validates};
+    use crate::support::Test;
+
+    /// A program on PATH (the system's build tools: cmake, cc, make).
+    /// Missing: the test fails in CI and is skipped, loudly, elsewhere.
+    fn on_path(program: &str) -> bool {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|dir| dir.join(program).is_file());
+        if !found {
+            let why = format!("{program} is not on PATH: run `bash scripts/install-test-tools.sh`");
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("{why} (CI must install it)");
+            }
+            eprintln!("SKIPPED (not a pass): {why}");
+        }
+        found
+    }
+
+    /// The strict gate in `dir` (JSON evidence on stdout) with `env` added:
+    /// asserts its exit code, that it verified the tree read-only and that
+    /// every file outside `build_output` (paths .gitignore ignores) is as
+    /// before. Returns the evidence.
+    #[track_caller]
+    fn strict(dir: &Path, env: &[(&str, OsString)], build_output: &[&str], code: i32) -> Value {
+        let kept = |files: std::collections::BTreeMap<String, Vec<u8>>| {
+            files
+                .into_iter()
+                .filter(|(f, _)| !build_output.iter().any(|o| f.starts_with(o)))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let before = kept(tree(dir));
+        let mut command = std::process::Command::new(crate::support::bin());
+        command
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let evidence: Value =
+            serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        assert_eq!(output.status.code(), Some(code), "{stderr}\n{evidence:#}");
+        let read_only = &evidence["contracts"]["read_only"];
+        assert_eq!(read_only["verified"], true, "{read_only}");
+        assert_eq!(read_only["modified"], serde_json::json!([]), "{read_only}");
+        assert_eq!(kept(tree(dir)), before, "the gate changed the tree");
+        evidence
+    }
+
+    /// Check `name`'s status.
+    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
+        crate::support::check(evidence, name)["status"]
+            .as_str()
+            .unwrap()
+    }
+
+    /// Check `name`'s diagnostics as (file, line, column, rule, message).
+    fn located(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value, String)> {
+        evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["check"] == name)
+            .map(|d| {
+                (
+                    d["file"].clone(),
+                    d["line"].clone(),
+                    d["column"].clone(),
+                    d["rule"].clone(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Every check of the evidence passed.
+    #[track_caller]
+    fn all_pass(evidence: &Value) {
+        for c in evidence["checks"].as_array().unwrap() {
+            assert_eq!(c["status"], "pass", "{c:#}");
+        }
+        assert_eq!(evidence["diagnostics"], serde_json::json!([]));
+    }
+
+    fn write(dir: &Path, file: &str, text: &str) {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+
+    const LIB_RS: &str = "pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unit() {
+        assert_eq!(super::add(1, 1), 2);
+    }
+}
+";
+
+    /// A needless `return` (clippy), `fn  spaced` (rustfmt), a failing unit test.
+    const LIB_RS_DEFECTS: &str = "pub fn add(a: i32, b: i32) -> i32 {
+    return a + b;
+}
+
+pub fn  spaced() {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unit() {
+        assert_eq!(super::add(1, 1), 3);
+    }
+}
+";
+
+    #[test]
+    fn cargo_gate_reports_fmt_clippy_and_every_failing_test_target() {
+        let test = Test::new()
+            .file(
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            )
+            .file(".gitignore", "/target\n")
+            .file("src/lib.rs", LIB_RS)
+            .file(
+                "tests/it.rs",
+                "#[test]\nfn integration() {\n    assert_eq!(demo::add(2, 2), 4);\n}\n",
+            );
+        let (_, _, run) = init(test);
+        validates(&run);
+        let dir = run.test.path();
+        // A real project commits its Cargo.lock; cargo would write one.
+        let lock = std::process::Command::new("cargo")
+            .args(["generate-lockfile", "--offline"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(lock.status.success(), "{lock:?}");
+        let env = [
+            ("CARGO_TARGET_DIR", dir.join("target").into_os_string()),
+            ("CARGO_TERM_COLOR", "never".into()),
+        ];
+        all_pass(&strict(dir, &env, &["target/"], 0));
+
+        write(dir, "src/lib.rs", LIB_RS_DEFECTS);
+        write(
+            dir,
+            "tests/it.rs",
+            "#[test]\nfn integration() {\n    assert_eq!(demo::add(2, 2), 5);\n}\n",
+        );
+        let evidence = strict(dir, &env, &["target/"], 1);
+        for name in ["fmt", "clippy", "test"] {
+            assert_eq!(status(&evidence, name), "fail", "{name}");
+        }
+        let fmt = located(&evidence, "fmt");
+        assert_eq!(fmt.len(), 1, "{fmt:?}");
+        assert_eq!(
+            (&fmt[0].0, &fmt[0].1, &fmt[0].3),
+            (&"src/lib.rs".into(), &2.into(), &"rustfmt".into()),
+            "{fmt:?}"
+        );
+        // The hunk starts with rustfmt's context lines; the message shows
+        // the line to change.
+        assert_eq!(
+            fmt[0].4,
+            "not formatted as rustfmt would\n-pub fn  spaced() {}\n+pub fn spaced() {}"
+        );
+        let clippy = located(&evidence, "clippy");
+        assert_eq!(clippy.len(), 1, "{clippy:?}");
+        assert_eq!(
+            (&clippy[0].0, &clippy[0].1, &clippy[0].2, &clippy[0].3),
+            (
+                &"src/lib.rs".into(),
+                &2.into(),
+                &5.into(),
+                &"clippy::needless_return".into()
+            ),
+            "{clippy:?}"
+        );
+        assert_eq!(clippy[0].4, "unneeded `return` statement");
+        // Both failing test targets, each at its assertion.
+        let tests = located(&evidence, "test");
+        let at: Vec<(&Value, &Value, &Value)> = tests.iter().map(|d| (&d.0, &d.1, &d.3)).collect();
+        assert_eq!(
+            at,
+            [
+                (&"src/lib.rs".into(), &11.into(), &"panic".into()),
+                (&"tests/it.rs".into(), &3.into(), &"panic".into())
+            ],
+            "{tests:?}"
+        );
+        assert!(
+            tests[0].4.starts_with("panicked in `tests::unit`"),
+            "{tests:?}"
+        );
+        assert!(
+            tests[1].4.starts_with("panicked in `integration`"),
+            "{tests:?}"
+        );
+    }
+
+    /// The Python sample: pytest, ruff (configured to fix), mypy, declared
+    /// as a dependency group.
+    fn python_sample() -> Test {
+        Test::new()
+            .file(
+                "pyproject.toml",
+                "[project]\nname = \"demo\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"pytest\", \"ruff\", \"mypy\"]\n\n[tool.ruff]\nfix = true\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+            )
+            .file(
+                "demo.py",
+                "def add(a: int, b: int) -> int:\n    return a + b\n",
+            )
+            .file(
+                "tests/test_demo.py",
+                "from demo import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 4\n",
+            )
+    }
+
+    #[test]
+    fn python_gate_lints_formats_types_and_tests_without_fixing() {
+        let Some(ruff) = test_tool("python/bin/ruff") else {
+            return;
+        };
+        let path = path_with(ruff.parent().unwrap());
+        let (config, _, run) = init(python_sample().env("PATH", path.to_str().unwrap()));
+        assert_eq!(
+            super::names(&config),
+            ["ruff", "ruff-format", "mypy", "pytest", "secrets"]
+        );
+        validates(&run);
+        let dir = run.test.path();
+        let env = [("PATH", path)];
+        all_pass(&strict(dir, &env, &[], 0));
+
+        // An unused import (which `fix = true` would delete), code black and
+        // ruff would reformat, a type error, a failing test.
+        write(
+            dir,
+            "demo.py",
+            "import os\n\n\ndef add(a: int, b: int) -> int:\n    return a+b\n\n\nx: int = \"s\"\n",
+        );
+        write(
+            dir,
+            "tests/test_demo.py",
+            "from demo import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 5\n",
+        );
+        let evidence = strict(dir, &env, &[], 1);
+        for name in ["ruff", "ruff-format", "mypy", "pytest"] {
+            assert_eq!(status(&evidence, name), "fail", "{name}");
+        }
+        let at = |name: &str| {
+            located(&evidence, name)
+                .into_iter()
+                .map(|d| (d.0, d.1, d.2, d.3, d.4))
+                .collect::<Vec<_>>()
+        };
+        let s = |t: &str| Value::from(t);
+        assert_eq!(
+            at("ruff"),
+            [(
+                s("demo.py"),
+                1.into(),
+                8.into(),
+                s("F401"),
+                "`os` imported but unused".into()
+            )]
+        );
+        assert_eq!(
+            at("ruff-format"),
+            [(
+                s("demo.py"),
+                5.into(),
+                13.into(),
+                Value::Null,
+                "unformatted: File would be reformatted".into()
+            )]
+        );
+        assert_eq!(
+            at("mypy"),
+            [(
+                s("demo.py"),
+                8.into(),
+                Value::Null,
+                s("assignment"),
+                "Incompatible types in assignment (expression has type \"str\", variable has type \"int\")".into()
+            )]
+        );
+        assert_eq!(
+            at("pytest"),
+            [(
+                s("tests/test_demo.py"),
+                5.into(),
+                Value::Null,
+                s("tests/test_demo.py::test_add"),
+                "assert 4 == 5\n +  where 4 = add(2, 2)".into()
+            )]
+        );
+        // ruff's check never fixes: the tree is unchanged (asserted by `strict`).
+        assert_eq!(check(&config, "ruff")["run"][2], "--no-fix");
+    }
+
+    #[test]
+    fn python_gate_with_black() {
+        let Some(black) = test_tool("python/bin/black") else {
+            return;
+        };
+        let path = path_with(black.parent().unwrap());
+        let test = Test::new()
+            .file("requirements-dev.txt", "black==26.10.1\npytest==9.2.0\n")
+            .file("pytest.ini", "[pytest]\npythonpath = .\n")
+            .file("app.py", "def double(x: int) -> int:\n    return 2 * x\n")
+            .file(
+                "test_app.py",
+                "from app import double\n\n\ndef test_double() -> None:\n    assert double(2) == 4\n",
+            );
+        let (config, _, run) = init(test.env("PATH", path.to_str().unwrap()));
+        assert_eq!(super::names(&config), ["black", "pytest", "secrets"]);
+        let dir = run.test.path();
+        let env = [("PATH", path)];
+        all_pass(&strict(dir, &env, &[], 0));
+
+        write(dir, "app.py", "def double(x:int)->int:\n    return 2*x\n");
+        let evidence = strict(dir, &env, &[], 1);
+        assert_eq!(status(&evidence, "black"), "fail");
+        assert_eq!(status(&evidence, "pytest"), "pass");
+        assert_eq!(
+            located(&evidence, "black"),
+            [(
+                "app.py".into(),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                "would reformat".to_string()
+            )]
+        );
+    }
+
+    /// The C sample's checks: a failing test (located at its assert), then
+    /// a compile error (located by the gcc parser; the tests are skipped).
+    fn c_defects(dir: &Path, build: &str, test: &str, build_output: &[&str]) {
+        let env = [("LC_ALL", OsString::from("C"))];
+        all_pass(&strict(dir, &env, build_output, 0));
+
+        write(
+            dir,
+            "tests/test_add.c",
+            &super::TEST_ADD_C.replace("== 4", "== 5"),
+        );
+        let evidence = strict(dir, &env, build_output, 1);
+        assert_eq!(status(&evidence, build), "pass");
+        assert_eq!(status(&evidence, test), "fail");
+        let failed = located(&evidence, test);
+        assert!(
+            failed.contains(&(
+                "tests/test_add.c".into(),
+                5.into(),
+                Value::Null,
+                Value::Null,
+                "main: Assertion `add(2, 2) == 5' failed.".into()
+            )),
+            "{failed:?}"
+        );
+
+        write(dir, "tests/test_add.c", super::TEST_ADD_C);
+        write(dir, "src/add.c", &super::ADD_C.replace("a + b;", "a + b"));
+        let evidence = strict(dir, &env, build_output, 1);
+        assert_eq!(status(&evidence, build), "fail");
+        assert_eq!(status(&evidence, test), "skip");
+        let errors = located(&evidence, build);
+        assert_eq!(
+            errors,
+            [(
+                "src/add.c".into(),
+                3.into(),
+                37.into(),
+                Value::Null,
+                "expected ';' before '}' token".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn cmake_gate_locates_a_failing_ctest_and_a_compile_error() {
+        if !(on_path("cmake") && on_path("ctest") && on_path("cc")) {
+            return;
+        }
+        let (_, _, run) = init(project("cmake"));
+        let dir = run.test.path().to_path_buf();
+        // The sample is not a git repository: .gitignore still hides build/.
+        c_defects(&dir, "build", "ctest", &["build/"]);
+        // The failed test is named too.
+        write(
+            &dir,
+            "tests/test_add.c",
+            &super::TEST_ADD_C.replace("== 4", "== 5"),
+        );
+        write(&dir, "src/add.c", super::ADD_C);
+        let evidence = strict(&dir, &[("LC_ALL", "C".into())], &["build/"], 1);
+        assert!(
+            located(&evidence, "ctest").contains(&(
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                "test_add".into(),
+                "test_add (Subprocess aborted)".into()
+            )),
+            "{}",
+            evidence["diagnostics"]
+        );
+    }
+
+    #[test]
+    fn makefile_c_gate_locates_a_failing_test_and_a_compile_error() {
+        if !(on_path("make") && on_path("cc")) {
+            return;
+        }
+        let (_, _, run) = init(project("make-c"));
+        let dir = run.test.path().to_path_buf();
+        c_defects(&dir, "build", "test", &["demo_test"]);
+    }
 }

@@ -1,7 +1,7 @@
 //! The Cargo detector: a Cargo.toml gets rustfmt (checked, with `cargo fmt` as
-//! the fix), clippy with warnings as errors, and the tests (with
-//! `INSTA_UPDATE=no` when the project uses insta, which would otherwise
-//! write `.snap.new` files).
+//! the fix), clippy with warnings as errors, and the tests with
+//! `--no-fail-fast` (with `INSTA_UPDATE=no` when the project uses insta,
+//! which would otherwise write `.snap.new` files).
 
 use std::path::Path;
 
@@ -23,14 +23,22 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             })
         })
     });
-    let mut test = Check::new("test", &["cargo", "test", "--workspace"], STRICT)
-        .parser("rustc")
-        .env("CARGO_TERM_COLOR", "never");
+    let mut why_test = String::from(
+        "The tests of every package and target (unit, integration, doc tests). --no-fail-fast: cargo otherwise stops at the first failing test binary, and a failing unit test would hide a failing integration test. The rustc parser locates each panic (`panicked at file:line:col`).",
+    );
+    let mut test = Check::new(
+        "test",
+        &["cargo", "test", "--workspace", "--no-fail-fast"],
+        STRICT,
+    )
+    .parser("rustc")
+    .env("CARGO_TERM_COLOR", "never");
     if insta {
-        test = test
-            .env("INSTA_UPDATE", "no")
-            .comment("INSTA_UPDATE=no: a failing snapshot fails; it writes no .snap.new file.");
+        test = test.env("INSTA_UPDATE", "no");
+        why_test
+            .push_str("\nINSTA_UPDATE=no: a failing snapshot fails; it writes no .snap.new file.");
     }
+    let test = test.comment(why_test);
     Some(Found {
         ecosystem: "Cargo".into(),
         files: vec!["Cargo.toml".into()],
@@ -42,7 +50,7 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             )
             .paths(globs(&["**/*.rs", "rustfmt.toml", ".rustfmt.toml"]))
             .parser("rustfmt")
-            .comment("Formatting, checked only: `run-check fix` formats."),
+            .comment("Formatting as rustfmt would (rustfmt.toml honoured), checked only: `run-check fix` formats. The rustfmt parser turns each `Diff in file:line:` hunk into a diagnostic."),
             Check::new(
                 "clippy",
                 &[
@@ -58,7 +66,8 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
             )
             .paths(rust())
             .parser("rustc")
-            .env("CARGO_TERM_COLOR", "never"),
+            .env("CARGO_TERM_COLOR", "never")
+            .comment("Clippy's lints on every target (tests, examples, benches too), warnings as errors: the compiler's and clippy's warnings fail the gate, as in a Rust project's CI."),
             test,
         ],
         fixes: vec![Fix {

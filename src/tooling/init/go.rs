@@ -16,8 +16,11 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
         checks: vec![
             Check::new("vet", &["go", "vet", "./..."], FAST_STRICT)
                 .paths(globs(&["**/*.go", "go.mod", "go.sum"]))
-                .parser("go"),
-            Check::new("test", &["go", "test", "./..."], STRICT).parser("go"),
+                .parser("go")
+                .comment("Every package builds and passes go vet's analyzers; the go parser locates each report at its file:line:col."),
+            Check::new("test", &["go", "test", "./..."], STRICT)
+                .parser("go")
+                .comment("Every package's tests (go test runs vet's high-confidence checks too); the go parser names each failing test with its `file:line:` log. Since Go 1.16 go test never rewrites go.mod."),
         ],
         fixes: vec![Fix {
             name: "fmt".into(),

@@ -2,11 +2,47 @@
 //! `make X` checks, used only when no other ecosystem is recognised, and never
 //! a target whose recipe runs run-check itself, nor one that writes files
 //! (its recipes or its prerequisites' run a fixer or formatter: `writers`).
+//! A C or C++ project (sources at the root or in `src/`) also gets its build
+//! (`make all`, or the default goal) with the gcc parser, and its `check` and
+//! `test` run after it, with the gcc parser and a matcher for failed
+//! `assert()`s.
 
 use std::path::Path;
 
 use super::writers::{self, Context};
-use super::{Check, FAST_STRICT, Found, STRICT, is_file, read};
+use super::{Check, FAST_STRICT, Found, STRICT, globs, is_file, read};
+
+/// Targets that are not a build when they are the default goal.
+const NOT_BUILDS: &[&str] = &[
+    "test",
+    "check",
+    "lint",
+    "clean",
+    "distclean",
+    "install",
+    "format",
+    "fmt",
+    "help",
+];
+
+/// C and C++ source extensions.
+const C_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "h", "hpp"];
+
+/// Whether the project has C or C++ sources at its root or in `src/`.
+fn has_c_sources(root: &Path) -> bool {
+    ["", "src"].iter().any(|dir| {
+        std::fs::read_dir(root.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                Path::new(&e.file_name())
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| C_EXTENSIONS.contains(&x))
+            })
+    })
+}
 
 /// One target of a Makefile.
 #[derive(Debug, Default, PartialEq)]
@@ -112,13 +148,69 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     };
     let mut checks = Vec::new();
     let mut refused = Vec::new();
+    let c = has_c_sources(root);
+    let mut build = None;
+    if c {
+        // `make all` when there is one, else the default goal (the first
+        // target) when it builds.
+        let goal = if targets.iter().any(|t| t.name == "all") {
+            Some(("all", vec!["make", "all"]))
+        } else {
+            targets
+                .first()
+                .filter(|t| !NOT_BUILDS.contains(&t.name.as_str()))
+                .map(|t| (t.name.as_str(), vec!["make"]))
+        };
+        if let Some((name, run)) = goal {
+            let target = targets.iter().find(|t| t.name == name);
+            if target.is_some_and(|t| t.runs_run_check) {
+                notes.push(format!(
+                    "{file} target `{name}` runs run-check itself; not used (it would recurse)"
+                ));
+            } else if let Some(why) = writers::target_writes(name, &context) {
+                notes.push(format!(
+                    "{file} target `{name}` writes files ({why}); not used as a check"
+                ));
+            } else {
+                checks.push(
+                    Check::new("build", &run, FAST_STRICT)
+                        .paths(globs(&[
+                            "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", file,
+                        ]))
+                        .parser("gcc")
+                        .comment(format!(
+                            "The build (`{}`) of this C/C++ project: the compiler's errors and warnings, located by the gcc parser. What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
+                            run.join(" ")
+                        )),
+                );
+                build = Some("build");
+            }
+        }
+    }
     for (name, modes) in [("lint", FAST_STRICT), ("check", STRICT), ("test", STRICT)] {
         match targets.iter().find(|t| t.name == name) {
             Some(t) if t.runs_run_check => notes.push(format!(
                 "{file} target `{name}` runs run-check itself; not used (it would recurse)"
             )),
             Some(_) => match writers::target_writes(name, &context) {
-                None => checks.push(Check::new(name, &["make", name], modes)),
+                None => {
+                    let mut check = Check::new(name, &["make", name], modes).comment(format!(
+                        "The {file}'s `{name}` target, as its maintainer runs it."
+                    ));
+                    if c && name != "lint" {
+                        check = check
+                            .parser("gcc")
+                            .matcher(super::cmake::ASSERT)
+                            .comment(format!(
+                                "The {file}'s `{name}` target, as its maintainer runs it{}: the gcc parser locates compile errors, the matcher a failed assert() (`prog: file:line: function: Assertion ... failed.`).",
+                                if build.is_some() { ", after the build" } else { "" }
+                            ));
+                        if let Some(build) = build {
+                            check = check.needs(build);
+                        }
+                    }
+                    checks.push(check);
+                }
                 Some(why) => {
                     notes.push(format!(
                         "{file} target `{name}` writes files ({why}); not used as a check"

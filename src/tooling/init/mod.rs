@@ -1,7 +1,9 @@
 //! `run-check init`: writes a starter checks.toml for the project it finds in
-//! the worktree — Cargo, npm / pnpm / yarn, Python (pytest, ruff, mypy, only
-//! when the project declares them), Go, and a Makefile's `test` / `check` /
-//! `lint` targets when nothing else is recognised — plus a `secrets` scan.
+//! the worktree — Cargo, npm / pnpm / yarn, Python (pytest, ruff, black,
+//! mypy, only when the project declares them), Go, CMake (configure, build,
+//! ctest), and a Makefile's build and `test` / `check` / `lint` targets when
+//! nothing else is recognised — plus a `secrets` scan. Every check carries a
+//! comment saying why it is there.
 //!
 //! It never overwrites: when checks.toml exists (as anything, a dangling
 //! symlink included) it exits 2 and changes nothing, and the file is created
@@ -13,11 +15,12 @@
 //!
 //! Layout: this module is the command — the starter's model (`Check`, `Fix`,
 //! `Found`), the detection driver, and the checked, no-clobber write. One
-//! detector per ecosystem (`cargo`, `node`, `python`, `go`, and `make` as the
-//! fallback) turns manifests into checks; `render` turns what they found into
+//! detector per ecosystem (`cargo`, `node`, `python`, `go`, `cmake`, and
+//! `make` as the fallback) turns manifests into checks; `render` turns what they found into
 //! the checks.toml text.
 
 mod cargo;
+mod cmake;
 mod go;
 mod make;
 mod node;
@@ -56,6 +59,10 @@ struct Check {
     env: Vec<(&'static str, &'static str)>,
     /// A comment line above the check.
     comment: Option<String>,
+    /// Checks that run first (`needs`).
+    needs: Vec<String>,
+    /// `[[check.matcher]]`s: a regex with a `message` group.
+    matchers: Vec<&'static str>,
 }
 
 /// One `[[fix]]` of the starter.
@@ -105,7 +112,19 @@ impl Check {
             parser: None,
             env: Vec::new(),
             comment: None,
+            needs: Vec::new(),
+            matchers: Vec::new(),
         }
+    }
+
+    fn needs(mut self, name: &str) -> Check {
+        self.needs.push(name.into());
+        self
+    }
+
+    fn matcher(mut self, regex: &'static str) -> Check {
+        self.matchers.push(regex);
+        self
     }
 
     fn paths(mut self, paths: Vec<String>) -> Check {
@@ -175,7 +194,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
         out.push('\n');
     }
     if detected.found.is_empty() {
-        out.push_str("detected no Cargo, npm, pnpm, yarn, Python, Go or Makefile project\n");
+        out.push_str("detected no Cargo, npm, pnpm, yarn, Python, Go, CMake or Makefile project\n");
     }
     for note in &detected.notes {
         let _ = writeln!(out, "note: {note}");
@@ -216,7 +235,13 @@ type Detector = fn(&Path, &mut Vec<String>) -> Option<Found>;
 
 fn detect(root: &Path) -> Detected {
     let mut detected = Detected::default();
-    let detectors: [Detector; 4] = [cargo::detect, node::detect, python::detect, go::detect];
+    let detectors: [Detector; 5] = [
+        cargo::detect,
+        node::detect,
+        python::detect,
+        go::detect,
+        cmake::detect,
+    ];
     for detector in detectors {
         if let Some(found) = detector(root, &mut detected.notes) {
             detected.found.push(found);
@@ -227,7 +252,11 @@ fn detect(root: &Path) -> Detected {
         if detected.found.is_empty() {
             detected.found.push(make);
         } else if !make.checks.is_empty() {
-            let targets: Vec<&str> = make.checks.iter().map(|c| c.run[1].as_str()).collect();
+            let targets: Vec<&str> = make
+                .checks
+                .iter()
+                .map(|c| c.run.get(1).map_or("(the default goal)", String::as_str))
+                .collect();
             detected.notes.push(format!(
                 "Makefile targets {} not used: the checks above run the tools directly (add `make` checks by hand if the targets check more)",
                 targets.join(", ")
@@ -240,10 +269,23 @@ fn detect(root: &Path) -> Detected {
     let mut fix_names = BTreeSet::new();
     for found in &mut detected.found {
         let prefix = found.ecosystem.to_ascii_lowercase();
+        let mut renamed = Vec::new();
         for check in &mut found.checks {
             if !names.insert(check.name.clone()) {
-                check.name = format!("{prefix}-{}", check.name);
-                names.insert(check.name.clone());
+                let name = format!("{prefix}-{}", check.name);
+                renamed.push((
+                    std::mem::replace(&mut check.name, name.clone()),
+                    name.clone(),
+                ));
+                names.insert(name);
+            }
+        }
+        // `needs` name checks of the same ecosystem.
+        for check in &mut found.checks {
+            for need in &mut check.needs {
+                if let Some((_, new)) = renamed.iter().find(|(old, _)| old == need) {
+                    need.clone_from(new);
+                }
             }
         }
         for fix in &mut found.fixes {

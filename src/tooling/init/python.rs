@@ -1,7 +1,9 @@
-//! The Python detector: pytest, ruff and mypy, each only when the project
-//! declares it — a dependency in pyproject.toml, requirements files or a
-//! Pipfile, or the tool's own configuration (setup.cfg, tox.ini, pytest.ini,
-//! ruff.toml, mypy.ini, ...).
+//! The Python detector: pytest, ruff (lint and format), black and mypy, each
+//! only when the project declares it — a dependency in pyproject.toml,
+//! requirements files or a Pipfile, or the tool's own configuration
+//! (setup.cfg, tox.ini, pytest.ini, ruff.toml, mypy.ini, `[tool.black]`, ...).
+//! One formatter is checked: ruff's when ruff configures it, else black when
+//! declared, else ruff's when ruff is declared.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -41,6 +43,12 @@ pub(super) fn ruff_config(root: &Path) -> RuffConfig {
     }
     config
 }
+
+/// `Would reformat: app.py` of `ruff format --check` without `--output-format`.
+const RUFF_WOULD_REFORMAT: &str = r"^(?P<message>Would reformat): (?P<file>.+)$";
+
+/// `would reformat /abs/app.py` of `black --check`.
+const BLACK_WOULD_REFORMAT: &str = r"^(?P<message>would reformat) (?P<file>.+)$";
 
 /// The name of a requirement (`pytest>=7`, `Ruff[extra]; python_version...`):
 /// lower case, `_` and `.` as `-` (PEP 503).
@@ -103,7 +111,7 @@ fn pyproject_declares(pyproject: &toml::Value, declared: &mut BTreeSet<String>) 
         }
     }
     // A tool's own configuration table declares it too.
-    for tool in ["pytest", "ruff", "mypy"] {
+    for tool in ["pytest", "ruff", "mypy", "black"] {
         if at(&["tool", tool]).is_some() {
             declared.insert(tool.to_string());
         }
@@ -244,14 +252,20 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .paths(paths.clone())
             .parser("gcc")
             .comment(format!(
-                "--no-fix --no-fix-only: {why}, and a check never writes (`run-check fix` runs `ruff check --fix`)."
+                "ruff's lint rules (the project's configuration honoured), each finding as `file:line:col: CODE message` for the gcc parser.\n--no-fix --no-fix-only: {why}, and a check never writes (`run-check fix` runs `ruff check --fix`). --no-cache: no .ruff_cache in the tree."
             )),
         );
         fixes.push(Fix {
             name: "ruff".into(),
             run: argv(&["ruff", "check", "--fix"]),
         });
-        if config.format {
+        // The formatter: ruff's when configured, or when black is not there.
+        if config.format || !declared.contains("black") {
+            let why = if config.format {
+                "the ruff configuration has a [format] table"
+            } else {
+                "ruff is declared and black is not; delete this check if the project does not format with ruff"
+            };
             checks.push(
                 Check::new(
                     "ruff-format",
@@ -259,14 +273,33 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                     FAST_STRICT,
                 )
                 .paths(paths)
-                .parser("none")
-                .comment("Formatting, checked only: `run-check fix` formats."),
+                .parser("gcc")
+                .env("RUFF_OUTPUT_FORMAT", "concise")
+                .matcher(RUFF_WOULD_REFORMAT)
+                .comment(format!(
+                    "Formatting as `ruff format` would, checked only (`run-check fix` formats): {why}. RUFF_OUTPUT_FORMAT=concise: a recent ruff names each file at its first change (`file:line:col: unformatted: ...`); an older one prints `Would reformat: file`, which the matcher reads."
+                )),
             );
             fixes.push(Fix {
                 name: "ruff-format".into(),
                 run: argv(&["ruff", "format"]),
             });
         }
+    }
+    if declared.contains("black") && !(declared.contains("ruff") && ruff_config(root).format) {
+        checks.push(
+            Check::new("black", &["black", "--check", "."], FAST_STRICT)
+                .paths(sources.clone())
+                .parser("none")
+                .matcher(BLACK_WOULD_REFORMAT)
+                .comment(
+                    "Formatting as black would (the project declares black), checked only: `run-check fix` formats. The matcher names each file black would reformat (black says no line).",
+                ),
+        );
+        fixes.push(Fix {
+            name: "black".into(),
+            run: argv(&["black", "."]),
+        });
     }
     if declared.contains("mypy") {
         let mut paths = sources.clone();
@@ -287,14 +320,22 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 })
             });
         let run: &[&str] = if configured {
-            &["mypy"]
+            &["mypy", "--cache-dir", "/dev/null"]
         } else {
-            &["mypy", "."]
+            &["mypy", "--cache-dir", "/dev/null", "."]
+        };
+        let target = if configured {
+            "the files mypy's configuration names"
+        } else {
+            "the whole tree (mypy's configuration names no `files`)"
         };
         checks.push(
             Check::new("mypy", run, FAST_STRICT)
                 .paths(paths)
-                .parser("mypy"),
+                .parser("mypy")
+                .comment(format!(
+                    "Type checking of {target}, as the project configures mypy. --cache-dir /dev/null: mypy writes no .mypy_cache into the tree (on Windows write `nul`)."
+                )),
         );
     }
     if declared.contains("pytest") {
@@ -303,13 +344,13 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 .parser("pytest")
                 .env("PYTHONDONTWRITEBYTECODE", "1")
                 .comment(
-                    "No .pytest_cache or __pycache__: the strict gate verifies that checks write nothing.",
+                    "The test suite; the pytest parser locates each failure at its test's file and line. No .pytest_cache or __pycache__: the strict gate verifies that checks write nothing.",
                 ),
         );
     }
     if checks.is_empty() {
         notes.push(format!(
-            "Python project ({}) declares none of pytest, ruff, mypy; no Python checks",
+            "Python project ({}) declares none of pytest, ruff, black, mypy; no Python checks",
             files.join(", ")
         ));
         return None;

@@ -26,6 +26,15 @@ fn quote(text: &str) -> String {
     out
 }
 
+/// A regex as a TOML literal string (no escapes to read) when it can be one.
+fn literal(text: &str) -> String {
+    if text.contains('\'') || text.chars().any(char::is_control) {
+        quote(text)
+    } else {
+        format!("'{text}'")
+    }
+}
+
 fn array<S: AsRef<str>>(items: &[S]) -> String {
     let items: Vec<String> = items.iter().map(|i| quote(i.as_ref())).collect();
     format!("[{}]", items.join(", "))
@@ -151,6 +160,9 @@ fn render_check(out: &mut String, check: &Check) {
     let _ = writeln!(out, "[[check]]\nname = {}", quote(&check.name));
     let _ = writeln!(out, "run = {}", array(&check.run));
     let _ = writeln!(out, "modes = {}", array(check.modes));
+    if !check.needs.is_empty() {
+        let _ = writeln!(out, "needs = {}", array(&check.needs));
+    }
     if !check.paths.is_empty() {
         let _ = writeln!(out, "paths = {}", array(&check.paths));
     }
@@ -165,6 +177,9 @@ fn render_check(out: &mut String, check: &Check) {
             .collect();
         let _ = writeln!(out, "env = {{ {} }}", pairs.join(", "));
     }
+    for regex in &check.matchers {
+        let _ = writeln!(out, "[[check.matcher]]\nregex = {}", literal(regex));
+    }
 }
 
 #[cfg(test)]
@@ -178,6 +193,8 @@ mod tests {
         assert_eq!(quote(r#"a"b\c"#), r#""a\"b\\c""#);
         assert_eq!(quote("\u{1}"), "\"\\u0001\"");
         assert_eq!(array(&["x", "y"]), r#"["x", "y"]"#);
+        assert_eq!(literal(r"^(?P<message>\d+)$"), r"'^(?P<message>\d+)$'");
+        assert_eq!(literal("a'b"), r#""a'b""#);
     }
 
     #[test]

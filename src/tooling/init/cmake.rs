@@ -1,0 +1,164 @@
+//! The CMake detector: a top-level CMakeLists.txt gets what its maintainer
+//! runs — configure into `build/`, build, and, when it enables testing
+//! (`enable_testing()` or `include(CTest)`), `ctest --output-on-failure` —
+//! with the gcc parser for the compiler's diagnostics and matchers that
+//! locate CMake's own errors, failed `assert()`s and the failed tests.
+
+use std::path::Path;
+
+use super::{Check, FAST_STRICT, Found, STRICT, globs, read};
+
+/// The build directory the checks configure and build into.
+pub(super) const BUILD_DIR: &str = "build";
+
+/// `CMake Error at CMakeLists.txt:4 (foo_bar):`: the file and line of an
+/// error or warning of the configure step, the command as rule.
+pub(super) const CMAKE_MESSAGE: &str = r"^(?P<message>CMake (?P<severity>Error|Warning)(?: \(dev\))?) at (?P<file>[^:]+):(?P<line>\d+) \((?P<rule>[^)]*)\):$";
+
+/// glibc's `assert()` failure, `prog: file:line: function: Assertion `expr' failed.`
+pub(super) const ASSERT: &str =
+    r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$";
+
+/// ctest's summary of a failed test, `  1 - test_add (Subprocess aborted)`:
+/// the test's name as rule (a test that prints no location is still named).
+const CTEST_FAILED: &str = r"^\s+\d+ - (?P<message>(?P<rule>.+?) \([^()]+\))$";
+
+/// The CMake sources, C and C++ included: what fast mode rebuilds for.
+fn sources() -> Vec<String> {
+    globs(&[
+        "**/CMakeLists.txt",
+        "**/*.cmake",
+        "**/*.c",
+        "**/*.h",
+        "**/*.cc",
+        "**/*.cpp",
+        "**/*.cxx",
+        "**/*.hh",
+        "**/*.hpp",
+        "**/*.hxx",
+    ])
+}
+
+/// Whether the CMake text enables testing (commands are case-insensitive,
+/// and may have blanks before their parenthesis); comments are skipped.
+fn enables_testing(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code: String = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        code.contains("enable_testing(") || code.contains("include(ctest)")
+    })
+}
+
+/// Whether `.gitignore` at the root ignores the build directory.
+fn ignores_build(root: &Path) -> bool {
+    read(root, ".gitignore").is_some_and(|text| {
+        text.lines().map(str::trim).any(|l| {
+            let l = l.trim_start_matches('/').trim_end_matches('/');
+            l == BUILD_DIR || l == "build*" || l == "build-*" || l == "*build*"
+        })
+    })
+}
+
+/// CMakeLists.txt: configure, build, and ctest when testing is enabled.
+pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
+    let text = read(root, "CMakeLists.txt")?;
+    if !ignores_build(root) {
+        notes.push(format!(
+            "CMake builds into `{BUILD_DIR}/`, which .gitignore does not ignore: the strict gate would report the build's files as written by the checks (add `{BUILD_DIR}/` to .gitignore)"
+        ));
+    }
+    let mut checks = vec![
+        Check::new("configure", &["cmake", "-S", ".", "-B", BUILD_DIR], FAST_STRICT)
+            .paths(sources())
+            .parser("none")
+            .matcher(CMAKE_MESSAGE)
+            .comment(format!(
+                "Configure the CMake project into `{BUILD_DIR}/` (keep it in .gitignore: the strict gate counts every file a check creates that git does not ignore). A matcher locates `CMake Error at file:line`."
+            )),
+        Check::new("build", &["cmake", "--build", BUILD_DIR], FAST_STRICT)
+            .paths(sources())
+            .needs("configure")
+            .parser("gcc")
+            .comment(
+                "Build every target: the compiler's errors and warnings, located by the gcc parser (`file:line:col: error: ...`).",
+            ),
+    ];
+    if enables_testing(&text) {
+        checks.push(
+            Check::new(
+                "ctest",
+                &[
+                    "ctest",
+                    "--test-dir",
+                    BUILD_DIR,
+                    "--output-on-failure",
+                    "--no-tests=error",
+                ],
+                STRICT,
+            )
+            .needs("build")
+            .parser("gcc")
+            .matcher(ASSERT)
+            .matcher(CTEST_FAILED)
+            .comment(
+                "The tests CMakeLists.txt registers (it calls enable_testing()), after the build; --output-on-failure shows a failing test's output, --no-tests=error fails when none is registered (CMake 3.20 or newer). Matchers locate a failed assert() at its file:line and name each failed test.",
+            ),
+        );
+    }
+    Some(Found {
+        ecosystem: "CMake".into(),
+        files: vec!["CMakeLists.txt".into()],
+        checks,
+        fixes: Vec::new(),
+        refused: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn testing_is_enabled_by_either_command_in_any_case() {
+        assert!(enables_testing("project(x)\nenable_testing()\n"));
+        assert!(enables_testing("ENABLE_TESTING ( )\n"));
+        assert!(enables_testing("include(CTest)\n"));
+        assert!(!enables_testing("# enable_testing()\nproject(x)\n"));
+        assert!(!enables_testing(
+            "add_executable(enable_testing_demo x.c)\n"
+        ));
+    }
+
+    #[test]
+    fn the_matchers_read_real_lines() {
+        let assert = regex::Regex::new(ASSERT).unwrap();
+        let caps = assert
+            .captures(
+                "test_add: /tmp/p/tests/test_add.c:5: main: Assertion `add(2, 2) == 5' failed.",
+            )
+            .unwrap();
+        assert_eq!(&caps["file"], "/tmp/p/tests/test_add.c");
+        assert_eq!(&caps["line"], "5");
+        assert_eq!(&caps["message"], "main: Assertion `add(2, 2) == 5' failed.");
+        let failed = regex::Regex::new(CTEST_FAILED).unwrap();
+        let caps = failed
+            .captures("\t  1 - test_add (Subprocess aborted)")
+            .unwrap();
+        assert_eq!(&caps["rule"], "test_add");
+        assert_eq!(&caps["message"], "test_add (Subprocess aborted)");
+        let cmake = regex::Regex::new(CMAKE_MESSAGE).unwrap();
+        let caps = cmake
+            .captures("CMake Error at CMakeLists.txt:4 (foo_bar):")
+            .unwrap();
+        assert_eq!(&caps["file"], "CMakeLists.txt");
+        assert_eq!(&caps["line"], "4");
+        assert_eq!(&caps["rule"], "foo_bar");
+        assert_eq!(&caps["severity"], "Error");
+    }
+}
