@@ -1292,11 +1292,11 @@ mod tests {
         assert_eq!(fmt.len(), 1, "{fmt:?}");
         assert_eq!(
             (&fmt[0].0, &fmt[0].1, &fmt[0].3),
-            (&"src/lib.rs".into(), &2.into(), &"rustfmt".into()),
+            (&"src/lib.rs".into(), &5.into(), &"rustfmt".into()),
             "{fmt:?}"
         );
-        // The hunk starts with rustfmt's context lines; the message shows
-        // the line to change.
+        // rustfmt's hunk starts with context lines (`Diff in src/lib.rs:2:`):
+        // the diagnostic is at the first changed line, the message shows it.
         assert_eq!(
             fmt[0].4,
             "not formatted as rustfmt would\n-pub fn  spaced() {}\n+pub fn spaced() {}"

@@ -1,7 +1,9 @@
 //! The `rustfmt` parser: `cargo fmt --check` / `rustfmt --check` diffs.
 //!
 //! Each hunk header, `Diff in PATH:LINE:` (or the older `Diff in PATH at
-//! line LINE:`), is one error on PATH at LINE, rule `rustfmt`, its message
+//! line LINE:`), is one error on PATH, rule `rustfmt`, at the hunk's first
+//! changed line: LINE (where the hunk starts, context included) plus the
+//! context lines before its first `-`/`+` line. Its message
 //! `not formatted as rustfmt would` followed by the hunk's first changed
 //! (`-`/`+`) lines, at most `MAX_SHOWN` of them, each clipped. The hunk's
 //! body (context, `-` and `+` lines, blank lines) is claimed; any other line
@@ -31,6 +33,9 @@ pub(crate) struct Rustfmt {
     pending: Option<Diagnostic>,
     /// Changed lines added to its message.
     shown: usize,
+    /// Context lines read before the hunk's first change; `None` once a
+    /// change was read.
+    context: Option<u64>,
 }
 
 impl Rustfmt {
@@ -41,6 +46,7 @@ impl Rustfmt {
 
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.shown = 0;
+        self.context = None;
         if let Some(found) = self.pending.take() {
             out.push(found);
         }
@@ -67,12 +73,16 @@ impl LineParser for Rustfmt {
                 suggestion: Some("run `cargo fmt`".into()),
                 ..Diagnostic::default()
             });
+            self.context = Some(0);
             return true;
         }
         let Some(pending) = &mut self.pending else {
             return false;
         };
         if line.starts_with(['-', '+']) {
+            if let Some(context) = self.context.take() {
+                pending.line = pending.line.map(|start| start + context);
+            }
             if self.shown < MAX_SHOWN {
                 pending.message.push('\n');
                 pending
@@ -83,6 +93,9 @@ impl LineParser for Rustfmt {
             return true;
         }
         if line.is_empty() || line.starts_with(' ') {
+            if let Some(context) = &mut self.context {
+                *context += 1;
+            }
             return true;
         }
         self.flush(out);
@@ -132,9 +145,10 @@ mod tests {
                     "not formatted as rustfmt would\n-pub fn a( x:u32)->u32{x+1}\n\
                      +pub fn a(x: u32) -> u32 {\n+    x + 1\n+}"
                 ),
+                // `Diff in …:5:` then two context lines: the change is at 7.
                 diag(
                     "/work/proj/src/lib.rs",
-                    5,
+                    7,
                     "not formatted as rustfmt would\n-pub fn c( ) {\n-let y   = 3; let _ = y;\n\
                      +pub fn c() {\n+    let y = 3;\n+    let _ = y;"
                 ),
