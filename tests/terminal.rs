@@ -120,17 +120,21 @@ impl Tmux {
             socket: home.path().join("socket"),
             _dir: home,
         };
-        // The pane runs sh, which is told to exec run-check, so the screen
-        // starts with the typed line: when the pane dies, tmux writes its
-        // note on a new bottom line, scrolling the first line away (the
-        // typed line, not the report's).
+        // The pane waits for a line (the Enter sent below), then execs
+        // run-check with `args` (a fixed script; the arguments are sh's
+        // positional parameters, never parsed). The echoed Enter leaves the
+        // screen's first line blank: when the pane dies, tmux writes its
+        // note on a new bottom line, scrolling the first line away (that
+        // blank line, not the report's first).
         let mut command = tmux.command();
         command
             .arg("-f")
             .arg(&conf)
-            .args(["new-session", "-d", "-x", "250", "-y", "40", "-c"])
+            .args(["new-session", "-d", "-x", "120", "-y", "40", "-c"])
             .arg(dir)
-            .args(["--", "sh"]);
+            .args(["--", "sh", "-c", "read -r _; exec \"$@\"", "sh"])
+            .arg(bin())
+            .args(args);
         // The server (and so the pane) gets this environment: no CI, no
         // colour variables but those given.
         for name in [
@@ -152,18 +156,6 @@ impl Tmux {
             "tmux new-session: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let quote = |arg: &str| {
-            assert!(!arg.contains('\''), "{arg}");
-            format!("'{arg}'")
-        };
-        let mut line = String::from("exec ");
-        line.push_str(&quote(bin().to_str().unwrap()));
-        for arg in args {
-            line.push(' ');
-            line.push_str(&quote(arg));
-        }
-        let typed = tmux.ask(&["send-keys", "-l", &line]);
-        assert!(typed.status.success());
         assert!(tmux.ask(&["send-keys", "Enter"]).status.success());
         Some(tmux)
     }
@@ -229,13 +221,12 @@ impl Drop for Tmux {
     }
 }
 
-/// The screen's lines without the typed command, trailing blank ones and
-/// tmux's note that the pane is dead (written on a new bottom line, which
-/// scrolls the typed command away).
+/// The screen's lines without leading and trailing blank ones and tmux's
+/// note that the pane is dead.
 fn lines(screen: &str) -> Vec<&str> {
     let mut lines: Vec<&str> = screen
         .lines()
-        .filter(|l| !l.contains("exec '"))
+        .skip_while(|l| l.trim().is_empty())
         .map(str::trim_end)
         .filter(|l| !l.starts_with("Pane is dead"))
         .collect();
