@@ -146,7 +146,9 @@ fn finished_line(
     let rest = format!(" {name:width$}  {time:>7}  {detail}");
     let rest = rest.trim_end();
     let rest = match columns {
-        Some(columns) => cut(rest, columns.saturating_sub(word.len())),
+        Some(columns) => cut(rest, columns.saturating_sub(word.len()))
+            .trim_end()
+            .to_string(),
         None => rest.to_string(),
     };
     match colour {
@@ -380,6 +382,26 @@ mod tests {
 
     fn named(prefix: &str, n: usize) -> Vec<String> {
         (1..=n).map(|i| format!("{prefix}{i}")).collect()
+    }
+
+    #[test]
+    fn a_finished_line_is_cut_to_the_screen_then_coloured() {
+        let result = CheckResult::skipped("no changed file matches `paths` (a/**, b/**)");
+        assert_eq!(
+            finished_line("lint", &result, 6, false, None),
+            format!(
+                " SKIP lint{}no changed file matches `paths` (a/**, b/**)",
+                " ".repeat(13)
+            )
+        );
+        assert_eq!(
+            finished_line("lint", &result, 6, false, Some(30)),
+            format!(" SKIP lint{}no chan", " ".repeat(13))
+        );
+        assert_eq!(
+            finished_line("lint", &result, 4, true, Some(20)),
+            "\u{1b}[1m\u{1b}[33m SKIP\u{1b}[0m lint"
+        );
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub(crate) struct CheckResult {
 }
 
 impl CheckResult {
-    fn skipped(reason: impl Into<String>) -> CheckResult {
+    pub(crate) fn skipped(reason: impl Into<String>) -> CheckResult {
         CheckResult {
             status: Status::Skip,
             exit_code: None,
