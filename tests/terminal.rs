@@ -36,7 +36,7 @@ run = ["true"]
 
 /// Sleeps until the test lets it end (the file `$1` appears, outside the
 /// worktree, which the run verifies is left alone), so the live view is
-/// read however loaded the machine is; at most 60 s.
+/// read however loaded the machine is; at most about 60 s.
 const SLOW_SH: &str = "#!/bin/sh
 i=0
 while [ ! -e \"$1\" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
@@ -48,7 +48,7 @@ exit 1
 ";
 
 /// How long the screen is polled for what it should show.
-const PATIENCE: Duration = Duration::from_secs(60);
+const PATIENCE: Duration = Duration::from_secs(120);
 
 /// The project, and the directory whose `release` file ends `slow`.
 fn project() -> (Test, tempfile::TempDir) {
@@ -200,14 +200,25 @@ impl Tmux {
     fn wait_for_exit(&self) -> i32 {
         let started = Instant::now();
         loop {
-            let out = self.ask(&["display-message", "-p", "#{pane_dead} #{pane_dead_status}"]);
+            let out = self.ask(&[
+                "display-message",
+                "-p",
+                "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
+            ]);
             let text = String::from_utf8_lossy(&out.stdout);
-            if let Some(status) = text.trim().strip_prefix("1 ") {
-                return status.parse().expect("exit status");
+            let fields: Vec<&str> = text.trim().split(':').collect();
+            if fields.first() == Some(&"1") {
+                return fields[1].parse().unwrap_or_else(|_| {
+                    panic!(
+                        "run-check ended without an exit status ({text}):\n{}",
+                        self.screen(false)
+                    )
+                });
             }
             assert!(
                 started.elapsed() < PATIENCE,
-                "run-check did not exit:\n{}",
+                "run-check did not exit (tmux: {text:?} {:?}):\n{}",
+                String::from_utf8_lossy(&out.stderr),
                 self.screen(false)
             );
             std::thread::sleep(Duration::from_millis(50));
