@@ -120,9 +120,9 @@ impl Tmux {
             socket: home.path().join("socket"),
             _dir: home,
         };
-        // The pane waits for a line (the Enter sent below), then execs
+        // The pane waits for a line (the Enter sent below), then runs
         // run-check with `args` (a fixed script; the arguments are sh's
-        // positional parameters, never parsed). The echoed Enter leaves the
+        // positional parameters, never parsed) and prints its exit status. The echoed Enter leaves the
         // screen's first line blank: when the pane dies, tmux writes its
         // note on a new bottom line, scrolling the first line away (that
         // blank line, not the report's first).
@@ -132,7 +132,13 @@ impl Tmux {
             .arg(&conf)
             .args(["new-session", "-d", "-x", "120", "-y", "40", "-c"])
             .arg(dir)
-            .args(["--", "sh", "-c", "read -r _; exec \"$@\"", "sh"])
+            .args([
+                "--",
+                "sh",
+                "-c",
+                "read -r _; \"$@\"; echo \"run-check exited $?\"",
+                "sh",
+            ])
             .arg(bin())
             .args(args);
         // The server (and so the pane) gets this environment: no CI, no
@@ -196,34 +202,21 @@ impl Tmux {
         }
     }
 
-    /// Waits for run-check to exit; its exit status.
+    /// Waits for run-check to exit; its exit status (the pane's sh prints
+    /// it: tmux may mark a pane dead before it knows its exit status).
     fn wait_for_exit(&self) -> i32 {
-        let started = Instant::now();
-        loop {
-            let out = self.ask(&[
-                "display-message",
-                "-p",
-                "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
-            ]);
-            let text = String::from_utf8_lossy(&out.stdout);
-            let fields: Vec<&str> = text.trim().split(':').collect();
-            if fields.first() == Some(&"1") {
-                return fields[1].parse().unwrap_or_else(|_| {
-                    panic!(
-                        "run-check ended without an exit status ({text}):\n{}",
-                        self.screen(false)
-                    )
-                });
-            }
-            assert!(
-                started.elapsed() < PATIENCE,
-                "run-check did not exit (tmux: {text:?} {:?}):\n{}",
-                String::from_utf8_lossy(&out.stderr),
-                self.screen(false)
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let screen = self.wait_for("run-check's exit", |s| exit_line(s).is_some());
+        exit_line(&screen)
+            .and_then(|status| status.parse().ok())
+            .unwrap_or_else(|| panic!("{screen}"))
     }
+}
+
+/// The status in sh's `run-check exited N` line.
+fn exit_line(screen: &str) -> Option<&str> {
+    screen
+        .lines()
+        .find_map(|l| l.trim_end().strip_prefix("run-check exited "))
 }
 
 impl Drop for Tmux {
@@ -232,14 +225,14 @@ impl Drop for Tmux {
     }
 }
 
-/// The screen's lines without leading and trailing blank ones and tmux's
-/// note that the pane is dead.
+/// The screen's lines without leading and trailing blank ones, sh's exit
+/// line and tmux's note that the pane is dead.
 fn lines(screen: &str) -> Vec<&str> {
     let mut lines: Vec<&str> = screen
         .lines()
         .skip_while(|l| l.trim().is_empty())
         .map(str::trim_end)
-        .filter(|l| !l.starts_with("Pane is dead"))
+        .filter(|l| !l.starts_with("Pane is dead") && !l.starts_with("run-check exited "))
         .collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
