@@ -122,10 +122,10 @@ impl Tmux {
         };
         // The pane waits for a line (the Enter sent below), then runs
         // run-check with `args` (a fixed script; the arguments are sh's
-        // positional parameters, never parsed) and prints its exit status. The echoed Enter leaves the
-        // screen's first line blank: when the pane dies, tmux writes its
-        // note on a new bottom line, scrolling the first line away (that
-        // blank line, not the report's first).
+        // positional parameters, never parsed) and prints its exit status.
+        // The echoed Enter leaves the screen's first line blank: when the
+        // pane dies, tmux writes its note on a new bottom line, scrolling
+        // the first line away (that blank line, not the report's first).
         let mut command = tmux.command();
         command
             .arg("-f")
