@@ -13,6 +13,7 @@ mod bounded;
 mod cli;
 mod commands;
 mod config;
+mod console;
 mod duration;
 mod error;
 mod git;

@@ -494,3 +494,102 @@ fn pre_push_runs_the_strict_gate() {
         "All checks passed!"
     );
 }
+
+/// A gate whose check prints compiler-style diagnostics, read by the `gcc`
+/// parser, among other output, and fails.
+const DIAGNOSED_GATE: &str = r#"version = 1
+[settings]
+allow = ["./compile.sh"]
+
+[[check]]
+name = "compile"
+run = ["./compile.sh"]
+parser = "gcc"
+modes = ["fast", "strict"]
+
+[[check]]
+name = "fine"
+run = ["./compile.sh", "ok"]
+modes = ["fast", "strict"]
+"#;
+const COMPILE_SH: &str = "#!/bin/sh
+if [ \"$1\" = ok ]; then exit 0; fi
+echo 'make: building src/main.c'
+echo \"src/main.c: In function 'main':\" >&2
+echo \"src/main.c:7:12: error: 'count' undeclared (first use in this function)\" >&2
+echo \"src/util.c:3:5: warning: unused variable 'tmp' [-Wunused-variable]\" >&2
+exit 1
+";
+
+/// A refused commit shows each failed check's diagnostics as the `text`
+/// report lists them (file:line:column, severity, rule, message), under the
+/// failed check, with the refusal as the last line.
+#[test]
+fn a_refused_commit_shows_the_failed_checks_diagnostics() {
+    let test = Test::new()
+        .config(DIAGNOSED_GATE)
+        .script("compile.sh", COMPILE_SH);
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-q", "-m", "gate"]);
+    let run = install(test, &["pre-commit"]).success();
+    let dir = run.test.path();
+    // A stale evidence of an earlier run is never shown.
+    std::fs::write(dir.join("new.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let refused = git_output(
+        dir,
+        &["commit", "-q", "-m", "x"],
+        &[
+            ("RUN_CHECK_BIN", bin().to_str().unwrap()),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    // The run's progress lines come first, then the report.
+    let report = lines
+        .iter()
+        .position(|l| l.starts_with("run-check fast · 2 checks · "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let at = report
+        + lines[report..]
+            .iter()
+            .position(|l| l.starts_with(" FAIL compile "))
+            .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(
+        lines[at + 1..at + 3],
+        [
+            "      src/main.c:7:12: error: 'count' undeclared (first use in this function)",
+            "      src/util.c:3:5: warning[-Wunused-variable]: unused variable 'tmp'",
+        ],
+        "{stderr}"
+    );
+    let evidence_path = dir.join(".git/run-check/pre-commit.json");
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            format!(
+                "pre-commit: run-check --mode fast exited 1; commit refused. Evidence: {} (skip once with --no-verify)",
+                evidence_path.display()
+            )
+            .as_str()
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+
+    // A run that writes no evidence (a config that cannot be read) shows no
+    // report, not the previous run's.
+    std::fs::write(dir.join("checks.toml"), "version = [").unwrap();
+    let broken = git_output(
+        dir,
+        &["commit", "-q", "-m", "x"],
+        &[("RUN_CHECK_BIN", bin().to_str().unwrap())],
+    );
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert_eq!(broken.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("exited 2; commit refused"), "{stderr}");
+    assert!(!stderr.contains("compile"), "{stderr}");
+    assert!(!evidence_path.exists());
+}

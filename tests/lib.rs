@@ -64,6 +64,8 @@ mod shard;
 mod statuses;
 /// The task contract (`--task`): meta.task, violations, change budget, errors.
 mod task;
+/// The terminal: the live view, one listing, colour, read from a tmux pane.
+mod terminal;
 /// `run-check vote`: consensus levels, elimination, strict input validation.
 mod vote;
 /// The default `--worktree`: the nearest checks.toml up to the git top level.

@@ -50,7 +50,10 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
         verifier.ignore(temp);
     }
-    let (results, platform) = run(&plan, cancel, verifier.as_mut(), args.quiet);
+    // The `text` report on stdout: a terminal's live view leaves the listing
+    // to it.
+    let report_here = output.is_stdout() && args.format == crate::report::Format::Text;
+    let (results, platform) = run(&plan, cancel, verifier.as_mut(), args.quiet, report_here);
     let interrupted = cancel.is_cancelled();
     let change_budget = changed.budget.as_ref().map(task::budget);
     let facts = Facts {
@@ -228,10 +231,11 @@ fn run(
     cancel: &'static signal::Cancel,
     mut verifier: Option<&mut Verifier>,
     quiet: bool,
+    report_here: bool,
 ) -> (Vec<CheckResult>, meta::Platform) {
     std::thread::scope(|scope| {
         let platform = scope.spawn(meta::platform);
-        let mut progress = Progress::new(quiet, plan, plan.mode.as_str());
+        let mut progress = Progress::new(quiet, plan, plan.mode.as_str(), report_here);
         let results = runner::run_plan(plan, cancel, &mut |event| {
             // One check at a time: a snapshot after each names the culprit.
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
@@ -241,6 +245,7 @@ fn run(
             }
             progress.show(event)
         });
+        progress.finish();
         let platform = platform.join().unwrap_or_else(|_| meta::platform());
         (results, platform)
     })

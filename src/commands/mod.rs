@@ -70,7 +70,13 @@ fn relative(path: &Path, base: &Path) -> String {
 /// run and `report` both end here, so `report` prints what the run printed.
 fn deliver(output: Output, format: Format, evidence: &Evidence) -> Result<(), Error> {
     let report_on_stdout = output.is_stdout() && format == Format::Text;
-    output.write(&crate::report::render(format, evidence))?;
+    let report = crate::report::render(format, evidence);
+    // Colour only in a `text` report on stdout (docs/running.md#on-a-terminal).
+    let report = match report_on_stdout && crate::console::stdout_colour() {
+        true => crate::report::colour_text(&report, evidence),
+        false => report,
+    };
+    output.write(&report)?;
     if !report_on_stdout {
         // Not `eprintln!`, which panics when stderr is gone (the terminal
         // closed: SIGHUP) after the report was written. A banner read from

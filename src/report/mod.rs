@@ -54,6 +54,12 @@ pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
 
 pub(crate) use text::status_word;
 
+/// A rendered `text` report of `evidence` with colour (see [`text::colour`]).
+pub(crate) fn colour_text(report: &[u8], evidence: &Evidence) -> Vec<u8> {
+    let passed = evidence.summary.exit_code == crate::exit_code::PASS;
+    text::colour(&String::from_utf8_lossy(report), passed).into_bytes()
+}
+
 fn checks(n: usize) -> String {
     crate::output::plural(n, "check")
 }

@@ -27,6 +27,39 @@ pub(crate) fn status_word(status: Status) -> &'static str {
     }
 }
 
+/// The rendered `text` report with its status words and banner coloured
+/// (docs/running.md#on-a-terminal). Applied after the report was made safe
+/// for display, so the only escape sequences in it are these. A check's line
+/// is the only one that starts with a status word: every other line starts
+/// with `run-check`, spaces, `Gate`, a count or the banner.
+pub(crate) fn colour(report: &str, passed: bool) -> String {
+    use crate::console::{paint, status_style};
+    let lines: Vec<&str> = report.lines().collect();
+    let mut out = String::with_capacity(report.len() + 16 * lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let status = [Status::Pass, Status::Fail, Status::Error, Status::Skip]
+            .into_iter()
+            .find(|&status| {
+                line.strip_prefix(status_word(status))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+            });
+        match status {
+            Some(status) => {
+                let word = status_word(status);
+                out.push_str(&paint(status_style(status), word));
+                out.push_str(&line[word.len()..]);
+            }
+            None if i + 1 == lines.len() => {
+                let status = if passed { Status::Pass } else { Status::Fail };
+                out.push_str(&paint(status_style(status), line));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
 pub(super) fn render(evidence: &Evidence) -> String {
     let mut out = String::new();
     let s = &evidence.summary;
@@ -325,6 +358,34 @@ mod tests {
         // The blamed check's read-only diagnostic is not listed under it.
         assert!(under(&out, "ok").is_empty(), "{out}");
         assert!(!render(&sample::evidence()).contains("modified:"));
+    }
+
+    #[test]
+    fn colour_paints_status_words_and_the_banner_only() {
+        let evidence = sample::evidence();
+        let plain = render(&evidence);
+        let coloured = colour(&plain, false);
+        let lines: Vec<&str> = coloured.lines().collect();
+        let at = lines.iter().position(|l| l.contains(" lint ")).unwrap();
+        assert!(
+            lines[at].starts_with("\u{1b}[1m\u{1b}[31m FAIL\u{1b}[0m lint "),
+            "{coloured}"
+        );
+        assert_eq!(
+            lines.last().copied(),
+            Some(format!("\u{1b}[1m\u{1b}[31m{}\u{1b}[0m", evidence.summary.banner).as_str())
+        );
+        // Diagnostics, the header and the count line stay as they were.
+        assert_eq!(lines[at + 1], "      src/a.c:3:5: error: bad thing");
+        assert!(!lines[0].contains('\u{1b}'), "{coloured}");
+        // Without the escape sequences it is the plain report.
+        let stripped = coloured
+            .replace("\u{1b}[1m\u{1b}[31m", "")
+            .replace("\u{1b}[1m\u{1b}[32m", "")
+            .replace("\u{1b}[1m\u{1b}[35m", "")
+            .replace("\u{1b}[1m\u{1b}[33m", "")
+            .replace("\u{1b}[0m", "");
+        assert_eq!(stripped, plain);
     }
 
     #[test]

@@ -191,10 +191,9 @@ pub(crate) fn build<'c>(
         let (program, exec) = resolver.check_program(config, worktree, check)?;
         let skip = match &selection.changed {
             Some(changed) => match resolver.paths(config, check)? {
-                Some(set) if !changed.iter().any(|f| set.is_match(f)) => Some(format!(
-                    "no changed file matches `paths` ({})",
-                    check.path_globs.join(", ")
-                )),
+                Some(set) if !changed.iter().any(|f| set.is_match(f)) => {
+                    Some(no_match_reason(&check.path_globs))
+                }
                 _ => None,
             },
             None => None,
@@ -607,8 +606,38 @@ fn resolve_cwd(config: &Config, worktree: &Path, check: &CheckConfig) -> Result<
     Ok(cwd)
 }
 
+/// Fast mode's skip reason: the first three globs of `paths`, the rest
+/// counted (`+12 more`), so the line stays readable.
+fn no_match_reason(globs: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut shown = globs[..globs.len().min(SHOWN)].join(", ");
+    if globs.len() > SHOWN {
+        shown.push_str(&format!(", +{} more", globs.len() - SHOWN));
+    }
+    format!("no changed file matches `paths` ({shown})")
+}
+
 #[cfg(test)]
 mod tests {
+    use super::no_match_reason;
+
+    #[test]
+    fn a_skip_reason_names_three_globs_and_counts_the_rest() {
+        let globs: Vec<String> = (1..=15).map(|i| format!("g{i}/**")).collect();
+        assert_eq!(
+            no_match_reason(&globs),
+            "no changed file matches `paths` (g1/**, g2/**, g3/**, +12 more)"
+        );
+        assert_eq!(
+            no_match_reason(&globs[..3]),
+            "no changed file matches `paths` (g1/**, g2/**, g3/**)"
+        );
+        assert_eq!(
+            no_match_reason(&globs[..1]),
+            "no changed file matches `paths` (g1/**)"
+        );
+    }
+
     use super::*;
     use crate::config;
 

@@ -1,7 +1,10 @@
 //! `run-check hooks install`: installs the read-only git hooks
 //! (docs/init-and-hooks.md): `pre-commit` runs the fast gate, `pre-push` the strict gate,
 //! each with `--format json --out <git dir>/run-check/<hook>.json`, so a hook
-//! never writes into the worktree or the index. The hook texts are the
+//! never writes into the worktree or the index. When the gate does not pass,
+//! the hook shows the evidence's `text` report (`run-check report EVIDENCE
+//! --format text`, on stderr): each failed check's diagnostics or output
+//! tail, then its refusal. The hook texts are the
 //! templates in the repository's `hooks/` directory, compiled in.
 //!
 //! The hooks directory is git's own answer (`git rev-parse --git-path

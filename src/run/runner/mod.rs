@@ -72,7 +72,7 @@ pub(crate) struct CheckResult {
 }
 
 impl CheckResult {
-    fn skipped(reason: impl Into<String>) -> CheckResult {
+    pub(crate) fn skipped(reason: impl Into<String>) -> CheckResult {
         CheckResult {
             status: Status::Skip,
             exit_code: None,
@@ -109,8 +109,8 @@ impl CheckResult {
 /// Progress reported while the plan runs.
 #[derive(Debug)]
 pub(crate) enum Event<'a> {
-    /// A check started.
-    Started,
+    /// A check started (its process, or its scan).
+    Started(&'a PlannedCheck<'a>),
     /// A check ended (or was skipped or could not start).
     Finished(&'a PlannedCheck<'a>, &'a CheckResult),
 }
@@ -206,7 +206,7 @@ pub(crate) fn run_plan(
                             }
                         }
                         None => {
-                            on_event(Event::Started);
+                            on_event(Event::Started(check));
                             running += 1;
                             if plan.jobs == 1 {
                                 // Nothing to overlap: a hand-off to a worker
