@@ -3,7 +3,8 @@
 # and build tools that the init tests run (tests/init.rs: init on sample
 # projects, then its gate, clean and with defects; on projects configured to
 # fix it must leave the tree unchanged), at pinned versions, into .tools/ of
-# this repository (git-ignored); cmake, when missing, from Debian's packages.
+# this repository (git-ignored); cmake and go, when missing, from Debian's
+# packages.
 #
 #   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
 #                     (the tests put .tools/python/bin first on PATH)
@@ -14,7 +15,8 @@
 #   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
 #                     `npm install --prefix`: tests/sarif.rs validates the
 #                     sarif report with GitHub's upload rules
-#   cmake, ctest      Debian's package, `apt-get install -y cmake` when missing
+#   cmake, ctest, go  Debian's packages cmake and golang-go, `apt-get install -y`
+#                     when missing
 #                     (as root; the only tool installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
@@ -74,14 +76,46 @@ if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
-#   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
-#                     (the tests put .tools/python/bin first on PATH)
-#   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
-#                     `npm install --prefix` (the tests use
-#                     .tools/node/node_modules; tests/init_node.rs runs a
-#                     sample project's tsc, eslint, prettier and vitest)
-#   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
-#                     `npm install --prefix`: tests/sarif.rs validates the
-#                     sarif report with GitHub's upload rules
-#   cmake, ctest      Debian's package, `apt-get install -y cmake` when missing
-#                     (as root; the only tool installed outside .tools/)
+printf 'tsc %s\n' "$("$NODE/node_modules/.bin/tsc" --version)" >&2
+printf '%s\n' "$("$NODE/node_modules/.bin/vitest" --version)" >&2
+
+# The SARIF multitool: a self-contained .NET program in an npm package (no
+# .NET needed); npm does not mark it executable.
+if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+    SARIF=$TOOLS/sarif
+    MULTITOOL=$SARIF/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+    if [ "$(cat "$SARIF/.installed" 2>/dev/null)" != "$SARIF_MULTITOOL_VERSION" ]; then
+        say "installing the SARIF multitool $SARIF_MULTITOOL_VERSION into $SARIF"
+        rm -rf -- "$SARIF"
+        mkdir -p -- "$SARIF"
+        printf '{"name":"run-check-sarif-tools","private":true}\n' > "$SARIF/package.json"
+        npm install --prefix "$SARIF" --no-audit --no-fund --no-save --loglevel=error \
+            "@microsoft/sarif-multitool-linux@$SARIF_MULTITOOL_VERSION"
+        chmod +x -- "$MULTITOOL"
+        printf '%s' "$SARIF_MULTITOOL_VERSION" > "$SARIF/.installed"
+    fi
+    DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$MULTITOOL" --version 2>&1 | head -n 1 >&2
+fi
+
+# Debian's packages of the build tools the init gate tests run, when
+# missing: cmake (and ctest) for the CMake sample, golang-go for the Go one.
+deb_install() {
+    [ "$(id -u)" = 0 ] || { say "$* missing and this is not root: run 'apt-get install -y $*' as root"; exit 1; }
+    command -v apt-get >/dev/null || { say "$* missing and there is no apt-get to install it"; exit 1; }
+    say "installing $* with apt-get"
+    apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; }
+    # A fresh machine may have no package lists yet: update only when needed.
+    { apt_install "$@" || { apt-get update -q && apt_install "$@"; }; } >&2 \
+        || { say "apt-get install $* failed"; exit 1; }
+}
+missing=
+if ! command -v cmake >/dev/null || ! command -v ctest >/dev/null; then
+    missing="$missing cmake"
+fi
+command -v go >/dev/null || missing="$missing golang-go"
+if [ -n "$missing" ]; then
+    # shellcheck disable=SC2086 # the list of package names
+    deb_install $missing
+fi
+cmake --version | head -n 1 >&2
+go version >&2
