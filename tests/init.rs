@@ -1546,6 +1546,59 @@ mod tests {
         );
     }
 
+    const GO_DEMO: &str = "// Package demo adds.\npackage demo\n\nimport \"fmt\"\n\n\
+// Add returns a+b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n\
+// Show prints a sum.\nfunc Show() {\n\tfmt.Printf(\"%d\\n\", Add(1, 2))\n}\n";
+    const GO_TEST: &str = "package demo\n\nimport \"testing\"\n\n\
+func TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\t\
+t.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n";
+
+    #[test]
+    fn go_gate_locates_a_vet_report_and_a_failing_test() {
+        if !on_path("go") {
+            return;
+        }
+        let (config, _, run) = init(project("go"));
+        assert_eq!(super::names(&config), ["vet", "test", "secrets"]);
+        let dir = run.test.path().to_path_buf();
+        write(&dir, "demo.go", GO_DEMO);
+        write(&dir, "demo_test.go", GO_TEST);
+        // Go's build cache is outside the tree (GOCACHE, in the home).
+        all_pass(&strict(&dir, &[], &[], 0));
+
+        // A printf verb of the wrong type: go vet's report, located (go
+        // test runs vet's printf check too, so the test check fails on it).
+        write(&dir, "demo.go", &GO_DEMO.replace("Add(1, 2))", "\"x\")"));
+        let evidence = strict(&dir, &[], &[], 1);
+        let vet = located(&evidence, "vet");
+        assert_eq!(
+            vet,
+            [(
+                "demo.go".into(),
+                13.into(),
+                2.into(),
+                Value::Null,
+                "fmt.Printf format %d has arg \"x\" of wrong type string".into()
+            )],
+        );
+
+        // A failing test: named, at its t.Errorf line, with its message.
+        write(&dir, "demo.go", GO_DEMO);
+        write(&dir, "demo_test.go", &GO_TEST.replace("!= 4", "!= 5"));
+        let evidence = strict(&dir, &[], &[], 1);
+        assert_eq!(status(&evidence, "vet"), "pass");
+        assert_eq!(
+            located(&evidence, "test"),
+            [(
+                "demo_test.go".into(),
+                7.into(),
+                Value::Null,
+                "TestAdd".into(),
+                "Add(2, 2) = 4, want 4".into()
+            )],
+        );
+    }
+
     #[test]
     fn makefile_c_gate_locates_a_failing_test_and_a_compile_error() {
         if !(on_path("make") && on_path("cc")) {
