@@ -193,7 +193,10 @@ cp -R -- "$NPM_MAIN" "$DIST/stage/npm/run-check"
     || cannot "npm pack of run-check failed"
 
 rm -rf -- "$DIST/stage"
-(cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum >SHA256SUMS) \
-    || cannot "sha256sum failed"
+# sha256sum (GNU coreutils) or, on macOS runners, shasum -a 256: same format.
+SHA256=(sha256sum)
+command -v sha256sum >/dev/null || SHA256=(shasum -a 256)
+(cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs "${SHA256[@]}" >SHA256SUMS) \
+    || cannot "${SHA256[*]} failed"
 say "artifacts in $DIST:"
 (cd "$DIST" && find . -type f | LC_ALL=C sort | sed 's|^\./|  |') >&2
