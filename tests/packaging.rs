@@ -164,7 +164,13 @@ fn tempdir() -> tempfile::TempDir {
 
 /// The files of a tar.gz, extracted into `into`.
 fn untar(archive: &Path, into: &Path) {
-    run_ok(Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(into));
+    run_ok(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(archive)
+            .arg("-C")
+            .arg(into),
+    );
 }
 
 /// The file names in a zip (a wheel), via python3's zipfile.
@@ -204,7 +210,10 @@ fn npm_manifest() -> serde_json::Value {
 fn packaging_npm_launcher_version_matches_cargo() {
     let manifest = npm_manifest();
     assert_eq!(manifest["version"], VERSION);
-    assert_eq!(manifest["bin"], serde_json::json!({"run-check": "bin/run-check.js"}));
+    assert_eq!(
+        manifest["bin"],
+        serde_json::json!({"run-check": "bin/run-check.js"})
+    );
     // No install script: the binary comes in the platform package's tarball.
     assert_eq!(manifest.get("scripts"), None);
     let optional = manifest["optionalDependencies"].as_object().unwrap();
@@ -234,7 +243,10 @@ fn packaging_pyproject_builds_the_binary_with_cargos_version() {
         pyproject["project"]["dynamic"].as_array().unwrap(),
         &vec![toml::Value::from("version")]
     );
-    assert_eq!(pyproject["tool"]["maturin"]["bindings"].as_str(), Some("bin"));
+    assert_eq!(
+        pyproject["tool"]["maturin"]["bindings"].as_str(),
+        Some("bin")
+    );
     assert_eq!(
         pyproject["tool"]["maturin"]["manifest-path"].as_str(),
         Some("../../Cargo.toml")
@@ -342,8 +354,8 @@ fn packaging_dist_holds_every_artifact_with_checksums() {
         format!("npm/run-check-{VERSION}.tgz"),
         format!("npm/run-check-linux-x64-{VERSION}.tgz"),
         format!("npm/run-check-win32-x64-{VERSION}.tgz"),
-        format!("run-check-{VERSION}-{LINUX}.tar.gz"),
         format!("run-check-{VERSION}-{WINDOWS}.zip"),
+        format!("run-check-{VERSION}-{LINUX}.tar.gz"),
         format!(
             "wheels/run_check-{VERSION}-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.musllinux_1_2_x86_64.whl"
         ),
@@ -352,9 +364,19 @@ fn packaging_dist_holds_every_artifact_with_checksums() {
     assert_eq!(files, expected);
     // SHA256SUMS names every other file, and `sha256sum -c` agrees.
     let sums = std::fs::read_to_string(dist.join("SHA256SUMS")).unwrap();
-    let named: Vec<&str> = sums.lines().map(|l| l.split_once("  ").unwrap().1).collect();
-    assert_eq!(named, expected[1..].iter().map(String::as_str).collect::<Vec<_>>());
-    run_ok(Command::new("sha256sum").args(["-c", "--quiet", "SHA256SUMS"]).current_dir(dist));
+    let named: Vec<&str> = sums
+        .lines()
+        .map(|l| l.split_once("  ").unwrap().1)
+        .collect();
+    assert_eq!(
+        named,
+        expected[1..].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    run_ok(
+        Command::new("sha256sum")
+            .args(["-c", "--quiet", "SHA256SUMS"])
+            .current_dir(dist),
+    );
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -375,7 +397,10 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn packaging_musl_binary_is_static_and_runs_a_gate() {
     let dist = dist();
     let dir = tempdir();
-    untar(&dist.join(format!("run-check-{VERSION}-{LINUX}.tar.gz")), dir.path());
+    untar(
+        &dist.join(format!("run-check-{VERSION}-{LINUX}.tar.gz")),
+        dir.path(),
+    );
     let unpacked = dir.path().join(format!("run-check-{VERSION}-{LINUX}"));
     let binary = unpacked.join("run-check");
     assert!(unpacked.join("README.md").is_file());
@@ -400,7 +425,12 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
     // --no-index: nothing but the wheel, no registry.
     run_ok(
         Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--no-index", "--disable-pip-version-check"])
+            .args([
+                "install",
+                "--quiet",
+                "--no-index",
+                "--disable-pip-version-check",
+            ])
             .arg(&wheel),
     );
     let installed = venv.join("bin/run-check");
@@ -427,14 +457,20 @@ fn packaging_windows_artifacts_hold_the_exe() {
     let names = zip_names(&wheel);
     assert!(names.contains(&data), "{names:?}");
     assert_eq!(
-        names.iter().filter(|n| !n.starts_with(&info)).collect::<Vec<_>>(),
+        names
+            .iter()
+            .filter(|n| !n.starts_with(&info))
+            .collect::<Vec<_>>(),
         [&data]
     );
     let dir = tempdir();
     unzip(&wheel, dir.path());
     assert_eq!(read(&dir.path().join(&data)), exe);
     let wheel_meta = std::fs::read_to_string(dir.path().join(&info).join("WHEEL")).unwrap();
-    assert!(wheel_meta.lines().any(|l| l == "Tag: py3-none-win_amd64"), "{wheel_meta}");
+    assert!(
+        wheel_meta.lines().any(|l| l == "Tag: py3-none-win_amd64"),
+        "{wheel_meta}"
+    );
 
     let zip = dist.join(format!("run-check-{VERSION}-{WINDOWS}.zip"));
     let stem = format!("run-check-{VERSION}-{WINDOWS}");
@@ -451,7 +487,10 @@ fn packaging_windows_artifacts_hold_the_exe() {
 
     let npm = dir.path().join("npm");
     std::fs::create_dir(&npm).unwrap();
-    untar(&dist.join(format!("npm/run-check-win32-x64-{VERSION}.tgz")), &npm);
+    untar(
+        &dist.join(format!("npm/run-check-win32-x64-{VERSION}.tgz")),
+        &npm,
+    );
     assert_eq!(read(&npm.join("package/bin/run-check.exe")), exe);
     let manifest: serde_json::Value =
         serde_json::from_slice(&read(&npm.join("package/package.json"))).unwrap();
@@ -497,7 +536,11 @@ fn packaging_npm_tarballs_install_offline_and_run_a_gate() {
         read(&modules.join("run-check-linux-x64/bin/run-check")),
         read(&built_binary(LINUX, "run-check"))
     );
-    for other in ["run-check-win32-x64", "run-check-darwin-x64", "run-check-linux-arm64"] {
+    for other in [
+        "run-check-win32-x64",
+        "run-check-darwin-x64",
+        "run-check-linux-arm64",
+    ] {
         assert!(!modules.join(other).exists(), "{other} was installed");
     }
 
