@@ -272,12 +272,10 @@ fn node() -> Option<&'static str> {
     None
 }
 
-/// Runs the launcher of packaging/npm as if on `platform`-`arch` (a preload
-/// script redefines process.platform and process.arch).
-fn launcher_as(platform: &str, arch: &str) -> Option<Output> {
-    let node = node()?;
-    let dir = tempdir();
-    let preload = dir.path().join("pretend.js");
+/// A preload script for node that redefines process.platform and
+/// process.arch, written into `dir`.
+fn pretend(dir: &Path, platform: &str, arch: &str) -> PathBuf {
+    let preload = dir.join("pretend.js");
     std::fs::write(
         &preload,
         format!(
@@ -286,9 +284,16 @@ fn launcher_as(platform: &str, arch: &str) -> Option<Output> {
         ),
     )
     .unwrap();
+    preload
+}
+
+/// Runs the launcher of packaging/npm as if on `platform`-`arch`.
+fn launcher_as(platform: &str, arch: &str) -> Option<Output> {
+    let node = node()?;
+    let dir = tempdir();
     let output = Command::new(node)
         .arg("--require")
-        .arg(&preload)
+        .arg(pretend(dir.path(), platform, arch))
         .arg(repo_root().join("packaging/npm/run-check/bin/run-check.js"))
         .arg("--version")
         .current_dir(dir.path())
@@ -296,6 +301,113 @@ fn launcher_as(platform: &str, arch: &str) -> Option<Output> {
         .output()
         .expect("spawn node");
     Some(output)
+}
+
+/// A stand-in for the binary, for the launcher's pass-through: prints its
+/// arguments one a line, then `exit N` exits N; `wait` prints `ready` and
+/// waits (30 s at most), exiting 42 on SIGTERM.
+#[cfg(unix)]
+const STAND_IN: &str = r#"#!/bin/sh
+printf '%s\n' "$@"
+case "$1" in
+    exit) exit "$2" ;;
+    wait)
+        trap 'echo got-term; exit 42' TERM
+        echo ready
+        i=0
+        while [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done ;;
+esac
+"#;
+
+/// node_modules with the launcher of packaging/npm and a linux-x64 platform
+/// package whose binary is [`STAND_IN`]; returns the node command that runs
+/// the launcher as on linux-x64.
+#[cfg(unix)]
+fn launcher_with_stand_in(dir: &Path) -> Option<Command> {
+    use std::os::unix::fs::PermissionsExt;
+    let node = node()?;
+    let modules = dir.join("node_modules");
+    let launcher = modules.join("run-check");
+    std::fs::create_dir_all(launcher.join("bin")).unwrap();
+    let source = repo_root().join("packaging/npm/run-check");
+    for file in ["package.json", "bin/run-check.js"] {
+        std::fs::copy(source.join(file), launcher.join(file)).unwrap();
+    }
+    let platform = modules.join("run-check-linux-x64");
+    std::fs::create_dir_all(platform.join("bin")).unwrap();
+    std::fs::write(
+        platform.join("package.json"),
+        format!(r#"{{ "name": "run-check-linux-x64", "version": "{VERSION}" }}"#),
+    )
+    .unwrap();
+    let binary = platform.join("bin/run-check");
+    std::fs::write(&binary, STAND_IN).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut command = Command::new(node);
+    command
+        .arg("--require")
+        .arg(pretend(dir, "linux", "x64"))
+        .arg(launcher.join("bin/run-check.js"))
+        .current_dir(dir)
+        .stdin(Stdio::null());
+    Some(command)
+}
+
+#[cfg(unix)]
+#[test]
+fn packaging_npm_launcher_passes_arguments_output_and_exit_code_through() {
+    let dir = tempdir();
+    let Some(mut launcher) = launcher_with_stand_in(dir.path()) else {
+        return;
+    };
+    let output = launcher
+        .args(["exit", "7", "a b", "", "--mode=strict"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(7), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "exit\n7\na b\n\n--mode=strict\n");
+    assert_eq!(text(&output.stderr), "");
+}
+
+#[cfg(unix)]
+#[test]
+fn packaging_npm_launcher_forwards_sigterm_but_not_sigint() {
+    use std::io::BufRead;
+    let dir = tempdir();
+    let Some(mut launcher) = launcher_with_stand_in(dir.path()) else {
+        return;
+    };
+    let mut child = launcher
+        .arg("wait")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while line != "ready\n" {
+        line.clear();
+        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "no `ready` line");
+    }
+    let pid = child.id().to_string();
+    let signal = |name: &str| {
+        run_ok(Command::new("kill").arg(format!("-{name}")).arg(&pid));
+    };
+    // SIGINT to the launcher alone: ignored (a terminal's Ctrl-C reaches the
+    // binary itself); both keep running.
+    signal("INT");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the launcher died of SIGINT"
+    );
+    // SIGTERM: forwarded; the binary's exit code comes back.
+    signal("TERM");
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert_eq!(rest, "got-term\n");
+    assert_eq!(status.code(), Some(42));
 }
 
 #[test]
