@@ -196,6 +196,7 @@ rm -rf -- "$DIST/stage"
 # sha256sum (GNU coreutils) or, on macOS runners, shasum -a 256: same format.
 SHA256=(sha256sum)
 command -v sha256sum >/dev/null || SHA256=(shasum -a 256)
+# shellcheck disable=SC2094  # find skips SHA256SUMS, the file being written
 (cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs "${SHA256[@]}" >SHA256SUMS) \
     || cannot "${SHA256[*]} failed"
 say "artifacts in $DIST:"
