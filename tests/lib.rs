@@ -40,6 +40,8 @@ mod init_node;
 mod judge;
 /// Input limits: oversized configs, tasks and JSON inputs are refused.
 mod limits;
+/// The release artifacts (wheels, npm tarballs, the musl binary), installed and run.
+mod packaging;
 /// Timeouts, process trees, bounded output, parallelism, signals.
 mod process;
 /// One evidence reader: judge, merge, retry and report agree on every document.
