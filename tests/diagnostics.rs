@@ -273,7 +273,8 @@ fn rustfmt_hunks_are_one_diagnostic_each_relative_to_the_worktree() {
         found,
         [
             hunk("src/lib.rs", 1),
-            hunk("src/lib.rs", 5),
+            // `Diff in …/src/lib.rs:5:`, two context lines, then the change.
+            hunk("src/lib.rs", 7),
             hunk("src/m.rs", 1)
         ]
     );
