@@ -40,7 +40,7 @@ pub(crate) struct Sharding {
 }
 
 /// `--timings EV.json`: what an earlier run's checks cost (docs/merge.md).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Timings {
     /// The file as named on the command line (recorded in `meta.shard`).
     pub(crate) path: String,
@@ -81,9 +81,13 @@ impl Timings {
                 None => unknown.push(i),
             }
         }
-        let mean = match known.len() as u64 {
+        // In u128 and saturating: a hand-made file may hold any u64.
+        let mean = match known.len() as u128 {
             0 => 0,
-            n => known.iter().map(|(ms, _, _)| ms).sum::<u64>() / n,
+            n => {
+                let sum: u128 = known.iter().map(|(ms, _, _)| u128::from(*ms)).sum();
+                u64::try_from(sum / n).unwrap_or(u64::MAX)
+            }
         };
         // Loads of the shards holding something; every other shard is empty.
         // (N may be far above the number of checks: no array of N loads.)
@@ -91,21 +95,23 @@ impl Timings {
         for i in unknown {
             let k = Shard::of(&names[i], count);
             shard[i] = k;
-            *loads.entry(k).or_default() += mean;
+            let load = loads.entry(k).or_default();
+            *load = load.saturating_add(mean);
         }
         known.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         for (ms, _, i) in known {
-            let busiest = loads.iter().map(|(&k, &load)| (load, k)).min();
+            let least = loads.iter().map(|(&k, &load)| (load, k)).min();
             let empty = (loads.len() < count as usize)
                 .then(|| (1..=count).find(|k| !loads.contains_key(k)))
                 .flatten()
                 .map(|k| (0, k));
-            let (_, k) = match (busiest, empty) {
+            let (_, k) = match (least, empty) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => a.or(b).unwrap_or((0, 1)),
             };
             shard[i] = k;
-            *loads.entry(k).or_default() += ms;
+            let load = loads.entry(k).or_default();
+            *load = load.saturating_add(ms);
         }
         shard
     }
@@ -918,6 +924,9 @@ modes = ["fast"]
         // empty, without an array of N loads.
         assert_eq!(even.split(&names, 1), [1, 1, 1]);
         assert_eq!(even.split(&names, u32::MAX), [2, 1, 3]);
+        // Durations no run writes add up without overflowing.
+        let huge = timings(&[("x", u64::MAX), ("y", u64::MAX)]);
+        assert_eq!(huge.split(&names, 2), [1, 1, 2]);
     }
 
     #[test]
