@@ -18,6 +18,10 @@ Workloads (see bench/README.md):
      trivial check <= 2.5x one `git status --porcelain -uall`.
   H  `candidates` over 3 worktrees of 8 x `sleep 1` each, --jobs 8: within
      15% of the ideal 3 s (24 check-seconds over 8 slots).
+  I  `--shard K/3 --timings`: 8 `sleep` checks of unequal durations (2.0 s
+     down to 0.3 s) split into 3 shards by an earlier run's durations, the 3
+     shards at once with --jobs 1 each (one CI machine each): their wall
+     times within 10% of each other; the hash split beside, for comparison.
 
 The peers (pre-commit from PyPI, lefthook from npm) are installed by this
 script into bench/.peers/ at pinned versions; a peer that cannot be installed
@@ -87,6 +91,12 @@ DIRTY_FILES = 100
 CANDIDATES = 3
 CANDIDATES_IDEAL_S = PARALLEL_CHECKS * CANDIDATES / PARALLEL_CHECKS  # 24 check-s on 8 slots
 CANDIDATES_TOLERANCE = 0.15
+# I: 6.9 check-seconds that split into three shards of 2.3 s exactly, longest
+# first; the rounds of the two splits alternate (each round 2-4 s).
+SHARD_SLEEPS = [2.0, 1.3, 1.0, 0.8, 0.6, 0.5, 0.4, 0.3]
+SHARD_COUNT = 3
+SHARD_SPREAD_MAX = 0.10
+SHARD_MAX_ROUNDS = 3
 FAST_CHECKS = 20
 # No single run of any workload should come near this; a hang is an error.
 RUN_TIMEOUT_S = 300
@@ -1057,10 +1067,90 @@ def workload_h(ctx: Ctx) -> Section:
     return section
 
 
+def run_at_once(argvs: list[list[str]], cwd: Path) -> list[Sample]:
+    """Starts every argv at once and reaps each: its own wall time (spawn to
+    reap), CPU and peak RSS. Exit codes other than 0 are a setup error."""
+    started = time.perf_counter()
+    procs = [subprocess.Popen(a, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for a in argvs]
+    samples: dict[int, Sample] = {}
+    while len(samples) < len(procs):
+        pid, status, usage = os.wait4(-1, 0)
+        wall = time.perf_counter() - started
+        for i, proc in enumerate(procs):
+            if proc.pid == pid:
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                samples[i] = Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+    for argv, proc in zip(argvs, procs):
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        if proc.returncode != 0:
+            raise SetupError(f"`{' '.join(argv)}` exited {proc.returncode}: {last_line(err)}")
+    return [samples[i] for i in range(len(procs))]
+
+
+def workload_i(ctx: Ctx) -> Section:
+    """`--shard K/3 --timings` vs the hash split: 8 sleeps, each shard at once."""
+    n = SHARD_COUNT
+    need_tool("sleep")
+    names = [f"t{i}" for i in range(len(SHARD_SLEEPS))]
+    repo = make_repo(ctx.tmp, "i", {
+        "checks.toml": checks_toml(["sleep"], [
+            {"name": c, "run": ["sleep", f"{s:g}"]} for c, s in zip(names, SHARD_SLEEPS)]),
+    })
+    base = [str(ctx.binary), "--worktree", str(repo), "--config", str(repo / "checks.toml"),
+            "--format", "json", "--quiet"]
+    timings = ctx.tmp / "i-timings.json"
+    progress("I: one whole run (--jobs 8) for the timings")
+    run_at_once([[*base, "--jobs", "8", "--out", str(timings)]], ctx.tmp)
+    splits = {"timings": ["--timings", str(timings)], "hash": []}
+    tools = {(how, k): Tool(f"{how} split, shard {k}/{n}", [], ctx.tmp)
+             for how in splits for k in range(1, n + 1)}
+    members: dict[str, list[list[str]]] = {}
+    rounds = min(ctx.runs, SHARD_MAX_ROUNDS)
+    progress(f"I: {n} shards by timings and by hash, each split's shards at once, {rounds} rounds")
+    for _ in range(rounds):
+        for how, extra in splits.items():
+            outs = [ctx.tmp / f"i-{how}-{k}.json" for k in range(1, n + 1)]
+            argvs = [[*base, "--jobs", "1", "--shard", f"{k}/{n}", *extra, "--out", str(out)]
+                     for k, out in zip(range(1, n + 1), outs)]
+            for k, sample in zip(range(1, n + 1), run_at_once(argvs, ctx.tmp)):
+                tools[(how, k)].samples.append(sample)
+            members[how] = [[c["name"] for c in json.loads(o.read_text())["checks"]] for o in outs]
+    for how, shards in members.items():
+        if sorted(sum(shards, [])) != names:
+            raise SetupError(f"I: the {how} split does not run every check once: {shards}")
+    sleeps = dict(zip(names, SHARD_SLEEPS))
+
+    def spread(how: str) -> tuple[float, str]:
+        walls = [tools[(how, k)].wall for k in range(1, n + 1)]
+        return (max(walls) - min(walls)) / max(walls), " / ".join(secs(w) for w in walls)
+
+    def listing(how: str) -> str:
+        return "; ".join(f"{k}: " + " ".join(f"{c} ({sleeps[c]:g} s)" for c in shard)
+                         for k, shard in enumerate(members[how], 1))
+
+    by_timings, by_hash = spread("timings"), spread("hash")
+    section = Section("I", f"I. `--shard K/{n} --timings`: {len(names)} `sleep` checks "
+                      f"({SHARD_SLEEPS[0]:g}–{SHARD_SLEEPS[-1]:g} s), {n} shards at once, `--jobs 1`",
+                      list(tools.values()), [], base=f"timings split, shard 1/{n}")
+    section.targets.append(Target(
+        f"I: timings split, spread of the {n} shards' wall times",
+        f"{by_timings[0] * 100:.1f}% ({by_timings[1]}); the hash split: "
+        f"{by_hash[0] * 100:.1f}% ({by_hash[1]})",
+        f"within {SHARD_SPREAD_MAX * 100:.0f}%", by_timings[0] <= SHARD_SPREAD_MAX))
+    section.notes.append(
+        f"Spread = (slowest − fastest) ÷ slowest of the shards' median wall times. The timings "
+        f"are one whole run's evidence (--jobs 8). Shards by timings: {listing('timings')}. "
+        f"By hash: {listing('hash')}.")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
-    "G": workload_g, "H": workload_h,
+    "G": workload_g, "H": workload_h, "I": workload_i,
 }
 
 
@@ -1157,8 +1247,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="an earlier run-check binary, measured beside --bin in workloads A "
                              "and D (round-robin, one run): is start-up unchanged?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
-                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H "
-                             "(or 1-8; default all)")
+                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H,I "
+                             "(or 1-9; default all)")
     parser.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                         help="install (into bench/.peers) and measure pre-commit and lefthook "
                              "(default on)")
@@ -1167,9 +1257,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--runs must be at least 1")
     picked = []
     for word in args.only.upper().replace(" ", "").split(","):
-        key = "ABCDEFGH"[int(word) - 1] if word in {"1", "2", "3", "4", "5", "6", "7", "8"} else word
+        key = "ABCDEFGHI"[int(word) - 1] if word in {"1", "2", "3", "4", "5", "6", "7", "8", "9"} else word
         if key not in WORKLOADS:
-            parser.error(f"--only: unknown workload {word!r} (choose from A,B,C,D,E,F,G,H)")
+            parser.error(f"--only: unknown workload {word!r} (choose from A,B,C,D,E,F,G,H,I)")
         if key not in picked:
             picked.append(key)
     args.only = sorted(picked)

@@ -195,6 +195,10 @@ pub(crate) struct CheckArgs {
     /// Run only shard K of N (1-based; checks split by a hash of their name)
     #[arg(long, value_name = "K/N")]
     pub(crate) shard: Option<String>,
+    /// With --shard: balance the shards by the durations of an earlier
+    /// evidence (longest first onto the least loaded shard)
+    #[arg(long, value_name = "EV.json", requires = "shard")]
+    pub(crate) timings: Option<PathBuf>,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
     pub(crate) no_fail_fast: bool,

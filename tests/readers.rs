@@ -1,7 +1,7 @@
-//! One evidence reader: judge, merge, retry and report read the same
-//! document the same way. A whole number written as a float (`0.0`) is an
-//! integer; a fraction, an unknown field or a missing one is the same
-//! one-line error in all four, naming the file and the JSON path.
+//! One evidence reader: judge, merge, retry, report and a run's `--timings`
+//! read the same document the same way. A whole number written as a float
+//! (`0.0`) is an integer; a fraction, an unknown field or a missing one is
+//! the same one-line error in all five, naming the file and the JSON path.
 
 use std::path::Path;
 use std::process::Command;
@@ -28,9 +28,16 @@ fn real_evidence() -> (Test, Value) {
 }
 
 /// Exit code and stderr of each reader (judge, merge, retry record,
-/// report) of `file` in `dir`.
+/// report, a sharded run's `--timings`) of `file` in `dir`.
 fn read_by_all(dir: &Path, file: &str) -> Vec<(&'static str, Option<i32>, String)> {
-    let commands: [(&str, Vec<&str>); 4] = [
+    // The run timed by `file` gates a folder of its own with one passing check.
+    std::fs::create_dir_all(dir.join("gate")).unwrap();
+    std::fs::write(
+        dir.join("gate/checks.toml"),
+        "[settings]\nallow = [\"true\"]\n[[check]]\nname = \"ok\"\nrun = [\"true\"]\n",
+    )
+    .unwrap();
+    let commands: [(&str, Vec<&str>); 5] = [
         ("judge", vec!["judge", file]),
         ("merge", vec!["merge", file]),
         (
@@ -51,6 +58,20 @@ fn read_by_all(dir: &Path, file: &str) -> Vec<(&'static str, Option<i32>, String
             ],
         ),
         ("report", vec!["report", file, "--format", "json"]),
+        (
+            "--timings",
+            vec![
+                "--shard",
+                "1/1",
+                "--timings",
+                file,
+                "--worktree",
+                "gate",
+                "--quiet",
+                "--out",
+                "gate.json",
+            ],
+        ),
     ];
     commands
         .into_iter()

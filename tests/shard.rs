@@ -388,3 +388,230 @@ fn an_impossible_or_disagreeing_shard_count_names_its_file() {
     assert_eq!(merged["summary"]["exit_code"], 2);
     assert_eq!(code, Some(2));
 }
+
+/// The shard (1..=3) of each check of `config()` in a `K/3` split, from
+/// real runs with `extra` options.
+fn membership(dir: &std::path::Path, count: u32, extra: &[&str]) -> Vec<Vec<String>> {
+    (1..=count)
+        .map(|k| {
+            let out = format!("runs/m{k}of{count}.json");
+            let shard = format!("{k}/{count}");
+            let mut args = vec!["--shard", &shard, "--format", "json", "--out", &out];
+            args.extend(extra);
+            let (code, _, stderr) = run_in(dir, &args);
+            assert!(matches!(code, Some(0..=2)), "{stderr}");
+            names(&read(dir, &out))
+        })
+        .collect()
+}
+
+/// The merged evidence of a hash split into 3, its durations set: c00 2 s
+/// down to c08 0.3 s; c05 (errored) and c09 (set to skipped) have none, and
+/// c10 and c11 are not in it.
+fn merged_timings(dir: &std::path::Path) -> Vec<Vec<String>> {
+    let hashed = membership(dir, 3, &[]);
+    let (code, _, stderr) = run_in(
+        dir,
+        &[
+            "merge",
+            "runs/m1of3.json",
+            "runs/m2of3.json",
+            "runs/m3of3.json",
+            "--out",
+            "runs/timings.json",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    let mut ev = read(dir, "runs/timings.json");
+    let durations = [
+        ("c00", 2000),
+        ("c01", 1700),
+        ("c02", 1400),
+        ("c03", 1100),
+        ("c04", 900),
+        ("c05", 5000),
+        ("c06", 700),
+        ("c07", 500),
+        ("c08", 300),
+        ("c09", 9000),
+    ];
+    let checks = ev["checks"].as_array_mut().unwrap();
+    checks.retain(|c| !matches!(c["name"].as_str(), Some("c10" | "c11")));
+    for check in checks.iter_mut() {
+        let name = check["name"].as_str().unwrap().to_string();
+        let ms = durations.iter().find(|(n, _)| *n == name).unwrap().1;
+        check["duration_ms"] = ms.into();
+        if name == "c09" {
+            check["status"] = "skip".into();
+            check["skip_reason"] = "interrupted".into();
+        }
+    }
+    assert_eq!(ev["checks"][5]["status"], "error");
+    std::fs::write(dir.join("runs/timings.json"), ev.to_string()).unwrap();
+    hashed
+}
+
+#[test]
+fn timings_split_longest_first_and_unknown_checks_follow_the_hash() {
+    let test = repo();
+    let dir = test.path();
+    let hashed = merged_timings(dir);
+    let split = membership(dir, 3, &["--timings", "runs/timings.json"]);
+    // c05, c09, c10, c11 have no usable duration: where the hash split put
+    // them, each counting as the mean known duration (8600 / 8 = 1075), so
+    // the shards start at 0, 3225 (c05, c10, c11) and 1075 (c09). Then
+    // longest first onto the least loaded: c00 → 1, c01 → 3, c02 → 1,
+    // c03 → 3, c04 → 2, c06 → 1, c07 → 3, c08 → 1.
+    assert_eq!(
+        split,
+        [
+            vec!["c00", "c02", "c06", "c08"],
+            vec!["c04", "c05", "c10", "c11"],
+            vec!["c01", "c03", "c07", "c09"],
+        ]
+    );
+    for unknown in ["c05", "c09", "c10", "c11"] {
+        let at =
+            |shards: &[Vec<String>]| shards.iter().position(|s| s.iter().any(|n| n == unknown));
+        assert_eq!(at(&split), at(&hashed), "{unknown}");
+    }
+    // Evidence of an earlier run-check, without the fields added since,
+    // times the same split.
+    let mut older = read(dir, "runs/timings.json");
+    for key in ["changes", "shard", "merged_from"] {
+        older["meta"].as_object_mut().unwrap().remove(key);
+    }
+    older["contracts"].as_object_mut().unwrap().remove("gate");
+    for check in older["checks"].as_array_mut().unwrap() {
+        for key in ["severity", "diagnostics_dropped", "leaked", "config_line"] {
+            check.as_object_mut().unwrap().remove(key);
+        }
+    }
+    std::fs::write(dir.join("runs/older.json"), older.to_string()).unwrap();
+    assert_eq!(membership(dir, 3, &["--timings", "runs/older.json"]), split);
+    membership(dir, 3, &["--timings", "runs/timings.json"]);
+    let ev = read(dir, "runs/m2of3.json");
+    assert_eq!(ev["meta"]["shard"]["timings"], "runs/timings.json");
+    assert_eq!(
+        ev["meta"]["shard"]["checks_before_sharding"]
+            .as_array()
+            .unwrap()
+            .len(),
+        12
+    );
+    let hashed_ev = read(dir, "runs/timings.json");
+    assert_eq!(
+        hashed_ev["meta"]["merged_from"][0]["shard"]["timings"],
+        Value::Null
+    );
+    // `merge` joins them as it joins any split.
+    let (code, _, stderr) = run_in(
+        dir,
+        &[
+            "merge",
+            "runs/m1of3.json",
+            "runs/m2of3.json",
+            "runs/m3of3.json",
+            "--out",
+            "runs/merged.json",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    let merged = read(dir, "runs/merged.json");
+    assert_eq!(
+        names(&merged),
+        (0..12).map(|i| format!("c{i:02}")).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        merged["summary"]["banner"],
+        "2 of 12 checks failed: c03, c08; 1 of 12 checks errored: c05"
+    );
+}
+
+#[test]
+fn every_check_runs_in_exactly_one_timed_shard_for_any_count() {
+    let test = repo();
+    let dir = test.path();
+    merged_timings(dir);
+    let all: Vec<String> = (0..12).map(|i| format!("c{i:02}")).collect();
+    for count in 1..=4 {
+        let shards = membership(dir, count, &["--timings", "runs/timings.json"]);
+        let mut seen: Vec<String> = shards.concat();
+        seen.sort();
+        assert_eq!(seen, all, "{count} shards");
+    }
+    // More shards than checks: some are empty, and still every check runs once.
+    let shards = membership(dir, 13, &["--timings", "runs/timings.json"]);
+    assert_eq!(shards.concat().len(), 12);
+    assert_eq!(shards.iter().filter(|s| s.is_empty()).count(), 1);
+}
+
+#[test]
+fn bad_timings_are_one_line_errors_worded_as_every_reader_words_them() {
+    let test = repo();
+    let dir = test.path();
+    run_in(dir, &["--format", "json", "--out", "runs/all.json"]);
+    let mut ev = read(dir, "runs/all.json");
+    ev["checks"][2]["duration_ms"] = "fast".into();
+    std::fs::write(dir.join("runs/bad.json"), ev.to_string()).unwrap();
+    std::fs::write(dir.join("runs/syntax.json"), "{\"checks\": [").unwrap();
+    for (file, expected) in [
+        (
+            "runs/bad.json",
+            "error: runs/bad.json: $.checks[2].duration_ms: expected a non-negative integer, \
+             found string\n",
+        ),
+        (
+            "runs/syntax.json",
+            "error: runs/syntax.json:1:12: invalid JSON: EOF while parsing a list\n",
+        ),
+    ] {
+        let (code, stdout, stderr) = run_in(
+            dir,
+            &[
+                "--shard",
+                "1/2",
+                "--timings",
+                file,
+                "--out",
+                "runs/out.json",
+            ],
+        );
+        assert_eq!(code, Some(2));
+        assert_eq!((stdout.as_str(), stderr.as_str()), ("", expected));
+        assert!(!dir.join("runs/out.json").exists());
+        // The same words as `judge` reading the same file.
+        let (code, _, judged) = run_in(dir, &["judge", file]);
+        assert_eq!((code, judged.as_str()), (Some(2), expected));
+    }
+    let (code, _, stderr) = run_in(
+        dir,
+        &[
+            "--shard",
+            "1/2",
+            "--timings",
+            "runs/none.json",
+            "--out",
+            "runs/out.json",
+        ],
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("runs/none.json"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1);
+    assert!(!dir.join("runs/out.json").exists());
+    // --timings needs --shard.
+    let (code, _, stderr) = run_in(
+        dir,
+        &["--timings", "runs/all.json", "--out", "runs/out.json"],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: the following required arguments were not provided: --shard <K/N> \
+         (see `run-check --help`)\n"
+    );
+    assert!(!dir.join("runs/out.json").exists());
+}

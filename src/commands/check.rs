@@ -192,13 +192,23 @@ fn selection(args: &CheckArgs, changed: &Changed) -> Result<Selection, Error> {
             .fast
             .as_ref()
             .and_then(|(files, note)| note.is_none().then(|| files.clone())),
-        shard: args
-            .shard
-            .as_deref()
-            .map(plan::Shard::parse)
-            .transpose()
-            .map_err(Error::Usage)?,
+        shard: match args.shard.as_deref() {
+            Some(text) => Some(plan::Sharding {
+                shard: plan::Shard::parse(text).map_err(Error::Usage)?,
+                timings: args.timings.as_deref().map(timings).transpose()?,
+            }),
+            None => None,
+        },
     })
+}
+
+/// `--timings`: the durations of an earlier evidence, read as every reader
+/// reads evidence (`json_input::evidence`).
+fn timings(path: &Path) -> Result<plan::Timings, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read evidence", path, err))?;
+    let evidence = crate::json_input::evidence(path, &bytes)?;
+    Ok(plan::Timings::of(path.display().to_string(), &evidence))
 }
 
 /// Read-only verification, its first snapshot taken.
@@ -300,6 +310,7 @@ impl Facts<'_> {
                 index: shard.index,
                 count: shard.count,
                 checks_before_sharding: all.clone(),
+                timings: plan.timings.clone(),
             }),
             merged_from: None,
         }

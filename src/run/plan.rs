@@ -26,8 +26,95 @@ pub(crate) struct Selection {
     pub(crate) no_fail_fast: bool,
     /// Fast mode's changed files (worktree-relative); `None`: no filtering.
     pub(crate) changed: Option<Vec<String>>,
-    /// `--shard K/N`: run only shard K (1-based) of N.
-    pub(crate) shard: Option<Shard>,
+    /// `--shard K/N` (and `--timings`): run only shard K (1-based) of N.
+    pub(crate) shard: Option<Sharding>,
+}
+
+/// `--shard K/N`, balanced by `--timings` when given.
+#[derive(Debug, Clone)]
+pub(crate) struct Sharding {
+    pub(crate) shard: Shard,
+    /// `--timings`: an earlier run's durations balancing the shards; `None`:
+    /// the hash split.
+    pub(crate) timings: Option<Timings>,
+}
+
+/// `--timings EV.json`: what an earlier run's checks cost (docs/merge.md).
+#[derive(Debug, Clone)]
+pub(crate) struct Timings {
+    /// The file as named on the command line (recorded in `meta.shard`).
+    pub(crate) path: String,
+    /// Milliseconds per check that ran to a verdict (pass or fail): a
+    /// skipped or errored check's duration is not what it costs.
+    pub(crate) durations: HashMap<String, u64>,
+}
+
+impl Timings {
+    /// The durations of `evidence`'s checks that passed or failed; a name
+    /// given twice (a hand-made file) counts at its longest.
+    pub(crate) fn of(path: String, evidence: &run_check_documents::evidence::Evidence) -> Timings {
+        use run_check_documents::evidence::Status;
+        let mut durations: HashMap<String, u64> = HashMap::new();
+        for check in &evidence.checks {
+            if matches!(check.status, Status::Pass | Status::Fail) {
+                let at = durations.entry(check.name.clone()).or_default();
+                *at = (*at).max(check.duration_ms);
+            }
+        }
+        Timings { path, durations }
+    }
+
+    /// The shard (1-based, of `count`) of each of `names` (the checks
+    /// selected before sharding, unique): the ones without a duration where
+    /// the hash puts them ([`Shard::of`]), each counting as the mean known
+    /// duration; then the known ones longest first (ties by name) onto the
+    /// least loaded shard (ties: the lowest index). A function of the names,
+    /// the durations and `count` alone, so every shard's run computes the
+    /// same split.
+    pub(crate) fn split(&self, names: &[String], count: u32) -> Vec<u32> {
+        let mut shard = vec![0u32; names.len()];
+        let mut known: Vec<(u64, &str, usize)> = Vec::new();
+        let mut unknown = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            match self.durations.get(name) {
+                Some(&ms) => known.push((ms, name, i)),
+                None => unknown.push(i),
+            }
+        }
+        // In u128 and saturating: a hand-made file may hold any u64.
+        let mean = match known.len() as u128 {
+            0 => 0,
+            n => {
+                let sum: u128 = known.iter().map(|(ms, _, _)| u128::from(*ms)).sum();
+                u64::try_from(sum / n).unwrap_or(u64::MAX)
+            }
+        };
+        // Loads of the shards holding something; every other shard is empty.
+        // (N may be far above the number of checks: no array of N loads.)
+        let mut loads: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+        for i in unknown {
+            let k = Shard::of(&names[i], count);
+            shard[i] = k;
+            let load = loads.entry(k).or_default();
+            *load = load.saturating_add(mean);
+        }
+        known.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        for (ms, _, i) in known {
+            let least = loads.iter().map(|(&k, &load)| (load, k)).min();
+            let empty = (loads.len() < count as usize)
+                .then(|| (1..=count).find(|k| !loads.contains_key(k)))
+                .flatten()
+                .map(|k| (0, k));
+            let (_, k) = match (least, empty) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).unwrap_or((0, 1)),
+            };
+            shard[i] = k;
+            let load = loads.entry(k).or_default();
+            *load = load.saturating_add(ms);
+        }
+        shard
+    }
 }
 
 /// One shard of a run split across machines (docs/merge.md).
@@ -85,6 +172,8 @@ pub(crate) struct Plan<'c> {
     /// With `--shard`: the shard, and every check selected before sharding
     /// (in file order), so `merge` can restore the order.
     pub(crate) shard: Option<(Shard, Vec<String>)>,
+    /// With `--timings`: the file as named on the command line.
+    pub(crate) timings: Option<String>,
 }
 
 /// One selected check with its resolved facts.
@@ -166,16 +255,31 @@ pub(crate) fn build<'c>(
         .filter(|c| selection.only.is_empty() || selection.only.contains(&c.name))
         .filter(|c| !selection.skip.contains(&c.name))
         .collect();
-    let shard = selection.shard.map(|shard| {
+    let shard = selection.shard.as_ref().map(|sharding| {
         let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
-        (shard, all)
+        (sharding.shard, all)
     });
-    let selected: Vec<&CheckConfig> = match &selection.shard {
-        Some(shard) => selected
+    let selected: Vec<&CheckConfig> = match (&selection.shard, &shard) {
+        (
+            Some(Sharding {
+                shard,
+                timings: Some(timings),
+            }),
+            Some((_, all)),
+        ) => {
+            let split = timings.split(all, shard.count);
+            selected
+                .into_iter()
+                .zip(split)
+                .filter(|(_, k)| *k == shard.index)
+                .map(|(c, _)| c)
+                .collect()
+        }
+        (Some(Sharding { shard, .. }), _) => selected
             .into_iter()
             .filter(|c| shard.contains(&c.name))
             .collect(),
-        None => selected,
+        (None, _) => selected,
     };
 
     let mut checks = Vec::with_capacity(selected.len());
@@ -220,6 +324,11 @@ pub(crate) fn build<'c>(
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
         shard,
+        timings: selection
+            .shard
+            .as_ref()
+            .and_then(|s| s.timings.as_ref())
+            .map(|t| t.path.clone()),
     })
 }
 
@@ -264,6 +373,7 @@ pub(crate) fn build_fixes<'c>(
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
         shard: None,
+        timings: None,
     })
 }
 
@@ -778,6 +888,69 @@ modes = ["fast"]
         }
         assert_eq!(Shard::of("check-7", 3), before[7]);
         assert_eq!(Shard::of("anything", 1), 1);
+    }
+
+    fn timings(pairs: &[(&str, u64)]) -> Timings {
+        Timings {
+            path: "ev.json".into(),
+            durations: pairs.iter().map(|(n, ms)| (n.to_string(), *ms)).collect(),
+        }
+    }
+
+    #[test]
+    fn timings_split_longest_first_onto_the_least_loaded_shard() {
+        let durations = [
+            ("a", 2000),
+            ("b", 1700),
+            ("c", 1400),
+            ("d", 1100),
+            ("e", 900),
+            ("f", 700),
+            ("g", 500),
+            ("h", 300),
+        ];
+        let names: Vec<String> = durations.iter().map(|(n, _)| n.to_string()).collect();
+        // a→1, b→2, c→3, d→3 (1400), e→2 (1700), f→1 (2000), g→3 (2500),
+        // h→2 (2600): loads 2700, 2900, 3000.
+        assert_eq!(
+            timings(&durations).split(&names, 3),
+            [1, 2, 3, 3, 2, 1, 3, 2]
+        );
+        // Ties: equal durations go by name, equal loads to the lowest index.
+        let names: Vec<String> = ["y", "x", "z"].map(String::from).to_vec();
+        let even = timings(&[("x", 5), ("y", 5), ("z", 5)]);
+        assert_eq!(even.split(&names, 2), [2, 1, 1]);
+        // One shard holds everything; more shards than checks leave some
+        // empty, without an array of N loads.
+        assert_eq!(even.split(&names, 1), [1, 1, 1]);
+        assert_eq!(even.split(&names, u32::MAX), [2, 1, 3]);
+        // Durations no run writes add up without overflowing.
+        let huge = timings(&[("x", u64::MAX), ("y", u64::MAX)]);
+        assert_eq!(huge.split(&names, 2), [1, 1, 2]);
+    }
+
+    #[test]
+    fn checks_without_timings_go_where_the_hash_puts_them() {
+        let names: Vec<String> = (0..12).map(|i| format!("check-{i}")).collect();
+        // Nothing known: exactly the hash split.
+        let none = timings(&[]);
+        let hashed: Vec<u32> = names.iter().map(|n| Shard::of(n, 3)).collect();
+        assert_eq!(none.split(&names, 3), hashed);
+        // Known names outside the selection change nothing.
+        assert_eq!(timings(&[("gone", 9000)]).split(&names, 3), hashed);
+        // Unknown ones stay on their hash shard, counting as the mean known
+        // duration: with three unknown on one shard and three known, the
+        // known ones fill the other shards first.
+        let on_1: Vec<String> = (0..100)
+            .map(|i| format!("new-{i}"))
+            .filter(|n| Shard::of(n, 2) == 1)
+            .take(3)
+            .collect();
+        let mut names: Vec<String> = vec!["k1".into(), "k2".into(), "k3".into()];
+        names.extend(on_1);
+        let split = timings(&[("k1", 100), ("k2", 100), ("k3", 100)]).split(&names, 2);
+        // Shard 1 starts at 300 (3 × the mean 100): k1, k2, k3 all go to 2.
+        assert_eq!(split, [2, 2, 2, 1, 1, 1]);
     }
 
     #[test]

@@ -174,6 +174,9 @@ pub struct ShardInfo {
     pub count: u32,
     /// Every check the run selected before sharding, in file order.
     pub checks_before_sharding: Vec<String>,
+    /// With `--timings`: the earlier evidence whose durations balanced the split, as named on the command line; null for the hash split.
+    #[serde(default)]
+    pub timings: Option<String>,
 }
 
 /// One merged evidence file.

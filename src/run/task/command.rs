@@ -191,7 +191,7 @@ fn interpreted(args: &[String], script: &str, depth: usize, valued: &[&str]) -> 
 }
 
 /// run-check's options that take a value as the next argument.
-const VALUED_OPTIONS: [&str; 10] = [
+const VALUED_OPTIONS: [&str; 11] = [
     "--out",
     "--config",
     "--worktree",
@@ -201,6 +201,7 @@ const VALUED_OPTIONS: [&str; 10] = [
     "--jobs",
     "--changed-since",
     "--shard",
+    "--timings",
     "--mode",
 ];
 
