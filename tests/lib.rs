@@ -14,6 +14,8 @@ mod artifacts;
 mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
+/// `completions SHELL` loaded by a real bash; `man` pages rendered by man.
+mod completions;
 /// Every config error of docs/checks-toml.md: exit 2, one line, nothing runs.
 mod config_errors;
 /// Diagnostics from real tool output, the cap, paths made worktree-relative.
