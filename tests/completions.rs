@@ -109,31 +109,49 @@ fn bash_completion_loads_and_completes_commands_options_and_values() {
     );
     assert_eq!(
         bash_completes(&script, &["run-check", "completions", ""]),
-        ["-h", "--help", "bash", "elvish", "fish", "powershell", "zsh"]
+        [
+            "-h",
+            "--help",
+            "bash",
+            "elvish",
+            "fish",
+            "powershell",
+            "zsh"
+        ]
     );
 }
 
 #[test]
 fn every_shell_gets_a_script_naming_every_command() {
-    // The line each shell loads the script by, and how a command is named
-    // in it.
-    let shells: [(&str, &str, fn(&str) -> String); 4] = [
-        ("zsh", "#compdef run-check\n", |c| format!("'{c}:")),
-        ("fish", "complete -c run-check ", |c| {
-            format!(" -a \"{c}\" ")
-        }),
+    // The line each shell loads the script by, how a command is named in
+    // it, and how the option `--changed-since` is.
+    let shells: [(&str, &str, fn(&str) -> String, &str); 4] = [
+        (
+            "zsh",
+            "#compdef run-check\n",
+            |c| format!("'{c}:"),
+            "'--changed-since=[",
+        ),
+        (
+            "fish",
+            "complete -c run-check ",
+            |c| format!(" -a \"{c}\" "),
+            " -l changed-since ",
+        ),
         (
             "powershell",
             "Register-ArgumentCompleter -Native -CommandName 'run-check' -ScriptBlock {",
             |c| format!("[CompletionResult]::new('{c}', '{c}',"),
+            "[CompletionResult]::new('--changed-since', '--changed-since',",
         ),
         (
             "elvish",
             "set edit:completion:arg-completer[run-check] = {|@words|",
             |c| format!("cand {c} '"),
+            "cand --changed-since '",
         ),
     ];
-    for (shell, loader, command) in shells {
+    for (shell, loader, command, option) in shells {
         let script = generated(&["completions", shell]);
         assert!(script.contains(loader), "{shell}: no `{loader}`");
         for sub in SUBCOMMANDS {

@@ -38,6 +38,8 @@ mod hooks;
 mod init;
 /// `run-check init` on a sample npm project, then its gate with the real tools.
 mod init_node;
+/// action.yml, the CI templates and .pre-commit-hooks.yaml: schemas, steps, prek.
+mod integrations;
 /// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
 mod judge;
 /// Input limits: oversized configs, tasks and JSON inputs are refused.
