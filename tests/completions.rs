@@ -121,11 +121,15 @@ fn bash_completion_loads_and_completes_commands_options_and_values() {
     );
 }
 
+/// A shell, the line its script is loaded by, how a command is named in it,
+/// and how the option `--changed-since` is.
+type Expected = (&'static str, &'static str, fn(&str) -> String, &'static str);
+
 #[test]
 fn every_shell_gets_a_script_naming_every_command() {
     // The line each shell loads the script by, how a command is named in
     // it, and how the option `--changed-since` is.
-    let shells: [(&str, &str, fn(&str) -> String, &str); 4] = [
+    let shells: [Expected; 4] = [
         (
             "zsh",
             "#compdef run-check\n",

@@ -51,6 +51,11 @@ fn action_yml_is_valid_against_schemastores_schema() {
         [r#"/inputs/mode/required: "yes" is not of type "boolean""#]
     );
     assert_eq!(action["runs"]["using"], "composite");
+    // The version it installs is this one: a release bumps both.
+    assert_eq!(
+        action["inputs"]["version"]["default"],
+        env!("CARGO_PKG_VERSION")
+    );
 }
 
 #[test]
@@ -77,6 +82,25 @@ fn example_workflows_are_valid_and_shown_in_the_docs() {
     assert!(!errors(&github, &broken).is_empty());
     let broken: Value = serde_json::json!({"job": {"parallel": "three", "script": ["x"]}});
     assert!(!errors(&gitlab, &broken).is_empty());
+
+    // The templates and the docs' hooks name this version.
+    let version = env!("CARGO_PKG_VERSION");
+    for name in ["github/run-check.yml", "github/run-check-sharded.yml"] {
+        let text = std::fs::read_to_string(repo_root().join("ci-templates").join(name)).unwrap();
+        let uses: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- uses: OWNER/run-check@"))
+            .collect();
+        assert!(!uses.is_empty(), "{name}");
+        assert!(
+            uses.iter().all(|v| *v == format!("v{version}")),
+            "{name}: {uses:?}"
+        );
+    }
+    let gitlab = yaml(&repo_root().join("ci-templates/gitlab/run-check.gitlab-ci.yml"));
+    assert_eq!(gitlab["variables"]["RUN_CHECK_VERSION"], version);
+    assert!(docs.contains(&format!("additional_dependencies: [run-check=={version}]")));
+    assert!(docs.contains(&format!("rev: v{version}\n")));
 
     // The sharded workflow's artifacts are the ones the action names.
     let sharded = yaml(&repo_root().join("ci-templates/github/run-check-sharded.yml"));
