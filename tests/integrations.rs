@@ -570,6 +570,96 @@ fn the_action_runs_shards_and_merges_them() {
     );
 }
 
+/// Writes the wheel the PyPI package is (maturin's `bindings = "bin"`: the
+/// program as the wheel's one script), holding a stand-in script, into
+/// `dir`, with `python`'s zipfile.
+#[cfg(unix)]
+fn stand_in_wheel(python: &Path, dir: &Path) {
+    let program = r##"
+import base64, hashlib, sys, zipfile
+version = sys.argv[2]
+stem = "run_check-" + version
+files = {
+    stem + ".data/scripts/run-check": ("#!/bin/sh\necho 'run-check " + version + " (stand-in)'\n").encode(),
+    stem + ".dist-info/METADATA": ("Metadata-Version: 2.1\nName: run-check\nVersion: " + version + "\n").encode(),
+    stem + ".dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-any\n",
+}
+record = []
+with zipfile.ZipFile(sys.argv[1] + "/" + stem + "-py3-none-any.whl", "w") as wheel:
+    for name, data in files.items():
+        info = zipfile.ZipInfo(name)
+        info.external_attr = 0o100755 << 16
+        wheel.writestr(info, data)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(name + ",sha256=" + digest + "," + str(len(data)))
+    record.append(stem + ".dist-info/RECORD,,")
+    wheel.writestr(stem + ".dist-info/RECORD", "\n".join(record) + "\n")
+"##;
+    let status = Command::new(python)
+        .arg("-c")
+        .arg(program)
+        .arg(dir)
+        .arg(env!("CARGO_PKG_VERSION"))
+        .status()
+        .expect("python");
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_install_step_puts_only_run_check_on_path() {
+    // The venv of scripts/install-test-tools.sh: a python with pip.
+    let Some(prek) = prek() else { return };
+    let venv_bin = prek.parent().expect("venv bin").to_path_buf();
+    let (action, steps) = action_steps();
+    let install = step(&steps, "Install run-check");
+    let index = tempfile::tempdir().expect("tempdir");
+    stand_in_wheel(&venv_bin.join("python3"), index.path());
+
+    // pip finds `run-check==VERSION` in a folder instead of PyPI.
+    let mut install = Step {
+        name: install.name.clone(),
+        condition: None,
+        env: install.env.clone(),
+        run: install.run.clone(),
+        uses: None,
+        with: BTreeMap::new(),
+    };
+    install.env.insert("PIP_NO_INDEX".into(), "1".into());
+    install
+        .env
+        .insert("PIP_FIND_LINKS".into(), index.path().display().to_string());
+    install
+        .env
+        .insert("PIP_ROOT_USER_ACTION".into(), "ignore".into());
+    let mut runner = Runner::new(&action, &[]);
+    runner.path =
+        std::env::join_paths([venv_bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
+            .expect("PATH");
+    let repo = workspace(FAILING);
+    let run = runner.run(&install, repo.path());
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let target = runner.temp.path().join("run-check-install");
+    let bin_dir = target.join("bin");
+    assert_eq!(
+        std::fs::read_to_string(runner.file("path")).unwrap(),
+        format!("{}\n", bin_dir.display())
+    );
+    let mut on_path: Vec<String> = std::fs::read_dir(&bin_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_path.sort();
+    assert_eq!(on_path, ["run-check"], "only run-check joins PATH");
+    let out = Command::new(bin_dir.join("run-check"))
+        .output()
+        .expect("installed run-check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("run-check {} (stand-in)\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
 /// prek from scripts/install-test-tools.sh (`.tools/python/bin/prek`).
 /// Missing: the test fails in CI and is skipped, loudly, elsewhere.
 fn prek() -> Option<PathBuf> {
@@ -586,6 +676,28 @@ fn prek() -> Option<PathBuf> {
     }
     eprintln!("SKIPPED (not a pass): {why}");
     None
+}
+
+/// The ```yaml blocks of a markdown text, unindented (a block inside a
+/// list item is indented as its item).
+fn yaml_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(indent) = line.strip_suffix("```yaml").filter(|i| i.trim().is_empty()) else {
+            continue;
+        };
+        let mut block = String::new();
+        for line in lines.by_ref() {
+            if line.trim() == "```" {
+                break;
+            }
+            block.push_str(line.strip_prefix(indent).unwrap_or(line));
+            block.push('\n');
+        }
+        blocks.push(block);
+    }
+    blocks
 }
 
 /// A sample project: one fast and strict check that fails while a `.txt`
@@ -655,6 +767,20 @@ fn pre_commit_hooks_run_through_prek_try_repo() {
         &["validate-manifest", ".pre-commit-hooks.yaml"],
     );
     assert_eq!(out.0, Some(0), "{}", out.1);
+
+    // The configs docs/ci.md shows are valid.
+    let docs = std::fs::read_to_string(repo_root().join("docs/ci.md")).expect("docs/ci.md");
+    let configs = yaml_blocks(&docs)
+        .into_iter()
+        .filter(|block| block.starts_with("repos:\n"))
+        .collect::<Vec<_>>();
+    assert_eq!(configs.len(), 2, "the -system hooks and the local hook");
+    for config in configs {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(".pre-commit-config.yaml"), &config).unwrap();
+        let out = prek_in(dir.path(), &["validate-config", ".pre-commit-config.yaml"]);
+        assert_eq!(out.0, Some(0), "{config}\n{}", out.1);
+    }
 
     let sample = tempfile::tempdir().expect("tempdir");
     let repo = sample.path();
