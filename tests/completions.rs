@@ -3,7 +3,9 @@
 //! a real bash and asked to complete; the other shells' scripts name every
 //! command; the manual pages are roff that `man -l` renders.
 
+#[cfg(unix)]
 use std::path::Path;
+#[cfg(unix)]
 use std::process::Command;
 
 use crate::support::Test;
@@ -35,10 +37,34 @@ fn generated(args: &[&str]) -> String {
     run.stdout
 }
 
+#[test]
+fn every_state_of_the_bash_script_has_its_case() {
+    // The script's word loop moves between states (`cmd="..."`); each
+    // must have its `case` arm, or that command's options never complete
+    // (clap-rs/clap#6421, worked around in commands/completions.rs).
+    let script = generated(&["completions", "bash"]);
+    let states: std::collections::BTreeSet<&str> = script
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("cmd=\""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .filter(|state| !state.is_empty())
+        .collect();
+    assert!(states.contains("run__check__subcmd__retry__subcmd__record"));
+    assert!(states.len() > 20, "{states:?}");
+    for state in states {
+        assert!(
+            script.contains(&format!("\n        {state})\n")),
+            "no case for {state}"
+        );
+    }
+    assert!(!script.contains("run__subcmd__check"));
+}
+
 /// What bash completes for the command line `words` (the cursor at the end
 /// of the last word), with the script of `run-check completions bash`
 /// sourced: COMP_WORDS/COMP_CWORD as bash sets them, then the function that
 /// `complete -F` registered, called as bash calls it. One candidate a line.
+#[cfg(unix)]
 fn bash_completes(script: &Path, words: &[&str]) -> Vec<String> {
     let program = r#"
 source "$1" || exit 3
@@ -77,6 +103,7 @@ printf '%s\n' "${COMPREPLY[@]}"
         .collect()
 }
 
+#[cfg(unix)]
 #[test]
 fn bash_completion_loads_and_completes_commands_options_and_values() {
     let temp = tempfile::tempdir().expect("tempdir");
@@ -239,6 +266,7 @@ fn a_command_has_its_own_page() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn man_renders_the_page() {
     let temp = tempfile::tempdir().expect("tempdir");
