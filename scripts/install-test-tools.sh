@@ -45,7 +45,8 @@ mkdir -p -- "$TOOLS"
 # ruff, pytest, mypy and black in a venv: their console scripts run with
 # the venv's python, so the tests need only put its bin/ on PATH.
 PY=$TOOLS/python
-want="ruff==$RUFF_VERSION pytest==$PYTEST_VERSION mypy==$MYPY_VERSION black==$BLACK_VERSION"
+# prek (pinned here): tests/integrations.rs runs `prek try-repo` on .pre-commit-hooks.yaml.
+want="ruff==$RUFF_VERSION pytest==$PYTEST_VERSION mypy==$MYPY_VERSION black==$BLACK_VERSION prek==0.5.11"
 if [ "$(cat "$PY/.installed" 2>/dev/null)" != "$want" ]; then
     say "installing $want into $PY"
     rm -rf -- "$PY"

@@ -53,6 +53,27 @@ pub(crate) enum Command {
     Init(crate::tooling::init::InitArgs),
     /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
     Hooks(crate::tooling::hooks::HooksArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(CompletionsArgs),
+    /// Print a manual page (roff): run-check(1), or a command's
+    Man(ManArgs),
+}
+
+/// `man` options.
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The command whose page to print, e.g. `judge` or `retry record`
+    /// [default: run-check(1) itself]
+    #[arg(value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+}
+
+/// `completions` options.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell the script is for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 /// `fix` options.

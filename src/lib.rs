@@ -105,6 +105,8 @@ where
         Some(Command::Schema(args)) => tooling::schema::run(&args),
         Some(Command::Init(args)) => tooling::init::run(&args),
         Some(Command::Hooks(args)) => tooling::hooks::run(&args),
+        Some(Command::Completions(args)) => commands::completions(&args),
+        Some(Command::Man(args)) => commands::man(&args),
     };
     match result {
         Ok(code) => code,

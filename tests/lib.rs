@@ -14,6 +14,8 @@ mod artifacts;
 mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
+/// `completions SHELL` loaded by a real bash; `man` pages rendered by man.
+mod completions;
 /// Every config error of docs/checks-toml.md: exit 2, one line, nothing runs.
 mod config_errors;
 /// Diagnostics from real tool output, the cap, paths made worktree-relative.
@@ -36,6 +38,8 @@ mod hooks;
 mod init;
 /// `run-check init` on a sample npm project, then its gate with the real tools.
 mod init_node;
+/// action.yml, the CI templates and .pre-commit-hooks.yaml: schemas, steps, prek.
+mod integrations;
 /// `run-check judge`: verdicts over recorded rounds, --record under concurrency.
 mod judge;
 /// Input limits: oversized configs, tasks and JSON inputs are refused.

@@ -4,6 +4,7 @@
 
 mod candidates;
 mod check;
+mod completions;
 mod fix;
 mod list;
 mod progress;
@@ -12,6 +13,7 @@ mod validate;
 
 pub(crate) use candidates::{CandidatesFormat, candidates};
 pub(crate) use check::check;
+pub(crate) use completions::{completions, man};
 pub(crate) use fix::fix;
 pub(crate) use list::list;
 pub(crate) use report::report;
