@@ -17,7 +17,8 @@
 //! values alike, quotes included) after the display sanitizing every report
 //! gets; a Content-Security-Policy forbids scripts, so even a string that
 //! got through could not run one. Sizes are capped: the first
-//! `MAX_DIAGNOSTICS` diagnostics of a failing check, then a count; the last
+//! `MAX_FAILED_DETAILS` failing checks in detail (the rest named), the
+//! first `MAX_DIAGNOSTICS` diagnostics of each, then a count; the last
 //! lines of each stream as in `markdown`.
 
 use std::fmt::Write;
@@ -28,6 +29,8 @@ use super::markdown::{MAX_EXCERPT_CHARS, tail};
 
 /// Diagnostics listed at most per failing check.
 pub(crate) const MAX_DIAGNOSTICS: usize = 50;
+/// Failing checks shown in detail at most; the rest are named.
+const MAX_FAILED_DETAILS: usize = 100;
 /// Modified paths listed at most.
 const MAX_MODIFIED: usize = 200;
 /// Characters of a diagnostic message shown at most.
@@ -255,7 +258,7 @@ fn failing(out: &mut String, evidence: &Evidence) {
         "<section id=\"failed\">\n<h2>Failed checks ({})</h2>",
         failing.len()
     );
-    for check in failing {
+    for check in failing.iter().take(MAX_FAILED_DETAILS) {
         let name = esc(&check.name);
         let _ = writeln!(
             out,
@@ -286,6 +289,18 @@ fn failing(out: &mut String, evidence: &Evidence) {
             );
         }
         out.push_str("</article>\n");
+    }
+    if failing.len() > MAX_FAILED_DETAILS {
+        let rest: Vec<String> = failing[MAX_FAILED_DETAILS..]
+            .iter()
+            .map(|c| format!("<code>{}</code>", esc(&c.name)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"muted\" id=\"failed-more\">… and {} more, without details (see the evidence): {}</p>",
+            rest.len(),
+            rest.join(", ")
+        );
     }
     out.push_str("</section>\n");
 }
@@ -620,6 +635,26 @@ mod tests {
             "<span class=\"sev-warning\">warning</span> [W:1] odd 100% message second | line"
         ));
         assert!(page.contains("<p id=\"read-only\" data-state=\"held\">"));
+    }
+
+    #[test]
+    fn past_the_cap_failing_checks_are_only_named() {
+        let mut evidence = sample::evidence();
+        let failing = evidence.checks[1].clone();
+        evidence.checks = (0..MAX_FAILED_DETAILS + 2)
+            .map(|i| CheckRecord {
+                name: format!("f{i}"),
+                ..failing.clone()
+            })
+            .collect();
+        let page = render(&evidence);
+        assert_eq!(
+            page.matches("<article class=\"check\"").count(),
+            MAX_FAILED_DETAILS
+        );
+        assert!(page.contains(
+            "… and 2 more, without details (see the evidence): <code>f100</code>, <code>f101</code></p>"
+        ));
     }
 
     #[test]
