@@ -10,7 +10,8 @@
 //! the rows are packed greedily: in order of start, a check goes on the
 //! first row that is free at its start (the row's last check ended at or
 //! before it), else on a new row. With `--jobs N` the rows are at most N.
-//! Bars are written in the evidence's check order, each with `data-check`,
+//! Bars are written in the evidence's check order, each a link to the
+//! check's details (failing) or table row, with `data-check`,
 //! `data-status`, `data-row`, `data-start-ms` and `data-duration-ms`.
 //!
 //! Every string of the evidence is escaped for HTML (text and attribute
@@ -208,8 +209,13 @@ fn timeline(out: &mut String, evidence: &Evidence) {
         );
         let _ = writeln!(
             out,
-            "<a class=\"bar s-{status}\" href=\"#check-{name}\" data-check=\"{name}\" data-status=\"{status}\" data-row=\"{row}\" data-start-ms=\"{start}\" data-duration-ms=\"{duration}\" style=\"left:{left};width:{width};top:{top}px\" title=\"{title}\">{name}</a>",
+            "<a class=\"bar s-{status}\" href=\"#{anchor}-{name}\" data-check=\"{name}\" data-status=\"{status}\" data-row=\"{row}\" data-start-ms=\"{start}\" data-duration-ms=\"{duration}\" style=\"left:{left};width:{width};top:{top}px\" title=\"{title}\">{name}</a>",
             status = check.status.as_str(),
+            anchor = if check.status.is_failure() {
+                "check"
+            } else {
+                "row"
+            },
             row = bar.row,
             start = bar.start,
             duration = bar.duration,
@@ -406,7 +412,7 @@ fn all_checks(out: &mut String, evidence: &Evidence) {
         };
         let _ = writeln!(
             out,
-            "<tr data-check=\"{name}\"><td><code>{name}</code></td><td><span class=\"tag s-{status}\">{status}</span></td><td class=\"num\">{start}</td><td class=\"num\">{time}</td><td>{}</td></tr>",
+            "<tr id=\"row-{name}\" data-check=\"{name}\"><td><code>{name}</code></td><td><span class=\"tag s-{status}\">{status}</span></td><td class=\"num\">{start}</td><td class=\"num\">{time}</td><td>{}</td></tr>",
             details.join(" · "),
             name = esc(&check.name),
             status = check.status.as_str(),
