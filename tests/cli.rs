@@ -177,6 +177,7 @@ fn stable_evidence(test: &Test, args: &[&str]) -> Value {
     evidence["summary"]["duration_ms"] = Value::Null;
     for check in evidence["checks"].as_array_mut().expect("checks") {
         check["duration_ms"] = Value::Null;
+        check["started_ms"] = Value::Null;
     }
     evidence
 }

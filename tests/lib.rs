@@ -34,6 +34,8 @@ mod formats;
 mod gate;
 /// `run-check hooks install` and the hook templates, with real commits and pushes.
 mod hooks;
+/// The html report in headless Chromium: a bar per check, the failure first.
+mod html;
 /// `run-check init`: detected projects, generated checks, never overwriting.
 mod init;
 /// `run-check init` on a sample npm project, then its gate with the real tools.

@@ -120,7 +120,7 @@ fn bad_evidence_is_the_same_error_in_every_reader() {
              command, program, dimension, severity, exit_code, duration_ms, timed_out, \
              stdout_excerpt, stderr_excerpt, stdout_bytes, stderr_bytes, excerpt_truncated, \
              artifacts, diagnostics_count, diagnostics_dropped, score, skip_reason, error, \
-             data, leaked or config_line)",
+             data, leaked, config_line or started_ms)",
         ),
         (
             "",
@@ -159,7 +159,13 @@ fn evidence_of_an_earlier_version_reads_with_its_defaults() {
     for key in ["changes", "shard", "merged_from"] {
         evidence["meta"].as_object_mut().unwrap().remove(key);
     }
-    for key in ["severity", "diagnostics_dropped", "leaked", "config_line"] {
+    for key in [
+        "severity",
+        "diagnostics_dropped",
+        "leaked",
+        "config_line",
+        "started_ms",
+    ] {
         evidence["checks"][0].as_object_mut().unwrap().remove(key);
     }
     evidence["contracts"]
@@ -184,5 +190,6 @@ fn evidence_of_an_earlier_version_reads_with_its_defaults() {
     assert_eq!(merged["checks"][0]["diagnostics_dropped"], 0);
     assert_eq!(merged["checks"][0]["leaked"], json!([]));
     assert_eq!(merged["checks"][0]["config_line"], Value::Null);
+    assert_eq!(merged["checks"][0]["started_ms"], Value::Null);
     assert_eq!(merged["contracts"]["gate"], Value::Null);
 }

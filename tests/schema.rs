@@ -431,7 +431,13 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
         .remove("error");
     older["contracts"].as_object_mut().unwrap().remove("gate");
     for check in older["checks"].as_array_mut().unwrap() {
-        for key in ["severity", "diagnostics_dropped", "leaked", "config_line"] {
+        for key in [
+            "severity",
+            "diagnostics_dropped",
+            "leaked",
+            "config_line",
+            "started_ms",
+        ] {
             check.as_object_mut().unwrap().remove(key);
         }
     }
@@ -441,6 +447,7 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
     assert_eq!(read.checks[0].diagnostics_dropped, 0);
     assert!(read.checks[0].leaked.is_empty());
     assert_eq!(read.checks[0].config_line, None);
+    assert_eq!(read.checks[0].started_ms, None);
     assert_eq!(read.contracts.gate, None);
     // 1.0 is an integer as the schema's "integer" says; 1.5 is not.
     let mut whole = evidence.clone();

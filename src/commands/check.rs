@@ -73,6 +73,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         &plan,
         &results,
         meta,
+        started,
         duration,
         interrupted,
         read_only,

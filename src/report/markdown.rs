@@ -371,7 +371,7 @@ fn diagnostic_item(d: &Diagnostic) -> String {
 }
 
 /// The last `MAX_EXCERPT_LINES` lines, at most `max_chars` characters.
-fn tail(text: &str, max_chars: usize) -> String {
+pub(super) fn tail(text: &str, max_chars: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let mut start = lines.len().saturating_sub(MAX_EXCERPT_LINES);
     let mut chars: usize = lines[start..].iter().map(|l| l.chars().count() + 1).sum();

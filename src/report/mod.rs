@@ -2,6 +2,7 @@
 //! they never run processes or touch files (`output` writes).
 
 mod github;
+mod html;
 mod junit;
 mod markdown;
 mod sarif;
@@ -25,16 +26,18 @@ pub(crate) enum Format {
     Github,
     /// A Markdown table for a pull-request comment.
     Markdown,
+    /// One self-contained HTML page: summary, timeline, failed checks, contracts.
+    Html,
 }
 
 /// Renders `evidence` in `format`.
 ///
 /// No report replays what a check printed (docs/evidence.md): `json` and
 /// `sarif` render the document without terminal escape sequences
-/// ([`sanitize::evidence_json`]); `text`, `markdown`, `junit` and `github`
-/// render it with control characters made visible and workflow commands
-/// defused ([`sanitize::evidence_display`]), and the whole `text`,
-/// `markdown` and `junit` output goes through [`sanitize::for_display`]
+/// ([`sanitize::evidence_json`]); `text`, `markdown`, `junit`, `github` and
+/// `html` render it with control characters made visible and workflow
+/// commands defused ([`sanitize::evidence_display`]), and the whole `text`,
+/// `markdown`, `junit` and `html` output goes through [`sanitize::for_display`]
 /// once more, so no line of it starts a workflow command whatever field it
 /// came from.
 pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
@@ -49,6 +52,7 @@ pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
         Format::Sarif => sarif::render(&sanitize::evidence_json(evidence)).into_bytes(),
         Format::Github => github::render(&shown()).into_bytes(),
         Format::Markdown => defused(markdown::render(&shown())),
+        Format::Html => defused(html::render(&shown())),
     }
 }
 

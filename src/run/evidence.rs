@@ -2,7 +2,7 @@
 //! `run-check-documents` crate) from a plan and its results. Nothing here
 //! runs a process except through `meta`.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::exit_code;
 use crate::run::meta::Meta;
@@ -29,11 +29,17 @@ pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Builds the document from a finished (or interrupted) run.
+/// Builds the document from a finished (or interrupted) run that started
+/// at `run_started` and took `duration`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each is one part of the document, given by the run"
+)]
 pub(crate) fn assemble(
     plan: &Plan<'_>,
     results: &[CheckResult],
     meta: Meta,
+    run_started: Instant,
     duration: Duration,
     interrupted: bool,
     read_only: ReadOnly,
@@ -79,6 +85,9 @@ pub(crate) fn assemble(
                 ),
                 leaked: result.leaked.clone(),
                 config_line: Some(check.config.table_line as u64),
+                started_ms: result
+                    .started
+                    .map(|at| millis(at.saturating_duration_since(run_started))),
             }
         })
         .collect();
@@ -272,6 +281,7 @@ mod tests {
             data: Default::default(),
             leaked: vec![],
             config_line: None,
+            started_ms: None,
         }
     }
 

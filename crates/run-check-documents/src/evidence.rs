@@ -519,6 +519,9 @@ pub struct CheckRecord {
     /// The 1-based line of the check's `[[check]]` table in the config (`meta.config.path`): where a report points a failure that has no located diagnostic (SARIF needs a location for every result). Null in evidence written before the field.
     #[serde(default, deserialize_with = "read::nullable")]
     pub config_line: Option<u64>,
+    /// When the check started, in milliseconds from the run's start (the `html` report's timeline draws it from there for `duration_ms`). Null for a check that did not start (skipped, or its program not found), and in evidence written before the field; in merged evidence, from the start of the run of its shard.
+    #[serde(default, deserialize_with = "read::nullable")]
+    pub started_ms: Option<u64>,
 }
 
 /// A skipped check says why, an errored one what went wrong, and a timeout is a failure.

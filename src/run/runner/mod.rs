@@ -69,6 +69,8 @@ pub(crate) struct CheckResult {
     pub(crate) benign_skip: bool,
     /// The processes it left behind (killed, or kept by `leave_running`).
     pub(crate) leaked: Vec<Leaked>,
+    /// When it started (its process or its scan); None when it did not.
+    pub(crate) started: Option<std::time::Instant>,
 }
 
 impl CheckResult {
@@ -87,6 +89,7 @@ impl CheckResult {
             artifacts: Collected::default(),
             benign_skip: false,
             leaked: Vec::new(),
+            started: None,
         }
     }
 
@@ -408,13 +411,18 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
 /// Runs check `i` (a process or a built-in scan) and classifies its end.
 fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
     let check = &plan.checks[i];
-    match &check.config.kind {
+    let started = std::time::Instant::now();
+    let result = match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
         // docs/checks-toml.md: `cwd` and a path program are resolved again now.
         CheckKind::Run(_) => match crate::run::plan::at_start(check, &plan.worktree) {
             Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
             Err(why) => CheckResult::errored(why),
         },
+    };
+    CheckResult {
+        started: Some(started),
+        ..result
     }
 }
 
@@ -495,6 +503,7 @@ fn run_process(
         artifacts,
         benign_skip: false,
         leaked: outcome.leaked,
+        started: None,
     };
     match outcome.end {
         End::Exited(code) => {
