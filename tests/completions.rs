@@ -128,7 +128,9 @@ fn bash_completion_loads_and_completes_commands_options_and_values() {
     );
     assert_eq!(
         bash_completes(&script, &["run-check", "report", "e.json", "--format", ""]),
-        ["text", "json", "junit", "sarif", "github", "markdown"]
+        [
+            "text", "json", "junit", "sarif", "github", "markdown", "html"
+        ]
     );
     assert_eq!(
         bash_completes(&script, &["run-check", "retry", "record", "--ph"]),
