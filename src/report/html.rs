@@ -312,7 +312,8 @@ fn failing(out: &mut String, evidence: &Evidence) {
 }
 
 /// A check's diagnostics grouped by file (files in order of first
-/// appearance, diagnostics without a file last): the first
+/// appearance, diagnostics without a file last; within a file by line and
+/// column, as an editor shows them, those without a line first): the first
 /// `MAX_DIAGNOSTICS`, the rest counted.
 fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
     let all: Vec<&Diagnostic> = evidence
@@ -335,6 +336,9 @@ fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
         }
     }
     files.sort_by_key(|(file, _)| file.is_none());
+    for (_, list) in &mut files {
+        list.sort_by_key(|d| (d.line, d.column));
+    }
     for (file, list) in files {
         let shown = file.map_or_else(|| "(no file)".to_string(), esc);
         let _ = writeln!(
@@ -678,5 +682,22 @@ mod tests {
         assert_eq!(page.matches("<li><code>").count(), MAX_DIAGNOSTICS);
         assert!(page.contains("<h4>Diagnostics (60)</h4>"));
         assert!(page.contains("… and 10 more"));
+    }
+
+    #[test]
+    fn a_file_s_diagnostics_are_in_line_order() {
+        let mut evidence = sample::evidence();
+        let d = evidence.diagnostics[0].clone();
+        evidence.diagnostics = [(9, "nine"), (2, "two"), (5, "five")]
+            .into_iter()
+            .map(|(line, message)| Diagnostic {
+                line: Some(line),
+                message: message.into(),
+                ..d.clone()
+            })
+            .collect();
+        let page = render(&evidence);
+        let at = |m: &str| page.find(m).unwrap_or_else(|| panic!("{m}"));
+        assert!(at("two") < at("five") && at("five") < at("nine"));
     }
 }
