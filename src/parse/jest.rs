@@ -147,19 +147,7 @@ impl LineParser for Jest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::vitest::tests::parse;
-
-    fn failure(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
-        Diagnostic {
-            file: Some(file.into()),
-            line: Some(line),
-            column: Some(column),
-            severity: DiagSeverity::Error,
-            rule: Some(rule.into()),
-            message: message.into(),
-            ..Diagnostic::default()
-        }
-    }
+    use crate::parse::vitest::tests::{failure, parse};
 
     /// What the capture of tests/fixtures/diagnostics/jest reports.
     fn expected() -> Vec<Diagnostic> {

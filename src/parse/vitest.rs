@@ -293,7 +293,14 @@ pub(super) mod tests {
         out
     }
 
-    fn failure(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
+    /// A located error diagnostic, as vitest's and jest's failures are.
+    pub(crate) fn failure(
+        file: &str,
+        line: u64,
+        column: u64,
+        rule: &str,
+        message: &str,
+    ) -> Diagnostic {
         Diagnostic {
             file: Some(file.into()),
             line: Some(line),
