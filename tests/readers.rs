@@ -120,7 +120,8 @@ fn bad_evidence_is_the_same_error_in_every_reader() {
              command, program, dimension, severity, exit_code, duration_ms, timed_out, \
              stdout_excerpt, stderr_excerpt, stdout_bytes, stderr_bytes, excerpt_truncated, \
              artifacts, diagnostics_count, diagnostics_dropped, score, skip_reason, error, \
-             data, leaked, config_line or started_ms)",
+             data, leaked, config_line, started_ms, flaky, attempts, attempt_log or \
+             baseline_suppressed)",
         ),
         (
             "",
@@ -165,9 +166,17 @@ fn evidence_of_an_earlier_version_reads_with_its_defaults() {
         "leaked",
         "config_line",
         "started_ms",
+        "flaky",
+        "attempts",
+        "attempt_log",
+        "baseline_suppressed",
     ] {
         evidence["checks"][0].as_object_mut().unwrap().remove(key);
     }
+    evidence["summary"]
+        .as_object_mut()
+        .unwrap()
+        .remove("baseline");
     evidence["contracts"]
         .as_object_mut()
         .unwrap()
@@ -191,5 +200,10 @@ fn evidence_of_an_earlier_version_reads_with_its_defaults() {
     assert_eq!(merged["checks"][0]["leaked"], json!([]));
     assert_eq!(merged["checks"][0]["config_line"], Value::Null);
     assert_eq!(merged["checks"][0]["started_ms"], Value::Null);
+    assert_eq!(merged["checks"][0]["flaky"], false);
+    assert_eq!(merged["checks"][0]["attempts"], 1);
+    assert_eq!(merged["checks"][0]["attempt_log"], json!([]));
+    assert_eq!(merged["checks"][0]["baseline_suppressed"], 0);
+    assert_eq!(merged["summary"]["baseline"], Value::Null);
     assert_eq!(merged["contracts"]["gate"], Value::Null);
 }

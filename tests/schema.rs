@@ -437,10 +437,15 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
             "leaked",
             "config_line",
             "started_ms",
+            "flaky",
+            "attempts",
+            "attempt_log",
+            "baseline_suppressed",
         ] {
             check.as_object_mut().unwrap().remove(key);
         }
     }
+    older["summary"].as_object_mut().unwrap().remove("baseline");
     assert_valid(&schema, &older);
     let read = Evidence::from_value(older).unwrap();
     assert_eq!(read.checks[0].severity, Severity::High);
@@ -448,6 +453,11 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
     assert!(read.checks[0].leaked.is_empty());
     assert_eq!(read.checks[0].config_line, None);
     assert_eq!(read.checks[0].started_ms, None);
+    assert!(!read.checks[0].flaky);
+    assert_eq!(read.checks[0].attempts, 1);
+    assert!(read.checks[0].attempt_log.is_empty());
+    assert_eq!(read.checks[0].baseline_suppressed, 0);
+    assert_eq!(read.summary.baseline, None);
     assert_eq!(read.contracts.gate, None);
     // 1.0 is an integer as the schema's "integer" says; 1.5 is not.
     let mut whole = evidence.clone();

@@ -414,6 +414,7 @@ pub(super) mod sample {
             rule: rule.map(Into::into),
             message: message.into(),
             suggestion: None,
+            new: None,
         }
     }
 }

@@ -88,6 +88,10 @@ pub(crate) fn assemble(
                 started_ms: result
                     .started
                     .map(|at| millis(at.saturating_duration_since(run_started))),
+                flaky: false,
+                attempts: 1,
+                attempt_log: Vec::new(),
+                baseline_suppressed: 0,
             }
         })
         .collect();
@@ -282,6 +286,10 @@ mod tests {
             leaked: vec![],
             config_line: None,
             started_ms: None,
+            flaky: false,
+            attempts: 1,
+            attempt_log: Vec::new(),
+            baseline_suppressed: 0,
         }
     }
 

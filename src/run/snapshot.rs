@@ -599,6 +599,7 @@ impl Verifier {
                     rule: Some("read-only".into()),
                     message: format!("{} {by}", change.kind),
                     suggestion: None,
+                    new: None,
                 }
             })
             .collect();

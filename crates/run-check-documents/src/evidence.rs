@@ -300,6 +300,9 @@ pub struct Summary {
     #[serde(deserialize_with = "int::de")]
     #[schemars(extend("enum" = [0, 1, 2, 130]))]
     pub exit_code: i32,
+    /// The earlier evidence given with `--baseline`, as given: its diagnostics are old (`new: false`) here. Null without `--baseline`, and in evidence written before the field.
+    #[serde(default, deserialize_with = "read::nullable")]
+    pub baseline: Option<String>,
 }
 
 /// PASS has exactly `all_checks_passed`, the pass banner and exit code 0.
@@ -522,6 +525,36 @@ pub struct CheckRecord {
     /// When the check started, in milliseconds from the run's start (the `html` report's timeline draws it from there for `duration_ms`). Null for a check that did not start (skipped, or its program not found), and in evidence written before the field; in merged evidence, from the start of the run of its shard.
     #[serde(default, deserialize_with = "read::nullable")]
     pub started_ms: Option<u64>,
+    /// Failed, then passed when run again (`retries` in checks.toml). A flaky check is `pass`, or `fail` in strict mode under `[settings] flaky = "fail"`. False in evidence written before the field.
+    #[serde(default)]
+    pub flaky: bool,
+    /// How many times the check was started: 1 plus its retries; 0 for a check that never started (skipped, program not found, a scan counts as 1). 1 in evidence written before the field.
+    #[serde(default = "one", deserialize_with = "int::de")]
+    pub attempts: u32,
+    /// Every attempt, in order, when the check ran more than once (then the check's own `exit_code`, `timed_out` and excerpts are the last attempt's, and `duration_ms` spans them all); empty when it ran once.
+    #[serde(default)]
+    pub attempt_log: Vec<Attempt>,
+    /// Diagnostics of this check that the `--baseline` evidence already had (`new: false`). A failed check whose diagnostics are all old, with no timeout, signal or dropped diagnostic, is `pass`. 0 without `--baseline`, and in evidence written before the field.
+    #[serde(default, deserialize_with = "int::de")]
+    pub baseline_suppressed: usize,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One run of a check that ran more than once (`retries`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Attempt {
+    /// The process's exit code, when it exited.
+    #[serde(deserialize_with = "int::opt")]
+    pub exit_code: Option<i32>,
+    /// Wall time of this attempt.
+    #[serde(deserialize_with = "int::de")]
+    pub duration_ms: u64,
+    /// Killed after its timeout.
+    pub timed_out: bool,
 }
 
 /// A skipped check says why, an errored one what went wrong, and a timeout is a failure.
@@ -596,6 +629,10 @@ pub struct Diagnostic {
     /// A suggested fix.
     #[serde(deserialize_with = "read::nullable")]
     pub suggestion: Option<String>,
+    /// With `--baseline`: false when the baseline evidence has the same diagnostic (same check, rule, file and message with its numbers ignored; the line may differ), true otherwise. Absent without `--baseline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub new: Option<bool>,
 }
 
 /// The read-only, task, change-budget and gate contracts.
@@ -872,6 +909,7 @@ pub fn summarize(
         errored: errored.len(),
         skipped,
         exit_code,
+        baseline: None,
     }
 }
 

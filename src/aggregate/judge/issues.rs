@@ -438,6 +438,7 @@ mod tests {
             rule: rule.map(str::to_string),
             message: "msg".into(),
             suggestion: None,
+            new: None,
         }
     }
 

@@ -433,6 +433,7 @@ mod tests {
             rule: Some("E1".into()),
             message: message.into(),
             suggestion: None,
+            new: None,
         }
     }
 
