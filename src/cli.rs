@@ -102,6 +102,10 @@ pub(crate) struct ReportArgs {
     /// Write the report to FILE atomically; stdout then gets nothing
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
+    /// Evidence of a run with --baseline: report the diagnostics the baseline
+    /// knows too, marked old (by default only new ones are reported)
+    #[arg(long)]
+    pub(crate) all_diagnostics: bool,
 }
 
 /// Where the worktree and config are.
@@ -220,6 +224,13 @@ pub(crate) struct CheckArgs {
     /// evidence (longest first onto the least loaded shard)
     #[arg(long, value_name = "EV.json", requires = "shard")]
     pub(crate) timings: Option<PathBuf>,
+    /// Diagnostics this earlier evidence has are old: a check failing only
+    /// for old ones passes, and reports show only new ones
+    #[arg(long, value_name = "EV.json")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// With --baseline: report the old diagnostics too, marked old
+    #[arg(long)]
+    pub(crate) all_diagnostics: bool,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]
     pub(crate) no_fail_fast: bool,
@@ -247,6 +258,10 @@ pub(crate) struct CandidatesArgs {
     /// Which checks run, and how
     #[arg(long, value_enum, default_value = "strict")]
     pub(crate) mode: Mode,
+    /// The evidence of the task's base commit: each candidate fails only on
+    /// diagnostics it does not have (see `check --baseline`)
+    #[arg(long, value_name = "EV.json")]
+    pub(crate) baseline: Option<PathBuf>,
     /// Checks running at once across all candidates; 0 = logical CPUs [default: 0]
     #[arg(long, value_name = "N")]
     pub(crate) jobs: Option<usize>,

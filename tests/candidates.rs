@@ -588,3 +588,87 @@ fn a_stop_signal_stops_every_gate_and_its_checks() {
         );
     }
 }
+
+/// docs/baseline.md: with `--baseline` (the evidence of the task's base
+/// commit), a candidate that adds no finding passes over the base's old
+/// ones, and one that adds a finding fails on it alone.
+#[test]
+fn a_baseline_of_the_base_commit_fails_only_the_candidate_adding_a_finding() {
+    use std::os::unix::fs::PermissionsExt;
+    let checks = r#"[settings]
+allow = ["test", "./lint.sh"]
+
+[[check]]
+name = "feature"
+run = ["test", "-f", "feature.txt"]
+
+[[check]]
+name = "lint"
+run = ["./lint.sh"]
+parser = "gcc"
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    let lint = "#!/bin/sh\nfound=0\nfor f in *.txt; do\n  grep -n BAD \"$f\" | while IFS=: read -r n text; do echo \"$f:$n:1: error: $text\"; done\n  grep -q BAD \"$f\" && found=1\ndone\nexit $found\n";
+    std::fs::write(repo.join("lint.sh"), lint).unwrap();
+    std::fs::set_permissions(repo.join("lint.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(repo.join("old.txt"), "BAD one\nfine\nBAD two\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "old findings"]);
+    let base = Command::new(bin())
+        .args([
+            "--worktree",
+            repo.to_str().unwrap(),
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(p.path("base.json"))
+        .output()
+        .unwrap();
+    code(&base, 1);
+    p.candidate("clean", &[("feature.txt", "done\n")]);
+    p.candidate("adds", &[("feature.txt", "done\nBAD three\n")]);
+    let out = p.run(&[
+        "--task",
+        "task.json",
+        "--baseline",
+        "base.json",
+        "--format",
+        "json",
+        "clean",
+        "adds",
+    ]);
+    code(&out, 0);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = |id: &str| {
+        index["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(entry("clean")["passed"], true, "{index:#}");
+    assert_eq!(entry("adds")["passed"], false, "{index:#}");
+    assert_eq!(entry("adds")["banner"], "1 of 2 checks failed: lint");
+    let adds = p.json("runs/T-7/adds/run-check.json");
+    let new: Vec<&Value> = adds["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["new"] == true)
+        .collect();
+    assert_eq!(new.len(), 1, "{adds:#}");
+    assert_eq!(new[0]["message"], "BAD three");
+    assert!(
+        adds["summary"]["baseline"]
+            .as_str()
+            .unwrap()
+            .ends_with("base.json")
+    );
+    // Without it, the base's old findings fail both.
+    let out = p.run(&["--task", "task.json", "--format", "json", "clean", "adds"]);
+    code(&out, 1);
+}

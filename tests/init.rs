@@ -860,24 +860,7 @@ mod real_tools {
     use super::{check, init, unwrapped, validates};
     use crate::support::Test;
 
-    /// A test tool installed by `scripts/install-test-tools.sh` under `.tools/`
-    /// of the repository. Missing: the test fails in CI (`CI=true`, where
-    /// .ci/run installs them) and is skipped, loudly, elsewhere.
-    pub(super) fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
-        let path = crate::support::repo_root().join(".tools").join(relative);
-        if path.exists() {
-            return Some(path);
-        }
-        let why = format!(
-            "{} is not installed: run `bash scripts/install-test-tools.sh`",
-            path.display()
-        );
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{why} (CI must install it)");
-        }
-        eprintln!("SKIPPED (not a pass): {why}");
-        None
-    }
+    pub(super) use crate::support::test_tool;
 
     /// `PATH` with `dir` first.
     pub(super) fn path_with(dir: &std::path::Path) -> std::ffi::OsString {

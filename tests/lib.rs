@@ -10,6 +10,8 @@ mod agent_loop;
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.
 mod artifacts;
+/// `--baseline`: only new findings fail, in every format; moved ones match.
+mod baseline;
 /// `candidates`: candidate worktrees gated at once, judged, ranked.
 mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.

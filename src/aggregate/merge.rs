@@ -202,6 +202,24 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
     let mut gate: Option<evidence::Gate> = None;
     let mut meta = docs[0].1.meta.clone();
     let mode = docs[0].1.mode;
+    // Shards of one run share one baseline (docs/baseline.md).
+    let baseline = docs[0].1.summary.baseline.clone();
+    if let Some((path, doc)) = docs
+        .iter()
+        .find(|(_, doc)| doc.summary.baseline != baseline)
+    {
+        let name = |b: &Option<String>| match b {
+            Some(b) => format!("`--baseline {b}`"),
+            None => "no --baseline".to_string(),
+        };
+        return Err(Error::Usage(format!(
+            "cannot merge: `{}` ran with {} but `{}` with {}",
+            docs[0].0.display(),
+            name(&baseline),
+            path.display(),
+            name(&doc.summary.baseline)
+        )));
+    }
     for (path, doc) in docs {
         for check in &doc.checks {
             if let Some((_, other)) = owner.iter().find(|(name, _)| *name == check.name) {
@@ -263,7 +281,8 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
         gate.changed.sort();
         gate.changed.dedup();
     }
-    let summary = evidence::summarize(&checks, duration_ms, interrupted, &read_only);
+    let mut summary = evidence::summarize(&checks, duration_ms, interrupted, &read_only);
+    summary.baseline = baseline;
     meta.argv = argv;
     meta.commands = commands;
     meta.shard = None;

@@ -113,6 +113,17 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     }
     let task_path =
         std::path::absolute(&args.task).map_err(|err| Error::io("find", &args.task, err))?;
+    // docs/baseline.md: the evidence of the task's base commit, read once
+    // here so a bad file stops the round before anything is written.
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let bytes = crate::bounded::read(path, crate::bounded::JSON)
+                .map_err(|err| Error::io("read evidence", path, err))?;
+            crate::json_input::evidence(path, &bytes)?;
+            Some(std::path::absolute(path).map_err(|err| Error::io("find", path, err))?)
+        }
+        None => None,
+    };
     let jobs = match args.jobs {
         Some(0) | None => std::thread::available_parallelism().map_or(1, usize::from),
         Some(n) => n,
@@ -147,6 +158,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     let gate = Gate {
         exe: &exe,
         task: &task_path,
+        baseline: baseline.as_deref(),
         config: trusted.as_deref(),
         mode: args.mode.as_str(),
         jobs,
@@ -331,6 +343,8 @@ fn next_round(task_dir: &Path) -> Result<u32, Error> {
 struct Gate<'a> {
     exe: &'a Path,
     task: &'a Path,
+    /// `--baseline`, absolute: the evidence of the task's base commit.
+    baseline: Option<&'a Path>,
     config: Option<&'a Path>,
     mode: &'static str,
     /// `--jobs` of each gate: the whole budget (the pool bounds it).
@@ -378,6 +392,9 @@ impl Gate<'_> {
             .arg("--quiet");
         if let Some(config) = self.config {
             command.arg("--config").arg(config);
+        }
+        if let Some(baseline) = self.baseline {
+            command.arg("--baseline").arg(baseline);
         }
         command
             .stdin(Stdio::null())

@@ -33,7 +33,8 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let (config, mut start) = config_and_git(&location, &worktree, verify)?;
     let mut task = args.task.as_deref().map(task::load).transpose()?;
     let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
-    let plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
+    let mut plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
+    plan.baseline = args.baseline.as_deref().map(baseline).transpose()?;
     let gate = gate_contract(&location, &config, &plan, &start, &changed, &own)?;
     if let (Some(task), Some(gate)) = (&mut task, &gate) {
         let violations = task::gate_violations(task, gate);
@@ -82,7 +83,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     evidence.contracts.task = task.as_ref().map(task::contract);
     evidence.contracts.change_budget = change_budget;
     evidence.contracts.gate = gate;
-    super::deliver(output, args.format, &evidence)?;
+    super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
     // A status of many files is left for the process's exit to free (as
     // the snapshots are): freeing it entry by entry costs milliseconds.
     if start
@@ -210,6 +211,18 @@ fn timings(path: &Path) -> Result<plan::Timings, Error> {
         .map_err(|err| Error::io("read evidence", path, err))?;
     let evidence = crate::json_input::evidence(path, &bytes)?;
     Ok(plan::Timings::of(path.display().to_string(), &evidence))
+}
+
+/// `--baseline`: the diagnostics of an earlier evidence, read as every
+/// reader reads evidence.
+fn baseline(path: &Path) -> Result<crate::run::baseline::Baseline, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read evidence", path, err))?;
+    let evidence = crate::json_input::evidence(path, &bytes)?;
+    Ok(crate::run::baseline::Baseline::of(
+        path.display().to_string(),
+        &evidence,
+    ))
 }
 
 /// Read-only verification, its first snapshot taken.

@@ -70,9 +70,18 @@ fn relative(path: &Path, base: &Path) -> String {
 /// Writes `evidence` as a `format` report to `output`; unless that report
 /// is text on stdout, the banner is also the last line of stderr. The check
 /// run and `report` both end here, so `report` prints what the run printed.
-fn deliver(output: Output, format: Format, evidence: &Evidence) -> Result<(), Error> {
+fn deliver(
+    output: Output,
+    format: Format,
+    evidence: &Evidence,
+    all_diagnostics: bool,
+) -> Result<(), Error> {
     let report_on_stdout = output.is_stdout() && format == Format::Text;
-    let report = crate::report::render(format, evidence);
+    let shown = match all_diagnostics {
+        true => crate::report::Diagnostics::All,
+        false => crate::report::Diagnostics::New,
+    };
+    let report = crate::report::render_with(format, evidence, shown);
     // Colour only in a `text` report on stdout (docs/running.md#on-a-terminal).
     let report = match report_on_stdout && crate::console::stdout_colour() {
         true => crate::report::colour_text(&report, evidence),

@@ -17,7 +17,7 @@ pub(crate) fn report(args: &ReportArgs) -> Result<i32, Error> {
     let (name, bytes) = bounded::read_input(&args.evidence, "read evidence")?;
     let evidence = json_input::evidence(&name, &bytes)?;
     let output = Output::open(args.out.as_deref())?;
-    super::deliver(output, args.format, &evidence)?;
+    super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
     Ok(outcome(&evidence))
 }
 

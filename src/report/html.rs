@@ -112,6 +112,9 @@ fn summary(out: &mut String, evidence: &Evidence) {
         facts.push(fact);
     }
     facts.push(esc(&meta.timestamp));
+    if let Some(line) = super::baseline_line(evidence) {
+        facts.push(format!("<span id=\"baseline\">{}</span>", esc(&line)));
+    }
     let _ = writeln!(
         out,
         "<p class=\"facts\" id=\"facts\">{}</p>\n</header>",

@@ -78,6 +78,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }
         facts.push(fact);
     }
+    if let Some(line) = super::baseline_line(evidence) {
+        facts.push(inline(&line));
+    }
     let _ = writeln!(out, "{}\n", facts.join(" · "));
     let mut cut = Cut::default();
     table(&mut out, evidence, &mut cut);

@@ -41,6 +41,36 @@ pub(crate) enum Format {
 /// once more, so no line of it starts a workflow command whatever field it
 /// came from.
 pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
+    render_with(format, evidence, Diagnostics::New)
+}
+
+/// Which diagnostics of evidence written with `--baseline` a report other
+/// than `json` shows (docs/baseline.md): the new ones (the default), or all
+/// (`--all-diagnostics`), the old ones marked. `json` is always the whole
+/// document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Diagnostics {
+    New,
+    All,
+}
+
+/// Renders `evidence` in `format`, showing `diagnostics`.
+pub(crate) fn render_with(
+    format: Format,
+    evidence: &Evidence,
+    diagnostics: Diagnostics,
+) -> Vec<u8> {
+    let filtered;
+    let evidence = match (format, diagnostics) {
+        (Format::Json, _) | (_, Diagnostics::All) => evidence,
+        (_, Diagnostics::New) => match only_new(evidence) {
+            Some(only) => {
+                filtered = only;
+                &filtered
+            }
+            None => evidence,
+        },
+    };
     let shown = || sanitize::evidence_display(evidence);
     let defused = |out: String| sanitize::for_display(&out).into_owned().into_bytes();
     match format {
@@ -57,6 +87,25 @@ pub(crate) fn render(format: Format, evidence: &Evidence) -> Vec<u8> {
 }
 
 pub(crate) use text::status_word;
+
+/// `evidence` without the diagnostics its baseline knows (`new: false`),
+/// each check's `diagnostics_count` counting the rest; `None` when it has
+/// none.
+fn only_new(evidence: &Evidence) -> Option<Evidence> {
+    if !evidence.diagnostics.iter().any(|d| d.new == Some(false)) {
+        return None;
+    }
+    let mut only = evidence.clone();
+    only.diagnostics.retain(|d| d.new != Some(false));
+    for check in &mut only.checks {
+        check.diagnostics_count = only
+            .diagnostics
+            .iter()
+            .filter(|d| d.check == check.name)
+            .count();
+    }
+    Some(only)
+}
 
 /// A rendered `text` report of `evidence` with colour (see [`text::colour`]).
 pub(crate) fn colour_text(report: &[u8], evidence: &Evidence) -> Vec<u8> {
@@ -106,12 +155,36 @@ pub(crate) fn ending(
 
 /// [`ending`] of a check record.
 fn detail(check: &CheckRecord) -> String {
-    ending(
+    let ending = ending(
         check.skip_reason.as_deref(),
         check.error.as_deref(),
         check.timed_out,
         check.exit_code,
+    );
+    match (check.baseline_suppressed, ending.is_empty()) {
+        (0, _) => ending,
+        (old, true) => old_diagnostics(old),
+        (old, false) => format!("{ending}; {}", old_diagnostics(old)),
+    }
+}
+
+/// `5 old diagnostics (baseline)`: those of a check `--baseline` knew.
+fn old_diagnostics(n: usize) -> String {
+    format!(
+        "{} (baseline)",
+        crate::output::plural(n as u64, "old diagnostic")
     )
+}
+
+/// The line naming the baseline of a run, with how many old diagnostics it
+/// had in all; `None` without one.
+fn baseline_line(evidence: &Evidence) -> Option<String> {
+    let path = evidence.summary.baseline.as_deref()?;
+    let old: usize = evidence.checks.iter().map(|c| c.baseline_suppressed).sum();
+    Some(format!(
+        "baseline {path}: {} not counted; only new ones fail a check",
+        crate::output::plural(old as u64, "old diagnostic")
+    ))
 }
 
 /// The output shown for a failing check in `text`, `markdown` and `junit`:

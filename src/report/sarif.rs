@@ -89,6 +89,10 @@ struct SarifResult {
     level: &'static str,
     message: Message,
     locations: [Location; 1],
+    /// With `--baseline` (docs/baseline.md): `new`, or `unchanged` for a
+    /// diagnostic the baseline knows (shown with `--all-diagnostics`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline_state: Option<&'static str>,
     properties: Value,
 }
 
@@ -254,6 +258,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
                 text: format!("{} {outcome}", check.name),
             },
             locations: [config.at(check.config_line)],
+            baseline_state: None,
             properties: serde_json::json!({ "check": check.name }),
         });
     }
@@ -275,6 +280,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
                 text: s.banner.clone(),
             },
             locations: [config.at(None)],
+            baseline_state: None,
             properties: serde_json::json!({}),
         });
     }
@@ -381,6 +387,7 @@ fn diagnostic_result(
         level,
         message: Message { text },
         locations: [location],
+        baseline_state: d.new.map(|new| if new { "new" } else { "unchanged" }),
         properties,
     }
 }

@@ -125,6 +125,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
             gate.changed.join(", ")
         );
     }
+    if let Some(line) = super::baseline_line(evidence) {
+        let _ = writeln!(out, "  {line}");
+    }
     let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
@@ -194,6 +197,9 @@ fn diagnostic(d: &Diagnostic) -> String {
         let _ = write!(line, "[{rule}]");
     }
     let _ = write!(line, ": {}", d.message.lines().next().unwrap_or(""));
+    if d.new == Some(false) {
+        line.push_str(" (old: in the baseline)");
+    }
     line
 }
 

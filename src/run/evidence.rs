@@ -53,6 +53,9 @@ pub(crate) fn assemble(
         .map(|(check, result)| {
             let before = diagnostics.len();
             let dropped = collect_diagnostics(check, result, &plan.worktree, &mut diagnostics);
+            if let Some(baseline) = &plan.baseline {
+                baseline.mark(&mut diagnostics[before..]);
+            }
             let (stdout_excerpt, stdout_bytes, out_cut) = excerpt_fields(result.stdout.as_ref());
             let (stderr_excerpt, stderr_bytes, err_cut) = excerpt_fields(result.stderr.as_ref());
             CheckRecord {
@@ -91,12 +94,17 @@ pub(crate) fn assemble(
                 flaky: false,
                 attempts: 1,
                 attempt_log: Vec::new(),
-                baseline_suppressed: 0,
+                baseline_suppressed: result.baseline_suppressed,
             }
         })
         .collect();
-    let summary = summarize(&checks, millis(duration), interrupted, &read_only);
+    let mut summary = summarize(&checks, millis(duration), interrupted, &read_only);
+    let first_read_only = diagnostics.len();
     diagnostics.extend(read_only_diagnostics);
+    if let Some(baseline) = &plan.baseline {
+        summary.baseline = Some(baseline.path.clone());
+        baseline.mark(&mut diagnostics[first_read_only..]);
+    }
     Evidence {
         schema_version: SCHEMA_VERSION,
         meta,
@@ -116,7 +124,7 @@ pub(crate) fn assemble(
 /// Appends a check's diagnostics (stdout, stderr, then artifacts), capped at
 /// `MAX_PER_CHECK` in all, with files made worktree-relative. Returns how
 /// many were dropped.
-fn collect_diagnostics(
+pub(crate) fn collect_diagnostics(
     check: &crate::run::plan::PlannedCheck<'_>,
     result: &CheckResult,
     worktree: &std::path::Path,

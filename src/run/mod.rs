@@ -3,6 +3,7 @@
 //! evidence. Nothing here renders a report or judges a run.
 
 pub(crate) mod artifacts;
+pub(crate) mod baseline;
 pub(crate) mod changes;
 pub(crate) mod evidence;
 pub(crate) mod excerpt;

@@ -174,6 +174,9 @@ pub(crate) struct Plan<'c> {
     pub(crate) shard: Option<(Shard, Vec<String>)>,
     /// With `--timings`: the file as named on the command line.
     pub(crate) timings: Option<String>,
+    /// `--baseline`: the diagnostics of an earlier evidence, which do not
+    /// fail a check (set after `build`).
+    pub(crate) baseline: Option<crate::run::baseline::Baseline>,
 }
 
 /// One selected check with its resolved facts.
@@ -329,6 +332,7 @@ pub(crate) fn build<'c>(
             .as_ref()
             .and_then(|s| s.timings.as_ref())
             .map(|t| t.path.clone()),
+        baseline: None,
     })
 }
 
@@ -374,6 +378,7 @@ pub(crate) fn build_fixes<'c>(
         checks,
         shard: None,
         timings: None,
+        baseline: None,
     })
 }
 

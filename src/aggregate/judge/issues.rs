@@ -116,10 +116,11 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
             continue;
         }
         let mut error_level = false;
+        // docs/baseline.md: what the baseline knows is no issue.
         for d in evidence
             .diagnostics
             .iter()
-            .filter(|d| d.check == check.name)
+            .filter(|d| d.check == check.name && d.new != Some(false))
         {
             error_level |= d.severity == DiagSeverity::Error;
             all.push(diagnostic_issue(d, check.dimension, check.severity));
@@ -131,7 +132,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
     for d in evidence
         .diagnostics
         .iter()
-        .filter(|d| !claimed.contains(d.check.as_str()))
+        .filter(|d| !claimed.contains(d.check.as_str()) && d.new != Some(false))
     {
         all.push(diagnostic_issue(d, Dimension::Quality, Severity::High));
     }

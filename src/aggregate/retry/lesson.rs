@@ -70,7 +70,7 @@ impl Diagnostics {
         let mut shown = evidence
             .diagnostics
             .iter()
-            .filter(|d| !not_failing.contains(d.check.as_str()));
+            .filter(|d| !not_failing.contains(d.check.as_str()) && d.new != Some(false));
         let first: Vec<Diagnostic> = shown.by_ref().take(MAX_DIAGNOSTICS).cloned().collect();
         let total = first.len() + shown.count();
         Diagnostics { first, total }

@@ -71,6 +71,8 @@ pub(crate) struct CheckResult {
     pub(crate) leaked: Vec<Leaked>,
     /// When it started (its process or its scan); None when it did not.
     pub(crate) started: Option<std::time::Instant>,
+    /// Its diagnostics `--baseline` knows (docs/baseline.md).
+    pub(crate) baseline_suppressed: usize,
 }
 
 impl CheckResult {
@@ -90,6 +92,7 @@ impl CheckResult {
             benign_skip: false,
             leaked: Vec::new(),
             started: None,
+            baseline_suppressed: 0,
         }
     }
 
@@ -420,10 +423,40 @@ fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) 
             Err(why) => CheckResult::errored(why),
         },
     };
-    CheckResult {
+    let result = CheckResult {
         started: Some(started),
         ..result
+    };
+    match &plan.baseline {
+        Some(baseline) => against_baseline(result, check, plan, baseline),
+        None => result,
     }
+}
+
+/// `--baseline` (docs/baseline.md): a check that failed only for
+/// diagnostics the baseline knows passes. It must have failed by its exit
+/// (no timeout, no signal), have at least one diagnostic, and have dropped
+/// none over the cap (those might be new).
+fn against_baseline(
+    mut result: CheckResult,
+    check: &PlannedCheck<'_>,
+    plan: &Plan<'_>,
+    baseline: &crate::run::baseline::Baseline,
+) -> CheckResult {
+    let mut diagnostics = Vec::new();
+    let dropped =
+        crate::run::evidence::collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
+    let old = baseline.mark(&mut diagnostics);
+    result.baseline_suppressed = old;
+    if result.status == Status::Fail
+        && !result.timed_out
+        && dropped == 0
+        && old > 0
+        && old == diagnostics.len()
+    {
+        result.status = Status::Pass;
+    }
+    result
 }
 
 /// A built-in scan: no process; fails on any error-level finding.
@@ -504,6 +537,7 @@ fn run_process(
         benign_skip: false,
         leaked: outcome.leaked,
         started: None,
+        baseline_suppressed: 0,
     };
     match outcome.end {
         End::Exited(code) => {

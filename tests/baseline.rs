@@ -1,0 +1,425 @@
+//! `--baseline EV.json` (docs/baseline.md): a gate adopted on code with old
+//! findings fails only on new ones, in every report format; moved findings
+//! still match, reworded ones are new; a timeout or a check without
+//! diagnostics is never excused; readers (judge, merge, report) agree.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Test, bin, check, git, test_tool};
+
+/// Five old findings of ruff's pyflakes rules: three unused imports, two
+/// unused variables.
+const OLD: &str =
+    "import os\nimport sys\nimport json\n\n\ndef f():\n    x = 1\n    y = 2\n    return 0\n";
+
+/// ruff on the worktree with only pyflakes' rules, whatever ruff config the
+/// machine has.
+const RUFF: &str = r#"version = 1
+[settings]
+allow = ["ruff"]
+[[check]]
+name = "lint"
+run = ["ruff", "check", "--isolated", "--select", "F", "--no-cache", "--output-format", "concise", "."]
+"#;
+
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> String {
+    let mut dirs = vec![dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap().into_string().unwrap()
+}
+
+/// A committed repository with `OLD` in `app.py`, the ruff check, and the
+/// evidence of its gate (exit 1, five findings) in `out/base.json`, outside
+/// the worktree. `None` when ruff is not installed (outside CI).
+fn ruff_repo() -> Option<(Test, tempfile::TempDir, String)> {
+    let ruff = test_tool("python/bin/ruff")?;
+    let path = path_with(ruff.parent().unwrap());
+    let test = Test::new().config(RUFF).file("app.py", OLD);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "old code"]);
+    let out = tempfile::tempdir().unwrap();
+    let base = out.path().join("base.json");
+    let test = test
+        .env("PATH", &path)
+        .args(&["--format", "json", "--out", base.to_str().unwrap(), "-q"])
+        .run()
+        .status(1)
+        .test;
+    let evidence: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    assert_eq!(evidence["diagnostics"].as_array().unwrap().len(), 5);
+    Some((test.again(), out, path))
+}
+
+fn diagnostics(evidence: &Value) -> &Vec<Value> {
+    evidence["diagnostics"].as_array().unwrap()
+}
+
+fn messages(evidence: &Value, new: bool) -> Vec<String> {
+    diagnostics(evidence)
+        .iter()
+        .filter(|d| d["new"] == new)
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Runs the gate with `args` and returns (exit code, stdout, stderr).
+fn gate(test: &Test, path: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(bin())
+        .args(args)
+        .env("PATH", path)
+        .current_dir(test.path())
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn five_old_findings_and_one_new_fail_only_on_the_new_one_in_every_format() {
+    let Some((test, out, path)) = ruff_repo() else {
+        return;
+    };
+    let base = out.path().join("base.json");
+    let base = base.to_str().unwrap();
+    // Three lines above move every old finding; `re` is new.
+    std::fs::write(test.path().join("app.py"), format!("import re\n\n\n{OLD}")).unwrap();
+    let (code, json, _) = gate(&test, &path, &["--baseline", base, "--format", "json"]);
+    assert_eq!(code, Some(1), "{json}");
+    let evidence: Value = serde_json::from_str(&json).unwrap();
+    let lint = check(&evidence, "lint");
+    assert_eq!(lint["status"], "fail");
+    assert_eq!(lint["baseline_suppressed"], 5);
+    assert_eq!(evidence["summary"]["baseline"], base);
+    assert_eq!(messages(&evidence, true), ["`re` imported but unused"]);
+    assert_eq!(messages(&evidence, false).len(), 5);
+    // The old ones moved by three lines and still matched.
+    let first_old = diagnostics(&evidence)
+        .iter()
+        .find(|d| d["new"] == false)
+        .unwrap();
+    assert_eq!(first_old["line"], 4);
+
+    let old = "`os` imported but unused";
+    let new = "`re` imported but unused";
+    for format in ["text", "markdown", "junit", "html", "github"] {
+        let (code, report, _) = gate(&test, &path, &["--baseline", base, "--format", format]);
+        assert_eq!(code, Some(1), "{format}: {report}");
+        // Reports list diagnostics; the tool's own output (`F401 [*] …`,
+        // in the excerpts some formats show) is what it printed, old
+        // findings and all.
+        let listed: Vec<&str> = report
+            .lines()
+            .filter(|l| l.contains("imported but unused") && !l.contains("[*]"))
+            .collect();
+        assert_eq!(listed.len(), 1, "{format}: {report}");
+        assert!(listed[0].contains("re\\` imported") || listed[0].contains("re` imported"));
+    }
+    let (_, github, _) = gate(&test, &path, &["--baseline", base, "--format", "github"]);
+    let errors: Vec<&str> = github
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{github}");
+    assert!(
+        errors[0].starts_with("::error file=app.py,line=1,col=8,"),
+        "{github}"
+    );
+    assert!(errors[0].ends_with(new), "{github}");
+
+    let (_, sarif, _) = gate(&test, &path, &["--baseline", base, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["message"]["text"], new);
+    assert_eq!(results[0]["baselineState"], "new");
+
+    // --all-diagnostics shows the old ones too, marked.
+    let (_, sarif, _) = gate(
+        &test,
+        &path,
+        &["--baseline", base, "--format", "sarif", "--all-diagnostics"],
+    );
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    let states: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["baselineState"].as_str().unwrap())
+        .collect();
+    assert_eq!(states.iter().filter(|s| **s == "unchanged").count(), 5);
+    assert_eq!(states.iter().filter(|s| **s == "new").count(), 1);
+    let (_, github, _) = gate(
+        &test,
+        &path,
+        &[
+            "--baseline",
+            base,
+            "--format",
+            "github",
+            "--all-diagnostics",
+        ],
+    );
+    assert_eq!(
+        github.lines().filter(|l| l.starts_with("::error")).count(),
+        6
+    );
+    let (_, text, _) = gate(&test, &path, &["--baseline", base, "--all-diagnostics"]);
+    assert!(
+        text.contains(&format!("{old} (old: in the baseline)")),
+        "{text}"
+    );
+}
+
+#[test]
+fn old_findings_moved_by_inserted_lines_pass_and_a_reworded_one_is_new() {
+    let Some((test, out, path)) = ruff_repo() else {
+        return;
+    };
+    let base = out.path().join("base.json");
+    let base = base.to_str().unwrap();
+    let moved = format!(
+        "\"\"\"A docstring.\"\"\"\n\n\n{}",
+        OLD.replace("def f", "\n\ndef f")
+    );
+    std::fs::write(test.path().join("app.py"), &moved).unwrap();
+    let (code, json, stderr) = gate(&test, &path, &["--baseline", base, "--format", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let evidence: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(evidence["summary"]["banner"], "All checks passed!");
+    let lint = check(&evidence, "lint");
+    assert_eq!(
+        (&lint["status"], &lint["exit_code"]),
+        (&"pass".into(), &1.into())
+    );
+    assert_eq!(lint["baseline_suppressed"], 5);
+    assert!(messages(&evidence, true).is_empty(), "{json}");
+    let (code, text, _) = gate(&test, &path, &["--baseline", base]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("PASS lint"), "{text}");
+    assert!(
+        text.contains("exit 1; 5 old diagnostics (baseline)"),
+        "{text}"
+    );
+
+    // `y` renamed: ruff's message names the variable, so it is a new finding.
+    std::fs::write(
+        test.path().join("app.py"),
+        moved.replace("y = 2", "why = 2"),
+    )
+    .unwrap();
+    let (code, json, _) = gate(&test, &path, &["--baseline", base, "--format", "json"]);
+    assert_eq!(code, Some(1));
+    let evidence: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        messages(&evidence, true),
+        ["Local variable `why` is assigned to but never used"]
+    );
+    assert_eq!(check(&evidence, "lint")["baseline_suppressed"], 4);
+}
+
+/// A check printing `app.c:LINE:1: error: MESSAGE` for each argument pair,
+/// then exiting 1 (or sleeping, with `sleep` first).
+const PRINTS: &str = "#!/bin/sh\nif [ \"$1\" = sleep ]; then shift; sleep_after=1; fi\nwhile [ $# -gt 1 ]; do echo \"app.c:$1:1: error: $2\"; shift 2; done\nif [ -n \"$sleep_after\" ]; then sleep 5; fi\nexit 1\n";
+
+fn printing(checks: &[(&str, &[&str])], extra: &str) -> Test {
+    let mut config = String::from("version = 1\n[settings]\nallow = [\"./p.sh\"]\n");
+    config.push_str(extra);
+    for (name, args) in checks {
+        let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
+        config.push_str(&format!(
+            "[[check]]\nname = \"{name}\"\nrun = [\"./p.sh\", {}]\nparser = \"gcc\"\nmodes = [\"fast\", \"strict\"]\n",
+            args.join(", ")
+        ));
+    }
+    let test = Test::new().script("p.sh", PRINTS).config(&config);
+    commit(&test);
+    test
+}
+
+/// Commits the worktree: the gate's files unchanged against HEAD.
+fn commit(test: &Test) {
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "gate"]);
+}
+
+/// Writes the evidence of `test`'s gate to `dir/NAME`; returns its path.
+fn evidence_file(test: &Test, dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let file = dir.join(name);
+    let mut all = vec!["--format", "json", "--out", file.to_str().unwrap(), "-q"];
+    all.extend(args);
+    let output = std::process::Command::new(bin())
+        .args(&all)
+        .current_dir(test.path())
+        .output()
+        .unwrap();
+    assert!(file.exists(), "{}", String::from_utf8_lossy(&output.stderr));
+    file
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_timeout_and_a_failure_without_diagnostics_are_never_excused() {
+    let out = tempfile::tempdir().unwrap();
+    let test = printing(
+        &[
+            ("slow", &["sleep", "1", "old"]),
+            ("bare", &[]),
+            ("known", &["2", "old"]),
+        ],
+        "timeout = \"1s\"\n",
+    );
+    let base = evidence_file(&test, out.path(), "base.json", &[]);
+    let base_evidence = read(&base);
+    assert_eq!(check(&base_evidence, "slow")["timed_out"], true);
+    let now = evidence_file(
+        &test,
+        out.path(),
+        "now.json",
+        &["--baseline", base.to_str().unwrap()],
+    );
+    let now = read(&now);
+    assert_eq!(check(&now, "slow")["status"], "fail");
+    assert_eq!(check(&now, "slow")["timed_out"], true);
+    assert_eq!(check(&now, "slow")["baseline_suppressed"], 1);
+    assert_eq!(check(&now, "bare")["status"], "fail");
+    assert_eq!(check(&now, "known")["status"], "pass");
+    assert_eq!(now["summary"]["banner"], "2 of 3 checks failed: slow, bare");
+}
+
+#[test]
+fn fast_mode_does_not_stop_at_a_check_failing_only_for_old_findings() {
+    let out = tempfile::tempdir().unwrap();
+    let test = printing(&[("first", &["1", "known"]), ("second", &["2", "old"])], "");
+    let base = evidence_file(&test, out.path(), "base.json", &["--jobs", "1"]);
+    // `second` now has a new finding too; `first` only its old one.
+    let config = std::fs::read_to_string(test.path().join("checks.toml"))
+        .unwrap()
+        .replace("\"2\", \"old\"", "\"2\", \"old\", \"3\", \"fresh\"");
+    std::fs::write(test.path().join("checks.toml"), config).unwrap();
+    commit(&test);
+    let now = evidence_file(
+        &test,
+        out.path(),
+        "now.json",
+        &[
+            "--mode",
+            "fast",
+            "--jobs",
+            "1",
+            "--baseline",
+            base.to_str().unwrap(),
+        ],
+    );
+    let now = read(&now);
+    assert_eq!(check(&now, "first")["status"], "pass");
+    assert_eq!(
+        check(&now, "second")["status"],
+        "fail",
+        "not skipped by fail-fast"
+    );
+    assert_eq!(messages(&now, true), ["fresh"]);
+
+    // The judge sees one issue, the new finding; `report` shows it alone
+    // unless asked for all.
+    let now_path = out.path().join("now.json");
+    let judged = std::process::Command::new(bin())
+        .args(["judge", now_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let verdict: Value = serde_json::from_slice(&judged.stdout).unwrap();
+    let described: Vec<&str> = ["critical", "high", "medium", "low"]
+        .iter()
+        .flat_map(|s| verdict["issues"][s].as_array().unwrap())
+        .map(|i| i["description"].as_str().unwrap())
+        .collect();
+    assert_eq!(described.len(), 1, "{verdict:#}");
+    assert!(described[0].contains("fresh"), "{verdict:#}");
+    let report = |extra: &[&str]| {
+        let mut args = vec!["report", now_path.to_str().unwrap(), "--format", "github"];
+        args.extend(extra);
+        let output = std::process::Command::new(bin())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(report(&[]).matches("::error file=").count(), 1);
+    assert_eq!(
+        report(&["--all-diagnostics"])
+            .matches("::error file=")
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn merge_refuses_shards_of_different_baselines_and_keeps_a_shared_one() {
+    let out = tempfile::tempdir().unwrap();
+    let test = printing(&[("a", &["1", "old"]), ("b", &["2", "old"])], "");
+    let base = evidence_file(&test, out.path(), "base.json", &[]);
+    let base = base.to_str().unwrap();
+    let one = evidence_file(
+        &test,
+        out.path(),
+        "1.json",
+        &["--shard", "1/2", "--baseline", base],
+    );
+    let two = evidence_file(
+        &test,
+        out.path(),
+        "2.json",
+        &["--shard", "2/2", "--baseline", base],
+    );
+    let bare = evidence_file(&test, out.path(), "bare.json", &["--shard", "2/2"]);
+    let merge = |files: &[&Path]| {
+        std::process::Command::new(bin())
+            .arg("merge")
+            .args(files)
+            .output()
+            .unwrap()
+    };
+    let merged = merge(&[&one, &two]);
+    assert_eq!(merged.status.code(), Some(0));
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(merged["summary"]["baseline"], base);
+    assert_eq!(merged["summary"]["all_checks_passed"], true);
+    let refused = merge(&[&one, &bare]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert!(stderr.contains("no --baseline"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_baseline_that_cannot_be_read_is_an_error_before_anything_runs() {
+    let out = tempfile::tempdir().unwrap();
+    let test = printing(&[("a", &["1", "old"])], "");
+    let bad = out.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema_version\": 1}").unwrap();
+    let report = out.path().join("ev.json");
+    for baseline in [bad.clone(), out.path().join("missing.json")] {
+        let output = std::process::Command::new(bin())
+            .args(["--baseline", baseline.to_str().unwrap(), "--format", "json"])
+            .args(["--out", report.to_str().unwrap()])
+            .current_dir(test.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(baseline.to_str().unwrap()), "{stderr}");
+        assert!(!report.exists());
+    }
+}
