@@ -148,6 +148,7 @@ fn five_old_findings_and_one_new_fail_only_on_the_new_one_in_every_format() {
         &["--baseline", base, "--format", "sarif", "--all-diagnostics"],
     );
     let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    crate::sarif::schema_valid(&sarif);
     let states: Vec<&str> = sarif["runs"][0]["results"]
         .as_array()
         .unwrap()

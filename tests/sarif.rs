@@ -57,7 +57,7 @@ fn sarif_of(test: Test) -> (Test, Value) {
     (run.test, value)
 }
 
-fn schema_valid(sarif: &Value) {
+pub(crate) fn schema_valid(sarif: &Value) {
     let path = repo_root().join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
     let mut schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     // The published schema's pattern for `language` (of a run and of a

@@ -129,12 +129,19 @@ fn finished_line(
     colour: bool,
     columns: Option<usize>,
 ) -> String {
-    let detail = report::ending(
+    let mut detail = report::ending(
         result.skip_reason.as_deref(),
         result.error.as_deref(),
         result.timed_out,
         result.exit_code,
     );
+    if result.baseline_suppressed > 0 {
+        let old = report::old_diagnostics(result.baseline_suppressed);
+        detail = match detail.is_empty() {
+            true => old,
+            false => format!("{detail}; {old}"),
+        };
+    }
     let time = if result.status == Status::Skip {
         String::new()
     } else {

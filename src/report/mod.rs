@@ -169,11 +169,8 @@ fn detail(check: &CheckRecord) -> String {
 }
 
 /// `5 old diagnostics (baseline)`: those of a check `--baseline` knew.
-fn old_diagnostics(n: usize) -> String {
-    format!(
-        "{} (baseline)",
-        crate::output::plural(n as u64, "old diagnostic")
-    )
+pub(crate) fn old_diagnostics(n: usize) -> String {
+    format!("{} (baseline)", crate::output::plural(n, "old diagnostic"))
 }
 
 /// The line naming the baseline of a run, with how many old diagnostics it
