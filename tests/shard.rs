@@ -615,3 +615,105 @@ fn bad_timings_are_one_line_errors_worded_as_every_reader_words_them() {
     );
     assert!(!dir.join("runs/out.json").exists());
 }
+
+/// Shards split by different `--timings` (here one timed, one by the hash)
+/// can leave a check in no shard: merge refuses, naming them, unless
+/// `--force`; shards of different selections are refused too.
+#[test]
+fn a_check_in_no_shard_is_refused_unless_forced() {
+    let test = repo();
+    let dir = test.path();
+    merged_timings(dir);
+    let timed = membership(dir, 2, &["--timings", "runs/timings.json"]);
+    let hashed = membership(dir, 2, &[]);
+    // Shard 1 timed, shard 2 by the hash: some check is in neither.
+    let lost: Vec<&String> = timed[0]
+        .iter()
+        .chain(&timed[1])
+        .filter(|name| !timed[0].contains(name) && !hashed[1].contains(name))
+        .collect();
+    assert!(!lost.is_empty(), "{timed:?} {hashed:?}");
+    let (code, _, _) = run_in(
+        dir,
+        &[
+            "--shard",
+            "1/2",
+            "--timings",
+            "runs/timings.json",
+            "--format",
+            "json",
+            "--out",
+            "runs/t1.json",
+        ],
+    );
+    assert!(matches!(code, Some(0..=2)));
+    let (code, _, _) = run_in(
+        dir,
+        &[
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/h2.json",
+        ],
+    );
+    assert!(matches!(code, Some(0..=2)));
+    let (code, stdout, stderr) = run_in(dir, &["merge", "runs/t1.json", "runs/h2.json"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let names: Vec<String> = lost.iter().map(|n| format!("`{n}`")).collect();
+    assert!(stderr.contains(&names.join(", ")), "{stderr} {lost:?}");
+    assert!(
+        stderr.contains("--timings runs/timings.json and the hash split"),
+        "{stderr}"
+    );
+    // --force merges what is there (a check in both is still refused).
+    let both = timed[0].iter().any(|n| hashed[1].contains(n));
+    let (code, _, stderr) = run_in(dir, &["merge", "--force", "runs/t1.json", "runs/h2.json"]);
+    if both {
+        assert!(stderr.contains("is in both"), "{stderr}");
+    } else {
+        assert!(
+            matches!(code, Some(0..=2)) && !stderr.contains("no shard"),
+            "{stderr}"
+        );
+    }
+
+    // A shard of another selection (`--skip`).
+    let (code, _, _) = run_in(
+        dir,
+        &[
+            "--shard",
+            "2/2",
+            "--skip",
+            "c00",
+            "--format",
+            "json",
+            "--out",
+            "runs/s2.json",
+        ],
+    );
+    assert!(matches!(code, Some(0..=2)));
+    let (code, _, _) = run_in(
+        dir,
+        &[
+            "--shard",
+            "1/2",
+            "--format",
+            "json",
+            "--out",
+            "runs/s1.json",
+        ],
+    );
+    assert!(matches!(code, Some(0..=2)));
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/s2.json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(
+            "runs/s2.json: $.meta.shard.checks_before_sharding: differs from that of `runs/s1.json`"
+        ),
+        "{stderr}"
+    );
+}

@@ -7,8 +7,9 @@
 //!
 //! It refuses, unless `--force`: evidence of different commits or modes, a
 //! shard given twice, shards of different splits (`meta.shard.count`
-//! differs), a whole run given with shards or with another whole run, and a
-//! split with missing shards; each refusal names the file at fault (and its
+//! differs), a whole run given with shards or with another whole run, a
+//! split with missing shards, shards of different selections, and a check
+//! of the selection that ran in no shard; each refusal names the file at fault (and its
 //! JSON path when one field is). Always refused, `--force` or not: a check
 //! present in two inputs (which result would be the truth?) and a
 //! `meta.shard` that no run writes (`count` 0, `index` outside 1..count).
@@ -167,6 +168,63 @@ fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
         return Err(Error::Usage(format!(
             "cannot merge: missing shard {} (use --force to merge what is here)",
             missing.join(", ")
+        )));
+    }
+    every_check_in_a_shard(docs)
+}
+
+/// The shards split one selection, and every check of it ran in one of
+/// them: shards split by different `--timings` files (or some by the hash
+/// split) can leave a check in none, and a merged PASS must not lack it.
+fn every_check_in_a_shard(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
+    let sharded: Vec<(&PathBuf, &Evidence, &evidence::ShardInfo)> = docs
+        .iter()
+        .filter_map(|(p, d)| d.meta.shard.as_ref().map(|s| (p, d, s)))
+        .collect();
+    let Some((first_path, _, first)) = sharded.first() else {
+        return Ok(());
+    };
+    for (path, _, shard) in &sharded[1..] {
+        if shard.checks_before_sharding != first.checks_before_sharding {
+            return Err(at(
+                path,
+                "$.meta.shard.checks_before_sharding",
+                format!(
+                    "differs from that of `{}`: the shards split different selections \
+                     (use --force)",
+                    first_path.display()
+                ),
+            ));
+        }
+    }
+    let ran: BTreeSet<&str> = sharded
+        .iter()
+        .flat_map(|(_, d, _)| d.checks.iter().map(|c| c.name.as_str()))
+        .collect();
+    let lost: Vec<&str> = first
+        .checks_before_sharding
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !ran.contains(name))
+        .collect();
+    if !lost.is_empty() {
+        let timings: BTreeSet<String> = sharded
+            .iter()
+            .map(|(_, _, s)| match &s.timings {
+                Some(t) => format!("--timings {t}"),
+                None => "the hash split".into(),
+            })
+            .collect();
+        let timings: Vec<String> = timings.into_iter().collect();
+        return Err(Error::Usage(format!(
+            "cannot merge: {} ran in no shard ({}); the shards were split by {} \
+             (give every shard the same --timings, or use --force)",
+            crate::output::plural(lost.len(), "check"),
+            lost.iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            timings.join(" and ")
         )));
     }
     Ok(())
