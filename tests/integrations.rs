@@ -481,6 +481,28 @@ fn the_action_passes_inputs_as_arguments() {
     let verdict = runner.run(step(&steps, "Verdict"), repo.path());
     assert_eq!((verdict.code, verdict.stdout.as_str()), (Some(0), ""));
 
+    // `baseline` and `timings` are passed as the options of the same name.
+    let earlier = repo.path().join("earlier.json");
+    std::fs::copy(&runner.outputs["evidence"], &earlier).unwrap();
+    let earlier = earlier.to_str().unwrap();
+    let mut runner = Runner::new(
+        &action,
+        &[
+            ("version", "path"),
+            ("shard", "1/1"),
+            ("timings", earlier),
+            ("baseline", earlier),
+            ("only", "ok"),
+        ],
+    );
+    let gate = runner.run(step(&steps, "Run the gate"), repo.path());
+    assert_eq!(gate.code, Some(0), "stderr: {}", gate.stderr);
+    let evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(&runner.outputs["evidence"]).unwrap())
+            .unwrap();
+    assert_eq!(evidence["summary"]["baseline"], earlier);
+    assert_eq!(evidence["meta"]["shard"]["timings"], earlier);
+
     // run-check missing from PATH: an error annotation, no outputs.
     let mut runner = Runner::new(&action, &[("version", "path")]);
     runner.path = "/nonexistent".into();
