@@ -227,8 +227,9 @@ fn old_findings_moved_by_inserted_lines_pass_and_a_reworded_one_is_new() {
 }
 
 /// A check printing `app.c:LINE:1: error: MESSAGE` for each argument pair,
-/// then exiting 1 (or sleeping, with `sleep` first).
-const PRINTS: &str = "#!/bin/sh\nif [ \"$1\" = sleep ]; then shift; sleep_after=1; fi\nwhile [ $# -gt 1 ]; do echo \"app.c:$1:1: error: $2\"; shift 2; done\nif [ -n \"$sleep_after\" ]; then sleep 5; fi\nexit 1\n";
+/// then exiting 1 (or sleeping, with `sleep` first; or exiting 0, with
+/// `pass` first).
+const PRINTS: &str = "#!/bin/sh\ncode=1\nif [ \"$1\" = sleep ]; then shift; sleep_after=1; fi\nif [ \"$1\" = pass ]; then shift; code=0; fi\nwhile [ $# -gt 1 ]; do echo \"app.c:$1:1: error: $2\"; shift 2; done\nif [ -n \"$sleep_after\" ]; then sleep 5; fi\nexit $code\n";
 
 fn printing(checks: &[(&str, &[&str])], extra: &str) -> Test {
     let mut config = String::from("version = 1\n[settings]\nallow = [\"./p.sh\"]\n");
@@ -269,20 +270,30 @@ fn read(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// A check that passed in the baseline while printing a diagnostic (or the
+/// code under test printing one that looks like it) and fails now, with
+/// nothing located but that old diagnostic, is not failing for old reasons.
 #[test]
-fn a_timeout_and_a_failure_without_diagnostics_are_never_excused() {
+fn a_timeout_a_failure_without_diagnostics_and_a_check_that_passed_before_are_never_excused() {
     let out = tempfile::tempdir().unwrap();
     let test = printing(
         &[
             ("slow", &["sleep", "1", "old"]),
             ("bare", &[]),
             ("known", &["2", "old"]),
+            ("forged", &["pass", "4", "old"]),
         ],
         "timeout = \"1s\"\n",
     );
     let base = evidence_file(&test, out.path(), "base.json", &[]);
     let base_evidence = read(&base);
     assert_eq!(check(&base_evidence, "slow")["timed_out"], true);
+    assert_eq!(check(&base_evidence, "forged")["status"], "pass");
+    let config = std::fs::read_to_string(test.path().join("checks.toml"))
+        .unwrap()
+        .replace("\"pass\", ", "");
+    std::fs::write(test.path().join("checks.toml"), config).unwrap();
+    commit(&test);
     let now = evidence_file(
         &test,
         out.path(),
@@ -295,7 +306,12 @@ fn a_timeout_and_a_failure_without_diagnostics_are_never_excused() {
     assert_eq!(check(&now, "slow")["baseline_suppressed"], 1);
     assert_eq!(check(&now, "bare")["status"], "fail");
     assert_eq!(check(&now, "known")["status"], "pass");
-    assert_eq!(now["summary"]["banner"], "2 of 3 checks failed: slow, bare");
+    assert_eq!(check(&now, "forged")["status"], "fail");
+    assert_eq!(check(&now, "forged")["baseline_suppressed"], 1);
+    assert_eq!(
+        now["summary"]["banner"],
+        "3 of 4 checks failed: slow, bare, forged"
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! most one diagnostic of the run: three findings where the baseline had
 //! two are two old ones and one new one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use run_check_documents::evidence::{Diagnostic, Evidence};
 
@@ -41,6 +41,8 @@ pub(crate) struct Baseline {
     pub(crate) path: String,
     /// The lines each known diagnostic was found at (`None`: no line).
     known: HashMap<Key, Vec<Option<u64>>>,
+    /// The checks that exited non-zero in the baseline.
+    failed: HashSet<String>,
 }
 
 impl Baseline {
@@ -55,7 +57,23 @@ impl Baseline {
                     .push(diagnostic.line);
             }
         }
-        Baseline { path, known }
+        let failed = evidence
+            .checks
+            .iter()
+            .filter(|c| c.exit_code.is_some_and(|code| code != 0))
+            .map(|c| c.name.clone())
+            .collect();
+        Baseline {
+            path,
+            known,
+            failed,
+        }
+    }
+
+    /// Whether check `name` exited non-zero in the baseline too: only then
+    /// can its failure now be the old one (docs/baseline.md#what-passes).
+    pub(crate) fn failed_before(&self, name: &str) -> bool {
+        self.failed.contains(name)
     }
 
     /// Sets `new` on each of `diagnostics` (one check's, or any: each check

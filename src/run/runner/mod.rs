@@ -435,8 +435,8 @@ fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) 
 
 /// `--baseline` (docs/baseline.md): a check that failed only for
 /// diagnostics the baseline knows passes. It must have failed by its exit
-/// (no timeout, no signal), have at least one diagnostic, and have dropped
-/// none over the cap (those might be new).
+/// (no timeout, no signal) as it did in the baseline, have at least one
+/// diagnostic, and have dropped none over the cap (those might be new).
 fn against_baseline(
     mut result: CheckResult,
     check: &PlannedCheck<'_>,
@@ -450,6 +450,7 @@ fn against_baseline(
     result.baseline_suppressed = old;
     if result.status == Status::Fail
         && !result.timed_out
+        && baseline.failed_before(check.name())
         && dropped == 0
         && old > 0
         && old == diagnostics.len()
