@@ -34,6 +34,7 @@ use crate::run::plan::{Plan, PlannedCheck};
 use crate::signal::Cancel;
 use contain::Containment;
 use process::End;
+use run_check_documents::evidence::Attempt;
 
 pub(crate) use run_check_documents::evidence::INTERRUPTED;
 /// Skip reason of checks not started after a failure in fast mode.
@@ -71,6 +72,10 @@ pub(crate) struct CheckResult {
     pub(crate) leaked: Vec<Leaked>,
     /// When it started (its process or its scan); None when it did not.
     pub(crate) started: Option<std::time::Instant>,
+    /// Failed, then passed on a retry (docs/checks-toml.md, `retries`).
+    pub(crate) flaky: bool,
+    /// Every attempt when it ran more than once, else empty.
+    pub(crate) attempt_log: Vec<Attempt>,
 }
 
 impl CheckResult {
@@ -90,6 +95,18 @@ impl CheckResult {
             benign_skip: false,
             leaked: Vec::new(),
             started: None,
+            flaky: false,
+            attempt_log: Vec::new(),
+        }
+    }
+
+    /// How many times it was started: 0 when it never was.
+    pub(crate) fn attempts(&self) -> u32 {
+        match self.started {
+            None => 0,
+            Some(_) => u32::try_from(self.attempt_log.len())
+                .unwrap_or(u32::MAX)
+                .max(1),
         }
     }
 
@@ -414,15 +431,68 @@ fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) 
     let started = std::time::Instant::now();
     let result = match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
-        // docs/checks-toml.md: `cwd` and a path program are resolved again now.
-        CheckKind::Run(_) => match crate::run::plan::at_start(check, &plan.worktree) {
-            Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
-            Err(why) => CheckResult::errored(why),
-        },
+        CheckKind::Run(_) => run_attempts(i, plan, cancel, contain, started),
     };
     CheckResult {
         started: Some(started),
         ..result
+    }
+}
+
+/// One start of process check `i`.
+fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+    let check = &plan.checks[i];
+    // docs/checks-toml.md: `cwd` and a path program are resolved again now.
+    match crate::run::plan::at_start(check, &plan.worktree) {
+        Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
+        Err(why) => CheckResult::errored(why),
+    }
+}
+
+/// Process check `i`, started at `started`, run again while it fails
+/// (exit or timeout; not an error, and not once the run is cancelled) and
+/// has `retries` left. The result is the last attempt's, with every
+/// attempt logged when there was more than one, `leaked` of them all, and
+/// the duration from the first start to the last end. A pass after a
+/// failure is flaky: `pass`, or `fail` when the plan says so.
+fn run_attempts(
+    i: usize,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    contain: &Containment,
+    started: std::time::Instant,
+) -> CheckResult {
+    let retries = plan.checks[i].config.retries;
+    let mut log = Vec::new();
+    let mut leaked = Vec::new();
+    let mut spawned = false;
+    loop {
+        let mut result = attempt(i, plan, cancel, contain);
+        spawned |= result.spawned;
+        leaked.append(&mut result.leaked);
+        let retry =
+            result.status == Status::Fail && log.len() < retries as usize && !cancel.is_cancelled();
+        if retry || !log.is_empty() {
+            log.push(Attempt {
+                exit_code: result.exit_code,
+                duration_ms: crate::run::evidence::millis(result.duration),
+                timed_out: result.timed_out,
+            });
+        }
+        if retry {
+            continue;
+        }
+        if log.len() > 1 {
+            result.flaky = result.status == Status::Pass;
+            if result.flaky && plan.flaky_fails {
+                result.status = Status::Fail;
+            }
+            result.duration = started.elapsed();
+        }
+        result.spawned = spawned;
+        result.leaked = leaked;
+        result.attempt_log = log;
+        return result;
     }
 }
 
@@ -504,6 +574,8 @@ fn run_process(
         benign_skip: false,
         leaked: outcome.leaked,
         started: None,
+        flaky: false,
+        attempt_log: Vec::new(),
     };
     match outcome.end {
         End::Exited(code) => {
