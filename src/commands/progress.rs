@@ -135,6 +135,8 @@ fn finished_line(
         result.timed_out,
         result.exit_code,
     );
+    let detail =
+        report::attempts::with_note(detail, &result.attempt_log, result.flaky, result.status);
     let time = if result.status == Status::Skip {
         String::new()
     } else {

@@ -1,6 +1,7 @@
 //! Report formats rendered from one `Evidence`. Renderers only consume data:
 //! they never run processes or touch files (`output` writes).
 
+pub(crate) mod attempts;
 mod github;
 mod html;
 mod junit;
@@ -104,14 +105,16 @@ pub(crate) fn ending(
     }
 }
 
-/// [`ending`] of a check record.
+/// [`ending`] of a check record, with its attempts' note when it ran
+/// more than once.
 fn detail(check: &CheckRecord) -> String {
-    ending(
+    let ending = ending(
         check.skip_reason.as_deref(),
         check.error.as_deref(),
         check.timed_out,
         check.exit_code,
-    )
+    );
+    attempts::with_note(ending, &check.attempt_log, check.flaky, check.status)
 }
 
 /// The output shown for a failing check in `text`, `markdown` and `junit`:
@@ -149,18 +152,19 @@ struct Stream<'a> {
 }
 
 /// What happened to a failing or erroring check: `errored: why`,
-/// `timed out; process tree killed`, `failed (exit N)`, or `failed`.
+/// `timed out; process tree killed`, `failed (exit N)`, or `failed`; then
+/// the attempts' note when it ran more than once (`retries`).
 fn outcome(check: &CheckRecord) -> String {
     if let Some(error) = &check.error {
         return format!("errored: {error}");
     }
-    if check.timed_out {
-        return TIMED_OUT.into();
-    }
-    match check.exit_code {
+    let failed = match check.exit_code {
+        _ if check.timed_out => TIMED_OUT.into(),
+        _ if check.flaky => "failed".into(),
         Some(code) => format!("failed (exit {code})"),
         None => "failed".into(),
-    }
+    };
+    attempts::with_note(failed, &check.attempt_log, check.flaky, check.status)
 }
 
 /// The renderers' sample evidence, for other modules' unit tests.
