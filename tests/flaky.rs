@@ -69,8 +69,27 @@ fn exit_codes(check: &Value) -> Vec<Value> {
 fn a_check_that_passes_on_its_second_attempt_is_a_flaky_pass() {
     let dir = state();
     let counter = dir.path().join("count");
-    let (_, ev) = evidence(Test::new().config(&config(&counter, 2, 3, "", "")), &[], 0);
+    let (run, ev) = evidence(Test::new().config(&config(&counter, 2, 3, "", "")), &[], 0);
     assert_eq!(attempts(&counter), 2, "ran until it passed, no more");
+    // The progress lines: the failed attempt, then the check's one end.
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("flappy"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(lines[0].starts_with("RETRY flappy "), "{}", lines[0]);
+    assert!(
+        lines[0].ends_with("  exit 1; attempt 2 of 4"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].starts_with(" PASS flappy "), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with("  flaky: passed on attempt 2 after exit 1"),
+        "{}",
+        lines[1]
+    );
     let c = check(&ev, "flappy");
     assert_eq!(c["status"], "pass");
     assert_eq!(c["flaky"], true);

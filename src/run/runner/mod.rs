@@ -133,6 +133,9 @@ pub(crate) enum Event<'a> {
     Started(&'a PlannedCheck<'a>),
     /// A check ended (or was skipped or could not start).
     Finished(&'a PlannedCheck<'a>, &'a CheckResult),
+    /// A check's attempt failed and it starts again (`retries`): the
+    /// failed attempt, and the number of the one that starts (2 or more).
+    Retrying(&'a PlannedCheck<'a>, &'a Attempt, u32),
 }
 
 /// Runs every check of `plan`; returns one result per planned check, in plan
@@ -231,7 +234,9 @@ pub(crate) fn run_plan(
                             if plan.jobs == 1 {
                                 // Nothing to overlap: a hand-off to a worker
                                 // would only cost two thread wake-ups.
-                                let run = run_check(i, plan, cancel, contain);
+                                let run = run_check(i, plan, cancel, contain, &mut |a, n| {
+                                    on_event(Event::Retrying(check, a, n));
+                                });
                                 let _ = tx.send(Message::Done(i, run));
                             } else {
                                 // A worker per running check at most, started
@@ -262,6 +267,10 @@ pub(crate) fn run_plan(
             }
             let (i, result) = match rx.recv() {
                 Ok(Message::Done(i, result)) => (i, result),
+                Ok(Message::Retrying(i, attempt, next)) => {
+                    on_event(Event::Retrying(&plan.checks[i], &attempt, next));
+                    continue;
+                }
                 Ok(Message::Token(token)) => {
                     if let Some(tokens) = &mut tokens {
                         tokens.arrived(token);
@@ -309,6 +318,8 @@ pub(crate) fn run_plan(
 enum Message {
     /// Check `i` ended.
     Done(usize, CheckResult),
+    /// Check `i` failed an attempt and starts attempt `u32` (`retries`).
+    Retrying(usize, Attempt, u32),
     /// A token the scheduler asked the pool for.
     Token(std::io::Result<jobserver::Acquired>),
 }
@@ -403,7 +414,9 @@ fn work(
             Err(_) => return,
         };
         let Ok(i) = next else { return };
-        let result = run_check(i, plan, cancel, contain);
+        let result = run_check(i, plan, cancel, contain, &mut |a, n| {
+            let _ = results.send(Message::Retrying(i, a.clone(), n));
+        });
         if results.send(Message::Done(i, result)).is_err() {
             return;
         }
@@ -425,13 +438,23 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     }
 }
 
+/// What a check's runner is told of a failed attempt before the next
+/// starts (its number).
+type Retrying<'r> = &'r mut dyn FnMut(&Attempt, u32);
+
 /// Runs check `i` (a process or a built-in scan) and classifies its end.
-fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+fn run_check(
+    i: usize,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    contain: &Containment,
+    retrying: Retrying<'_>,
+) -> CheckResult {
     let check = &plan.checks[i];
     let started = std::time::Instant::now();
     let result = match &check.config.kind {
         CheckKind::Scan(scan) => run_scan(scan, plan),
-        CheckKind::Run(_) => run_attempts(i, plan, cancel, contain, started),
+        CheckKind::Run(_) => run_attempts(i, plan, cancel, contain, started, retrying),
     };
     CheckResult {
         started: Some(started),
@@ -461,6 +484,7 @@ fn run_attempts(
     cancel: &Cancel,
     contain: &Containment,
     started: std::time::Instant,
+    retrying: Retrying<'_>,
 ) -> CheckResult {
     let retries = plan.checks[i].config.retries;
     let mut log = Vec::new();
@@ -479,7 +503,9 @@ fn run_attempts(
                 timed_out: result.timed_out,
             });
         }
-        if retry {
+        if let Some(failed) = log.last().filter(|_| retry) {
+            let next = u32::try_from(log.len() + 1).unwrap_or(u32::MAX);
+            retrying(failed, next);
             continue;
         }
         if log.len() > 1 {
