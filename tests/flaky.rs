@@ -96,8 +96,16 @@ fn a_check_that_passes_on_its_second_attempt_is_a_flaky_pass() {
     assert_eq!(c["attempts"], 2);
     assert_eq!(exit_codes(c), [json!(1), json!(0)]);
     assert_eq!(c["attempt_log"][0]["timed_out"], false);
-    // The check's own fields are the last attempt's.
+    // The check's own fields are the last attempt's; its duration spans
+    // them all.
     assert_eq!(c["exit_code"], 0);
+    let spent: u64 = c["attempt_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["duration_ms"].as_u64().unwrap())
+        .sum();
+    assert!(c["duration_ms"].as_u64().unwrap() >= spent, "{c:#}");
     assert_eq!(ev["summary"]["all_checks_passed"], true);
     assert_eq!(ev["summary"]["banner"], "All checks passed!");
     assert_eq!(ev["contracts"]["read_only"]["verified"], true);
