@@ -440,3 +440,33 @@ fn a_baseline_that_cannot_be_read_is_an_error_before_anything_runs() {
         assert!(!report.exists());
     }
 }
+
+/// A failure for old diagnostics only is a pass at once: `retries` do not
+/// run it again.
+#[test]
+fn a_check_failing_only_for_old_findings_is_not_retried() {
+    let out = tempfile::tempdir().unwrap();
+    let counter = out.path().join("runs");
+    let script = "#!/bin/sh\necho run >> \"$1\"\necho 'app.c:1:1: error: old'\nexit 1\n";
+    let config = format!(
+        "version = 1\n[settings]\nallow = [\"./count.sh\"]\n[[check]]\nname = \"lint\"\nrun = [\"./count.sh\", {:?}]\nparser = \"gcc\"\nretries = 2\n",
+        counter.to_str().unwrap()
+    );
+    let test = Test::new().script("count.sh", script).config(&config);
+    commit(&test);
+    let base = evidence_file(&test, out.path(), "base.json", &[]);
+    assert_eq!(check(&read(&base), "lint")["attempts"], 3);
+    std::fs::remove_file(&counter).unwrap();
+    let now = evidence_file(
+        &test,
+        out.path(),
+        "now.json",
+        &["--baseline", base.to_str().unwrap()],
+    );
+    let now = read(&now);
+    let lint = check(&now, "lint");
+    assert_eq!(lint["status"], "pass");
+    assert_eq!(lint["attempts"], 1);
+    assert_eq!(lint["flaky"], false);
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "run\n");
+}

@@ -273,3 +273,72 @@ fn chromium_draws_a_bar_per_check_and_lists_the_failure_first() {
         (&b"IHDR"[..], 1200, 900)
     );
 }
+
+/// A flaky check (fails, then passes on its retry; it counts its attempts
+/// in a file outside the worktree) in the browser: its bar is striped (class
+/// `flaky`, its tooltip tells the attempts), and the Flaky checks section
+/// lists it with each attempt.
+#[test]
+fn chromium_shows_a_flaky_check_apart() {
+    let Some(chromium) = chromium() else { return };
+    let state = tempfile::tempdir().unwrap();
+    let counter = state.path().join("count");
+    let run = serde_json::json!([
+        "sh",
+        "-c",
+        "echo x >> \"$1\"; [ \"$(wc -l < \"$1\")\" -ge 2 ]",
+        "sh",
+        counter
+    ]);
+    let config = format!(
+        "[settings]\nallow = [\"sh\"]\n[[check]]\nname = \"flappy\"\nrun = {run}\nretries = 1\n\
+         [[check]]\nname = \"steady\"\nrun = [\"sh\", \"-c\", \"exit 0\"]\n"
+    );
+    let run = Test::new()
+        .config(&config)
+        .args(&["--format", "html", "--out", "page.html"])
+        .run()
+        .success();
+    let dir = run.test.path().to_path_buf();
+    let dom_file = dir.join("dom.html");
+    run_chromium(
+        &chromium,
+        &dir,
+        &dir.join("page.html"),
+        &["--dump-dom"],
+        &dom_file,
+    );
+    let dom = std::fs::read_to_string(&dom_file).unwrap();
+
+    let bar = Regex::new(r#"<a class="bar [^>]*>"#).unwrap();
+    let bars: Vec<_> = bar
+        .find_iter(&dom)
+        .map(|m| attributes(m.as_str()))
+        .collect();
+    let classes: Vec<(&str, &str)> = bars
+        .iter()
+        .map(|b| (b["data-check"].as_str(), b["class"].as_str()))
+        .collect();
+    assert_eq!(
+        classes,
+        [("flappy", "bar s-pass flaky"), ("steady", "bar s-pass")],
+        "{dom}"
+    );
+    assert!(
+        bars[0]["title"].ends_with("; flaky: passed on attempt 2 after exit 1"),
+        "{:?}",
+        bars[0]
+    );
+    let section = Regex::new(r#"(?s)<section id="flaky">.*?</section>"#)
+        .unwrap()
+        .find(&dom)
+        .expect("the Flaky checks section")
+        .as_str();
+    assert!(section.contains("<h2>Flaky checks (1)</h2>"), "{section}");
+    assert!(
+        section.contains(r#"<li data-check="flappy" data-attempts="2">"#),
+        "{section}"
+    );
+    assert!(section.contains("(1: exit 1 in "), "{section}");
+    assert!(!section.contains("steady"), "{section}");
+}

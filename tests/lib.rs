@@ -30,6 +30,8 @@ mod escape;
 mod fastmode;
 /// `run-check fix`: writers run only there, with the whitelist.
 mod fix;
+/// `retries` and `settings.flaky`: attempts, flaky checks in evidence, judge and reports.
+mod flaky;
 /// Report formats: junit, sarif, github, markdown, validated structurally.
 mod formats;
 /// `contracts.gate`: a candidate that weakens its own gate is never silent.

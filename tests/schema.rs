@@ -546,6 +546,7 @@ timeout = "1m30s"
 excerpt_bytes = 8192
 allow = ["true", "./scripts/lint.sh"]
 allow_env = ["RUSTFLAGS"]
+flaky = "fail"
 [judge]
 security_min = 85
 quality_min = 80.5
@@ -566,6 +567,7 @@ modes = ["fast", "strict"]
 dimension = "security"
 severity = "critical"
 timeout = "5m"
+retries = 2
 cwd = "."
 env = { CARGO_TERM_COLOR = "never", RUSTFLAGS = "-D warnings" }
 paths = ["**/*.rs"]
@@ -650,6 +652,10 @@ fn the_checks_schema_rejects_what_the_loader_rejects() {
         (format!("{RUN}parser = \"json\"\n"), "json"),
         (format!("{RUN}artifacts = {{}}\n"), "artifacts"),
         (format!("{RUN}leave_running = \"yes\"\n"), "leave_running"),
+        (format!("{RUN}retries = -1\n"), "retries"),
+        (format!("{RUN}retries = 11\n"), "retries"),
+        (format!("{RUN}retries = \"1\"\n"), "retries"),
+        ("[settings]\nflaky = \"retry\"\n".into(), "flaky"),
         (
             format!("{RUN}[[check.rule]]\nid = \"r\"\npattern = \"p\"\n"),
             "rule",

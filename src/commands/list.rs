@@ -22,6 +22,7 @@ struct ListRow<'a> {
     program: Option<String>,
     program_error: Option<&'a str>,
     timeout_ms: u64,
+    retries: u32,
     cwd: String,
     needs: Vec<&'a str>,
     dimension: config::Dimension,
@@ -57,6 +58,7 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
                 _ => None,
             },
             timeout_ms: evidence::millis(c.timeout),
+            retries: c.config.retries,
             cwd: relative(&c.cwd, &worktree),
             needs: c.needs.iter().map(|&i| plan.checks[i].name()).collect(),
             dimension: c.config.dimension,
@@ -74,13 +76,16 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
                     (Some(p), None) => p.clone(),
                     (None, None) => "built-in scan".into(),
                 };
-                let needs = if row.needs.is_empty() {
+                let mut extra = if row.needs.is_empty() {
                     String::new()
                 } else {
                     format!("  needs {}", row.needs.join(", "))
                 };
+                if row.retries > 0 {
+                    extra.push_str(&format!("  retries {}", row.retries));
+                }
                 text.push_str(&format!(
-                    "{:width$}  {:>5}  {}  [{}]{needs}\n",
+                    "{:width$}  {:>5}  {}  [{}]{extra}\n",
                     row.name,
                     crate::duration::display(std::time::Duration::from_millis(row.timeout_ms)),
                     if row.command.is_empty() {

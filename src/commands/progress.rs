@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use crate::console;
 use crate::report;
 use crate::run::evidence::Status;
-use crate::run::plan::Plan;
+use crate::run::plan::{Plan, PlannedCheck};
 use crate::run::runner::{CheckResult, Event};
+use run_check_documents::evidence::Attempt;
 
 /// How often the running checks' times are redrawn.
 const REDRAW: Duration = Duration::from_millis(200);
@@ -75,6 +76,22 @@ impl Progress {
                 let line = finished_line(check.name(), result, self.width, *colour, None);
                 let _ = writeln!(std::io::stderr().lock(), "{line}");
             }
+            (Shown::Plain { colour }, Event::Retrying(check, failed, next)) => {
+                let line = retry_line(check, failed, next, self.width, *colour, None);
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
+            }
+            (Shown::Live(live), Event::Retrying(check, failed, next)) => {
+                let mut state = live.lock();
+                let columns = Some(state.columns());
+                let line = retry_line(check, failed, next, self.width, state.colour, columns);
+                match state.transient {
+                    true => {
+                        state.finished.push(line);
+                        state.draw(&[]);
+                    }
+                    false => state.draw(&[line]),
+                }
+            }
             (Shown::Live(live), Event::Started(check)) => {
                 let mut state = live.lock();
                 state
@@ -129,19 +146,16 @@ fn finished_line(
     colour: bool,
     columns: Option<usize>,
 ) -> String {
-    let mut detail = report::ending(
-        result.skip_reason.as_deref(),
-        result.error.as_deref(),
-        result.timed_out,
-        result.exit_code,
+    let detail = report::with_notes(
+        report::ending(
+            result.skip_reason.as_deref(),
+            result.error.as_deref(),
+            result.timed_out,
+            result.exit_code,
+        ),
+        result.baseline_suppressed,
+        (&result.attempt_log, result.flaky, result.status),
     );
-    if result.baseline_suppressed > 0 {
-        let old = report::old_diagnostics(result.baseline_suppressed);
-        detail = match detail.is_empty() {
-            true => old,
-            false => format!("{detail}; {old}"),
-        };
-    }
     let time = if result.status == Status::Skip {
         String::new()
     } else {
@@ -164,6 +178,35 @@ fn finished_line(
             console::paint(console::status_style(result.status), word)
         ),
         false => format!("{word}{rest}"),
+    }
+}
+
+/// A failed attempt's line before the check runs again (`retries`):
+/// `RETRY name  time  exit 1; attempt 2 of 3`, the word in the running
+/// colour: it is no finished check's status.
+fn retry_line(
+    check: &PlannedCheck<'_>,
+    failed: &Attempt,
+    next: u32,
+    width: usize,
+    colour: bool,
+    columns: Option<usize>,
+) -> String {
+    const WORD: &str = "RETRY";
+    let time = format!("{:.2}s", failed.duration_ms as f64 / 1000.0);
+    let total = check.config.retries.saturating_add(1);
+    let rest = format!(
+        " {:width$}  {time:>7}  {}; attempt {next} of {total}",
+        check.name(),
+        report::attempts::attempt_ending(failed),
+    );
+    let rest = match columns {
+        Some(columns) => cut(&rest, columns.saturating_sub(WORD.len())),
+        None => rest,
+    };
+    match colour {
+        true => format!("{}{rest}", console::paint(console::running_style(), WORD)),
+        false => format!("{WORD}{rest}"),
     }
 }
 

@@ -11,8 +11,8 @@ use crate::error::Error;
 use super::raw::{RawCheck, RawRule, RawScan};
 use super::validate::Validator;
 use super::{
-    CheckConfig, CheckKind, DiagSeverity, Dimension, Matcher, Mode, SCAN_RULE_SETS, ScanConfig,
-    ScanRule, Settings, Severity,
+    CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode, SCAN_RULE_SETS,
+    ScanConfig, ScanRule, Settings, Severity,
 };
 
 impl Validator<'_> {
@@ -58,6 +58,7 @@ impl Validator<'_> {
             Some(t) => Some(self.duration(t, &of("timeout"))?),
             None => None,
         };
+        let retries = self.retries(raw.retries.as_ref(), &kind, &of("retries"))?;
         let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
         let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
         let (paths, path_globs) = match &raw.paths {
@@ -136,6 +137,7 @@ impl Validator<'_> {
             dimension: raw.dimension.unwrap_or(Dimension::Quality),
             severity: raw.severity.unwrap_or(Severity::High),
             timeout,
+            retries,
             cwd,
             env,
             paths,
@@ -147,6 +149,36 @@ impl Validator<'_> {
             score,
             matchers,
         })
+    }
+
+    /// `retries`: 0..=`MAX_RETRIES`, and only for a check with `run` (a
+    /// scan reads the same files again to the same end).
+    fn retries(
+        &self,
+        raw: Option<&Spanned<i64>>,
+        kind: &CheckKind,
+        key: &str,
+    ) -> Result<u32, Error> {
+        let Some(raw) = raw else { return Ok(0) };
+        let value = *raw.get_ref();
+        let retries = match u32::try_from(value) {
+            Ok(n) if n <= MAX_RETRIES => n,
+            _ => {
+                return Err(self.err(
+                    raw.span(),
+                    key,
+                    format!("must be an integer from 0 to {MAX_RETRIES}, not {value}"),
+                ));
+            }
+        };
+        if retries > 0 && matches!(kind, CheckKind::Scan(_)) {
+            return Err(self.err(
+                raw.span(),
+                key,
+                "a `scan` check reads the same files to the same end; only a check with `run` may be retried",
+            ));
+        }
+        Ok(retries)
     }
 
     fn scan(
@@ -234,6 +266,56 @@ mod tests {
             "[[check]]\nname = \"s\"\nscan = { rules = [\"nope\"] }\n",
             "checks.toml:3:19: `scan.rules` of check `s`: unknown rule set `nope` \
              (known: skipped-tests, placeholder-asserts, secrets, debug-leftovers)",
+        );
+    }
+
+    #[test]
+    fn retries_are_bounded_and_only_for_run_checks() {
+        use crate::config::tests::load_str;
+        let run = format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\n");
+        assert_eq!(load_str(&run).unwrap().checks[0].retries, 0);
+        assert_eq!(
+            load_str(&format!("{run}retries = 10\n")).unwrap().checks[0].retries,
+            10
+        );
+        for (value, shown) in [
+            ("-1", "-1"),
+            ("11", "11"),
+            ("9223372036854775807", "9223372036854775807"),
+        ] {
+            rejects(
+                &format!("{run}retries = {value}\n"),
+                &format!(
+                    "checks.toml:6:11: `retries` of check `t`: must be an integer from 0 to 10, not {shown}"
+                ),
+            );
+        }
+        let err = load_str(&format!("{run}retries = \"2\"\n")).unwrap_err();
+        assert!(
+            err.starts_with("checks.toml:6:11: ") && err.contains("retries"),
+            "{err}"
+        );
+        rejects(
+            "[[check]]\nname = \"s\"\nscan = { rules = [\"secrets\"] }\nretries = 1\n",
+            "checks.toml:4:11: `retries` of check `s`: a `scan` check reads the same files to the same end; \
+             only a check with `run` may be retried",
+        );
+        // 0 says what a scan does anyway.
+        load_str("[[check]]\nname = \"s\"\nscan = { rules = [\"secrets\"] }\nretries = 0\n")
+            .unwrap();
+    }
+
+    #[test]
+    fn settings_flaky() {
+        use crate::config::FlakyPolicy;
+        use crate::config::tests::load_str;
+        assert_eq!(load_str("").unwrap().settings.flaky, FlakyPolicy::Pass);
+        let config = load_str("[settings]\nflaky = \"fail\"\n").unwrap();
+        assert_eq!(config.settings.flaky, FlakyPolicy::Fail);
+        let err = load_str("[settings]\nflaky = \"retry\"\n").unwrap_err();
+        assert!(
+            err.starts_with("checks.toml:2:9: ") && err.contains("`pass`"),
+            "{err}"
         );
     }
 }

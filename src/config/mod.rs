@@ -54,6 +54,8 @@ mod values;
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default bytes kept from the head and from the tail of each stream.
 pub(crate) const DEFAULT_EXCERPT_BYTES: usize = 8192;
+/// The most `retries` a check may have (docs/checks-toml.md).
+pub(crate) const MAX_RETRIES: u32 = 10;
 /// Built-in scan rule sets (docs/checks-toml.md).
 pub(crate) const SCAN_RULE_SETS: [&str; 4] = [
     "skipped-tests",
@@ -179,6 +181,20 @@ pub(crate) struct Settings {
     /// Environment keys that load code (`env::loads_code`) which checks may
     /// set all the same.
     pub(crate) allow_env: Vec<String>,
+    /// What a flaky check is in strict mode.
+    pub(crate) flaky: FlakyPolicy,
+}
+
+/// `settings.flaky`: what a check that failed, then passed on a retry, is
+/// in strict mode (fast mode always lets it pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum FlakyPolicy {
+    /// It passes (the judge raises a Low `flaky` issue).
+    #[default]
+    Pass,
+    /// It fails, still marked `flaky`.
+    Fail,
 }
 
 /// `[judge]`, over the judge's defaults.
@@ -260,6 +276,9 @@ pub(crate) struct CheckConfig {
     pub(crate) severity: Severity,
     /// Its own timeout, if set.
     pub(crate) timeout: Option<Duration>,
+    /// Times a failing run is started again (0..=`MAX_RETRIES`; 0 for a
+    /// scan and a fix).
+    pub(crate) retries: u32,
     /// Working directory relative to the worktree, normalised (no `..`).
     pub(crate) cwd: PathBuf,
     /// Extra environment variables.

@@ -193,6 +193,7 @@ fn document() -> impl Strategy<Value = String> {
         some(0.2, regex_text()),
         some(0.2, regex_text()),
         prop::bool::weighted(0.9),
+        some(0.3, integer()),
     );
     (
         settings,
@@ -247,7 +248,7 @@ fn document() -> impl Strategy<Value = String> {
             if let Some(n) = max_retries {
                 text += &format!("[retry]\nmax_retries = {n}\n");
             }
-            for (i, (program, args, timeout, cwd, env, score, matcher, _)) in
+            for (i, (program, args, timeout, cwd, env, score, matcher, _, retries)) in
                 checks.into_iter().enumerate()
             {
                 text += &format!("[[check]]\nname = \"c{i}\"\n");
@@ -260,6 +261,9 @@ fn document() -> impl Strategy<Value = String> {
                 }
                 if let Some(cwd) = cwd {
                     text += &format!("cwd = {}\n", quoted(&cwd));
+                }
+                if let Some(retries) = retries {
+                    text += &format!("retries = {retries}\n");
                 }
                 if i > 0 {
                     text += &format!("needs = [\"c{}\"]\n", i - 1);
@@ -308,6 +312,7 @@ fn loads_cleanly(text: &str, worktree: &Path) -> Result<(), TestCaseError> {
             prop_assert!((duration::MIN..=duration::MAX).contains(&timeout));
         }
         prop_assert!(!check.cwd.is_absolute());
+        prop_assert!(check.retries <= super::MAX_RETRIES);
     }
     for mode in [Mode::Fast, Mode::Strict] {
         let selection = Selection {

@@ -12,7 +12,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{DiagSeverity, Dimension, Mode, Parser, RetryConfig, SCAN_RULE_SETS, Severity};
+use super::{
+    DiagSeverity, Dimension, FlakyPolicy, Mode, Parser, RetryConfig, SCAN_RULE_SETS, Severity,
+};
 
 /// A check's or fix's name, as the validator reads it.
 const NAME: &str = "^[A-Za-z0-9_.-]+$";
@@ -79,6 +81,11 @@ pub(super) struct RawSettings {
     #[serde(default)]
     #[schemars(with = "Vec<String>", inner(regex(pattern = ENV_NAME)))]
     pub(super) allow_env: Vec<Spanned<String>>,
+    /// What a flaky check (failed, then passed on a retry; `retries` of a
+    /// check) is in strict mode: `pass` (the default; the judge still raises
+    /// a Low `flaky` issue) or `fail`. Fast mode always lets it pass.
+    #[schemars(extend("default" = "pass"))]
+    pub(super) flaky: Option<FlakyPolicy>,
 }
 
 /// One check: `run` (a whitelisted program) or `scan` (a built-in scan, no
@@ -119,6 +126,13 @@ pub(super) struct RawCheck {
     /// `settings.timeout`); the whole process tree is killed.
     #[schemars(with = "Option<String>", regex(pattern = DURATION))]
     pub(super) timeout: Option<Spanned<String>>,
+    /// Run a failing check (non-zero exit or timeout) again, up to this many
+    /// times (0..10), each with the same timeout, in the same worktree; one
+    /// that passes on a retry is `pass` with `flaky: true` (see
+    /// `settings.flaky`). Only for a check with `run`.
+    #[schemars(with = "Option<u32>", range(min = 0, max = super::MAX_RETRIES))]
+    #[schemars(extend("default" = 0))]
+    pub(super) retries: Option<Spanned<i64>>,
     /// The working directory, relative to the worktree; may not leave it
     /// (also not through a symlink).
     #[schemars(with = "Option<String>", extend("default" = "."))]

@@ -58,6 +58,7 @@ impl Validator<'_> {
             excerpt_bytes,
             allow,
             allow_env,
+            flaky: raw.flaky.unwrap_or_default(),
         })
     }
 

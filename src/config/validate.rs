@@ -81,6 +81,7 @@ impl Validator<'_> {
                 dimension: Dimension::Quality,
                 severity: Severity::High,
                 timeout,
+                retries: 0,
                 cwd,
                 env,
                 paths: None,

@@ -13,7 +13,8 @@
 //! One annotation per diagnostic (`error`; `warning`; `notice` for note,
 //! info and help), properties that are unknown left out, `title` the check
 //! and rule. A failing or erroring check without error diagnostics gets one
-//! `::error` of its own, and a run that did not pass with no error
+//! `::error` of its own, a flaky check that passed (`retries`) one
+//! `::warning`, and a run that did not pass with no error
 //! annotation at all gets one with the banner. At most `MAX_ANNOTATIONS`
 //! annotations are written, errors first, then warnings, then notices (GitHub
 //! shows only 10 errors and 10 warnings per step anyway); one `::notice::`
@@ -26,6 +27,17 @@ use std::fmt::Write;
 
 use crate::parse::MAX_PER_CHECK;
 use run_check_documents::evidence::{Evidence, Status};
+
+/// The `::warning` of a check that passed on a retry (`retries`).
+fn flaky_warning(check: &run_check_documents::evidence::CheckRecord) -> String {
+    let note = super::attempts::note(&check.attempt_log, true, check.status)
+        .unwrap_or_else(|| "flaky".into());
+    command(
+        "warning",
+        &[("title", &format!("{} (flaky)", check.name))],
+        &format!("{} {note}", check.name),
+    )
+}
 
 /// Annotations written at most per report.
 pub(crate) const MAX_ANNOTATIONS: usize = 50;
@@ -42,6 +54,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         if check.status.is_failure() && !has_error {
             let message = format!("{} {}", check.name, super::outcome(check));
             annotations.push((0, command("error", &[("title", &check.name)], &message)));
+        }
+        if check.flaky && check.status == Status::Pass {
+            annotations.push((1, flaky_warning(check)));
         }
     }
     for d in &evidence.diagnostics {

@@ -60,6 +60,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 ul.diags{margin:0;padding-left:20px}ul.diags li{margin:1px 0}
 .sev-error{color:#cf222e}.sev-warning{color:#9a6700}.sev-note,.sev-info{color:#57606a}
 .muted{color:#57606a}
+.bar.flaky{background-image:repeating-linear-gradient(135deg,transparent 0 5px,rgba(255,255,255,.45) 5px 8px)}
 "#;
 
 /// The page (ends with a newline).
@@ -76,6 +77,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     summary(&mut out, evidence);
     timeline(&mut out, evidence);
     failing(&mut out, evidence);
+    flaky(&mut out, evidence);
     all_checks(&mut out, evidence);
     contracts(&mut out, evidence);
     out.push_str("</body>\n</html>\n");
@@ -203,17 +205,21 @@ fn timeline(out: &mut String, evidence: &Evidence) {
     for bar in &bars {
         let check = &evidence.checks[bar.check];
         let name = esc(&check.name);
-        let title = format!(
+        let mut title = format!(
             "{}: {}, from {} for {}",
             check.name,
             check.status.as_str(),
             seconds(bar.start),
             seconds(bar.duration)
         );
+        if let Some(note) = super::attempts::note(&check.attempt_log, check.flaky, check.status) {
+            title = format!("{title}; {note}");
+        }
         let _ = writeln!(
             out,
-            "<a class=\"bar s-{status}\" href=\"#{anchor}-{name}\" data-check=\"{name}\" data-status=\"{status}\" data-row=\"{row}\" data-start-ms=\"{start}\" data-duration-ms=\"{duration}\" style=\"left:{left};width:{width};top:{top}px\" title=\"{title}\">{name}</a>",
+            "<a class=\"bar s-{status}{flaky}\" href=\"#{anchor}-{name}\" data-check=\"{name}\" data-status=\"{status}\" data-row=\"{row}\" data-start-ms=\"{start}\" data-duration-ms=\"{duration}\" style=\"left:{left};width:{width};top:{top}px\" title=\"{title}\">{name}</a>",
             status = check.status.as_str(),
+            flaky = if check.flaky { " flaky" } else { "" },
             anchor = if check.status.is_failure() {
                 "check"
             } else {
@@ -312,6 +318,47 @@ fn failing(out: &mut String, evidence: &Evidence) {
         );
     }
     out.push_str("</section>\n");
+}
+
+/// The flaky checks (failed, then passed on a retry), each with every
+/// attempt's ending and time; their timeline bars are striped.
+fn flaky(out: &mut String, evidence: &Evidence) {
+    let flaky = super::attempts::flaky(&evidence.checks);
+    if flaky.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"flaky\">\n<h2>Flaky checks ({})</h2>\n<p class=\"muted\">Failed, then passed when run again (<code>retries</code>); striped on the timeline.</p>\n<ul>",
+        flaky.len()
+    );
+    for check in flaky {
+        let name = esc(&check.name);
+        let attempts: Vec<String> = check
+            .attempt_log
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                format!(
+                    "{}: {} in {}",
+                    i + 1,
+                    super::attempts::attempt_ending(a),
+                    seconds(a.duration_ms)
+                )
+            })
+            .collect();
+        let note = super::attempts::note(&check.attempt_log, true, check.status)
+            .unwrap_or_else(|| "flaky".into());
+        let _ = writeln!(
+            out,
+            "<li data-check=\"{name}\" data-attempts=\"{}\"><code>{name}</code> <span class=\"tag s-{status}\">{status}</span> {} <span class=\"muted\">({})</span></li>",
+            check.attempts,
+            esc(&note),
+            esc(&attempts.join("; ")),
+            status = check.status.as_str(),
+        );
+    }
+    out.push_str("</ul>\n</section>\n");
 }
 
 /// A check's diagnostics grouped by file (files in order of first

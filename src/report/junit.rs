@@ -17,6 +17,11 @@
 //! </testsuites>
 //! ```
 //!
+//! A check that ran more than once (`retries`) lists its earlier failed
+//! attempts: `<flakyFailure>` inside a flaky check's testcase (passing, or
+//! failing beside its `<failure>` under `settings.flaky = "fail"`),
+//! `<rerunFailure>` beside the `<failure>` of one that failed every time.
+//!
 //! A failing run never renders as all-green: when the run did not pass but
 //! no check failed (worktree modified, interrupted, read-only verification
 //! error) or diagnostics belong to no check, one more testcase named
@@ -119,6 +124,11 @@ fn testcase(out: &mut String, check: &CheckRecord, classname: &str, evidence: &E
         .filter(|d| d.check == check.name)
         .collect();
     match check.status {
+        Status::Pass if check.attempt_log.len() > 1 => {
+            out.push_str(">\n");
+            earlier_attempts(out, check);
+            out.push_str("    </testcase>\n");
+        }
         Status::Pass => out.push_str("/>\n"),
         Status::Skip => {
             out.push_str(">\n");
@@ -153,8 +163,39 @@ fn testcase(out: &mut String, check: &CheckRecord, classname: &str, evidence: &E
                 attr(&message),
                 text(&failure_body(check, &diagnostics))
             );
+            earlier_attempts(out, check);
             out.push_str("    </testcase>\n");
         }
+    }
+}
+
+/// The failed attempts before a check's last one (`retries`), as nextest
+/// and Maven Surefire write them: `<flakyFailure>` for a flaky check,
+/// `<rerunFailure>` for one that failed every time; a message and a type
+/// only, as the evidence keeps no output of an earlier attempt.
+fn earlier_attempts(out: &mut String, check: &CheckRecord) {
+    let Some((_, earlier)) = check.attempt_log.split_last() else {
+        return;
+    };
+    let element = if check.flaky {
+        "flakyFailure"
+    } else {
+        "rerunFailure"
+    };
+    let total = check.attempt_log.len();
+    for (i, attempt) in earlier.iter().enumerate() {
+        let kind_type = if attempt.timed_out { "timeout" } else { "exit" };
+        let message = format!(
+            "attempt {} of {total}: {} ({}s)",
+            i + 1,
+            super::attempts::attempt_ending(attempt),
+            seconds(attempt.duration_ms)
+        );
+        let _ = writeln!(
+            out,
+            "      <{element} message=\"{}\" type=\"{kind_type}\"/>",
+            attr(&message)
+        );
     }
 }
 

@@ -189,9 +189,10 @@ fn table(out: &mut String, evidence: &Evidence, cut: &mut Cut) {
             seconds(check.duration_ms)
         };
         let row = format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {}{} | {} | {} |\n",
             cell(&code(&check.name)),
             status(check.status),
+            if check.flaky { " 🔁 flaky" } else { "" },
             time,
             cell(&details(check, count)),
         );

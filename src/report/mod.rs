@@ -1,6 +1,7 @@
 //! Report formats rendered from one `Evidence`. Renderers only consume data:
 //! they never run processes or touch files (`output` writes).
 
+pub(crate) mod attempts;
 mod github;
 mod html;
 mod junit;
@@ -9,7 +10,7 @@ mod sarif;
 mod text;
 
 use crate::sanitize;
-use run_check_documents::evidence::{CheckRecord, Evidence};
+use run_check_documents::evidence::{Attempt, CheckRecord, Evidence, Status};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -153,7 +154,8 @@ pub(crate) fn ending(
     }
 }
 
-/// [`ending`] of a check record.
+/// [`ending`] of a check record, with its attempts' note when it ran
+/// more than once.
 fn detail(check: &CheckRecord) -> String {
     let ending = ending(
         check.skip_reason.as_deref(),
@@ -161,15 +163,31 @@ fn detail(check: &CheckRecord) -> String {
         check.timed_out,
         check.exit_code,
     );
-    match (check.baseline_suppressed, ending.is_empty()) {
+    with_notes(
+        ending,
+        check.baseline_suppressed,
+        (&check.attempt_log, check.flaky, check.status),
+    )
+}
+
+/// `ending`, then `N old diagnostics (baseline)` when `--baseline` knew
+/// some of the check's diagnostics, then its attempts' note: the words of
+/// a check's line in the progress and in every report.
+pub(crate) fn with_notes(
+    ending: String,
+    old: usize,
+    (log, flaky, status): (&[Attempt], bool, Status),
+) -> String {
+    let ending = match (old, ending.is_empty()) {
         (0, _) => ending,
         (old, true) => old_diagnostics(old),
         (old, false) => format!("{ending}; {}", old_diagnostics(old)),
-    }
+    };
+    attempts::with_note(ending, log, flaky, status)
 }
 
 /// `5 old diagnostics (baseline)`: those of a check `--baseline` knew.
-pub(crate) fn old_diagnostics(n: usize) -> String {
+fn old_diagnostics(n: usize) -> String {
     format!("{} (baseline)", crate::output::plural(n, "old diagnostic"))
 }
 
@@ -219,18 +237,19 @@ struct Stream<'a> {
 }
 
 /// What happened to a failing or erroring check: `errored: why`,
-/// `timed out; process tree killed`, `failed (exit N)`, or `failed`.
+/// `timed out; process tree killed`, `failed (exit N)`, or `failed`; then
+/// the attempts' note when it ran more than once (`retries`).
 fn outcome(check: &CheckRecord) -> String {
     if let Some(error) = &check.error {
         return format!("errored: {error}");
     }
-    if check.timed_out {
-        return TIMED_OUT.into();
-    }
-    match check.exit_code {
+    let failed = match check.exit_code {
+        _ if check.timed_out => TIMED_OUT.into(),
+        _ if check.flaky => "failed".into(),
         Some(code) => format!("failed (exit {code})"),
         None => "failed".into(),
-    }
+    };
+    attempts::with_note(failed, &check.attempt_log, check.flaky, check.status)
 }
 
 /// The renderers' sample evidence, for other modules' unit tests.

@@ -1,8 +1,8 @@
 //! The human summary: one line per check; under a failing check its
 //! diagnostics (the first 20, then a count) or else the tail of its output
 //! (stdout's, then stderr's, each named when both have some); each path the
-//! checks modified with the check blamed; a count line, and the banner as
-//! the very last line.
+//! checks modified with the check blamed; the flaky checks (`retries`) on a
+//! line of their own; a count line, and the banner as the very last line.
 
 use std::fmt::Write;
 
@@ -128,9 +128,33 @@ pub(super) fn render(evidence: &Evidence) -> String {
     if let Some(line) = super::baseline_line(evidence) {
         let _ = writeln!(out, "  {line}");
     }
+    if let Some(line) = flaky(evidence) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "{}", super::tally(s));
     let _ = writeln!(out, "{}", s.banner);
     out
+}
+
+/// The flaky checks apart, on a line of their own: "Flaky: unit (passed on
+/// attempt 2 after exit 1), e2e (passed on attempt 3 after timed out, exit
+/// 1)"; `None` without any.
+fn flaky(evidence: &Evidence) -> Option<String> {
+    let flaky = super::attempts::flaky(&evidence.checks);
+    if flaky.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = flaky
+        .iter()
+        .map(|c| {
+            // Only the story: whether it counted as failed is on its line.
+            match super::attempts::note(&c.attempt_log, true, Status::Pass) {
+                Some(note) => format!("{} ({})", c.name, note.trim_start_matches("flaky: ")),
+                None => c.name.clone(),
+            }
+        })
+        .collect();
+    Some(format!("Flaky: {}", named.join(", ")))
 }
 
 /// The processes a check left behind, the first three by command and pid

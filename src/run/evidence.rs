@@ -91,9 +91,9 @@ pub(crate) fn assemble(
                 started_ms: result
                     .started
                     .map(|at| millis(at.saturating_duration_since(run_started))),
-                flaky: false,
-                attempts: 1,
-                attempt_log: Vec::new(),
+                flaky: result.flaky,
+                attempts: result.attempts(),
+                attempt_log: result.attempt_log.clone(),
                 baseline_suppressed: result.baseline_suppressed,
             }
         })

@@ -165,6 +165,9 @@ pub(crate) struct Plan<'c> {
     pub(crate) jobs: usize,
     /// Stop launching after the first failure (fast mode unless --no-fail-fast).
     pub(crate) fail_fast: bool,
+    /// A flaky check (failed, then passed on a retry) fails: strict mode
+    /// under `settings.flaky = "fail"`.
+    pub(crate) flaky_fails: bool,
     /// Bytes kept from each end of each stream.
     pub(crate) excerpt_bytes: usize,
     /// The selected checks, in file order.
@@ -324,6 +327,8 @@ pub(crate) fn build<'c>(
         worktree: worktree.to_path_buf(),
         jobs,
         fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
+        flaky_fails: selection.mode == Mode::Strict
+            && config.settings.flaky == crate::config::FlakyPolicy::Fail,
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
         shard,
@@ -374,6 +379,7 @@ pub(crate) fn build_fixes<'c>(
         worktree: worktree.to_path_buf(),
         jobs: 1,
         fail_fast: false,
+        flaky_fails: false,
         excerpt_bytes: config.settings.excerpt_bytes,
         checks,
         shard: None,

@@ -128,6 +128,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         if check.status.is_failure() && !error_level {
             all.push(check_issue(check));
         }
+        all.extend(flaky_issue(check));
     }
     for d in evidence
         .diagnostics
@@ -190,6 +191,61 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         all.extend(evidence.checks.iter().filter_map(self_report));
     }
     number(all, earlier)
+}
+
+/// The type of a flaky check's issue.
+pub(crate) const FLAKY: &str = "flaky";
+/// What a flaky check's issue suggests.
+const FLAKY_SUGGESTION: &str = "find what makes the check's outcome vary between runs (order, time, \
+     shared state, the network, leftovers of an earlier attempt) and make it deterministic";
+
+/// A Low `flaky` issue for a check that failed, then passed on a retry
+/// (`retries`); its fingerprint is `flaky:<check>:unknown`, so each flaky
+/// check is its own problem across rounds.
+fn flaky_issue(check: &CheckRecord) -> Option<Issue> {
+    if !check.flaky {
+        return None;
+    }
+    Some(Issue {
+        id: String::new(),
+        source: check.name.clone(),
+        severity: Severity::Low,
+        kind: FLAKY.into(),
+        file: None,
+        line: None,
+        description: format!("check `{}` is flaky: {}", check.name, flaky_story(check)),
+        suggestion: Some(FLAKY_SUGGESTION.into()),
+        tech_stack_hint: None,
+        fingerprint: fingerprint(FLAKY, Some(&check.name), None),
+        dimension: check.dimension,
+    })
+}
+
+/// "it failed 2 times (exit 1, timed out) before passing on attempt 3".
+fn flaky_story(check: &CheckRecord) -> String {
+    let passed_on = match check.attempt_log.len() {
+        0 => check.attempts.max(2),
+        n => u32::try_from(n).unwrap_or(u32::MAX),
+    };
+    let failed = passed_on - 1;
+    let ends: Vec<String> = check
+        .attempt_log
+        .iter()
+        .take(failed as usize)
+        .map(|a| match (a.timed_out, a.exit_code) {
+            (true, _) => "timed out".to_string(),
+            (false, Some(code)) => format!("exit {code}"),
+            (false, None) => "no exit code".to_string(),
+        })
+        .collect();
+    let times = if failed == 1 { "time" } else { "times" };
+    match ends.is_empty() {
+        true => format!("it failed {failed} {times} before passing on attempt {passed_on}"),
+        false => format!(
+            "it failed {failed} {times} ({}) before passing on attempt {passed_on}",
+            ends.join(", ")
+        ),
+    }
 }
 
 /// The rule of the read-only verification's diagnostics and issues.
@@ -313,6 +369,13 @@ fn check_issue(check: &CheckRecord) -> Issue {
                 check.error.as_deref().unwrap_or("error")
             ),
             None,
+        ),
+        _ if check.flaky => (
+            format!(
+                "check `{name}` is flaky and `settings.flaky` is \"fail\": {}",
+                flaky_story(check)
+            ),
+            Some(FLAKY_SUGGESTION.into()),
         ),
         _ if check.timed_out => (
             format!("check `{name}` timed out"),
@@ -836,6 +899,67 @@ mod tests {
         assert_eq!(
             check_issue(&quiet).description,
             "check `unit` failed (exit code 1)"
+        );
+    }
+
+    #[test]
+    fn a_flaky_check_adds_one_low_issue() {
+        use run_check_documents::evidence::Attempt;
+        let attempt = |exit_code, timed_out| Attempt {
+            exit_code,
+            duration_ms: 5,
+            timed_out,
+        };
+        let flaky = CheckRecord {
+            flaky: true,
+            attempts: 3,
+            attempt_log: vec![
+                attempt(None, true),
+                attempt(Some(1), false),
+                attempt(Some(0), false),
+            ],
+            exit_code: Some(0),
+            ..check("unit", Dimension::Quality, Severity::High, Status::Pass)
+        };
+        let evidence = evidence_with(vec![flaky.clone()], vec![]);
+        let issues = from_evidence(&evidence, &[]);
+        assert!(issues.critical.is_empty() && issues.high.is_empty() && issues.medium.is_empty());
+        assert_eq!(issues.low.len(), 1);
+        let issue = &issues.low[0];
+        assert_eq!(
+            (
+                issue.kind.as_str(),
+                issue.source.as_str(),
+                issue.fingerprint.as_str()
+            ),
+            ("flaky", "unit", "flaky:unit:unknown")
+        );
+        assert_eq!(
+            issue.description,
+            "check `unit` is flaky: it failed 2 times (timed out, exit 1) before passing on attempt 3"
+        );
+        // Under `flaky = "fail"` it is a failed check as well: its issue
+        // says why it failed with exit code 0.
+        let failed = CheckRecord {
+            status: Status::Fail,
+            ..flaky
+        };
+        let issues = from_evidence(&evidence_with(vec![failed], vec![]), &[]);
+        assert_eq!(issues.low.len(), 1);
+        assert_eq!(issues.high.len(), 1);
+        assert!(
+            issues.high[0].description.starts_with(
+                "check `unit` is flaky and `settings.flaky` is \"fail\": it failed 2 times"
+            ),
+            "{}",
+            issues.high[0].description
+        );
+        // Not flaky: no such issue.
+        let plain = check("unit", Dimension::Quality, Severity::High, Status::Pass);
+        assert!(
+            from_evidence(&evidence_with(vec![plain], vec![]), &[])
+                .low
+                .is_empty()
         );
     }
 }

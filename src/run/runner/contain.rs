@@ -139,6 +139,8 @@ impl Containment {
         let mut state = self.lock();
         if let Some(slot) = state.slots.get_mut(index) {
             slot.started = Some(now_ticks());
+            // A retry (`retries`) runs again: its check is running.
+            slot.ended = None;
         }
         Starting {
             state,

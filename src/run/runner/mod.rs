@@ -34,6 +34,7 @@ use crate::run::plan::{Plan, PlannedCheck};
 use crate::signal::Cancel;
 use contain::Containment;
 use process::End;
+use run_check_documents::evidence::Attempt;
 
 pub(crate) use run_check_documents::evidence::INTERRUPTED;
 /// Skip reason of checks not started after a failure in fast mode.
@@ -73,6 +74,10 @@ pub(crate) struct CheckResult {
     pub(crate) started: Option<std::time::Instant>,
     /// Its diagnostics `--baseline` knows (docs/baseline.md).
     pub(crate) baseline_suppressed: usize,
+    /// Failed, then passed on a retry (docs/checks-toml.md, `retries`).
+    pub(crate) flaky: bool,
+    /// Every attempt when it ran more than once, else empty.
+    pub(crate) attempt_log: Vec<Attempt>,
 }
 
 impl CheckResult {
@@ -93,6 +98,18 @@ impl CheckResult {
             leaked: Vec::new(),
             started: None,
             baseline_suppressed: 0,
+            flaky: false,
+            attempt_log: Vec::new(),
+        }
+    }
+
+    /// How many times it was started: 0 when it never was.
+    pub(crate) fn attempts(&self) -> u32 {
+        match self.started {
+            None => 0,
+            Some(_) => u32::try_from(self.attempt_log.len())
+                .unwrap_or(u32::MAX)
+                .max(1),
         }
     }
 
@@ -119,6 +136,9 @@ pub(crate) enum Event<'a> {
     Started(&'a PlannedCheck<'a>),
     /// A check ended (or was skipped or could not start).
     Finished(&'a PlannedCheck<'a>, &'a CheckResult),
+    /// A check's attempt failed and it starts again (`retries`): the
+    /// failed attempt, and the number of the one that starts (2 or more).
+    Retrying(&'a PlannedCheck<'a>, &'a Attempt, u32),
 }
 
 /// Runs every check of `plan`; returns one result per planned check, in plan
@@ -217,7 +237,9 @@ pub(crate) fn run_plan(
                             if plan.jobs == 1 {
                                 // Nothing to overlap: a hand-off to a worker
                                 // would only cost two thread wake-ups.
-                                let run = run_check(i, plan, cancel, contain);
+                                let run = run_check(i, plan, cancel, contain, &mut |a, n| {
+                                    on_event(Event::Retrying(check, a, n));
+                                });
                                 let _ = tx.send(Message::Done(i, run));
                             } else {
                                 // A worker per running check at most, started
@@ -248,6 +270,10 @@ pub(crate) fn run_plan(
             }
             let (i, result) = match rx.recv() {
                 Ok(Message::Done(i, result)) => (i, result),
+                Ok(Message::Retrying(i, attempt, next)) => {
+                    on_event(Event::Retrying(&plan.checks[i], &attempt, next));
+                    continue;
+                }
                 Ok(Message::Token(token)) => {
                     if let Some(tokens) = &mut tokens {
                         tokens.arrived(token);
@@ -295,6 +321,8 @@ pub(crate) fn run_plan(
 enum Message {
     /// Check `i` ended.
     Done(usize, CheckResult),
+    /// Check `i` failed an attempt and starts attempt `u32` (`retries`).
+    Retrying(usize, Attempt, u32),
     /// A token the scheduler asked the pool for.
     Token(std::io::Result<jobserver::Acquired>),
 }
@@ -389,7 +417,9 @@ fn work(
             Err(_) => return,
         };
         let Ok(i) = next else { return };
-        let result = run_check(i, plan, cancel, contain);
+        let result = run_check(i, plan, cancel, contain, &mut |a, n| {
+            let _ = results.send(Message::Retrying(i, a.clone(), n));
+        });
         if results.send(Message::Done(i, result)).is_err() {
             return;
         }
@@ -411,22 +441,32 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     }
 }
 
+/// What a check's runner is told of a failed attempt before the next
+/// starts (its number).
+type Retrying<'r> = &'r mut dyn FnMut(&Attempt, u32);
+
 /// Runs check `i` (a process or a built-in scan) and classifies its end.
-fn run_check(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+fn run_check(
+    i: usize,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    contain: &Containment,
+    retrying: Retrying<'_>,
+) -> CheckResult {
     let check = &plan.checks[i];
     let started = std::time::Instant::now();
     let result = match &check.config.kind {
-        CheckKind::Scan(scan) => run_scan(scan, plan),
-        // docs/checks-toml.md: `cwd` and a path program are resolved again now.
-        CheckKind::Run(_) => match crate::run::plan::at_start(check, &plan.worktree) {
-            Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
-            Err(why) => CheckResult::errored(why),
-        },
+        CheckKind::Scan(scan) => settled(run_scan(scan, plan), check, plan),
+        CheckKind::Run(_) => run_attempts(i, plan, cancel, contain, started, retrying),
     };
-    let result = CheckResult {
+    CheckResult {
         started: Some(started),
         ..result
-    };
+    }
+}
+
+/// `result` judged against the `--baseline`, when there is one.
+fn settled(result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -> CheckResult {
     match &plan.baseline {
         Some(baseline) => against_baseline(result, check, plan, baseline),
         None => result,
@@ -458,6 +498,68 @@ fn against_baseline(
         result.status = Status::Pass;
     }
     result
+}
+
+/// One start of process check `i`, judged against the `--baseline` (a
+/// failure for old diagnostics only is a pass, not retried).
+fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
+    let check = &plan.checks[i];
+    // docs/checks-toml.md: `cwd` and a path program are resolved again now.
+    let result = match crate::run::plan::at_start(check, &plan.worktree) {
+        Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
+        Err(why) => CheckResult::errored(why),
+    };
+    settled(result, check, plan)
+}
+
+/// Process check `i`, started at `started`, run again while it fails
+/// (exit or timeout; not an error, and not once the run is cancelled) and
+/// has `retries` left. The result is the last attempt's, with every
+/// attempt logged when there was more than one, `leaked` of them all, and
+/// the duration from the first start to the last end. A pass after a
+/// failure is flaky: `pass`, or `fail` when the plan says so.
+fn run_attempts(
+    i: usize,
+    plan: &Plan<'_>,
+    cancel: &Cancel,
+    contain: &Containment,
+    started: std::time::Instant,
+    retrying: Retrying<'_>,
+) -> CheckResult {
+    let retries = plan.checks[i].config.retries;
+    let mut log = Vec::new();
+    let mut leaked = Vec::new();
+    let mut spawned = false;
+    loop {
+        let mut result = attempt(i, plan, cancel, contain);
+        spawned |= result.spawned;
+        leaked.append(&mut result.leaked);
+        let retry =
+            result.status == Status::Fail && log.len() < retries as usize && !cancel.is_cancelled();
+        if retry || !log.is_empty() {
+            log.push(Attempt {
+                exit_code: result.exit_code,
+                duration_ms: crate::run::evidence::millis(result.duration),
+                timed_out: result.timed_out,
+            });
+        }
+        if let Some(failed) = log.last().filter(|_| retry) {
+            let next = u32::try_from(log.len() + 1).unwrap_or(u32::MAX);
+            retrying(failed, next);
+            continue;
+        }
+        if log.len() > 1 {
+            result.flaky = result.status == Status::Pass;
+            if result.flaky && plan.flaky_fails {
+                result.status = Status::Fail;
+            }
+            result.duration = started.elapsed();
+        }
+        result.spawned = spawned;
+        result.leaked = leaked;
+        result.attempt_log = log;
+        return result;
+    }
 }
 
 /// A built-in scan: no process; fails on any error-level finding.
@@ -539,6 +641,8 @@ fn run_process(
         leaked: outcome.leaked,
         started: None,
         baseline_suppressed: 0,
+        flaky: false,
+        attempt_log: Vec::new(),
     };
     match outcome.end {
         End::Exited(code) => {
