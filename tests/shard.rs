@@ -624,42 +624,20 @@ fn a_check_in_no_shard_is_refused_unless_forced() {
     let test = repo();
     let dir = test.path();
     merged_timings(dir);
-    let timed = membership(dir, 2, &["--timings", "runs/timings.json"]);
     let hashed = membership(dir, 2, &[]);
+    for k in [1, 2] {
+        let from = dir.join(format!("runs/m{k}of2.json"));
+        std::fs::copy(from, dir.join(format!("runs/h{k}.json"))).unwrap();
+    }
+    // runs/m1of2.json is now shard 1 split by the timings.
+    let timed = membership(dir, 2, &["--timings", "runs/timings.json"]);
     // Shard 1 timed, shard 2 by the hash: some check is in neither.
-    let lost: Vec<&String> = timed[0]
+    let lost: Vec<&String> = timed[1]
         .iter()
-        .chain(&timed[1])
-        .filter(|name| !timed[0].contains(name) && !hashed[1].contains(name))
+        .filter(|name| !hashed[1].contains(name))
         .collect();
     assert!(!lost.is_empty(), "{timed:?} {hashed:?}");
-    let (code, _, _) = run_in(
-        dir,
-        &[
-            "--shard",
-            "1/2",
-            "--timings",
-            "runs/timings.json",
-            "--format",
-            "json",
-            "--out",
-            "runs/t1.json",
-        ],
-    );
-    assert!(matches!(code, Some(0..=2)));
-    let (code, _, _) = run_in(
-        dir,
-        &[
-            "--shard",
-            "2/2",
-            "--format",
-            "json",
-            "--out",
-            "runs/h2.json",
-        ],
-    );
-    assert!(matches!(code, Some(0..=2)));
-    let (code, stdout, stderr) = run_in(dir, &["merge", "runs/t1.json", "runs/h2.json"]);
+    let (code, stdout, stderr) = run_in(dir, &["merge", "runs/m1of2.json", "runs/h2.json"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty());
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -671,7 +649,10 @@ fn a_check_in_no_shard_is_refused_unless_forced() {
     );
     // --force merges what is there (a check in both is still refused).
     let both = timed[0].iter().any(|n| hashed[1].contains(n));
-    let (code, _, stderr) = run_in(dir, &["merge", "--force", "runs/t1.json", "runs/h2.json"]);
+    let (code, _, stderr) = run_in(
+        dir,
+        &["merge", "--force", "runs/m1of2.json", "runs/h2.json"],
+    );
     if both {
         assert!(stderr.contains("is in both"), "{stderr}");
     } else {
@@ -681,38 +662,13 @@ fn a_check_in_no_shard_is_refused_unless_forced() {
         );
     }
 
-    // A shard of another selection (`--skip`).
-    let (code, _, _) = run_in(
-        dir,
-        &[
-            "--shard",
-            "2/2",
-            "--skip",
-            "c00",
-            "--format",
-            "json",
-            "--out",
-            "runs/s2.json",
-        ],
-    );
-    assert!(matches!(code, Some(0..=2)));
-    let (code, _, _) = run_in(
-        dir,
-        &[
-            "--shard",
-            "1/2",
-            "--format",
-            "json",
-            "--out",
-            "runs/s1.json",
-        ],
-    );
-    assert!(matches!(code, Some(0..=2)));
-    let (code, _, stderr) = run_in(dir, &["merge", "runs/s1.json", "runs/s2.json"]);
+    // A shard of another selection (`--skip`): runs/m2of2.json.
+    membership(dir, 2, &["--skip", "c00"]);
+    let (code, _, stderr) = run_in(dir, &["merge", "runs/h1.json", "runs/m2of2.json"]);
     assert_eq!(code, Some(2));
     assert!(
         stderr.contains(
-            "runs/s2.json: $.meta.shard.checks_before_sharding: differs from that of `runs/s1.json`"
+            "runs/m2of2.json: $.meta.shard.checks_before_sharding: differs from that of `runs/h1.json`"
         ),
         "{stderr}"
     );
