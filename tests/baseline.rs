@@ -246,6 +246,14 @@ fn printing(checks: &[(&str, &[&str])], extra: &str) -> Test {
     test
 }
 
+/// Replaces `from` by `to` in checks.toml, committed.
+fn edit_config(test: &Test, from: &str, to: &str) {
+    let path = test.path().join("checks.toml");
+    let config = std::fs::read_to_string(&path).unwrap().replace(from, to);
+    std::fs::write(&path, config).unwrap();
+    commit(test);
+}
+
 /// Commits the worktree: the gate's files unchanged against HEAD.
 fn commit(test: &Test) {
     git(test.path(), &["add", "."]);
@@ -289,11 +297,7 @@ fn a_timeout_a_failure_without_diagnostics_and_a_check_that_passed_before_are_ne
     let base_evidence = read(&base);
     assert_eq!(check(&base_evidence, "slow")["timed_out"], true);
     assert_eq!(check(&base_evidence, "forged")["status"], "pass");
-    let config = std::fs::read_to_string(test.path().join("checks.toml"))
-        .unwrap()
-        .replace("\"pass\", ", "");
-    std::fs::write(test.path().join("checks.toml"), config).unwrap();
-    commit(&test);
+    edit_config(&test, "\"pass\", ", "");
     let now = evidence_file(
         &test,
         out.path(),
@@ -320,11 +324,7 @@ fn fast_mode_does_not_stop_at_a_check_failing_only_for_old_findings() {
     let test = printing(&[("first", &["1", "known"]), ("second", &["2", "old"])], "");
     let base = evidence_file(&test, out.path(), "base.json", &["--jobs", "1"]);
     // `second` now has a new finding too; `first` only its old one.
-    let config = std::fs::read_to_string(test.path().join("checks.toml"))
-        .unwrap()
-        .replace("\"2\", \"old\"", "\"2\", \"old\", \"3\", \"fresh\"");
-    std::fs::write(test.path().join("checks.toml"), config).unwrap();
-    commit(&test);
+    edit_config(&test, "\"2\", \"old\"", "\"2\", \"old\", \"3\", \"fresh\"");
     let now = evidence_file(
         &test,
         out.path(),
