@@ -592,6 +592,7 @@ fn a_stop_signal_stops_every_gate_and_its_checks() {
 /// docs/baseline.md: with `--baseline` (the evidence of the task's base
 /// commit), a candidate that adds no finding passes over the base's old
 /// ones, and one that adds a finding fails on it alone.
+#[cfg(unix)]
 #[test]
 fn a_baseline_of_the_base_commit_fails_only_the_candidate_adding_a_finding() {
     use std::os::unix::fs::PermissionsExt;
