@@ -177,6 +177,18 @@ fn five_old_findings_and_one_new_fail_only_on_the_new_one_in_every_format() {
         text.contains(&format!("{old} (old: in the baseline)")),
         "{text}"
     );
+    for format in ["text", "markdown", "html"] {
+        let (_, report, _) = gate(
+            &test,
+            &path,
+            &["--baseline", base, "--format", format, "--all-diagnostics"],
+        );
+        assert_eq!(
+            report.matches("old: in the baseline").count(),
+            5,
+            "{format}: {report}"
+        );
+    }
 }
 
 #[test]

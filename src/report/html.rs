@@ -58,7 +58,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .check{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px 10px;margin:10px 0}
 .file{margin:6px 0 2px;font-weight:600}
 ul.diags{margin:0;padding-left:20px}ul.diags li{margin:1px 0}
-.sev-error{color:#cf222e}.sev-warning{color:#9a6700}.sev-note,.sev-info{color:#57606a}
+.old{color:#57606a}.sev-error{color:#cf222e}.sev-warning{color:#9a6700}.sev-note,.sev-info{color:#57606a}
 .muted{color:#57606a}
 .bar.flaky{background-image:repeating-linear-gradient(135deg,transparent 0 5px,rgba(255,255,255,.45) 5px 8px)}
 "#;
@@ -430,8 +430,13 @@ fn diagnostic_item(d: &Diagnostic) -> String {
         .as_deref()
         .map(|r| format!(" [{}]", esc(r)))
         .unwrap_or_default();
+    // Shown with --all-diagnostics (docs/baseline.md).
+    let old = match d.new {
+        Some(false) => " <span class=\"old\">(old: in the baseline)</span>",
+        _ => "",
+    };
     format!(
-        "<code>{}</code> <span class=\"sev-{sev}\">{sev}</span>{rule} {}",
+        "<code>{}</code> <span class=\"sev-{sev}\">{sev}</span>{rule} {}{old}",
         esc(&location),
         esc(&message),
         sev = d.severity,

@@ -365,6 +365,10 @@ fn diagnostic_item(d: &Diagnostic) -> String {
     if let Some(rule) = &d.rule {
         context.push(rule.clone());
     }
+    // Shown with --all-diagnostics (docs/baseline.md).
+    if d.new == Some(false) {
+        context.push("old: in the baseline".into());
+    }
     let context = inline(&context.join(", "));
     let message = inline(&message);
     if location.is_empty() {
