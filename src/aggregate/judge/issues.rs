@@ -129,6 +129,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
             all.push(check_issue(check));
         }
         all.extend(flaky_issue(check));
+        all.extend(allowed_issue(check));
     }
     for d in evidence
         .diagnostics
@@ -217,6 +218,43 @@ fn flaky_issue(check: &CheckRecord) -> Option<Issue> {
         suggestion: Some(FLAKY_SUGGESTION.into()),
         tech_stack_hint: None,
         fingerprint: fingerprint(FLAKY, Some(&check.name), None),
+        dimension: check.dimension,
+    })
+}
+
+/// The type of the issue of a scan whose findings `run-check: allow`
+/// comments silenced.
+const ALLOWED: &str = "allowed";
+
+/// A Low `allowed` issue for a scan check whose `data.allowed` counts
+/// findings silenced by `run-check: allow` comments: a comment in the code
+/// under test hides a finding from the gate, so a reviewer sees how many
+/// (docs/judge.md#issues).
+fn allowed_issue(check: &CheckRecord) -> Option<Issue> {
+    let allowed = check
+        .data
+        .get(ALLOWED)
+        .and_then(serde_json::Value::as_u64)
+        .filter(|&n| n > 0)?;
+    Some(Issue {
+        id: String::new(),
+        source: check.name.clone(),
+        severity: Severity::Low,
+        kind: ALLOWED.into(),
+        file: None,
+        line: None,
+        description: format!(
+            "{} of scan `{}` silenced by `run-check: allow` comments",
+            crate::output::plural(allowed, "finding"),
+            check.name
+        ),
+        suggestion: Some(
+            "confirm each `run-check: allow` comment silences a finding that is not a \
+             problem (a test fixture, a documented example); remove the others"
+                .into(),
+        ),
+        tech_stack_hint: None,
+        fingerprint: fingerprint(ALLOWED, Some(&check.name), None),
         dimension: check.dimension,
     })
 }
@@ -899,6 +937,31 @@ mod tests {
         assert_eq!(
             check_issue(&quiet).description,
             "check `unit` failed (exit code 1)"
+        );
+    }
+
+    #[test]
+    fn findings_silenced_by_allow_comments_are_one_low_issue() {
+        let mut scan = check(
+            "secrets",
+            Dimension::Security,
+            Severity::Critical,
+            Status::Pass,
+        );
+        scan.data.insert("allowed".into(), 2.into());
+        let mut none = check("todo", Dimension::Quality, Severity::High, Status::Pass);
+        none.data.insert("allowed".into(), 0.into());
+        let issues = from_evidence(&evidence_with(vec![scan, none], vec![]), &[]);
+        assert!(issues.critical.is_empty() && issues.high.is_empty() && issues.medium.is_empty());
+        assert_eq!(issues.low.len(), 1);
+        let issue = &issues.low[0];
+        assert_eq!(
+            (issue.kind.as_str(), issue.fingerprint.as_str()),
+            ("allowed", "allowed:secrets:unknown")
+        );
+        assert_eq!(
+            issue.description,
+            "2 findings of scan `secrets` silenced by `run-check: allow` comments"
         );
     }
 
