@@ -482,3 +482,33 @@ fn a_check_failing_only_for_old_findings_is_not_retried() {
     assert_eq!(lint["flaky"], false);
     assert_eq!(std::fs::read_to_string(&counter).unwrap(), "run\n");
 }
+
+/// A baseline inside the worktree is one of the gate's files: edited
+/// against the base, it is in `contracts.gate.changed` (the judge's
+/// Critical `gate-changed`), so a candidate cannot grow it silently.
+#[test]
+fn an_edited_baseline_inside_the_worktree_is_a_changed_gate() {
+    let test = printing(&[("lint", &["1", "old"])], "");
+    let base = evidence_file(&test, test.path(), "base.json", &[]);
+    commit(&test);
+    let out = tempfile::tempdir().unwrap();
+    let args = ["--baseline", "base.json"];
+    let now = read(&evidence_file(&test, out.path(), "now.json", &args));
+    assert_eq!(check(&now, "lint")["status"], "pass");
+    assert_eq!(now["contracts"]["gate"]["changed"], serde_json::json!([]));
+    // The candidate adds its new finding to the baseline.
+    let mut grown = read(&base);
+    let mut forged = grown["diagnostics"][0].clone();
+    forged["message"] = "fresh".into();
+    grown["diagnostics"].as_array_mut().unwrap().push(forged);
+    std::fs::write(&base, grown.to_string()).unwrap();
+    edit_config(&test, "\"1\", \"old\"", "\"1\", \"old\", \"2\", \"fresh\"");
+    // (edit_config committed the grown baseline too: go back to the base.)
+    git(test.path(), &["reset", "-q", "--soft", "HEAD~1"]);
+    let now = read(&evidence_file(&test, out.path(), "now.json", &args));
+    let changed = &now["contracts"]["gate"]["changed"];
+    assert!(
+        changed.as_array().unwrap().iter().any(|f| f == "base.json"),
+        "{changed}"
+    );
+}

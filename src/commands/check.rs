@@ -35,7 +35,14 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
     let mut plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
     plan.baseline = args.baseline.as_deref().map(baseline).transpose()?;
-    let gate = gate_contract(&location, &config, &plan, &start, &changed, &own)?;
+    let gate = gate_contract(
+        &location,
+        (&config, args.baseline.as_deref()),
+        &plan,
+        &start,
+        &changed,
+        &own,
+    )?;
     if let (Some(task), Some(gate)) = (&mut task, &gate) {
         let violations = task::gate_violations(task, gate);
         task.violations.extend(violations);
@@ -332,14 +339,15 @@ impl Facts<'_> {
 }
 
 /// `contracts.gate`: the gate's files (the config, the programs and scripts
-/// its checks run from inside the worktree) changed against `base`. The
+/// its checks run from inside the worktree, a `--baseline` inside it)
+/// changed against `base`. The
 /// change is the one the run already knows when it has it (the task's
 /// budget, fast mode's files against the same base); else it is asked, which
 /// with the base `HEAD` is the run's `git status` (no process). `None`
 /// outside git and when the config lies outside the worktree.
 fn gate_contract(
     location: &Location,
-    config: &Config,
+    (config, baseline): (&Config, Option<&Path>),
     plan: &Plan<'_>,
     start: &GitStart,
     changed: &Changed,
@@ -350,7 +358,8 @@ fn gate_contract(
     };
     let config_file = config_file(location, &plan.worktree);
     let worktree = plan.worktree.as_path();
-    let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan) else {
+    let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan, baseline)
+    else {
         return Ok(None);
     };
     let asked;

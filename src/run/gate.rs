@@ -73,17 +73,22 @@ const INLINE: [&str; 9] = [
 ];
 
 /// The gate's files, worktree-relative with `/` separators, sorted: the
-/// config at `config_file` and the programs and scripts its checks run from
-/// inside `worktree` (canonical). `None` when the config lies outside the
-/// worktree. `plan` adds the programs it resolved (a bare name on `PATH`
-/// inside the worktree).
+/// config at `config_file`, the programs and scripts its checks run from
+/// inside `worktree` (canonical), and the `--baseline` evidence when it is
+/// inside (it decides which failures pass: docs/baseline.md). `None` when
+/// the config lies outside the worktree. `plan` adds the programs it
+/// resolved (a bare name on `PATH` inside the worktree).
 pub(crate) fn files(
     config: &Config,
     config_file: &Path,
     worktree: &Path,
     plan: &Plan<'_>,
+    baseline: Option<&Path>,
 ) -> Option<Vec<String>> {
     let mut files = vec![inside(config_file, worktree)?];
+    if let Some(baseline) = baseline.and_then(|b| dunce::canonicalize(b).ok()) {
+        files.extend(inside(&baseline, worktree));
+    }
     for check in &config.checks {
         let CheckKind::Run(argv) = &check.kind else {
             continue;
