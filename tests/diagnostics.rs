@@ -6,16 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Test, check};
-
-fn diagnostics_of<'a>(ev: &'a Value, name: &str) -> Vec<&'a Value> {
-    ev["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["check"] == name)
-        .collect()
-}
+use crate::support::{Test, check, diagnostics_of};
 
 #[test]
 fn gcc_errors_become_diagnostics_relative_to_the_worktree() {

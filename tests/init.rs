@@ -1173,11 +1173,8 @@ mod gates {
 
     /// Check `name`'s diagnostics as (file, line, column, rule, message).
     fn located(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value, String)> {
-        evidence["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["check"] == name)
+        crate::support::diagnostics_of(evidence, name)
+            .into_iter()
             .map(|d| {
                 (
                     d["file"].clone(),

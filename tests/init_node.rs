@@ -147,11 +147,8 @@ mod real_tools {
 
     /// The diagnostics of check `name`: file, line, column, rule.
     fn places(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value)> {
-        evidence["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["check"] == name)
+        crate::support::diagnostics_of(evidence, name)
+            .into_iter()
             .map(|d| {
                 (
                     d["file"].clone(),

@@ -204,6 +204,17 @@ impl Run {
     }
 }
 
+/// The diagnostics of check `name` in an evidence document, in order.
+#[track_caller]
+pub(crate) fn diagnostics_of<'a>(evidence: &'a Value, name: &str) -> Vec<&'a Value> {
+    evidence["diagnostics"]
+        .as_array()
+        .expect("diagnostics array")
+        .iter()
+        .filter(|d| d["check"] == name)
+        .collect()
+}
+
 /// The entry of check `name` in an evidence document.
 #[track_caller]
 pub(crate) fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
