@@ -137,29 +137,13 @@ impl LineParser for Tsc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sanitize::strip_escapes;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        let mut parser = Tsc::new();
-        let mut out = Vec::new();
-        for line in text.lines() {
-            parser.line(&strip_escapes(line), &mut out);
-        }
-        parser.finish(&mut out);
-        out
+        crate::parse::vitest::tests::parse(&mut Tsc::new(), text)
     }
 
-    fn error(file: &str, line: u64, column: u64, rule: &str, message: &str) -> Diagnostic {
-        Diagnostic {
-            file: Some(file.into()),
-            line: Some(line),
-            column: Some(column),
-            severity: DiagSeverity::Error,
-            rule: Some(rule.into()),
-            message: message.into(),
-            ..Default::default()
-        }
-    }
+    /// A located error, as tsc reports them (vitest's and jest's are too).
+    use crate::parse::vitest::tests::failure as error;
 
     /// The seven errors of src/*.ts, as every capture reports them.
     fn expected() -> Vec<Diagnostic> {
