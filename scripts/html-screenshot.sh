@@ -24,7 +24,9 @@ command -v chromium >/dev/null || { echo "html-screenshot.sh: chromium is not in
 command -v gcc >/dev/null || { echo "html-screenshot.sh: gcc is not installed" >&2; exit 2; }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The flaky check's counter, outside the worktree (the gate is read-only).
+counter=$(mktemp)
+trap 'rm -rf "$work" "$counter"' EXIT
 cd "$work"
 git init -q -b main
 git -c user.name=sample -c user.email=sample@example.invalid commit -q --allow-empty -m init
@@ -39,7 +41,7 @@ int count(void) {
     return missing + 1;
 }
 EOF
-cat > checks.toml <<'EOF'
+cat > checks.toml <<EOF
 version = 1
 [settings]
 allow = ["sleep", "sh"]
@@ -62,6 +64,12 @@ run = ["sleep", "1.2"]
 [[check]]
 name = "docs"
 run = ["sleep", "0.5"]
+
+[[check]]
+name = "e2e"
+# Fails its first attempt, passes its retry: a flaky check.
+run = ["sh", "-c", "sleep 0.3; n=\$(cat \"\$1\"); echo x >> \"\$1\"; [ -n \"\$n\" ]", "e2e", "$counter"]
+retries = 1
 
 [[check]]
 name = "package"
