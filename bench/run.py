@@ -98,6 +98,12 @@ SHARD_COUNT = 3
 SHARD_SPREAD_MAX = 0.10
 SHARD_MAX_ROUNDS = 3
 FAST_CHECKS = 20
+# J: `--baseline` (docs/baseline.md) over OLD_CHECKS checks of OLD_PER_CHECK
+# diagnostics each (the cap per check), every one old: what reading the
+# earlier evidence and matching adds to a run.
+OLD_CHECKS = 4
+OLD_PER_CHECK = 1000
+OLD_MAX_ADDED_S = 0.025
 # No single run of any workload should come near this; a hang is an error.
 RUN_TIMEOUT_S = 300
 
@@ -262,12 +268,14 @@ def toml_list(items: list[str]) -> str:
 
 
 def checks_toml(allow: list[str], checks: list[dict]) -> str:
-    """checks: dicts with name, run, and optionally modes and paths."""
+    """checks: dicts with name, run, and optionally modes, paths and parser."""
     out = ["version = 1", "", "[settings]", f"allow = {toml_list(allow)}", ""]
     for check in checks:
         out += ["[[check]]", f"name = {toml_str(check['name'])}",
                 f"run = {toml_list(check['run'])}"]
         out += [f"{key} = {toml_list(check[key])}" for key in ("modes", "paths") if key in check]
+        if "parser" in check:
+            out.append(f"parser = {toml_str(check['parser'])}")
         out.append("")
     return "\n".join(out)
 
@@ -1147,10 +1155,59 @@ def workload_i(ctx: Ctx) -> Section:
     return section
 
 
+def workload_j(ctx: Ctx) -> Section:
+    """`--baseline EV.json` with 4,000 old diagnostics against the same run without."""
+    need_tool("cat")
+    lines = [f"src/f{i % 50}.c:{i}:1: warning: unused variable 'v{i}' [-Wunused-variable]"
+             for i in range(1, OLD_PER_CHECK + 1)]
+    names = [f"lint{k}" for k in range(OLD_CHECKS)]
+
+    def config(exit_code: int) -> str:
+        return checks_toml(["sh"], [{"name": c, "parser": "gcc",
+                                     "run": ["sh", "-c", f"cat lint.txt; exit {exit_code}"]}
+                                    for c in names])
+
+    # The same output either way: failing checks judged against the
+    # baseline (all old: they pass), and passing checks without one.
+    repo = make_repo(ctx.tmp, "j", {"lint.txt": "\n".join(lines) + "\n",
+                                    "checks.toml": config(1), "plain.toml": config(0)})
+    old = ctx.tmp / "j-baseline.json"
+    progress("J: one run for the baseline evidence")
+    subprocess.run([str(ctx.binary), "--worktree", str(repo), "--format", "json",
+                    "--out", str(old), "--quiet"], cwd=repo, timeout=RUN_TIMEOUT_S,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    total = OLD_CHECKS * OLD_PER_CHECK
+    found = len(json.loads(old.read_text())["diagnostics"]) if old.exists() else 0
+    if found != total:
+        raise SetupError(f"J: the baseline has {found} diagnostics, expected {total}")
+    plain = run_check_tool(ctx, repo, jobs=OLD_CHECKS, config="plain.toml",
+                           expect={"passed": OLD_CHECKS}, label="run-check, no baseline")
+    judged = run_check_tool(ctx, repo, jobs=OLD_CHECKS, expect={"passed": OLD_CHECKS},
+                            label="run-check --baseline", extra=["--baseline", str(old)])
+    tools = [plain, judged]
+    progress(f"J: {total:,} diagnostics, with and without --baseline; "
+             f"warm-up + {ctx.runs} runs each")
+    ctx.runner.measure(tools, ctx.runs)
+    added = judged.wall - plain.wall
+    section = Section("J", f"J. `--baseline` with {total:,} old diagnostics "
+                      f"({OLD_CHECKS} checks × {OLD_PER_CHECK:,})", tools, [],
+                      base="run-check, no baseline")
+    section.targets.append(Target(
+        f"J: what --baseline of {total:,} diagnostics adds",
+        f"{ms(judged.wall)} − {ms(plain.wall)} = {ms(added)}",
+        f"≤ {OLD_MAX_ADDED_S * 1000:.0f} ms", added <= OLD_MAX_ADDED_S))
+    section.notes.append(
+        f"Both runs parse the same {total:,} gcc-style warnings and write evidence of them; "
+        f"with --baseline the checks exit 1 and pass because every diagnostic is old "
+        f"(the baseline: {old.stat().st_size / 1e6:.1f} MB of evidence, read once; each "
+        "check's diagnostics matched as it ends and marked again in the evidence). No peer is measured: pre-commit and lefthook have no baseline.")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
-    "G": workload_g, "H": workload_h, "I": workload_i,
+    "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
 }
 
 
