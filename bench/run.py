@@ -1304,8 +1304,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="an earlier run-check binary, measured beside --bin in workloads A "
                              "and D (round-robin, one run): is start-up unchanged?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
-                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H,I "
-                             "(or 1-9; default all)")
+                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H,I,J "
+                             "(or 1-10; default all)")
     parser.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                         help="install (into bench/.peers) and measure pre-commit and lefthook "
                              "(default on)")
@@ -1314,9 +1314,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--runs must be at least 1")
     picked = []
     for word in args.only.upper().replace(" ", "").split(","):
-        key = "ABCDEFGHI"[int(word) - 1] if word in {"1", "2", "3", "4", "5", "6", "7", "8", "9"} else word
+        numbers = {str(n): key for n, key in enumerate(WORKLOADS, 1)}
+        key = numbers.get(word, word)
         if key not in WORKLOADS:
-            parser.error(f"--only: unknown workload {word!r} (choose from A,B,C,D,E,F,G,H,I)")
+            parser.error(f"--only: unknown workload {word!r} (choose from {','.join(WORKLOADS)})")
         if key not in picked:
             picked.append(key)
     args.only = sorted(picked)
