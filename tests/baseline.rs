@@ -34,9 +34,10 @@ fn path_with(dir: &Path) -> String {
 }
 
 /// A committed repository with `OLD` in `app.py`, the ruff check, and the
-/// evidence of its gate (exit 1, five findings) in `out/base.json`, outside
-/// the worktree. `None` when ruff is not installed (outside CI).
-fn ruff_repo() -> Option<(Test, tempfile::TempDir, String)> {
+/// evidence of its gate (exit 1, five findings) in `base.json` of a temp
+/// folder outside the worktree (returned to keep it, with `PATH` and that
+/// file's path). `None` when ruff is not installed (outside CI).
+fn ruff_repo() -> Option<(Test, tempfile::TempDir, String, String)> {
     let ruff = test_tool("python/bin/ruff")?;
     let path = path_with(ruff.parent().unwrap());
     let test = Test::new().config(RUFF).file("app.py", OLD);
@@ -52,7 +53,8 @@ fn ruff_repo() -> Option<(Test, tempfile::TempDir, String)> {
         .test;
     let evidence: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
     assert_eq!(evidence["diagnostics"].as_array().unwrap().len(), 5);
-    Some((test.again(), out, path))
+    let base = base.to_str().unwrap().to_string();
+    Some((test.again(), out, path, base))
 }
 
 fn diagnostics(evidence: &Value) -> &Vec<Value> {
@@ -84,11 +86,10 @@ fn gate(test: &Test, path: &str, args: &[&str]) -> (Option<i32>, String, String)
 
 #[test]
 fn five_old_findings_and_one_new_fail_only_on_the_new_one_in_every_format() {
-    let Some((test, out, path)) = ruff_repo() else {
+    let Some((test, _out, path, base)) = ruff_repo() else {
         return;
     };
-    let base = out.path().join("base.json");
-    let base = base.to_str().unwrap();
+    let base = base.as_str();
     // Three lines above move every old finding; `re` is new.
     std::fs::write(test.path().join("app.py"), format!("import re\n\n\n{OLD}")).unwrap();
     let (code, json, _) = gate(&test, &path, &["--baseline", base, "--format", "json"]);
@@ -193,11 +194,10 @@ fn five_old_findings_and_one_new_fail_only_on_the_new_one_in_every_format() {
 
 #[test]
 fn old_findings_moved_by_inserted_lines_pass_and_a_reworded_one_is_new() {
-    let Some((test, out, path)) = ruff_repo() else {
+    let Some((test, _out, path, base)) = ruff_repo() else {
         return;
     };
-    let base = out.path().join("base.json");
-    let base = base.to_str().unwrap();
+    let base = base.as_str();
     let moved = format!(
         "\"\"\"A docstring.\"\"\"\n\n\n{}",
         OLD.replace("def f", "\n\ndef f")

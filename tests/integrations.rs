@@ -689,19 +689,7 @@ fn the_install_step_puts_only_run_check_on_path() {
 /// prek from scripts/install-test-tools.sh (`.tools/python/bin/prek`).
 /// Missing: the test fails in CI and is skipped, loudly, elsewhere.
 fn prek() -> Option<PathBuf> {
-    let path = repo_root().join(".tools/python/bin/prek");
-    if path.exists() {
-        return Some(path);
-    }
-    let why = format!(
-        "{} is not installed: run `bash scripts/install-test-tools.sh`",
-        path.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{why} (CI must install it)");
-    }
-    eprintln!("SKIPPED (not a pass): {why}");
-    None
+    crate::support::test_tool("python/bin/prek")
 }
 
 /// The ```yaml blocks of a markdown text, unindented (a block inside a
