@@ -229,7 +229,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "EV.json")]
     pub(crate) baseline: Option<PathBuf>,
     /// With --baseline: report the old diagnostics too, marked old
-    #[arg(long)]
+    #[arg(long, requires = "baseline")]
     pub(crate) all_diagnostics: bool,
     /// Fast mode: keep launching checks after a failure
     #[arg(long)]

@@ -451,6 +451,17 @@ fn a_baseline_that_cannot_be_read_is_an_error_before_anything_runs() {
         assert!(stderr.contains(baseline.to_str().unwrap()), "{stderr}");
         assert!(!report.exists());
     }
+    // --all-diagnostics shows what a baseline marked: without one, a usage error.
+    let output = std::process::Command::new(bin())
+        .args(["--all-diagnostics", "--out", report.to_str().unwrap()])
+        .current_dir(test.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--baseline"), "{stderr}");
+    assert!(!report.exists());
 }
 
 /// A failure for old diagnostics only is a pass at once: `retries` do not
