@@ -42,6 +42,14 @@ pub(crate) fn evidence(file: &Path, bytes: &[u8]) -> Result<Evidence, Error> {
     Evidence::from_slice(bytes).map_err(|problem| from_problem(file, problem))
 }
 
+/// Reads the evidence file at `path` (within `bounded::JSON`) as
+/// [`evidence`] does: `merge`'s inputs, `--timings` and `--baseline`.
+pub(crate) fn evidence_file(path: &Path) -> Result<Evidence, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::JSON)
+        .map_err(|err| Error::io("read evidence", path, err))?;
+    evidence(path, &bytes)
+}
+
 fn within_budget(file: &Path, bytes: &[u8]) -> Result<(), Error> {
     if values(bytes) > MAX_VALUES {
         return Err(Error::Input {

@@ -44,7 +44,7 @@ pub(crate) struct MergeArgs {
 pub(crate) fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
     let mut docs = Vec::with_capacity(args.inputs.len());
     for path in &args.inputs {
-        docs.push((path.clone(), read(path)?));
+        docs.push((path.clone(), json_input::evidence_file(path)?));
     }
     if !args.force {
         consistent(&docs)?;
@@ -56,14 +56,6 @@ pub(crate) fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
         eprintln!("{}", merged.summary.banner);
     }
     Ok(merged.summary.exit_code)
-}
-
-/// One evidence document, read as every reader reads it
-/// (`json_input::evidence`).
-fn read(path: &Path) -> Result<Evidence, Error> {
-    let bytes = crate::bounded::read(path, crate::bounded::JSON)
-        .map_err(|err| Error::io("read evidence", path, err))?;
-    json_input::evidence(path, &bytes)
 }
 
 /// An error about the field at JSON path `key` of the evidence `path`.

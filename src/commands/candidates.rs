@@ -117,9 +117,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     // here so a bad file stops the round before anything is written.
     let baseline = match &args.baseline {
         Some(path) => {
-            let bytes = crate::bounded::read(path, crate::bounded::JSON)
-                .map_err(|err| Error::io("read evidence", path, err))?;
-            crate::json_input::evidence(path, &bytes)?;
+            crate::json_input::evidence_file(path)?;
             Some(std::path::absolute(path).map_err(|err| Error::io("find", path, err))?)
         }
         None => None,

@@ -214,18 +214,14 @@ fn selection(args: &CheckArgs, changed: &Changed) -> Result<Selection, Error> {
 /// `--timings`: the durations of an earlier evidence, read as every reader
 /// reads evidence (`json_input::evidence`).
 fn timings(path: &Path) -> Result<plan::Timings, Error> {
-    let bytes = crate::bounded::read(path, crate::bounded::JSON)
-        .map_err(|err| Error::io("read evidence", path, err))?;
-    let evidence = crate::json_input::evidence(path, &bytes)?;
+    let evidence = crate::json_input::evidence_file(path)?;
     Ok(plan::Timings::of(path.display().to_string(), &evidence))
 }
 
 /// `--baseline`: the diagnostics of an earlier evidence, read as every
 /// reader reads evidence.
 fn baseline(path: &Path) -> Result<crate::run::baseline::Baseline, Error> {
-    let bytes = crate::bounded::read(path, crate::bounded::JSON)
-        .map_err(|err| Error::io("read evidence", path, err))?;
-    let evidence = crate::json_input::evidence(path, &bytes)?;
+    let evidence = crate::json_input::evidence_file(path)?;
     Ok(crate::run::baseline::Baseline::of(
         path.display().to_string(),
         &evidence,
