@@ -414,26 +414,16 @@ fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
 
 /// `line:col severity [rule] message`, escaped.
 fn diagnostic_item(d: &Diagnostic) -> String {
-    let mut location = String::new();
-    if let Some(line) = d.line {
-        let _ = write!(location, "{line}");
-        if let Some(col) = d.column {
-            let _ = write!(location, ":{col}");
-        }
-    }
-    let mut message: String = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
-    if message.chars().count() > MAX_MESSAGE_CHARS {
-        message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
-    }
+    let location = super::line_col(d);
+    let message = super::one_line(&d.message, MAX_MESSAGE_CHARS);
     let rule = d
         .rule
         .as_deref()
         .map(|r| format!(" [{}]", esc(r)))
         .unwrap_or_default();
-    // Shown with --all-diagnostics (docs/baseline.md).
     let old = match d.new {
-        Some(false) => " <span class=\"old\">(old: in the baseline)</span>",
-        _ => "",
+        Some(false) => format!(" <span class=\"old\">({})</span>", super::OLD_MARK),
+        _ => String::new(),
     };
     format!(
         "<code>{}</code> <span class=\"sev-{sev}\">{sev}</span>{rule} {}{old}",

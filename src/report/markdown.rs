@@ -351,23 +351,17 @@ fn diagnostics(out: &mut String, evidence: &Evidence) {
 /// `` `file:line:col` — message (severity, check, rule) ``.
 fn diagnostic_item(d: &Diagnostic) -> String {
     let mut location = d.file.clone().unwrap_or_default();
-    if let Some(line) = d.line {
-        let _ = write!(location, ":{line}");
-        if let Some(col) = d.column {
-            let _ = write!(location, ":{col}");
-        }
+    let line_col = super::line_col(d);
+    if !line_col.is_empty() {
+        let _ = write!(location, ":{line_col}");
     }
-    let mut message: String = d.message.split_whitespace().collect::<Vec<_>>().join(" ");
-    if message.chars().count() > MAX_MESSAGE_CHARS {
-        message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
-    }
+    let message = super::one_line(&d.message, MAX_MESSAGE_CHARS);
     let mut context = vec![d.severity.to_string(), d.check.clone()];
     if let Some(rule) = &d.rule {
         context.push(rule.clone());
     }
-    // Shown with --all-diagnostics (docs/baseline.md).
     if d.new == Some(false) {
-        context.push("old: in the baseline".into());
+        context.push(super::OLD_MARK.into());
     }
     let context = inline(&context.join(", "));
     let message = inline(&message);

@@ -186,6 +186,29 @@ pub(crate) fn with_notes(
     attempts::with_note(ending, log, flaky, status)
 }
 
+/// How `text`, `markdown` and `html` mark a diagnostic the `--baseline`
+/// knew, shown with `--all-diagnostics` (docs/baseline.md).
+const OLD_MARK: &str = "old: in the baseline";
+
+/// `LINE` or `LINE:COL` of a diagnostic; empty when it has no line.
+fn line_col(d: &run_check_documents::evidence::Diagnostic) -> String {
+    match (d.line, d.column) {
+        (Some(line), Some(col)) => format!("{line}:{col}"),
+        (Some(line), None) => line.to_string(),
+        (None, _) => String::new(),
+    }
+}
+
+/// A diagnostic's message on one line (each run of white space one space),
+/// cut after `max` characters with `…`.
+fn one_line(message: &str, max: usize) -> String {
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    match message.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message,
+    }
+}
+
 /// `5 old diagnostics (baseline)`: those of a check `--baseline` knew.
 fn old_diagnostics(n: usize) -> String {
     format!("{} (baseline)", crate::output::plural(n, "old diagnostic"))

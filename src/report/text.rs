@@ -211,8 +211,9 @@ fn diagnostic(d: &Diagnostic) -> String {
     let mut line = String::new();
     if let Some(file) = &d.file {
         line.push_str(file);
-        for n in [d.line, d.column].into_iter().map_while(|n| n) {
-            let _ = write!(line, ":{n}");
+        let line_col = super::line_col(d);
+        if !line_col.is_empty() {
+            let _ = write!(line, ":{line_col}");
         }
         line.push_str(": ");
     }
@@ -222,7 +223,7 @@ fn diagnostic(d: &Diagnostic) -> String {
     }
     let _ = write!(line, ": {}", d.message.lines().next().unwrap_or(""));
     if d.new == Some(false) {
-        line.push_str(" (old: in the baseline)");
+        let _ = write!(line, " ({})", super::OLD_MARK);
     }
     line
 }
