@@ -1181,19 +1181,7 @@ mod tests {
     #[test]
     fn no_extra_diagnostic_on_the_fixtures_of_every_parser() {
         let root = linters().join("..");
-        let own = |fixture: &str| match fixture.split('/').next().unwrap() {
-            "cargo-json" => Parser::CargoJson,
-            "clang" | "eslint-unix" | "gcc" | "ruff" | "shellcheck" => Parser::Gcc,
-            "eslint" => Parser::Eslint,
-            "go" => Parser::Go,
-            "mypy" => Parser::Mypy,
-            "phase-result" => Parser::PhaseResult,
-            "pytest" => Parser::Pytest,
-            "rustc" => Parser::Rustc,
-            "rustfmt" => Parser::Rustfmt,
-            "tsc" => Parser::Tsc,
-            other => panic!("no parser for {other}"),
-        };
+        let own = |fixture: &str| crate::parse::fixture_parser(fixture.split('/').next().unwrap());
         let fixtures = before();
         assert!(fixtures.len() > 40, "{} fixtures", fixtures.len());
         let mut with_extras = Vec::new();

@@ -446,6 +446,27 @@ pub(crate) fn relativize(file: &str, cwd: &Path, worktree: &Path) -> String {
     }
 }
 
+/// The parser of the fixtures in `tests/fixtures/diagnostics/DIR/`.
+#[cfg(test)]
+pub(crate) fn fixture_parser(dir: &str) -> Parser {
+    match dir {
+        "cargo-json" => Parser::CargoJson,
+        "clang" | "eslint-unix" | "gcc" | "ruff" | "shellcheck" => Parser::Gcc,
+        "eslint" => Parser::Eslint,
+        "go" => Parser::Go,
+        "mypy" => Parser::Mypy,
+        "phase-result" => Parser::PhaseResult,
+        "pytest" => Parser::Pytest,
+        "rustc" => Parser::Rustc,
+        "rustfmt" => Parser::Rustfmt,
+        "vitest" => Parser::Vitest,
+        "jest" => Parser::Jest,
+        "prettier" => Parser::Prettier,
+        "tsc" => Parser::Tsc,
+        other => panic!("no parser for the fixtures in {other}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -725,22 +746,6 @@ mod tests {
         // its test harness (rustc warns in each), `go build` then `go vet`
         // (vet's type check repeats build's error).
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diagnostics");
-        let explicit = |dir: &str| match dir {
-            "cargo-json" => Parser::CargoJson,
-            "clang" | "eslint-unix" | "gcc" | "ruff" | "shellcheck" => Parser::Gcc,
-            "eslint" => Parser::Eslint,
-            "go" => Parser::Go,
-            "mypy" => Parser::Mypy,
-            "phase-result" => Parser::PhaseResult,
-            "pytest" => Parser::Pytest,
-            "rustc" => Parser::Rustc,
-            "rustfmt" => Parser::Rustfmt,
-            "vitest" => Parser::Vitest,
-            "jest" => Parser::Jest,
-            "prettier" => Parser::Prettier,
-            "tsc" => Parser::Tsc,
-            other => panic!("no parser for the fixtures in {other}"),
-        };
         let mut with_repeats = Vec::new();
         let mut seen = 0;
         for dir in std::fs::read_dir(&root).unwrap() {
@@ -754,7 +759,7 @@ mod tests {
                 seen += 1;
                 let text = std::fs::read_to_string(&file).unwrap();
                 let fixture = format!("{name}/{}", file.file_name().unwrap().to_string_lossy());
-                for kind in [explicit(&name), Parser::Auto] {
+                for kind in [fixture_parser(&name), Parser::Auto] {
                     let mut raw = Vec::new();
                     let mut parser = parser_for(kind).unwrap();
                     for line in text.lines() {
