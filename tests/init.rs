@@ -132,7 +132,8 @@ fn names(config: &Value) -> Vec<&str> {
         .collect()
 }
 
-fn check<'a>(config: &'a Value, name: &str) -> &'a Value {
+/// The `[[check]]` called `name` of a config read as JSON.
+pub(crate) fn check<'a>(config: &'a Value, name: &str) -> &'a Value {
     config["check"]
         .as_array()
         .unwrap()
@@ -934,12 +935,7 @@ mod real_tools {
         (config, text, evidence)
     }
 
-    /// The status of check `name` in an evidence.
-    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
-        crate::support::check(evidence, name)["status"]
-            .as_str()
-            .unwrap()
-    }
+    use crate::support::status;
 
     #[test]
     fn ruff_configured_to_fix_is_checked_without_fixing() {
@@ -1164,12 +1160,7 @@ mod gates {
         evidence
     }
 
-    /// Check `name`'s status.
-    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
-        crate::support::check(evidence, name)["status"]
-            .as_str()
-            .unwrap()
-    }
+    use crate::support::status;
 
     /// Check `name`'s diagnostics as (file, line, column, rule, message).
     fn located(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value, String)> {

@@ -12,8 +12,9 @@ mod real_tools {
 
     use serde_json::{Value, json};
 
-    use crate::init::init;
+    use crate::init::{check, init};
     use crate::support::Test;
+    use crate::support::status;
 
     /// `.tools/node/node_modules` with the tools this test runs. Missing: the
     /// test fails in CI (`CI=true`, where .ci/run installs them) and is
@@ -139,12 +140,6 @@ mod real_tools {
         (output.status.code(), evidence, stderr)
     }
 
-    fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
-        crate::support::check(evidence, name)["status"]
-            .as_str()
-            .unwrap()
-    }
-
     /// The diagnostics of check `name`: file, line, column, rule.
     fn places(evidence: &Value, name: &str) -> Vec<(Value, Value, Value, Value)> {
         crate::support::diagnostics_of(evidence, name)
@@ -158,15 +153,6 @@ mod real_tools {
                 )
             })
             .collect()
-    }
-
-    fn check<'a>(config: &'a Value, name: &str) -> &'a Value {
-        config["check"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == name)
-            .unwrap_or_else(|| panic!("no check {name} in {config:#}"))
     }
 
     #[test]

@@ -156,35 +156,7 @@ fn bad_evidence_is_the_same_error_in_every_reader() {
 #[test]
 fn evidence_of_an_earlier_version_reads_with_its_defaults() {
     let (test, mut evidence) = real_evidence();
-    // The fields added after the first version of the document.
-    for key in ["changes", "shard", "merged_from"] {
-        evidence["meta"].as_object_mut().unwrap().remove(key);
-    }
-    for key in [
-        "severity",
-        "diagnostics_dropped",
-        "leaked",
-        "config_line",
-        "started_ms",
-        "flaky",
-        "attempts",
-        "attempt_log",
-        "baseline_suppressed",
-    ] {
-        evidence["checks"][0].as_object_mut().unwrap().remove(key);
-    }
-    evidence["summary"]
-        .as_object_mut()
-        .unwrap()
-        .remove("baseline");
-    evidence["contracts"]
-        .as_object_mut()
-        .unwrap()
-        .remove("gate");
-    evidence["contracts"]["read_only"]
-        .as_object_mut()
-        .unwrap()
-        .remove("error");
+    crate::support::first_version(&mut evidence);
     std::fs::write(test.path().join("ev.json"), evidence.to_string()).unwrap();
     for (reader, code, stderr) in read_by_all(test.path(), "ev.json") {
         assert_eq!(code, Some(0), "{reader}: {stderr}");

@@ -422,30 +422,7 @@ fn wrong_missing_and_misspelled_fields_are_rejected() {
     // Documents of earlier run-checks lack the later additions; the schema
     // and the reader accept them, with their defaults.
     let mut older = evidence.clone();
-    for key in ["changes", "shard", "merged_from"] {
-        older["meta"].as_object_mut().unwrap().remove(key);
-    }
-    older["contracts"]["read_only"]
-        .as_object_mut()
-        .unwrap()
-        .remove("error");
-    older["contracts"].as_object_mut().unwrap().remove("gate");
-    for check in older["checks"].as_array_mut().unwrap() {
-        for key in [
-            "severity",
-            "diagnostics_dropped",
-            "leaked",
-            "config_line",
-            "started_ms",
-            "flaky",
-            "attempts",
-            "attempt_log",
-            "baseline_suppressed",
-        ] {
-            check.as_object_mut().unwrap().remove(key);
-        }
-    }
-    older["summary"].as_object_mut().unwrap().remove("baseline");
+    crate::support::first_version(&mut older);
     assert_valid(&schema, &older);
     let read = Evidence::from_value(older).unwrap();
     assert_eq!(read.checks[0].severity, Severity::High);

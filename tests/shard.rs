@@ -478,15 +478,7 @@ fn timings_split_longest_first_and_unknown_checks_follow_the_hash() {
     // Evidence of an earlier run-check, without the fields added since,
     // times the same split.
     let mut older = read(dir, "runs/timings.json");
-    for key in ["changes", "shard", "merged_from"] {
-        older["meta"].as_object_mut().unwrap().remove(key);
-    }
-    older["contracts"].as_object_mut().unwrap().remove("gate");
-    for check in older["checks"].as_array_mut().unwrap() {
-        for key in ["severity", "diagnostics_dropped", "leaked", "config_line"] {
-            check.as_object_mut().unwrap().remove(key);
-        }
-    }
+    crate::support::first_version(&mut older);
     std::fs::write(dir.join("runs/older.json"), older.to_string()).unwrap();
     assert_eq!(membership(dir, 3, &["--timings", "runs/older.json"]), split);
     membership(dir, 3, &["--timings", "runs/timings.json"]);

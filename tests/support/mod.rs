@@ -215,6 +215,53 @@ pub(crate) fn diagnostics_of<'a>(evidence: &'a Value, name: &str) -> Vec<&'a Val
         .collect()
 }
 
+/// The status of check `name` in an evidence document.
+#[track_caller]
+pub(crate) fn status<'a>(evidence: &'a Value, name: &str) -> &'a str {
+    check(evidence, name)["status"]
+        .as_str()
+        .expect("status string")
+}
+
+/// `evidence` as the first version of the document had it: without every
+/// field added since (docs/evidence.md, "Older evidence"), which readers
+/// must read with their defaults.
+pub(crate) fn first_version(evidence: &mut Value) {
+    for key in ["changes", "shard", "merged_from"] {
+        evidence["meta"].as_object_mut().unwrap().remove(key);
+    }
+    evidence["summary"]
+        .as_object_mut()
+        .unwrap()
+        .remove("baseline");
+    evidence["contracts"]
+        .as_object_mut()
+        .unwrap()
+        .remove("gate");
+    evidence["contracts"]["read_only"]
+        .as_object_mut()
+        .unwrap()
+        .remove("error");
+    for check in evidence["checks"].as_array_mut().unwrap() {
+        for key in [
+            "severity",
+            "diagnostics_dropped",
+            "leaked",
+            "config_line",
+            "started_ms",
+            "flaky",
+            "attempts",
+            "attempt_log",
+            "baseline_suppressed",
+        ] {
+            check.as_object_mut().unwrap().remove(key);
+        }
+    }
+    for diagnostic in evidence["diagnostics"].as_array_mut().unwrap() {
+        diagnostic.as_object_mut().unwrap().remove("new");
+    }
+}
+
 /// The entry of check `name` in an evidence document.
 #[track_caller]
 pub(crate) fn check<'a>(evidence: &'a Value, name: &str) -> &'a Value {
