@@ -310,13 +310,8 @@ fn a_timeout_a_failure_without_diagnostics_and_a_check_that_passed_before_are_ne
     assert_eq!(check(&base_evidence, "slow")["timed_out"], true);
     assert_eq!(check(&base_evidence, "forged")["status"], "pass");
     edit_config(&test, "\"pass\", ", "");
-    let now = evidence_file(
-        &test,
-        out.path(),
-        "now.json",
-        &["--baseline", base.to_str().unwrap()],
-    );
-    let now = read(&now);
+    let args = ["--baseline", base.to_str().unwrap()];
+    let now = read(&evidence_file(&test, out.path(), "now.json", &args));
     assert_eq!(check(&now, "slow")["status"], "fail");
     assert_eq!(check(&now, "slow")["timed_out"], true);
     assert_eq!(check(&now, "slow")["baseline_suppressed"], 1);
@@ -480,13 +475,8 @@ fn a_check_failing_only_for_old_findings_is_not_retried() {
     let base = evidence_file(&test, out.path(), "base.json", &[]);
     assert_eq!(check(&read(&base), "lint")["attempts"], 3);
     std::fs::remove_file(&counter).unwrap();
-    let now = evidence_file(
-        &test,
-        out.path(),
-        "now.json",
-        &["--baseline", base.to_str().unwrap()],
-    );
-    let now = read(&now);
+    let args = ["--baseline", base.to_str().unwrap()];
+    let now = read(&evidence_file(&test, out.path(), "now.json", &args));
     let lint = check(&now, "lint");
     assert_eq!(lint["status"], "pass");
     assert_eq!(lint["attempts"], 1);
