@@ -465,24 +465,15 @@ fn run_check(
     }
 }
 
-/// `result` judged against the `--baseline`, when there is one.
-fn settled(result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -> CheckResult {
-    match &plan.baseline {
-        Some(baseline) => against_baseline(result, check, plan, baseline),
-        None => result,
-    }
-}
-
-/// `--baseline` (docs/baseline.md): a check that failed only for
-/// diagnostics the baseline knows passes. It must have failed by its exit
-/// (no timeout, no signal) as it did in the baseline, have at least one
-/// diagnostic, and have dropped none over the cap (those might be new).
-fn against_baseline(
-    mut result: CheckResult,
-    check: &PlannedCheck<'_>,
-    plan: &Plan<'_>,
-    baseline: &crate::run::baseline::Baseline,
-) -> CheckResult {
+/// `result` judged against the `--baseline`, when there is one
+/// (docs/baseline.md): a check that failed only for diagnostics the
+/// baseline knows passes. It must have failed by its exit (no timeout, no
+/// signal) as it did in the baseline, have at least one diagnostic, and
+/// have dropped none over the cap (those might be new).
+fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -> CheckResult {
+    let Some(baseline) = &plan.baseline else {
+        return result;
+    };
     let mut diagnostics = Vec::new();
     let dropped =
         crate::run::evidence::collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
