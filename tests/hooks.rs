@@ -25,6 +25,20 @@ fn template(name: &str) -> Vec<u8> {
     std::fs::read(repo_root().join("hooks").join(name)).expect("hook template")
 }
 
+/// The hook `hooks install` writes when the test binary installs it: the
+/// template with the binary's absolute path recorded.
+fn installed(name: &str) -> Vec<u8> {
+    installed_for(name, &bin())
+}
+
+fn installed_for(name: &str, exe: &Path) -> Vec<u8> {
+    let exe = exe.canonicalize().unwrap();
+    String::from_utf8(template(name))
+        .unwrap()
+        .replace("@RUN_CHECK_BIN@", exe.to_str().unwrap())
+        .into_bytes()
+}
+
 fn install(test: Test, args: &[&str]) -> Run {
     test.args(&["hooks", "install"]).args(args).run()
 }
@@ -74,11 +88,11 @@ fn installs_both_marked_executable_hooks() {
     for name in ["pre-commit", "pre-push"] {
         let path = hooks.join(name);
         let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(bytes, template(name), "{name} is the template");
+        assert_eq!(bytes, installed(name), "{name} is the template");
         assert!(
             String::from_utf8_lossy(&bytes)
                 .lines()
-                .any(|l| l == "# run-check hook v1")
+                .any(|l| l == "# run-check hook v2")
         );
         assert!(executable(&path), "{name} executable");
         assert!(
@@ -94,6 +108,14 @@ fn installs_both_marked_executable_hooks() {
         run.stdout
     );
     assert!(!run.stdout.contains("warning"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!(
+            "the hooks run {}",
+            bin().canonicalize().unwrap().display()
+        )),
+        "{}",
+        run.stdout
+    );
     // Nothing in the worktree changed.
     assert_eq!(
         git(run.test.path(), &["status", "--porcelain"]),
@@ -112,7 +134,7 @@ fn installs_both_marked_executable_hooks() {
     assert!(stdout.contains("pre-push: up to date"), "{stdout}");
     assert_eq!(
         std::fs::read(hooks.join("pre-commit")).unwrap(),
-        template("pre-commit")
+        installed("pre-commit")
     );
 }
 
@@ -182,11 +204,11 @@ fn a_foreign_hook_is_refused_then_backed_up_with_force() {
     assert!(executable(&hooks.join("pre-commit.run-check-backup")));
     assert_eq!(
         std::fs::read(hooks.join("pre-commit")).unwrap(),
-        template("pre-commit")
+        installed("pre-commit")
     );
     assert_eq!(
         std::fs::read(hooks.join("pre-push")).unwrap(),
-        template("pre-push")
+        installed("pre-push")
     );
     let stdout = String::from_utf8_lossy(&forced.stdout);
     assert!(
@@ -222,7 +244,7 @@ fn an_older_hook_of_ours_is_replaced_without_force() {
     let hooks = run.test.path().join(".git/hooks");
     assert_eq!(
         std::fs::read(hooks.join("pre-commit")).unwrap(),
-        template("pre-commit")
+        installed("pre-commit")
     );
     assert!(!hooks.join("pre-commit.run-check-backup").exists());
 }
@@ -251,7 +273,7 @@ fn core_hooks_path_is_respected() {
     let dir = run.test.path();
     assert_eq!(
         std::fs::read(dir.join(".githooks/pre-commit")).unwrap(),
-        template("pre-commit")
+        installed("pre-commit")
     );
     assert!(dir.join(".githooks/pre-push").is_file());
     assert!(!dir.join(".git/hooks/pre-commit").exists());
@@ -374,21 +396,80 @@ fn pre_commit_finds_run_check_through_run_check_bin() {
     );
 }
 
+/// The code under test cannot swap the gate: a worktree's own
+/// `run-check.sh` that exits 0 (and a `run-check` on PATH that does) is
+/// never what the hook runs; the binary that installed it is, found by the
+/// path the hook recorded, with no RUN_CHECK_BIN and no run-check on PATH.
 #[cfg(unix)]
 #[test]
-fn pre_commit_finds_run_check_through_the_wrapper() {
+fn the_hook_runs_the_installing_binary_not_the_worktrees_wrapper() {
     let run = gated_repository();
     let dir = run.test.path();
-    std::fs::copy(repo_root().join("run-check.sh"), dir.join("run-check.sh")).unwrap();
+    let forged = "#!/bin/sh\necho forged >> forged.log\nexit 0\n";
+    std::fs::write(dir.join("run-check.sh"), forged).unwrap();
+    make_executable(&dir.join("run-check.sh"));
     git(dir, &["add", "run-check.sh"]);
     git(dir, &["commit", "-q", "--no-verify", "-m", "wrapper"]);
-    commit_is_gated(dir, &[("RUN_CHECK_BIN", bin().to_str().unwrap())]);
+    let fake_bin = tempfile::tempdir().unwrap();
+    std::fs::write(fake_bin.path().join("run-check"), forged).unwrap();
+    make_executable(&fake_bin.path().join("run-check"));
+    let path = format!("{}:/usr/bin:/bin", fake_bin.path().display());
+    let before = head(dir);
+    std::fs::write(dir.join("bad.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let refused = git_output(dir, &["commit", "-q", "-m", "bad"], &[("PATH", &path)]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("pre-commit: run-check --mode fast exited 1; commit refused"),
+        "{stderr}"
+    );
+    assert_eq!(head(dir), before);
+    assert!(!dir.join("forged.log").exists(), "the forged gate ran");
+    let failed = evidence(dir, "pre-commit");
+    assert_eq!(failed["summary"]["exit_code"], 1);
+    assert_eq!(failed["checks"][0]["name"], "gate");
+    assert_eq!(failed["checks"][0]["status"], "fail");
 }
 
 #[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A path with a quote is recorded as one shell word; once the installing
+/// binary is gone, the hook falls back to run-check on PATH, and without
+/// one refuses the commit with the way to mend it.
+#[cfg(unix)]
 #[test]
-fn pre_commit_finds_run_check_on_path() {
+fn a_moved_binary_falls_back_to_path_then_refuses() {
     let run = gated_repository();
+    let dir = run.test.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let odd = elsewhere.path().join("it's here");
+    std::fs::create_dir(&odd).unwrap();
+    let copy = odd.join("run-check");
+    std::fs::copy(bin(), &copy).unwrap();
+    make_executable(&copy);
+    let output = Command::new(&copy)
+        .args(["hooks", "install", "pre-commit"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let hook = dir.join(".git/hooks/pre-commit");
+    assert_eq!(
+        std::fs::read(&hook).unwrap(),
+        String::from_utf8(installed_for("pre-commit", &copy))
+            .unwrap()
+            .replace("it's", "it'\\''s")
+            .into_bytes()
+    );
+    // The recorded copy runs (no RUN_CHECK_BIN, nothing on PATH).
+    commit_is_gated(dir, &[("PATH", "/usr/bin:/bin")]);
+
+    std::fs::remove_file(&copy).unwrap();
     let bin_dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(bin(), bin_dir.path().join("run-check")).unwrap();
     let path = format!(
@@ -396,22 +477,35 @@ fn pre_commit_finds_run_check_on_path() {
         bin_dir.path().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    commit_is_gated(run.test.path(), &[("PATH", &path)]);
+    std::fs::write(dir.join("more.txt"), "x").unwrap();
+    git(dir, &["add", "-A"]);
+    let on_path = git_output(dir, &["commit", "-q", "-m", "more"], &[("PATH", &path)]);
+    assert!(
+        on_path.status.success(),
+        "{}",
+        String::from_utf8_lossy(&on_path.stderr)
+    );
+    assert_eq!(
+        evidence(dir, "pre-commit")["summary"]["all_checks_passed"],
+        true
+    );
 
     // Without any run-check the commit is refused, not waved through.
-    let dir = run.test.path();
-    std::fs::write(dir.join("more.txt"), "x").unwrap();
+    std::fs::write(dir.join("last.txt"), "x").unwrap();
     git(dir, &["add", "-A"]);
     let refused = git_output(
         dir,
-        &["commit", "-q", "-m", "more"],
+        &["commit", "-q", "-m", "last"],
         &[("PATH", "/usr/bin:/bin")],
     );
-    assert!(!refused.status.success());
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("pre-commit: run-check not found"),
-        "{}",
-        String::from_utf8_lossy(&refused.stderr)
+        stderr.contains(&format!(
+            "pre-commit: run-check not found ({} is gone, no RUN_CHECK_BIN, no run-check on PATH); commit refused (run `run-check hooks install` again",
+            copy.canonicalize().unwrap_or(copy.clone()).display()
+        )),
+        "{stderr}"
     );
 }
 

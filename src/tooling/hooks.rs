@@ -7,6 +7,12 @@
 //! tail, then its refusal. The hook texts are the
 //! templates in the repository's `hooks/` directory, compiled in.
 //!
+//! A hook runs the run-check binary that installed it: its absolute path
+//! is written into the hook (`@RUN_CHECK_BIN@` in the template), so the
+//! code a hook gates cannot swap the gate for a script of its own (a
+//! `./run-check.sh` that exits 0). `$RUN_CHECK_BIN` still overrides it: the
+//! committer's environment, not the worktree's.
+//!
 //! The hooks directory is git's own answer (`git rev-parse --git-path
 //! hooks`), so `core.hooksPath` and linked worktrees are respected. A hook is
 //! ours when one of its first lines is `# run-check hook vN`. Ours is
@@ -73,7 +79,8 @@ impl Hook {
         }
     }
 
-    /// The hook's text (LF line endings whatever the checkout did).
+    /// The hook's text (LF line endings whatever the checkout did), with
+    /// `@RUN_CHECK_BIN@` where the installing binary's path goes.
     pub(crate) fn template(self) -> String {
         let text = match self {
             Hook::PreCommit => include_str!("../../hooks/pre-commit"),
@@ -88,6 +95,43 @@ impl Hook {
             Hook::PrePush => "strict",
         }
     }
+}
+
+/// The placeholder of the templates that the binary's path replaces.
+const BIN_PLACEHOLDER: &str = "@RUN_CHECK_BIN@";
+
+/// The hook as installed for the binary at `exe`: the template with the
+/// path quoted for `sh` (inside single quotes, where only `'` is special).
+/// A path with a line break or that is not Unicode cannot be written into
+/// the hook as one word: an error, not a hook that runs something else.
+fn rendered(hook: Hook, exe: &Path) -> Result<String, Error> {
+    let unusable = |why: &str| {
+        Error::Environment(format!(
+            "cannot record run-check's path `{}` in the hook: {why}",
+            exe.display()
+        ))
+    };
+    let path = exe.to_str().ok_or_else(|| unusable("it is not Unicode"))?;
+    if path.contains(['\n', '\r']) {
+        return Err(unusable("it holds a line break"));
+    }
+    // Git for Windows runs hooks in its MSYS `sh`, which takes `C:/x`
+    // as readily as `C:\x` and leaves no backslash to misread.
+    let path = if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    };
+    let quoted = path.replace('\'', "'\\''");
+    Ok(hook.template().replace(BIN_PLACEHOLDER, &quoted))
+}
+
+/// The running binary, as the hooks record it.
+fn current_exe() -> Result<PathBuf, Error> {
+    let exe = std::env::current_exe().map_err(|err| {
+        Error::Environment(format!("cannot tell where run-check itself is: {err}"))
+    })?;
+    Ok(dunce::canonicalize(&exe).unwrap_or(exe))
 }
 
 pub(crate) fn run(args: &HooksArgs) -> Result<i32, Error> {
@@ -208,15 +252,16 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
     }
 
     // Decide everything before touching anything: a refusal changes nothing.
-    let plan: Vec<(Hook, PathBuf, String, Existing)> = hooks
+    let exe = current_exe()?;
+    let plan = hooks
         .iter()
         .map(|&hook| {
             let path = hooks_dir.join(hook.name());
-            let template = hook.template();
-            let state = existing(&path, &template);
-            (hook, path, template, state)
+            let text = rendered(hook, &exe)?;
+            let state = existing(&path, &text);
+            Ok((hook, path, text, state))
         })
-        .collect();
+        .collect::<Result<Vec<(Hook, PathBuf, String, Existing)>, Error>>()?;
     let foreign: Vec<String> = plan
         .iter()
         .filter(|(.., state)| *state == Existing::Foreign)
@@ -268,6 +313,13 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
                 .display()
         );
     }
+    let _ = writeln!(out, "the hooks run {}", exe.display());
+    if exe.starts_with(&repository.top) {
+        let _ = writeln!(
+            out,
+            "warning: that binary lies inside the worktree, where the code the hooks gate can rewrite it; install run-check outside the repository and run `run-check hooks install` with it"
+        );
+    }
     if !repository.top.join("checks.toml").exists() {
         let _ = writeln!(
             out,
@@ -290,7 +342,7 @@ mod tests {
             assert!(text.starts_with("#!/bin/sh\n"), "{}", hook.name());
             assert_eq!(
                 text.lines().nth(1),
-                Some(format!("{MARKER_PREFIX}1").as_str())
+                Some(format!("{MARKER_PREFIX}2").as_str())
             );
             assert!(is_ours(&text));
             assert!(
@@ -307,6 +359,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The recorded path is one `sh` word whatever it holds: the hook's
+    /// `installed=` line, evaluated by a real `sh`, gives the path back.
+    #[cfg(unix)]
+    #[test]
+    fn the_recorded_path_is_one_shell_word() {
+        for exe in [
+            "/opt/run check/bin/run-check",
+            "/tmp/it's $(x) `y` \\/run-check",
+        ] {
+            let text = rendered(Hook::PreCommit, Path::new(exe)).unwrap();
+            let line = text
+                .lines()
+                .find(|line| line.starts_with("installed="))
+                .unwrap();
+            let output = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{line}\nprintf %s \"$installed\""))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&output.stdout), exe);
+        }
+        let broken = rendered(Hook::PrePush, Path::new("/tmp/a\nb/run-check"));
+        assert!(broken.is_err());
     }
 
     #[test]
