@@ -54,14 +54,17 @@ impl Project {
         self.dir.path().join(name)
     }
 
-    /// Writes `task.json` with this id and base `main`.
+    /// Writes `task.json` with this id and base `main`. The checks name
+    /// `feature.txt` and `bug.txt`, which makes them gate files (a file a
+    /// check's argument names): the task declares both, so creating them
+    /// is no changed gate.
     fn task(&self, id: &str) {
         let task = serde_json::json!({
             "id": id, "title": "Add the feature", "description": "feature.txt",
             "risk": "low", "parallel_count": 3,
             "acceptance": {"commands": ["run-check --mode strict --format json"],
                            "criteria": ["feature.txt exists"]},
-            "estimated_loc": 10, "files_involved": ["feature.txt"],
+            "estimated_loc": 10, "files_involved": ["feature.txt", "bug.txt"],
             "public_contracts_touched": ["N/A"], "base": "main"
         });
         std::fs::write(self.path("task.json"), task.to_string()).unwrap();
