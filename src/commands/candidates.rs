@@ -1079,6 +1079,81 @@ mod tests {
         );
     }
 
+    /// A gate's evidence as it would print it, and its exit code.
+    fn printed() -> (Vec<u8>, i32) {
+        let evidence = crate::aggregate::judge::tests::evidence_with(vec![], vec![]);
+        let code = evidence.summary.exit_code;
+        (serde_json::to_vec(&evidence).unwrap(), code)
+    }
+
+    fn gated(ended: Ended, output: Result<&[u8], &str>) -> (i32, String, bool) {
+        let output = output.map(<[u8]>::to_vec).map_err(str::to_string);
+        let gated = verdict_of(ended, output, "error: the last line".into());
+        (gated.code, gated.last_line, gated.evidence.is_some())
+    }
+
+    #[test]
+    fn the_verdict_is_the_gate_s_own_exit_status() {
+        let (bytes, code) = printed();
+        let other = if code == exit_code::PASS {
+            exit_code::FAIL
+        } else {
+            exit_code::PASS
+        };
+        // Exited by itself, as its evidence says: its verdict.
+        assert_eq!(
+            gated(Ended::Code(code), Ok(&bytes)),
+            (code, "error: the last line".into(), true)
+        );
+        // Killed: whatever its output holds is no verdict, and no result.
+        assert_eq!(
+            gated(Ended::Killed("killed by signal 9".into()), Ok(&bytes)),
+            (
+                2,
+                "no verdict: the gate was killed by signal 9 before it finished".into(),
+                false
+            )
+        );
+        // Its exit code and its evidence disagree.
+        assert_eq!(
+            gated(Ended::Code(other), Ok(&bytes)),
+            (
+                2,
+                format!("no verdict: the gate exited {other}, but its evidence says {code}"),
+                false
+            )
+        );
+        // A pass or a failure without evidence, or with a document that is
+        // not one, is no result (exit 2, never 0 or 1).
+        for exit in [0, 1] {
+            assert_eq!(
+                gated(Ended::Code(exit), Ok(b"")),
+                (
+                    2,
+                    format!("no verdict: the gate exited {exit} but wrote no evidence"),
+                    false
+                )
+            );
+            let (code, line, kept) = gated(Ended::Code(exit), Ok(b"{} {}"));
+            assert_eq!((code, kept), (2, false));
+            assert!(
+                line.starts_with("no verdict: the gate's output is no evidence: "),
+                "{line}"
+            );
+            assert_eq!(
+                gated(Ended::Code(exit), Err("the gate's output: too large")),
+                (2, "no verdict: the gate's output: too large".into(), false)
+            );
+        }
+        // An error that stopped the gate keeps its own line and code.
+        for exit in [2, 101, 130] {
+            assert_eq!(
+                gated(Ended::Code(exit), Ok(b"")),
+                (exit, "error: the last line".into(), false)
+            );
+        }
+    }
+
     #[test]
     fn changeset_text_lists_binary_and_untracked_files() {
         let files = vec![
