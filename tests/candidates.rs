@@ -1,8 +1,11 @@
 //! `run-check candidates` (docs/candidates.md): three candidate worktrees
 //! (one passes, one fails a check, one passes over the task's budget) ranked
 //! with every file written; a second round continuing the histories and
-//! retry counts; a trusted `--config`; two rounds at once losing nothing;
-//! bad input writing nothing; the `--jobs` budget shared across the gates.
+//! retry counts; a trusted `--config`, which still watches the scripts it
+//! runs from a candidate; two rounds at once losing nothing; bad input
+//! (a task without `base` too) writing nothing; the `--jobs` budget shared
+//! across the gates; and the attacks on a candidate's verdict: a forged
+//! evidence with its gate killed, a baseline regenerated and committed.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -751,7 +754,11 @@ true
         };
         let honest = entry("honest");
         assert_eq!(
-            (&honest["passed"], &honest["exit_code"], &honest["route"]["next"]),
+            (
+                &honest["passed"],
+                &honest["exit_code"],
+                &honest["route"]["next"]
+            ),
             (&json!(true), &json!(0), &json!("FINISH")),
             "{index:#}"
         );
@@ -784,8 +791,8 @@ true
                 "{id}/{file}"
             );
         }
-        let feedback = std::fs::read_to_string(p.path(&format!("runs/T-7/{id}/feedback.md")))
-            .unwrap();
+        let feedback =
+            std::fs::read_to_string(p.path(&format!("runs/T-7/{id}/feedback.md"))).unwrap();
         assert!(feedback.contains(why), "{feedback}");
     }
 }
@@ -813,8 +820,11 @@ run = ["sh", "scripts/lint.sh"]
     let p = Project::new(checks);
     let repo = p.path("repo");
     std::fs::create_dir(repo.join("scripts")).unwrap();
-    std::fs::write(repo.join("scripts/lint.sh"), "#!/bin/sh\necho 'a.txt:1:1: error: bad' ; exit 1\n")
-        .unwrap();
+    std::fs::write(
+        repo.join("scripts/lint.sh"),
+        "#!/bin/sh\necho 'a.txt:1:1: error: bad' ; exit 1\n",
+    )
+    .unwrap();
     std::fs::set_permissions(
         repo.join("scripts/lint.sh"),
         std::fs::Permissions::from_mode(0o755),
@@ -872,8 +882,7 @@ run = ["sh", "scripts/lint.sh"]
         );
         assert_eq!(c["route"]["next"], "USER", "{id}");
         assert_eq!(
-            c["route"]["reason"],
-            "the gate itself changed: scripts/lint.sh",
+            c["route"]["reason"], "the gate itself changed: scripts/lint.sh",
             "{id}"
         );
     }
@@ -904,7 +913,13 @@ parser = "gcc"
     // The baseline of the base commit, committed as docs/baseline.md says.
     let regenerate = |dir: &std::path::Path| {
         let out = Command::new(bin())
-            .args(["--format", "json", "--out", "run-check-baseline.json", "--quiet"])
+            .args([
+                "--format",
+                "json",
+                "--out",
+                "run-check-baseline.json",
+                "--quiet",
+            ])
             .current_dir(dir)
             .output()
             .unwrap();
@@ -912,7 +927,10 @@ parser = "gcc"
     };
     regenerate(&repo);
     git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "old findings and their baseline"]);
+    git(
+        &repo,
+        &["commit", "-q", "-m", "old findings and their baseline"],
+    );
     let honest = p.candidate("honest", &[("feature.txt", "done\n")]);
     let cheat = p.candidate("cheat", &[("feature.txt", "done\nBAD new\n")]);
     regenerate(&cheat);

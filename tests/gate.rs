@@ -1,10 +1,11 @@
 //! `contracts.gate` (docs/evidence.md, docs/task.md), played as the attacker: a
 //! candidate that weakens its own gate (deletes a failing check from
 //! checks.toml, edits `./scripts/lint.sh` to `exit 0`, edits the script an
-//! interpreter runs) gets a PASS, but never a silent one: the evidence lists
-//! the changed gate files, the text report says so, and under `--task` each
-//! undeclared one is a task violation. A task's `base` makes committed
-//! changes count.
+//! interpreter runs, also one a config outside the worktree runs, commits a
+//! baseline regenerated over its new finding) gets a PASS, but never a
+//! silent one: the evidence lists the changed gate files, the text report
+//! says so, and under `--task` each undeclared one is a task violation. A
+//! task's `base` (or `--changed-since`) makes committed changes count.
 
 use serde_json::{Value, json};
 
@@ -380,7 +381,10 @@ fn a_baseline_regenerated_and_committed_is_a_changed_gate_against_the_base() {
     std::fs::create_dir(test.path().join("runs")).unwrap();
     let test = regenerate(test.again().file("src/b.txt", "BAD new\n"));
     git(test.path(), &["add", "."]);
-    git(test.path(), &["commit", "-q", "-m", "feature (and a fresh baseline)"]);
+    git(
+        test.path(),
+        &["commit", "-q", "-m", "feature (and a fresh baseline)"],
+    );
     // Against HEAD the commit hides it: the excuse is invisible.
     let run = strict(test.again(), &["--baseline", baseline]).success();
     let ev = evidence(&run);
@@ -397,7 +401,10 @@ fn a_baseline_regenerated_and_committed_is_a_changed_gate_against_the_base() {
         json!({"changed": [baseline], "base": "base"})
     );
     // So is it through a task's base, and undeclared it is a violation.
-    let test = run.test.again().file(TASK, &task(&["src/b.txt"], Some("base")));
+    let test = run
+        .test
+        .again()
+        .file(TASK, &task(&["src/b.txt"], Some("base")));
     let run = strict(test, &["--baseline", baseline, "--task", TASK]).success();
     let ev = evidence(&run);
     assert_eq!(*gate(&ev), json!({"changed": [baseline], "base": "base"}));

@@ -313,7 +313,10 @@ fn candidates_reads_every_file_of_its_runs_folder_within_a_bound() {
         assert!(!runs.join("T-1/c/task.json").exists(), "{file}");
         assert!(!runs.join("T-1/index.md").exists(), "{file}");
         assert!(
-            std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
             "{file}"
         );
     }

@@ -593,9 +593,10 @@ fn verdict_of(ended: Ended, output: Result<Vec<u8>, String>, last_line: String) 
     };
     if bytes.is_empty() {
         return match code {
-            exit_code::PASS | exit_code::FAIL => {
-                no_verdict(code, format!("the gate exited {code} but wrote no evidence"))
-            }
+            exit_code::PASS | exit_code::FAIL => no_verdict(
+                code,
+                format!("the gate exited {code} but wrote no evidence"),
+            ),
             // An error that stopped the gate before it ran anything: its
             // line says which.
             _ => Gated {
