@@ -8,9 +8,11 @@
 //!
 //! - [`CONFIG_BYTES`], 4 MiB: `checks.toml`, a `--task` file, and the
 //!   project files `init` and `hooks` look into;
-//! - [`JSON_BYTES`], 64 MiB: evidence (`merge`, `retry --record`, `judge`),
-//!   judge input and `--history`, vote input, retry state, from a file or
-//!   from stdin.
+//! - [`JSON_BYTES`], 64 MiB: evidence (`merge`, `retry --record`, `judge`,
+//!   a gate's output read by `candidates`), judge input and `--history`,
+//!   vote input, retry state, `candidates`' `index.json`, from a file, a
+//!   pipe or stdin;
+//! - [`ROUNDS`], 1 MiB: `candidates`' round counter.
 //!
 //! A refused input is an ordinary read error (`io::ErrorKind::InvalidData`)
 //! whose message names the limit; callers wrap it as they wrap any read
@@ -56,6 +58,13 @@ pub(crate) const TASK: Limit = Limit {
 pub(crate) const PROJECT_FILE: Limit = Limit {
     bytes: CONFIG_BYTES,
     what: "a project file",
+};
+
+/// The limit of `candidates`' round counter (`DIR/<task_id>/rounds`, a
+/// number): what a past run left in `--runs` is read with a bound too.
+pub(crate) const ROUNDS: Limit = Limit {
+    bytes: MIB,
+    what: "a round counter",
 };
 
 /// The limit of a JSON input (evidence, judge, vote or retry input).

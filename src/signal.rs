@@ -123,6 +123,22 @@ pub(crate) fn forward_stop(child: &mut std::process::Child) {
     }
 }
 
+/// The signal that ended a child (a gate of `candidates`), when one did:
+/// such a child did not exit by itself, so what it wrote is no verdict.
+/// On Windows a process always has an exit code.
+pub(crate) fn killed_by(status: &std::process::ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

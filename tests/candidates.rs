@@ -1,8 +1,11 @@
 //! `run-check candidates` (docs/candidates.md): three candidate worktrees
 //! (one passes, one fails a check, one passes over the task's budget) ranked
 //! with every file written; a second round continuing the histories and
-//! retry counts; a trusted `--config`; two rounds at once losing nothing;
-//! bad input writing nothing; the `--jobs` budget shared across the gates.
+//! retry counts; a trusted `--config`, which still watches the scripts it
+//! runs from a candidate; two rounds at once losing nothing; bad input
+//! (a task without `base` too) writing nothing; the `--jobs` budget shared
+//! across the gates; and the attacks on a candidate's verdict: a forged
+//! evidence with its gate killed, a baseline regenerated and committed.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -54,14 +57,17 @@ impl Project {
         self.dir.path().join(name)
     }
 
-    /// Writes `task.json` with this id and base `main`.
+    /// Writes `task.json` with this id and base `main`. The checks name
+    /// `feature.txt` and `bug.txt`, which makes them gate files (a file a
+    /// check's argument names): the task declares both, so creating them
+    /// is no changed gate.
     fn task(&self, id: &str) {
         let task = serde_json::json!({
             "id": id, "title": "Add the feature", "description": "feature.txt",
             "risk": "low", "parallel_count": 3,
             "acceptance": {"commands": ["run-check --mode strict --format json"],
                            "criteria": ["feature.txt exists"]},
-            "estimated_loc": 10, "files_involved": ["feature.txt"],
+            "estimated_loc": 10, "files_involved": ["feature.txt", "bug.txt"],
             "public_contracts_touched": ["N/A"], "base": "main"
         });
         std::fs::write(self.path("task.json"), task.to_string()).unwrap();
@@ -672,4 +678,327 @@ parser = "gcc"
     // Without it, the base's old findings fail both.
     let out = p.run(&["--task", "task.json", "--format", "json", "clean", "adds"]);
     code(&out, 1);
+}
+
+/// The code under test forges its own verdict: it finds where its gate
+/// would write the evidence (an `--out` on the gate's command line, read
+/// from `/proc/$PPID/cmdline`, and the paths of `DIR` it can guess),
+/// writes a passing evidence there and into the gate's own stdout
+/// (reached through `/proc/$PPID/fd/1`), then SIGKILLs the gate. The
+/// verdict is the gate's exit status: a gate killed by a signal gives
+/// none, and a forged document in its output makes that output no
+/// evidence. An honest candidate beside them still passes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_candidate_that_forges_its_evidence_and_kills_its_gate_is_no_pass() {
+    // `feature` fails unless the candidate did the work; `tests` runs the
+    // candidate's own test scripts, in the check's shell (`$PPID` is the
+    // gate).
+    let checks = r#"[settings]
+allow = ["test", "sh"]
+
+[[check]]
+name = "feature"
+run = ["test", "-f", "feature.txt"]
+
+[[check]]
+name = "tests"
+run = ["sh", "-c", "for t in tests/*.sh; do . \"./$t\" || exit 1; done"]
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    std::fs::create_dir(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("tests/true.sh"), "true\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "tests"]);
+    p.candidate("honest", &[("feature.txt", "done\n")]);
+    // A real passing evidence of this task, for the attackers to replay.
+    let out = p.run(&["--task", "task.json", "--format", "json", "honest"]);
+    code(&out, 0);
+    let forged = p.path("forged.json");
+    std::fs::copy(p.path("runs/T-7/honest/run-check.json"), &forged).unwrap();
+    let forged_text = std::fs::read_to_string(&forged).unwrap();
+    assert!(forged_text.contains("\"exit_code\": 0"), "{forged_text}");
+
+    // Writes the forged evidence everywhere it could count, then (with
+    // KILL=1) kills the gate. Each step that worked leaves a mark.
+    let attack = r#"gate=$PPID
+marks="$FORGED.$(basename "$PWD")"
+out=$(tr '\0' '\n' < /proc/$gate/cmdline | sed -n '/^--out$/{n;p;}')
+if [ -n "$out" ]; then cp "$FORGED" "$out" && echo out >> "$marks"; fi
+for f in ../runs/T-7/"$(basename "$PWD")"/run-check.json ../runs/T-7/"$(basename "$PWD")"/run-check.round-2.json; do
+  cp "$FORGED" "$f" && echo guessed >> "$marks"
+done
+cat "$FORGED" > /proc/$gate/fd/1 && echo stdout >> "$marks"
+if [ "$KILL" = 1 ]; then echo kill >> "$marks"; kill -9 $gate; fi
+true
+"#;
+    for (id, kill) in [("killer", "1"), ("forger", "0")] {
+        p.candidate(id, &[("tests/attack.sh", attack)]);
+        let out = p
+            .command(&["--task", "task.json", "--format", "json", "honest", id])
+            .env("FORGED", &forged)
+            .env("KILL", kill)
+            .output()
+            .unwrap();
+        code(&out, 0);
+        let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let entry = |id: &str| {
+            index["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["id"] == id)
+                .unwrap()
+                .clone()
+        };
+        let honest = entry("honest");
+        assert_eq!(
+            (
+                &honest["passed"],
+                &honest["exit_code"],
+                &honest["route"]["next"]
+            ),
+            (&json!(true), &json!(0), &json!("FINISH")),
+            "{index:#}"
+        );
+        // The attack ran: it wrote into the gate's stdout and the guessed
+        // paths (no `--out` is named any more).
+        let marks = std::fs::read_to_string(format!("{}.{id}", forged.display())).unwrap();
+        let expected = match kill {
+            "1" => "guessed\nguessed\nstdout\nkill\n",
+            _ => "guessed\nguessed\nstdout\n",
+        };
+        assert_eq!(marks, expected, "{id}");
+        let attacker = entry(id);
+        assert_eq!(attacker["passed"], false, "{id}: {attacker:#}");
+        assert_eq!(attacker["exit_code"], 2, "{id}: {attacker:#}");
+        assert_eq!(attacker["route"]["next"], "USER", "{id}: {attacker:#}");
+        assert_eq!(attacker["overall_score"], Value::Null, "{id}");
+        assert_eq!(attacker["retry_decision"], Value::Null, "{id}");
+        let banner = attacker["banner"].as_str().unwrap();
+        let why = match kill {
+            "1" => "no verdict: the gate was killed by signal 9 before it finished",
+            // Alive, the gate wrote its own evidence after the forged one.
+            _ => "no verdict: the gate's output is no evidence: ",
+        };
+        assert!(banner.starts_with(why), "{id}: {banner}");
+        // No evidence and no verdict of the attacker stay in its folder:
+        // the forged file it wrote there is removed.
+        for file in ["run-check.json", "verdict.json"] {
+            assert!(
+                !p.path(&format!("runs/T-7/{id}/{file}")).exists(),
+                "{id}/{file}"
+            );
+        }
+        let feedback =
+            std::fs::read_to_string(p.path(&format!("runs/T-7/{id}/feedback.md"))).unwrap();
+        assert!(feedback.contains(why), "{feedback}");
+    }
+}
+
+/// A trusted `--config` (outside every candidate) whose checks run
+/// `scripts/lint.sh` from the candidate, by path and through `sh`: the
+/// candidate that rewrites the script to `exit 0`, committed or not, passes
+/// its checks (exit 0) but is not passed: the script is one of the gate's
+/// files, changed against the task's base.
+#[cfg(unix)]
+#[test]
+fn a_trusted_config_watches_the_scripts_it_runs_from_the_candidate() {
+    use std::os::unix::fs::PermissionsExt;
+    let checks = r#"[settings]
+allow = ["./scripts/lint.sh", "sh"]
+
+[[check]]
+name = "lint"
+run = ["./scripts/lint.sh"]
+
+[[check]]
+name = "lint-sh"
+run = ["sh", "scripts/lint.sh"]
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    std::fs::create_dir(repo.join("scripts")).unwrap();
+    std::fs::write(
+        repo.join("scripts/lint.sh"),
+        "#!/bin/sh\necho 'a.txt:1:1: error: bad' ; exit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        repo.join("scripts/lint.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "lint"]);
+    std::fs::write(p.path("trusted.toml"), checks).unwrap();
+    let weakened = "#!/bin/sh\nexit 0\n";
+    p.candidate("honest", &[("feature.txt", "done\n")]);
+    p.candidate("edited", &[("scripts/lint.sh", weakened)]);
+    let committed = p.candidate("committed", &[("scripts/lint.sh", weakened)]);
+    git(&committed, &["commit", "-q", "-am", "lint: clean"]);
+    let out = p.run(&[
+        "--task",
+        "task.json",
+        "--config",
+        "trusted.toml",
+        "--format",
+        "json",
+        "honest",
+        "edited",
+        "committed",
+    ]);
+    code(&out, 1);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for c in index["candidates"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let evidence = p.json(&format!("runs/T-7/{id}/run-check.json"));
+        assert!(
+            evidence["meta"]["config"]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("trusted.toml")
+        );
+        assert_eq!(c["passed"], false, "{id}: {c:#}");
+        if id == "honest" {
+            // Its lint fails honestly; nothing of the gate changed.
+            assert_eq!(c["exit_code"], 1);
+            assert_eq!(
+                evidence["contracts"]["gate"],
+                json!({"changed": [], "base": "main"})
+            );
+            continue;
+        }
+        assert_eq!(
+            (&c["exit_code"], &c["banner"]),
+            (&json!(0), &json!("All checks passed!")),
+            "{id}"
+        );
+        assert_eq!(
+            evidence["contracts"]["gate"],
+            json!({"changed": ["scripts/lint.sh"], "base": "main"}),
+            "{id}"
+        );
+        assert_eq!(c["route"]["next"], "USER", "{id}");
+        assert_eq!(
+            c["route"]["reason"], "the gate itself changed: scripts/lint.sh",
+            "{id}"
+        );
+    }
+}
+
+/// docs/baseline.md's in-tree baseline, abused: the candidate adds a
+/// finding and commits it together with a baseline regenerated over it.
+/// Its lint passes by the baseline (exit 0), but the baseline differs from
+/// the task's base: a changed gate, not a pass.
+#[cfg(unix)]
+#[test]
+fn a_candidate_that_commits_a_regenerated_baseline_is_no_pass() {
+    use std::os::unix::fs::PermissionsExt;
+    let checks = r#"[settings]
+allow = ["./lint.sh"]
+
+[[check]]
+name = "lint"
+run = ["./lint.sh"]
+parser = "gcc"
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    let lint = "#!/bin/sh\nfound=0\nfor f in *.txt; do\n  grep -n BAD \"$f\" | while IFS=: read -r n text; do echo \"$f:$n:1: error: $text\"; done\n  grep -q BAD \"$f\" && found=1\ndone\nexit $found\n";
+    std::fs::write(repo.join("lint.sh"), lint).unwrap();
+    std::fs::set_permissions(repo.join("lint.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(repo.join("old.txt"), "BAD one\n").unwrap();
+    // The baseline of the base commit, committed as docs/baseline.md says.
+    let regenerate = |dir: &std::path::Path| {
+        let out = Command::new(bin())
+            .args([
+                "--format",
+                "json",
+                "--out",
+                "run-check-baseline.json",
+                "--quiet",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        code(&out, 1);
+    };
+    regenerate(&repo);
+    git(&repo, &["add", "."]);
+    git(
+        &repo,
+        &["commit", "-q", "-m", "old findings and their baseline"],
+    );
+    let honest = p.candidate("honest", &[("feature.txt", "done\n")]);
+    let cheat = p.candidate("cheat", &[("feature.txt", "done\nBAD new\n")]);
+    regenerate(&cheat);
+    git(&cheat, &["add", "."]);
+    git(&cheat, &["commit", "-q", "-m", "feature"]);
+    for (id, worktree) in [("honest", &honest), ("cheat", &cheat)] {
+        let baseline = worktree.join("run-check-baseline.json");
+        let out = p.run(&[
+            "--task",
+            "task.json",
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--format",
+            "json",
+            id,
+        ]);
+        let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let entry = &index["candidates"][0];
+        let evidence = p.json(&format!("runs/T-7/{id}/run-check.json"));
+        // Both pass their lint over the baseline's findings (the cheat's
+        // has its new one too).
+        assert_eq!(entry["exit_code"], 0, "{id}: {entry:#}");
+        let old = if id == "honest" { 1 } else { 2 };
+        assert_eq!(evidence["checks"][0]["baseline_suppressed"], old, "{id}");
+        match id {
+            "honest" => {
+                code(&out, 0);
+                assert_eq!(entry["passed"], true);
+                assert_eq!(
+                    evidence["contracts"]["gate"],
+                    json!({"changed": [], "base": "main"})
+                );
+            }
+            _ => {
+                code(&out, 1);
+                assert_eq!(
+                    evidence["contracts"]["gate"],
+                    json!({"changed": ["run-check-baseline.json"], "base": "main"})
+                );
+                assert_eq!(entry["passed"], false);
+                assert_eq!(entry["route"]["next"], "USER");
+                assert_eq!(
+                    entry["route"]["reason"],
+                    "the gate itself changed: run-check-baseline.json"
+                );
+            }
+        }
+    }
+}
+
+/// `candidates` always measures against the task's base: a task without
+/// one is bad input (against each candidate's own HEAD, a committed change
+/// would show nothing).
+#[test]
+fn a_task_without_a_base_is_refused() {
+    let p = Project::new(CHECKS);
+    p.candidate("a", &[("feature.txt", "done\n")]);
+    let mut task = p.json("task.json");
+    task.as_object_mut().unwrap().remove("base");
+    std::fs::write(p.path("task.json"), task.to_string()).unwrap();
+    let out = p.run(&["--task", "task.json", "a"]);
+    code(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: task.json: $.base: `candidates` needs the revision"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(!p.path("runs").exists());
 }

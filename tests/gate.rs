@@ -1,10 +1,11 @@
 //! `contracts.gate` (docs/evidence.md, docs/task.md), played as the attacker: a
 //! candidate that weakens its own gate (deletes a failing check from
 //! checks.toml, edits `./scripts/lint.sh` to `exit 0`, edits the script an
-//! interpreter runs) gets a PASS, but never a silent one: the evidence lists
-//! the changed gate files, the text report says so, and under `--task` each
-//! undeclared one is a task violation. A task's `base` makes committed
-//! changes count.
+//! interpreter runs, also one a config outside the worktree runs, commits a
+//! baseline regenerated over its new finding) gets a PASS, but never a
+//! silent one: the evidence lists the changed gate files, the text report
+//! says so, and under `--task` each undeclared one is a task violation. A
+//! task's `base` (or `--changed-since`) makes committed changes count.
 
 use serde_json::{Value, json};
 
@@ -287,18 +288,133 @@ fn a_task_base_that_does_not_exist_is_an_error_naming_the_task_file() {
     }
 }
 
+/// A config kept outside the worktree (`--config`, a copy the code under
+/// test cannot edit) still watches what it runs from the worktree: its
+/// programs and the files its checks' arguments name, `--opt=VALUE` too.
+/// The config itself is no gate file, and the worktree's own checks.toml,
+/// which this run does not use, is none either.
 #[test]
-fn a_config_outside_the_worktree_or_outside_git_has_no_gate() {
+fn a_config_outside_the_worktree_still_watches_what_it_runs() {
     let outside = tempfile::tempdir().unwrap();
     let config = outside.path().join("checks.toml");
-    std::fs::write(&config, without(&["lint", "style"])).unwrap();
-    let run = strict(repo(), &["--config", config.to_str().unwrap()]).success();
-    assert_eq!(*gate(&evidence(&run)), Value::Null);
+    let trusted = format!(
+        "{CONFIG}\n[[check]]\nname = \"rules\"\nrun = [\"true\", \"--rules=conf/rules.txt\"]\n"
+    );
+    std::fs::write(&config, &trusted).unwrap();
+    let config = config.to_str().unwrap();
+    let run = strict(repo(), &["--config", config]).status(1);
+    assert_eq!(
+        *gate(&evidence(&run)),
+        json!({"changed": [], "base": "HEAD"})
+    );
+    // The candidate weakens both scripts, adds the rules file the config
+    // names, and edits files the trusted config does not run.
+    let test = run
+        .test
+        .again()
+        .script("scripts/lint.sh", WEAKENED)
+        .script("scripts/style.sh", WEAKENED)
+        .file("conf/rules.txt", "allow everything\n")
+        .file("src/a.txt", "b\n")
+        .config(&without(&["lint", "style"]));
+    let run = strict(test, &["--config", config]).success();
+    let ev = evidence(&run);
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(
+        *gate(&ev),
+        json!({
+            "changed": ["conf/rules.txt", "scripts/lint.sh", "scripts/style.sh"],
+            "base": "HEAD"
+        })
+    );
+    // Committed, they count against the base they are measured from.
+    git(run.test.path(), &["add", "."]);
+    git(run.test.path(), &["commit", "-q", "-m", "weaken"]);
+    let run = strict(
+        run.test.again(),
+        &["--config", config, "--changed-since", "base"],
+    )
+    .success();
+    assert_eq!(
+        *gate(&evidence(&run)),
+        json!({
+            "changed": ["conf/rules.txt", "scripts/lint.sh", "scripts/style.sh"],
+            "base": "base"
+        })
+    );
+}
 
+#[test]
+fn outside_git_there_is_no_gate() {
     let test = Test::bare().config(&without(&["lint", "style"]));
     std::fs::create_dir(test.path().join("runs")).unwrap();
     let run = strict(test, &[]).success();
     assert_eq!(*gate(&evidence(&run)), Value::Null);
+}
+
+/// docs/baseline.md's committed baseline, abused: the change adds a
+/// finding and commits a baseline regenerated over it, so the check passes
+/// by the baseline. Against `HEAD` nothing changed; against the base the
+/// change is measured from (`--changed-since`), the baseline is a changed
+/// gate file.
+#[cfg(unix)]
+#[test]
+fn a_baseline_regenerated_and_committed_is_a_changed_gate_against_the_base() {
+    let config = "[settings]\nallow = [\"./scripts/lint.sh\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"./scripts/lint.sh\"]\nparser = \"gcc\"\n";
+    let lint = "#!/bin/sh\ngrep -n BAD src/*.txt | while IFS=: read -r f n text; do echo \"$f:$n:1: error: $text\"; done\n! grep -q BAD src/*.txt\n";
+    let baseline = "run-check-baseline.json";
+    let test = Test::new()
+        .config(config)
+        .file(".gitignore", "runs/\n")
+        .file("src/a.txt", "BAD old\n")
+        .script("scripts/lint.sh", lint);
+    let regenerate = |test: Test| {
+        test.args(&["--format", "json", "--out", baseline, "--quiet"])
+            .run()
+            .status(1)
+            .test
+    };
+    let test = regenerate(test);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    git(test.path(), &["tag", "base"]);
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    let test = regenerate(test.again().file("src/b.txt", "BAD new\n"));
+    git(test.path(), &["add", "."]);
+    git(
+        test.path(),
+        &["commit", "-q", "-m", "feature (and a fresh baseline)"],
+    );
+    // Against HEAD the commit hides it: the excuse is invisible.
+    let run = strict(test.again(), &["--baseline", baseline]).success();
+    let ev = evidence(&run);
+    assert_eq!(ev["checks"][0]["baseline_suppressed"], 2);
+    assert_eq!(*gate(&ev), json!({"changed": [], "base": "HEAD"}));
+    // Against the base, the baseline is the gate's file that changed.
+    let run = strict(
+        run.test.again(),
+        &["--baseline", baseline, "--changed-since", "base"],
+    )
+    .success();
+    assert_eq!(
+        *gate(&evidence(&run)),
+        json!({"changed": [baseline], "base": "base"})
+    );
+    // So is it through a task's base, and undeclared it is a violation.
+    let test = run
+        .test
+        .again()
+        .file(TASK, &task(&["src/b.txt"], Some("base")));
+    let run = strict(test, &["--baseline", baseline, "--task", TASK]).success();
+    let ev = evidence(&run);
+    assert_eq!(*gate(&ev), json!({"changed": [baseline], "base": "base"}));
+    assert_eq!(
+        ev["contracts"]["task"]["violations"],
+        json!([{
+            "field": "files_involved",
+            "message": format!("the gate changed: `{baseline}` differs from `base` and is not listed")
+        }])
+    );
 }
 
 /// Shards of one run merge into one gate.

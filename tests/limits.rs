@@ -255,3 +255,69 @@ fn a_large_config_under_the_limit_still_reads() {
     let run = test.args(&["validate"]).run().success();
     assert!(run.stdout.contains("valid (1 check,"), "{}", run.stdout);
 }
+
+/// Every file `candidates` reads from `--runs` (left there by a past round,
+/// or replaced by anyone who can write there) is read within a bound: each
+/// linked to `/dev/zero` stops the round before anything is written, with
+/// one line naming the file and the limit.
+#[cfg(unix)]
+#[test]
+fn candidates_reads_every_file_of_its_runs_folder_within_a_bound() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let candidate = Test::new().config(CONFIG);
+    crate::support::git(candidate.path(), &["add", "."]);
+    crate::support::git(candidate.path(), &["commit", "-q", "-m", "config"]);
+    let project = tempfile::tempdir().unwrap();
+    let task = serde_json::json!({
+        "id": "T-1", "title": "t", "description": "d", "risk": "low",
+        "parallel_count": 1,
+        "acceptance": {"commands": ["run-check --mode strict --format json"],
+                       "criteria": "passes"},
+        "estimated_loc": 1, "files_involved": [], "public_contracts_touched": "N/A",
+        "base": "main"
+    });
+    std::fs::write(project.path().join("task.json"), task.to_string()).unwrap();
+    let named = format!("c={}", candidate.path().display());
+    for (file, limit) in [
+        (
+            "runs/T-1/rounds",
+            "larger than 1 MiB, the limit for a round counter",
+        ),
+        ("runs/T-1/index.json", JSON_LIMIT),
+        ("runs/T-1/retry-state.json", JSON_LIMIT),
+        ("runs/T-1/c/history.jsonl", JSON_LIMIT),
+    ] {
+        let runs = project.path().join("runs");
+        let _ = std::fs::remove_dir_all(&runs);
+        let link = project.path().join(file);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let out = Command::new(bin())
+            .args(["candidates", "--task", "task.json", &named])
+            .current_dir(project.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run-check candidates");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{file}: {stderr}");
+        assert!(
+            lines[0].contains(&format!("`{file}`")) && lines[0].ends_with(limit),
+            "{file}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{file}");
+        // Nothing was written: no candidate file, no index, no round.
+        assert!(!runs.join("T-1/c/task.json").exists(), "{file}");
+        assert!(!runs.join("T-1/index.md").exists(), "{file}");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{file}"
+        );
+    }
+}

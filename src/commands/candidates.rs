@@ -14,18 +14,30 @@
 //! handling, child subreaper and orphan sweeps are per process, and one
 //! run's sweep must not take another run's checks for orphans.
 //!
+//! A gate's verdict is its own exit status, and its evidence comes through
+//! its stdout, a pipe only this process reads: the code under test runs as
+//! the same user and can read the gate's command line, so a path named
+//! there (`--out`) is one it could write a forged evidence to before
+//! killing the gate. A gate killed by a signal, or whose exit code is not
+//! the one its evidence says, gives no verdict: the candidate is an error,
+//! never passed.
+//!
+//! Every file this command reads from `DIR` (the round counter, the index,
+//! the retry state, the histories) is read within a bound, and read once
+//! before anything is written, so one a past run or anyone else replaced
+//! (a link to `/dev/zero`) stops the round with one line.
+//!
 //! Concurrency: the round is counted, and the index written, under the
 //! lock of `DIR/<task_id>/index.json.lock` (the retry state's lock, reused);
 //! history lines and retry records take their own locks; every other file
-//! is replaced atomically. Each gate writes its evidence to a file of its
-//! round (`run-check.round-N.json`), renamed to `run-check.json` once read,
-//! so two rounds at once never judge each other's evidence.
+//! is replaced atomically.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use run_check_documents::candidates::{Candidate as Entry, Index};
 use run_check_documents::evidence::Evidence;
@@ -65,12 +77,15 @@ struct Named {
 /// What a gate process left.
 #[derive(Debug)]
 struct Gated {
-    /// Its exit code (130 when it was never started, interrupted first).
+    /// The index's exit code: the gate's own (130 when it was never
+    /// started, interrupted first), or 2 when it exited 0 or 1 but gave no
+    /// verdict.
     code: i32,
-    /// Its last stderr line: the banner, or the error that stopped it.
+    /// Without evidence, why: the gate's last stderr line (the error that
+    /// stopped it), or why what it left is no verdict.
     last_line: String,
-    /// Its evidence, read, when it wrote one.
-    evidence: Option<Evidence>,
+    /// Its evidence, and the bytes it wrote, when it is the gate's verdict.
+    evidence: Option<(Evidence, Vec<u8>)>,
 }
 
 /// `run-check candidates`: exit 0 when a candidate passed, 1 when none did.
@@ -86,6 +101,19 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         location: None,
         key: Some("$.id".into()),
         message: format!("{task_id:?} cannot name a folder of --runs: {why}"),
+    })?;
+    // Without a base, a candidate that committed its change (a weakened
+    // script, a regenerated baseline) would be measured against its own
+    // HEAD and show nothing; which commit the candidates started from only
+    // the caller knows.
+    let base = task.document.base.clone().ok_or_else(|| Error::Input {
+        path: args.task.clone(),
+        location: None,
+        key: Some("$.base".into()),
+        message: "`candidates` needs the revision the candidates started from \
+                  (`\"base\": \"main\"`): each change, and each gate's own files, \
+                  are compared with it"
+            .into(),
     })?;
     // The trusted config is read once: its `[judge]` and `[retry]` serve
     // every candidate (the gates read the same file by its absolute path).
@@ -122,6 +150,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         }
         None => None,
     };
+    preflight(&task_dir, &named)?;
     let jobs = match args.jobs {
         Some(0) | None => std::thread::available_parallelism().map_or(1, usize::from),
         Some(n) => n,
@@ -161,14 +190,13 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
         mode: args.mode.as_str(),
         jobs,
         client: client.as_ref(),
-        round,
         cancel,
     };
     let shared = Shared {
         args,
         task_bytes: &task_bytes,
         task_id: &task_id,
-        base: task.document.base.as_deref().unwrap_or("HEAD"),
+        base: &base,
         task_dir: &task_dir,
         config: trusted.as_deref().zip(trusted_config.as_ref()),
     };
@@ -195,7 +223,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
                             last_line: "interrupted before its gate started".into(),
                             evidence: None,
                         },
-                        false => gate.run(candidate, &dir),
+                        false => gate.run(candidate),
                     };
                     let entry = shared.after_gate(candidate, &dir, gated);
                     if let Ok(mut entries) = entries.lock() {
@@ -315,22 +343,55 @@ fn safe_component(name: &str) -> Result<(), &'static str> {
     }
 }
 
+/// Reads every file of `DIR/<task_id>` this round will read (the round
+/// counter, the index, the retry state, each candidate's history), each
+/// within its bound, so a bad one stops the round before anything is
+/// written. They are read again, under their locks, when used.
+fn preflight(task_dir: &Path, named: &[Named]) -> Result<(), Error> {
+    rounds(&task_dir.join("rounds"))?;
+    index_round(&task_dir.join("index.json"))?;
+    retry::state::load(&task_dir.join("retry-state.json"))?;
+    for candidate in named {
+        History::open(&task_dir.join(&candidate.id).join("history.jsonl"), false)?;
+    }
+    Ok(())
+}
+
+/// The number of rounds `DIR/<task_id>/rounds` holds; 0 when missing.
+fn rounds(path: &Path) -> Result<u32, Error> {
+    let bytes = match crate::bounded::read(path, crate::bounded::ROUNDS) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(err) => return Err(Error::io("read", path, err)),
+    };
+    std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok())
+        .ok_or_else(|| Error::Input {
+            path: path.to_path_buf(),
+            location: None,
+            key: None,
+            message: "expected the number of rounds".into(),
+        })
+}
+
+/// The `round` of the index at `path`; `None` when there is none yet.
+fn index_round(path: &Path) -> Result<Option<u64>, Error> {
+    let bytes = match crate::bounded::read(path, crate::bounded::JSON) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(Error::io("read", path, err)),
+    };
+    let index: serde_json::Value = crate::json_input::typed(path, &bytes)?;
+    Ok(index.get("round").and_then(serde_json::Value::as_u64))
+}
+
 /// This round's number: `DIR/<task_id>/rounds` counted up under the
 /// index's lock.
 fn next_round(task_dir: &Path) -> Result<u32, Error> {
     let path = task_dir.join("rounds");
     let _lock = retry::state::Lock::acquire(&task_dir.join("index.json"))?;
-    let before = match std::fs::read_to_string(&path) {
-        Ok(text) => text.trim().parse::<u32>().map_err(|_| Error::Input {
-            path: path.clone(),
-            location: None,
-            key: None,
-            message: "expected the number of rounds".into(),
-        })?,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(err) => return Err(Error::io("read", &path, err)),
-    };
-    let round = before.saturating_add(1);
+    let round = rounds(&path)?.saturating_add(1);
     write(&path, format!("{round}\n").as_bytes())?;
     Ok(round)
 }
@@ -348,22 +409,28 @@ struct Gate<'a> {
     /// `--jobs` of each gate: the whole budget (the pool bounds it).
     jobs: usize,
     client: Option<&'a jobserver::Client>,
-    round: u32,
     /// Raised by a stop signal to `candidates`.
     cancel: &'a crate::signal::Cancel,
 }
 
+/// How long a gate's output is read after it exited: what it wrote is in
+/// the pipe by then; a pipe still open is held by a process it started
+/// (that escaped its kill), whose writes are no verdict.
+const AFTER_EXIT: Duration = Duration::from_secs(2);
+
+/// The most of a gate's stderr kept: its last line is all that is used (a
+/// check can write to its gate's stderr through `/proc`, without end).
+const STDERR_TAIL: usize = 64 * 1024;
+
 impl Gate<'_> {
-    /// Waits for a gate's exit code; when `candidates` is asked to stop
+    /// Waits for a gate to end; when `candidates` is asked to stop
     /// (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT), the gate is asked too, once, so
     /// no gate (and no check of one) outlives it.
-    fn wait(&self, child: &mut std::process::Child) -> i32 {
+    fn wait(&self, child: &mut std::process::Child) -> std::io::Result<ExitStatus> {
         let mut forwarded = false;
         loop {
-            match child.try_wait() {
-                Ok(Some(status)) => return status.code().unwrap_or(exit_code::ERROR),
-                Ok(None) => {}
-                Err(_) => return exit_code::ERROR,
+            if let Some(status) = child.try_wait()? {
+                return Ok(status);
             }
             if !forwarded && self.cancel.is_cancelled() {
                 crate::signal::forward_stop(child);
@@ -373,10 +440,11 @@ impl Gate<'_> {
         }
     }
 
-    /// Runs `candidate`'s gate to its end; its evidence is read from the
-    /// file of this round and renamed to `run-check.json`.
-    fn run(&self, candidate: &Named, dir: &Path) -> Gated {
-        let out = dir.join(format!("run-check.round-{}.json", self.round));
+    /// Runs `candidate`'s gate to its end. Its evidence is its stdout (a
+    /// pipe of this process: the checks' own output goes to pipes of the
+    /// gate, and no path the checks could read names where it goes); the
+    /// verdict is the gate's exit status ([`verdict_of`]).
+    fn run(&self, candidate: &Named) -> Gated {
         let mut command = Command::new(self.exe);
         command
             .arg("check")
@@ -385,9 +453,7 @@ impl Gate<'_> {
             .arg("--task")
             .arg(self.task)
             .args(["--mode", self.mode, "--jobs", &self.jobs.to_string()])
-            .args(["--format", "json", "--out"])
-            .arg(&out)
-            .arg("--quiet");
+            .args(["--format", "json", "--quiet"]);
         if let Some(config) = self.config {
             command.arg("--config").arg(config);
         }
@@ -396,52 +462,167 @@ impl Gate<'_> {
         }
         command
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(client) = self.client {
             crate::jobs::lend(client, &mut command);
         }
-        let (code, stderr) = match command.spawn() {
-            Ok(mut child) => {
-                let pipe = child.stderr.take();
-                let (code, stderr) = std::thread::scope(|scope| {
-                    let reader = scope.spawn(move || {
-                        let mut stderr = Vec::new();
-                        if let Some(mut pipe) = pipe {
-                            let _ = pipe.read_to_end(&mut stderr);
-                        }
-                        stderr
-                    });
-                    let code = self.wait(&mut child);
-                    (code, reader.join().unwrap_or_default())
-                });
-                (code, String::from_utf8_lossy(&stderr).into_owned())
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return Gated {
+                    code: exit_code::ERROR,
+                    last_line: format!(
+                        "error: cannot start the gate `{}`: {err}",
+                        self.exe.display()
+                    ),
+                    evidence: None,
+                };
             }
-            Err(err) => (
-                exit_code::ERROR,
-                format!(
-                    "error: cannot start the gate `{}`: {err}",
-                    self.exe.display()
-                ),
-            ),
+        };
+        let stdout = child.stdout.take().map(read_output);
+        let stderr = child.stderr.take().map(read_tail);
+        let status = self.wait(&mut child);
+        let deadline = Instant::now() + AFTER_EXIT;
+        let output = match stdout {
+            Some(stdout) => stdout
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|_| {
+                    Err("the gate's output was still open after it exited \
+                         (a process it started holds it)"
+                        .into())
+                }),
+            None => Ok(Vec::new()),
         };
         let last_line = stderr
-            .lines()
-            .rev()
-            .find(|line| !line.trim().is_empty())
-            .unwrap_or("the gate printed nothing")
-            .to_string();
-        let evidence = crate::bounded::read(&out, crate::bounded::JSON)
-            .ok()
-            .and_then(|bytes| crate::json_input::evidence(&out, &bytes).ok());
-        let evidence =
-            evidence.filter(|_| std::fs::rename(&out, dir.join("run-check.json")).is_ok());
-        let _ = std::fs::remove_file(&out);
-        Gated {
-            code,
-            last_line,
-            evidence,
+            .map(|(tail, done)| {
+                let _ = done.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+                let tail = tail.lock().map(|t| t.clone()).unwrap_or_default();
+                String::from_utf8_lossy(&tail)
+                    .lines()
+                    .rev()
+                    .find(|line| !line.trim().is_empty())
+                    .map(str::to_string)
+            })
+            .unwrap_or_default()
+            .unwrap_or_else(|| "the gate printed nothing".into());
+        verdict_of(ended(status), output, last_line)
+    }
+}
+
+/// How a gate ended, as its parent saw it.
+#[derive(Debug, PartialEq)]
+enum Ended {
+    /// It exited by itself with this code.
+    Code(i32),
+    /// It did not exit by itself: how it ended (`killed by signal 9`).
+    Killed(String),
+}
+
+fn ended(status: std::io::Result<ExitStatus>) -> Ended {
+    match status {
+        Ok(status) => match (status.code(), crate::signal::killed_by(&status)) {
+            (Some(code), _) => Ended::Code(code),
+            (None, Some(signal)) => Ended::Killed(format!("killed by signal {signal}")),
+            (None, None) => Ended::Killed("ended without an exit code".into()),
+        },
+        Err(err) => Ended::Killed(format!("lost (waiting for it failed: {err})")),
+    }
+}
+
+/// The gate's stdout, read on a thread of its own to its end (within the
+/// JSON limit; the rest is drained so the gate never blocks on it).
+fn read_output(mut pipe: std::process::ChildStdout) -> mpsc::Receiver<Result<Vec<u8>, String>> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let read = crate::bounded::read_from(&mut pipe, None, crate::bounded::JSON);
+        let result = read.map_err(|err| {
+            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            format!("the gate's output: {err}")
+        });
+        let _ = send.send(result);
+    });
+    receive
+}
+
+/// The gate's stderr, read on a thread of its own: the last
+/// [`STDERR_TAIL`] bytes, readable at any time, and a message at its end.
+fn read_tail(mut pipe: std::process::ChildStderr) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
+    let tail = Arc::new(Mutex::new(Vec::new()));
+    let (send, receive) = mpsc::channel();
+    let kept = Arc::clone(&tail);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        while let Ok(n @ 1..) = pipe.read(&mut buffer) {
+            if let Ok(mut tail) = kept.lock() {
+                tail.extend_from_slice(&buffer[..n]);
+                let over = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..over);
+            }
         }
+        let _ = send.send(());
+    });
+    (tail, receive)
+}
+
+/// The verdict of a gate: its evidence when it exited by itself with the
+/// exit code its evidence says; otherwise none, and why. A gate that
+/// exited 0 or 1 without a verdict shows exit code 2 (it is an error, and
+/// 0 or 1 would read as a result).
+fn verdict_of(ended: Ended, output: Result<Vec<u8>, String>, last_line: String) -> Gated {
+    let no_verdict = |code: i32, why: String| Gated {
+        code: match code {
+            exit_code::PASS | exit_code::FAIL => exit_code::ERROR,
+            code => code,
+        },
+        last_line: format!("no verdict: {why}"),
+        evidence: None,
+    };
+    let code = match ended {
+        Ended::Code(code) => code,
+        Ended::Killed(how) => {
+            return no_verdict(
+                exit_code::ERROR,
+                format!("the gate was {how} before it finished"),
+            );
+        }
+    };
+    let bytes = match output {
+        Ok(bytes) => bytes,
+        Err(why) => return no_verdict(code, why),
+    };
+    if bytes.is_empty() {
+        return match code {
+            exit_code::PASS | exit_code::FAIL => no_verdict(
+                code,
+                format!("the gate exited {code} but wrote no evidence"),
+            ),
+            // An error that stopped the gate before it ran anything: its
+            // line says which.
+            _ => Gated {
+                code,
+                last_line,
+                evidence: None,
+            },
+        };
+    }
+    let evidence = match crate::json_input::evidence(Path::new("<the gate's output>"), &bytes) {
+        Ok(evidence) => evidence,
+        Err(err) => return no_verdict(code, format!("the gate's output is no evidence: {err}")),
+    };
+    if evidence.summary.exit_code != code {
+        return no_verdict(
+            code,
+            format!(
+                "the gate exited {code}, but its evidence says {}",
+                evidence.summary.exit_code
+            ),
+        );
+    }
+    Gated {
+        code,
+        last_line,
+        evidence: Some((evidence, bytes)),
     }
 }
 
@@ -463,8 +644,11 @@ impl Shared<'_> {
     /// task, report, change set, retry record, then the judge.
     fn after_gate(&self, candidate: &Named, dir: &Path, gated: Gated) -> Result<Entry, Error> {
         write(&dir.join("task.json"), self.task_bytes)?;
+        if let Some((_, bytes)) = &gated.evidence {
+            write(&dir.join("run-check.json"), bytes)?;
+        }
         let report = match &gated.evidence {
-            Some(evidence) => report::render(Format::Text, evidence),
+            Some((evidence, _)) => report::render(Format::Text, evidence),
             None => format!("{}\n", gated.last_line).into_bytes(),
         };
         write(&dir.join("run-check.txt"), &report)?;
@@ -481,7 +665,7 @@ impl Shared<'_> {
             (files.len() as u64, lines)
         });
         let entry_dir = self.args.runs.join(self.task_id).join(&candidate.id);
-        let Some(evidence) = gated.evidence else {
+        let Some((evidence, _)) = gated.evidence else {
             // No evidence: nothing to record or judge; files of an earlier
             // round that would contradict this one go.
             for stale in ["run-check.json", "verdict.json"] {
@@ -489,11 +673,11 @@ impl Shared<'_> {
             }
             let route = judge::verdict::Route {
                 next: judge::verdict::NextAgent::User,
-                reason: "the gate wrote no evidence".into(),
+                reason: "the gate gave no verdict".into(),
                 action: format!("Fix what stopped the gate: {}", gated.last_line),
             };
             let feedback = format!(
-                "# Candidate `{}`: no evidence\n\nThe gate stopped before it judged anything \
+                "# Candidate `{}`: no verdict\n\nThe gate gave no verdict \
                  (exit {}):\n\n    {}\n\nNext: {}\n",
                 candidate.id, gated.code, gated.last_line, route.action
             );
@@ -659,14 +843,21 @@ fn changeset(worktree: &Path, base: &str) -> Result<Vec<FileChange>, String> {
     Ok(files)
 }
 
+/// The largest untracked file whose lines `changeset.txt` counts.
+const CHANGED_FILE: crate::bounded::Limit = crate::bounded::Limit {
+    bytes: 16 * 1024 * 1024,
+    what: "a changed file counted",
+};
+
 /// Lines of a text file; `None` for a binary one (a NUL byte in its first
 /// 8 KiB), one over 16 MiB or one that cannot be read.
 fn text_lines(path: &Path) -> Option<u64> {
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
+    if !meta.is_file() {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    // Bounded again as it is read: the file may have been replaced since.
+    let bytes = crate::bounded::read(path, CHANGED_FILE).ok()?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return None;
     }
@@ -730,11 +921,7 @@ fn rank(entries: &mut [Entry]) {
 fn write_index(task_dir: &Path, index: &Index) -> Result<(), Error> {
     let path = task_dir.join("index.json");
     let _lock = retry::state::Lock::acquire(&path)?;
-    let newer = std::fs::read(&path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|value| value.get("round").and_then(serde_json::Value::as_u64))
-        .is_some_and(|round| round > u64::from(index.round));
+    let newer = index_round(&path)?.is_some_and(|round| round > u64::from(index.round));
     if newer {
         return Ok(());
     }
@@ -891,6 +1078,81 @@ mod tests {
             order,
             [("f", 1), ("a", 2), ("b", 3), ("c", 4), ("d", 5), ("e", 6)]
         );
+    }
+
+    /// A gate's evidence as it would print it, and its exit code.
+    fn printed() -> (Vec<u8>, i32) {
+        let evidence = crate::aggregate::judge::tests::evidence_with(vec![], vec![]);
+        let code = evidence.summary.exit_code;
+        (serde_json::to_vec(&evidence).unwrap(), code)
+    }
+
+    fn gated(ended: Ended, output: Result<&[u8], &str>) -> (i32, String, bool) {
+        let output = output.map(<[u8]>::to_vec).map_err(str::to_string);
+        let gated = verdict_of(ended, output, "error: the last line".into());
+        (gated.code, gated.last_line, gated.evidence.is_some())
+    }
+
+    #[test]
+    fn the_verdict_is_the_gate_s_own_exit_status() {
+        let (bytes, code) = printed();
+        let other = if code == exit_code::PASS {
+            exit_code::FAIL
+        } else {
+            exit_code::PASS
+        };
+        // Exited by itself, as its evidence says: its verdict.
+        assert_eq!(
+            gated(Ended::Code(code), Ok(&bytes)),
+            (code, "error: the last line".into(), true)
+        );
+        // Killed: whatever its output holds is no verdict, and no result.
+        assert_eq!(
+            gated(Ended::Killed("killed by signal 9".into()), Ok(&bytes)),
+            (
+                2,
+                "no verdict: the gate was killed by signal 9 before it finished".into(),
+                false
+            )
+        );
+        // Its exit code and its evidence disagree.
+        assert_eq!(
+            gated(Ended::Code(other), Ok(&bytes)),
+            (
+                2,
+                format!("no verdict: the gate exited {other}, but its evidence says {code}"),
+                false
+            )
+        );
+        // A pass or a failure without evidence, or with a document that is
+        // not one, is no result (exit 2, never 0 or 1).
+        for exit in [0, 1] {
+            assert_eq!(
+                gated(Ended::Code(exit), Ok(b"")),
+                (
+                    2,
+                    format!("no verdict: the gate exited {exit} but wrote no evidence"),
+                    false
+                )
+            );
+            let (code, line, kept) = gated(Ended::Code(exit), Ok(b"{} {}"));
+            assert_eq!((code, kept), (2, false));
+            assert!(
+                line.starts_with("no verdict: the gate's output is no evidence: "),
+                "{line}"
+            );
+            assert_eq!(
+                gated(Ended::Code(exit), Err("the gate's output: too large")),
+                (2, "no verdict: the gate's output: too large".into(), false)
+            );
+        }
+        // An error that stopped the gate keeps its own line and code.
+        for exit in [2, 101, 130] {
+            assert_eq!(
+                gated(Ended::Code(exit), Ok(b"")),
+                (exit, "error: the last line".into(), false)
+            );
+        }
     }
 
     #[test]

@@ -334,13 +334,14 @@ impl Facts<'_> {
     }
 }
 
-/// `contracts.gate`: the gate's files (the config, the programs and scripts
-/// its checks run from inside the worktree, a `--baseline` inside it)
-/// changed against `base`. The
-/// change is the one the run already knows when it has it (the task's
-/// budget, fast mode's files against the same base); else it is asked, which
-/// with the base `HEAD` is the run's `git status` (no process). `None`
-/// outside git and when the config lies outside the worktree.
+/// `contracts.gate`: the gate's files (the config when it is inside the
+/// worktree, the programs its checks run and the files their arguments
+/// name from inside it, a `--baseline` inside it) changed against `base`.
+/// A `--config` kept outside the worktree still has a gate: what it runs
+/// from the worktree. The change is the one the run already knows when it
+/// has it (the task's budget, fast mode's files against the same base);
+/// else it is asked, which with the base `HEAD` is the run's `git status`
+/// (no process). `None` outside git.
 fn gate_contract(
     location: &Location,
     (config, baseline): (&Config, Option<&Path>),
@@ -354,10 +355,7 @@ fn gate_contract(
     };
     let config_file = config_file(location, &plan.worktree);
     let worktree = plan.worktree.as_path();
-    let Some(files) = crate::run::gate::files(config, &config_file, worktree, plan, baseline)
-    else {
-        return Ok(None);
-    };
+    let files = crate::run::gate::files(config, &config_file, worktree, plan, baseline);
     let asked;
     let base = changed.base.as_str();
     // Fast mode's files serve when they are against the same base.

@@ -1,24 +1,39 @@
 //! `contracts.gate` (docs/evidence.md, docs/task.md): whether the gate's own
 //! definition changed against the base revision, so a candidate that weakens
 //! its own gate (deletes a check from `checks.toml`, edits
-//! `./scripts/lint.sh` to `exit 0`) cannot pass silently.
+//! `./scripts/lint.sh` to `exit 0`, commits a regenerated baseline) cannot
+//! pass silently.
 //!
 //! The gate's files, each inside the worktree:
 //!
-//! - the config file;
+//! - the config file, when it lies inside (a `--config` kept outside is
+//!   not one: the worktree's code cannot edit it, but what it runs from the
+//!   worktree still is);
 //! - every `run[0]` of a check written with a path (`./scripts/lint.sh`,
 //!   `tools/x`), as written and, when it is a symlink, what it resolves to;
 //!   a bare name that `PATH` resolves to a file inside the worktree too;
-//! - the script an interpreter runs (`["sh", "scripts/lint.sh"]`,
-//!   `["python3", "-W", "error", "ci/check.py"]`): for a `run[0]` named like
-//!   a script interpreter ([`INTERPRETERS`]), its first argument that is not
-//!   an option, relative to the check's `cwd`; none when an option runs
-//!   inline code or a module (`-c`, `-e`, `-m`, ...).
+//! - every argument of a check that names a path inside the worktree,
+//!   relative to the check's `cwd` (`["sh", "scripts/lint.sh"]`,
+//!   `["make", "-f", "ci.mk"]`), and the value of an `--option=VALUE`
+//!   argument (`--config=eslint.config.js`): a program runs what its
+//!   arguments name, so a file an argument names is part of what the
+//!   check means;
+//! - the `--baseline` evidence when it lies inside (it decides which
+//!   failures pass: docs/baseline.md).
+//!
+//! An argument is a candidate path whatever it is (`-q`, `HEAD`, inline
+//! code): only the paths that are also among the changed files are
+//! reported, and a changed file is a file git lists (new, edited, deleted),
+//! so a word that names no file never shows, and a file deleted since the
+//! base that an argument still names does. No existence test is needed,
+//! so the rule costs one `realpath` per distinct directory the arguments
+//! name.
 //!
 //! Every check of the config counts, not only those of this run's mode: the
 //! definition of the gate is the whole file. Not followed (documented in
-//! README): what a script sources or runs, the tool configuration a program
-//! reads (`Makefile`, `package.json` scripts, `pyproject.toml`), programs
+//! docs/evidence.md): what a script sources or runs, tool configuration a
+//! program finds by itself (`Makefile`, `package.json` scripts,
+//! `pyproject.toml`) unless an argument names it, `env` values, programs
 //! found on `PATH` outside the worktree. Built-in scan rules live in
 //! run-check and custom ones in the config, so a scan check has no file of
 //! its own.
@@ -28,6 +43,7 @@
 //! or untracked (not ignored). A file git ignores has no version to
 //! compare with and is never listed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub(crate) use run_check_documents::evidence::Gate;
@@ -35,59 +51,22 @@ pub(crate) use run_check_documents::evidence::Gate;
 use crate::config::{CheckKind, Config};
 use crate::run::plan::Plan;
 
-/// Programs that run a script named by an argument (compared without a
-/// trailing version, `.exe` and case: `python3.12` is `python`).
-pub(crate) const INTERPRETERS: [&str; 17] = [
-    "sh",
-    "bash",
-    "dash",
-    "zsh",
-    "ksh",
-    "mksh",
-    "fish",
-    "python",
-    "pypy",
-    "node",
-    "nodejs",
-    "ruby",
-    "perl",
-    "php",
-    "pwsh",
-    "powershell",
-    "rscript",
-];
-
-/// Options of an interpreter after which no script file follows: inline code
-/// (`sh -c`, `node -e`, `perl -E`, `pwsh -Command`), a module (`python -m`)
-/// or input on stdin (`-`). Compared in lower case.
-const INLINE: [&str; 9] = [
-    "-c",
-    "-e",
-    "-m",
-    "-",
-    "-p",
-    "--eval",
-    "--print",
-    "-command",
-    "-encodedcommand",
-];
-
 /// The gate's files, worktree-relative with `/` separators, sorted: the
-/// config at `config_file`, the programs and scripts its checks run from
-/// inside `worktree` (canonical), and the `--baseline` evidence when it is
-/// inside (it decides which failures pass: docs/baseline.md). `None` when
-/// the config lies outside the worktree. `plan` adds the programs it
-/// resolved (a bare name on `PATH` inside the worktree).
+/// config at `config_file` when it lies inside `worktree` (canonical), the
+/// programs its checks run and the paths their arguments name inside the
+/// worktree, and the `--baseline` evidence when it is inside. `plan` adds
+/// the programs it resolved (a bare name on `PATH` inside the worktree).
 pub(crate) fn files(
     config: &Config,
     config_file: &Path,
     worktree: &Path,
     plan: &Plan<'_>,
     baseline: Option<&Path>,
-) -> Option<Vec<String>> {
-    let mut files = vec![inside(config_file, worktree)?];
+) -> Vec<String> {
+    let mut inside = Inside::new(worktree);
+    let mut files: Vec<String> = inside.of(config_file).into_iter().collect();
     if let Some(baseline) = baseline.and_then(|b| dunce::canonicalize(b).ok()) {
-        files.extend(inside(&baseline, worktree));
+        files.extend(inside.of(&baseline));
     }
     for check in &config.checks {
         let CheckKind::Run(argv) = &check.kind else {
@@ -102,15 +81,15 @@ pub(crate) fn files(
             } else {
                 worktree.join(slashes(program))
             };
-            files.extend(inside(&path, worktree));
+            files.extend(inside.of(&path));
             // A symlink: what it runs, when that is in the worktree too.
             if let Ok(target) = dunce::canonicalize(&path) {
-                files.extend(inside(&target, worktree));
+                files.extend(inside.of(&target));
             }
         }
-        if let Some(script) = script(argv) {
-            let path = worktree.join(&check.cwd).join(slashes(script));
-            files.extend(inside(&path, worktree));
+        let cwd = worktree.join(&check.cwd);
+        for named in argv[1..].iter().filter_map(|arg| named_path(arg)) {
+            files.extend(inside.of(&cwd.join(slashes(named))));
         }
     }
     // Each program once (200 checks of `true` are one `/usr/bin/true`).
@@ -120,11 +99,11 @@ pub(crate) fn files(
         .filter_map(|check| check.program.as_deref().ok())
         .collect();
     for program in programs {
-        files.extend(inside(program, worktree));
+        files.extend(inside.of(program));
     }
     files.sort();
     files.dedup();
-    Some(files)
+    files
 }
 
 /// The gate's `files` among the `changed` files (both worktree-relative).
@@ -160,29 +139,14 @@ fn normal(path: &str) -> String {
         .join("/")
 }
 
-/// The script an interpreter `argv` runs: its first argument that is not an
-/// option, unless an option says the code is inline or a module.
-fn script(argv: &[String]) -> Option<&str> {
-    let name = Path::new(argv.first()?).file_name()?.to_str()?;
-    let name = name.to_ascii_lowercase();
-    let name = name.strip_suffix(".exe").unwrap_or(&name);
-    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    if !INTERPRETERS.contains(&name) {
-        return None;
-    }
-    let mut args = argv[1..].iter();
-    while let Some(arg) = args.next() {
-        if arg == "--" {
-            return args.next().map(String::as_str);
-        }
-        if INLINE.contains(&arg.to_ascii_lowercase().as_str()) {
-            return None;
-        }
-        if !arg.starts_with('-') {
-            return Some(arg);
-        }
-    }
-    None
+/// The path an argument names, if any: the argument itself, or the value
+/// of an `--option=VALUE` (`-` alone is stdin, `--` ends the options).
+fn named_path(arg: &str) -> Option<&str> {
+    let named = match arg.strip_prefix('-') {
+        Some(_) => arg.split_once('=')?.1,
+        None => arg,
+    };
+    (!named.is_empty()).then_some(named)
 }
 
 /// `text` with both separators as the platform's.
@@ -190,19 +154,49 @@ fn slashes(text: &str) -> PathBuf {
     text.split(['/', '\\']).collect()
 }
 
-/// `path` relative to `worktree` (canonical), `/` separators, when it lies
-/// inside it: `.` and `..` steps resolved, the directories' symlinks as the
-/// OS resolves them, the file's own name kept (a symlinked file is named as
-/// written).
-fn inside(path: &Path, worktree: &Path) -> Option<String> {
-    let path = std::path::absolute(path).ok()?;
-    let path = crate::paths::lexical(&path);
-    let path = match (path.parent().map(dunce::canonicalize), path.file_name()) {
-        (Some(Ok(dir)), Some(name)) => dir.join(name),
-        _ => path,
-    };
-    let relative = path.strip_prefix(worktree).ok()?;
-    (!relative.as_os_str().is_empty()).then(|| crate::paths::to_slashes(relative))
+/// Paths made relative to the worktree when they lie inside it, the
+/// directories' symlinks resolved once per directory (a config of 200
+/// checks names a handful of directories).
+struct Inside<'w> {
+    /// Canonical.
+    worktree: &'w Path,
+    /// Directory (lexical) → canonical, or `None` when it does not exist.
+    dirs: BTreeMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'w> Inside<'w> {
+    fn new(worktree: &'w Path) -> Inside<'w> {
+        Inside {
+            worktree,
+            dirs: BTreeMap::new(),
+        }
+    }
+
+    /// `path` relative to the worktree, `/` separators, when it lies
+    /// inside it: `.` and `..` steps resolved, the directories' symlinks as
+    /// the OS resolves them, the file's own name kept (a symlinked file is
+    /// named as written). A path whose directory does not exist is taken
+    /// as written.
+    fn of(&mut self, path: &Path) -> Option<String> {
+        let path = std::path::absolute(path).ok()?;
+        let path = crate::paths::lexical(&path);
+        let name = path.file_name()?;
+        let path = match path.parent() {
+            Some(dir) => {
+                let canonical = self
+                    .dirs
+                    .entry(dir.to_path_buf())
+                    .or_insert_with(|| dunce::canonicalize(dir).ok());
+                match canonical {
+                    Some(dir) => dir.join(name),
+                    None => path.clone(),
+                }
+            }
+            None => path.clone(),
+        };
+        let relative = path.strip_prefix(self.worktree).ok()?;
+        (!relative.as_os_str().is_empty()).then(|| crate::paths::to_slashes(relative))
+    }
 }
 
 #[cfg(test)]
@@ -214,21 +208,20 @@ mod tests {
     }
 
     #[test]
-    fn the_script_an_interpreter_runs() {
-        for (words, expected) in [
-            (&["sh", "scripts/lint.sh"][..], Some("scripts/lint.sh")),
-            (&["/bin/bash", "-eu", "ci/x.sh", "arg"], Some("ci/x.sh")),
-            (&["python3.12", "-W", "tool.py"], Some("tool.py")),
-            (&["Python.EXE", "check.py"], Some("check.py")),
-            (&["node", "--", "x.js"], Some("x.js")),
-            (&["perl", "-E", "say 1"], None),
-            (&["sh", "-c", "exit 0"], None),
-            (&["python3", "-m", "pytest"], None),
-            (&["pwsh", "-Command", "x"], None),
-            (&["cargo", "test"], None),
-            (&["sh"], None),
+    fn the_path_an_argument_names() {
+        for (arg, expected) in [
+            ("scripts/lint.sh", Some("scripts/lint.sh")),
+            ("--config=eslint.config.js", Some("eslint.config.js")),
+            ("-c=setup.cfg", Some("setup.cfg")),
+            ("--strict", None),
+            ("-f", None),
+            ("-", None),
+            ("--", None),
+            ("--x=", None),
+            ("", None),
+            ("HEAD", Some("HEAD")),
         ] {
-            assert_eq!(script(&argv(words)), expected, "{words:?}");
+            assert_eq!(named_path(arg), expected, "{arg:?}");
         }
     }
 
@@ -237,13 +230,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
         std::fs::create_dir(root.join("scripts")).unwrap();
+        let mut inside = Inside::new(&root);
         assert_eq!(
-            inside(&root.join("scripts/../scripts/./lint.sh"), &root).as_deref(),
+            inside
+                .of(&root.join("scripts/../scripts/./lint.sh"))
+                .as_deref(),
             Some("scripts/lint.sh")
         );
-        assert_eq!(inside(&root.join("../elsewhere.toml"), &root), None);
-        assert_eq!(inside(&root, &root), None);
-        assert_eq!(inside(Path::new("/"), &root), None);
+        // A file in a folder that does not exist (any more) is named as
+        // written: a deleted file is a change too.
+        assert_eq!(
+            inside.of(&root.join("gone/x.sh")).as_deref(),
+            Some("gone/x.sh")
+        );
+        assert_eq!(inside.of(&root.join("../elsewhere.toml")), None);
+        assert_eq!(inside.of(&root), None);
+        assert_eq!(inside.of(Path::new("/")), None);
     }
 
     #[test]
