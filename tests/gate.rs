@@ -344,6 +344,28 @@ fn a_config_outside_the_worktree_still_watches_what_it_runs() {
     );
 }
 
+/// A config inside the worktree is a gate file itself; of its checks'
+/// arguments only an interpreter's script is watched, not a file a check
+/// merely reads (the code under test, edited every round).
+#[test]
+fn a_config_inside_watches_an_interpreters_script_not_the_files_a_check_reads() {
+    let config = format!(
+        "{CONFIG}\n[[check]]\nname = \"rules\"\nrun = [\"true\", \"src/a.txt\", \"--rules=conf/rules.txt\"]\n"
+    );
+    let test = repo().config(&config);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "rules"]);
+    let test = test
+        .script("scripts/style.sh", WEAKENED)
+        .file("conf/rules.txt", "allow everything\n")
+        .file("src/a.txt", "b\n");
+    let run = strict(test, &[]).status(1);
+    assert_eq!(
+        *gate(&evidence(&run)),
+        json!({"changed": ["scripts/style.sh"], "base": "HEAD"})
+    );
+}
+
 #[test]
 fn outside_git_there_is_no_gate() {
     let test = Test::bare().config(&without(&["lint", "style"]));

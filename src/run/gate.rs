@@ -12,12 +12,20 @@
 //! - every `run[0]` of a check written with a path (`./scripts/lint.sh`,
 //!   `tools/x`), as written and, when it is a symlink, what it resolves to;
 //!   a bare name that `PATH` resolves to a file inside the worktree too;
-//! - every argument of a check that names a path inside the worktree,
-//!   relative to the check's `cwd` (`["sh", "scripts/lint.sh"]`,
-//!   `["make", "-f", "ci.mk"]`), and the value of an `--option=VALUE`
-//!   argument (`--config=eslint.config.js`): a program runs what its
-//!   arguments name, so a file an argument names is part of what the
-//!   check means;
+//! - with a config outside the worktree (a trusted `--config`): every
+//!   argument of a check that names a path inside the worktree, relative
+//!   to the check's `cwd` (`["sh", "scripts/lint.sh"]`, `["make", "-f",
+//!   "ci.mk"]`), and the value of an `--option=VALUE` argument
+//!   (`--config=eslint.config.js`): the orchestrator trusts that config to
+//!   say what the gate is, and a program runs what its arguments name;
+//! - with a config inside the worktree (itself a gate file): the script an
+//!   interpreter runs (`["sh", "scripts/lint.sh"]`, `["python3", "-W",
+//!   "error", "ci/check.py"]`): for a `run[0]` named like a script
+//!   interpreter ([`INTERPRETERS`]), its first argument that is not an
+//!   option, relative to the check's `cwd`; none when an option runs inline
+//!   code or a module (`-c`, `-e`, `-m`, ...). Not every argument: a file
+//!   a check only reads (`ruff check app.py`) is the code under test, and
+//!   a change to it would read as a changed gate in every round;
 //! - the `--baseline` evidence when it lies inside (it decides which
 //!   failures pass: docs/baseline.md).
 //!
@@ -51,6 +59,43 @@ pub(crate) use run_check_documents::evidence::Gate;
 use crate::config::{CheckKind, Config};
 use crate::run::plan::Plan;
 
+/// Programs that run a script named by an argument (compared without a
+/// trailing version, `.exe` and case: `python3.12` is `python`).
+pub(crate) const INTERPRETERS: [&str; 17] = [
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "fish",
+    "python",
+    "pypy",
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "pwsh",
+    "powershell",
+    "rscript",
+];
+
+/// Options of an interpreter after which no script file follows: inline code
+/// (`sh -c`, `node -e`, `perl -E`, `pwsh -Command`), a module (`python -m`)
+/// or input on stdin (`-`). Compared in lower case.
+const INLINE: [&str; 9] = [
+    "-c",
+    "-e",
+    "-m",
+    "-",
+    "-p",
+    "--eval",
+    "--print",
+    "-command",
+    "-encodedcommand",
+];
+
 /// The gate's files, worktree-relative with `/` separators, sorted: the
 /// config at `config_file` when it lies inside `worktree` (canonical), the
 /// programs its checks run and the paths their arguments name inside the
@@ -64,7 +109,14 @@ pub(crate) fn files(
     baseline: Option<&Path>,
 ) -> Vec<String> {
     let mut inside = Inside::new(worktree);
-    let mut files: Vec<String> = inside.of(config_file).into_iter().collect();
+    let config_inside = inside.of(config_file);
+    // A config the worktree's code cannot edit is trusted to say what the
+    // gate is, so every file it names there is part of it; a config inside
+    // is a gate file itself, and only what it runs is watched with it (its
+    // programs and an interpreter's script), not the files a check only
+    // reads (`ruff check app.py`), which are the code under test.
+    let every_argument = config_inside.is_none();
+    let mut files: Vec<String> = config_inside.into_iter().collect();
     if let Some(baseline) = baseline.and_then(|b| dunce::canonicalize(b).ok()) {
         files.extend(inside.of(&baseline));
     }
@@ -88,8 +140,12 @@ pub(crate) fn files(
             }
         }
         let cwd = worktree.join(&check.cwd);
-        for named in argv[1..].iter().filter_map(|arg| named_path(arg)) {
-            files.extend(inside.of(&cwd.join(slashes(named))));
+        if every_argument {
+            for named in argv[1..].iter().filter_map(|arg| named_path(arg)) {
+                files.extend(inside.of(&cwd.join(slashes(named))));
+            }
+        } else if let Some(script) = script(argv) {
+            files.extend(inside.of(&cwd.join(slashes(script))));
         }
     }
     // Each program once (200 checks of `true` are one `/usr/bin/true`).
@@ -137,6 +193,31 @@ fn normal(path: &str) -> String {
         .filter(|part| !part.is_empty() && *part != ".")
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The script an interpreter `argv` runs: its first argument that is not an
+/// option, unless an option says the code is inline or a module.
+fn script(argv: &[String]) -> Option<&str> {
+    let name = Path::new(argv.first()?).file_name()?.to_str()?;
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !INTERPRETERS.contains(&name) {
+        return None;
+    }
+    let mut args = argv[1..].iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            return args.next().map(String::as_str);
+        }
+        if INLINE.contains(&arg.to_ascii_lowercase().as_str()) {
+            return None;
+        }
+        if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
 }
 
 /// The path an argument names, if any: the argument itself, or the value
@@ -205,6 +286,25 @@ mod tests {
 
     fn argv(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_script_an_interpreter_runs() {
+        for (words, expected) in [
+            (&["sh", "scripts/lint.sh"][..], Some("scripts/lint.sh")),
+            (&["/bin/bash", "-eu", "ci/x.sh", "arg"], Some("ci/x.sh")),
+            (&["python3.12", "-W", "tool.py"], Some("tool.py")),
+            (&["Python.EXE", "check.py"], Some("check.py")),
+            (&["node", "--", "x.js"], Some("x.js")),
+            (&["perl", "-E", "say 1"], None),
+            (&["sh", "-c", "exit 0"], None),
+            (&["python3", "-m", "pytest"], None),
+            (&["pwsh", "-Command", "x"], None),
+            (&["cargo", "test"], None),
+            (&["sh"], None),
+        ] {
+            assert_eq!(script(&argv(words)), expected, "{words:?}");
+        }
     }
 
     #[test]
