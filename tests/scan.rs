@@ -545,9 +545,12 @@ fn key(n: u8) -> String {
     format!("AKIA{}{n}", "Z3X8C1V6B9N2M5Q")
 }
 
+/// (file, line, rule) of a finding.
+type Row = (String, u64, String);
+
 /// Runs the strict gate (or with `args`) and returns its exit code, the
 /// secrets check's findings and `data`, and the worktree to run again.
-fn gate(test: Test, args: &[&str]) -> (Option<i32>, Vec<(String, u64, String)>, Value, Test) {
+fn gate(test: Test, args: &[&str]) -> (Option<i32>, Vec<Row>, Value, Test) {
     let run = test.args(&[&["--format", "json"], args].concat()).run();
     let ev = run.json_stdout();
     let data = check(&ev, "secrets")["data"].clone();

@@ -13,7 +13,8 @@
 //! gate changed outside the task's `files_involved` (type `gate-changed`).
 //! A run-check run that broke its own contract is never good evidence. A
 //! `phase-result` whose `status` claims success in a run that did not pass
-//! adds a Medium `self-report` issue.
+//! adds a Medium `self-report` issue; a file a scan did not read that
+//! changed since the base, a High `scan-skipped` issue.
 //!
 //! Ids follow the problem ([`number`]): an issue whose fingerprint the last
 //! recorded round had keeps that round's id; the others take the next
