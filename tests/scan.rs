@@ -718,6 +718,7 @@ fn a_secret_in_a_path_is_masked_in_every_format() {
     let evidence = run.test.path().join("ev.json");
     let text = std::fs::read_to_string(&evidence).unwrap();
     assert!(!text.contains(&key[4..]));
+    assert!(!run.stdout.contains(&key[4..]) && !run.stderr.contains(&key[4..]));
     for format in [
         "text", "json", "markdown", "junit", "sarif", "github", "html",
     ] {
