@@ -1177,3 +1177,64 @@ fn a_retry_state_past_its_limit_routes_to_subtask() {
         "IMPLEMENTER"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_changed_file_the_scan_did_not_read_is_a_high_issue() {
+    let test = repo(
+        "[[check]]\nname = \"anti-cheat\"\ndimension = \"security\"\n\
+         scan = { paths = [\"src/**\"], rules = [\"secrets\"] }\n",
+    );
+    let dir = test.path();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/logo.bin"), "\u{0}png\n").unwrap();
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "a binary file"]);
+    // The change hides a key from the scan three ways.
+    let key = format!("AKIA{}", "Z3X8C1V6B9N2M5Q7");
+    let line = format!("KEY = \"{key}\"\n");
+    std::fs::write(dir.join("src/nul.py"), format!("{line}\u{0}\n")).unwrap();
+    let padded = format!("{line}{}", " ".repeat(1024 * 1024));
+    std::fs::write(dir.join("src/padded.py"), padded).unwrap();
+    std::fs::create_dir_all(dir.join("vendor")).unwrap();
+    std::fs::write(dir.join("vendor/key.py"), &line).unwrap();
+    std::os::unix::fs::symlink("../vendor/key.py", dir.join("src/key.py")).unwrap();
+    let ran = run_check(
+        dir,
+        &["--quiet", "--format", "json", "--out", "runs/ev.json"],
+    );
+    // The gate itself passes: nothing it read holds a finding.
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let v = judge(dir, &["runs/ev.json"]).status(1).json();
+    let high: Vec<(&str, &str, &str)> = v["issues"]["high"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["type"].as_str().unwrap(),
+                i["file"].as_str().unwrap(),
+                i["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // One per changed file; the base's binary file is none.
+    assert_eq!(
+        high,
+        [
+            ("scan-skipped", "src/key.py", "anti-cheat"),
+            ("scan-skipped", "src/nul.py", "anti-cheat"),
+            ("scan-skipped", "src/padded.py", "anti-cheat"),
+        ]
+    );
+    assert_eq!(v["issues"]["high"][1]["id"], "SEC-002");
+    assert_eq!(
+        v["issues"]["high"][1]["description"],
+        "scan `anti-cheat` did not read `src/nul.py` (binary), which changed since the base: \
+         nothing checked what the change put in it"
+    );
+    // Three High issues are more than `max_high_issues` (2): no PASS.
+    assert_eq!(v["scores"]["security"], 100.0);
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["recommendation"], "ITERATE");
+}

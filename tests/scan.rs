@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Test, check, repo_root};
+use crate::support::{Test, bin, check, git, repo_root};
 
 const SCAN: &str = r#"
 [[check]]
@@ -398,7 +398,7 @@ fn the_secrets_corpus_flags_every_token_format_on_its_lines() {
     expected.sort();
     assert_eq!(found(&ev, "secrets"), expected);
     assert_eq!(check(&ev, "secrets")["status"], "fail");
-    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+    assert_eq!(check(&ev, "secrets")["data"], nothing_allowed_or_skipped());
     // Every rule of the set has its file.
     let mut rules: Vec<&str> = expected.iter().map(|r| r.2.as_str()).collect();
     rules.sort();
@@ -453,12 +453,25 @@ severity = "warning"
         assert!(read.contains(&line), "{line:?} not read: {read:?}");
     }
     assert_eq!(check(&ev, "secrets")["status"], "pass");
-    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+    assert_eq!(check(&ev, "secrets")["data"], nothing_allowed_or_skipped());
+}
+
+/// The `data` of a scan that silenced nothing and read every file.
+fn nothing_allowed_or_skipped() -> Value {
+    json!({ "allowed": 0, "allowed_new": 0, "skipped": [], "skipped_total": 0 })
+}
+
+/// Commits everything: the base the change is weighed against.
+fn committed(test: Test) -> Test {
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    test
 }
 
 #[test]
 fn run_check_allow_silences_its_line_and_is_counted() {
-    let run = corpus("allowed", "\"secrets\", \"debug-leftovers\"")
+    // The markers are the base's (committed): they silence their lines.
+    let run = committed(corpus("allowed", "\"secrets\", \"debug-leftovers\""))
         .args(&["--format", "json", "--out", "ev.json"])
         .run()
         .status(1);
@@ -475,7 +488,10 @@ fn run_check_allow_silences_its_line_and_is_counted() {
     // page.html:1 and seed.sql:1, two on client.js:2 (a token in a
     // `console.log`).
     let secrets = check(&ev, "secrets");
-    assert_eq!(secrets["data"], json!({ "allowed": 7 }));
+    assert_eq!(
+        secrets["data"],
+        json!({ "allowed": 7, "allowed_new": 0, "skipped": [], "skipped_total": 0 })
+    );
     assert_eq!(secrets["diagnostics_count"], 2);
 }
 
@@ -500,5 +516,228 @@ fn this_repository_passes_its_own_secrets_scan() {
         .success();
     let ev = run.json_stdout();
     assert_eq!(found(&ev, "secrets"), vec![]);
-    assert_eq!(check(&ev, "secrets")["data"], json!({ "allowed": 0 }));
+    let data = &check(&ev, "secrets")["data"];
+    assert_eq!(
+        (&data["allowed"], &data["allowed_new"]),
+        (&json!(0), &json!(0))
+    );
+    // The images of the docs are not read (binary), and listed.
+    let skipped = data["skipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["file"] == "docs/img/html-report.png" && s["reason"] == "binary"),
+        "{data}"
+    );
+}
+
+/// A `secrets` scan of `src/**`.
+const SECRETS_IN_SRC: &str = r#"
+[[check]]
+name = "secrets"
+dimension = "security"
+modes = ["fast", "strict"]
+scan = { paths = ["src/**"], rules = ["secrets", "debug-leftovers"] }
+"#;
+
+/// An AWS access key id of its own per `n` (assembled at run time).
+fn key(n: u8) -> String {
+    format!("AKIA{}{n}", "Z3X8C1V6B9N2M5Q")
+}
+
+/// (file, line, rule) of a finding.
+type Row = (String, u64, String);
+
+/// Runs the strict gate (or with `args`) and returns its exit code, the
+/// secrets check's findings and `data`, and the worktree to run again.
+fn gate(test: Test, args: &[&str]) -> (Option<i32>, Vec<Row>, Value, Test) {
+    let run = test.args(&[&["--format", "json"], args].concat()).run();
+    let ev = run.json_stdout();
+    let data = check(&ev, "secrets")["data"].clone();
+    (run.code, found(&ev, "secrets"), data, run.test.again())
+}
+
+/// (allowed, allowed_new) of a scan's `data`.
+fn counts(data: &Value) -> (u64, u64) {
+    (
+        data["allowed"].as_u64().unwrap(),
+        data["allowed_new"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn allow_markers_the_change_adds_silence_nothing_in_strict_mode() {
+    let aws = "secrets/aws-access-key-id";
+    let old = format!("SAMPLE = \"{}\"  # run-check: allow", key(1));
+    let test = committed(
+        Test::new()
+            .config(SECRETS_IN_SRC)
+            .file("src/settings.py", &format!("DEBUG = False\n{old}\n")),
+    );
+    // The base's marker silences its line, and is counted.
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (1, 0)));
+
+    // The attack: a new secret on a line that carries its own marker.
+    let new = format!("KEY = \"{}\"  # run-check: allow", key(2));
+    let test = test.file("src/settings.py", &format!("DEBUG = False\n{old}\n{new}\n"));
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/settings.py", 3, aws)]);
+    assert_eq!(counts(&data), (1, 1));
+
+    // Committed on the agent's branch, weighed against the branch it
+    // started from: the same.
+    git(test.path(), &["checkout", "-q", "-b", "agent"]);
+    git(test.path(), &["commit", "-q", "-am", "add a key"]);
+    let (code, findings, data, test) = gate(test, &["--changed-since", "main"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/settings.py", 3, aws)]);
+    assert_eq!(counts(&data), (1, 1));
+    git(test.path(), &["checkout", "-q", "main"]);
+
+    // A copy of the old marker line: the copy is new.
+    let test = test.file("src/settings.py", &format!("{old}\nDEBUG = False\n{old}\n"));
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/settings.py", 3, aws)]);
+    assert_eq!(counts(&data), (1, 1));
+
+    // The old marker line edited to hold another key: new.
+    let edited = old.replace(&key(1), &key(3));
+    let test = test.file("src/settings.py", &format!("DEBUG = False\n{edited}\n"));
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/settings.py", 2, aws)]);
+    assert_eq!(counts(&data), (0, 1));
+
+    // A marker in a new file: new.
+    let test = test
+        .file("src/settings.py", &format!("DEBUG = False\n{old}\n"))
+        .file("src/more.py", &format!("{new}\n"));
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/more.py", 1, aws)]);
+    assert_eq!(counts(&data), (1, 1));
+    std::fs::remove_file(test.path().join("src/more.py")).unwrap();
+
+    // The old line moved and re-indented: still the base's.
+    let moved = format!("if True:\n    {old}\nDEBUG = False\n");
+    let test = test.file("src/settings.py", &moved);
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (1, 0)));
+
+    // A "marker" inside a string literal is no marker at all.
+    let quoted = format!("KEY = \"{} # run-check: allow\"\n", key(4));
+    let test = test.file("src/settings.py", &format!("{old}\n{quoted}"));
+    let (code, findings, data, test) = gate(test, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(findings, vec![row("src/settings.py", 2, aws)]);
+    assert_eq!(counts(&data), (1, 0));
+
+    // Fast mode (the developer's loop, the pre-commit hook): a new marker
+    // silences its line, and is counted as new.
+    let test = test.file("src/settings.py", &format!("DEBUG = False\n{old}\n{new}\n"));
+    let (code, findings, data, _) = gate(test, &["--mode", "fast"]);
+    assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (2, 1)));
+}
+
+#[cfg(unix)]
+#[test]
+fn files_the_scan_does_not_read_are_listed_with_why_and_whether_they_changed() {
+    let test = committed(
+        Test::new()
+            .config(SECRETS_IN_SRC)
+            .file("src/ok.py", "x = 1\n")
+            .file("src/logo.bin", "\u{0}png\n"),
+    );
+    // The attack: a secret behind a NUL byte, before 1 MiB of padding, and
+    // in a file outside `scan.paths` that a file inside links to.
+    let padded = format!("KEY = \"{}\"\n{}", key(5), " ".repeat(1024 * 1024));
+    let test = test
+        .file("src/nul.py", &format!("KEY = \"{}\"\n\u{0}\n", key(4)))
+        .file("src/padded.py", &padded)
+        .file("vendor/secret.py", &format!("KEY = \"{}\"\n", key(6)));
+    std::os::unix::fs::symlink("../vendor/secret.py", test.path().join("src/config.py")).unwrap();
+    let (code, findings, data, _) = gate(test, &[]);
+    assert_eq!((code, findings), (Some(0), vec![]));
+    // Changed files first; the base's binary file did not change.
+    assert_eq!(
+        data["skipped"],
+        json!([
+            {"file": "src/config.py", "reason": "link-outside-paths", "changed": true},
+            {"file": "src/nul.py", "reason": "binary", "changed": true},
+            {"file": "src/padded.py", "reason": "too-large", "changed": true},
+            {"file": "src/logo.bin", "reason": "binary", "changed": false},
+        ])
+    );
+    assert_eq!(data["skipped_total"], 4);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_that_did_not_change_to_a_file_that_did_is_a_changed_skip() {
+    let test = Test::new()
+        .config(SECRETS_IN_SRC)
+        .file("src/ok.py", "x = 1\n")
+        .file("vendor/secret.py", "KEY = None\n");
+    std::os::unix::fs::symlink("../vendor/secret.py", test.path().join("src/config.py")).unwrap();
+    let test = committed(test);
+    let (_, _, data, test) = gate(test, &[]);
+    assert_eq!(data["skipped"][0]["changed"], false);
+    let test = test.file("vendor/secret.py", &format!("KEY = \"{}\"\n", key(6)));
+    let (code, _, data, _) = gate(test, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        data["skipped"],
+        json!([{"file": "src/config.py", "reason": "link-outside-paths", "changed": true}])
+    );
+}
+
+#[test]
+fn a_secret_in_a_path_is_masked_in_every_format() {
+    let key = key(7);
+    let masked = format!("AKIA{}", "*".repeat(16));
+    let test = Test::new()
+        .config(SECRETS_IN_SRC)
+        .file(&format!("src/{key}/app.py"), "import os\n\nbreakpoint()\n")
+        .file(&format!("src/{key}/blob.bin"), "\u{0}\n");
+    let run = test
+        .args(&["--format", "json", "--out", "ev.json"])
+        .run()
+        .status(1);
+    let ev = run.json_file("ev.json");
+    // Still located: the masked file and the line.
+    let file = format!("src/{masked}/app.py");
+    assert_eq!(
+        found(&ev, "secrets"),
+        vec![row(&file, 3, "debug-leftovers/python-breakpoint")]
+    );
+    let skipped = &check(&ev, "secrets")["data"]["skipped"];
+    assert_eq!(skipped[0]["file"], format!("src/{masked}/blob.bin"));
+    let evidence = run.test.path().join("ev.json");
+    let text = std::fs::read_to_string(&evidence).unwrap();
+    assert!(!text.contains(&key[4..]));
+    assert!(!run.stdout.contains(&key[4..]) && !run.stderr.contains(&key[4..]));
+    for format in [
+        "text", "json", "markdown", "junit", "sarif", "github", "html",
+    ] {
+        let output = std::process::Command::new(bin())
+            .args(["report", evidence.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let out = String::from_utf8_lossy(&output.stdout);
+        // Not the key, nor its part after the prefix.
+        assert!(!out.contains(&key[4..]), "{format} shows the key:\n{out}");
+        // SARIF percent-encodes the `*`.
+        let shown = match format {
+            "sarif" => file.replace('*', "%2A"),
+            _ => file.clone(),
+        };
+        assert!(
+            out.contains(&shown),
+            "{format} does not name {shown}:\n{out}"
+        );
+    }
 }

@@ -14,6 +14,7 @@ use crate::run::evidence::{self, ReadOnly};
 use crate::run::meta::{self, Meta};
 use crate::run::plan::{self, Plan, Selection};
 use crate::run::runner::{self, CheckResult, Event};
+use crate::run::scan_base::ScanBase;
 use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::run::task::{self, Task};
 use crate::signal;
@@ -61,7 +62,22 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // The `text` report on stdout: a terminal's live view leaves the listing
     // to it.
     let report_here = output.is_stdout() && args.format == crate::report::Format::Text;
-    let (results, platform) = run(&plan, cancel, verifier.as_mut(), args.quiet, report_here);
+    // Scans weigh what the change adds against the base of the gate.
+    let scan_base = start.in_git().map(|(repo, status)| ScanBase {
+        repo,
+        status,
+        worktree: &plan.worktree,
+        base: &changed.base,
+        own: &own,
+    });
+    let scan_base = scan_base.as_ref().map(|b| b as &dyn crate::scan::Base);
+    let (results, platform) = run(
+        (&plan, scan_base),
+        cancel,
+        verifier.as_mut(),
+        args.quiet,
+        report_here,
+    );
     let interrupted = cancel.is_cancelled();
     let change_budget = changed.budget.as_ref().map(task::budget);
     let facts = Facts {
@@ -254,7 +270,7 @@ fn verifier(
 /// Runs the plan, showing progress; the platform's facts are gathered
 /// meanwhile.
 fn run(
-    plan: &Plan<'_>,
+    (plan, base): (&Plan<'_>, Option<&dyn crate::scan::Base>),
     cancel: &'static signal::Cancel,
     mut verifier: Option<&mut Verifier>,
     quiet: bool,
@@ -263,7 +279,7 @@ fn run(
     std::thread::scope(|scope| {
         let platform = scope.spawn(meta::platform);
         let mut progress = Progress::new(quiet, plan, plan.mode.as_str(), report_here);
-        let results = runner::run_plan(plan, cancel, &mut |event| {
+        let results = runner::run_plan(plan, base, cancel, &mut |event| {
             // One check at a time: a snapshot after each names the culprit.
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
                 && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))

@@ -20,7 +20,7 @@ pub(crate) fn fix(args: &FixArgs) -> Result<i32, Error> {
     let plan = plan::build_fixes(&config, &worktree, &args.only)?;
     let cancel = signal::install().map_err(Error::Environment)?;
     let mut progress = Progress::new(args.quiet, &plan, "fix", false);
-    let results = runner::run_plan(&plan, cancel, &mut |event| progress.show(event));
+    let results = runner::run_plan(&plan, None, cancel, &mut |event| progress.show(event));
     progress.finish();
     let named = |status: Status| -> Vec<&str> {
         plan.checks

@@ -93,8 +93,9 @@ pub(crate) fn changed_files_among(
     own: &OwnFiles,
     among: Option<&[String]>,
 ) -> Result<Vec<String>, ChangesError> {
-    // The wanted files as git names them (top-level relative, `/`).
-    let wanted: Option<Vec<Vec<u8>>> = among.map(|files| {
+    // The wanted files as git names them (top-level relative, `/`), a set:
+    // a scan asks about every file it did not read.
+    let wanted: Option<std::collections::HashSet<Vec<u8>>> = among.map(|files| {
         let prefix = worktree
             .strip_prefix(repo.toplevel())
             .map(slashed)
@@ -109,10 +110,7 @@ pub(crate) fn changed_files_among(
     });
     let keep = |path: &Path| match &wanted {
         None => true,
-        Some(wanted) => {
-            let bytes = path.as_os_str().as_encoded_bytes();
-            wanted.iter().any(|w| w.as_slice() == bytes)
-        }
+        Some(wanted) => wanted.contains(path.as_os_str().as_encoded_bytes()),
     };
     // `HEAD` is the status's own commit: no git process.
     let files: BTreeSet<PathBuf> = if unborn(status, base) || base == "HEAD" {

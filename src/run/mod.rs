@@ -11,5 +11,6 @@ pub(crate) mod gate;
 pub(crate) mod meta;
 pub(crate) mod plan;
 pub(crate) mod runner;
+pub(crate) mod scan_base;
 pub(crate) mod snapshot;
 pub(crate) mod task;

@@ -26,7 +26,10 @@
 //! bounded however many lines match.
 
 mod rules;
+mod since;
 
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 use std::io::Read;
 use std::path::{Component, Path};
 use std::sync::{Arc, Mutex};
@@ -36,6 +39,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::config::{DiagSeverity, ScanConfig, pattern};
 use crate::parse::{Diagnostic, MAX_PER_CHECK};
+pub(crate) use since::{Base, Context, Reason, Skipped};
 
 /// Files larger than this are not read.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -46,17 +50,39 @@ pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 #[derive(Debug, Default)]
 pub(crate) struct ScanResult {
     /// Findings sorted by (path, line, column, rule); paths relative to the
-    /// worktree with `/` separators. At most `MAX_PER_CHECK`.
+    /// worktree with `/` separators, tokens in them masked. At most
+    /// `MAX_PER_CHECK`.
     pub(crate) found: Vec<Diagnostic>,
     /// Findings beyond `MAX_PER_CHECK`, not kept.
     pub(crate) dropped: u64,
     /// Findings silenced by a `run-check: allow` comment on their line: not
     /// reported, only counted (the check's `data.allowed`).
     pub(crate) allowed: u64,
+    /// Findings on a line whose marker is new since the base (`since`):
+    /// reported in strict mode, silenced (and in `allowed`) in fast mode.
+    pub(crate) allowed_new: u64,
+    /// Files not read, changed ones first, at most `since::MAX_SKIPPED`.
+    pub(crate) skipped: Vec<Skipped>,
+    /// Every file not read.
+    pub(crate) skipped_total: u64,
 }
 
-/// Scans the worktree with the check's rules.
-pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
+impl ScanResult {
+    /// The check's `data`: `allowed`, `allowed_new`, `skipped` and
+    /// `skipped_total` (docs/evidence.md).
+    pub(crate) fn data(&self) -> serde_json::Map<String, serde_json::Value> {
+        since::data(
+            self.allowed,
+            self.allowed_new,
+            &self.skipped,
+            self.skipped_total,
+        )
+    }
+}
+
+/// Scans the worktree with the check's rules, weighing markers and files
+/// not read against the base of `context`.
+pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> ScanResult {
     let matcher = rules::Matcher::new(&scan.rules, &scan.custom);
     if matcher.is_empty() {
         return ScanResult::default();
@@ -64,6 +90,7 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     let selection = Arc::new(Selection::new(&scan.paths));
     let shared = Shared {
         kept: Mutex::new(Kept::default()),
+        hasher: RandomState::new(),
     };
     let mut builder = WalkBuilder::new(worktree);
     builder
@@ -96,13 +123,68 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path) -> ScanResult {
     builder.build_parallel().visit(&mut visitors);
 
     let mut kept = shared.kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut not_read: Vec<since::NotRead> = std::mem::take(&mut kept.skipped)
+        .into_iter()
+        .map(|(rel, reason)| since::NotRead {
+            rel,
+            reason,
+            target: None,
+        })
+        .collect();
+    not_read.extend(unread_links(
+        std::mem::take(&mut kept.links),
+        worktree,
+        &kept.read,
+        &shared.hasher,
+    ));
+    let settled = since::settle(std::mem::take(&mut kept.marked), not_read, context);
+    for found in settled.standing {
+        kept.push(found);
+    }
     kept.compact();
     kept.found.sort_by(|a, b| order(a).cmp(&order(b)));
     ScanResult {
         found: kept.found,
         dropped: kept.dropped,
-        allowed: kept.allowed,
+        allowed: settled.allowed,
+        allowed_new: settled.allowed_new,
+        skipped: settled.skipped,
+        skipped_total: settled.skipped_total,
     }
+}
+
+/// The symlinks among `links` (worktree-relative) whose target the scan
+/// did not read (`read` holds the hashes of the files it read): outside
+/// the worktree or `scan.paths`, ignored, a directory, or nothing. Each
+/// keeps its target's path when that lies in the worktree, so that a
+/// change of the target counts as a change of the link.
+fn unread_links(
+    links: Vec<String>,
+    root: &Path,
+    read: &HashSet<u64>,
+    hasher: &RandomState,
+) -> Vec<since::NotRead> {
+    if links.is_empty() {
+        return Vec::new();
+    }
+    let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    links
+        .into_iter()
+        .filter_map(|rel| {
+            let target = dunce::canonicalize(root.join(&rel))
+                .ok()
+                .and_then(|target| relative(&target, &canonical))
+                .filter(|target| !target.is_empty());
+            let was_read = target
+                .as_ref()
+                .is_some_and(|target| read.contains(&hasher.hash_one(target)));
+            (!was_read).then_some(since::NotRead {
+                rel,
+                reason: Reason::LinkOutsidePaths,
+                target,
+            })
+        })
+        .collect()
 }
 
 /// Output order: (path, line, column, rule, message).
@@ -129,12 +211,22 @@ fn retention(f: &Diagnostic) -> (u8, (&str, u64, u64, &str, &str)) {
     (rank, order(f))
 }
 
-/// Findings kept so far and the counts of the dropped and allowed ones.
+/// Findings kept so far, the count of the dropped ones, and what the
+/// comparison with the base needs: findings on marker lines, files not
+/// read, symlinks, and the files read.
 #[derive(Default)]
 struct Kept {
     found: Vec<Diagnostic>,
     dropped: u64,
-    allowed: u64,
+    /// Files with findings on a marker line (silenced or not: `since`).
+    marked: Vec<since::Marked>,
+    /// Files selected but not read (not symlinks), worktree-relative.
+    skipped: Vec<(String, Reason)>,
+    /// Symlinks selected, worktree-relative.
+    links: Vec<String>,
+    /// Hashes of the worktree-relative paths of the files read (a link to
+    /// one of them hides nothing).
+    read: HashSet<u64>,
 }
 
 impl Kept {
@@ -156,7 +248,10 @@ impl Kept {
 
     fn merge(&mut self, other: Kept) {
         self.dropped += other.dropped;
-        self.allowed += other.allowed;
+        self.marked.extend(other.marked);
+        self.skipped.extend(other.skipped);
+        self.links.extend(other.links);
+        self.read.extend(other.read);
         for found in other.found {
             self.push(found);
         }
@@ -166,6 +261,8 @@ impl Kept {
 /// State shared by the walker's threads.
 struct Shared {
     kept: Mutex<Kept>,
+    /// Hashes the paths of `Kept::read`.
+    hasher: RandomState,
 }
 
 /// Builds one `Visitor` per walker thread.
@@ -202,23 +299,56 @@ struct Visitor<'a> {
 
 impl ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        // An unreadable directory or a vanished entry is skipped.
-        if let Ok(entry) = entry
-            && entry.file_type().is_some_and(|t| t.is_file())
-            && let Some(rel) = relative(entry.path(), self.root)
-            && self.selection.matches(&rel)
-        {
-            self.file(entry.path(), rel);
+        match entry {
+            Ok(entry) => self.entry(&entry),
+            Err(err) => self.error(&err),
         }
         WalkState::Continue
     }
 }
 
 impl Visitor<'_> {
-    fn file(&mut self, path: &Path, rel: String) {
-        if !read_text(path, &mut self.buf) {
+    /// A file is read; a symlink is kept for `unread_links`; anything else
+    /// but a directory (a FIFO, a socket) is not read.
+    fn entry(&mut self, entry: &DirEntry) {
+        let Some(kind) = entry.file_type() else {
+            return;
+        };
+        if kind.is_dir() {
             return;
         }
+        let Some(rel) = relative(entry.path(), self.root) else {
+            return;
+        };
+        if !self.selection.matches(&rel) {
+            return;
+        }
+        if kind.is_file() {
+            self.file(entry.path(), rel);
+        } else if kind.is_symlink() {
+            self.kept.links.push(rel);
+        } else {
+            self.kept.skipped.push((rel, Reason::NotAFile));
+        }
+    }
+
+    /// An entry the walk could not read (a directory without permission, a
+    /// vanished file): not read, when the scan would have read it or below.
+    fn error(&mut self, err: &ignore::Error) {
+        if let Some(rel) = error_path(err).and_then(|path| relative(path, self.root))
+            && !rel.is_empty()
+            && (self.selection.matches(&rel) || self.selection.may_contain(&rel))
+        {
+            self.kept.skipped.push((rel, Reason::Unreadable));
+        }
+    }
+
+    fn file(&mut self, path: &Path, rel: String) {
+        if let Err(reason) = read_text(path, &mut self.buf) {
+            self.kept.skipped.push((rel, reason));
+            return;
+        }
+        self.kept.read.insert(self.shared.hasher.hash_one(&rel));
         // `from_utf8` first: its ASCII fast path beats the lossy decoder.
         let text = match std::str::from_utf8(&self.buf) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
@@ -226,14 +356,16 @@ impl Visitor<'_> {
         };
         let matcher = &self.matcher;
         let kept = &mut self.kept;
+        // The path as findings show it, masked once per file.
+        let mut shown: Option<String> = None;
+        let mut marked: Vec<(u64, Diagnostic)> = Vec::new();
         matcher.scan(&text, &mut |hit| {
-            if hit.allowed {
-                kept.allowed += 1;
-                return;
-            }
+            let file = shown
+                .get_or_insert_with(|| rules::redact_path(&rel).into_owned())
+                .clone();
             let rule = matcher.rule(hit.rule);
-            kept.push(Diagnostic {
-                file: Some(rel.clone()),
+            let found = Diagnostic {
+                file: Some(file),
                 line: Some(hit.line),
                 column: Some(hit.column),
                 severity: rule.severity,
@@ -241,8 +373,15 @@ impl Visitor<'_> {
                 message: rule.message.clone(),
                 suggestion: rule.suggestion.map(str::to_string),
                 ..Default::default()
-            });
+            };
+            match hit.allowed {
+                true => marked.push((hit.line, found)),
+                false => kept.push(found),
+            }
         });
+        if !marked.is_empty() {
+            kept.marked.push(since::Marked::of(rel, &text, marked));
+        }
     }
 }
 
@@ -254,25 +393,39 @@ impl Drop for Visitor<'_> {
     }
 }
 
+/// The path an error of the walk is about, when it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } => error_path(err),
+        _ => None,
+    }
+}
+
 /// Reads a regular file of at most `MAX_FILE_BYTES` into `buf` without
-/// following a symlink; `false` when it is not one, cannot be read, or is
+/// following a symlink; why not when it is not one, cannot be read, or is
 /// binary.
-fn read_text(path: &Path, buf: &mut Vec<u8>) -> bool {
+fn read_text(path: &Path, buf: &mut Vec<u8>) -> Result<(), Reason> {
     let Some((file, meta)) = crate::paths::open_regular(path) else {
-        return false;
+        return Err(Reason::Unreadable);
     };
     if meta.len() > MAX_FILE_BYTES {
-        return false;
+        return Err(Reason::TooLarge);
     }
     buf.clear();
     buf.reserve(meta.len() as usize);
     // A file that grew past the limit since the metadata is skipped too.
-    if file.take(MAX_FILE_BYTES + 1).read_to_end(buf).is_err() || buf.len() as u64 > MAX_FILE_BYTES
-    {
-        return false;
+    if file.take(MAX_FILE_BYTES + 1).read_to_end(buf).is_err() {
+        return Err(Reason::Unreadable);
+    }
+    if buf.len() as u64 > MAX_FILE_BYTES {
+        return Err(Reason::TooLarge);
     }
     let head = &buf[..buf.len().min(BINARY_SNIFF_BYTES)];
-    memchr::memchr(0, head).is_none()
+    match memchr::memchr(0, head) {
+        Some(_) => Err(Reason::Binary),
+        None => Ok(()),
+    }
 }
 
 /// `path` relative to `root` with `/` separators; `None` outside it.
@@ -371,6 +524,12 @@ impl Selection {
 mod tests {
     use super::*;
 
+    /// No base: markers silence, skipped files' change is unknown.
+    const NO_BASE: Context<'static> = Context {
+        base: None,
+        strict: true,
+    };
+
     fn config(paths: &[&str], rules: &[&str]) -> ScanConfig {
         ScanConfig {
             paths: paths.iter().map(|p| p.to_string()).collect(),
@@ -422,7 +581,7 @@ mod tests {
         late_nul.push(0);
         write(root, "late_nul.rs", &late_nul);
 
-        let result = run(&config(&[], &["debug-leftovers"]), root);
+        let result = run(&config(&[], &["debug-leftovers"]), root, NO_BASE);
         let rule = "debug-leftovers/rust-dbg".to_string();
         assert_eq!(
             summary(&result),
@@ -434,6 +593,20 @@ mod tests {
             ]
         );
         assert_eq!(result.dropped, 0);
+        // What was not read is listed, with why (ignored files are not).
+        let skipped: Vec<(&str, Reason, Option<bool>)> = result
+            .skipped
+            .iter()
+            .map(|s| (s.file.as_str(), s.reason, s.changed))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("big.rs", Reason::TooLarge, None),
+                ("bin.dat", Reason::Binary, None),
+            ]
+        );
+        assert_eq!(result.skipped_total, 2);
     }
 
     #[test]
@@ -450,7 +623,7 @@ mod tests {
             write(root, rel, b"dbg!(x);\n");
         }
         let files = |paths: &[&str]| -> Vec<String> {
-            let result = run(&config(paths, &["debug-leftovers"]), root);
+            let result = run(&config(paths, &["debug-leftovers"]), root, NO_BASE);
             result
                 .found
                 .iter()
@@ -513,13 +686,37 @@ mod tests {
         std::os::unix::fs::symlink(outside.path().join("secret.rs"), root.join("linked.rs"))
             .unwrap();
         write(root, "own.rs", b"dbg!(own);\n");
-        let result = run(&config(&[], &["debug-leftovers"]), root);
-        assert_eq!(summary(&result).len(), 1);
-        assert_eq!(result.found[0].file.as_deref(), Some("own.rs"));
-        assert!(!read_text(&root.join("linked.rs"), &mut Vec::new()));
+        // Links to a file the scan reads hide nothing; the others are listed.
+        write(root, "src/real.rs", b"fn f() {}\n");
+        write(root, "docs/other.rs", b"dbg!(other);\n");
+        std::os::unix::fs::symlink("real.rs", root.join("src/alias.rs")).unwrap();
+        std::os::unix::fs::symlink("../docs/other.rs", root.join("src/other.rs")).unwrap();
+        std::os::unix::fs::symlink("nowhere.rs", root.join("src/dangling.rs")).unwrap();
+        let result = run(&config(&[], &["debug-leftovers"]), root, NO_BASE);
+        assert_eq!(summary(&result).len(), 2);
+        assert_eq!(result.found[0].file.as_deref(), Some("docs/other.rs"));
+        assert_eq!(result.found[1].file.as_deref(), Some("own.rs"));
+        let links: Vec<&str> = result.skipped.iter().map(|s| s.file.as_str()).collect();
+        assert_eq!(links, ["linked.rs", "linked_dir", "src/dangling.rs"]);
+        assert!(
+            result
+                .skipped
+                .iter()
+                .all(|s| s.reason == Reason::LinkOutsidePaths)
+        );
+        let only_src = run(&config(&["src/**"], &["debug-leftovers"]), root, NO_BASE);
+        let links: Vec<&str> = only_src.skipped.iter().map(|s| s.file.as_str()).collect();
+        assert_eq!(links, ["src/dangling.rs", "src/other.rs"]);
+        assert_eq!(
+            read_text(&root.join("linked.rs"), &mut Vec::new()),
+            Err(Reason::Unreadable)
+        );
         // A file gone mid-walk (or never there) and a directory: skipped.
-        assert!(!read_text(&root.join("gone.rs"), &mut Vec::new()));
-        assert!(!read_text(root, &mut Vec::new()));
+        assert_eq!(
+            read_text(&root.join("gone.rs"), &mut Vec::new()),
+            Err(Reason::Unreadable)
+        );
+        assert_eq!(read_text(root, &mut Vec::new()), Err(Reason::Unreadable));
     }
 
     #[test]
@@ -535,7 +732,7 @@ mod tests {
             message: None,
             severity: DiagSeverity::Warning,
         });
-        let result = run(&scan, root);
+        let result = run(&scan, root, NO_BASE);
         assert_eq!(result.found.len(), MAX_PER_CHECK);
         assert_eq!(result.dropped, (MAX_PER_CHECK * 2 + 1) as u64);
         // The error of z.rs is kept, in output order: last.
@@ -562,10 +759,10 @@ mod tests {
             );
         }
         let scan = config(&[], &["debug-leftovers", "placeholder-asserts"]);
-        let first = run(&scan, root);
+        let first = run(&scan, root, NO_BASE);
         assert_eq!(first.found.len(), 400);
         for _ in 0..3 {
-            assert_eq!(run(&scan, root).found, first.found);
+            assert_eq!(run(&scan, root, NO_BASE).found, first.found);
         }
         let mut sorted = first.found.clone();
         sorted.sort_by(|a, b| order(a).cmp(&order(b)));

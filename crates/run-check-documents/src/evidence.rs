@@ -514,7 +514,7 @@ pub struct CheckRecord {
     /// Why the check errored, one line.
     #[serde(deserialize_with = "read::nullable")]
     pub error: Option<String>,
-    /// The key/value pairs of a `PHASE_RESULT:` block (`parser = "phase-result"`); for a `scan` check, `allowed`: the findings silenced by a `run-check: allow` comment on their line.
+    /// The key/value pairs of a `PHASE_RESULT:` block (`parser = "phase-result"`); for a `scan` check, `allowed`: the findings silenced by a `run-check: allow` comment on their line, `allowed_new`: the findings on a line whose marker is new since the base (reported in strict mode), `skipped`: the files it did not read (`{"file", "reason", "changed"}`, at most 100, changed ones first) and `skipped_total`.
     pub data: Map<String, Value>,
     /// The processes the check started that were still running when it ended (exit, timeout or cancellation), also those that left its process group: killed, or left running when the check has `leave_running = true`. Empty when none, and in evidence written before the field.
     #[serde(default)]

@@ -13,7 +13,8 @@
 //! gate changed outside the task's `files_involved` (type `gate-changed`).
 //! A run-check run that broke its own contract is never good evidence. A
 //! `phase-result` whose `status` claims success in a run that did not pass
-//! adds a Medium `self-report` issue.
+//! adds a Medium `self-report` issue; a file a scan did not read that
+//! changed since the base, a High `scan-skipped` issue.
 //!
 //! Ids follow the problem ([`number`]): an issue whose fingerprint the last
 //! recorded round had keeps that round's id; the others take the next
@@ -130,6 +131,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         }
         all.extend(flaky_issue(check));
         all.extend(allowed_issue(check));
+        all.extend(scan_skipped_issues(check));
     }
     for d in evidence
         .diagnostics
@@ -257,6 +259,66 @@ fn allowed_issue(check: &CheckRecord) -> Option<Issue> {
         fingerprint: fingerprint(ALLOWED, Some(&check.name), None),
         dimension: check.dimension,
     })
+}
+
+/// The type of the issue of a file a scan did not read that changed since
+/// the base.
+pub(crate) const SCAN_SKIPPED: &str = "scan-skipped";
+
+/// A High `scan-skipped` issue for each file of a scan check's
+/// `data.skipped` that changed since the base (`changed: true`): the
+/// change holds something no rule looked at (a NUL byte or padding past
+/// 1 MiB in a source file, a link to a file outside `scan.paths`), so a
+/// person must look (docs/judge.md#issues). Its fingerprint is
+/// `scan-skipped:<file>:unknown`. Entries that are not objects with a
+/// string `file` are no issue: a `phase-result` block's data is strings
+/// only, so no check output can make one.
+fn scan_skipped_issues(check: &CheckRecord) -> Vec<Issue> {
+    let Some(skipped) = check
+        .data
+        .get("skipped")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    skipped
+        .iter()
+        .filter(|entry| entry.get("changed") == Some(&serde_json::Value::Bool(true)))
+        .filter_map(|entry| {
+            let file = entry.get("file")?.as_str()?;
+            let reason = entry
+                .get("reason")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("unknown");
+            let fix = match reason {
+                "too-large" => "bring the file under 1 MiB",
+                "binary" => "remove the NUL bytes from its first 8 KiB",
+                "link-outside-paths" => {
+                    "replace the link by the file, or link to a file the scan reads"
+                }
+                _ => "make the file a regular, readable file",
+            };
+            Some(Issue {
+                id: String::new(),
+                source: check.name.clone(),
+                severity: Severity::High,
+                kind: SCAN_SKIPPED.into(),
+                file: Some(file.to_string()),
+                line: None,
+                description: format!(
+                    "scan `{}` did not read `{file}` ({reason}), which changed since the base: \
+                     nothing checked what the change put in it",
+                    check.name
+                ),
+                suggestion: Some(format!(
+                    "{fix}, or leave it out of `scan.paths` and have a person review the change"
+                )),
+                tech_stack_hint: None,
+                fingerprint: fingerprint(SCAN_SKIPPED, Some(file), None),
+                dimension: check.dimension,
+            })
+        })
+        .collect()
 }
 
 /// "it failed 2 times (exit 1, timed out) before passing on attempt 3".
@@ -963,6 +1025,53 @@ mod tests {
             issue.description,
             "2 findings of scan `secrets` silenced by `run-check: allow` comments"
         );
+    }
+
+    #[test]
+    fn a_changed_file_a_scan_did_not_read_is_a_high_issue() {
+        let mut scan = check(
+            "anti-cheat",
+            Dimension::Security,
+            Severity::Critical,
+            Status::Pass,
+        );
+        scan.data.insert(
+            "skipped".into(),
+            serde_json::json!([
+                {"file": "src/pad.py", "reason": "too-large", "changed": true},
+                {"file": "src/link.py", "reason": "link-outside-paths", "changed": true},
+                {"file": "logo.png", "reason": "binary", "changed": false},
+                {"file": "x.bin", "reason": "binary", "changed": null},
+                {"file": 3, "changed": true},
+                "src/a.py"
+            ]),
+        );
+        // A phase-result block's `skipped` is a string: no issue.
+        let mut phase = check("phase", Dimension::Quality, Severity::High, Status::Pass);
+        phase.data.insert("skipped".into(), "src/a.py".into());
+        let issues = from_evidence(&evidence_with(vec![scan, phase], vec![]), &[]);
+        let high: Vec<(&str, &str, &str)> = issues
+            .high
+            .iter()
+            .map(|i| (i.id.as_str(), i.kind.as_str(), i.fingerprint.as_str()))
+            .collect();
+        assert_eq!(
+            high,
+            [
+                ("SEC-001", "scan-skipped", "scan-skipped:src/pad.py:unknown"),
+                (
+                    "SEC-002",
+                    "scan-skipped",
+                    "scan-skipped:src/link.py:unknown"
+                ),
+            ]
+        );
+        assert_eq!(
+            issues.high[0].description,
+            "scan `anti-cheat` did not read `src/pad.py` (too-large), which changed since the \
+             base: nothing checked what the change put in it"
+        );
+        assert!(issues.critical.is_empty() && issues.medium.is_empty() && issues.low.is_empty());
     }
 
     #[test]

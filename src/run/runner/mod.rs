@@ -143,8 +143,10 @@ pub(crate) enum Event<'a> {
 
 /// Runs every check of `plan`; returns one result per planned check, in plan
 /// order. Reports progress through `on_event` (called from this thread only).
+/// Scans compare with `base` (`scan::Base`: the run's base revision).
 pub(crate) fn run_plan(
     plan: &Plan<'_>,
+    base: Option<&dyn crate::scan::Base>,
     cancel: &Cancel,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Vec<CheckResult> {
@@ -237,9 +239,10 @@ pub(crate) fn run_plan(
                             if plan.jobs == 1 {
                                 // Nothing to overlap: a hand-off to a worker
                                 // would only cost two thread wake-ups.
-                                let run = run_check(i, plan, cancel, contain, &mut |a, n| {
-                                    on_event(Event::Retrying(check, a, n));
-                                });
+                                let run =
+                                    run_check(i, (plan, base), cancel, contain, &mut |a, n| {
+                                        on_event(Event::Retrying(check, a, n));
+                                    });
                                 let _ = tx.send(Message::Done(i, run));
                             } else {
                                 // A worker per running check at most, started
@@ -247,7 +250,9 @@ pub(crate) fn run_plan(
                                 if workers < running {
                                     workers += 1;
                                     let (tx, jobs) = (tx.clone(), &jobs);
-                                    scope.spawn(move || work(plan, cancel, contain, jobs, &tx));
+                                    scope.spawn(move || {
+                                        work((plan, base), cancel, contain, jobs, &tx)
+                                    });
                                 }
                                 let _ = job_tx.send(i);
                             }
@@ -405,7 +410,7 @@ impl Tokens {
 
 /// A worker: runs the checks it is handed until there are no more.
 fn work(
-    plan: &Plan<'_>,
+    (plan, base): (&Plan<'_>, Option<&dyn crate::scan::Base>),
     cancel: &Cancel,
     contain: &Containment,
     jobs: &Mutex<mpsc::Receiver<usize>>,
@@ -417,7 +422,7 @@ fn work(
             Err(_) => return,
         };
         let Ok(i) = next else { return };
-        let result = run_check(i, plan, cancel, contain, &mut |a, n| {
+        let result = run_check(i, (plan, base), cancel, contain, &mut |a, n| {
             let _ = results.send(Message::Retrying(i, a.clone(), n));
         });
         if results.send(Message::Done(i, result)).is_err() {
@@ -448,7 +453,7 @@ type Retrying<'r> = &'r mut dyn FnMut(&Attempt, u32);
 /// Runs check `i` (a process or a built-in scan) and classifies its end.
 fn run_check(
     i: usize,
-    plan: &Plan<'_>,
+    (plan, base): (&Plan<'_>, Option<&dyn crate::scan::Base>),
     cancel: &Cancel,
     contain: &Containment,
     retrying: Retrying<'_>,
@@ -456,7 +461,7 @@ fn run_check(
     let check = &plan.checks[i];
     let started = std::time::Instant::now();
     let result = match &check.config.kind {
-        CheckKind::Scan(scan) => settled(run_scan(scan, plan), check, plan),
+        CheckKind::Scan(scan) => settled(run_scan(scan, plan, base), check, plan),
         CheckKind::Run(_) => run_attempts(i, plan, cancel, contain, started, retrying),
     };
     CheckResult {
@@ -553,10 +558,16 @@ fn run_attempts(
     }
 }
 
-/// A built-in scan: no process; fails on any error-level finding.
-fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
+/// A built-in scan: no process; fails on any error-level finding. What
+/// the change adds is weighed against `base` (docs/diagnostics.md).
+fn run_scan(
+    scan: &crate::config::ScanConfig,
+    plan: &Plan<'_>,
+    base: Option<&dyn crate::scan::Base>,
+) -> CheckResult {
     let started = std::time::Instant::now();
-    let result = crate::scan::run(scan, &plan.worktree);
+    let strict = plan.mode == crate::config::Mode::Strict;
+    let result = crate::scan::run(scan, &plan.worktree, crate::scan::Context { base, strict });
     let failed = result
         .found
         .iter()
@@ -566,14 +577,12 @@ fn run_scan(scan: &crate::config::ScanConfig, plan: &Plan<'_>) -> CheckResult {
         duration: started.elapsed(),
         skip_reason: None,
         parsed: vec![Parsed {
+            // docs/evidence.md: a scan's `data` counts the findings its
+            // `run-check: allow` comments silenced, those on new ones, and
+            // lists the files it did not read.
+            data: Some(result.data()),
             found: result.found,
             dropped: result.dropped,
-            // docs/evidence.md: a scan's `data.allowed` counts the findings
-            // its `run-check: allow` comments silenced.
-            data: Some(serde_json::Map::from_iter([(
-                "allowed".to_string(),
-                serde_json::Value::from(result.allowed),
-            )])),
             ..Parsed::default()
         }],
         ..CheckResult::skipped("")

@@ -91,16 +91,23 @@ impl Matcher {
 }
 
 /// The marker of a line whose findings are silenced.
-pub(super) const ALLOW: &str = "run-check: allow";
+pub(crate) const ALLOW: &str = "run-check: allow";
 
 /// Comment openers, one of which must come before `ALLOW` on the line.
 const COMMENT_OPENERS: &[&str] = &["#", "//", "/*", "<!--", "--", ";", "%"];
 
-/// Whether the line holds `ALLOW` (a whole word) after a comment opener:
-/// `# run-check: allow`, `// run-check: allow`, `/* run-check: allow */`,
-/// `<!-- run-check: allow -->`, `-- run-check: allow`, also after other text
-/// of the comment.
-pub(super) fn allowed(line: &str) -> bool {
+/// Whether the line holds `ALLOW` (a whole word) in a comment: after a
+/// comment opener that stands outside every string literal, itself outside
+/// any string literal, and with no quote after it on the line (which could
+/// close a string it lies in): `# run-check: allow`, `// run-check: allow`,
+/// `/* run-check: allow */`, `<!-- run-check: allow -->`,
+/// `-- run-check: allow`, also after other text of the comment. Strings
+/// are told by their quotes as most languages write them (no language is
+/// parsed): `"…"`, `` `…` `` and `'''…'''`, with backslash escapes. A
+/// single `'` is not tracked (Rust lifetimes, `it's` in a comment), so
+/// after the marker it may only stand between two letters or digits. A
+/// marker inside a string (`"AKIA… # run-check: allow"`) silences nothing.
+pub(crate) fn allowed(line: &str) -> bool {
     let mut from = 0;
     while let Some(i) = line[from..].find(ALLOW) {
         let at = from + i;
@@ -109,12 +116,87 @@ pub(super) fn allowed(line: &str) -> bool {
             .chars()
             .next()
             .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
-        if whole && COMMENT_OPENERS.iter().any(|o| line[..at].contains(o)) {
+        if whole && in_comment(&line[..at]) && !closes_a_string(&line[end..]) {
             return true;
         }
         from = end;
     }
     false
+}
+
+/// Where a line's text stands: in code or in a string literal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quoted {
+    Code,
+    /// `"…"` (also `"""…"""`: three toggles).
+    Double,
+    /// `` `…` ``.
+    Backtick,
+    /// `'''…'''`.
+    TripleSingle,
+}
+
+/// Whether the end of `before` lies in a comment: a comment opener stood
+/// in code, and no string literal is open at the end.
+fn in_comment(before: &str) -> bool {
+    const TRIPLE: &[u8] = b"'''";
+    let bytes = before.as_bytes();
+    let mut state = Quoted::Code;
+    let mut opened = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        let mut step = 1;
+        match state {
+            Quoted::Code => {
+                if !opened
+                    && COMMENT_OPENERS
+                        .iter()
+                        .any(|o| rest.starts_with(o.as_bytes()))
+                {
+                    opened = true;
+                }
+                match bytes[i] {
+                    b'"' => state = Quoted::Double,
+                    b'`' => state = Quoted::Backtick,
+                    b'\'' if rest.starts_with(TRIPLE) => {
+                        state = Quoted::TripleSingle;
+                        step = TRIPLE.len();
+                    }
+                    _ => {}
+                }
+            }
+            Quoted::Double if bytes[i] == b'"' => state = Quoted::Code,
+            Quoted::Backtick if bytes[i] == b'`' => state = Quoted::Code,
+            Quoted::TripleSingle if rest.starts_with(TRIPLE) => {
+                state = Quoted::Code;
+                step = TRIPLE.len();
+            }
+            _ => {}
+        }
+        i += step;
+    }
+    opened && state == Quoted::Code
+}
+
+/// Whether `after` (the rest of a line after a marker) holds a quote that
+/// may close a string literal: `"`, `` ` ``, or a `'` that is not an
+/// apostrophe between two letters or digits.
+fn closes_a_string(after: &str) -> bool {
+    let chars: Vec<char> = after.chars().collect();
+    let word = |j: Option<usize>| {
+        j.and_then(|j| chars.get(j))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    chars.iter().enumerate().any(|(i, &c)| match c {
+        '"' | '`' => true,
+        '\'' => !(word(i.checked_sub(1)) && word(Some(i + 1))),
+        _ => false,
+    })
 }
 
 /// Line starts and numbers of offsets visited in increasing order.
@@ -227,6 +309,13 @@ mod tests {
             "<p>x</p> <!-- run-check: allow -->",
             "SELECT 1; -- run-check: allow",
             "x = 1  # fixture for the docs, run-check: allow (not a key)",
+            // Strings before the comment; quotes and apostrophes in it.
+            r#"k = "AKIA#1"  # run-check: allow"#,
+            r#"k: &'static str = "AKIA"; // run-check: allow (it's a test key)"#,
+            r#"k = """AKIA"""  # say "hi", run-check: allow"#,
+            "k = '''AKIA'''  # run-check: allow",
+            "k = 'AKIA'  # run-check: allow",
+            "let c = '#'; // run-check: allow",
         ] {
             assert!(allowed(line), "{line}");
         }
@@ -237,6 +326,16 @@ mod tests {
             "x = 1  # run-check: allowed",    // another word
             "x = 1  # run-check: allow-list", // another word
             "x = 1  # run-check:allow",       // not the marker
+            // In a string literal, not in a comment.
+            r#"k = "AKIA # run-check: allow""#,
+            "k = 'AKIA # run-check: allow'",
+            "k = `AKIA // run-check: allow`",
+            r#"#[test] fn f() { let k = "AKIA # run-check: allow"; }"#,
+            r#"k = r"AKIA # run-check: allow"#,
+            r#"k = """AKIA # run-check: allow"#,
+            "k = '''AKIA # run-check: allow",
+            r#"k = "a \" # run-check: allow"#,
+            "k = `a ${b} // run-check: allow",
         ] {
             assert!(!allowed(line), "{line}");
         }

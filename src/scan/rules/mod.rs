@@ -58,6 +58,9 @@ mod placeholder_asserts;
 mod secrets;
 mod skipped_tests;
 
+pub(crate) use lines::{ALLOW, allowed};
+pub(crate) use secrets::redact_path;
+
 /// One hit: the index of the rule (in `Matcher::rule`) and a 1-based line and
 /// column (the column counts characters of the line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

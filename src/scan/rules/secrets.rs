@@ -18,6 +18,11 @@
 //!   value that looks generated: see `real_credential`. On a line where a
 //!   known format flags, it is not reported again.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::{Builtin, Verify};
 
 /// The set's name.
@@ -386,6 +391,54 @@ pub(super) fn real_token(token: &str) -> bool {
     distinct.len() >= MIN_TOKEN_DISTINCT
 }
 
+/// The token formats of [`RULES`] (each rule that needs no name to flag:
+/// not `credential-assignment`, not a private key's header), compiled
+/// without their word boundaries: in a path `_`, `-` and `.` join a token
+/// to its neighbours.
+static PATH_TOKENS: LazyLock<Vec<(Regex, Verify)>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        .filter(|r| matches!(r.verify, Verify::RealToken) || r.name == "jwt")
+        .filter_map(|r| {
+            let pattern = r.pattern.replace(wb!(), "");
+            Regex::new(&pattern).ok().map(|regex| (regex, r.verify))
+        })
+        .collect()
+});
+
+/// Characters of a token kept visible in a redacted path: its prefix
+/// (`AKIA`, `ghp_`), which names the format and not the secret.
+const REDACT_KEEP: usize = 4;
+
+/// `path` with every token of a known format in it (a folder named after
+/// an AWS key id) masked after its first [`REDACT_KEEP`] characters, one
+/// `*` per character (`AKIA****************`): the same path always reads
+/// the same, and no finding or skipped file carries a secret in its name.
+/// A documented example (`…EXAMPLE`) or a visible placeholder is no token
+/// here either.
+pub(crate) fn redact_path(path: &str) -> Cow<'_, str> {
+    let mut masked: Vec<(usize, usize)> = Vec::new();
+    for (regex, verify) in PATH_TOKENS.iter() {
+        for found in regex.find_iter(path) {
+            if matches!(verify, Verify::RealToken) && !real_token(found.as_str()) {
+                continue;
+            }
+            masked.push((found.start(), found.end()));
+        }
+    }
+    if masked.is_empty() {
+        return Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len());
+    for (at, c) in path.char_indices() {
+        let hidden = masked.iter().any(|&(start, end)| {
+            at >= start && at < end && path[start..at].chars().count() >= REDACT_KEEP
+        });
+        out.push(if hidden { '*' } else { c });
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Hit;
@@ -639,5 +692,36 @@ mod tests {
             }
         });
         assert_eq!(seen, 4);
+    }
+
+    #[test]
+    fn tokens_in_a_path_are_masked_after_their_prefix() {
+        let key = aws_key();
+        let masked = format!("AKIA{}", "*".repeat(16));
+        assert_eq!(
+            redact_path(&format!("src/{key}/app.py")),
+            format!("src/{masked}/app.py")
+        );
+        // Joined to its neighbours by `_` or `.`, and twice in one path.
+        assert_eq!(
+            redact_path(&format!("keys_{key}.d/{key}.txt")),
+            format!("keys_{masked}.d/{masked}.txt")
+        );
+        let token = github_token();
+        assert_eq!(
+            redact_path(&format!("t/{token}")),
+            format!("t/ghp_{}", "*".repeat(token.len() - 4))
+        );
+        // No token, an example, a placeholder: the path as it is.
+        for path in [
+            "src/app.py",
+            "docs/AKIAIOSFODNN7EXAMPLE/x.md",
+            "t/ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ] {
+            assert!(
+                matches!(redact_path(path), Cow::Borrowed(p) if p == path),
+                "{path}"
+            );
+        }
     }
 }

@@ -1,0 +1,451 @@
+//! What a scan compares with the base revision (docs/diagnostics.md#what-the-change-adds):
+//! the change under test cannot excuse itself.
+//!
+//! - A `run-check: allow` marker silences its line's findings only when the
+//!   line was a marker line at the base. Lines are compared by their text
+//!   (trimmed), as a multiset per file: a marker line that moved or was
+//!   re-indented is old; a line edited to hold a secret, a copy of an old
+//!   marker line beyond the number the file had, a marker added to an old
+//!   line and every marker of a file that is new (or renamed: the file is
+//!   compared by its path) are new. A file unchanged since the base has only
+//!   old markers, and no git process is started for it. In strict mode a new
+//!   marker silences nothing: its findings stand and are counted in
+//!   `allowed_new`; in fast mode (a developer's loop, and the `pre-commit`
+//!   hook) it silences them, and they are counted in both `allowed` and
+//!   `allowed_new`.
+//! - Every file the scan did not read is listed with its reason and whether
+//!   it changed since the base (a link: the link, or the file it points to
+//!   inside the worktree): changed ones first, at most [`MAX_SKIPPED`].
+//!
+//! The base is the run's (`--changed-since`, else the task's `base`, else
+//! `HEAD`), asked through [`Base`], which the run implements with its own
+//! change set (`run/changes.rs`), so "changed" means here what it means for
+//! `contracts.gate`. Without one (outside git) every marker silences and
+//! `changed` is unknown (`null`). When git cannot answer, every marker of
+//! the files it could not compare is new and every skipped file changed:
+//! the scan errs towards reporting.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::rules;
+use crate::parse::Diagnostic;
+
+/// Entries of `data.skipped` kept; `data.skipped_total` counts them all.
+pub(crate) const MAX_SKIPPED: usize = 100;
+
+/// The base revision, as the run knows it.
+pub(crate) trait Base: Sync {
+    /// Which of `files` (worktree-relative, `/` separators) differ from the
+    /// base: committed, staged, unstaged or untracked.
+    fn changed(&self, files: &[String]) -> Result<HashSet<String>, String>;
+
+    /// The contents at the base of those of `files` that were regular files
+    /// of at most `MAX_FILE_BYTES` there (a file absent from the map had no
+    /// text the scan would have read).
+    fn contents(&self, files: &[String]) -> Result<HashMap<String, Vec<u8>>, String>;
+}
+
+/// How a scan weighs the change: against which base, in which mode.
+#[derive(Clone, Copy)]
+pub(crate) struct Context<'a> {
+    /// `None` outside git: no base to compare with.
+    pub(crate) base: Option<&'a dyn Base>,
+    /// Strict mode: a new marker silences nothing.
+    pub(crate) strict: bool,
+}
+
+/// Why a file was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reason {
+    /// Over `MAX_FILE_BYTES`.
+    TooLarge,
+    /// A NUL byte in its first `BINARY_SNIFF_BYTES`.
+    Binary,
+    /// A symlink whose target this scan did not read: outside `scan.paths`
+    /// or the worktree, ignored, a directory, or nothing.
+    LinkOutsidePaths,
+    /// A FIFO, socket or device.
+    NotAFile,
+    /// It could not be opened or read.
+    Unreadable,
+}
+
+impl Reason {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Reason::TooLarge => "too-large",
+            Reason::Binary => "binary",
+            Reason::LinkOutsidePaths => "link-outside-paths",
+            Reason::NotAFile => "not-a-file",
+            Reason::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// A file the scan did not read (`data.skipped`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Skipped {
+    /// Worktree-relative, with tokens masked (`rules::redact_path`).
+    pub(crate) file: String,
+    pub(crate) reason: Reason,
+    /// Whether it changed since the base; `None` without one.
+    pub(crate) changed: Option<bool>,
+}
+
+/// A file not read, as the walk found it.
+pub(super) struct NotRead {
+    /// Worktree-relative, as on disk.
+    pub(super) rel: String,
+    pub(super) reason: Reason,
+    /// A link's target, worktree-relative, when it lies inside.
+    pub(super) target: Option<String>,
+}
+
+/// A file with findings on lines that hold a marker.
+pub(super) struct Marked {
+    /// Worktree-relative, as on disk.
+    rel: String,
+    /// In line order.
+    lines: Vec<MarkerLine>,
+}
+
+/// One line with a marker and the findings it would silence.
+struct MarkerLine {
+    /// The line's text, trimmed: what is compared with the base.
+    key: String,
+    found: Vec<Diagnostic>,
+}
+
+impl Marked {
+    /// The findings `hits` (line, finding) of the file `rel` whose text is
+    /// `text`, grouped by line with each line's text.
+    pub(super) fn of(rel: String, text: &str, mut hits: Vec<(u64, Diagnostic)>) -> Marked {
+        hits.sort_by_key(|(line, _)| *line);
+        let mut lines: Vec<MarkerLine> = Vec::new();
+        let mut texts = text.split('\n').enumerate();
+        let mut last = 0u64;
+        for (line, found) in hits {
+            if line == last
+                && let Some(current) = lines.last_mut()
+            {
+                current.found.push(found);
+                continue;
+            }
+            let key = texts
+                .find(|(i, _)| *i as u64 + 1 == line)
+                .map_or("", |(_, text)| text);
+            lines.push(MarkerLine {
+                key: key.trim().to_string(),
+                found: vec![found],
+            });
+            last = line;
+        }
+        Marked { rel, lines }
+    }
+}
+
+/// What the comparison with the base decided.
+#[derive(Default)]
+pub(super) struct Settled {
+    /// Findings silenced.
+    pub(super) allowed: u64,
+    /// Findings on a line whose marker is new.
+    pub(super) allowed_new: u64,
+    /// Findings a new marker does not silence (strict mode).
+    pub(super) standing: Vec<Diagnostic>,
+    /// Changed first, then by file; at most [`MAX_SKIPPED`].
+    pub(super) skipped: Vec<Skipped>,
+    pub(super) skipped_total: u64,
+}
+
+/// Weighs the walk's marked files and files not read against the base.
+pub(super) fn settle(marked: Vec<Marked>, not_read: Vec<NotRead>, context: Context<'_>) -> Settled {
+    let mut settled = Settled {
+        skipped_total: not_read.len() as u64,
+        ..Settled::default()
+    };
+    let Some(base) = context.base else {
+        settled.allowed = marked.iter().map(Marked::count).sum();
+        settled.skipped = listed(not_read, |_| None);
+        return settled;
+    };
+    let mut ask: Vec<String> = marked.iter().map(|m| m.rel.clone()).collect();
+    for file in &not_read {
+        ask.push(file.rel.clone());
+        ask.extend(file.target.clone());
+    }
+    ask.sort();
+    ask.dedup();
+    let changed = match ask.is_empty() {
+        true => Ok(HashSet::new()),
+        false => base.changed(&ask),
+    };
+    let is_changed = |rel: &str| changed.as_ref().map_or(true, |set| set.contains(rel));
+
+    let compare: Vec<String> = marked
+        .iter()
+        .filter(|m| is_changed(&m.rel))
+        .map(|m| m.rel.clone())
+        .collect();
+    let contents = match compare.is_empty() {
+        true => Ok(HashMap::new()),
+        false => base.contents(&compare),
+    };
+    for file in marked {
+        let unchanged = !is_changed(&file.rel);
+        let mut at_base = match (&contents, unchanged) {
+            (Ok(contents), false) => marker_lines(contents.get(&file.rel)),
+            _ => HashMap::new(),
+        };
+        for line in file.lines {
+            let n = line.found.len() as u64;
+            let old = unchanged || take(&mut at_base, &line.key);
+            if old {
+                settled.allowed += n;
+                continue;
+            }
+            settled.allowed_new += n;
+            match context.strict {
+                true => settled.standing.extend(line.found),
+                false => settled.allowed += n,
+            }
+        }
+    }
+    settled.skipped = listed(not_read, |file| {
+        Some(is_changed(&file.rel) || file.target.as_deref().is_some_and(is_changed))
+    });
+    settled
+}
+
+impl Marked {
+    fn count(&self) -> u64 {
+        self.lines.iter().map(|l| l.found.len() as u64).sum()
+    }
+}
+
+/// One fewer `key` in `lines`; whether there was one.
+fn take(lines: &mut HashMap<String, usize>, key: &str) -> bool {
+    match lines.get_mut(key) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The marker lines (trimmed) of a file's text at the base, counted: the
+/// lines `rules::allowed` honours. A binary text has none (the scan would
+/// not have read it).
+fn marker_lines(bytes: Option<&Vec<u8>>) -> HashMap<String, usize> {
+    let mut lines = HashMap::new();
+    let Some(bytes) = bytes else {
+        return lines;
+    };
+    let head = &bytes[..bytes.len().min(super::BINARY_SNIFF_BYTES)];
+    if memchr::memchr(0, head).is_some() {
+        return lines;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.contains(rules::ALLOW) && rules::allowed(line) {
+            *lines.entry(line.trim().to_string()).or_insert(0) += 1;
+        }
+    }
+    lines
+}
+
+/// `data.skipped`: changed files first, then by path, at most
+/// [`MAX_SKIPPED`], paths masked.
+fn listed(mut files: Vec<NotRead>, changed: impl Fn(&NotRead) -> Option<bool>) -> Vec<Skipped> {
+    let mut with: Vec<(Option<bool>, NotRead)> =
+        files.drain(..).map(|file| (changed(&file), file)).collect();
+    with.sort_by(|(a, x), (b, y)| (*a != Some(true), &x.rel).cmp(&(*b != Some(true), &y.rel)));
+    with.truncate(MAX_SKIPPED);
+    with.into_iter()
+        .map(|(changed, file)| Skipped {
+            file: rules::redact_path(&file.rel).into_owned(),
+            reason: file.reason,
+            changed,
+        })
+        .collect()
+}
+
+/// The scan's `data` fields of the comparison.
+pub(super) fn data(
+    allowed: u64,
+    allowed_new: u64,
+    skipped: &[Skipped],
+    skipped_total: u64,
+) -> Map<String, Value> {
+    let skipped: Vec<Value> = skipped
+        .iter()
+        .map(|s| json!({ "file": s.file, "reason": s.reason.as_str(), "changed": s.changed }))
+        .collect();
+    Map::from_iter([
+        ("allowed".to_string(), Value::from(allowed)),
+        ("allowed_new".to_string(), Value::from(allowed_new)),
+        ("skipped".to_string(), Value::from(skipped)),
+        ("skipped_total".to_string(), Value::from(skipped_total)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A base whose files are `files` (path, text); `changed` lists the
+    /// files that differ from it.
+    struct Fake {
+        files: Vec<(&'static str, &'static str)>,
+        changed: Vec<&'static str>,
+        asked: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl Base for Fake {
+        fn changed(&self, files: &[String]) -> Result<HashSet<String>, String> {
+            Ok(files
+                .iter()
+                .filter(|f| self.changed.contains(&f.as_str()))
+                .cloned()
+                .collect())
+        }
+
+        fn contents(&self, files: &[String]) -> Result<HashMap<String, Vec<u8>>, String> {
+            self.asked.lock().unwrap().extend(files.iter().cloned());
+            Ok(self
+                .files
+                .iter()
+                .filter(|(path, _)| files.iter().any(|f| f == path))
+                .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()))
+                .collect())
+        }
+    }
+
+    fn finding(line: u64) -> (u64, Diagnostic) {
+        (
+            line,
+            Diagnostic {
+                line: Some(line),
+                message: "m".into(),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// (allowed, allowed_new, lines of the findings that stand).
+    fn weigh(base: &Fake, rel: &str, now: &str, strict: bool) -> (u64, u64, Vec<u64>) {
+        let hits: Vec<(u64, Diagnostic)> = now
+            .split('\n')
+            .enumerate()
+            .filter(|(_, line)| rules::allowed(line))
+            .map(|(i, _)| finding(i as u64 + 1))
+            .collect();
+        let marked = vec![Marked::of(rel.to_string(), now, hits)];
+        let context = Context {
+            base: Some(base),
+            strict,
+        };
+        let settled = settle(marked, Vec::new(), context);
+        let lines = settled.standing.iter().filter_map(|d| d.line).collect();
+        (settled.allowed, settled.allowed_new, lines)
+    }
+
+    const OLD: &str = "a = 1\nk = \"X\"  # run-check: allow\n";
+
+    #[test]
+    fn a_marker_line_is_old_only_as_often_as_the_base_had_it() {
+        let base = Fake {
+            files: vec![("a.py", OLD)],
+            changed: vec!["a.py", "new.py"],
+            asked: Default::default(),
+        };
+        // Moved and re-indented: old.
+        let moved = "b = 2\n    k = \"X\"  # run-check: allow\na = 1\n";
+        assert_eq!(weigh(&base, "a.py", moved, true), (1, 0, vec![]));
+        // Copied once more: the second copy is new and stands.
+        let copied = "k = \"X\"  # run-check: allow\nk = \"X\"  # run-check: allow\n";
+        assert_eq!(weigh(&base, "a.py", copied, true), (1, 1, vec![2]));
+        // The old marker line edited to hold another value: new.
+        let edited = "a = 1\nk = \"Y\"  # run-check: allow\n";
+        assert_eq!(weigh(&base, "a.py", edited, true), (0, 1, vec![2]));
+        // A marker added to an old line: new.
+        let added = "a = 1  # run-check: allow\nk = \"X\"  # run-check: allow\n";
+        assert_eq!(weigh(&base, "a.py", added, true), (1, 1, vec![1]));
+        // A file the base did not have: every marker is new.
+        assert_eq!(weigh(&base, "new.py", OLD, true), (0, 1, vec![2]));
+        // Fast mode: new markers silence, and are counted.
+        assert_eq!(weigh(&base, "new.py", OLD, false), (1, 1, vec![]));
+    }
+
+    #[test]
+    fn an_unchanged_file_is_not_read_at_the_base() {
+        let base = Fake {
+            files: vec![],
+            changed: vec![],
+            asked: Default::default(),
+        };
+        assert_eq!(weigh(&base, "a.py", OLD, true), (1, 0, vec![]));
+        assert!(base.asked.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn skipped_files_list_changed_ones_first_and_are_bounded() {
+        let base = Fake {
+            files: vec![],
+            changed: vec!["z.bin", "src/target.py"],
+            asked: Default::default(),
+        };
+        let mut not_read: Vec<NotRead> = (0..MAX_SKIPPED + 5)
+            .map(|i| NotRead {
+                rel: format!("a{i:03}.bin"),
+                reason: Reason::Binary,
+                target: None,
+            })
+            .collect();
+        not_read.push(NotRead {
+            rel: "z.bin".into(),
+            reason: Reason::TooLarge,
+            target: None,
+        });
+        // A link that did not change to a file that did.
+        not_read.push(NotRead {
+            rel: "src/link.py".into(),
+            reason: Reason::LinkOutsidePaths,
+            target: Some("src/target.py".into()),
+        });
+        let context = Context {
+            base: Some(&base),
+            strict: true,
+        };
+        let settled = settle(Vec::new(), not_read, context);
+        assert_eq!(settled.skipped_total, MAX_SKIPPED as u64 + 7);
+        assert_eq!(settled.skipped.len(), MAX_SKIPPED);
+        let first: Vec<(&str, &str, Option<bool>)> = settled.skipped[..3]
+            .iter()
+            .map(|s| (s.file.as_str(), s.reason.as_str(), s.changed))
+            .collect();
+        assert_eq!(
+            first,
+            [
+                ("src/link.py", "link-outside-paths", Some(true)),
+                ("z.bin", "too-large", Some(true)),
+                ("a000.bin", "binary", Some(false)),
+            ]
+        );
+        // Without a base: unknown.
+        let context = Context {
+            base: None,
+            strict: true,
+        };
+        let one = vec![NotRead {
+            rel: "x".into(),
+            reason: Reason::NotAFile,
+            target: None,
+        }];
+        assert_eq!(settle(Vec::new(), one, context).skipped[0].changed, None);
+    }
+}
