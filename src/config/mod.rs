@@ -40,6 +40,7 @@ use validate::Validator;
 
 mod check;
 pub(crate) mod env;
+pub(crate) mod git_args;
 mod needs;
 pub(crate) mod pattern;
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use globset::{GlobSet, GlobSetBuilder};
 
-use crate::config::{CheckConfig, CheckKind, Config, Mode};
+use crate::config::{CheckConfig, CheckKind, Config, Mode, git_args};
 use crate::error::Error;
 
 /// What to select from the config.
@@ -422,23 +422,36 @@ impl<'c> Resolver<'c> {
             .programs
             .entry(&argv[0])
             .or_insert_with(|| resolve_program(&argv[0], worktree, allow));
+        let refused = |why: String| Error::Config {
+            path: config.path.clone(),
+            location: Some((check.line, 1)),
+            key: Some(format!(
+                "`run` of {} `{}`",
+                if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
+                    "fix"
+                } else {
+                    "check"
+                },
+                check.name
+            )),
+            message: why,
+        };
         match resolved {
-            Ok(found) => Ok((Ok(found.real.clone()), found.exec.clone())),
+            Ok(found) => {
+                // git under another name (`./tools/vcs` -> git): its
+                // arguments are git's. A name that says git was read when
+                // the config loaded.
+                let real_name = found.real.file_name().and_then(|n| n.to_str());
+                if real_name.is_some_and(git_args::is_git)
+                    && !git_args::is_git(&argv[0])
+                    && let Some(why) = git_args::refused(&argv[1..], allow)
+                {
+                    return Err(refused(why));
+                }
+                Ok((Ok(found.real.clone()), found.exec.clone()))
+            }
             Err(Unusable::NotFound(why)) => Ok((Err(why.clone()), None)),
-            Err(Unusable::Refused(why)) => Err(Error::Config {
-                path: config.path.clone(),
-                location: Some((check.line, 1)),
-                key: Some(format!(
-                    "`run` of {} `{}`",
-                    if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
-                        "fix"
-                    } else {
-                        "check"
-                    },
-                    check.name
-                )),
-                message: why.clone(),
-            }),
+            Err(Unusable::Refused(why)) => Err(refused(why.clone())),
         }
     }
 
