@@ -143,13 +143,14 @@ enum Key {
 /// The kind of `key` (`section[.subsection].name`); `None` for a key git
 /// would refuse as malformed.
 fn key_kind(key: &str) -> Option<Key> {
-    let (section, rest) = key.split_once('.')?;
+    // git refuses a key with spaces around it; read it as if it did not.
+    let (section, rest) = key.trim().split_once('.')?;
     let (subsection, name) = match rest.rsplit_once('.') {
         Some((sub, name)) => (Some(sub), name),
         None => (None, rest),
     };
     let section = section.to_ascii_lowercase();
-    let name = name.to_ascii_lowercase();
+    let name = name.trim().to_ascii_lowercase();
     let kind = match (section.as_str(), name.as_str()) {
         ("alias", _) => Key::Alias,
         ("include" | "includeif", _) => Key::Never(
@@ -530,6 +531,7 @@ mod tests {
             &["-c", "ALIAS.x=!touch m", "x"],
             &["-c", "Alias.X=!touch", "X"],
             &["-c", "alias.x= !touch", "x"],
+            &["-c", " alias.x =!touch", "x"],
             &["-c", "core.pager=less -R", "log"],
             &["-c", "Core.Pager=less", "log"],
             &["-c", "core.sshCommand=ssh -i key", "fetch"],
