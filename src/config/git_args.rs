@@ -149,7 +149,7 @@ fn key_kind(key: &str) -> Option<Key> {
         Some((sub, name)) => (Some(sub), name),
         None => (None, rest),
     };
-    let section = section.to_ascii_lowercase();
+    let section = section.trim().to_ascii_lowercase();
     let name = name.trim().to_ascii_lowercase();
     let kind = match (section.as_str(), name.as_str()) {
         ("alias", _) => Key::Alias,
