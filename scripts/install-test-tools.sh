@@ -8,6 +8,9 @@
 #
 #   .tools/python/    a venv with ruff, pytest, mypy and black, via its pip
 #                     (the tests put .tools/python/bin first on PATH)
+#   .tools/wheels/    the wheels of pytest and its dependencies, via pip
+#                     download: tests/venv.rs makes virtualenvs of its own
+#                     and installs pytest into them offline
 #   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
 #                     `npm install --prefix` (the tests use
 #                     .tools/node/node_modules; tests/init_node.rs runs a
@@ -55,6 +58,17 @@ if [ "$(cat "$PY/.installed" 2>/dev/null)" != "$want" ]; then
     "$PY/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
         $want
     printf '%s' "$want" > "$PY/.installed"
+fi
+# pytest's wheels for the virtualenvs tests/venv.rs makes: pip installs
+# from them offline (`--no-index --find-links`), in a second or two.
+WHEELS=$TOOLS/wheels
+want="pytest==$PYTEST_VERSION"
+if [ "$(cat "$WHEELS/.installed" 2>/dev/null)" != "$want" ]; then
+    say "downloading the wheels of $want into $WHEELS"
+    rm -rf -- "$WHEELS"
+    "$PY/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
+        --only-binary=:all: --dest "$WHEELS" "$want"
+    printf '%s' "$want" > "$WHEELS/.installed"
 fi
 "$PY/bin/ruff" --version >&2
 "$PY/bin/pytest" --version >&2

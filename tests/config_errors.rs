@@ -725,3 +725,318 @@ fn an_overflowing_timeout_is_a_config_error_of_every_command() {
         ),
     );
 }
+
+/// A config whose only programs are `touch` (the marker check) and `git`,
+/// with one check `attack` that runs `program` with `args` (and `env`):
+/// the `run` of `attack` is line 10, its name line 9.
+fn git_attack(program: &str, args: &[&str], env: &str) -> String {
+    let run: Vec<String> = std::iter::once(program)
+        .chain(args.iter().copied())
+        .map(|word| serde_json::to_string(word).unwrap())
+        .collect();
+    format!(
+        "[settings]\nallow = [\"touch\", {program}]\n\n[[check]]\nname = \"marker\"\n\
+         run = [\"touch\", \"ran-marker\"]\n\n[[check]]\nname = \"attack\"\nrun = [{}]\n{env}",
+        run.join(", "),
+        program = serde_json::to_string(program).unwrap()
+    )
+}
+
+/// A form of the attack: git's arguments, the check's `env` as TOML, the
+/// environment of the control run, what the error line says after the
+/// check's name, and whether the control run shows git running a program.
+type GitForm<'a> = (
+    &'a [&'a str],
+    &'a str,
+    &'a [(&'a str, &'a str)],
+    &'a str,
+    bool,
+);
+
+/// Runs `git args` directly (with `env`) in a fresh repository and says
+/// whether it created `attack-marker`: the control that shows a form is a
+/// real attack on this git, not a string that happens to be refused.
+fn runs_a_program_directly(args: &[&str], env: &[(&str, &str)]) -> bool {
+    let control = Test::new();
+    let mut git = std::process::Command::new("git");
+    git.args(args)
+        .current_dir(control.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (name, value) in env {
+        git.env(name, value);
+    }
+    let _ = git.status();
+    control.path().join("attack-marker").exists()
+}
+
+/// Issue 27: `git` arguments that make git run another program are a config
+/// error naming the check, with only git listed: each form is refused
+/// before anything runs (no marker, no report), and the forms that this
+/// git runs on its own do create the marker when run directly.
+#[test]
+fn git_arguments_that_run_a_program_are_refused() {
+    let forms: &[GitForm<'_>] = &[
+        (
+            &["-c", "alias.x=!sh -c 'touch attack-marker'", "x"],
+            "",
+            &[],
+            "`-c alias.x=!sh -c 'touch attack-marker'` makes git run `sh -c 'touch \
+             attack-marker'` through `sh -c`",
+            true,
+        ),
+        // Section and variable names in any case, as git reads them.
+        (
+            &["-c", "Alias.X=!mkdir attack-marker", "x"],
+            "",
+            &[],
+            "`-c Alias.X=!mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &["--config-env=alias.x=ATTACK", "x"],
+            "env = { ATTACK = \"!mkdir attack-marker\" }\n",
+            &[("ATTACK", "!mkdir attack-marker")],
+            "`--config-env=alias.x=ATTACK` gives `alias.x` the value of an environment variable",
+            true,
+        ),
+        (
+            &["--config-env", "core.pager=ATTACK", "log"],
+            "",
+            &[],
+            "`--config-env core.pager=ATTACK` gives `core.pager`",
+            false,
+        ),
+        // An alias without `!` is git arguments, read by the same rule.
+        (
+            &[
+                "-c",
+                "alias.x=ls-remote --upload-pack='mkdir attack-marker' .",
+                "x",
+            ],
+            "",
+            &[],
+            "`--upload-pack=mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &["ls-remote", "--upl=mkdir attack-marker", "."],
+            "",
+            &[],
+            "`--upl=mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &[
+                "clone",
+                "-q",
+                "-u",
+                "mkdir attack-marker",
+                "--no-local",
+                ".",
+                "copy",
+            ],
+            "",
+            &[],
+            "`-u mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &[
+                "-c",
+                "core.editor=mkdir attack-marker",
+                "commit",
+                "--allow-empty",
+            ],
+            "",
+            &[],
+            "`-c core.editor=mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &[
+                "-c",
+                "core.sshCommand=mkdir attack-marker",
+                "ls-remote",
+                "ssh://host/repo",
+            ],
+            "",
+            &[],
+            "`-c core.sshCommand=mkdir attack-marker` makes git run `mkdir`",
+            true,
+        ),
+        (
+            &[
+                "-c",
+                "protocol.ext.allow=always",
+                "ls-remote",
+                "ext::mkdir attack-marker",
+            ],
+            "",
+            &[],
+            "`-c protocol.ext.allow=always` lets a URL run any command",
+            true,
+        ),
+        // Harmless without a terminal, still a program.
+        (
+            &["-c", "core.pager=mkdir attack-marker", "log"],
+            "",
+            &[],
+            "`-c core.pager=mkdir attack-marker` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["-c", "core.fsmonitor=mkdir attack-marker", "status"],
+            "",
+            &[],
+            "`-c core.fsmonitor=mkdir attack-marker` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["-c", "core.hooksPath=.hooks", "status"],
+            "",
+            &[],
+            "`-c core.hooksPath=.hooks` makes git run the hooks of the folder it names",
+            false,
+        ),
+        (
+            &["-c", "filter.f.clean=mkdir attack-marker", "status"],
+            "",
+            &[],
+            "`-c filter.f.clean=mkdir attack-marker` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["-c", "diff.d.TEXTCONV=mkdir", "log", "-p"],
+            "",
+            &[],
+            "`-c diff.d.TEXTCONV=mkdir` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["-c", "merge.m.driver=mkdir %A", "merge", "HEAD"],
+            "",
+            &[],
+            "`-c merge.m.driver=mkdir %A` makes git run `mkdir %A` through `sh -c`",
+            false,
+        ),
+        (
+            &["-c", "credential.helper=!mkdir attack-marker", "fetch"],
+            "",
+            &[],
+            "`-c credential.helper=!mkdir attack-marker` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["-c", "gpg.program=mkdir", "log", "--show-signature"],
+            "",
+            &[],
+            "`-c gpg.program=mkdir` makes git run `mkdir`",
+            false,
+        ),
+        (
+            &["--exec-path=.bin", "status"],
+            "",
+            &[],
+            "`--exec-path=.bin` makes git run its own commands from the folder it names",
+            false,
+        ),
+    ];
+    for (args, check_env, control_env, shown, runs) in forms {
+        if *runs {
+            assert!(
+                runs_a_program_directly(args, control_env),
+                "{args:?} runs no program on this git: not an attack"
+            );
+        }
+        rejects(
+            Test::new().config(&git_attack("git", args, check_env)),
+            Line::StartsWith(&format!(
+                "error: checks.toml:10:7: `run` of check `attack`: {shown}"
+            )),
+        );
+    }
+}
+
+/// The whole line for the issue's form, and the same refusal for git
+/// named by an absolute path, by a `./git` symlink (both read by name when
+/// the config loads) and by a link with another name (`./tools/vcs`, read
+/// by its real file when the plan resolves it: the check's line).
+#[cfg(unix)]
+#[test]
+fn git_is_recognised_by_its_path_and_through_a_symlink() {
+    let attack = ["-c", "alias.x=!sh -c 'touch attack-marker'", "x"];
+    let why = "`-c alias.x=!sh -c 'touch attack-marker'` makes git run `sh -c 'touch \
+               attack-marker'` through `sh -c`, and `settings.allow` does not list `sh` (an \
+               allowed git runs only listed programs)";
+    let git = which::which("git").unwrap();
+    rejects(
+        Test::new().config(&git_attack(git.to_str().unwrap(), &attack, "")),
+        Line::Is(&format!(
+            "error: checks.toml:10:7: `run` of check `attack`: {why}"
+        )),
+    );
+    let test = Test::new().config(&git_attack("./git", &attack, ""));
+    std::os::unix::fs::symlink(&git, test.path().join("git")).unwrap();
+    rejects(
+        test,
+        Line::Is(&format!(
+            "error: checks.toml:10:7: `run` of check `attack`: {why}"
+        )),
+    );
+    let test = Test::new().config(&git_attack("./tools/vcs", &attack, ""));
+    std::fs::create_dir(test.path().join("tools")).unwrap();
+    std::os::unix::fs::symlink(&git, test.path().join("tools/vcs")).unwrap();
+    rejects(
+        test,
+        Line::Is(&format!(
+            "error: checks.toml:9:1: `run` of check `attack`: {why}"
+        )),
+    );
+}
+
+/// What the rule lets through: a program-running argument whose program
+/// is itself listed runs (here `mkdir`, and `sh` for a shell command), and
+/// harmless `-c` keys, a non-`!` alias and `core.pager=cat` pass.
+#[test]
+fn a_git_argument_naming_a_listed_program_runs() {
+    let test = Test::new()
+        .config(
+            r#"[settings]
+allow = ["git", "mkdir", "sh"]
+
+[[check]]
+name = "listed"
+run = ["git", "-c", "alias.made=!mkdir made", "made"]
+
+[[check]]
+name = "shell"
+run = ["git", "-c", "alias.x=!sh -c 'mkdir made-by-sh'", "x"]
+
+[[check]]
+name = "harmless"
+run = ["git", "-c", "core.quotePath=false", "-c", "core.pager=cat", "-c", "core.fsmonitor=false", "-c", "alias.st=status --short", "st"]
+"#,
+        )
+        .file(".gitignore", "made/\nmade-by-sh/\n");
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "config"]);
+    let run = test.args(&["--format", "json"]).run().success();
+    let ev = run.json_stdout();
+    for name in ["listed", "shell", "harmless"] {
+        assert_eq!(crate::support::check(&ev, name)["status"], "pass", "{name}");
+    }
+    assert!(
+        run.test.path().join("made").is_dir(),
+        "the listed program ran"
+    );
+    assert!(
+        run.test.path().join("made-by-sh").is_dir(),
+        "the listed shell ran"
+    );
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+}

@@ -145,17 +145,24 @@ fn a_script_edited_to_exit_0_is_listed_whether_run_by_path_or_by_an_interpreter(
         gate(&ev)["changed"],
         json!(["scripts/lint.sh", "scripts/style.sh"])
     );
-    // Replaced by a symlink to a passing program outside the worktree: the
-    // whitelist refuses it before anything runs (a link may not leave the
-    // worktree), so the gate cannot be weakened that way at all.
+    // Replaced by a symlink to a passing program outside the worktree: it
+    // runs (a link may leave the worktree, as a virtualenv's `python`
+    // does), the evidence records the real file it ran, and the link is
+    // listed as a changed gate file.
     #[cfg(unix)]
     {
         let test = repo();
         std::fs::remove_file(test.path().join("scripts/lint.sh")).unwrap();
         std::os::unix::fs::symlink("/bin/true", test.path().join("scripts/lint.sh")).unwrap();
-        let run = strict(test, &[]).status(2);
-        assert!(run.stderr.contains("is a symlink to"), "{}", run.stderr);
-        assert!(!run.test.path().join(EVIDENCE).exists());
+        let run = strict(test, &[]).status(1);
+        let ev = evidence(&run);
+        let lint = crate::support::check(&ev, "lint");
+        assert_eq!(lint["status"], "pass");
+        assert_eq!(
+            lint["program"],
+            dunce::canonicalize("/bin/true").unwrap().to_str().unwrap()
+        );
+        assert_eq!(gate(&ev)["changed"], json!(["scripts/lint.sh"]));
         // Replaced by a symlink to a passing script inside the worktree: the
         // link and its target are listed.
         let test = repo().script("scripts/ok.sh", WEAKENED);

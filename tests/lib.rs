@@ -78,6 +78,8 @@ mod statuses;
 mod task;
 /// The terminal: the live view, one listing, colour, read from a tmux pane.
 mod terminal;
+/// Python virtualenvs, real ones: inside the worktree, outside it, on PATH.
+mod venv;
 /// `run-check vote`: consensus levels, elimination, strict input validation.
 mod vote;
 /// The default `--worktree`: the nearest checks.toml up to the git top level.

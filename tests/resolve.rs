@@ -117,8 +117,8 @@ run = ["./lint.sh", "-c", "touch pwned"]
         run.stderr_lines(),
         [format!(
             "error: checks.toml:9:1: `run` of check `lint`: program `./lint.sh` is a symlink to \
-             `{}`, outside the worktree; list the target itself in `settings.allow` and run it \
-             by that name",
+             the shell `{}`, which `settings.allow` does not list (a shell runs only when it is \
+             itself listed)",
             real_on_path("sh").display()
         )]
     );
@@ -165,11 +165,12 @@ run = ["./lint.sh", "-c", "true"]
     );
 }
 
-/// A symlink inside the worktree to another file of the worktree runs, and
-/// the evidence's `program` is the real path, not the link.
+/// A symlink inside the worktree to another file of the worktree runs by
+/// the listed path (its `$0`), as a shell would run it, and the evidence's
+/// `program` is the real path, not the link.
 #[cfg(unix)]
 #[test]
-fn a_program_link_inside_the_worktree_runs_as_its_target() {
+fn a_program_link_runs_by_its_listed_path_and_is_recorded_as_its_target() {
     let test = Test::new()
         .config(
             r#"[settings]
@@ -184,16 +185,17 @@ run = ["./lint.sh"]
     std::os::unix::fs::symlink("scripts/real-lint.sh", test.path().join("lint.sh")).unwrap();
     crate::support::git(test.path(), &["add", "-A"]);
     crate::support::git(test.path(), &["commit", "-qm", "lint"]);
-    let real = dunce::canonicalize(test.path())
-        .unwrap()
-        .join("scripts/real-lint.sh");
+    let worktree = dunce::canonicalize(test.path()).unwrap();
     let run = test.args(&["--format", "json"]).run().success();
     let ev = run.json_stdout();
     let lint = check(&ev, "lint");
-    assert_eq!(lint["program"], real.to_str().unwrap());
+    assert_eq!(
+        lint["program"],
+        worktree.join("scripts/real-lint.sh").to_str().unwrap()
+    );
     assert_eq!(
         lint["stdout_excerpt"],
-        format!("linted as {}\n", real.display())
+        format!("linted as {}\n", worktree.join("lint.sh").display())
     );
 }
 
@@ -316,6 +318,68 @@ needs = ["swap"]
                 .display()
         )),
         "{error}"
+    );
+    assert!(!run.test.path().join("pwned").exists(), "the shell ran");
+}
+
+/// A link out of the worktree to a program that is not a shell runs (a
+/// virtualenv's `python`); an earlier check that re-points it at a shell
+/// in an ignored folder, where the read-only contract does not look, does
+/// not get the shell run: the check is `error`, not run.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_worktree_re_pointed_at_a_shell_by_an_earlier_check_is_an_error() {
+    let outside = tempfile::tempdir().unwrap();
+    let tool = dunce::canonicalize(outside.path()).unwrap().join("tool");
+    std::fs::write(&tool, "#!/bin/sh\necho tool ran\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let test = Test::new()
+        .config(
+            r#"[settings]
+allow = ["ln", "./env/bin/tool"]
+
+[[check]]
+name = "first"
+run = ["./env/bin/tool"]
+
+[[check]]
+name = "swap"
+run = ["ln", "-sf", "/bin/sh", "env/bin/tool"]
+needs = ["first"]
+
+[[check]]
+name = "second"
+run = ["./env/bin/tool", "-c", "touch pwned"]
+needs = ["swap"]
+"#,
+        )
+        .file(".gitignore", "env/\n");
+    std::fs::create_dir_all(test.path().join("env/bin")).unwrap();
+    std::os::unix::fs::symlink(&tool, test.path().join("env/bin/tool")).unwrap();
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "env"]);
+    let run = test.args(&["--format", "json"]).run().status(2);
+    let ev = run.json_stdout();
+    let first = check(&ev, "first");
+    assert_eq!(first["status"], "pass");
+    assert_eq!(first["program"], tool.to_str().unwrap());
+    assert_eq!(first["stdout_excerpt"], "tool ran\n");
+    assert_eq!(check(&ev, "swap")["status"], "pass");
+    let second = check(&ev, "second");
+    assert_eq!(second["status"], "error");
+    assert_eq!(
+        second["error"],
+        format!(
+            "program `./env/bin/tool` resolves to `{}` when the check starts, not `{}` as when \
+             the run began (an earlier check replaced it); not run",
+            real_on_path("sh").display(),
+            tool.display()
+        )
+    );
+    assert_eq!(second["exit_code"], serde_json::Value::Null);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
     );
     assert!(!run.test.path().join("pwned").exists(), "the shell ran");
 }

@@ -68,6 +68,7 @@ const GROUPS: &[Group] = &[
             "GIT_EDITOR",
             "GIT_SEQUENCE_EDITOR",
             "GIT_PROXY_COMMAND",
+            "GIT_ALLOW_PROTOCOL",
         ],
         prefixes: &["GIT_CONFIG_"],
         affixes: &[],

@@ -15,6 +15,9 @@
 //! - `values`: one value each: names, durations, globs, regexes, `cwd`, `env`;
 //! - `env`: the environment keys that load code, refused unless
 //!   `settings.allow_env` lists them;
+//! - `git_args`: `git` arguments that make git run another program,
+//!   refused unless that program is listed (also used by `plan` for git
+//!   reached under another name);
 //! - `settings`: `[settings]`, `[judge]` and the program whitelist;
 //! - `check`: one `[[check]]`: run or scan, rules, score, matchers;
 //! - `needs`: the `needs` graph: unknown names and cycles;
@@ -40,6 +43,7 @@ use validate::Validator;
 
 mod check;
 pub(crate) mod env;
+pub(crate) mod git_args;
 mod needs;
 pub(crate) mod pattern;
 #[cfg(test)]

@@ -157,6 +157,11 @@ impl Validator<'_> {
                 ),
             ));
         }
+        if super::git_args::is_git(program)
+            && let Some(why) = super::git_args::refused(&argv[1..], allow)
+        {
+            return Err(self.err(raw.span(), key, why));
+        }
         Ok(argv.clone())
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use globset::{GlobSet, GlobSetBuilder};
 
-use crate::config::{CheckConfig, CheckKind, Config, Mode};
+use crate::config::{CheckConfig, CheckKind, Config, Mode, git_args};
 use crate::error::Error;
 
 /// What to select from the config.
@@ -190,8 +190,10 @@ pub(crate) struct PlannedCheck<'c> {
     /// The program's real path (canonical, every symlink resolved: what the
     /// evidence records), or why it could not be found.
     pub(crate) program: Result<PathBuf, String>,
-    /// The path to execute when it is not `program`: a bare name found on
-    /// PATH through a symlink runs by its PATH name, so a multi-call program
+    /// The path to execute (and `argv[0]`) when it is not `program`: a
+    /// listed path or a PATH entry that reaches its file through a symlink
+    /// runs by that path, as a shell would run it, so a virtualenv's
+    /// `bin/python` finds its `pyvenv.cfg` and a multi-call program
     /// (rustup's `cargo`, busybox's `grep`) sees the name it was called by.
     pub(crate) exec: Option<PathBuf>,
     /// Effective timeout.
@@ -420,23 +422,36 @@ impl<'c> Resolver<'c> {
             .programs
             .entry(&argv[0])
             .or_insert_with(|| resolve_program(&argv[0], worktree, allow));
+        let refused = |why: String| Error::Config {
+            path: config.path.clone(),
+            location: Some((check.line, 1)),
+            key: Some(format!(
+                "`run` of {} `{}`",
+                if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
+                    "fix"
+                } else {
+                    "check"
+                },
+                check.name
+            )),
+            message: why,
+        };
         match resolved {
-            Ok(found) => Ok((Ok(found.real.clone()), found.exec.clone())),
+            Ok(found) => {
+                // git under another name (`./tools/vcs` -> git): its
+                // arguments are git's. A name that says git was read when
+                // the config loaded.
+                let real_name = found.real.file_name().and_then(|n| n.to_str());
+                if real_name.is_some_and(git_args::is_git)
+                    && !git_args::is_git(&argv[0])
+                    && let Some(why) = git_args::refused(&argv[1..], allow)
+                {
+                    return Err(refused(why));
+                }
+                Ok((Ok(found.real.clone()), found.exec.clone()))
+            }
             Err(Unusable::NotFound(why)) => Ok((Err(why.clone()), None)),
-            Err(Unusable::Refused(why)) => Err(Error::Config {
-                path: config.path.clone(),
-                location: Some((check.line, 1)),
-                key: Some(format!(
-                    "`run` of {} `{}`",
-                    if config.fixes.iter().any(|f| std::ptr::eq(f, check)) {
-                        "fix"
-                    } else {
-                        "check"
-                    },
-                    check.name
-                )),
-                message: why.clone(),
-            }),
+            Err(Unusable::Refused(why)) => Err(refused(why.clone())),
         }
     }
 
@@ -493,7 +508,7 @@ impl<'c> Resolver<'c> {
 pub(crate) struct Resolved {
     /// Canonical, every symlink followed.
     pub(crate) real: PathBuf,
-    /// The PATH entry of a bare name that is a symlink.
+    /// The listed path or PATH entry, when a symlink leads from it to `real`.
     pub(crate) exec: Option<PathBuf>,
 }
 
@@ -538,9 +553,9 @@ pub(crate) const SHELL_PROGRAMS: [&str; 24] = [
     "busybox",
 ];
 
-/// Multi-call programs that act as the tool they are called as: a bare name
-/// such as `grep` linked to busybox runs busybox's `grep` (run-check keeps
-/// the name), so only a listed path that leads to one is a shell.
+/// Multi-call programs that act as the tool they are called as: `grep` or
+/// `./bin/grep` linked to busybox runs busybox's `grep` (run-check runs a
+/// link by its own name), so only one run by its own name is a shell.
 const MULTI_CALL: [&str; 2] = ["busybox", "toybox"];
 
 /// Whether the file name of `path` names a shell (`SHELL_PROGRAMS`, or
@@ -563,10 +578,11 @@ fn is_multi_call(path: &Path) -> bool {
 
 /// Resolves a whitelisted program: a name with a path separator relative to
 /// the worktree, a bare name on PATH with `which`; then follows every
-/// symlink (docs/checks-toml.md). Refused: a symlink that leads to a shell that
-/// `allow` does not list (unless the listed name is a shell itself, as `sh`
-/// leading to `dash`), and a listed path inside the worktree whose target
-/// lies outside it.
+/// symlink (docs/checks-toml.md). A program reached through a symlink runs
+/// by the path that reached it (`Resolved::exec`), wherever the link leads;
+/// refused is a link that leads to a shell that `allow` does not list
+/// (unless the listed name is a shell itself, as `sh` leading to `dash`, or
+/// the target is a multi-call program that acts as the name it is run by).
 fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<Resolved, Unusable> {
     let bare = !program.contains(['/', '\\']);
     let listed = if bare {
@@ -591,17 +607,13 @@ fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<R
     if real == plain {
         return Ok(Resolved { real, exec: None });
     }
-    if !bare && plain.starts_with(worktree) && !real.starts_with(worktree) {
-        return Err(Unusable::Refused(format!(
-            "program `{program}` is a symlink to `{}`, outside the worktree; list the \
-             target itself in `settings.allow` and run it by that name",
-            real.display()
-        )));
-    }
+    // The shell rule holds on the real file: what the kernel runs. A link
+    // to busybox named `grep` runs busybox's `grep` (it is run by the
+    // link's name), one named `sh` is a shell by its listed name.
     let name_is_shell = is_shell(Path::new(
         program.rsplit(['/', '\\']).next().unwrap_or(program),
     ));
-    let multi_call_by_name = bare && is_multi_call(&real);
+    let multi_call_by_name = is_multi_call(&real) && !is_multi_call(&listed);
     if is_shell(&real)
         && !name_is_shell
         && !multi_call_by_name
@@ -615,10 +627,11 @@ fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<R
     }
     Ok(Resolved {
         real,
-        // A path program runs as its real path: what was checked is what
-        // runs, even if the link is replaced later. A bare name keeps its
-        // PATH name (see `PlannedCheck::exec`).
-        exec: bare.then_some(listed),
+        // Run by the path that was listed (or found on PATH), as a shell
+        // runs it: a virtualenv's `bin/python` is a link to the base
+        // interpreter and finds its environment only through its own path.
+        // `at_start` checks again that it still leads to `real`.
+        exec: Some(listed),
     })
 }
 
@@ -658,20 +671,23 @@ fn listed_path(program: &str, worktree: &Path) -> PathBuf {
 }
 
 /// What a check starts with, resolved again when it starts
-/// (docs/checks-toml.md): an earlier check (through `needs`) may have turned its `cwd` or its
-/// program's path into a symlink out of the worktree since the plan was
-/// built. The error is the check's one-line `error`; it does not run.
+/// (docs/checks-toml.md): an earlier check (through `needs`) may have turned
+/// its `cwd` into a symlink out of the worktree, or its program's path into
+/// a link to another file, since the plan was built. The error is the
+/// check's one-line `error`; it does not run.
 #[derive(Debug)]
 pub(crate) struct AtStart {
     /// The working directory, canonical now.
     pub(crate) cwd: PathBuf,
 }
 
-/// Resolves `check`'s `cwd` and (for a path program inside the worktree)
-/// its program again. A `cwd` that no longer exists, or that now lies
-/// outside the worktree, and a program path that now resolves to another
-/// file than planned, are errors. The worktree itself (`cwd` unset) is not
-/// resolved again: a check cannot turn it into a symlink.
+/// Resolves `check`'s `cwd` and its program again. A `cwd` that no longer
+/// exists, or that now lies outside the worktree, and a program whose path
+/// to execute now leads to another file than planned (an earlier check
+/// re-pointed a link or put one in the file's place: a virtualenv's
+/// `python` turned into a link to a shell), are errors. The worktree itself
+/// (`cwd` unset) is not resolved again: a check cannot turn it into a
+/// symlink. Costs one `realpath` of the program per check start.
 pub(crate) fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtStart, String> {
     let cwd = if check.config.cwd.as_os_str().is_empty() {
         check.cwd.clone()
@@ -689,12 +705,10 @@ pub(crate) fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtSt
         }
         real
     };
-    if let (Ok(planned), [program, ..]) = (&check.program, check.argv())
-        && program.contains(['/', '\\'])
-        && planned.starts_with(worktree)
-    {
+    if let (Ok(planned), [program, ..]) = (&check.program, check.argv()) {
+        let path = check.exec.as_deref().unwrap_or(planned);
         // A program that is gone is left to the spawn, which says so.
-        if let Ok(now) = dunce::canonicalize(listed_path(program, worktree))
+        if let Ok(now) = dunce::canonicalize(path)
             && now != *planned
         {
             return Err(format!(
@@ -1018,12 +1032,12 @@ modes = ["fast"]
         );
     }
 
-    /// docs/checks-toml.md (2026-11-25): a program path that is a symlink is
-    /// resolved to its target; a shell target not itself listed, or a
-    /// target outside the worktree of a path inside it, is refused.
+    /// docs/checks-toml.md (2026-11-27): a program path that is a symlink
+    /// runs by the path as listed and is recorded as its target; a shell
+    /// target not itself listed is refused, wherever it lies.
     #[cfg(unix)]
     #[test]
-    fn program_symlinks_are_followed_and_judged_by_their_target() {
+    fn program_symlinks_run_by_their_path_and_are_judged_by_their_target() {
         use std::os::unix::fs::symlink;
         let dir = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(dir.path()).unwrap();
@@ -1040,47 +1054,82 @@ modes = ["fast"]
         std::fs::copy(&sh, worktree.join("bin/dash")).unwrap();
         symlink("bin/dash", worktree.join("copy.sh")).unwrap();
 
-        // A link inside the worktree runs (and is recorded) as its target.
-        assert_eq!(
-            resolve_program("./inner.sh", &worktree, &[]),
-            Ok(Resolved {
-                real: real_lint,
-                exec: None
-            })
-        );
-        // Out of the worktree, to a shell or not: refused.
-        for (program, target) in [("./lint.sh", &sh), ("./out.sh", &root.join("outside"))] {
+        // A link runs by its listed path and is recorded as its target,
+        // inside the worktree or out of it (a virtualenv's `python`).
+        for (program, real) in [
+            ("./inner.sh", &real_lint),
+            ("./out.sh", &root.join("outside")),
+        ] {
+            assert_eq!(
+                resolve_program(program, &worktree, &[]),
+                Ok(Resolved {
+                    real: real.clone(),
+                    exec: Some(worktree.join(&program[2..])),
+                })
+            );
+        }
+        // An absolute listed path runs by that path too.
+        let absolute = worktree.join("out.sh");
+        let found = resolve_program(absolute.to_str().unwrap(), &worktree, &[]).unwrap();
+        assert_eq!(found.exec, Some(absolute));
+        // A link to a shell, outside the worktree or copied into it under
+        // an innocent name: refused unless that shell is itself listed.
+        for (program, target) in [
+            ("./lint.sh", sh.clone()),
+            ("./copy.sh", worktree.join("bin/dash")),
+        ] {
             assert_eq!(
                 resolve_program(program, &worktree, &[]),
                 Err(Unusable::Refused(format!(
-                    "program `{program}` is a symlink to `{}`, outside the worktree; list the \
-                     target itself in `settings.allow` and run it by that name",
+                    "program `{program}` is a symlink to the shell `{}`, which \
+                     `settings.allow` does not list (a shell runs only when it is itself listed)",
                     target.display()
                 )))
             );
         }
-        // A shell inside the worktree, reached through a link: refused
-        // unless that shell is itself listed.
-        let refused = resolve_program("./copy.sh", &worktree, &[]).unwrap_err();
-        assert!(
-            matches!(&refused, Unusable::Refused(why) if why.contains("is a symlink to the shell")),
-            "{refused:?}"
-        );
         let listed = ["./bin/dash".to_string()];
         assert!(resolve_program("./copy.sh", &worktree, &listed).is_ok());
-        // A directory link counts as much as a file link: `./tools/python3`
-        // with `tools` -> the system's bin directory runs a program outside.
+        // A directory link counts as much as a file link: `./tools/sh` with
+        // `tools` -> the system's bin directory reaches the system's shell,
+        // listed by a shell's name: a listed shell, run by the listed path.
         let bin = which::which("sh").unwrap();
         let bin = bin.parent().unwrap();
         symlink(bin, worktree.join("tools")).unwrap();
-        let refused = resolve_program("./tools/sh", &worktree, &[]).unwrap_err();
-        assert!(
-            matches!(&refused, Unusable::Refused(why) if why.contains("outside the worktree")),
-            "{refused:?}"
-        );
+        let found = resolve_program("./tools/sh", &worktree, &[]).unwrap();
+        assert_eq!(found.real, sh);
+        assert_eq!(found.exec, Some(worktree.join("tools/sh")));
         // A listed shell name that is a link to another shell is that shell.
         let found = resolve_program("sh", &worktree, &[]).unwrap();
         assert_eq!(found.real, sh);
+    }
+
+    /// A link to a multi-call program runs as the tool its name says (it
+    /// is run by the link's name); under the program's own name it is a
+    /// shell, listed by that name.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_multi_call_program_is_the_tool_it_is_named() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dunce::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(worktree.join("bin")).unwrap();
+        std::fs::write(worktree.join("bin/busybox"), "").unwrap();
+        symlink("busybox", worktree.join("bin/grep")).unwrap();
+        symlink("busybox", worktree.join("bin/lint")).unwrap();
+        symlink("bin/busybox", worktree.join("box")).unwrap();
+        std::fs::create_dir_all(worktree.join("b2")).unwrap();
+        symlink(worktree.join("bin/busybox"), worktree.join("b2/busybox")).unwrap();
+        let found = resolve_program("./bin/grep", &worktree, &[]).unwrap();
+        assert_eq!(found.exec, Some(worktree.join("bin/grep")));
+        assert!(resolve_program("./bin/lint", &worktree, &[]).is_ok());
+        // `./box` runs busybox as `box`: not an applet, not a shell either.
+        assert!(resolve_program("./box", &worktree, &[]).is_ok());
+        // By its own name it is a shell, listed by that name.
+        assert!(resolve_program("./b2/busybox", &worktree, &[]).is_ok());
+        // A link named like no shell to busybox's own name through another
+        // link is still judged by the name it is run by.
+        symlink("b2/busybox", worktree.join("lint2")).unwrap();
+        assert!(resolve_program("./lint2", &worktree, &[]).is_ok());
     }
 
     #[test]
@@ -1148,6 +1197,33 @@ modes = ["fast"]
                 worktree.join("lint.sh").display()
             )),
             "{err}"
+        );
+
+        // A link out of the worktree (a virtualenv's `python`) runs while
+        // it leads where it led when the run began; re-pointed, not at all.
+        std::fs::create_dir(worktree.join("venv")).unwrap();
+        std::fs::write(root.join("python3"), "").unwrap();
+        symlink(root.join("python3"), worktree.join("venv/python")).unwrap();
+        let config = super::tests::config(
+            "[settings]\nallow = [\"./venv/python\"]\n[[check]]\nname = \"a\"\n\
+             run = [\"./venv/python\"]\n",
+        );
+        let plan = build(&config, &worktree, &selection(Mode::Strict)).unwrap();
+        let check = &plan.checks[0];
+        assert_eq!(check.program, Ok(root.join("python3")));
+        assert_eq!(check.exec, Some(worktree.join("venv/python")));
+        assert!(at_start(check, &worktree).is_ok());
+        std::fs::remove_file(worktree.join("venv/python")).unwrap();
+        let sh = dunce::canonicalize(which::which("sh").unwrap()).unwrap();
+        symlink(&sh, worktree.join("venv/python")).unwrap();
+        assert_eq!(
+            at_start(check, &worktree).unwrap_err(),
+            format!(
+                "program `./venv/python` resolves to `{}` when the check starts, not `{}` as \
+                 when the run began (an earlier check replaced it); not run",
+                sh.display(),
+                root.join("python3").display()
+            )
         );
     }
 
