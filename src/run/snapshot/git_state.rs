@@ -47,6 +47,10 @@ use crate::git::{GitDirs, Hidden, Repo};
 const HOOK_FILES: usize = 2_000;
 const HOOK_DEPTH: usize = 4;
 
+/// At most this many checked-out submodules (nested ones included) are
+/// guarded one by one.
+const MAX_SUBMODULES: usize = 4096;
+
 /// The mode of a submodule's entry in the index.
 const GITLINK: u32 = 0o160000;
 
@@ -171,7 +175,11 @@ impl GitWatch {
             dirs.common_dir.join("info/exclude"),
             dirs.common_dir.join("info/attributes"),
         ];
-        let outside = dirs.excludes_file.iter().chain(&dirs.config_files);
+        let outside = dirs
+            .excludes_file
+            .iter()
+            .chain(&dirs.attributes_file)
+            .chain(&dirs.config_files);
         for path in files.iter().chain(outside) {
             if let Some(bytes) = read(path) {
                 items.insert(self.name_of(path), hash(&bytes).to_vec());
@@ -335,8 +343,12 @@ impl GitWatch {
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
         let mut gitlinks = false;
+        let mut submodules = Vec::new();
         let parsed = parse_index(data, |entry| {
-            gitlinks |= entry.mode == GITLINK;
+            if entry.mode == GITLINK {
+                gitlinks = true;
+                submodules.push(top.join(crate::git::path_from_bytes(entry.path)));
+            }
             if entry.assume_unchanged || entry.skip_worktree {
                 let path = crate::git::path_from_bytes(entry.path);
                 let changed = hidden_change(&top.join(&path), entry, written);
@@ -344,6 +356,7 @@ impl GitWatch {
             }
         });
         if parsed.is_ok() {
+            self.guard(submodules);
             return (
                 IndexState {
                     bytes,
@@ -357,7 +370,15 @@ impl GitWatch {
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
-        for entry in listed.iter().flat_map(|(_, flagged)| flagged) {
+        let gitlinks = listed.iter().flat_map(|(_, entries)| entries);
+        let gitlinks = gitlinks.filter(|entry| entry.mode == GITLINK);
+        self.guard(
+            gitlinks
+                .map(|entry| top.join(crate::git::path_from_bytes(&entry.path)))
+                .collect(),
+        );
+        let flagged = listed.iter().flat_map(|(_, entries)| entries);
+        for entry in flagged.filter(|entry| entry.assume_unchanged || entry.skip_worktree) {
             let path = crate::git::path_from_bytes(&entry.path);
             let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
             let changed = exists || !entry.skip_worktree;
@@ -373,8 +394,32 @@ impl GitWatch {
         )
     }
 
-    /// The index as `git ls-files -s -v -z` lists it: its meaning and its
-    /// flagged entries (`None` when git fails).
+    /// Guards the git of the submodules checked out among `gitlinks` and
+    /// below them (`git status` runs in each): their config is asked
+    /// before the run's status. A config git cannot read fails that
+    /// status as well, so an error here is left to it.
+    fn guard(&self, gitlinks: Vec<PathBuf>) {
+        let mut found = Vec::new();
+        let mut todo = gitlinks;
+        while let Some(worktree) = todo.pop() {
+            let Some(git_dir) = crate::git::git_dir_of(&worktree) else {
+                continue;
+            };
+            // A submodule's own submodules: the gitlinks of its index.
+            if let Some(bytes) = read(&git_dir.join("index")) {
+                let _ = parse_index(&bytes, |entry| {
+                    if entry.mode == GITLINK && found.len() + todo.len() < MAX_SUBMODULES {
+                        todo.push(worktree.join(crate::git::path_from_bytes(entry.path)));
+                    }
+                });
+            }
+            found.push(worktree);
+        }
+        let _ = self.repo.guard_submodules(found);
+    }
+
+    /// The index as `git ls-files -s -v -z` lists it: its meaning, and its
+    /// flagged entries and submodules (`None` when git fails).
     fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
         let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
         let mut hasher = Sha256::new();
@@ -390,7 +435,7 @@ impl GitWatch {
                 entry.stage,
                 flags,
             );
-            if flags.0 || flags.1 {
+            if flags.0 || flags.1 || entry.mode == GITLINK {
                 flagged.push(entry);
             }
         }
@@ -783,7 +828,7 @@ mod tests {
     }
 
     fn watch(root: &Path) -> GitWatch {
-        let (repo, _) = crate::git::Opening::start(root, true)
+        let (repo, _) = crate::git::Opening::start(root)
             .unwrap()
             .finish_with(|_| ())
             .map(|(repo, status, ())| (repo, status))
