@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::support::{Test, check, git};
 
 /// The original content of `src/a.py`, and the edit a check makes (same
@@ -96,7 +94,7 @@ fn repo() -> Test {
 
 /// Runs the gate: it fails, the edit named.
 #[track_caller]
-fn assert_edit_found(test: Test) -> Value {
+fn assert_edit_found(test: Test) -> crate::support::Run {
     let run = test.run();
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let ev = run.json_file("ev.json");
@@ -107,7 +105,7 @@ fn assert_edit_found(test: Test) -> Value {
         serde_json::json!(["src/a.py"])
     );
     assert_eq!(check(&ev, "writer")["status"], "pass");
-    ev
+    run
 }
 
 #[test]
@@ -185,4 +183,82 @@ fn filters_of_the_global_and_xdg_config_never_run() {
         assert_edit_found(test);
         outside.assert_never_ran();
     }
+}
+
+/// Rewrites the cached stat data of one entry of a version 2 index to
+/// those of its file now, and the index's SHA-1 checksum after it, as an
+/// attacker would (no re-hashing of the file).
+const FORGE: &str = r#"import hashlib, os, struct, sys
+path = sys.argv[1].encode()
+data = bytearray(open(".git/index", "rb").read())
+assert data[:4] == b"DIRC" and struct.unpack(">I", data[4:8])[0] == 2
+count = struct.unpack(">I", data[8:12])[0]
+pos = 12
+for _ in range(count):
+    flags = struct.unpack(">H", data[pos + 60:pos + 62])[0]
+    name = bytes(data[pos + 62:pos + 62 + (flags & 0xFFF)])
+    if name == path:
+        st = os.lstat(path)
+        fields = [int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime),
+                  st.st_mtime_ns % 10**9, st.st_dev, st.st_ino]
+        data[pos:pos + 24] = struct.pack(">6I", *[f & 0xFFFFFFFF for f in fields])
+        data[pos + 28:pos + 40] = struct.pack(">3I", st.st_uid, st.st_gid, st.st_size)
+    pos += (62 + (flags & 0xFFF) + 8) & ~7
+data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
+open(".git/index", "wb").write(bytes(data))
+"#;
+
+/// A repository whose check runs `script` (with `forge.py` beside the
+/// worktree); `src/a.py` committed.
+fn with_check(script: &str, outside: &Outside) -> Test {
+    std::fs::write(outside.path().join("forge.py"), FORGE).unwrap();
+    let script = script.replace("FORGE", &outside.path().join("forge.py").display().to_string());
+    let test = Test::new().file("src/a.py", ORIGINAL);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "code"]);
+    test.config(&format!(
+        "[settings]\nallow = [\"sh\", \"python3\", \"git\"]\n[[check]]\nname = \"writer\"\n\
+         run = [\"sh\", \"-c\", \"{script}\"]\n"
+    ))
+    .args(&["--format", "json", "--out", "ev.json"])
+}
+
+#[test]
+fn an_edit_hidden_by_a_forged_stat_cache_is_found_by_content() {
+    let outside = Outside::new();
+    // Same size, then the file's new stat data written into its entry once
+    // a second has passed (so the entry is not racy to git).
+    let test = with_check(
+        "printf 'print(2)\\\\n' > src/a.py; sleep 1.1; python3 FORGE src/a.py",
+        &outside,
+    );
+    let run = assert_edit_found(test);
+    let root = run.test.path();
+    // The forgery holds for git: it sees no edit.
+    assert_eq!(
+        git(root, &["status", "--porcelain", "--untracked-files=no"]),
+        ""
+    );
+    assert_eq!(std::fs::read_to_string(root.join("src/a.py")).unwrap(), EDITED);
+}
+
+#[test]
+fn a_stat_refresh_by_a_check_is_no_change() {
+    let outside = Outside::new();
+    // A check that touches a clean file and runs `git status`, which
+    // refreshes the entry's stat data in the index: the content is the
+    // blob's.
+    let test = with_check("sleep 1.1; touch src/a.py; git status --porcelain", &outside);
+    let root = test.path().to_path_buf();
+    let before = std::fs::read(root.join(".git/index")).unwrap();
+    let run = test.run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    // The check did refresh the index.
+    assert_ne!(std::fs::read(root.join(".git/index")).unwrap(), before);
 }

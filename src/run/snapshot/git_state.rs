@@ -230,6 +230,7 @@ impl GitWatch {
                 });
             }
         }
+        changes.extend(self.restamped(&before.index, &after.index));
         if self.index_changed(&before.index, &after.index) {
             let kind = match (&before.index.bytes, &after.index.bytes) {
                 (None, Some(_)) => "created",
@@ -442,6 +443,132 @@ impl GitWatch {
         Some((hasher.finalize().into(), flagged))
     }
 
+    /// The files whose index entry kept its meaning while its cached stat
+    /// data changed, and whose content is not the entry's blob any more.
+    ///
+    /// `git status` trusts an entry whose stat data match the file, so a
+    /// check that edits a clean file and writes the file's new stat data
+    /// into the index (fixing its checksum) hides the edit from it. A
+    /// refresh (any `git status` a check runs) changes stat data too, but
+    /// only of a file whose content still is the blob. So each such file is
+    /// verified by content: hashed as a blob by `git hash-object` (SHA-1 or
+    /// SHA-256 as the repository stores objects, the repository's line-end
+    /// conversions applied, its filters overridden as for every git
+    /// process) and compared with the entry's object id. A file whose stat
+    /// data are still those the first index recorded is as it was; a
+    /// symlink's is compared by its own stat data alone (its blob is its
+    /// link text, which `hash-object` does not read).
+    fn restamped(&self, before: &IndexState, after: &IndexState) -> Vec<GitChange> {
+        let (Some(was), Some(now)) = (&before.bytes, &after.bytes) else {
+            return Vec::new();
+        };
+        if was == now {
+            return Vec::new();
+        }
+        let mut old: std::collections::HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> =
+            std::collections::HashMap::new();
+        if parse_index(was, |e| {
+            if e.stage == 0 {
+                old.insert(e.path.to_vec(), (e.stat, e.mode, e.oid.to_vec()));
+            }
+        })
+        .is_err()
+        {
+            return Vec::new();
+        }
+        let top = self.repo.toplevel();
+        let mut suspects: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut changed: Vec<PathBuf> = Vec::new();
+        let _ = parse_index(now, |e| {
+            let Some((stat, mode, oid)) = old.get(e.path) else {
+                return;
+            };
+            if e.stage != 0 || *stat == e.stat || *mode != e.mode || oid != e.oid {
+                return;
+            }
+            let path = crate::git::path_from_bytes(e.path);
+            let Ok(meta) = std::fs::symlink_metadata(top.join(&path)) else {
+                return;
+            };
+            if file_stat(&meta).is_some_and(|file| file == *stat) {
+                return;
+            }
+            match e.mode & 0o170000 {
+                0o100000 => suspects.push((path, e.oid.to_vec())),
+                0o120000 => changed.push(path),
+                _ => {}
+            }
+        });
+        if !suspects.is_empty() {
+            let paths: Vec<&Path> = suspects.iter().map(|(p, _)| p.as_path()).collect();
+            match self.hash_objects(&paths) {
+                Some(hashes) => {
+                    for ((path, oid), hash) in suspects.into_iter().zip(hashes) {
+                        if hash != oid {
+                            changed.push(path);
+                        }
+                    }
+                }
+                // Not verified: counted as changed.
+                None => changed.extend(suspects.into_iter().map(|(p, _)| p)),
+            }
+        }
+        changed
+            .into_iter()
+            .map(|path| GitChange {
+                name: self.name_of(&top.join(path)),
+                kind: "changed",
+            })
+            .collect()
+    }
+
+    /// The blob ids of the files at `paths` (top-level relative), in order,
+    /// as `git hash-object --stdin-paths` computes them; `None` when git
+    /// fails.
+    fn hash_objects(&self, paths: &[&Path]) -> Option<Vec<Vec<u8>>> {
+        use std::io::Write;
+        let mut child = self
+            .repo
+            .command(&["hash-object", "--stdin-paths"])
+            .ok()?
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut input = Vec::new();
+        for path in paths {
+            // One path a line: a name with a newline cannot be asked.
+            let bytes = path.as_os_str().as_encoded_bytes();
+            if bytes.contains(&b'\n') {
+                return None;
+            }
+            input.extend_from_slice(bytes);
+            input.push(b'\n');
+        }
+        let mut stdin = child.stdin.take()?;
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child.wait_with_output().ok()?;
+        let written = writer.join().ok()?.is_ok();
+        if !written || !output.status.success() {
+            return None;
+        }
+        let hashes: Vec<Vec<u8>> = output
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|hex| {
+                (0..hex.len() / 2)
+                    .map(|i| {
+                        let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+                        digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1])
+                    })
+                    .collect()
+            })
+            .collect();
+        (hashes.len() == paths.len()).then_some(hashes)
+    }
+
     /// Whether two index states differ in meaning; `after` is the index as
     /// it is now.
     fn index_changed(&self, before: &IndexState, after: &IndexState) -> bool {
@@ -492,6 +619,35 @@ fn hidden_change(path: &Path, entry: &RawEntry<'_>, index_written: Option<(i64, 
         let _ = (meta, index_written);
         true
     }
+}
+
+/// A file's stat data as git caches it in an index entry (`stat_of`'s
+/// layout: 32-bit fields, big-endian); `None` without a change time.
+#[cfg(unix)]
+fn file_stat(meta: &std::fs::Metadata) -> Option<[u8; 36]> {
+    use std::os::unix::fs::MetadataExt;
+    // git keeps the low 32 bits of each field.
+    let fields = [
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.dev() as i64,
+        meta.ino() as i64,
+        i64::from(meta.uid()),
+        i64::from(meta.gid()),
+        meta.size() as i64,
+    ];
+    let mut stat = [0; 36];
+    for (i, field) in fields.iter().enumerate() {
+        stat[i * 4..i * 4 + 4].copy_from_slice(&(*field as u32).to_be_bytes());
+    }
+    Some(stat)
+}
+
+#[cfg(not(unix))]
+fn file_stat(_meta: &std::fs::Metadata) -> Option<[u8; 36]> {
+    None
 }
 
 /// A file's modification time (seconds, nanoseconds since the epoch).
@@ -591,6 +747,9 @@ struct RawEntry<'a> {
     mtime: u32,
     #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     size: u32,
+    /// The whole cached stat data as stored (times, device, inode, owner,
+    /// size; the mode aside, which is part of the entry's meaning).
+    stat: [u8; 36],
 }
 
 /// Parses a git index file (versions 2, 3, 4; SHA-1 or SHA-256 object
@@ -653,6 +812,7 @@ fn parse_index(bytes: &[u8], mut visit: impl FnMut(&RawEntry<'_>)) -> Result<(),
             ctime: field(0),
             mtime: field(8),
             size: field(36),
+            stat: stat_of(head),
         });
     }
     // Extensions up to the trailing checksum: a split or sparse index is
@@ -667,6 +827,15 @@ fn parse_index(bytes: &[u8], mut visit: impl FnMut(&RawEntry<'_>)) -> Result<(),
         pos = pos.checked_add(8 + size).ok_or(())?;
     }
     if pos == end { Ok(()) } else { Err(()) }
+}
+
+/// The cached stat data of an entry's fixed part (`head`, at least 40
+/// bytes), the mode left out.
+fn stat_of(head: &[u8]) -> [u8; 36] {
+    let mut stat = [0; 36];
+    stat[..24].copy_from_slice(&head[..24]);
+    stat[24..].copy_from_slice(&head[28..40]);
+    stat
 }
 
 /// The object id length of an index: SHA-1 (20) unless the first entry
