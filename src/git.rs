@@ -110,6 +110,12 @@ pub(crate) struct Status {
     /// Entries of the index flagged assume-unchanged or skip-worktree
     /// (found by reading the index, not by `git status`; empty until then).
     pub(crate) hidden: Vec<Hidden>,
+    /// Ignored paths, as `--ignored=matching` lists them: a file matched
+    /// by a pattern, or a directory matched as a whole (`build/`, not
+    /// looked inside). Read-only verification looks at the ignore and
+    /// attributes files among them (one that ignores itself is still
+    /// read by git) and at what a changed rule newly hides.
+    pub(crate) ignored: Vec<std::sync::Arc<Path>>,
 }
 
 /// The arguments of the run's `git status`.
@@ -120,7 +126,7 @@ const STATUS: [&str; 8] = [
     "--no-ahead-behind",
     "-z",
     "--untracked-files=all",
-    "--ignored=no",
+    "--ignored=matching",
     "--no-renames",
 ];
 
@@ -504,7 +510,8 @@ impl Repo {
     }
 
     /// The worktree's status: tracked changes (without rename detection),
-    /// every untracked file that is not ignored, and the branch headers
+    /// every untracked file that is not ignored, the ignored paths, and
+    /// the branch headers
     /// (without counting commits ahead of or behind the upstream, which can
     /// cost more than the status itself).
     pub(crate) fn status(&self) -> Result<Status, String> {
@@ -518,6 +525,10 @@ impl Repo {
         for arg in &mut args {
             if arg.starts_with("--untracked-files=") {
                 *arg = "--untracked-files=no";
+            } else if arg.starts_with("--ignored=") {
+                // git lists ignored files only where it lists untracked
+                // ones.
+                *arg = "--ignored=no";
             }
         }
         Ok(parse_status(&self.run(&args)?))
@@ -544,6 +555,12 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
             Some(b'1') => 8,
             Some(b'2') => 9,
             Some(b'u') => 10,
+            Some(b'!') => {
+                if let Some(path) = record.strip_prefix(b"! ") {
+                    status.ignored.push(shared_path(path));
+                }
+                continue;
+            }
             Some(b'?') => {
                 if let Some(path) = record.strip_prefix(b"? ") {
                     status.entries.push(StatusEntry {

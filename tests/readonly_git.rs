@@ -262,3 +262,75 @@ fn a_stat_refresh_by_a_check_is_no_change() {
     // The check did refresh the index.
     assert_ne!(std::fs::read(root.join(".git/index")).unwrap(), before);
 }
+
+/// A repository with `src/a.py` committed, whose check runs `script`.
+fn hiding(script: &str) -> Test {
+    let test = Test::new().file("src/a.py", ORIGINAL);
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "code"]);
+    test.config(&format!(
+        "[settings]\nallow = [\"sh\"]\n[[check]]\nname = \"writer\"\n\
+         run = [\"sh\", \"-c\", \"{script}\"]\n"
+    ))
+    .args(&["--format", "json", "--out", "ev.json"])
+}
+
+/// Runs the gate: it fails, exactly `paths` modified.
+#[track_caller]
+fn assert_modified(test: Test, paths: &[&str]) -> crate::support::Run {
+    let run = test.run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
+    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!(paths)
+    );
+    assert_eq!(check(&ev, "writer")["status"], "pass");
+    run
+}
+
+#[test]
+fn a_new_gitignore_that_hides_itself_and_a_new_file_is_a_change() {
+    let test = hiding("printf '*\\\\n' > src/.gitignore; echo x > src/conftest.py");
+    let run = assert_modified(test, &["src/.gitignore", "src/conftest.py"]);
+    // git itself sees nothing.
+    assert_eq!(git(run.test.path(), &["status", "--porcelain", "--", "src"]), "");
+}
+
+#[test]
+fn an_edited_gitignore_that_ignores_itself_is_a_change_with_what_it_newly_hides() {
+    // Before the run: a `.gitignore` that ignores itself and the logs.
+    let test = hiding("printf '*\\\\n' > src/.gitignore; echo x > src/conftest.py")
+        .file("src/.gitignore", ".gitignore\n*.log\n")
+        .file("src/old.log", "ignored before the run\n");
+    assert_modified(test, &["src/.gitignore", "src/conftest.py"]);
+}
+
+#[test]
+fn a_file_hidden_by_info_exclude_is_a_change() {
+    let test = hiding("echo src/conftest.py >> .git/info/exclude; echo x > src/conftest.py");
+    assert_modified(test, &[".git/info/exclude", "src/conftest.py"]);
+}
+
+#[test]
+fn a_gitattributes_that_ignores_itself_is_a_change() {
+    let test = hiding("printf '.gitattributes\\\\n' > .gitignore; echo '* -text' > .gitattributes")
+        .file(".gitignore", "");
+    git(test.path(), &["add", ".gitignore"]);
+    git(test.path(), &["commit", "-q", "-m", "ignore"]);
+    assert_modified(test, &[".gitattributes", ".gitignore"]);
+}
+
+#[test]
+fn a_fifo_or_socket_left_outside_git_is_a_change() {
+    let test = Test::bare()
+        .config(
+            "[settings]\nallow = [\"sh\", \"python3\"]\n[[check]]\nname = \"writer\"\n\
+             run = [\"sh\", \"-c\", \"mkfifo pipe; python3 -c 'import socket; \
+             socket.socket(socket.AF_UNIX).bind(\\\"sock\\\")'\"]\n",
+        )
+        .args(&["--format", "json", "--out", "ev.json"]);
+    assert_modified(test, &["pipe", "sock"]);
+}

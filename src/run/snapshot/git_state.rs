@@ -246,6 +246,23 @@ impl GitWatch {
         changes
     }
 
+    /// Whether the change named `name` (of [`GitWatch::diff`]) is of a
+    /// file that can hide files from `git status`: the config (which names
+    /// the excludes file), the excludes files, the global and system
+    /// config.
+    pub(crate) fn may_hide(&self, name: &str) -> bool {
+        let dirs = self.repo.dirs();
+        [
+            dirs.common_dir.join("config"),
+            dirs.git_dir.join("config.worktree"),
+            dirs.common_dir.join("info/exclude"),
+        ]
+        .iter()
+        .chain(&dirs.excludes_file)
+        .chain(&dirs.config_files)
+        .any(|path| self.name_of(path) == name)
+    }
+
     /// A path as reported: `.git/...` inside the git directories,
     /// worktree-relative inside the worktree, else absolute.
     fn name_of(&self, path: &Path) -> String {
