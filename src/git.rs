@@ -299,12 +299,7 @@ fn base_args(dir: &Path) -> [&std::ffi::OsStr; 10] {
 
 /// Runs `git -C DIR ARGS` with `overrides` to its end: stdout, or a
 /// one-line error with git's own message.
-fn output(
-    exe: &Path,
-    dir: &Path,
-    overrides: &Overrides,
-    args: &[&str],
-) -> Result<Vec<u8>, String> {
+fn output(exe: &Path, dir: &Path, overrides: &Overrides, args: &[&str]) -> Result<Vec<u8>, String> {
     let output = command(exe, dir, overrides)
         .args(args)
         .stdout(Stdio::piped())

@@ -113,17 +113,29 @@ fn a_clean_filter_of_the_repository_never_runs_and_hides_no_edit() {
     let outside = Outside::new();
     let test = repo();
     let root = test.path().to_path_buf();
-    git(&root, &["config", "filter.f.clean", &outside.clean_filter()]);
+    git(
+        &root,
+        &["config", "filter.f.clean", &outside.clean_filter()],
+    );
     git(&root, &["config", "filter.f.required", "true"]);
     // Committed attributes: no change of the run's.
     std::fs::write(root.join(".gitattributes"), "*.py filter=f\n").unwrap();
-    git(&root, &["-c", "filter.f.clean=cat", "add", ".gitattributes"]);
+    git(
+        &root,
+        &["-c", "filter.f.clean=cat", "add", ".gitattributes"],
+    );
     git(&root, &["commit", "-q", "-m", "attributes"]);
     // The filter works as the attacker meant: git itself sees no edit.
     std::fs::write(root.join("src/a.py"), EDITED).unwrap();
-    assert_eq!(git(&root, &["status", "--porcelain", "--untracked-files=no"]), "");
+    assert_eq!(
+        git(&root, &["status", "--porcelain", "--untracked-files=no"]),
+        ""
+    );
     std::fs::write(root.join("src/a.py"), ORIGINAL).unwrap();
-    git(&root, &["-c", "filter.f.clean=cat", "update-index", "--refresh"]);
+    git(
+        &root,
+        &["-c", "filter.f.clean=cat", "update-index", "--refresh"],
+    );
     std::fs::remove_file(outside.marker()).unwrap();
 
     assert_edit_found(test);
@@ -135,7 +147,10 @@ fn a_process_filter_given_by_info_attributes_never_runs() {
     let outside = Outside::new();
     let test = repo();
     let root = test.path().to_path_buf();
-    git(&root, &["config", "filter.p.process", &outside.process_filter()]);
+    git(
+        &root,
+        &["config", "filter.p.process", &outside.process_filter()],
+    );
     std::fs::create_dir_all(root.join(".git/info")).unwrap();
     std::fs::write(root.join(".git/info/attributes"), "*.py filter=p\n").unwrap();
 
@@ -212,7 +227,10 @@ open(".git/index", "wb").write(bytes(data))
 /// worktree); `src/a.py` committed.
 fn with_check(script: &str, outside: &Outside) -> Test {
     std::fs::write(outside.path().join("forge.py"), FORGE).unwrap();
-    let script = script.replace("FORGE", &outside.path().join("forge.py").display().to_string());
+    let script = script.replace(
+        "FORGE",
+        &outside.path().join("forge.py").display().to_string(),
+    );
     let test = Test::new().file("src/a.py", ORIGINAL);
     git(test.path(), &["add", "."]);
     git(test.path(), &["commit", "-q", "-m", "code"]);
@@ -239,7 +257,10 @@ fn an_edit_hidden_by_a_forged_stat_cache_is_found_by_content() {
         git(root, &["status", "--porcelain", "--untracked-files=no"]),
         ""
     );
-    assert_eq!(std::fs::read_to_string(root.join("src/a.py")).unwrap(), EDITED);
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/a.py")).unwrap(),
+        EDITED
+    );
 }
 
 #[test]
@@ -248,7 +269,10 @@ fn a_stat_refresh_by_a_check_is_no_change() {
     // A check that touches a clean file and runs `git status`, which
     // refreshes the entry's stat data in the index: the content is the
     // blob's.
-    let test = with_check("sleep 1.1; touch src/a.py; git status --porcelain", &outside);
+    let test = with_check(
+        "sleep 1.1; touch src/a.py; git status --porcelain",
+        &outside,
+    );
     let root = test.path().to_path_buf();
     let before = std::fs::read(root.join(".git/index")).unwrap();
     let run = test.run();
@@ -296,7 +320,10 @@ fn a_new_gitignore_that_hides_itself_and_a_new_file_is_a_change() {
     let test = hiding("printf '*\\\\n' > src/.gitignore; echo x > src/conftest.py");
     let run = assert_modified(test, &["src/.gitignore", "src/conftest.py"]);
     // git itself sees nothing.
-    assert_eq!(git(run.test.path(), &["status", "--porcelain", "--", "src"]), "");
+    assert_eq!(
+        git(run.test.path(), &["status", "--porcelain", "--", "src"]),
+        ""
+    );
 }
 
 #[test]

@@ -39,8 +39,7 @@ use sha2::{Digest, Sha256};
 /// The config keys asked: the drivers that run programs, the transports,
 /// the includes (whose files the answer depends on), and the excludes and
 /// attributes files (read-only verification watches them).
-const KEYS: &str =
-    r"^(filter|protocol|include|includeif)\.|^core\.(excludesfile|attributesfile)$";
+const KEYS: &str = r"^(filter|protocol|include|includeif)\.|^core\.(excludesfile|attributesfile)$";
 
 /// The question, after the common arguments.
 pub(super) const QUESTION: [&str; 5] = ["config", "-z", "--show-origin", "--get-regexp", KEYS];
@@ -165,7 +164,9 @@ impl Guard {
 
     /// Whether a file the answers depend on changed since they were given.
     pub(super) fn stale(&self) -> bool {
-        self.stamps.iter().any(|(path, stamp)| stamp_of(path) != *stamp)
+        self.stamps
+            .iter()
+            .any(|(path, stamp)| stamp_of(path) != *stamp)
     }
 
     /// The submodule worktrees asked.
@@ -204,8 +205,7 @@ impl Guard {
             .map(|path| (path.clone(), stamp_of(path)))
             .collect();
         let filters: BTreeSet<&String> = self.answers.iter().flat_map(|a| &a.filters).collect();
-        let protocols: BTreeSet<&String> =
-            self.answers.iter().flat_map(|a| &a.protocols).collect();
+        let protocols: BTreeSet<&String> = self.answers.iter().flat_map(|a| &a.protocols).collect();
         let mut pairs: Vec<(String, &str)> = vec![("protocol.allow".into(), "never")];
         for driver in filters {
             for (name, value) in [
