@@ -92,10 +92,9 @@ fn repo() -> Test {
     .args(&["--format", "json", "--out", "ev.json"])
 }
 
-/// Runs the gate: it fails, the edit named.
+/// The gate failed, the edit named.
 #[track_caller]
-fn assert_edit_found(test: Test) -> crate::support::Run {
-    let run = test.run();
+fn assert_edit_found(run: &crate::support::Run) {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let ev = run.json_file("ev.json");
     assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
@@ -105,7 +104,6 @@ fn assert_edit_found(test: Test) -> crate::support::Run {
         serde_json::json!(["src/a.py"])
     );
     assert_eq!(check(&ev, "writer")["status"], "pass");
-    run
 }
 
 #[test]
@@ -138,7 +136,7 @@ fn a_clean_filter_of_the_repository_never_runs_and_hides_no_edit() {
     );
     std::fs::remove_file(outside.marker()).unwrap();
 
-    assert_edit_found(test);
+    assert_edit_found(&test.run());
     outside.assert_never_ran();
 }
 
@@ -154,7 +152,7 @@ fn a_process_filter_given_by_info_attributes_never_runs() {
     std::fs::create_dir_all(root.join(".git/info")).unwrap();
     std::fs::write(root.join(".git/info/attributes"), "*.py filter=p\n").unwrap();
 
-    assert_edit_found(test);
+    assert_edit_found(&test.run());
     outside.assert_never_ran();
 }
 
@@ -195,7 +193,7 @@ fn filters_of_the_global_and_xdg_config_never_run() {
         let test = repo()
             .env("HOME", &home.display().to_string())
             .env("XDG_CONFIG_HOME", &xdg.display().to_string());
-        assert_edit_found(test);
+        assert_edit_found(&test.run());
         outside.assert_never_ran();
     }
 }
@@ -250,7 +248,8 @@ fn an_edit_hidden_by_a_forged_stat_cache_is_found_by_content() {
         "printf 'print(2)\\\\n' > src/a.py; sleep 1.1; python3 FORGE src/a.py",
         &outside,
     );
-    let run = assert_edit_found(test);
+    let run = test.run();
+    assert_edit_found(&run);
     let root = run.test.path();
     // The forgery holds for git: it sees no edit.
     assert_eq!(
@@ -299,10 +298,9 @@ fn hiding(script: &str) -> Test {
     .args(&["--format", "json", "--out", "ev.json"])
 }
 
-/// Runs the gate: it fails, exactly `paths` modified.
+/// The gate failed, exactly `paths` modified.
 #[track_caller]
-fn assert_modified(test: Test, paths: &[&str]) -> crate::support::Run {
-    let run = test.run();
+fn assert_modified(run: &crate::support::Run, paths: &[&str]) {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let ev = run.json_file("ev.json");
     assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
@@ -312,13 +310,13 @@ fn assert_modified(test: Test, paths: &[&str]) -> crate::support::Run {
         serde_json::json!(paths)
     );
     assert_eq!(check(&ev, "writer")["status"], "pass");
-    run
 }
 
 #[test]
 fn a_new_gitignore_that_hides_itself_and_a_new_file_is_a_change() {
     let test = hiding("printf '*\\\\n' > src/.gitignore; echo x > src/conftest.py");
-    let run = assert_modified(test, &["src/.gitignore", "src/conftest.py"]);
+    let run = test.run();
+    assert_modified(&run, &["src/.gitignore", "src/conftest.py"]);
     // git itself sees nothing.
     assert_eq!(
         git(run.test.path(), &["status", "--porcelain", "--", "src"]),
@@ -332,13 +330,13 @@ fn an_edited_gitignore_that_ignores_itself_is_a_change_with_what_it_newly_hides(
     let test = hiding("printf '*\\\\n' > src/.gitignore; echo x > src/conftest.py")
         .file("src/.gitignore", ".gitignore\n*.log\n")
         .file("src/old.log", "ignored before the run\n");
-    assert_modified(test, &["src/.gitignore", "src/conftest.py"]);
+    assert_modified(&test.run(), &["src/.gitignore", "src/conftest.py"]);
 }
 
 #[test]
 fn a_file_hidden_by_info_exclude_is_a_change() {
     let test = hiding("echo src/conftest.py >> .git/info/exclude; echo x > src/conftest.py");
-    assert_modified(test, &[".git/info/exclude", "src/conftest.py"]);
+    assert_modified(&test.run(), &[".git/info/exclude", "src/conftest.py"]);
 }
 
 #[test]
@@ -347,7 +345,7 @@ fn a_gitattributes_that_ignores_itself_is_a_change() {
         .file(".gitignore", "");
     git(test.path(), &["add", ".gitignore"]);
     git(test.path(), &["commit", "-q", "-m", "ignore"]);
-    assert_modified(test, &[".gitattributes", ".gitignore"]);
+    assert_modified(&test.run(), &[".gitattributes", ".gitignore"]);
 }
 
 #[test]
@@ -359,5 +357,5 @@ fn a_fifo_or_socket_left_outside_git_is_a_change() {
              socket.socket(socket.AF_UNIX).bind(\\\"sock\\\")'\"]\n",
         )
         .args(&["--format", "json", "--out", "ev.json"]);
-    assert_modified(test, &["pipe", "sock"]);
+    assert_modified(&test.run(), &["pipe", "sock"]);
 }
