@@ -1,7 +1,14 @@
 //! The git repository holding a worktree, found once per run and asked
 //! read-only: every command runs with `--no-optional-locks` (git's switch
 //! for `GIT_OPTIONAL_LOCKS=0`, so `git status` never refreshes and writes
-//! the index) and `core.quotePath=false`, with no stdin.
+//! the index), `--no-pager` and `core.quotePath=false`, with no stdin.
+//!
+//! The repository is the code under test's: its `.git/config`, its
+//! `.gitattributes` and the user's global config can name programs that a
+//! git command runs (a clean, smudge or process filter, a transport for a
+//! lazy fetch, an fsmonitor hook). run-check's git runs none ([`Guard`]):
+//! every driver the config defines is overridden on the command line with
+//! an empty command, which git's `apply_filter` (convert.c) skips.
 //!
 //! One `git status --porcelain=v2 --branch -z --untracked-files=all` answers
 //! what a run needs to know at its start: the commit and branch and whether
@@ -12,8 +19,12 @@
 //! is stored, and on Unix a file name need not be UTF-8. A lossy conversion
 //! would name a file that does not exist (and hash nothing, twice).
 
+mod guard;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+
+use guard::{Guard, Overrides};
 
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
@@ -24,6 +35,9 @@ pub(crate) struct Repo {
     /// Where this worktree's git state lives (shared: a `Repo` is cloned
     /// into every snapshotter).
     dirs: std::sync::Arc<GitDirs>,
+    /// The overrides that keep its git from running programs (shared by
+    /// the clones: one answer per run).
+    guard: std::sync::Arc<std::sync::Mutex<Guard>>,
 }
 
 /// Where a worktree's git state lives, as git itself resolves it (a linked
@@ -44,6 +58,9 @@ pub(crate) struct GitDirs {
     /// (`$XDG_CONFIG_HOME/git/ignore`, `~/.config/git/ignore`); `None` when
     /// neither can be named.
     pub(crate) excludes_file: Option<PathBuf>,
+    /// `core.attributesFile` (`~` expanded), or git's default
+    /// (`$XDG_CONFIG_HOME/git/attributes`, `~/.config/git/attributes`).
+    pub(crate) attributes_file: Option<PathBuf>,
     /// The global and system config files git reads besides the
     /// repository's (`GIT_CONFIG_GLOBAL` or `~/.gitconfig` and
     /// `$XDG_CONFIG_HOME/git/config`; `GIT_CONFIG_SYSTEM` or
@@ -93,6 +110,12 @@ pub(crate) struct Status {
     /// Entries of the index flagged assume-unchanged or skip-worktree
     /// (found by reading the index, not by `git status`; empty until then).
     pub(crate) hidden: Vec<Hidden>,
+    /// Ignored paths, as `--ignored=matching` lists them: a file matched
+    /// by a pattern, or a directory matched as a whole (`build/`, not
+    /// looked inside). Read-only verification looks at the ignore and
+    /// attributes files among them (one that ignores itself is still
+    /// read by git) and at what a changed rule newly hides.
+    pub(crate) ignored: Vec<std::sync::Arc<Path>>,
 }
 
 /// The arguments of the run's `git status`.
@@ -103,22 +126,20 @@ const STATUS: [&str; 8] = [
     "--no-ahead-behind",
     "-z",
     "--untracked-files=all",
-    "--ignored=no",
+    "--ignored=matching",
     "--no-renames",
 ];
 
-/// The two questions of a run's start (the repository and its status),
-/// asked and not yet answered: the caller starts them first thing and does
-/// its own work (reading the config) while git runs.
+/// The questions of a run's start (the repository, its config, then its
+/// status), asked and not yet answered: the caller starts them first thing
+/// and does its own work (reading the config) while git runs.
 #[derive(Debug)]
 pub(crate) struct Opening {
     exe: PathBuf,
-    /// `git status`, or why it did not start.
-    status: Result<Child, String>,
     /// `git rev-parse --show-toplevel` and the git directories.
     toplevel: Child,
-    /// `git config --path --get core.excludesFile`, when it started.
-    excludes: Option<Child>,
+    /// The guard's question ([`guard::QUESTION`]), or why it did not start.
+    config: Result<Child, String>,
     /// The directory git runs in (relative paths git prints are relative
     /// to it).
     dir: PathBuf,
@@ -137,87 +158,52 @@ const REV_PARSE: [&str; 8] = [
 ];
 
 impl Opening {
-    /// Starts both git processes in `worktree`, the status (the longer one)
-    /// first, and with `excludes` a third asking for `core.excludesFile`
-    /// (only read-only verification watches that file). The error says that
-    /// git is missing or could not run.
-    pub(crate) fn start(worktree: &Path, excludes: bool) -> Result<Opening, String> {
+    /// Starts the repository's two questions in `worktree`: where it is,
+    /// and what its config defines that would run a program (the status
+    /// waits for that answer: it is asked with the overrides). The error
+    /// says that git is missing or could not run.
+    pub(crate) fn start(worktree: &Path) -> Result<Opening, String> {
         let exe = git_exe()?;
-        // Paths in porcelain output are relative to the top level wherever
-        // git runs, so the status need not wait for it.
-        let status = command(&exe, worktree)
-            .args(STATUS)
+        let toplevel = command(&exe, worktree, &Overrides::default())
+            .args(REV_PARSE)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|err| format!("failed to run git: {err}"))?;
+        let config = command(&exe, worktree, &Overrides::default())
+            .args(guard::QUESTION)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|err| format!("failed to run git: {err}"));
-        let toplevel = command(&exe, worktree)
-            .args(REV_PARSE)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let toplevel = match toplevel {
-            Ok(toplevel) => toplevel,
-            Err(err) => {
-                if let Ok(status) = status {
-                    let _ = status.wait_with_output();
-                }
-                return Err(format!("failed to run git: {err}"));
-            }
-        };
-        // Exit 1 (and nothing printed) when unset.
-        let excludes = excludes
-            .then(|| {
-                command(&exe, worktree)
-                    .args(["config", "--path", "--get", "core.excludesFile"])
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .ok()
-            })
-            .flatten();
         Ok(Opening {
             exe,
-            status,
             toplevel,
-            excludes,
+            config,
             dir: worktree.to_path_buf(),
         })
     }
 
-    /// Waits for the repository, runs `meanwhile` with it while `git status`
-    /// still runs (the git state is read from files in the meantime), then
-    /// waits for the status.
+    /// Waits for the repository and its config, runs `meanwhile` with it
+    /// (the git state is read from files, and the submodules found there
+    /// are guarded too: [`Repo::guard_submodules`]), then asks the status.
     pub(crate) fn finish_with<T>(
         self,
         meanwhile: impl FnOnce(&Repo) -> T,
     ) -> Result<(Repo, Result<Status, String>, T), String> {
-        let status = self.status;
-        let wait_status = |status: Result<Child, String>| {
-            status
-                .and_then(|child| answer(child.wait_with_output(), &STATUS))
-                .map(|out| parse_status(&out))
-        };
-        let output = match self.toplevel.wait_with_output() {
-            Ok(output) => output,
-            Err(err) => {
-                let _ = wait_status(status);
-                return Err(format!("failed to run git: {err}"));
-            }
-        };
-        let excludes = self
-            .excludes
-            .and_then(|child| child.wait_with_output().ok())
-            .filter(|out| out.status.success())
-            .map(|out| out.stdout);
+        let output = self.toplevel.wait_with_output();
+        let config = self
+            .config
+            .and_then(|child| config_answer(child.wait_with_output()));
+        let output = output.map_err(|err| format!("failed to run git: {err}"))?;
         let mut lines = output.stdout.split(|&b| b == b'\n');
         let top = String::from_utf8_lossy(lines.next().unwrap_or_default())
             .trim()
             .to_string();
         if !output.status.success() || top.is_empty() {
-            let _ = wait_status(status);
             return Err("not a git repository".into());
         }
+        let config = config?;
         let toplevel = dunce::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(top));
         let mut next = || {
             let line = lines.next().unwrap_or_default();
@@ -229,67 +215,103 @@ impl Opening {
         let common_dir = next();
         let index = next();
         let hooks = next();
+        let answer = guard::parse(&config, &self.dir);
         let dirs = GitDirs {
+            excludes_file: global_file(answer.excludes_file.as_deref(), &toplevel, "ignore"),
+            attributes_file: global_file(
+                answer.attributes_file.as_deref(),
+                &toplevel,
+                "attributes",
+            ),
+            config_files: config_files(),
             git_dir,
             common_dir,
             index,
             hooks,
-            excludes_file: excludes_file(excludes.as_deref(), &toplevel),
-            config_files: config_files(),
         };
+        let mut fixed = dirs.config_files.clone();
+        fixed.push(dirs.common_dir.join("config"));
+        fixed.push(dirs.git_dir.join("config.worktree"));
+        fixed.push(dirs.git_dir.join("HEAD"));
         let repo = Repo {
             exe: self.exe,
             toplevel,
             dirs: std::sync::Arc::new(dirs),
+            guard: std::sync::Arc::new(std::sync::Mutex::new(Guard::new(answer, fixed))),
         };
         let found = meanwhile(&repo);
-        Ok((repo, wait_status(status), found))
+        let status = repo.status();
+        Ok((repo, status, found))
     }
 }
 
-/// `git -C DIR` asking read-only, without stdin. The switch, not the
-/// variable `GIT_OPTIONAL_LOCKS=0`: a changed environment makes the standard
-/// library copy the whole environment for the spawn (≈ 250,000
-/// instructions, counted with callgrind), and git sets the variable for
-/// its own children from the switch anyway.
-fn command(exe: &Path, dir: &Path) -> Command {
+/// The guard's answer: git's output, empty when no key matched (exit 1),
+/// or a one-line error (a config git cannot read fails every question).
+fn config_answer(output: std::io::Result<Output>) -> Result<Vec<u8>, String> {
+    let output = output.map_err(|err| format!("failed to run git: {err}"))?;
+    match output.status.code() {
+        Some(0) => Ok(output.stdout),
+        Some(1) => Ok(Vec::new()),
+        _ => {
+            let why = String::from_utf8_lossy(&output.stderr);
+            let why = why.trim().lines().next().unwrap_or("failed");
+            Err(format!("`git config`: {why}"))
+        }
+    }
+}
+
+/// `git -C DIR` asking read-only, without stdin, with `overrides`. The
+/// switch, not the variable `GIT_OPTIONAL_LOCKS=0`: a changed environment
+/// makes the standard library copy the whole environment for the spawn
+/// (≈ 250,000 instructions, counted with callgrind), and git sets the
+/// variable for its own children from the switch anyway. (Only a driver
+/// whose name holds `=` needs the environment.)
+fn command(exe: &Path, dir: &Path, overrides: &Overrides) -> Command {
     let mut command = Command::new(exe);
-    command.args(base_args(dir)).stdin(Stdio::null());
+    command
+        .args(base_args(dir))
+        .args(&overrides.args)
+        .envs(overrides.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null());
     command
 }
 
-/// What every git question starts with: never an optional lock, `-C DIR`,
-/// paths unquoted, and no fsmonitor. A repository's `core.fsmonitor` names
-/// a program that git runs and whose answer it trusts: code of the
-/// repository's, run by the gate after the checks ended, that could say
-/// "nothing changed". Never.
-fn base_args(dir: &Path) -> [&std::ffi::OsStr; 7] {
+/// What every git question starts with: never an optional lock, never a
+/// pager, `-C DIR`, paths unquoted, no fsmonitor and no untracked cache. A
+/// repository's `core.fsmonitor` names a program that git runs and whose
+/// answer it trusts, and the untracked cache is a list of untracked files
+/// stored in the index, which a check can rewrite: either could say
+/// "nothing changed" for the code under test. Never.
+fn base_args(dir: &Path) -> [&std::ffi::OsStr; 10] {
     [
         "--no-optional-locks".as_ref(),
+        "--no-pager".as_ref(),
         "-C".as_ref(),
         dir.as_os_str(),
         "-c".as_ref(),
         "core.quotePath=false".as_ref(),
         "-c".as_ref(),
         "core.fsmonitor=false".as_ref(),
+        "-c".as_ref(),
+        "core.untrackedCache=false".as_ref(),
     ]
 }
 
-/// Runs `git -C DIR ARGS` to its end: stdout, or a one-line error with
-/// git's own message. Through duct, whose expression reads as the question
-/// does; the questions that run while other work goes on (`Opening`) start
-/// a `Command` of the same arguments.
-fn output(exe: &Path, dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let argv = base_args(dir)
-        .into_iter()
-        .chain(args.iter().map(std::ffi::OsStr::new));
-    let output = duct::cmd(exe, argv)
-        .stdin_null()
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run();
+/// Runs `git -C DIR ARGS` with `overrides` to its end: stdout, or a
+/// one-line error with git's own message.
+fn output(exe: &Path, dir: &Path, overrides: &Overrides, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = command(exe, dir, overrides)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output();
     answer(output, args)
+}
+
+/// The git directory of the repository checked out at `worktree` (a
+/// submodule's): its `.git` directory, or the one its `.git` file names.
+pub(crate) fn git_dir_of(worktree: &Path) -> Option<PathBuf> {
+    guard::git_dir_of(worktree)
 }
 
 /// The git on PATH, or why there is none.
@@ -298,16 +320,17 @@ fn git_exe() -> Result<PathBuf, String> {
 }
 
 /// Asks git in `dir` where no run holds a [`Repo`] (`hooks`): its output,
-/// trimmed, or a one-line reason.
+/// trimmed, or a one-line reason. Questions that read no file content
+/// (`rev-parse`, `config`): no driver can run.
 pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
     let exe = git_exe()?;
-    let out = output(&exe, dir, args)?;
+    let out = output(&exe, dir, &Overrides::default(), args)?;
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
 /// [`ask`], its output as git wrote it (`-z` records keep their bytes).
 pub(crate) fn ask_bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    output(&git_exe()?, dir, args)
+    output(&git_exe()?, dir, &Overrides::default(), args)
 }
 
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's
@@ -323,20 +346,33 @@ fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, Str
     }
 }
 
-/// The global excludes file: `core.excludesFile` as `git config --path`
-/// printed it (relative to the top level, where git reads it), else git's
-/// default under `$XDG_CONFIG_HOME` or `~/.config`.
-fn excludes_file(configured: Option<&[u8]>, toplevel: &Path) -> Option<PathBuf> {
-    if let Some(value) = configured {
-        let value = value.strip_suffix(b"\n").unwrap_or(value);
-        if !value.is_empty() {
-            return Some(toplevel.join(path_from_bytes(value)));
-        }
+/// `~` or `~/...` with the home directory; other paths as they are.
+/// (`~user/` is left as written: git would look that user up.)
+fn expand_home(value: &[u8]) -> Option<PathBuf> {
+    let value = value.strip_suffix(b"\n").unwrap_or(value);
+    if value.is_empty() {
+        return None;
+    }
+    if value == b"~" {
+        return std::env::home_dir();
+    }
+    match value.strip_prefix(b"~/") {
+        Some(rest) => Some(std::env::home_dir()?.join(path_from_bytes(rest))),
+        None => Some(path_from_bytes(value)),
+    }
+}
+
+/// A global file of git's (`core.excludesFile`, `core.attributesFile`) as
+/// configured (relative to the top level, where git reads it), else git's
+/// default `$XDG_CONFIG_HOME/git/NAME` or `~/.config/git/NAME`.
+fn global_file(configured: Option<&[u8]>, toplevel: &Path, name: &str) -> Option<PathBuf> {
+    if let Some(path) = configured.and_then(expand_home) {
+        return Some(toplevel.join(path));
     }
     let xdg = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty());
     match xdg {
-        Some(xdg) => Some(PathBuf::from(xdg).join("git/ignore")),
-        None => std::env::home_dir().map(|home| home.join(".config/git/ignore")),
+        Some(xdg) => Some(PathBuf::from(xdg).join("git").join(name)),
+        None => std::env::home_dir().map(|home| home.join(".config/git").join(name)),
     }
 }
 
@@ -374,10 +410,78 @@ impl Repo {
         &self.dirs
     }
 
-    /// Runs `git ARGS` at the top level; stdout, or a one-line error with
-    /// git's own message.
+    /// Runs `git ARGS` at the top level, guarded; stdout, or a one-line
+    /// error with git's own message.
     pub(crate) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
-        output(&self.exe, &self.toplevel, args)
+        output(&self.exe, &self.toplevel, &*self.overrides()?, args)
+    }
+
+    /// A `git ARGS` command at the top level, guarded, for a question that
+    /// needs its own pipes.
+    pub(crate) fn command(&self, args: &[&str]) -> Result<Command, String> {
+        let mut command = command(&self.exe, &self.toplevel, &*self.overrides()?);
+        command.args(args);
+        Ok(command)
+    }
+
+    /// The overrides every git process gets now: asked again when a file
+    /// the last answer came from changed.
+    fn overrides(&self) -> Result<std::sync::Arc<Overrides>, String> {
+        let mut guard = self
+            .guard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if guard.stale() {
+            let submodules = guard.submodules().to_vec();
+            self.ask_config(&mut guard, submodules)?;
+        }
+        Ok(guard.overrides())
+    }
+
+    /// Also guards the git of the submodules checked out at `worktrees`
+    /// (absolute): `git status` runs `git status` in each, with its own
+    /// config.
+    pub(crate) fn guard_submodules(&self, worktrees: Vec<PathBuf>) -> Result<(), String> {
+        let mut guard = self
+            .guard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if worktrees.is_empty() && guard.submodules().is_empty() {
+            return Ok(());
+        }
+        self.ask_config(&mut guard, worktrees)
+    }
+
+    /// Asks the guard's question of the top level and of each submodule
+    /// worktree (at once), and puts the answers in force.
+    fn ask_config(&self, guard: &mut Guard, submodules: Vec<PathBuf>) -> Result<(), String> {
+        let none = Overrides::default();
+        let dirs: Vec<&Path> = std::iter::once(self.toplevel.as_path())
+            .chain(submodules.iter().map(PathBuf::as_path))
+            .collect();
+        let children: Vec<Result<Child, String>> = dirs
+            .iter()
+            .map(|dir| {
+                command(&self.exe, dir, &none)
+                    .args(guard::QUESTION)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|err| format!("failed to run git: {err}"))
+            })
+            .collect();
+        let mut answers = Vec::new();
+        for (child, dir) in children.into_iter().zip(&dirs) {
+            let out = child.and_then(|child| config_answer(child.wait_with_output()))?;
+            answers.push(guard::parse(&out, dir));
+        }
+        let fixed = submodules
+            .iter()
+            .filter_map(|worktree| guard::git_dir_of(worktree))
+            .flat_map(|dir| [dir.join("config"), dir.join("config.worktree")])
+            .collect();
+        guard.answered(answers, submodules, fixed);
+        Ok(())
     }
 
     /// The commit `revision` names, or `None` when it names none. A revision
@@ -401,7 +505,8 @@ impl Repo {
     }
 
     /// The worktree's status: tracked changes (without rename detection),
-    /// every untracked file that is not ignored, and the branch headers
+    /// every untracked file that is not ignored, the ignored paths, and
+    /// the branch headers
     /// (without counting commits ahead of or behind the upstream, which can
     /// cost more than the status itself).
     pub(crate) fn status(&self) -> Result<Status, String> {
@@ -415,6 +520,10 @@ impl Repo {
         for arg in &mut args {
             if arg.starts_with("--untracked-files=") {
                 *arg = "--untracked-files=no";
+            } else if arg.starts_with("--ignored=") {
+                // git lists ignored files only where it lists untracked
+                // ones.
+                *arg = "--ignored=no";
             }
         }
         Ok(parse_status(&self.run(&args)?))
@@ -441,6 +550,12 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
             Some(b'1') => 8,
             Some(b'2') => 9,
             Some(b'u') => 10,
+            Some(b'!') => {
+                if let Some(path) = record.strip_prefix(b"! ") {
+                    status.ignored.push(shared_path(path));
+                }
+                continue;
+            }
             Some(b'?') => {
                 if let Some(path) = record.strip_prefix(b"? ") {
                     status.entries.push(StatusEntry {
@@ -611,7 +726,7 @@ mod tests {
         std::fs::write(root.join("sub/a.txt"), "a").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
         assert_eq!(
-            Opening::start(&root, true)
+            Opening::start(&root)
                 .and_then(|opening| opening.finish_with(|_| ()))
                 .map(|_| ())
                 .unwrap_err(),

@@ -23,7 +23,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
 /// them; panics (failing the test) when git cannot answer.
 #[track_caller]
 pub(crate) fn open(worktree: &Path) -> (crate::git::Repo, Result<crate::git::Status, String>) {
-    let (repo, status, ()) = crate::git::Opening::start(worktree, true)
+    let (repo, status, ()) = crate::git::Opening::start(worktree)
         .and_then(|opening| opening.finish_with(|_| ()))
         .expect("git answers");
     (repo, status)

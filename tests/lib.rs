@@ -58,6 +58,10 @@ mod process;
 mod readers;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
+/// Read-only verification against what git decides: filters, the index's
+/// stat cache, ignore files, FIFOs (shell-script filters: Unix).
+#[cfg(unix)]
+mod readonly_git;
 /// `run-check report`: an evidence file in every format, as its run printed it.
 mod report;
 /// `--only`/`--skip` against the mode; how `run[0]` paths resolve.

@@ -466,7 +466,7 @@ impl GitStart {
     fn begin(worktree: &Path, watch: bool) -> Asking {
         Asking {
             started: Instant::now(),
-            opening: git::Opening::start(worktree, watch),
+            opening: git::Opening::start(worktree),
             worktree: worktree.to_path_buf(),
             watch,
         }

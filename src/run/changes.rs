@@ -121,7 +121,16 @@ pub(crate) fn changed_files_among(
             everything(status, &keep)
         } else {
             let names = repo
-                .run(&["diff", "--name-only", "-z", "--no-renames", &commit, "--"])
+                .run(&[
+                    "diff",
+                    "--name-only",
+                    "-z",
+                    "--no-renames",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    &commit,
+                    "--",
+                ])
                 .map_err(ChangesError::Git)?;
             let mut files: BTreeSet<PathBuf> = names
                 .split(|&b| b == 0)
@@ -173,8 +182,19 @@ pub(crate) fn changed(
     } else {
         let commit = resolve(repo, base)?;
         // Tracked: the worktree (staged or not) against the base commit.
+        // Without the repository's external diff or textconv programs
+        // (`diff.<driver>.command`, `.textconv`): its lines as stored.
         let numstat = repo
-            .run(&["diff", "--numstat", "-z", "--find-renames", &commit, "--"])
+            .run(&[
+                "diff",
+                "--numstat",
+                "-z",
+                "--find-renames",
+                "--no-ext-diff",
+                "--no-textconv",
+                &commit,
+                "--",
+            ])
             .map_err(ChangesError::Git)?;
         for (path, lines) in parse_numstat(&numstat) {
             if counted(&path) {
@@ -351,7 +371,7 @@ mod tests {
     use crate::test_git::git;
 
     fn repo(root: &Path) -> (Repo, Status) {
-        let (repo, status) = crate::git::Opening::start(root, true)
+        let (repo, status) = crate::git::Opening::start(root)
             .unwrap()
             .finish_with(|_| ())
             .map(|(repo, status, ())| (repo, status))

@@ -95,9 +95,16 @@ impl Code {
         self.0 == *b"??"
     }
 
-    /// Untracked, or seen by a walk outside git.
+    /// Ignored (`!!`): an ignore or attributes file git ignores, which it
+    /// still reads.
+    fn ignored(self) -> bool {
+        self.0 == *b"!!"
+    }
+
+    /// Untracked, ignored, or seen by a walk outside git: a path that is
+    /// not there when a snapshot does not list it.
     fn untracked_or_walked(self) -> bool {
-        self.untracked() || self == Code::WALKED
+        self.untracked() || self.ignored() || self == Code::WALKED
     }
 
     /// Deleted in the index or the worktree.
@@ -211,6 +218,10 @@ pub(crate) struct Snapshot {
     listed_untracked: bool,
     /// The `.gitignore` files it lists (a first snapshot's).
     rules: Vec<Key>,
+    /// The ignored paths git listed (`--ignored=matching`), sorted: what a
+    /// changed ignore rule newly hides is among those a later snapshot
+    /// adds.
+    ignored: Vec<Key>,
     /// Whether some file was left unread (judged later by the clock).
     unread: bool,
 }
@@ -251,6 +262,7 @@ impl Snapshot {
             tree: None,
             listed_untracked: true,
             rules: Vec::new(),
+            ignored: Vec::new(),
             unread: false,
         }
     }
@@ -505,8 +517,38 @@ impl Verifier {
             let path = worktree.join(&c.key);
             !self.ignored.contains(&path) && !self.own.contains(&path)
         });
-        if let (Some((watch, _, _)), Some(was), Some(now)) = (&self.git, git_before, git_after) {
-            for change in watch.diff(was, now) {
+        // A changed ignore rule: the files it newly hides are changes too
+        // (a `.gitignore` hides what is below its folder; the excludes
+        // files and the config, what is anywhere).
+        let mut scopes: Vec<PathBuf> = changes
+            .iter()
+            .filter(|c| is_rule(&c.key))
+            .map(|c| parent_of(&c.key).to_path_buf())
+            .collect();
+        let git_changes = match (&self.git, git_before, git_after) {
+            (Some((watch, _, _)), Some(was), Some(now)) => {
+                let changes = watch.diff(was, now);
+                if changes.iter().any(|c| watch.may_hide(&c.name)) {
+                    scopes.push(PathBuf::new());
+                }
+                changes
+            }
+            _ => Vec::new(),
+        };
+        if !scopes.is_empty() {
+            for key in newly_hidden(before, after, &scopes) {
+                if !changes.iter().any(|c| c.key == *key) {
+                    changes.push(Change {
+                        path: display_path(&key, false),
+                        kind: "created",
+                        key: key.to_path_buf(),
+                    });
+                }
+            }
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        if self.git.is_some() {
+            for change in git_changes {
                 if !changes.iter().any(|c| c.path == change.name) {
                     changes.push(Change {
                         key: PathBuf::from(&change.name),
@@ -710,7 +752,8 @@ impl Snapshotter {
                         &asked
                     }
                 };
-                let flagged = git_state::flagged_entries(status, hidden);
+                let mut flagged = git_state::flagged_entries(status, hidden);
+                flagged.extend(ignored_rules(status));
                 // Many untracked files: their roots are asked meanwhile, so
                 // that a later snapshot need not list them (`tree.rs`).
                 let untracked = status.entries.iter().filter(|e| e.code == "??").count();
@@ -835,7 +878,12 @@ impl Snapshotter {
             Listing::Full(status) => (status, None),
             Listing::Tracked(status, new) => (status, Some(new)),
         };
-        let flagged = git_state::flagged_entries(&status, hidden);
+        let mut flagged = git_state::flagged_entries(&status, hidden);
+        flagged.extend(ignored_rules(&status));
+        let ignored = match new.is_some() {
+            true => reference.ignored.clone(),
+            false => ignored_keys(repo, worktree, &status),
+        };
         let new_untracked = new.iter().flatten().map(|path| crate::git::StatusEntry {
             path: path.clone().into(),
             code: "??".into(),
@@ -877,7 +925,7 @@ impl Snapshotter {
             let untracked = reference
                 .entries
                 .iter()
-                .filter(|(_, entry)| entry.code.untracked())
+                .filter(|(_, entry)| entry.code.untracked() || entry.code.ignored())
                 .map(|(key, entry)| {
                     let recorded = Entry {
                         code: entry.code,
@@ -896,6 +944,7 @@ impl Snapshotter {
         };
         snapshot.listed_untracked = new.is_none();
         snapshot.rules = rules;
+        snapshot.ignored = ignored;
         // What was stat'ed while git listed, or a look now at what it did
         // not know: both lists are sorted.
         let mut known = 0;
@@ -1042,8 +1091,68 @@ fn first_of_status(
     unread.extend(looked);
     let mut snapshot = Snapshot::new(unread, clock);
     snapshot.rules = rules;
+    snapshot.ignored = ignored_keys(repo, worktree, status);
     snapshot.unread = any_unread;
     snapshot
+}
+
+/// Whether `key` names a file git reads its rules from in the worktree
+/// (`.gitignore`, `.gitattributes`).
+fn is_rule_file(key: &Path) -> bool {
+    key.file_name()
+        .is_some_and(|name| name == ".gitignore" || name == ".gitattributes")
+}
+
+/// The ignore and attributes files git lists as ignored (one that ignores
+/// itself, as `*` does): git still reads them, so a snapshot records them
+/// (`!!`) like untracked files.
+fn ignored_rules(status: &Status) -> Vec<StatusEntry> {
+    status
+        .ignored
+        .iter()
+        .filter(|path| is_rule_file(path))
+        .map(|path| StatusEntry {
+            path: path.clone(),
+            code: "!!".into(),
+            state: String::new(),
+        })
+        .collect()
+}
+
+/// The ignored paths of `status` as snapshot keys, sorted.
+fn ignored_keys(repo: &Repo, worktree: &Path, status: &Status) -> Vec<Key> {
+    let same_root = repo.toplevel() == worktree;
+    let mut keys: Vec<Key> = status
+        .ignored
+        .iter()
+        .map(|path| match same_root {
+            true => path.clone(),
+            false => Key::from(PathBuf::from(key_path(
+                &repo.toplevel().join(path),
+                worktree,
+            ))),
+        })
+        .collect();
+    keys.sort_by(|a, b| bytes(a).cmp(bytes(b)));
+    keys
+}
+
+/// The paths `after` lists as ignored that `before` did not, under one of
+/// `scopes` (folders, worktree-relative; the empty path is everywhere):
+/// what a changed ignore rule there newly hides.
+fn newly_hidden(before: &Snapshot, after: &Snapshot, scopes: &[PathBuf]) -> Vec<Key> {
+    after
+        .ignored
+        .iter()
+        .filter(|key| {
+            before
+                .ignored
+                .binary_search_by(|k| bytes(k).cmp(bytes(*key)))
+                .is_err()
+        })
+        .filter(|key| scopes.iter().any(|scope| key.starts_with(scope)))
+        .cloned()
+        .collect()
 }
 
 /// Whether `key` names a `.gitignore` file.
@@ -1373,9 +1482,10 @@ fn walk_files(root: &Path) -> Vec<(OsString, Option<std::fs::Metadata>)> {
         .run(|| {
             Box::new(|entry| {
                 if let Ok(entry) = entry {
-                    let is_file = entry
-                        .file_type()
-                        .is_some_and(|t| t.is_file() || t.is_symlink());
+                    // Anything but a directory: a FIFO, socket or device
+                    // a check leaves is a change too (judged by its stat
+                    // data; its content is not read).
+                    let is_file = entry.file_type().is_some_and(|t| !t.is_dir());
                     if is_file {
                         let meta = std::fs::symlink_metadata(entry.path()).ok();
                         let path = key_path(entry.path(), root);

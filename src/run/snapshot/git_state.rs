@@ -47,6 +47,10 @@ use crate::git::{GitDirs, Hidden, Repo};
 const HOOK_FILES: usize = 2_000;
 const HOOK_DEPTH: usize = 4;
 
+/// At most this many checked-out submodules (nested ones included) are
+/// guarded one by one.
+const MAX_SUBMODULES: usize = 4096;
+
 /// The mode of a submodule's entry in the index.
 const GITLINK: u32 = 0o160000;
 
@@ -171,7 +175,11 @@ impl GitWatch {
             dirs.common_dir.join("info/exclude"),
             dirs.common_dir.join("info/attributes"),
         ];
-        let outside = dirs.excludes_file.iter().chain(&dirs.config_files);
+        let outside = dirs
+            .excludes_file
+            .iter()
+            .chain(&dirs.attributes_file)
+            .chain(&dirs.config_files);
         for path in files.iter().chain(outside) {
             if let Some(bytes) = read(path) {
                 items.insert(self.name_of(path), hash(&bytes).to_vec());
@@ -222,6 +230,7 @@ impl GitWatch {
                 });
             }
         }
+        changes.extend(self.restamped(&before.index, &after.index));
         if self.index_changed(&before.index, &after.index) {
             let kind = match (&before.index.bytes, &after.index.bytes) {
                 (None, Some(_)) => "created",
@@ -235,6 +244,23 @@ impl GitWatch {
         }
         changes.sort_by(|a, b| a.name.cmp(&b.name));
         changes
+    }
+
+    /// Whether the change named `name` (of [`GitWatch::diff`]) is of a
+    /// file that can hide files from `git status`: the config (which names
+    /// the excludes file), the excludes files, the global and system
+    /// config.
+    pub(crate) fn may_hide(&self, name: &str) -> bool {
+        let dirs = self.repo.dirs();
+        [
+            dirs.common_dir.join("config"),
+            dirs.git_dir.join("config.worktree"),
+            dirs.common_dir.join("info/exclude"),
+        ]
+        .iter()
+        .chain(&dirs.excludes_file)
+        .chain(&dirs.config_files)
+        .any(|path| self.name_of(path) == name)
     }
 
     /// A path as reported: `.git/...` inside the git directories,
@@ -335,8 +361,12 @@ impl GitWatch {
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
         let mut gitlinks = false;
+        let mut submodules = Vec::new();
         let parsed = parse_index(data, |entry| {
-            gitlinks |= entry.mode == GITLINK;
+            if entry.mode == GITLINK {
+                gitlinks = true;
+                submodules.push(top.join(crate::git::path_from_bytes(entry.path)));
+            }
             if entry.assume_unchanged || entry.skip_worktree {
                 let path = crate::git::path_from_bytes(entry.path);
                 let changed = hidden_change(&top.join(&path), entry, written);
@@ -344,6 +374,7 @@ impl GitWatch {
             }
         });
         if parsed.is_ok() {
+            self.guard(submodules);
             return (
                 IndexState {
                     bytes,
@@ -357,7 +388,15 @@ impl GitWatch {
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
-        for entry in listed.iter().flat_map(|(_, flagged)| flagged) {
+        let gitlinks = listed.iter().flat_map(|(_, entries)| entries);
+        let gitlinks = gitlinks.filter(|entry| entry.mode == GITLINK);
+        self.guard(
+            gitlinks
+                .map(|entry| top.join(crate::git::path_from_bytes(&entry.path)))
+                .collect(),
+        );
+        let flagged = listed.iter().flat_map(|(_, entries)| entries);
+        for entry in flagged.filter(|entry| entry.assume_unchanged || entry.skip_worktree) {
             let path = crate::git::path_from_bytes(&entry.path);
             let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
             let changed = exists || !entry.skip_worktree;
@@ -373,8 +412,32 @@ impl GitWatch {
         )
     }
 
-    /// The index as `git ls-files -s -v -z` lists it: its meaning and its
-    /// flagged entries (`None` when git fails).
+    /// Guards the git of the submodules checked out among `gitlinks` and
+    /// below them (`git status` runs in each): their config is asked
+    /// before the run's status. A config git cannot read fails that
+    /// status as well, so an error here is left to it.
+    fn guard(&self, gitlinks: Vec<PathBuf>) {
+        let mut found = Vec::new();
+        let mut todo = gitlinks;
+        while let Some(worktree) = todo.pop() {
+            let Some(git_dir) = crate::git::git_dir_of(&worktree) else {
+                continue;
+            };
+            // A submodule's own submodules: the gitlinks of its index.
+            if let Some(bytes) = read(&git_dir.join("index")) {
+                let _ = parse_index(&bytes, |entry| {
+                    if entry.mode == GITLINK && found.len() + todo.len() < MAX_SUBMODULES {
+                        todo.push(worktree.join(crate::git::path_from_bytes(entry.path)));
+                    }
+                });
+            }
+            found.push(worktree);
+        }
+        let _ = self.repo.guard_submodules(found);
+    }
+
+    /// The index as `git ls-files -s -v -z` lists it: its meaning, and its
+    /// flagged entries and submodules (`None` when git fails).
     fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
         let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
         let mut hasher = Sha256::new();
@@ -390,11 +453,137 @@ impl GitWatch {
                 entry.stage,
                 flags,
             );
-            if flags.0 || flags.1 {
+            if flags.0 || flags.1 || entry.mode == GITLINK {
                 flagged.push(entry);
             }
         }
         Some((hasher.finalize().into(), flagged))
+    }
+
+    /// The files whose index entry kept its meaning while its cached stat
+    /// data changed, and whose content is not the entry's blob any more.
+    ///
+    /// `git status` trusts an entry whose stat data match the file, so a
+    /// check that edits a clean file and writes the file's new stat data
+    /// into the index (fixing its checksum) hides the edit from it. A
+    /// refresh (any `git status` a check runs) changes stat data too, but
+    /// only of a file whose content still is the blob. So each such file is
+    /// verified by content: hashed as a blob by `git hash-object` (SHA-1 or
+    /// SHA-256 as the repository stores objects, the repository's line-end
+    /// conversions applied, its filters overridden as for every git
+    /// process) and compared with the entry's object id. A file whose stat
+    /// data are still those the first index recorded is as it was; a
+    /// symlink's is compared by its own stat data alone (its blob is its
+    /// link text, which `hash-object` does not read).
+    fn restamped(&self, before: &IndexState, after: &IndexState) -> Vec<GitChange> {
+        let (Some(was), Some(now)) = (&before.bytes, &after.bytes) else {
+            return Vec::new();
+        };
+        if was == now {
+            return Vec::new();
+        }
+        let mut old: std::collections::HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> =
+            std::collections::HashMap::new();
+        if parse_index(was, |e| {
+            if e.stage == 0 {
+                old.insert(e.path.to_vec(), (e.stat, e.mode, e.oid.to_vec()));
+            }
+        })
+        .is_err()
+        {
+            return Vec::new();
+        }
+        let top = self.repo.toplevel();
+        let mut suspects: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut changed: Vec<PathBuf> = Vec::new();
+        let _ = parse_index(now, |e| {
+            let Some((stat, mode, oid)) = old.get(e.path) else {
+                return;
+            };
+            if e.stage != 0 || *stat == e.stat || *mode != e.mode || oid != e.oid {
+                return;
+            }
+            let path = crate::git::path_from_bytes(e.path);
+            let Ok(meta) = std::fs::symlink_metadata(top.join(&path)) else {
+                return;
+            };
+            if file_stat(&meta).is_some_and(|file| file == *stat) {
+                return;
+            }
+            match e.mode & 0o170000 {
+                0o100000 => suspects.push((path, e.oid.to_vec())),
+                0o120000 => changed.push(path),
+                _ => {}
+            }
+        });
+        if !suspects.is_empty() {
+            let paths: Vec<&Path> = suspects.iter().map(|(p, _)| p.as_path()).collect();
+            match self.hash_objects(&paths) {
+                Some(hashes) => {
+                    for ((path, oid), hash) in suspects.into_iter().zip(hashes) {
+                        if hash != oid {
+                            changed.push(path);
+                        }
+                    }
+                }
+                // Not verified: counted as changed.
+                None => changed.extend(suspects.into_iter().map(|(p, _)| p)),
+            }
+        }
+        changed
+            .into_iter()
+            .map(|path| GitChange {
+                name: self.name_of(&top.join(path)),
+                kind: "changed",
+            })
+            .collect()
+    }
+
+    /// The blob ids of the files at `paths` (top-level relative), in order,
+    /// as `git hash-object --stdin-paths` computes them; `None` when git
+    /// fails.
+    fn hash_objects(&self, paths: &[&Path]) -> Option<Vec<Vec<u8>>> {
+        use std::io::Write;
+        let mut child = self
+            .repo
+            .command(&["hash-object", "--stdin-paths"])
+            .ok()?
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut input = Vec::new();
+        for path in paths {
+            // One path a line: a name with a newline cannot be asked.
+            let bytes = path.as_os_str().as_encoded_bytes();
+            if bytes.contains(&b'\n') {
+                return None;
+            }
+            input.extend_from_slice(bytes);
+            input.push(b'\n');
+        }
+        let mut stdin = child.stdin.take()?;
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child.wait_with_output().ok()?;
+        let written = writer.join().ok()?.is_ok();
+        if !written || !output.status.success() {
+            return None;
+        }
+        let hashes: Vec<Vec<u8>> = output
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|hex| {
+                (0..hex.len() / 2)
+                    .map(|i| {
+                        let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+                        digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1])
+                    })
+                    .collect()
+            })
+            .collect();
+        (hashes.len() == paths.len()).then_some(hashes)
     }
 
     /// Whether two index states differ in meaning; `after` is the index as
@@ -447,6 +636,35 @@ fn hidden_change(path: &Path, entry: &RawEntry<'_>, index_written: Option<(i64, 
         let _ = (meta, index_written);
         true
     }
+}
+
+/// A file's stat data as git caches it in an index entry (`stat_of`'s
+/// layout: 32-bit fields, big-endian); `None` without a change time.
+#[cfg(unix)]
+fn file_stat(meta: &std::fs::Metadata) -> Option<[u8; 36]> {
+    use std::os::unix::fs::MetadataExt;
+    // git keeps the low 32 bits of each field.
+    let fields = [
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.dev() as i64,
+        meta.ino() as i64,
+        i64::from(meta.uid()),
+        i64::from(meta.gid()),
+        meta.size() as i64,
+    ];
+    let mut stat = [0; 36];
+    for (i, field) in fields.iter().enumerate() {
+        stat[i * 4..i * 4 + 4].copy_from_slice(&(*field as u32).to_be_bytes());
+    }
+    Some(stat)
+}
+
+#[cfg(not(unix))]
+fn file_stat(_meta: &std::fs::Metadata) -> Option<[u8; 36]> {
+    None
 }
 
 /// A file's modification time (seconds, nanoseconds since the epoch).
@@ -546,6 +764,9 @@ struct RawEntry<'a> {
     mtime: u32,
     #[cfg_attr(not(unix), expect(dead_code, reason = "Unix change times only"))]
     size: u32,
+    /// The whole cached stat data as stored (times, device, inode, owner,
+    /// size; the mode aside, which is part of the entry's meaning).
+    stat: [u8; 36],
 }
 
 /// Parses a git index file (versions 2, 3, 4; SHA-1 or SHA-256 object
@@ -608,6 +829,7 @@ fn parse_index(bytes: &[u8], mut visit: impl FnMut(&RawEntry<'_>)) -> Result<(),
             ctime: field(0),
             mtime: field(8),
             size: field(36),
+            stat: stat_of(head),
         });
     }
     // Extensions up to the trailing checksum: a split or sparse index is
@@ -622,6 +844,15 @@ fn parse_index(bytes: &[u8], mut visit: impl FnMut(&RawEntry<'_>)) -> Result<(),
         pos = pos.checked_add(8 + size).ok_or(())?;
     }
     if pos == end { Ok(()) } else { Err(()) }
+}
+
+/// The cached stat data of an entry's fixed part (`head`, at least 40
+/// bytes), the mode left out.
+fn stat_of(head: &[u8]) -> [u8; 36] {
+    let mut stat = [0; 36];
+    stat[..24].copy_from_slice(&head[..24]);
+    stat[24..].copy_from_slice(&head[28..40]);
+    stat
 }
 
 /// The object id length of an index: SHA-1 (20) unless the first entry
@@ -783,7 +1014,7 @@ mod tests {
     }
 
     fn watch(root: &Path) -> GitWatch {
-        let (repo, _) = crate::git::Opening::start(root, true)
+        let (repo, _) = crate::git::Opening::start(root)
             .unwrap()
             .finish_with(|_| ())
             .map(|(repo, status, ())| (repo, status))

@@ -684,7 +684,7 @@ mod tests {
     #[test]
     fn change_budget_counts_files_and_lines_at_the_limits() {
         let budget_at = |root: &Path, base: &str| {
-            let (repo, status) = crate::git::Opening::start(root, true)
+            let (repo, status) = crate::git::Opening::start(root)
                 .unwrap()
                 .finish_with(|_| ())
                 .map(|(repo, status, ())| (repo, status))
