@@ -952,3 +952,60 @@ fn with_many_untracked_files_the_files_an_emptied_exclude_file_reveals_are_named
     let run = run_with(test, ": > .git/info/exclude", &[]);
     assert_modified(&run, &[".git/info/exclude", "u0/key.secret"]);
 }
+
+/// pytest, mypy and ruff create `.pytest_cache/`, `.mypy_cache/` and
+/// `.ruff_cache/`, each hiding itself with a `.gitignore` of `*`: a gate of
+/// the real tools passes on a repository whose `.gitignore` does not list
+/// them. A self-hiding folder of any other name, as a check would plant
+/// it beside a new `conftest.py`, is still a change.
+#[test]
+fn the_caches_pytest_mypy_and_ruff_hide_are_no_change_other_hiding_folders_are() {
+    let Some(python) = crate::support::test_tool("python/bin/python") else {
+        return;
+    };
+    let python = python.to_str().unwrap().to_string();
+    let config = format!(
+        "[settings]\nallow = [\"{python}\"]\n\
+         [[check]]\nname = \"pytest\"\nrun = [\"{python}\", \"-m\", \"pytest\", \"-q\"]\n\
+         [[check]]\nname = \"mypy\"\nrun = [\"{python}\", \"-m\", \"mypy\", \"app.py\"]\n\
+         [[check]]\nname = \"ruff\"\nrun = [\"{python}\", \"-m\", \"ruff\", \"check\", \".\"]\n"
+    );
+    let test = Test::new()
+        .config(&config)
+        .file(
+            "app.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        )
+        .file(
+            "test_app.py",
+            "from app import add\n\n\ndef test_add() -> None:\n    assert add(1, 2) == 3\n",
+        );
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "project"]);
+    let run = test
+        .args(&["--format", "json", "--out", "../ev.json"])
+        .run();
+    let ev: Value =
+        serde_json::from_slice(&std::fs::read(run.test.path().join("../ev.json")).unwrap())
+            .unwrap();
+    assert_eq!(run.code, Some(0), "{}\n{ev}", run.stderr);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    for cache in [".pytest_cache", ".mypy_cache", ".ruff_cache"] {
+        assert!(
+            run.test.path().join(cache).join(".gitignore").is_file(),
+            "{cache} was made"
+        );
+    }
+
+    // The attacker's version: a new folder that hides itself and what it
+    // holds, named like no tool's cache.
+    let run = run_with(
+        repo(),
+        "mkdir -p tests/zz && printf '*\\\\n' > tests/zz/.gitignore && echo x > tests/zz/conftest.py",
+        &[],
+    );
+    assert_modified(&run, &["tests/zz/.gitignore", "tests/zz/conftest.py"]);
+}

@@ -515,7 +515,7 @@ impl Verifier {
         let worktree = self.snapshotter.worktree();
         changes.retain(|c| {
             let path = worktree.join(&c.key);
-            !self.ignored.contains(&path) && !self.own.contains(&path)
+            !self.ignored.contains(&path) && !self.own.contains(&path) && !in_tool_cache(&c.key)
         });
         // A changed ignore rule: the files it newly hides are changes too
         // (a `.gitignore` hides what is below its folder; the excludes
@@ -1153,6 +1153,27 @@ fn newly_hidden(before: &Snapshot, after: &Snapshot, scopes: &[PathBuf]) -> Vec<
         .filter(|key| scopes.iter().any(|scope| key.starts_with(scope)))
         .cloned()
         .collect()
+}
+
+/// The cache folders that test runners and linters create in the folder
+/// they run in, each with a `.gitignore` of `*` that hides it: pytest's,
+/// mypy's and ruff's. A gate that runs them would otherwise fail on its
+/// first run in a repository whose `.gitignore` does not list them (their
+/// self-hiding `.gitignore` is a new ignore rule). Only these names: no
+/// interpreter or test runner loads code from them (pytest does not
+/// collect dot folders, Python does not import from them), whereas a
+/// self-hiding folder of any other name (`src/.gitignore` of `*` beside a
+/// new `conftest.py`) is a change.
+const TOOL_CACHES: [&str; 3] = [".pytest_cache", ".mypy_cache", ".ruff_cache"];
+
+/// Whether `key` is one of the [`TOOL_CACHES`] or lies inside one, at any
+/// depth.
+fn in_tool_cache(key: &Path) -> bool {
+    key.components().any(|component| {
+        TOOL_CACHES
+            .iter()
+            .any(|name| component.as_os_str() == std::ffi::OsStr::new(name))
+    })
 }
 
 /// Whether `key` names a `.gitignore` file.
