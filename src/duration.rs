@@ -125,7 +125,7 @@ mod tests {
         bad("99999999999999999999s", "maximum of 7d");
     }
 
-    /// The values of issue 14 that once validated and then panicked in a
+    /// Values that once validated and then panicked in a
     /// worker (`Instant + Duration` overflow), and the edges of the bound.
     #[test]
     fn bounded_at_seven_days() {

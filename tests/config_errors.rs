@@ -1,4 +1,4 @@
-//! Every config error of docs/checks-toml.md (and issue 2's bad input): exit 2, one
+//! Every config error of docs/checks-toml.md (and bad input): exit 2, one
 //! `error: ` line on stderr naming the file (and the line and key where the
 //! contract asks for them), nothing on stdout, no check run, no report file
 //! and no stray temp file left behind.
@@ -554,7 +554,7 @@ fn out_naming_a_directory() {
     );
 }
 
-/// Issue 14 item 4: an `env` key that makes the allowed program load other
+/// An `env` key that makes the allowed program load other
 /// code is a config error naming the key, before anything runs. Here an
 /// allowed `git` would preload a shared object of the worktree.
 #[test]
@@ -582,7 +582,7 @@ env = { LD_PRELOAD = "./evil.so" }
     );
 }
 
-/// Issue 14 item 4: `GIT_CONFIG_COUNT`/`KEY_0`/`VALUE_0` set
+/// `GIT_CONFIG_COUNT`/`KEY_0`/`VALUE_0` set
 /// `core.fsmonitor`, a command git runs through a shell on `git status`.
 #[test]
 fn git_config_from_the_environment_is_refused() {
@@ -671,7 +671,7 @@ fn the_repository_checks_toml_validates() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
 
-/// Issue 14 item 7: a timeout that once validated, then overflowed
+/// A timeout that once validated, then overflowed
 /// `Instant + Duration` in a worker (a panic, a hang, a zombie, no output;
 /// `fix` exited 101) is a config error of `check`, `validate`, `list` and
 /// `fix` alike: exit 2 and one line naming the key.
@@ -771,7 +771,7 @@ fn runs_a_program_directly(args: &[&str], env: &[(&str, &str)]) -> bool {
     control.path().join("attack-marker").exists()
 }
 
-/// Issue 27: `git` arguments that make git run another program are a config
+/// `git` arguments that make git run another program are a config
 /// error naming the check, with only git listed: each form is refused
 /// before anything runs (no marker, no report), and the forms that this
 /// git runs on its own do create the marker when run directly.

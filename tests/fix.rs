@@ -1,4 +1,4 @@
-//! `run-check fix` (issue 4): the only command that writes. It runs the
+//! `run-check fix`: the only command that writes. It runs the
 //! `[[fix]]` commands with the same whitelist, timeouts and output handling;
 //! a check run never runs a fix.
 

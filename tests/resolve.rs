@@ -92,7 +92,7 @@ fn real_on_path(program: &str) -> std::path::PathBuf {
     dunce::canonicalize(which::which(program).expect("on PATH")).unwrap()
 }
 
-/// Issue 14 item 4: an allowed `./lint.sh` that is a symlink to the system
+/// An allowed `./lint.sh` that is a symlink to the system
 /// shell runs a shell the whitelist never listed (and the evidence said
 /// `lint.sh`). Refused before anything runs, naming the check and target.
 #[cfg(unix)]
@@ -228,7 +228,7 @@ run = ["sh", "-c", "echo \"$0\""]
     );
 }
 
-/// Issue 14 item 5: `cwd` is resolved again when the check starts. A check
+/// `cwd` is resolved again when the check starts. A check
 /// (run first through `needs`) turns `target/esc`, absent when the config
 /// loaded, into a symlink out of the worktree; the check with that `cwd` is
 /// `error`, not run: its marker never appears outside.
@@ -384,7 +384,7 @@ needs = ["swap"]
     assert!(!run.test.path().join("pwned").exists(), "the shell ran");
 }
 
-/// Issue 14 item 7: `jobs` and `--jobs` at the top of their range run
+/// `jobs` and `--jobs` at the top of their range run
 /// (no more workers than checks, no overflow); `--jobs` past `usize` and a
 /// negative `jobs` are errors naming the flag or key.
 #[test]

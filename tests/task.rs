@@ -116,7 +116,7 @@ fn broken_limits_are_violations_not_errors() {
 fn integers_as_the_schema_reads_them_and_empty_contract_lists() {
     // `2.0` is an integer to the published schema, so to `--task` too; a
     // number too big for 64 bits is a broken limit, not an ERROR; an empty
-    // `public_contracts_touched` list is as empty as `""` (audit 2, F4/F5).
+    // `public_contracts_touched` list is as empty as `""`.
     let text = task()
         .to_string()
         .replace("\"parallel_count\":1", "\"parallel_count\":2.0")

@@ -1,4 +1,4 @@
-//! Property tests over checks.toml (issue 14): random documents whose values
+//! Property tests over checks.toml: random documents whose values
 //! (durations, numbers, floats, paths, program names, environment keys,
 //! regexes) come from generators that favour the edges (0, negatives,
 //! `u64::MAX`, `nan`, `inf`, `..`, absolute paths, NUL bytes), fed through

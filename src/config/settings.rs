@@ -212,7 +212,7 @@ mod tests {
         );
     }
 
-    /// Issue 14 item 7: every number of `[settings]`, `[judge]` and
+    /// Every number of `[settings]`, `[judge]` and
     /// `[retry]` is bounded by validation: out of range, negative, NaN and
     /// infinite values are config errors naming the key, never a panic or
     /// a wrapped value.

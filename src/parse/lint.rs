@@ -994,7 +994,7 @@ mod tests {
 
     #[test]
     fn other_shapes_of_the_issue() {
-        // Shapes named in issue 17 that no captured tool here prints.
+        // Shapes users reported from tools that no captured fixture here prints.
         let one = |line: &str| {
             let found = lint_all(None, line);
             assert_eq!(found.len(), 1, "{line}: {found:?}");

@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn pretty_output_with_the_code_alone_on_the_next_line() {
-        // mypy 1.x `--strict --pretty` on `def f(x):` (audit 2, F6): the wrap
+        // mypy 1.x `--strict --pretty` on `def f(x):`, as a user reported it: the wrap
         // falls between the two spaces before the code, leaving one space at
         // the end of the first line and `[no-untyped-def]` alone.
         let out = parse(

@@ -981,7 +981,7 @@ mod tests {
 
     #[test]
     fn junit_body_without_message_appears_once() {
-        // The exact report of audit 2, F3.
+        // A failure whose only text is its body, exactly as a user reported it.
         let xml = br#"<testsuite name="s">
 <testcase classname="A" name="fbody"><failure>failure body only</failure></testcase>
 <testcase classname="A" name="ebody"><error type="RuntimeError">error body only</error></testcase>
