@@ -497,3 +497,14 @@ fn a_fifo_left_by_one_of_checks_run_one_at_a_time_names_it() {
     assert_eq!(diagnostic["file"], "src/p");
     assert_eq!(diagnostic["message"], "created by check `writer`");
 }
+
+#[test]
+fn a_fifo_beside_only_ignored_files_is_a_change() {
+    // `logs/` holds no tracked and no untracked file git lists: only
+    // ignored ones.
+    let run = special("mkfifo logs/p")
+        .file("logs/old.log", "ignored\n")
+        .file(".git/info/exclude", "*.log\n")
+        .run();
+    assert_created(&run, &["logs/p"]);
+}

@@ -376,14 +376,22 @@ impl Snapshot {
 }
 
 /// The folders (worktree-relative bytes) of the files `snapshot` lists
-/// inside the worktree.
+/// inside the worktree, and of the ignored paths git listed (so a folder
+/// holding only ignored files is looked at too; an ignored folder, listed
+/// as `build/`, is not itself one of them).
 fn listed_dirs(snapshot: &Snapshot) -> Vec<Vec<u8>> {
     let mut dirs: Vec<Vec<u8>> = Vec::new();
-    for (key, _) in &snapshot.entries {
+    let keys = snapshot.entries.iter().map(|(key, _)| key);
+    for key in keys.chain(&snapshot.ignored) {
         if key.is_absolute() {
             continue;
         }
-        let dir = parent_bytes(key);
+        let whole = bytes(key);
+        let path = whole.strip_suffix(b"/").unwrap_or(whole);
+        let dir = match path.iter().rposition(|&b| b == b'/') {
+            Some(end) => &path[..end],
+            None => &[],
+        };
         if dirs.last().is_none_or(|last| last.as_slice() != dir) {
             dirs.push(dir.to_vec());
         }

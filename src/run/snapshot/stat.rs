@@ -533,9 +533,10 @@ mod imp {
         false
     }
 
-    /// Takes stat data through std.
+    /// Takes stat data through std (a field, not a unit struct: built with
+    /// `default()` as the Unix one is).
     #[derive(Debug, Default)]
-    pub(in crate::run::snapshot) struct Lstat;
+    pub(in crate::run::snapshot) struct Lstat(());
 
     impl Lstat {
         /// The stat data of `path` (a symlink's own), and whether it is a
