@@ -508,3 +508,18 @@ fn a_fifo_beside_only_ignored_files_is_a_change() {
         .run();
     assert_created(&run, &["logs/p"]);
 }
+
+#[test]
+fn a_fifo_in_place_of_a_tracked_file_is_a_change_named_once() {
+    let run = special("rm src/a.py && mkfifo src/a.py").run();
+    assert_modified(&run, &["src/a.py"]);
+    let ev = run.json_file("ev.json");
+    let messages: Vec<&str> = ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "read-only")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["changed while the checks ran"]);
+}
