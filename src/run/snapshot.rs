@@ -29,6 +29,10 @@
 //! (A clean tracked file is git's to judge: git compares its content with
 //! the index, so a `touch` of a clean file does not count.)
 //!
+//! `git status` lists no FIFO, socket or device: in git, a later snapshot
+//! looks for those a check created itself, reading only the folders whose
+//! entries changed during the run (`special.rs`).
+//!
 //! Build output counts in neither: an untracked path git lists under a
 //! directory named `target` or `node_modules` is left out as the walk leaves
 //! those directories out (tracked files there still count). A listed path
@@ -551,7 +555,6 @@ impl Verifier {
     /// A later snapshot, and the FIFOs, sockets and devices created since
     /// the checks began (looked for while git lists, when there are many
     /// folders to stat).
-    #[allow(clippy::type_complexity)]
     fn again_with_specials(&self) -> (Result<Snapshot, String>, Vec<(PathBuf, stat::Stat)>) {
         let Some(specials) = &self.specials else {
             return (self.snapshotter.again(&self.before), Vec::new());

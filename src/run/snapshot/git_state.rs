@@ -423,6 +423,8 @@ impl GitWatch {
         let parsed = parse_index(data, |entry| {
             folders.add(entry.path);
             if entry.mode == GITLINK {
+                // A checked-out submodule's top folder is looked at too.
+                folders.0.push(entry.path.to_vec());
                 gitlinks = true;
                 submodules.push(top.join(crate::git::path_from_bytes(entry.path)));
             }
