@@ -359,3 +359,167 @@ fn a_fifo_or_socket_left_outside_git_is_a_change() {
         .args(&["--format", "json", "--out", "ev.json"]);
     assert_modified(&test.run(), &["pipe", "sock"]);
 }
+
+/// A repository with `src/a.py` committed and `target/` ignored, whose
+/// check runs `script` (python3 allowed too).
+fn special(script: &str) -> Test {
+    let test = Test::new()
+        .file("src/a.py", ORIGINAL)
+        .file(".gitignore", "target/\nev.json\n");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "code"]);
+    test.config(&format!(
+        "[settings]\nallow = [\"sh\", \"python3\"]\n[[check]]\nname = \"writer\"\n\
+         run = [\"sh\", \"-c\", \"{script}\"]\n"
+    ))
+    .args(&["--format", "json", "--out", "ev.json"])
+}
+
+/// The gate failed, exactly `paths` modified, each one `read-only`
+/// diagnostic naming its creation (checks run in parallel: no culprit is
+/// named); git lists none of them.
+#[track_caller]
+fn assert_created(run: &crate::support::Run, paths: &[&str]) {
+    assert_modified(run, paths);
+    let ev = run.json_file("ev.json");
+    let diagnostics: Vec<(&str, &str, &str)> = ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "read-only")
+        .map(|d| {
+            (
+                d["check"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str, &str)> = paths
+        .iter()
+        .map(|path| ("run-check", *path, "created while the checks ran"))
+        .collect();
+    assert_eq!(diagnostics, expected);
+    let listed = git(run.test.path(), &["status", "--porcelain", "-uall"]);
+    for path in paths {
+        assert!(!listed.contains(path), "{listed}");
+    }
+}
+
+#[test]
+fn a_fifo_a_check_leaves_in_a_git_worktree_is_a_change() {
+    let run = special("mkfifo src/p").run();
+    assert_created(&run, &["src/p"]);
+}
+
+#[test]
+fn a_socket_a_check_leaves_in_a_git_worktree_is_a_change() {
+    let run = special(
+        "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.bind(\\\"src/s.sock\\\")'",
+    )
+    .run();
+    assert_created(&run, &["src/s.sock"]);
+}
+
+#[test]
+fn a_fifo_in_a_folder_a_check_creates_is_a_change() {
+    let run = special("mkdir -p src/d/e && mkfifo src/d/p src/d/e/q").run();
+    assert_created(&run, &["src/d/e/q", "src/d/p"]);
+}
+
+#[test]
+fn a_fifo_at_the_top_of_the_worktree_is_a_change() {
+    let run = special("mkfifo top.pipe").run();
+    assert_created(&run, &["top.pipe"]);
+}
+
+#[test]
+fn a_fifo_in_an_ignored_folder_is_no_change() {
+    let run = special("mkdir -p target/debug && mkfifo target/p target/debug/q").run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    // The check did leave them.
+    let root = run.test.path();
+    assert!(root.join("target/debug/q").exists());
+}
+
+#[test]
+fn a_fifo_matched_by_an_ignore_pattern_is_no_change() {
+    let run = special("mkfifo src/x.sock")
+        .file("src/.gitignore", "*.sock\n")
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn a_fifo_there_before_the_run_is_no_change_and_a_clean_run_passes() {
+    let test = special("true");
+    let status = std::process::Command::new("mkfifo")
+        .arg(test.path().join("src/old"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = test.run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["summary"]["banner"], "All checks passed!");
+    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    assert_eq!(check(&ev, "writer")["status"], "pass");
+}
+
+#[test]
+fn a_fifo_left_by_one_of_checks_run_one_at_a_time_names_it() {
+    let run = special("mkfifo src/p").args(&["--jobs", "1"]).run();
+    assert_modified(&run, &["src/p"]);
+    let ev = run.json_file("ev.json");
+    let diagnostic = ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "read-only")
+        .unwrap();
+    assert_eq!(diagnostic["check"], "writer");
+    assert_eq!(diagnostic["file"], "src/p");
+    assert_eq!(diagnostic["message"], "created by check `writer`");
+}
+
+#[test]
+fn a_fifo_beside_only_ignored_files_is_a_change() {
+    // `logs/` holds no tracked and no untracked file git lists: only
+    // ignored ones.
+    let run = special("mkfifo logs/p")
+        .file("logs/old.log", "ignored\n")
+        .file(".git/info/exclude", "*.log\n")
+        .run();
+    assert_created(&run, &["logs/p"]);
+}
+
+#[test]
+fn a_fifo_in_place_of_a_tracked_file_is_a_change_named_once() {
+    let run = special("rm src/a.py && mkfifo src/a.py").run();
+    assert_modified(&run, &["src/a.py"]);
+    let ev = run.json_file("ev.json");
+    let messages: Vec<&str> = ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "read-only")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["changed while the checks ran"]);
+}

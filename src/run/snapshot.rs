@@ -29,6 +29,10 @@
 //! (A clean tracked file is git's to judge: git compares its content with
 //! the index, so a `touch` of a clean file does not count.)
 //!
+//! `git status` lists no FIFO, socket or device: in git, a later snapshot
+//! looks for those a check created itself, reading only the folders whose
+//! entries changed during the run (`special.rs`).
+//!
 //! Build output counts in neither: an untracked path git lists under a
 //! directory named `target` or `node_modules` is left out as the walk leaves
 //! those directories out (tracked files there still count). A listed path
@@ -40,6 +44,7 @@
 
 mod git_state;
 mod own;
+mod special;
 mod stat;
 mod temps;
 mod tree;
@@ -347,6 +352,55 @@ impl Snapshot {
     fn unread(&self) -> bool {
         self.unread
     }
+
+    /// Records the FIFOs, sockets and devices `found` (keys and stat
+    /// data) as untracked files, which `git status` does not list: a path
+    /// it lists already (a tracked file replaced by a FIFO) stays as git
+    /// lists it.
+    fn add_specials(&mut self, found: Vec<(PathBuf, stat::Stat)>) {
+        for (key, stat) in found {
+            let Err(at) = self
+                .entries
+                .binary_search_by(|(k, _)| bytes(k).cmp(bytes(&key)))
+            else {
+                continue;
+            };
+            let entry = Entry {
+                code: Code(*b"??"),
+                state: String::new(),
+                seen: Seen::File {
+                    stat,
+                    hash: None,
+                    dir: None,
+                },
+            };
+            self.entries.insert(at, (Key::from(key), entry));
+        }
+    }
+}
+
+/// The folders (worktree-relative bytes) of the files `snapshot` lists
+/// inside the worktree, and of the ignored paths git listed (so a folder
+/// holding only ignored files is looked at too; an ignored folder, listed
+/// as `build/`, is not itself one of them).
+fn listed_dirs(snapshot: &Snapshot) -> Vec<Vec<u8>> {
+    let mut dirs: Vec<Vec<u8>> = Vec::new();
+    let keys = snapshot.entries.iter().map(|(key, _)| key);
+    for key in keys.chain(&snapshot.ignored) {
+        if key.is_absolute() {
+            continue;
+        }
+        let whole = bytes(key);
+        let path = whole.strip_suffix(b"/").unwrap_or(whole);
+        let dir = match path.iter().rposition(|&b| b == b'/') {
+            Some(end) => &path[..end],
+            None => &[],
+        };
+        if dirs.last().is_none_or(|last| last.as_slice() != dir) {
+            dirs.push(dir.to_vec());
+        }
+    }
+    dirs
 }
 
 /// One path that differs between two snapshots.
@@ -418,6 +472,9 @@ pub(crate) struct Verifier {
     /// The git state, when watched: how it is read, the first state and the
     /// latest intermediate one.
     git: Option<(GitWatch, GitState, Option<GitState>)>,
+    /// In git, where later snapshots look for FIFOs, sockets and devices,
+    /// which `git status` never lists (`special.rs`).
+    specials: Option<special::Specials>,
 }
 
 /// An intermediate snapshot follows a check that ran this many times as long
@@ -439,7 +496,14 @@ impl Verifier {
             Some((status, took)) => (snapshotter.first(Some(status), took)?, took),
             None => (snapshotter.first(None, Duration::ZERO)?, Duration::ZERO),
         };
+        // Folders of the listed files; those of the tracked ones come with
+        // the git state. Taken now: no check has started.
+        let specials = match &snapshotter {
+            Snapshotter::Git { .. } => Some(special::Specials::new(listed_dirs(&before))),
+            Snapshotter::Walk { .. } => None,
+        };
         Ok(Verifier {
+            specials,
             snapshotter,
             cost: started.elapsed() + status_took,
             attribute,
@@ -456,6 +520,9 @@ impl Verifier {
     /// Also verifies the git state (HEAD, refs, index, config, hooks,
     /// excludes), `before` being the state when the run started.
     pub(crate) fn watch_git(&mut self, watch: GitWatch, before: GitState) {
+        if let Some(specials) = &mut self.specials {
+            specials.add(watch.worktree_dirs(&before));
+        }
         self.git = Some((watch, before, None));
     }
 
@@ -469,16 +536,50 @@ impl Verifier {
     /// files were not listed, they are: files it no longer ignores are
     /// named too.
     fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
-        let snapshot = self.snapshotter.again(&self.before)?;
+        let (snapshot, specials) = self.again_with_specials();
+        let mut snapshot = snapshot?;
         let git = self.git_now();
         let git_changed = match (&self.git, &git) {
             (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
             _ => false,
         };
         if git_changed && !snapshot.listed_untracked {
-            return Ok((self.snapshotter.again_listed(&self.before)?, git));
+            snapshot = self.snapshotter.again_listed(&self.before)?;
+        }
+        if let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter {
+            snapshot.add_specials(special::not_ignored(repo, worktree, specials));
         }
         Ok((snapshot, git))
+    }
+
+    /// A later snapshot, and the FIFOs, sockets and devices created since
+    /// the checks began (looked for while git lists, when there are many
+    /// folders to stat).
+    fn again_with_specials(&self) -> (Result<Snapshot, String>, Vec<(PathBuf, stat::Stat)>) {
+        let Some(specials) = &self.specials else {
+            return (self.snapshotter.again(&self.before), Vec::new());
+        };
+        let worktree = self.snapshotter.worktree();
+        let ignored = &self.before.ignored;
+        let ignored_dir = |key: &[u8]| {
+            let listed = |wanted: &[u8]| ignored.binary_search_by(|k| bytes(k).cmp(wanted)).is_ok();
+            let mut slashed = key.to_vec();
+            slashed.push(b'/');
+            listed(key) || listed(&slashed)
+        };
+        let scan = || specials.scan(worktree, ignored_dir);
+        if specials.len() < OVERLAP_MIN {
+            let snapshot = self.snapshotter.again(&self.before);
+            return (snapshot, scan());
+        }
+        std::thread::scope(|scope| {
+            let found = scope.spawn(scan);
+            let snapshot = self.snapshotter.again(&self.before);
+            let found = found
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (snapshot, found)
+        })
     }
 
     /// The git state of the latest snapshot (intermediate, else the first).

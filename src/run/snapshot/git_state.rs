@@ -61,6 +61,11 @@ pub(crate) struct GitState {
     /// hash. An absent file has no entry.
     items: BTreeMap<String, Vec<u8>>,
     index: IndexState,
+    /// The folders (top-level relative, `/`-separated, sorted, each once;
+    /// empty for the top level) that hold an index entry, as the first
+    /// snapshot read the index: where a FIFO or socket a check leaves is
+    /// looked for (`special.rs`). Empty in later snapshots.
+    dirs: std::sync::Arc<Vec<Vec<u8>>>,
 }
 
 impl GitState {
@@ -69,6 +74,36 @@ impl GitState {
     /// --untracked-files=no` does not look inside submodules.
     pub(crate) fn submodules(&self) -> bool {
         self.index.gitlinks
+    }
+
+    /// The folders holding an index entry (top-level relative), as the
+    /// first snapshot read them.
+    pub(super) fn dirs(&self) -> &[Vec<u8>] {
+        &self.dirs
+    }
+}
+
+/// Collects the folders of index entries: the index is sorted by path, so
+/// a folder's entries mostly follow one another and each is compared with
+/// the last folder only (the few repeats are removed at the end).
+#[derive(Default)]
+struct Folders(Vec<Vec<u8>>);
+
+impl Folders {
+    fn add(&mut self, path: &[u8]) {
+        let folder = match path.iter().rposition(|&b| b == b'/') {
+            Some(end) => &path[..end],
+            None => &[],
+        };
+        if self.0.last().is_none_or(|last| last.as_slice() != folder) {
+            self.0.push(folder.to_vec());
+        }
+    }
+
+    fn done(mut self) -> Vec<Vec<u8>> {
+        self.0.sort_unstable();
+        self.0.dedup();
+        self.0
     }
 }
 
@@ -187,7 +222,7 @@ impl GitWatch {
         }
         let mut budget = HOOK_FILES;
         self.hooks(&dirs.hooks, 0, &mut budget, &mut items);
-        let (index, hidden) = if flagged {
+        let (index, hidden, dirs) = if flagged {
             self.index()
         } else {
             let bytes = read(&dirs.index);
@@ -200,9 +235,11 @@ impl GitWatch {
                     gitlinks,
                 },
                 Vec::new(),
+                Vec::new(),
             )
         };
-        (GitState { items, index }, hidden)
+        let dirs = std::sync::Arc::new(dirs);
+        (GitState { items, index, dirs }, hidden)
     }
 
     /// The changes from `before` to `after` (the state as it is now),
@@ -261,6 +298,24 @@ impl GitWatch {
         .chain(&dirs.excludes_file)
         .chain(&dirs.config_files)
         .any(|path| self.name_of(path) == name)
+    }
+
+    /// The folders of `state`'s index entries inside the worktree, as
+    /// worktree-relative bytes (`/`-separated; empty for the worktree).
+    pub(super) fn worktree_dirs(&self, state: &GitState) -> Vec<Vec<u8>> {
+        let top = self.repo.toplevel();
+        if top == self.worktree {
+            return state.dirs().to_vec();
+        }
+        state
+            .dirs()
+            .iter()
+            .filter_map(|dir| {
+                let path = top.join(crate::git::path_from_bytes(dir));
+                let rest = path.strip_prefix(&self.worktree).ok()?;
+                Some(rest.as_os_str().as_encoded_bytes().to_vec())
+            })
+            .collect()
     }
 
     /// A path as reported: `.git/...` inside the git directories,
@@ -343,8 +398,9 @@ impl GitWatch {
         items.insert(".git/HEAD".into(), head);
     }
 
-    /// The index's state, and its flagged entries.
-    fn index(&self) -> (IndexState, Vec<Hidden>) {
+    /// The index's state, its flagged entries, and the folders of its
+    /// entries.
+    fn index(&self) -> (IndexState, Vec<Hidden>, Vec<Vec<u8>>) {
         let dirs = self.repo.dirs();
         let bytes = read(&dirs.index);
         let mut hidden = Vec::new();
@@ -356,14 +412,19 @@ impl GitWatch {
                     gitlinks: false,
                 },
                 hidden,
+                Vec::new(),
             );
         };
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
         let mut gitlinks = false;
         let mut submodules = Vec::new();
+        let mut folders = Folders::default();
         let parsed = parse_index(data, |entry| {
+            folders.add(entry.path);
             if entry.mode == GITLINK {
+                // A checked-out submodule's top folder is looked at too.
+                folders.0.push(entry.path.to_vec());
                 gitlinks = true;
                 submodules.push(top.join(crate::git::path_from_bytes(entry.path)));
             }
@@ -382,20 +443,25 @@ impl GitWatch {
                     gitlinks,
                 },
                 hidden,
+                folders.done(),
             );
         }
         // A split or sparse index: git lists it. Without the cached file
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
-        let gitlinks = listed.iter().flat_map(|(_, entries)| entries);
+        let mut folders = Folders::default();
+        for path in listed.iter().flat_map(|(_, _, paths)| paths) {
+            folders.add(path);
+        }
+        let gitlinks = listed.iter().flat_map(|(_, entries, _)| entries);
         let gitlinks = gitlinks.filter(|entry| entry.mode == GITLINK);
         self.guard(
             gitlinks
                 .map(|entry| top.join(crate::git::path_from_bytes(&entry.path)))
                 .collect(),
         );
-        let flagged = listed.iter().flat_map(|(_, entries)| entries);
+        let flagged = listed.iter().flat_map(|(_, entries, _)| entries);
         for entry in flagged.filter(|entry| entry.assume_unchanged || entry.skip_worktree) {
             let path = crate::git::path_from_bytes(&entry.path);
             let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
@@ -405,10 +471,11 @@ impl GitWatch {
         (
             IndexState {
                 bytes,
-                listed: listed.map(|(meaning, _)| meaning),
+                listed: listed.map(|(meaning, _, _)| meaning),
                 gitlinks: true,
             },
             hidden,
+            folders.done(),
         )
     }
 
@@ -436,14 +503,17 @@ impl GitWatch {
         let _ = self.repo.guard_submodules(found);
     }
 
-    /// The index as `git ls-files -s -v -z` lists it: its meaning, and its
-    /// flagged entries and submodules (`None` when git fails).
-    fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
+    /// The index as `git ls-files -s -v -z` lists it: its meaning, its
+    /// flagged entries and submodules, and every entry's path (`None` when
+    /// git fails).
+    fn listed(&self) -> Option<(Meaning, Vec<Listed>, Vec<Vec<u8>>)> {
         let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
         let mut hasher = Sha256::new();
         let mut flagged = Vec::new();
+        let mut paths = Vec::new();
         for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
             let entry = parse_listed(record)?;
+            paths.push(entry.path.clone());
             let flags = (entry.assume_unchanged, entry.skip_worktree);
             feed(
                 &mut hasher,
@@ -457,7 +527,7 @@ impl GitWatch {
                 flagged.push(entry);
             }
         }
-        Some((hasher.finalize().into(), flagged))
+        Some((hasher.finalize().into(), flagged, paths))
     }
 
     /// The files whose index entry kept its meaning while its cached stat
@@ -602,7 +672,7 @@ impl GitWatch {
         let was = meaning(before);
         // `after` is the index as it is now: a split or sparse one is
         // listed by git now.
-        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _)| meaning));
+        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _, _)| meaning));
         match (was, now) {
             (Some(was), Some(now)) => was != now,
             // Neither side can be read: the bytes differ.
@@ -1036,7 +1106,7 @@ mod tests {
                 let mut count = 0;
                 parse_index(&bytes, |_| count += 1).unwrap();
                 assert_eq!(count, 5);
-                let (listed, flagged) = watch.listed().unwrap();
+                let (listed, flagged, _) = watch.listed().unwrap();
                 assert_eq!(
                     meaning_of(&bytes),
                     Some(listed),

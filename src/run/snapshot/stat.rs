@@ -101,6 +101,17 @@ impl Clock {
     }
 }
 
+/// A moment no later than the timestamp the kernel gives a change made
+/// from now on (nanoseconds since the epoch): on Linux its coarse clock
+/// now (changes are stamped from it, or from a finer clock that is never
+/// behind it); elsewhere the system clock less a tick.
+pub(super) fn stamp_floor() -> i128 {
+    match imp::COARSE_NOW {
+        Some(coarse) => coarse(),
+        None => nanos(SystemTime::now()) - Clock::tick().as_nanos() as i128,
+    }
+}
+
 /// Nanoseconds since the Unix epoch (negative before it).
 fn nanos(time: SystemTime) -> i128 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
@@ -109,7 +120,7 @@ fn nanos(time: SystemTime) -> i128 {
     }
 }
 
-pub(super) use imp::{DirId, Lstat, Stat, dir_id, dir_links};
+pub(super) use imp::{DirId, Lstat, Stat, dir_id, dir_links, special};
 
 /// Whether a file with `stat`, seen by a snapshot that began at `clock`,
 /// must be read (hashed): when its file system's clock is not trusted, when
@@ -269,6 +280,13 @@ mod imp {
     pub(in crate::run::snapshot) fn dir_links(path: &Path) -> Option<(Stat, u64)> {
         let meta = std::fs::symlink_metadata(path).ok()?;
         meta.is_dir().then(|| (Stat::of(&meta), meta.nlink()))
+    }
+
+    /// Whether `kind` is a FIFO, a socket or a device: what `git status`
+    /// never lists.
+    pub(in crate::run::snapshot) fn special(kind: &std::fs::FileType) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device()
     }
 
     /// Takes stat data one folder at a time: the folder stays open while
@@ -510,9 +528,15 @@ mod imp {
         None
     }
 
-    /// Takes stat data through std.
+    /// No FIFO, socket or device is a worktree file here.
+    pub(in crate::run::snapshot) fn special(_kind: &std::fs::FileType) -> bool {
+        false
+    }
+
+    /// Takes stat data through std (a field, not a unit struct: built with
+    /// `default()` as the Unix one is).
     #[derive(Debug, Default)]
-    pub(in crate::run::snapshot) struct Lstat;
+    pub(in crate::run::snapshot) struct Lstat(());
 
     impl Lstat {
         /// The stat data of `path` (a symlink's own), and whether it is a
