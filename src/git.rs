@@ -418,10 +418,31 @@ impl Repo {
 
     /// A `git ARGS` command at the top level, guarded, for a question that
     /// needs its own pipes.
-    pub(crate) fn command(&self, args: &[&str]) -> Result<Command, String> {
+    fn command(&self, args: &[&str]) -> Result<Command, String> {
         let mut command = command(&self.exe, &self.toplevel, &*self.overrides()?);
         command.args(args);
         Ok(command)
+    }
+
+    /// Runs `git ARGS` at the top level, guarded, with `input` on its stdin
+    /// (written on a thread, so a large answer cannot block the writing):
+    /// its exit code and stdout, or `None` when git could not be run or
+    /// did not take the whole input.
+    pub(crate) fn feed(&self, args: &[&str], input: Vec<u8>) -> Option<(Option<i32>, Vec<u8>)> {
+        use std::io::Write;
+        let mut child = self
+            .command(args)
+            .ok()?
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut stdin = child.stdin.take()?;
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child.wait_with_output().ok()?;
+        writer.join().ok()?.ok()?;
+        Some((output.status.code(), output.stdout))
     }
 
     /// The overrides every git process gets now: asked again when a file

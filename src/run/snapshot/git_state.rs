@@ -613,16 +613,6 @@ impl GitWatch {
     /// as `git hash-object --stdin-paths` computes them; `None` when git
     /// fails.
     fn hash_objects(&self, paths: &[&Path]) -> Option<Vec<Vec<u8>>> {
-        use std::io::Write;
-        let mut child = self
-            .repo
-            .command(&["hash-object", "--stdin-paths"])
-            .ok()?
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok()?;
         let mut input = Vec::new();
         for path in paths {
             // One path a line: a name with a newline cannot be asked.
@@ -633,15 +623,11 @@ impl GitWatch {
             input.extend_from_slice(bytes);
             input.push(b'\n');
         }
-        let mut stdin = child.stdin.take()?;
-        let writer = std::thread::spawn(move || stdin.write_all(&input));
-        let output = child.wait_with_output().ok()?;
-        let written = writer.join().ok()?.is_ok();
-        if !written || !output.status.success() {
+        let (code, stdout) = self.repo.feed(&["hash-object", "--stdin-paths"], input)?;
+        if code != Some(0) {
             return None;
         }
-        let hashes: Vec<Vec<u8>> = output
-            .stdout
+        let hashes: Vec<Vec<u8>> = stdout
             .split(|&b| b == b'\n')
             .filter(|line| !line.is_empty())
             .map(|hex| {

@@ -203,32 +203,18 @@ pub(super) fn not_ignored(
 /// The paths among `paths` (top-level relative) git ignores, as `git
 /// check-ignore -z --stdin` answers; `None` when it fails.
 fn check_ignore(repo: &Repo, paths: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
-    use std::io::Write;
-    let mut child = repo
-        .command(&["check-ignore", "-z", "--stdin"])
-        .ok()?
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
     let mut input = Vec::new();
     for path in paths {
         input.extend_from_slice(path);
         input.push(0);
     }
-    let mut stdin = child.stdin.take()?;
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().ok()?;
-    let written = writer.join().ok()?.is_ok();
+    let (code, stdout) = repo.feed(&["check-ignore", "-z", "--stdin"], input)?;
     // 0: some are ignored; 1: none is.
-    let answered = matches!(output.status.code(), Some(0) | Some(1));
-    if !written || !answered {
+    if !matches!(code, Some(0) | Some(1)) {
         return None;
     }
     Some(
-        output
-            .stdout
+        stdout
             .split(|&b| b == 0)
             .filter(|p| !p.is_empty())
             .map(<[u8]>::to_vec)
