@@ -2,7 +2,7 @@
 //! which files changed since it, by the change set of `run/changes.rs`
 //! (the one `contracts.gate` and fast mode use, against the same base), and
 //! what a file held there, read from git's object store (`git ls-tree`,
-//! then `git cat-file blob` per file, neither of which runs a filter or
+//! then one `git cat-file --batch`, neither of which runs a filter or
 //! textconv program). Git is asked only for what a scan needs: which of the
 //! files it did not read or that hold `run-check: allow` markers changed,
 //! and the contents at the base of the changed ones with markers; a scan
@@ -50,9 +50,8 @@ impl ScanBase<'_> {
             .worktree
             .strip_prefix(self.repo.toplevel())
             .unwrap_or(Path::new(""));
-        let mut prefix = String::new();
-        for part in below.components() {
-            prefix.push_str(&part.as_os_str().to_string_lossy());
+        let mut prefix = crate::paths::to_slashes(below);
+        if !prefix.is_empty() {
             prefix.push('/');
         }
         prefix
@@ -79,6 +78,8 @@ impl crate::scan::Base for ScanBase<'_> {
             return Ok(contents);
         };
         let prefix = self.prefix();
+        // (object name, worktree-relative file) of every file to read.
+        let mut wanted: Vec<(String, String)> = Vec::new();
         for chunk in files.chunks(PATHS_PER_CALL) {
             let paths: Vec<String> = chunk.iter().map(|f| format!("{prefix}{f}")).collect();
             let mut args = vec![
@@ -94,15 +95,53 @@ impl crate::scan::Base for ScanBase<'_> {
             args.extend(paths.iter().map(String::as_str));
             let listing = self.repo.run(&args)?;
             for (object, path) in blobs(&listing) {
-                let Some(file) = path.strip_prefix(prefix.as_str()) else {
-                    continue;
-                };
-                let text = self.repo.run(&["cat-file", "blob", object])?;
-                contents.insert(file.to_string(), text);
+                if let Some(file) = path.strip_prefix(prefix.as_str()) {
+                    wanted.push((object.to_string(), file.to_string()));
+                }
             }
+        }
+        if wanted.is_empty() {
+            return Ok(contents);
+        }
+        // One `git cat-file --batch` for them all, not a process a file.
+        let mut input = Vec::new();
+        for (object, _) in &wanted {
+            input.extend_from_slice(object.as_bytes());
+            input.push(b'\n');
+        }
+        let output = match self.repo.feed(&["cat-file", "--batch"], input) {
+            Some((Some(0), output)) => output,
+            _ => return Err("`git cat-file --batch` failed".into()),
+        };
+        let texts = batch_blobs(&output)
+            .filter(|texts| texts.len() == wanted.len())
+            .ok_or("`git cat-file --batch` answered what was not asked")?;
+        for ((_, file), text) in wanted.into_iter().zip(texts) {
+            contents.insert(file, text.to_vec());
         }
         Ok(contents)
     }
+}
+
+/// The contents of `git cat-file --batch` output, in order: each record
+/// is `<object> blob <size>\n`, the content, then `\n`. `None` when a
+/// record is not a blob (`<object> missing`) or the output is cut short.
+fn batch_blobs(mut output: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut texts = Vec::new();
+    while !output.is_empty() {
+        let end = memchr::memchr(b'\n', output)?;
+        let header = std::str::from_utf8(&output[..end]).ok()?;
+        let mut fields = header.split(' ');
+        let (_, kind, size) = (fields.next()?, fields.next()?, fields.next()?);
+        let size: usize = size.parse().ok()?;
+        if kind != "blob" {
+            return None;
+        }
+        let rest = &output[end + 1..];
+        texts.push(rest.get(..size)?);
+        output = rest.get(size + 1..)?;
+    }
+    Some(texts)
 }
 
 /// The regular files of `git ls-tree -z -l` output that a scan would read
@@ -131,6 +170,15 @@ fn blobs(listing: &[u8]) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cat_file_batch_records_give_each_blob_in_order() {
+        let output = b"aa blob 3\nx\ny\nbb blob 0\n\ncc blob 2\n\n\n\n";
+        assert_eq!(batch_blobs(output), Some(vec![&b"x\ny"[..], b"", b"\n\n"]));
+        assert_eq!(batch_blobs(b"aa missing\n"), None);
+        assert_eq!(batch_blobs(b"aa blob 9\nshort\n"), None);
+        assert_eq!(batch_blobs(b""), Some(vec![]));
+    }
 
     #[test]
     fn ls_tree_records_give_the_regular_files_a_scan_reads() {
