@@ -47,8 +47,10 @@ fn read_only_diagnostics(ev: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The gate failed on the modification alone (the `writer` check passed),
+/// exactly `paths` modified; the evidence is `ev.json`.
 #[track_caller]
-fn assert_modified(run: &crate::support::Run, paths: &[&str]) -> Value {
+pub(crate) fn assert_modified(run: &crate::support::Run, paths: &[&str]) -> Value {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let ev = run.json_file("ev.json");
     assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::readonly::assert_modified;
 use crate::support::{Test, check, git};
 
 /// The original content of `src/a.py`, and the edit a check makes (same
@@ -95,15 +96,7 @@ fn repo() -> Test {
 /// The gate failed, the edit named.
 #[track_caller]
 fn assert_edit_found(run: &crate::support::Run) {
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    let ev = run.json_file("ev.json");
-    assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
-    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
-    assert_eq!(
-        ev["contracts"]["read_only"]["modified"],
-        serde_json::json!(["src/a.py"])
-    );
-    assert_eq!(check(&ev, "writer")["status"], "pass");
+    assert_modified(run, &["src/a.py"]);
 }
 
 #[test]
@@ -296,20 +289,6 @@ fn hiding(script: &str) -> Test {
          run = [\"sh\", \"-c\", \"{script}\"]\n"
     ))
     .args(&["--format", "json", "--out", "ev.json"])
-}
-
-/// The gate failed, exactly `paths` modified.
-#[track_caller]
-fn assert_modified(run: &crate::support::Run, paths: &[&str]) {
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    let ev = run.json_file("ev.json");
-    assert_eq!(ev["summary"]["banner"], "Workspace modified by checks");
-    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
-    assert_eq!(
-        ev["contracts"]["read_only"]["modified"],
-        serde_json::json!(paths)
-    );
-    assert_eq!(check(&ev, "writer")["status"], "pass");
 }
 
 #[test]
