@@ -260,9 +260,11 @@ fn marker_lines(bytes: Option<&Vec<u8>>) -> HashMap<String, usize> {
 
 /// `data.skipped`: changed files first, then by path, at most
 /// [`MAX_SKIPPED`], paths masked.
-fn listed(mut files: Vec<NotRead>, changed: impl Fn(&NotRead) -> Option<bool>) -> Vec<Skipped> {
-    let mut with: Vec<(Option<bool>, NotRead)> =
-        files.drain(..).map(|file| (changed(&file), file)).collect();
+fn listed(files: Vec<NotRead>, changed: impl Fn(&NotRead) -> Option<bool>) -> Vec<Skipped> {
+    let mut with: Vec<(Option<bool>, NotRead)> = files
+        .into_iter()
+        .map(|file| (changed(&file), file))
+        .collect();
     with.sort_by(|(a, x), (b, y)| (*a != Some(true), &x.rel).cmp(&(*b != Some(true), &y.rel)));
     with.truncate(MAX_SKIPPED);
     with.into_iter()
