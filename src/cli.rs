@@ -53,10 +53,37 @@ pub(crate) enum Command {
     Init(crate::tooling::init::InitArgs),
     /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
     Hooks(crate::tooling::hooks::HooksArgs),
+    /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
+    Agent(AgentArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(CompletionsArgs),
     /// Print a manual page (roff): run-check(1), or a command's
     Man(ManArgs),
+}
+
+/// `agent` options.
+#[derive(Debug, Args)]
+pub(crate) struct AgentArgs {
+    #[command(subcommand)]
+    pub(crate) command: AgentCommand,
+}
+
+/// `agent` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AgentCommand {
+    /// Print the bounded feedback of an evidence file, as an agent hook gives it to the model
+    Feedback(AgentFeedbackArgs),
+}
+
+/// `agent feedback` options.
+#[derive(Debug, Args)]
+pub(crate) struct AgentFeedbackArgs {
+    /// Evidence file (a `--format json` report); `-` or none reads stdin
+    #[arg(value_name = "EVIDENCE")]
+    pub(crate) evidence: Option<PathBuf>,
+    /// At most this many characters [default: 4000]
+    #[arg(long, value_name = "N")]
+    pub(crate) max_chars: Option<usize>,
 }
 
 /// `man` options.

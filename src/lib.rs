@@ -105,6 +105,7 @@ where
         Some(Command::Schema(args)) => tooling::schema::run(&args),
         Some(Command::Init(args)) => tooling::init::run(&args),
         Some(Command::Hooks(args)) => tooling::hooks::run(&args),
+        Some(Command::Agent(args)) => commands::agent(&args),
         Some(Command::Completions(args)) => commands::completions(&args),
         Some(Command::Man(args)) => commands::man(&args),
     };

@@ -2,6 +2,7 @@
 //! output (progress, banner, warnings) goes to stderr; reports go to stdout or
 //! the `--out` file.
 
+mod agent;
 mod candidates;
 mod check;
 mod completions;
@@ -11,6 +12,7 @@ mod progress;
 mod report;
 mod validate;
 
+pub(crate) use agent::agent;
 pub(crate) use candidates::{CandidatesFormat, candidates};
 pub(crate) use check::check;
 pub(crate) use completions::{completions, man};

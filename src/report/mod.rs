@@ -2,6 +2,7 @@
 //! they never run processes or touch files (`output` writes).
 
 pub(crate) mod attempts;
+pub(crate) mod feedback;
 mod github;
 mod html;
 mod junit;

@@ -1,0 +1,491 @@
+//! The feedback an agent reads (docs/agents.md): what an agent hook gives as
+//! the reason for a blocked stop, what `agent feedback` prints and what the
+//! MCP tools return as text. A model sees a bounded slice of what a hook
+//! prints (Claude Code moves more than 10,000 characters to a file and shows
+//! a 2 KB preview), so the answer is sized to fit and ordered by what helps
+//! most: the verdict and counts; each new problem as `path:line[:col]:
+//! [check rule] message` in the tool's words, errors before warnings,
+//! grouped by check; for a failed check with no located error, the last
+//! lines of its output (where a failure usually is); the next step; where
+//! the whole evidence is. When cut, the last line says how many problems
+//! were left out and how to see them all.
+//!
+//! Plain text, one problem a line, no control character (the checks'
+//! output is the code under test's: escapes and forged CI commands are
+//! defused, newlines in a message cannot start a line of their own), and
+//! deterministic: the same evidence gives the same bytes.
+
+use std::fmt::Write;
+
+use run_check_documents::evidence::{CheckRecord, DiagSeverity, Diagnostic, Evidence, Status};
+
+/// The smallest bound that still holds the verdict, the next step and the
+/// evidence's path.
+pub(crate) const MIN_CHARS: usize = 300;
+
+/// Output lines shown for a failed check without a located error.
+const TAIL_LINES: usize = 10;
+
+/// One line of feedback at most this long: a minified bundle's line must
+/// not crowd out every other problem.
+const LINE_CHARS: usize = 400;
+
+/// The rule of the read-only verification's diagnostics.
+const READ_ONLY_RULE: &str = "read-only";
+
+/// What the feedback adds around the evidence.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Options<'a> {
+    /// At most this many characters (Unicode scalar values), newlines
+    /// included; raised to [`MIN_CHARS`].
+    pub(crate) max_chars: usize,
+    /// The next step, one line (the judge's route and action).
+    pub(crate) next: Option<&'a str>,
+    /// Where the whole evidence is.
+    pub(crate) evidence_path: Option<&'a str>,
+}
+
+/// The feedback of `evidence` within `options.max_chars` characters.
+pub(crate) fn render(evidence: &Evidence, options: &Options<'_>) -> String {
+    let max = options.max_chars.max(MIN_CHARS);
+    let problems = problems(evidence);
+    let head = clean(&headline(evidence, &problems), max);
+    let mut tail_lines = Vec::new();
+    if let Some(next) = options.next {
+        tail_lines.push(clean(&format!("next: {next}"), LINE_CHARS));
+    }
+    if let Some(path) = options.evidence_path {
+        tail_lines.push(clean(&format!("evidence: {path}"), LINE_CHARS));
+    }
+    let body = body(evidence, &problems);
+    fit(&head, &body, &tail_lines, problems.len(), options, max)
+}
+
+/// A problem the feedback lists: a new diagnostic of a check that did not
+/// pass, or a file the checks modified.
+struct Problem<'a> {
+    check: &'a str,
+    diagnostic: &'a Diagnostic,
+}
+
+/// The new problems, grouped by check in the evidence's order (the
+/// read-only verification's last), errors before warnings within a check.
+fn problems(evidence: &Evidence) -> Vec<Problem<'_>> {
+    let failed: Vec<&CheckRecord> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .collect();
+    let mut problems = Vec::new();
+    for check in &failed {
+        let mut own: Vec<&Diagnostic> = evidence
+            .diagnostics
+            .iter()
+            .filter(|d| d.check == check.name && d.new != Some(false))
+            .filter(|d| d.rule.as_deref() != Some(READ_ONLY_RULE))
+            .collect();
+        own.sort_by_key(|d| rank(d.severity));
+        problems.extend(own.into_iter().map(|diagnostic| Problem {
+            check: &check.name,
+            diagnostic,
+        }));
+    }
+    problems.extend(
+        evidence
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule.as_deref() == Some(READ_ONLY_RULE))
+            .map(|diagnostic| Problem {
+                check: &diagnostic.check,
+                diagnostic,
+            }),
+    );
+    problems
+}
+
+/// Errors first, then warnings, then the rest.
+fn rank(severity: DiagSeverity) -> u8 {
+    match severity {
+        DiagSeverity::Error => 0,
+        DiagSeverity::Warning => 1,
+        _ => 2,
+    }
+}
+
+/// `FAIL: 2 of 7 checks failed (tests, clippy): 3 new problems`.
+fn headline(evidence: &Evidence, problems: &[Problem<'_>]) -> String {
+    let s = &evidence.summary;
+    let verdict = match s.exit_code {
+        0 => "PASS",
+        1 => "FAIL",
+        130 => "INTERRUPTED",
+        _ => "ERROR",
+    };
+    let mut line = String::from(verdict);
+    let not_passed: Vec<&str> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .map(|c| c.name.as_str())
+        .collect();
+    if not_passed.is_empty() {
+        let _ = write!(line, ": {} of {} checks passed", s.passed, s.total);
+        if s.skipped > 0 {
+            let _ = write!(line, ", {} skipped", s.skipped);
+        }
+    } else {
+        let verb = match (s.failed, s.errored) {
+            (_, 0) => "failed",
+            (0, _) => "errored",
+            _ => "failed or errored",
+        };
+        let _ = write!(
+            line,
+            ": {} of {} checks {verb} ({})",
+            not_passed.len(),
+            s.total,
+            not_passed.join(", ")
+        );
+    }
+    if !problems.is_empty() {
+        let new = match s.baseline.is_some() {
+            true => "new ",
+            false => "",
+        };
+        let _ = write!(
+            line,
+            ": {} {new}problem{}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        );
+    } else if let (false, Some(error), true) = (
+        evidence.contracts.read_only.verified,
+        &evidence.contracts.read_only.error,
+        s.exit_code != 0,
+    ) {
+        let _ = write!(line, ": read-only verification failed: {error}");
+    }
+    line
+}
+
+/// The lines between the headline and the next step: per failed check its
+/// problems, or its output's last lines when none of them is a located
+/// error; then the files the checks modified; then a changed gate.
+fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for check in evidence.checks.iter().filter(|c| c.status.is_failure()) {
+        let own: Vec<&Problem<'_>> = problems
+            .iter()
+            .filter(|p| p.check == check.name && !is_read_only(p.diagnostic))
+            .collect();
+        lines.extend(own.iter().map(|p| Line::problem(problem(p))));
+        let located_error = own
+            .iter()
+            .any(|p| p.diagnostic.severity == DiagSeverity::Error && p.diagnostic.file.is_some());
+        if !located_error {
+            lines.push(Line::other(clean(
+                &format!("{}: {}", check.name, outcome(check)),
+                LINE_CHARS,
+            )));
+            for text in output_tail(check) {
+                lines.push(Line::other(clean(&format!("  | {text}"), LINE_CHARS)));
+            }
+        }
+    }
+    lines.extend(
+        problems
+            .iter()
+            .filter(|p| is_read_only(p.diagnostic))
+            .map(|p| Line::problem(problem(p))),
+    );
+    if let Some(gate) = evidence
+        .contracts
+        .gate
+        .as_ref()
+        .filter(|g| !g.changed.is_empty())
+    {
+        lines.push(Line::other(clean(
+            &format!(
+                "gate changed against {}: {}",
+                gate.base.as_deref().unwrap_or("the base"),
+                gate.changed.join(", ")
+            ),
+            LINE_CHARS,
+        )));
+    }
+    lines
+}
+
+fn is_read_only(d: &Diagnostic) -> bool {
+    d.rule.as_deref() == Some(READ_ONLY_RULE)
+}
+
+/// A line of the body: a problem counts toward "N more problems" when cut.
+struct Line {
+    text: String,
+    problem: bool,
+}
+
+impl Line {
+    fn problem(text: String) -> Line {
+        Line {
+            text,
+            problem: true,
+        }
+    }
+
+    fn other(text: String) -> Line {
+        Line {
+            text,
+            problem: false,
+        }
+    }
+}
+
+/// `path:line[:col]: [check rule] message`, the message's first line.
+fn problem(p: &Problem<'_>) -> String {
+    let d = p.diagnostic;
+    let mut line = String::new();
+    if let Some(file) = &d.file {
+        line.push_str(file);
+        if let Some(l) = d.line {
+            let _ = write!(line, ":{l}");
+            if let Some(c) = d.column {
+                let _ = write!(line, ":{c}");
+            }
+        }
+        line.push_str(": ");
+    }
+    let _ = write!(line, "[{}", p.check);
+    if let Some(rule) = &d.rule {
+        let _ = write!(line, " {rule}");
+    }
+    line.push_str("] ");
+    if d.severity != DiagSeverity::Error {
+        let _ = write!(line, "{}: ", d.severity.as_str());
+    }
+    line.push_str(d.message.lines().next().unwrap_or(""));
+    clean(&line, LINE_CHARS)
+}
+
+/// What happened to a check that did not pass: `exit 1`, `timed out`, ...
+fn outcome(check: &CheckRecord) -> String {
+    match check.status {
+        Status::Error => match &check.error {
+            Some(why) => format!("error: {}", why.lines().next().unwrap_or("")),
+            None => "error".into(),
+        },
+        _ if check.timed_out => "timed out".into(),
+        _ => match check.exit_code {
+            Some(code) => format!("failed with exit {code}, its output ends"),
+            None => "failed".into(),
+        },
+    }
+}
+
+/// The last non-blank lines of the check's output: stderr's when it has
+/// any, else stdout's.
+fn output_tail(check: &CheckRecord) -> Vec<&str> {
+    let text = [check.stderr_excerpt.as_str(), check.stdout_excerpt.as_str()]
+        .into_iter()
+        .find(|t| !t.trim().is_empty())
+        .unwrap_or("");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].to_vec()
+}
+
+/// `text` on one line with no control character and at most `max`
+/// characters (an ellipsis marks a cut).
+fn clean(text: &str, max: usize) -> String {
+    let shown = crate::sanitize::for_display(text);
+    let mut out = String::with_capacity(shown.len().min(max * 4));
+    let mut count = 0;
+    let mut chars = shown.chars().peekable();
+    while let Some(c) = chars.next() {
+        let c = if c.is_control() { ' ' } else { c };
+        if count + 1 == max && chars.peek().is_some() {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out
+}
+
+/// The headline, as many body lines as fit, the cut line when some did
+/// not, and the tail lines, within `max` characters.
+fn fit(
+    head: &str,
+    body: &[Line],
+    tail: &[String],
+    total_problems: usize,
+    options: &Options<'_>,
+    max: usize,
+) -> String {
+    let chars = |s: &str| s.chars().count() + 1;
+    let tail_chars: usize = tail.iter().map(|l| chars(l)).sum();
+    let mut out = String::new();
+    let mut used = chars(head) + tail_chars;
+    out.push_str(head);
+    out.push('\n');
+    let mut shown_problems = 0;
+    let mut cut = false;
+    for (i, line) in body.iter().enumerate() {
+        // A cut line (its short form) must fit after the last line shown.
+        let reserve = match i + 1 < body.len() {
+            true => chars(&cut_line(total_problems - shown_problems, options, 0)),
+            false => 0,
+        };
+        if used + chars(&line.text) + reserve > max {
+            cut = true;
+            break;
+        }
+        used += chars(&line.text);
+        out.push_str(&line.text);
+        out.push('\n');
+        shown_problems += usize::from(line.problem);
+    }
+    if cut {
+        let line = cut_line(
+            total_problems - shown_problems,
+            options,
+            max.saturating_sub(used + 1),
+        );
+        if used + chars(&line) <= max {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    for line in tail {
+        out.push_str(line);
+        out.push('\n');
+    }
+    // A headline or tail longer than the bound alone: cut at the bound.
+    if out.chars().count() > max {
+        out = out.chars().take(max).collect();
+    }
+    out
+}
+
+/// The last line of a cut feedback, naming the command that shows all
+/// when it fits in `room` characters.
+fn cut_line(left: usize, options: &Options<'_>, room: usize) -> String {
+    let what = match left {
+        0 => "some output was left out".to_string(),
+        1 => "1 more problem left out".to_string(),
+        n => format!("{n} more problems left out"),
+    };
+    let long = options.evidence_path.map(|path| {
+        clean(
+            &format!("… {what}: `run-check agent feedback {path} --max-chars 100000` shows all"),
+            LINE_CHARS,
+        )
+    });
+    match long {
+        Some(long) if long.chars().count() <= room => long,
+        _ => format!("… {what}; the evidence has all"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use run_check_documents::evidence::DiagSeverity;
+
+    fn failing() -> Evidence {
+        let mut evidence = super::super::sample_evidence();
+        evidence.summary.exit_code = 1;
+        evidence
+    }
+
+    fn options(max_chars: usize) -> Options<'static> {
+        Options {
+            max_chars,
+            next: Some("IMPLEMENTER: fix the reported problems"),
+            evidence_path: Some(".git/run-check/agent/s/round-1.json"),
+        }
+    }
+
+    #[test]
+    fn every_line_is_clean_and_the_whole_fits() {
+        let mut evidence = failing();
+        let check = evidence
+            .checks
+            .iter()
+            .find(|c| c.status.is_failure())
+            .unwrap()
+            .name
+            .clone();
+        for i in 0..2000 {
+            evidence.diagnostics.push(Diagnostic {
+                check: check.clone(),
+                file: Some(format!("src/\u{1b}[31mf{i}.rs")),
+                line: Some(i),
+                column: None,
+                severity: DiagSeverity::Error,
+                rule: Some("E1".into()),
+                message: "bad\n::error::forged\r\u{7}\"}".into(),
+                suggestion: None,
+                new: None,
+            });
+        }
+        for max in [MIN_CHARS, 1000, 4000, 9000] {
+            let out = render(&evidence, &options(max));
+            assert!(out.chars().count() <= max, "{max}: {}", out.chars().count());
+            assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out}");
+            assert!(!out.contains("\n::error"), "{out}");
+            assert!(
+                out.lines().last().unwrap().starts_with("evidence: "),
+                "{out}"
+            );
+            assert!(out.contains("more problems left out"), "{out}");
+            assert_eq!(out, render(&evidence, &options(max)));
+        }
+    }
+
+    #[test]
+    fn errors_come_before_warnings_and_old_ones_are_left_out() {
+        let mut evidence = failing();
+        let check = evidence
+            .checks
+            .iter()
+            .find(|c| c.status.is_failure())
+            .unwrap()
+            .name
+            .clone();
+        evidence.diagnostics.retain(|d| d.check != check);
+        let d = |line, severity, new| Diagnostic {
+            check: check.clone(),
+            file: Some("src/a.py".into()),
+            line: Some(line),
+            column: Some(3),
+            severity,
+            rule: Some("R".into()),
+            message: format!("m{line}"),
+            suggestion: None,
+            new,
+        };
+        evidence.summary.baseline = Some("base.json".into());
+        evidence
+            .diagnostics
+            .push(d(1, DiagSeverity::Warning, Some(true)));
+        evidence
+            .diagnostics
+            .push(d(2, DiagSeverity::Error, Some(false)));
+        evidence
+            .diagnostics
+            .push(d(3, DiagSeverity::Error, Some(true)));
+        let out = render(&evidence, &options(4000));
+        let at = |needle: &str| {
+            out.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {out}"))
+        };
+        assert!(at("src/a.py:3:3: [") < at("src/a.py:1:3: ["), "{out}");
+        assert!(!out.contains("src/a.py:2:3"), "{out}");
+        assert!(
+            out.lines().next().unwrap().ends_with(": 2 new problems"),
+            "{out}"
+        );
+    }
+}
