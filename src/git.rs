@@ -531,7 +531,68 @@ impl Repo {
     /// (without counting commits ahead of or behind the upstream, which can
     /// cost more than the status itself).
     pub(crate) fn status(&self) -> Result<Status, String> {
-        Ok(parse_status(&self.run(&STATUS)?))
+        self.status_of(&STATUS)
+    }
+
+    /// `git ARGS` (a `git status --porcelain=v2 -z`), parsed as git writes
+    /// it: with 200,000 untracked files git prints for tens of
+    /// milliseconds, and the records are parsed meanwhile rather than
+    /// after a copy of megabytes. stderr is drained on a thread (a git
+    /// that fills its pipe with warnings must not stall on it).
+    fn status_of(&self, args: &[&str]) -> Result<Status, String> {
+        use std::io::Read;
+        let failed = |err: std::io::Error| format!("failed to run git: {err}");
+        let mut child = self
+            .command(args)?
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(failed)?;
+        let stderr = child.stderr.take();
+        let errors = std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            if let Some(mut stderr) = stderr {
+                let mut chunk = [0u8; 4096];
+                while let Ok(n @ 1..) = stderr.read(&mut chunk) {
+                    let room = (64 * 1024usize).saturating_sub(kept.len());
+                    kept.extend_from_slice(&chunk[..n.min(room)]);
+                }
+            }
+            kept
+        });
+        let mut parser = StatusParser::default();
+        let read = match child.stdout.take() {
+            Some(mut stdout) => {
+                let mut pending: Vec<u8> = Vec::with_capacity(1 << 16);
+                let mut chunk = vec![0u8; 1 << 16];
+                loop {
+                    match stdout.read(&mut chunk) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            pending.extend_from_slice(&chunk[..n]);
+                            if let Some(end) = memchr::memrchr(0, &pending) {
+                                parser.feed(&pending[..=end]);
+                                pending.drain(..=end);
+                            }
+                        }
+                        Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(err) => break Err(err),
+                    }
+                }
+                .map(|()| parser.feed(&pending))
+            }
+            None => Ok(()),
+        };
+        let exit = child.wait();
+        let errors = errors.join().unwrap_or_default();
+        read.map_err(failed)?;
+        let exit = exit.map_err(failed)?;
+        if !exit.success() {
+            let why = String::from_utf8_lossy(&errors);
+            let why = why.trim().lines().next().unwrap_or("failed");
+            return Err(format!("`git {}`: {why}", args.join(" ")));
+        }
+        Ok(parser.status)
     }
 
     /// [`Repo::status`] without the untracked files: tracked changes and
@@ -547,16 +608,41 @@ impl Repo {
                 *arg = "--ignored=no";
             }
         }
-        Ok(parse_status(&self.run(&args)?))
+        self.status_of(&args)
     }
 }
 
 /// Parses `git status --porcelain=v2 --branch -z` output. Records git may add
 /// in later versions (unknown headers or kinds) are skipped.
-pub(crate) fn parse_status(out: &[u8]) -> Status {
-    let mut status = Status::default();
-    let mut records = nul_separated(out);
-    while let Some(record) = records.next() {
+#[cfg(test)]
+fn parse_status(out: &[u8]) -> Status {
+    let mut parser = StatusParser::default();
+    parser.feed(out);
+    parser.status
+}
+
+/// [`parse_status`] record by record, fed output as it arrives, each piece
+/// ending where a record ends (after its NUL, or at the end of the output).
+#[derive(Debug, Default)]
+struct StatusParser {
+    status: Status,
+    /// The next record is a rename's original path (kind 2's second
+    /// record), which may arrive in the next piece.
+    origin_next: bool,
+}
+
+impl StatusParser {
+    fn feed(&mut self, out: &[u8]) {
+        for record in nul_separated(out) {
+            if std::mem::take(&mut self.origin_next) {
+                continue;
+            }
+            self.record(record);
+        }
+    }
+
+    fn record(&mut self, record: &[u8]) {
+        let status = &mut self.status;
         if let Some(header) = record.strip_prefix(b"# ") {
             let header = String::from_utf8_lossy(header);
             if let Some(oid) = header.strip_prefix("branch.oid ") {
@@ -564,7 +650,7 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
             } else if let Some(head) = header.strip_prefix("branch.head ") {
                 status.branch = Some(head.to_string()).filter(|h| h != "(detached)");
             }
-            continue;
+            return;
         }
         // The number of space-separated fields before the path, by kind.
         let fields = match record.first() {
@@ -575,7 +661,7 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
                 if let Some(path) = record.strip_prefix(b"! ") {
                     status.ignored.push(shared_path(path));
                 }
-                continue;
+                return;
             }
             Some(b'?') => {
                 if let Some(path) = record.strip_prefix(b"? ") {
@@ -585,14 +671,12 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
                         state: String::new(),
                     });
                 }
-                continue;
+                return;
             }
-            _ => continue,
+            _ => return,
         };
         // A rename record (kind 2) is followed by the original path.
-        if fields == 9 {
-            records.next();
-        }
+        self.origin_next = fields == 9;
         // The fields before the path are ASCII; the path is the rest, bytes
         // as stored (it may hold spaces).
         let mut parts = record.splitn(fields + 1, |&b| b == b' ');
@@ -601,10 +685,10 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
         let code = std::borrow::Cow::Owned(code);
         let rest: Vec<&[u8]> = parts.collect();
         let Some((path, state)) = rest.split_last() else {
-            continue;
+            return;
         };
         if rest.len() != fields - 1 {
-            continue;
+            return;
         }
         let state: Vec<String> = state
             .iter()
@@ -616,7 +700,6 @@ pub(crate) fn parse_status(out: &[u8]) -> Status {
             state: state.join(" "),
         });
     }
-    status
 }
 
 /// The records of `-z` output (a memchr per record: 200,000 of them for as
@@ -670,6 +753,26 @@ mod tests {
             path: Path::new(path).into(),
             code: code.to_string().into(),
             state: state.into(),
+        }
+    }
+
+    #[test]
+    fn output_fed_in_pieces_parses_as_a_whole() {
+        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let out = format!(
+            "# branch.oid (initial)\0# branch.head main\0\
+             2 R. N... 100644 100644 100644 {blob} {blob} R100 new.rs\0old.rs\0\
+             1 .M N... 100644 100644 100644 {blob} {blob} a.rs\0? b c\0! d\0? tail"
+        );
+        let whole = parse_status(out.as_bytes());
+        assert_eq!(whole.entries.len(), 4, "{whole:?}");
+        // Every split at a record's end, as the pipe may deliver them.
+        let ends: Vec<usize> = (0..out.len()).filter(|&i| out.as_bytes()[i] == 0).collect();
+        for &end in &ends {
+            let mut parser = StatusParser::default();
+            parser.feed(&out.as_bytes()[..=end]);
+            parser.feed(&out.as_bytes()[end + 1..]);
+            assert_eq!(parser.status, whole, "split after byte {end}");
         }
     }
 
