@@ -1790,6 +1790,7 @@ mod tests {
                 path: "a.txt".into(),
                 kind: "deleted",
                 key: "a.txt".into(),
+                timed: true,
             }
         );
     }

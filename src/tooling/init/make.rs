@@ -184,23 +184,29 @@ fn with_recipes(name: &str, targets: &[Target]) -> BTreeSet<String> {
         .collect()
 }
 
-/// The candidates (make targets, in order of preference) that are no check
-/// of their own because another candidate runs all they run: each with the
-/// one that does.
-fn subsumed(candidates: &[&str], targets: &[Target]) -> Vec<(String, String)> {
-    let reaches: Vec<BTreeSet<String>> = candidates.iter().map(|c| reach(c, targets)).collect();
+/// The candidates (make targets, in order of preference, each with the
+/// modes its check would run in) that are no check of their own because
+/// another candidate runs all they run, in every mode they would run in:
+/// each with the one that does. A `lint` in fast mode stays beside a strict
+/// `check` that runs it (the two are then chained, see `overlap`).
+fn subsumed(candidates: &[(&str, &[&str])], targets: &[Target]) -> Vec<(String, String)> {
+    let reaches: Vec<BTreeSet<String>> =
+        candidates.iter().map(|(c, _)| reach(c, targets)).collect();
     let runs: Vec<BTreeSet<String>> = candidates
         .iter()
-        .map(|c| with_recipes(c, targets))
+        .map(|(c, _)| with_recipes(c, targets))
         .collect();
-    // `x` runs all that `y` runs, and `y` itself.
-    let covers = |x: usize, y: usize| runs[y].iter().all(|t| reaches[x].contains(t));
+    // `x` runs all that `y` runs, whenever `y` would run.
+    let covers = |x: usize, y: usize| {
+        runs[y].iter().all(|t| reaches[x].contains(t))
+            && candidates[y].1.iter().all(|m| candidates[x].1.contains(m))
+    };
     let mut dropped = Vec::new();
     for y in 0..candidates.len() {
         let by = (0..candidates.len())
             .find(|&x| x != y && covers(x, y) && (!covers(y, x) || x < y));
         if let Some(x) = by {
-            dropped.push((candidates[y].to_string(), candidates[x].to_string()));
+            dropped.push((candidates[y].0.to_string(), candidates[x].0.to_string()));
         }
     }
     dropped
@@ -291,8 +297,12 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             None => {}
         }
     }
-    let names: Vec<&str> = candidates.iter().map(|(name, _)| *name).collect();
-    let dropped = subsumed(&names, &targets);
+    let modes = |name: &str| match name {
+        "check" | "test" => STRICT,
+        _ => FAST_STRICT,
+    };
+    let named: Vec<(&str, &[&str])> = candidates.iter().map(|(n, _)| (*n, modes(n))).collect();
+    let dropped = subsumed(&named, &targets);
     let by_of = |name: &str| dropped.iter().find(|(y, _)| y == name).map(|(_, x)| x.as_str());
     for (y, x) in &dropped {
         let runs = candidates
@@ -333,8 +343,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             }
             check
         } else {
-            let modes = if name == "lint" { FAST_STRICT } else { STRICT };
-            let mut check = Check::new(name, run, modes).comment(format!(
+            let mut check = Check::new(name, run, modes(name)).comment(format!(
                 "The {file}'s `{name}` target, as its maintainer runs it."
             ));
             if c && name != "lint" {
