@@ -665,7 +665,19 @@ fn go_project() {
 #[test]
 fn makefile_targets_when_nothing_else_is_recognised() {
     let (config, _, run) = init(project("make"));
-    assert_eq!(names(&config), ["lint", "check", "test", "secrets"]);
+    // `check` runs `lint` and `test`: `test` is no check of its own, and
+    // `lint` stays for fast mode, run before `check` (never at once).
+    assert_eq!(names(&config), ["lint", "check", "secrets"]);
+    assert_eq!(
+        check(&config, "check")["needs"],
+        serde_json::json!(["lint"])
+    );
+    assert!(
+        run.stdout
+            .contains("note: Makefile target `test` is no check of its own: `make check` already runs what it runs"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(allow(&config), ["make"]);
     assert_eq!(
         check(&config, "lint")["run"],
@@ -676,10 +688,29 @@ fn makefile_targets_when_nothing_else_is_recognised() {
         serde_json::json!(["fast", "strict"])
     );
     assert_eq!(
-        check(&config, "test")["modes"],
+        check(&config, "check")["modes"],
         serde_json::json!(["strict"])
     );
     validates(&run);
+
+    // A recipe that writes a file through a redirection is no check, nor
+    // is a target that needs it.
+    let test = Test::bare().file(
+        "Makefile",
+        "test:\n\t./run-tests > test.out && cmp test.out expected.out\ncheck: test\nlint:\n\tshellcheck x.sh 2>/dev/null\n",
+    );
+    let (config, text, run) = init(test);
+    assert_eq!(names(&config), ["lint", "secrets"]);
+    assert!(
+        run.stdout
+            .contains("note: Makefile target `test` writes files (`> test.out`); not used as a check"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        unwrapped(&text).contains("Not a check: Makefile target `check` writes files (`> test.out` (in its prerequisite `test`))"),
+        "{text}"
+    );
 
     // Beside a recognised project, the Makefile is only mentioned.
     let test = project("go").file("Makefile", "test:\n\tgo test ./...\n");
@@ -1484,6 +1515,108 @@ mod tests {
                 Value::Null,
                 "expected ';' before '}' token".into()
             )]
+        );
+    }
+
+    /// A C library whose test program writes `results.txt` and compares it
+    /// with `expected.txt`: two runs at once truncate each other's file.
+    const MINI_C: &str = "#include \"mini.h\"\nint twice(int x) { return 2 * x; }\n";
+    const MINI_TEST_C: &str = "#include <assert.h>\n#include <stdio.h>\n#include \"mini.h\"\n\
+int main(void) {\n    FILE *f = fopen(\"results.txt\", \"w\");\n    assert(f);\n\
+    for (int i = 0; i < 20000; i++) fprintf(f, \"%d\\n\", twice(i));\n    fclose(f);\n\
+    assert(twice(2) == 4);\n    return 0;\n}\n";
+
+    /// The Makefile of the C library: `test` runs the suite, `check` needs
+    /// `test`, and `all` is `all_prerequisites`.
+    fn mini_makefile(all_prerequisites: &str) -> String {
+        format!(
+            "CC ?= cc\n.PHONY: all test check clean\nall: {all_prerequisites}\n\
+libmini.a: mini.o\n\tar rcs libmini.a mini.o\n\
+mini.o: mini.c mini.h\n\t$(CC) -Wall -c -o mini.o mini.c\n\
+runtests: test_mini.c libmini.a\n\t$(CC) -Wall -o runtests test_mini.c libmini.a\n\
+test: runtests\n\t./runtests && cmp results.txt expected.txt\n\
+check: test\n\
+clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
+        )
+    }
+
+    fn mini_project(all_prerequisites: &str) -> Test {
+        let expected: String = (0..20000).map(|i| format!("{}\n", 2 * i)).collect();
+        Test::bare()
+            .file("Makefile", &mini_makefile(all_prerequisites))
+            .file(".gitignore", "*.o\n*.a\nruntests\nresults.txt\n")
+            .file("mini.h", "int twice(int x);\n")
+            .file("mini.c", MINI_C)
+            .file("test_mini.c", MINI_TEST_C)
+            .file("expected.txt", &expected)
+    }
+
+    #[test]
+    fn make_targets_that_run_the_same_recipes_never_run_at_once() {
+        if !(on_path("make") && on_path("cc") && on_path("ar") && on_path("cmp")) {
+            return;
+        }
+        // `all` runs the tests, and `check` is `test`: one check runs them.
+        let (config, _, run) = init(mini_project("libmini.a test"));
+        let names: Vec<&str> = config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["build", "secrets"], "{config:#}");
+        assert_eq!(check(&config, "build")["run"], serde_json::json!(["make", "all"]));
+        assert!(check(&config, "build")["matcher"].is_array(), "{config:#}");
+        for target in ["check", "test"] {
+            assert!(
+                run.stdout.contains(&format!(
+                    "note: Makefile target `{target}` is no check of its own: `make all` already runs what it runs"
+                )),
+                "{}",
+                run.stdout
+            );
+        }
+        let dir = run.test.path().to_path_buf();
+        let env = [("LC_ALL", OsString::from("C"))];
+        let output = ["mini.o", "libmini.a", "runtests", "results.txt"];
+        // The same result five times in a row.
+        for _ in 0..5 {
+            all_pass(&strict(&dir, &env, &output, 0));
+        }
+
+        // `all` only builds: `check` (which is `test`) runs after the build,
+        // and `test` is no check of its own.
+        let (config, _, run) = init(mini_project("libmini.a runtests"));
+        let names: Vec<&str> = config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["build", "check", "secrets"], "{config:#}");
+        assert_eq!(check(&config, "check")["needs"], serde_json::json!(["build"]));
+        assert!(
+            run.stdout.contains(
+                "note: Makefile target `test` is no check of its own: `make check` already runs what it runs"
+            ),
+            "{}",
+            run.stdout
+        );
+        let dir = run.test.path().to_path_buf();
+        for _ in 0..5 {
+            all_pass(&strict(&dir, &env, &output, 0));
+        }
+        // A failing assert is still located, in the check that ran it.
+        write(&dir, "mini.c", &MINI_C.replace("2 * x", "3 * x"));
+        let evidence = strict(&dir, &env, &output, 1);
+        assert_eq!(status(&evidence, "build"), "pass");
+        assert_eq!(status(&evidence, "check"), "fail");
+        assert!(
+            located(&evidence, "check").iter().any(|(file, line, ..)| {
+                *file == Value::from("test_mini.c") && *line == Value::from(9)
+            }),
+            "{}",
+            evidence["diagnostics"]
         );
     }
 

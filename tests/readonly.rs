@@ -164,24 +164,180 @@ fn outside_git_every_unignored_file_counts() {
 }
 
 #[test]
-fn quick_checks_run_one_at_a_time_are_blamed_as_a_group() {
+fn quick_checks_run_one_at_a_time_are_blamed_as_a_group_or_by_change_time() {
     // Both checks take milliseconds: no snapshot between them (it would cost
-    // more than the checks), so the blame names both.
+    // more than the checks). Where change times are trusted (Linux, a local
+    // file system) the change names `writer` when it was stamped before
+    // `ok` began; `ok` may begin within the tick of the clock that stamps
+    // files, and then the group is named: never `ok` alone.
     let run = run_with(repo(), "echo changed >> tracked.txt", &["--jobs", "1"]);
     let ev = assert_modified(&run, &["tracked.txt"]);
+    let diagnostics = read_only_diagnostics(&ev);
+    let group = (
+        "run-check".to_string(),
+        "tracked.txt".to_string(),
+        "changed by one of the checks `writer`, `ok`".to_string(),
+    );
+    let writer = (
+        "writer".to_string(),
+        "tracked.txt".to_string(),
+        "changed by check `writer`".to_string(),
+    );
+    assert!(
+        diagnostics == [group.clone()] || (cfg!(target_os = "linux") && diagnostics == [writer]),
+        "{diagnostics:?}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_write_well_before_the_next_check_began_is_told_apart_by_change_time() {
+    // `writer` goes on for 100 ms after its write, longer than the tick
+    // (1-10 ms) of the clock that stamps files: the change time falls
+    // within `writer`'s run only.
+    let run = run_with(
+        repo(),
+        "echo changed >> tracked.txt; sleep 0.1",
+        &["--jobs", "1"],
+    );
+    let ev = assert_modified(&run, &["tracked.txt"]);
+    assert_eq!(
+        read_only_diagnostics(&ev),
+        [(
+            "writer".into(),
+            "tracked.txt".into(),
+            "changed by check `writer`".into()
+        )]
+    );
+}
+
+/// Three checks at the default job count: `writer` runs alone, `after`
+/// waits on it (`needs`), `ok` is quick; `writer` runs `script`.
+fn with_needs(test: Test, script: &str, extra: &str) -> crate::support::Run {
+    test.config(&format!(
+        "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"{script}\"]\n{extra}\
+         [[check]]\nname = \"after\"\nneeds = [\"writer\"]\nrun = [\"sh\", \"-c\", \"{AFTER}\"]\n"
+    ))
+    .args(&["--format", "json", "--out", "ev.json"])
+    .run()
+}
+
+/// What `after` runs: until `tracked.txt` holds a line `x` (so a
+/// background writer has written before the run ends), at most 20 s.
+const AFTER: &str = "i=0; while ! grep -qx x tracked.txt && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done";
+
+/// The line of the text report (`run-check report --format text`) that
+/// names `path`.
+fn text_line(run: crate::support::Run, path: &str) -> String {
+    let text = run
+        .test
+        .again()
+        .args(&["report", "ev.json", "--format", "text"])
+        .run();
+    text.stdout
+        .lines()
+        .find(|l| l.contains(&format!("modified: {path}")))
+        .unwrap_or_else(|| panic!("no line for {path}: {}", text.stdout))
+        .trim()
+        .to_string()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_path_written_while_one_check_ran_alone_is_blamed_on_it_at_the_default_job_count() {
+    // `writer` goes on for 100 ms after writing, longer than a tick of the
+    // clock that stamps files (1-10 ms): `after` begins after the stamps.
+    let run = with_needs(
+        repo(),
+        "echo x >> tracked.txt; echo y > made.txt; sleep 0.1",
+        "",
+    );
+    let ev = assert_modified(&run, &["made.txt", "tracked.txt"]);
+    assert_eq!(
+        read_only_diagnostics(&ev),
+        [
+            (
+                "writer".into(),
+                "made.txt".into(),
+                "created by check `writer`".into()
+            ),
+            (
+                "writer".into(),
+                "tracked.txt".into(),
+                "changed by check `writer`".into()
+            )
+        ]
+    );
+    assert_eq!(
+        text_line(run, "tracked.txt"),
+        "modified: tracked.txt (by check `writer`)"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_deleted_path_is_blamed_on_the_only_check_launched_before_its_folder_changed() {
+    let test = repo();
+    std::fs::create_dir(test.path().join("sub")).unwrap();
+    std::fs::write(test.path().join("sub/gone.txt"), "g\n").unwrap();
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "sub"]);
+    let run = with_needs(test, "rm sub/gone.txt; echo x >> tracked.txt; sleep 0.1", "");
+    let ev = assert_modified(&run, &["sub/gone.txt", "tracked.txt"]);
+    assert_eq!(
+        read_only_diagnostics(&ev)[0],
+        (
+            "writer".into(),
+            "sub/gone.txt".into(),
+            "deleted by check `writer`".into()
+        )
+    );
+}
+
+#[test]
+fn a_path_written_while_two_checks_ran_names_both() {
+    // `a` writes only once `b` has started, and `b` ends only once `a` has
+    // written: the change falls within both runs, whatever the timing.
+    let wait = |file: &str| format!("i=0; while [ ! -e build/{file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done");
+    let a = format!("mkdir -p build; {}; echo changed >> tracked.txt; touch build/written", wait("b"));
+    let b = format!("mkdir -p build; touch build/b; {}", wait("written"));
+    let run = repo()
+        .config(&format!(
+            "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"{a}\"]\n\
+             [[check]]\nname = \"b\"\nrun = [\"sh\", \"-c\", \"{b}\"]\n"
+        ))
+        .args(&["--format", "json", "--out", "ev.json", "--jobs", "2"])
+        .run();
+    let ev = assert_modified(&run, &["tracked.txt"]);
+    let message = match cfg!(target_os = "linux") {
+        true => "changed by one of the checks `writer`, `b`",
+        false => "changed while the checks ran",
+    };
     assert_eq!(
         read_only_diagnostics(&ev),
         [(
             "run-check".into(),
             "tracked.txt".into(),
-            "changed by one of the checks `writer`, `ok`".into()
+            message.into()
         )]
+    );
+    assert_eq!(
+        text_line(run, "tracked.txt"),
+        "modified: tracked.txt (check unknown)"
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
-fn parallel_checks_are_not_blamed_individually() {
-    let run = run_with(repo(), "echo changed >> tracked.txt", &["--jobs", "2"]);
+fn a_process_left_running_cannot_pass_its_write_off_as_another_checks() {
+    // `writer` leaves a process that writes while `after` runs alone: the
+    // change time falls within `after`'s run only, yet `after` did not
+    // write it. A run where a check left processes behind names no one.
+    let run = with_needs(
+        repo(),
+        "(sleep 0.3; echo x >> tracked.txt) > /dev/null 2>&1 &",
+        "leave_running = true\n",
+    );
     let ev = assert_modified(&run, &["tracked.txt"]);
     assert_eq!(
         read_only_diagnostics(&ev),
@@ -190,6 +346,10 @@ fn parallel_checks_are_not_blamed_individually() {
             "tracked.txt".into(),
             "changed while the checks ran".into()
         )]
+    );
+    assert_eq!(
+        text_line(run, "tracked.txt"),
+        "modified: tracked.txt (check unknown)"
     );
 }
 
@@ -488,9 +648,9 @@ fn files_flagged_before_the_run_are_hashed_like_dirty_ones() {
         git(test.path(), &["update-index", flag, "a.txt"]);
         let run = attack(test, "echo hidden >> a.txt");
         let ev = assert_modified(&run, &["a.txt"]);
-        assert_eq!(
-            read_only_diagnostics(&ev)[0].2,
-            "changed while the checks ran"
+        assert!(
+            read_only_diagnostics(&ev)[0].2.starts_with("changed "),
+            "{ev}"
         );
         // Untouched, they pass.
         let test = git_repo();
@@ -775,9 +935,9 @@ fn an_edit_that_keeps_size_and_mtime_is_found() {
         &[],
     );
     let ev = assert_modified(&run, &["dirty.txt"]);
-    assert_eq!(
-        read_only_diagnostics(&ev)[0].2,
-        "changed while the checks ran"
+    assert!(
+        read_only_diagnostics(&ev)[0].2.starts_with("changed "),
+        "{ev}"
     );
     assert_eq!(
         std::fs::read_to_string(run.test.path().join("dirty.txt")).unwrap(),

@@ -89,7 +89,14 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     };
     let meta = facts.meta(&config, &plan, &results, &start);
     let (read_only, read_only_diagnostics) = match verifier {
-        Some(verifier) => verifier.finish(),
+        Some(mut verifier) => {
+            // Known once the run is over (a check's leftovers are found
+            // when a later one ends).
+            if results.iter().any(|r| !r.leaked.is_empty()) {
+                verifier.processes_left();
+            }
+            verifier.finish()
+        }
         None => (ReadOnly::off(), Vec::new()),
     };
     let duration = started.elapsed();
@@ -280,10 +287,15 @@ fn run(
         let platform = scope.spawn(meta::platform);
         let mut progress = Progress::new(quiet, plan, plan.mode.as_str(), report_here);
         let results = runner::run_plan(plan, base, cancel, &mut |event| {
-            // One check at a time: a snapshot after each names the culprit.
+            // The windows of the checks name a written path's writer by its
+            // change time; one check at a time, a snapshot after each does.
+            if let (Event::Started(check), Some(verifier)) = (&event, &mut verifier) {
+                verifier.check_started(check.name());
+            }
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
                 && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
             {
+                verifier.check_ended(check.name());
                 verifier.after_check(check.name(), result.duration);
             }
             progress.show(event)

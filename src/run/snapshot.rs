@@ -42,6 +42,7 @@
 //! inside it is a change. Paths are compared as the file system names them,
 //! bytes on Unix, and converted (lossily) only to be shown.
 
+mod blame;
 mod git_state;
 mod own;
 mod special;
@@ -413,6 +414,9 @@ pub(crate) struct Change {
     pub(crate) kind: &'static str,
     /// The path as the snapshots recorded it.
     key: PathBuf,
+    /// Whether `key` is a path whose change time can name its writer (not
+    /// a name of the git state such as `.git/index`).
+    timed: bool,
 }
 
 impl Change {
@@ -436,6 +440,7 @@ impl Change {
             path: display_path(key, tree),
             kind,
             key: key.to_path_buf(),
+            timed: true,
         }
     }
 }
@@ -465,6 +470,9 @@ pub(crate) struct Verifier {
     pending: Vec<String>,
     /// Path → the checks one of which changed it.
     culprits: HashMap<String, Vec<String>>,
+    /// When each check ran: names the writer of a path by its change time
+    /// when checks overlap (`blame.rs`).
+    windows: blame::Windows,
     /// Absolute paths of files run-check itself creates.
     ignored: Vec<PathBuf>,
     /// run-check's own output files (the report, redirected streams).
@@ -511,6 +519,7 @@ impl Verifier {
             before,
             pending: Vec::new(),
             culprits: HashMap::new(),
+            windows: blame::Windows::default(),
             ignored: Vec::new(),
             own: OwnFiles::default(),
             git: None,
@@ -643,6 +652,7 @@ impl Verifier {
                         path: display_path(&key, false),
                         kind: "created",
                         key: key.to_path_buf(),
+                        timed: true,
                     });
                 }
             }
@@ -655,12 +665,62 @@ impl Verifier {
                         key: PathBuf::from(&change.name),
                         path: change.name,
                         kind: change.kind,
+                        timed: false,
                     });
                 }
             }
             changes.sort_by(|a, b| a.path.cmp(&b.path));
         }
         changes
+    }
+
+    /// Check `name` is launched now (its process, or its scan).
+    pub(crate) fn check_started(&mut self, name: &str) {
+        self.windows.started(name);
+    }
+
+    /// Check `name` ended now.
+    pub(crate) fn check_ended(&mut self, name: &str) {
+        self.windows.ended(name);
+    }
+
+    /// Some check left processes behind (its `leaked`), which may have
+    /// written while another check ran alone: change times name no check.
+    pub(crate) fn processes_left(&mut self) {
+        self.windows.processes_left();
+    }
+
+    /// The checks that may have changed `change`: those the intermediate
+    /// snapshots name, narrowed by the change times (`blame.rs`); empty
+    /// when neither can tell.
+    fn writers(&self, change: &Change) -> Vec<String> {
+        let snapshots = self.culprits.get(&change.path).filter(|c| !c.is_empty());
+        if let Some([one]) = snapshots.map(Vec::as_slice) {
+            return vec![one.clone()];
+        }
+        let timed = match change.timed {
+            true => self.windows.writer(self.snapshotter.worktree(), &change.key),
+            false => blame::Writer::Unknown,
+        };
+        match (snapshots, timed) {
+            (None, blame::Writer::One(one)) => vec![one.to_string()],
+            (None, blame::Writer::Several(names)) => {
+                names.into_iter().map(str::to_string).collect()
+            }
+            (Some(named), blame::Writer::One(one)) if named.iter().any(|n| n == one) => {
+                vec![one.to_string()]
+            }
+            (Some(named), blame::Writer::Several(names)) => {
+                let both: Vec<String> = named
+                    .iter()
+                    .filter(|n| names.contains(&n.as_str()))
+                    .cloned()
+                    .collect();
+                if both.is_empty() { named.clone() } else { both }
+            }
+            (Some(named), _) => named.clone(),
+            (None, _) => Vec::new(),
+        }
     }
 
     /// Called after check `name` ended (having run for `ran`) while no other
@@ -722,9 +782,9 @@ impl Verifier {
         let diagnostics = changes
             .iter()
             .map(|change| {
-                let (check, by) = match self.culprits.get(&change.path).map(Vec::as_slice) {
-                    Some([one]) => (one.clone(), format!("by check `{one}`")),
-                    Some(several) if !several.is_empty() => {
+                let (check, by) = match self.writers(change).as_slice() {
+                    [one] => (one.clone(), format!("by check `{one}`")),
+                    several if !several.is_empty() => {
                         let names: Vec<String> = several.iter().map(|n| format!("`{n}`")).collect();
                         (
                             "run-check".into(),
@@ -1730,6 +1790,7 @@ mod tests {
                 path: "a.txt".into(),
                 kind: "deleted",
                 key: "a.txt".into(),
+                timed: true,
             }
         );
     }

@@ -122,6 +122,11 @@ fn nanos(time: SystemTime) -> i128 {
 
 pub(super) use imp::{DirId, Lstat, Stat, dir_id, dir_links, special};
 
+/// Whether a file's change time is read and can be trusted at all (where
+/// `Trust` says its file system stamps it from this machine's clock): on
+/// Linux, as for the files a first snapshot leaves unread.
+pub(super) const CHANGE_TIME: bool = imp::UNREAD;
+
 /// Whether a file with `stat`, seen by a snapshot that began at `clock`,
 /// must be read (hashed): when its file system's clock is not trusted, when
 /// the file system keeps coarse timestamps, or when it changed within a
@@ -237,7 +242,7 @@ mod imp {
         /// Whether the timestamps are finer than a second (a file system
         /// with whole seconds writes 0 nanoseconds; a fine one, practically
         /// never).
-        pub(super) fn fine(&self) -> bool {
+        pub(in crate::run::snapshot) fn fine(&self) -> bool {
             self.ctime % 1_000_000_000 != 0
         }
 
@@ -499,7 +504,7 @@ mod imp {
         }
 
         /// Never fine enough to trust.
-        pub(super) fn fine(&self) -> bool {
+        pub(in crate::run::snapshot) fn fine(&self) -> bool {
             false
         }
 

@@ -6,7 +6,17 @@
 //! (`make all`, or the default goal) with the gcc parser, and its `check` and
 //! `test` run after it, with the gcc parser and a matcher for failed
 //! `assert()`s.
+//!
+//! Two checks never run the same target at once: what each target reaches
+//! (its prerequisites and the `make X` of its recipes, transitively) is
+//! read from the Makefile, a target whose every recipe another candidate
+//! already reaches is no check of its own (`check: test` makes `make test`
+//! a second run of the suite), and two checks that reach a common target
+//! with a recipe run one after the other (`needs`). Two `make` processes
+//! running one recipe at once write the same files: a test suite comparing
+//! its output file then fails one run in a few.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::writers::{self, Context};
@@ -118,6 +128,96 @@ fn make_targets(text: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// The targets `name` reaches: itself, its prerequisites and the targets
+/// of the `make X` lines of its recipes, transitively.
+fn reach(name: &str, targets: &[Target]) -> BTreeSet<String> {
+    let mut reached = BTreeSet::new();
+    let mut pending = vec![name.to_string()];
+    while let Some(name) = pending.pop() {
+        if !reached.insert(name.clone()) {
+            continue;
+        }
+        let Some(target) = targets.iter().find(|t| t.name == name) else {
+            continue;
+        };
+        pending.extend(target.prerequisites.iter().cloned());
+        for line in &target.recipe {
+            pending.extend(made(line));
+        }
+    }
+    reached
+}
+
+/// The targets a recipe line asks a sub-make for (`$(MAKE) test`,
+/// `make -C . check`: the words after `make` up to the next command).
+fn made(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let word = words[i].trim_start_matches(['@', '-', '+']);
+        if matches!(word, "make" | "gmake" | "$(MAKE)" | "${MAKE}") {
+            i += 1;
+            while i < words.len() && !matches!(words[i], "&&" | "||" | ";" | "|") {
+                let arg = words[i];
+                // `-C dir` and `-f file` take a value.
+                if matches!(arg, "-C" | "-f" | "-I" | "-o" | "-W") {
+                    i += 1;
+                } else if !arg.starts_with('-') && !arg.contains('=') {
+                    found.push(arg.trim_end_matches(';').to_string());
+                }
+                i += 1;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    found
+}
+
+/// Of what `name` reaches, the targets with a recipe: what running it
+/// runs (a prerequisite without a rule is a source file, only read).
+fn with_recipes(name: &str, targets: &[Target]) -> BTreeSet<String> {
+    reach(name, targets)
+        .into_iter()
+        .filter(|n| targets.iter().any(|t| t.name == *n && !t.recipe.is_empty()))
+        .collect()
+}
+
+/// The candidates (make targets, in order of preference, each with the
+/// modes its check would run in) that are no check of their own because
+/// another candidate runs all they run, in every mode they would run in:
+/// each with the one that does. A `lint` in fast mode stays beside a strict
+/// `check` that runs it (the two are then chained, see `overlap`).
+fn subsumed(candidates: &[(&str, &[&str])], targets: &[Target]) -> Vec<(String, String)> {
+    let reaches: Vec<BTreeSet<String>> =
+        candidates.iter().map(|(c, _)| reach(c, targets)).collect();
+    let runs: Vec<BTreeSet<String>> = candidates
+        .iter()
+        .map(|(c, _)| with_recipes(c, targets))
+        .collect();
+    // `x` runs all that `y` runs, whenever `y` would run.
+    let covers = |x: usize, y: usize| {
+        runs[y].iter().all(|t| reaches[x].contains(t))
+            && candidates[y].1.iter().all(|m| candidates[x].1.contains(m))
+    };
+    let mut dropped = Vec::new();
+    for y in 0..candidates.len() {
+        let by = (0..candidates.len())
+            .find(|&x| x != y && covers(x, y) && (!covers(y, x) || x < y));
+        if let Some(x) = by {
+            dropped.push((candidates[y].0.to_string(), candidates[x].0.to_string()));
+        }
+    }
+    dropped
+}
+
+/// Whether running `a` and `b` at once would run a common recipe.
+fn overlap(a: &str, b: &str, targets: &[Target]) -> bool {
+    let b = with_recipes(b, targets);
+    with_recipes(a, targets).iter().any(|t| b.contains(t))
+}
+
 /// A Makefile's `lint`, `check` and `test` targets as `make X` checks.
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let file = ["GNUmakefile", "makefile", "Makefile"]
@@ -146,10 +246,11 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         ruff_fixes: ruff.fix,
         ruff_fix_only: ruff.fix_only,
     };
-    let mut checks = Vec::new();
     let mut refused = Vec::new();
     let c = has_c_sources(root);
-    let mut build = None;
+    // The candidates, in order of preference: the build (C/C++ only), then
+    // `lint`, `check`, `test`; those that recurse or write are left out.
+    let mut candidates: Vec<(&str, Vec<&str>)> = Vec::new();
     if c {
         // `make all` when there is one, else the default goal (the first
         // target) when it builds.
@@ -172,45 +273,18 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                     "{file} target `{name}` writes files ({why}); not used as a check"
                 ));
             } else {
-                checks.push(
-                    Check::new("build", &run, FAST_STRICT)
-                        .paths(globs(&[
-                            "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", file,
-                        ]))
-                        .parser("gcc")
-                        .comment(format!(
-                            "The build (`{}`) of this C/C++ project: the compiler's errors and warnings, located by the gcc parser. What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
-                            run.join(" ")
-                        )),
-                );
-                build = Some("build");
+                candidates.push((name, run));
             }
         }
     }
-    for (name, modes) in [("lint", FAST_STRICT), ("check", STRICT), ("test", STRICT)] {
+    let build_goal = candidates.first().map(|(name, _)| *name);
+    for name in ["lint", "check", "test"] {
         match targets.iter().find(|t| t.name == name) {
             Some(t) if t.runs_run_check => notes.push(format!(
                 "{file} target `{name}` runs run-check itself; not used (it would recurse)"
             )),
             Some(_) => match writers::target_writes(name, &context) {
-                None => {
-                    let mut check = Check::new(name, &["make", name], modes).comment(format!(
-                        "The {file}'s `{name}` target, as its maintainer runs it."
-                    ));
-                    if c && name != "lint" {
-                        check = check
-                            .parser("gcc")
-                            .matcher(super::cmake::ASSERT)
-                            .comment(format!(
-                                "The {file}'s `{name}` target, as its maintainer runs it{}: the gcc parser locates compile errors, the matcher a failed assert() (`prog: file:line: function: Assertion ... failed.`).",
-                                if build.is_some() { ", after the build" } else { "" }
-                            ));
-                        if let Some(build) = build {
-                            check = check.needs(build);
-                        }
-                    }
-                    checks.push(check);
-                }
+                None => candidates.push((name, vec!["make", name])),
                 Some(why) => {
                     notes.push(format!(
                         "{file} target `{name}` writes files ({why}); not used as a check"
@@ -222,6 +296,78 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             },
             None => {}
         }
+    }
+    let modes = |name: &str| match name {
+        "check" | "test" => STRICT,
+        _ => FAST_STRICT,
+    };
+    let named: Vec<(&str, &[&str])> = candidates.iter().map(|(n, _)| (*n, modes(n))).collect();
+    let dropped = subsumed(&named, &targets);
+    let by_of = |name: &str| dropped.iter().find(|(y, _)| y == name).map(|(_, x)| x.as_str());
+    for (y, x) in &dropped {
+        let runs = candidates
+            .iter()
+            .find(|(name, _)| name == x)
+            .map_or_else(|| format!("make {x}"), |(_, run)| run.join(" "));
+        notes.push(format!(
+            "{file} target `{y}` is no check of its own: `{runs}` already runs what it runs (two checks running one recipe at once would write the same files)"
+        ));
+    }
+    // The build runs the tests too when it covers `check` or `test`.
+    let build_tests = build_goal.is_some_and(|goal| {
+        dropped
+            .iter()
+            .any(|(y, x)| x == goal && matches!(y.as_str(), "check" | "test"))
+    });
+    let kept: Vec<&(&str, Vec<&str>)> =
+        candidates.iter().filter(|(name, _)| by_of(name).is_none()).collect();
+    let mut checks: Vec<Check> = Vec::new();
+    for (i, (name, run)) in kept.iter().enumerate() {
+        let name = *name;
+        let is_build = Some(name) == build_goal;
+        let mut check = if is_build {
+            let mut check = Check::new("build", run, FAST_STRICT)
+                .paths(globs(&[
+                    "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", file,
+                ]))
+                .parser("gcc")
+                .comment(format!(
+                    "The build (`{}`) of this C/C++ project: the compiler's errors and warnings, located by the gcc parser. What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
+                    run.join(" ")
+                ));
+            if build_tests {
+                check = check.matcher(super::cmake::ASSERT).comment(format!(
+                    "The build (`{}`) of this C/C++ project, which also runs its tests (`{name}` reaches them): the gcc parser locates the compiler's errors and warnings, the matcher a failed assert(). What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
+                    run.join(" ")
+                ));
+            }
+            check
+        } else {
+            let mut check = Check::new(name, run, modes(name)).comment(format!(
+                "The {file}'s `{name}` target, as its maintainer runs it."
+            ));
+            if c && name != "lint" {
+                check = check
+                    .parser("gcc")
+                    .matcher(super::cmake::ASSERT)
+                    .comment(format!(
+                        "The {file}'s `{name}` target, as its maintainer runs it{}: the gcc parser locates compile errors, the matcher a failed assert() (`prog: file:line: function: Assertion ... failed.`).",
+                        if build_goal.is_some() { ", after the build" } else { "" }
+                    ));
+                if build_goal.is_some() {
+                    check = check.needs("build");
+                }
+            }
+            check
+        };
+        // A common recipe: one after the other.
+        for (earlier, _) in &kept[..i] {
+            let need = if Some(*earlier) == build_goal { "build" } else { earlier };
+            if overlap(earlier, name, &targets) && !check.needs.iter().any(|n| n == need) {
+                check = check.needs(need);
+            }
+        }
+        checks.push(check);
     }
     if checks.is_empty() && refused.is_empty() {
         return None;

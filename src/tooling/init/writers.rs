@@ -129,9 +129,77 @@ fn make_target(name: &str, context: &Context, seen: &mut BTreeSet<String>) -> Op
 }
 
 fn line_writes(line: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
+    if let Some(why) = redirect(line) {
+        return Some(why);
+    }
     commands(line)
         .iter()
         .find_map(|words| command_writes(words, context, seen))
+}
+
+/// The output redirection of the shell line `line` that writes a file
+/// (`>`, `>>`, `&>`, `2>`, `>|`), or the `tee` that does, if any: a recipe that
+/// writes a file is no check even when the file is ignored, since two
+/// checks running it at once would write the same file. `/dev/null` and
+/// the standard streams are not files of the tree, nor is `>&2` (a
+/// duplicated descriptor).
+fn redirect(line: &str) -> Option<String> {
+    let harmless = |file: &str| {
+        file.is_empty()
+            || file.starts_with('&')
+            || file.starts_with('$')
+            || matches!(file, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+    };
+    let chars: Vec<char> = line.chars().collect();
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\\') => i += 1,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '>') => {
+                let mut j = i + 1;
+                while j < chars.len() && matches!(chars[j], '>' | '|') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'&') {
+                    // `>&2`: a descriptor, unless `>&` names a file (bash's
+                    // `>& file`), which is rare enough to let pass.
+                    i = j + 1;
+                    continue;
+                }
+                while j < chars.len() && chars[j].is_whitespace() {
+                    j += 1;
+                }
+                let file: String = chars[j..]
+                    .iter()
+                    .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '&' | '|' | ')'))
+                    .filter(|c| !matches!(c, '\'' | '"'))
+                    .collect();
+                if !harmless(&file) {
+                    return Some(format!("`> {file}`"));
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    for words in commands(line) {
+        let words = skip_wrappers(&words);
+        if words.first().is_some_and(|w| program(w) == "tee")
+            && let Some(file) = words[1..]
+                .iter()
+                .find(|w| !w.starts_with('-') && !harmless(w))
+        {
+            return Some(format!("`tee {file}`"));
+        }
+    }
+    None
 }
 
 /// The commands of a shell line, each as words without their quotes.
@@ -610,6 +678,33 @@ mod tests {
         assert!(writes("ruff check --no-fix .", &fix_only).is_some());
         assert_eq!(writes("ruff check --no-fix-only .", &fix_only), None);
         assert_eq!(writes("perl -w x.pl", &fix_only), None);
+    }
+
+    #[test]
+    fn redirections_to_files_write_and_to_the_streams_do_not() {
+        let c = Context::default();
+        for (line, why) in [
+            ("./runtests > test.out", "`> test.out`"),
+            ("./runtests>>log.txt && cmp log.txt expected", "`> log.txt`"),
+            ("cc x.c 2> errors.txt", "`> errors.txt`"),
+            ("./t &> all.log", "`> all.log`"),
+            ("./t >| forced.txt", "`> forced.txt`"),
+            ("./t | tee result.txt", "`tee result.txt`"),
+            ("./t | tee -a 'out.txt'", "`tee out.txt`"),
+        ] {
+            assert_eq!(writes(line, &c).as_deref(), Some(why), "{line}");
+        }
+        for line in [
+            "./runtests > /dev/null",
+            "./runtests 2>&1 | grep -v noise",
+            "echo failed >&2",
+            "echo 'a > b' \"c > d\"",
+            "./t 2>/dev/null",
+            "./t | tee /dev/stderr",
+            "test $$n -gt 1",
+        ] {
+            assert_eq!(writes(line, &c), None, "{line}");
+        }
     }
 
     #[test]
