@@ -758,14 +758,22 @@ fn a_baseline_lets_old_findings_commit_and_refuses_new_ones() {
 
     // From a subdirectory, the path is the user's, recorded from the top.
     let installed = Command::new(bin())
-        .args(["hooks", "install", "pre-commit", "--baseline", "../gate-baseline.json"])
+        .args([
+            "hooks",
+            "install",
+            "pre-commit",
+            "--baseline",
+            "../gate-baseline.json",
+        ])
         .current_dir(dir.join("sub"))
         .output()
         .unwrap();
     assert_eq!(installed.status.code(), Some(0), "{installed:?}");
     let stdout = String::from_utf8_lossy(&installed.stdout);
     assert!(
-        stdout.contains("the hooks pass --baseline gate-baseline.json: only diagnostics it does not have fail"),
+        stdout.contains(
+            "the hooks pass --baseline gate-baseline.json: only diagnostics it does not have fail"
+        ),
         "{stdout}"
     );
     let hook = std::fs::read_to_string(dir.join(".git/hooks/pre-commit")).unwrap();

@@ -245,7 +245,8 @@ fn packaging_every_manifest_names_one_repository() {
     assert!(url.starts_with("https://"), "{url}");
     assert_eq!(cargo["package"]["homepage"].as_str(), Some(url));
     let documents: toml::Table = toml::from_str(
-        &std::fs::read_to_string(repo_root().join("crates/run-check-documents/Cargo.toml")).unwrap(),
+        &std::fs::read_to_string(repo_root().join("crates/run-check-documents/Cargo.toml"))
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(documents["package"]["repository"].as_str(), Some(url));
@@ -259,11 +260,17 @@ fn packaging_every_manifest_names_one_repository() {
     assert_eq!(urls["Repository"].as_str(), Some(url));
     let npm = npm_manifest();
     assert_eq!(npm["homepage"], url);
-    assert_eq!(npm["repository"], serde_json::json!({"type": "git", "url": url}));
+    assert_eq!(
+        npm["repository"],
+        serde_json::json!({"type": "git", "url": url})
+    );
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     assert!(readme.contains(&format!("git clone {url}")), "README.md");
     let install = std::fs::read_to_string(repo_root().join("docs/install.md")).unwrap();
-    assert!(install.contains(&format!("git clone {url}")), "docs/install.md");
+    assert!(
+        install.contains(&format!("git clone {url}")),
+        "docs/install.md"
+    );
 }
 
 #[test]

@@ -424,7 +424,7 @@ fn a_failure_no_error_explains_shows_the_outputs_last_lines() {
         "{diagnostics:?}"
     );
 
-    let text_report = text(&run_in(dir, &["report", "ev.json"], None).stdout);
+    let text_report = text(&run_in(dir, &["report", "ev.json", "--format", "text"], None).stdout);
     let lines: Vec<&str> = text_report.lines().collect();
     let at = lines
         .iter()
@@ -469,9 +469,7 @@ fn a_failure_no_error_explains_shows_the_outputs_last_lines() {
 
     let html = text(&run_in(dir, &["report", "ev.json", "--format", "html"], None).stdout);
     assert!(
-        html.contains(
-            "<p class=\"cause\">No error above explains the exit; the output ends:</p>"
-        ),
+        html.contains("<p class=\"cause\">No error above explains the exit; the output ends:</p>"),
         "{html}"
     );
     // stdout's excerpt: its last 12 lines first, the earlier ones folded.

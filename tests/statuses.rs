@@ -329,14 +329,16 @@ fn every_missing_program_is_reported_in_the_first_fast_run() {
         for (name, why) in [
             ("gone", "program `no-such-program-zz` not found on PATH"),
             ("lint", "program `no-such-linter-zz` not found on PATH"),
-            ("local", "program `./bin/no-such-tool` not found in the worktree"),
+            (
+                "local",
+                "program `./bin/no-such-tool` not found in the worktree",
+            ),
         ] {
             assert_eq!(check(&ev, name)["status"], "error", "{jobs}: {name}: {ev}");
             assert_eq!(check(&ev, name)["error"], why, "{jobs}: {name}");
         }
         assert_eq!(
-            ev["summary"]["banner"],
-            "3 of 4 checks errored: gone, lint, local",
+            ev["summary"]["banner"], "3 of 4 checks errored: gone, lint, local",
             "{jobs}"
         );
         assert_eq!(check(&ev, "present")["status"], "skip", "{jobs}");

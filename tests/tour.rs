@@ -23,7 +23,10 @@ struct Step {
 fn tour() -> Vec<Vec<Step>> {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     let start = readme.find("## A 5-minute tour").expect("the tour section");
-    let end = start + readme[start..].find("\n## Exit codes").expect("the next section");
+    let end = start
+        + readme[start..]
+            .find("\n## Exit codes")
+            .expect("the next section");
     let section = &readme[start..end];
     let mut blocks = Vec::new();
     let mut rest = section;
@@ -57,9 +60,7 @@ fn matches(expected: &[String], actual: &[String]) -> bool {
         let parts: Vec<String> = duration
             .replace_all(line, "\u{0}")
             .split('…')
-            .map(|part| {
-                regex::escape(part).replace('\u{0}', r"\d+\.\d\ds")
-            })
+            .map(|part| regex::escape(part).replace('\u{0}', r"\d+\.\d\ds"))
             .collect();
         Regex::new(&format!("^{}$", parts.join(".*"))).unwrap()
     };
@@ -69,9 +70,9 @@ fn matches(expected: &[String], actual: &[String]) -> bool {
             Some((first, rest)) if first.trim() == "…" => {
                 (0..=actual.len()).any(|skip| go(rest, &actual[skip..], pattern))
             }
-            Some((first, rest)) => actual
-                .split_first()
-                .is_some_and(|(line, more)| pattern(first).is_match(line) && go(rest, more, pattern)),
+            Some((first, rest)) => actual.split_first().is_some_and(|(line, more)| {
+                pattern(first).is_match(line) && go(rest, more, pattern)
+            }),
         }
     }
     go(expected, actual, &line_pattern)
@@ -79,7 +80,7 @@ fn matches(expected: &[String], actual: &[String]) -> bool {
 
 /// Runs one README command in `dir`: `run-check ...` is the binary under
 /// test, `git ...` is git, `echo $?` prints the last exit code. Returns
-/// its exit code and its output (stdout, then stderr: what a terminal shows).
+/// its exit code and what it printed.
 fn run(dir: &Path, command: &str, last: i32) -> (i32, Vec<String>) {
     if command == "echo $?" {
         return (0, vec![last.to_string()]);
@@ -94,7 +95,12 @@ fn run(dir: &Path, command: &str, last: i32) -> (i32, Vec<String>) {
         .iter()
         .map(|w| w.trim_matches('\'').to_string())
         .collect();
-    let output = process
+    // stdout and stderr into one file, as a terminal shows them: in the
+    // order they were written (the check run's progress, then its report;
+    // `list`'s count line after its list).
+    let log = dir.parent().unwrap().join("tour-output.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let status = process
         .args(&args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -103,18 +109,19 @@ fn run(dir: &Path, command: &str, last: i32) -> (i32, Vec<String>) {
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .env("CARGO_TERM_COLOR", "never")
-        .output()
+        // The project's build beside it, not in the caller's target dir.
+        .env("CARGO_TARGET_DIR", dir.parent().unwrap().join("target"))
+        .stdin(std::process::Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .status()
         .unwrap_or_else(|e| panic!("{command}: {e}"));
-    let mut lines: Vec<String> = String::from_utf8_lossy(&output.stdout)
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
         .lines()
         .map(str::to_string)
         .collect();
-    lines.extend(
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .map(str::to_string),
-    );
-    (output.status.code().unwrap_or(-1), lines)
+    (status.code().unwrap_or(-1), lines)
 }
 
 /// Every command of the tour gives the output the README prints, in a
@@ -128,8 +135,14 @@ fn the_readme_tour_prints_what_the_readme_says() {
         return;
     }
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    assert!(readme.contains("In a fresh Rust project (`cargo new demo && cd demo`, committed once)"));
-    assert!(readme.contains("Add `fn unused() {}` to\n`src/main.rs` first"));
+    assert!(
+        readme.contains("In a fresh Rust project (`cargo new demo && cd demo`, committed once)")
+    );
+    assert!(
+        readme.contains(
+            "Add `fn unused() {}` to\n`src/main.rs` first, on a line of its own at the end"
+        )
+    );
     let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().join("demo");
     let created = Command::new("cargo")
@@ -149,7 +162,7 @@ fn the_readme_tour_prints_what_the_readme_says() {
         if i == 1 {
             let main = dir.join("src/main.rs");
             let mut text = std::fs::read_to_string(&main).unwrap();
-            text.push_str("\nfn unused() {}\n");
+            text.push_str("fn unused() {}\n");
             std::fs::write(&main, text).unwrap();
         }
         for step in steps {
@@ -169,7 +182,10 @@ fn the_readme_tour_prints_what_the_readme_says() {
 #[test]
 fn the_matcher_reads_ellipses_and_durations() {
     let v = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-    assert!(matches(&v(&["a 0.20s", "…", "z"]), &v(&["a 1.05s", "b", "c", "z"])));
+    assert!(matches(
+        &v(&["a 0.20s", "…", "z"]),
+        &v(&["a 1.05s", "b", "c", "z"])
+    ));
     assert!(matches(&v(&["a", "…", "z"]), &v(&["a", "z"])));
     assert!(matches(&v(&["x …/y (z …)"]), &v(&["x /tmp/q/y (z w)"])));
     assert!(!matches(&v(&["a", "z"]), &v(&["a", "b", "z"])));

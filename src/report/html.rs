@@ -297,7 +297,9 @@ fn failing(out: &mut String, evidence: &Evidence) {
         if streams.is_empty() {
             out.push_str("<p class=\"muted\">(no output)</p>\n");
         } else if listed && !super::explained(evidence, check) {
-            out.push_str("<p class=\"cause\">No error above explains the exit; the output ends:</p>\n");
+            out.push_str(
+                "<p class=\"cause\">No error above explains the exit; the output ends:</p>\n",
+            );
         }
         for stream in streams {
             excerpt(out, stream.name, &tail(stream.text, MAX_EXCERPT_CHARS));

@@ -519,7 +519,10 @@ mod tests {
         assert_eq!(out.matches("</details>").count(), 3);
         assert!(out.contains("<details><summary>lint — exit 3</summary>"));
         // `unit` has no located error to explain it: its output unfolded.
-        assert!(out.contains("<details open><summary>unit — timed out"), "{out}");
+        assert!(
+            out.contains("<details open><summary>unit — timed out"),
+            "{out}"
+        );
         assert!(out.contains("#### Diagnostics (2)"));
         assert!(out.contains("- `src/a.c:3:5` — bad thing (error, lint)"));
         assert!(out.contains(

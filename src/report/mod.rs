@@ -485,7 +485,10 @@ mod tests {
         );
         let text = String::from_utf8(render(Format::Text, &evidence)).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[lines.len() - 3].starts_with("Nothing ran: all 2 checks"), "{text}");
+        assert!(
+            lines[lines.len() - 3].starts_with("Nothing ran: all 2 checks"),
+            "{text}"
+        );
         assert_eq!(lines.last().copied(), Some("All checks passed!"));
         evidence.checks.truncate(1);
         evidence.checks[0].skip_reason = Some("interrupted".into());

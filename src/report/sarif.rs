@@ -497,7 +497,12 @@ mod tests {
             .collect();
         assert_eq!(
             ids,
-            ["run-check/lint", "run-check/lint/W:1", "run-check/unit", "run-check/gone"]
+            [
+                "run-check/lint",
+                "run-check/lint/W:1",
+                "run-check/unit",
+                "run-check/gone"
+            ]
         );
         let first = &results[0];
         assert_eq!(first["level"], "error");

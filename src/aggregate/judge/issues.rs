@@ -148,7 +148,10 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
             .filter(|d| d.check == check.name && d.new != Some(false))
         {
             error_level |= d.severity == DiagSeverity::Error;
-            add_diagnostic(&mut all, diagnostic_issue(d, check.dimension, check.severity));
+            add_diagnostic(
+                &mut all,
+                diagnostic_issue(d, check.dimension, check.severity),
+            );
         }
         if check.status.is_failure() && !error_level {
             all.push(check_issue(check));
@@ -162,7 +165,10 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         .iter()
         .filter(|d| !claimed.contains(d.check.as_str()) && d.new != Some(false))
     {
-        add_diagnostic(&mut all, diagnostic_issue(d, Dimension::Quality, Severity::High));
+        add_diagnostic(
+            &mut all,
+            diagnostic_issue(d, Dimension::Quality, Severity::High),
+        );
     }
     // The run's own findings are Critical, whichever check they blame.
     for issue in &mut all {
@@ -1146,7 +1152,11 @@ mod tests {
         assert_eq!(
             high,
             [
-                ("SEC-001", "scan-skipped", "scan-skipped:src/link.py:unknown"),
+                (
+                    "SEC-001",
+                    "scan-skipped",
+                    "scan-skipped:src/link.py:unknown"
+                ),
                 ("SEC-002", "scan-skipped", "scan-skipped:src/pad.py:unknown"),
             ]
         );

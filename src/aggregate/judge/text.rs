@@ -27,10 +27,7 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         (Severity::Medium, "Medium"),
         (Severity::Low, "Low"),
     ] {
-        let of: Vec<_> = ordered
-            .iter()
-            .filter(|i| i.severity == severity)
-            .collect();
+        let of: Vec<_> = ordered.iter().filter(|i| i.severity == severity).collect();
         if of.is_empty() {
             continue;
         }
