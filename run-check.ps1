@@ -6,7 +6,9 @@
 #   1. $env:RUN_CHECK_BIN, if set (must be an existing file)
 #   2. <dir of this script>\target\release\run-check.exe
 #   3. run-check.exe on PATH (applications only)
-#   4. cargo build --release --quiet --manifest-path <dir>\Cargo.toml, then 2.
+#   4. in run-check's own checkout (<dir>\Cargo.toml's package is run-check):
+#      cargo build --release --quiet --manifest-path <dir>\Cargo.toml, then 2.
+#      Elsewhere (a copy in another project) it says how to install run-check.
 # Build output goes to stderr. When nothing can be found or built it prints
 # one line on stderr and exits 2.
 #
@@ -60,8 +62,13 @@ if (-not $bin) {
 # 4. build it
 if (-not $bin) {
     $manifest = Join-Path $scriptDir 'Cargo.toml'
-    if (-not (Test-Path -LiteralPath $manifest -PathType Leaf)) {
-        Fail "no run-check binary found and no Cargo.toml in $scriptDir to build one"
+    # Build only in run-check's own checkout: a copy of this script in
+    # another Cargo project must not build that project, which holds no
+    # run-check to find afterwards.
+    $own = (Test-Path -LiteralPath $manifest -PathType Leaf) -and
+        (Select-String -LiteralPath $manifest -Pattern '^name = "run-check"$' -Quiet)
+    if (-not $own) {
+        Fail "no run-check binary found (not $scriptDir\target\release\$exeName, not on PATH): install run-check (docs/install.md of its repository: a release's package, or cargo install --path <run-check checkout>), or set RUN_CHECK_BIN"
     }
     $cargo = Get-Command 'cargo' -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
     if (-not $cargo) {

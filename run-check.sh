@@ -7,7 +7,9 @@
 #   1. $RUN_CHECK_BIN, if set (must be an executable file)
 #   2. <dir of this script>/target/release/run-check, if executable
 #   3. run-check on PATH (never this script itself)
-#   4. cargo build --release --quiet --manifest-path <dir>/Cargo.toml, then 2.
+#   4. in run-check's own checkout (<dir>/Cargo.toml's package is run-check):
+#      cargo build --release --quiet --manifest-path <dir>/Cargo.toml, then 2.
+#      Elsewhere (a copy in another project) it says how to install run-check.
 # The wrapper itself prints nothing on stdout; build output goes to stderr.
 # When nothing can be found or built it prints one line on stderr and exits 2.
 set -euo pipefail
@@ -79,8 +81,11 @@ rc=0
 BIN=$(find_bin) || rc=$?
 [ "$rc" -ne 2 ] || exit 2
 if [ "$rc" -ne 0 ]; then
-    # 4. build it
-    [ -f "$SCRIPT_DIR/Cargo.toml" ] || die "no run-check binary found and no Cargo.toml in $SCRIPT_DIR to build one"
+    # 4. build it, only in run-check's own checkout: a copy of this script
+    #    in another Cargo project must not build that project, which holds
+    #    no run-check to find afterwards.
+    grep -qx 'name = "run-check"' "$SCRIPT_DIR/Cargo.toml" 2>/dev/null \
+        || die "no run-check binary found (not $SCRIPT_DIR/target/release/run-check, not on PATH): install run-check (docs/install.md of its repository: a release's package, or cargo install --path <run-check checkout>), or set RUN_CHECK_BIN"
     command -v cargo >/dev/null 2>&1 || die "no run-check binary found and cargo is not installed (install Rust from https://rustup.rs or set RUN_CHECK_BIN)"
     echo "run-check.sh: building run-check (cargo build --release) ..." >&2
     cargo build --release --quiet --manifest-path "$SCRIPT_DIR/Cargo.toml" >&2 \

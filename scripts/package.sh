@@ -75,6 +75,11 @@ if wrong:
     sys.exit(1)
 PY
 
+# The platform packages carry the launcher's homepage and repository (set at
+# a release, docs/release.md), so every registry page links the source.
+REPOSITORY=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["repository"]["url"])' "$NPM_MAIN/package.json") \
+    || cannot "packaging/npm/run-check/package.json has no repository.url"
+
 # ---------------------------------------------------------------------------
 # Prerequisites
 # ---------------------------------------------------------------------------
@@ -178,6 +183,8 @@ for target in "$@"; do
   "version": "$VERSION",
   "description": "The run-check binary for $os-$cpu ($target); install run-check instead",
   "license": "MIT OR Apache-2.0",
+  "homepage": "$REPOSITORY",
+  "repository": {"type": "git", "url": "$REPOSITORY"},
   "os": ["$os"],
   "cpu": ["$cpu"],
   "files": ["bin/$exe", "README.md"],

@@ -36,6 +36,7 @@ fn installed_for(name: &str, exe: &Path) -> Vec<u8> {
     String::from_utf8(template(name))
         .unwrap()
         .replace("@RUN_CHECK_BIN@", exe.to_str().unwrap())
+        .replace("@RUN_CHECK_BASELINE@", "")
         .into_bytes()
 }
 
@@ -92,7 +93,7 @@ fn installs_both_marked_executable_hooks() {
         assert!(
             String::from_utf8_lossy(&bytes)
                 .lines()
-                .any(|l| l == "# run-check hook v2")
+                .any(|l| l == "# run-check hook v3")
         );
         assert!(executable(&path), "{name} executable");
         assert!(
@@ -686,4 +687,165 @@ fn a_refused_commit_shows_the_failed_checks_diagnostics() {
     assert!(stderr.contains("exited 2; commit refused"), "{stderr}");
     assert!(!stderr.contains("compile"), "{stderr}");
     assert!(!evidence_path.exists());
+}
+
+/// A gate adopted on old findings: `lint` reports `legacy.c`'s error
+/// always, and `fresh.c`'s once that file exists.
+const LEGACY_GATE: &str = r#"version = 1
+[settings]
+allow = ["./lint.sh"]
+
+[[check]]
+name = "lint"
+run = ["./lint.sh"]
+parser = "gcc"
+modes = ["fast", "strict"]
+"#;
+const LINT_SH: &str = "#!/bin/sh
+echo 'legacy.c:4:1: error: implicit declaration of function old_api' >&2
+if [ -e fresh.c ]; then echo 'fresh.c:2:5: error: new_api undeclared' >&2; fi
+exit 1
+";
+
+/// `hooks install --baseline EV.json`: the hook passes the earlier
+/// evidence to `--baseline`, so a repository adopting the gate on old
+/// findings can commit; a new finding is still refused, and the hook's
+/// report names only it. The path is recorded relative to the top level
+/// (the repository can move); a file that is not evidence is refused at
+/// install time, naming it, and installs nothing.
+#[test]
+fn a_baseline_lets_old_findings_commit_and_refuses_new_ones() {
+    let test = Test::new()
+        .config(LEGACY_GATE)
+        .script("lint.sh", LINT_SH)
+        .file("legacy.c", "int main(void) { return old_api(); }\n");
+    let dir = test.path().to_path_buf();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "legacy"]);
+    let env = [
+        ("RUN_CHECK_BIN", bin().to_str().unwrap().to_string()),
+        ("NO_COLOR", "1".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    // Without a baseline, the old finding refuses any commit.
+    let test = install(test, &["pre-commit"]).success().test.again();
+    std::fs::write(dir.join("notes.c"), "/* notes */\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    let refused = git_output(&dir, &["commit", "-q", "-m", "notes"], &env);
+    assert_eq!(refused.status.code(), Some(1));
+
+    // The baseline: the gate's evidence today, kept in the repository.
+    let test = test
+        .args(&["--format", "json", "--out", "gate-baseline.json"])
+        .run()
+        .status(1)
+        .test
+        .again();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let broken = Command::new(bin())
+        .args(["hooks", "install", "--baseline", "../checks.toml"])
+        .current_dir(dir.join("sub"))
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(2), "{broken:?}");
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("checks.toml"), "{stderr}");
+    // Nothing changed: the hook has no baseline.
+    let hook = std::fs::read_to_string(dir.join(".git/hooks/pre-commit")).unwrap();
+    assert!(hook.contains("\nbaseline=''\n"), "{hook}");
+
+    // From a subdirectory, the path is the user's, recorded from the top.
+    let installed = Command::new(bin())
+        .args([
+            "hooks",
+            "install",
+            "pre-commit",
+            "--baseline",
+            "../gate-baseline.json",
+        ])
+        .current_dir(dir.join("sub"))
+        .output()
+        .unwrap();
+    assert_eq!(installed.status.code(), Some(0), "{installed:?}");
+    let stdout = String::from_utf8_lossy(&installed.stdout);
+    assert!(
+        stdout.contains(
+            "the hooks pass --baseline gate-baseline.json: only diagnostics it does not have fail"
+        ),
+        "{stdout}"
+    );
+    let hook = std::fs::read_to_string(dir.join(".git/hooks/pre-commit")).unwrap();
+    assert!(hook.contains("\nbaseline='gate-baseline.json'\n"), "{hook}");
+
+    // Old findings only: the commit goes through.
+    let accepted = git_output(&dir, &["commit", "-q", "-m", "notes"], &env);
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+    let passed = evidence(&dir, "pre-commit");
+    assert_eq!(passed["summary"]["exit_code"], 0, "{passed}");
+    assert_eq!(
+        passed["summary"]["baseline"],
+        dir.canonicalize()
+            .unwrap()
+            .join("gate-baseline.json")
+            .to_str()
+            .unwrap()
+    );
+
+    // A new finding is refused, and the report names it, not the old one.
+    std::fs::write(dir.join("fresh.c"), "int f(void) { return new_api; }\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    let refused = git_output(&dir, &["commit", "-q", "-m", "fresh"], &env);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("      fresh.c:2:5: error: new_api undeclared"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("legacy.c:4:1"), "{stderr}");
+    drop(test);
+}
+
+/// The hook prints the text report, so a failure no located error
+/// explains (a real gcc's warnings, then a failing test step of the same
+/// `make check`) shows the output's last lines, where the cause is.
+#[test]
+fn a_refused_commit_shows_the_last_lines_when_no_error_explains_it() {
+    let mut test = Test::new();
+    for (path, text) in crate::report::WARNED_MAKE {
+        test = test.file(path, text);
+    }
+    let dir = test.path().to_path_buf();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "lib", "--no-verify"]);
+    let _test = install(test, &["pre-commit"]).success();
+    std::fs::write(dir.join("README"), "sum\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    let refused = git_output(
+        &dir,
+        &["commit", "-q", "-m", "readme"],
+        &[
+            ("RUN_CHECK_BIN", bin().to_str().unwrap()),
+            ("NO_COLOR", "1"),
+            ("LC_ALL", "C"),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let ends = stderr
+        .find("      no error above explains the exit; the output ends:\n")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        stderr[..ends].contains("warning[-Wunused-variable]"),
+        "{stderr}"
+    );
+    assert!(
+        stderr[ends..].contains("      │ not ok 21 - sum(1, 2): expected 3, got 4\n"),
+        "{stderr}"
+    );
 }

@@ -82,6 +82,8 @@ mod statuses;
 mod task;
 /// The terminal: the live view, one listing, colour, read from a tmux pane.
 mod terminal;
+/// README.md's 5-minute tour, run command by command against the output it prints.
+mod tour;
 /// Python virtualenvs, real ones: inside the worktree, outside it, on PATH.
 mod venv;
 /// `run-check vote`: consensus levels, elimination, strict input validation.

@@ -233,6 +233,46 @@ fn packaging_npm_launcher_version_matches_cargo() {
     }
 }
 
+/// Every manifest a registry page is made from (crates.io's Cargo.toml,
+/// PyPI's pyproject.toml, npm's package.json; `scripts/package.sh` copies
+/// the launcher's into the platform packages) links the same repository
+/// and homepage, and README.md's clone command names it.
+#[test]
+fn packaging_every_manifest_names_one_repository() {
+    let cargo: toml::Table =
+        toml::from_str(&std::fs::read_to_string(repo_root().join("Cargo.toml")).unwrap()).unwrap();
+    let url = cargo["package"]["repository"].as_str().expect("repository");
+    assert!(url.starts_with("https://"), "{url}");
+    assert_eq!(cargo["package"]["homepage"].as_str(), Some(url));
+    let documents: toml::Table = toml::from_str(
+        &std::fs::read_to_string(repo_root().join("crates/run-check-documents/Cargo.toml"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(documents["package"]["repository"].as_str(), Some(url));
+    assert_eq!(documents["package"]["homepage"].as_str(), Some(url));
+    let pyproject: toml::Table = toml::from_str(
+        &std::fs::read_to_string(repo_root().join("packaging/pypi/pyproject.toml")).unwrap(),
+    )
+    .unwrap();
+    let urls = &pyproject["project"]["urls"];
+    assert_eq!(urls["Homepage"].as_str(), Some(url));
+    assert_eq!(urls["Repository"].as_str(), Some(url));
+    let npm = npm_manifest();
+    assert_eq!(npm["homepage"], url);
+    assert_eq!(
+        npm["repository"],
+        serde_json::json!({"type": "git", "url": url})
+    );
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(readme.contains(&format!("git clone {url}")), "README.md");
+    let install = std::fs::read_to_string(repo_root().join("docs/install.md")).unwrap();
+    assert!(
+        install.contains(&format!("git clone {url}")),
+        "docs/install.md"
+    );
+}
+
 #[test]
 fn packaging_pyproject_builds_the_binary_with_cargos_version() {
     let text = std::fs::read_to_string(repo_root().join("packaging/pypi/pyproject.toml")).unwrap();

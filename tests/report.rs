@@ -377,3 +377,128 @@ fn a_hostile_evidence_file_is_sanitized_as_a_run_is() {
         }
     }
 }
+
+/// A C library whose `make check` compiles with warnings (real gcc), then
+/// runs its tests, one of which fails: the only diagnostics are the
+/// warnings, the cause is in the output's last lines.
+pub(crate) const WARNED_MAKE: &[(&str, &str)] = &[
+    (
+        "Makefile",
+        "check: lint test\n\nlint:\n\tgcc -Wall -fsyntax-only sum.c\n\ntest:\n\tsh ./test.sh\n",
+    ),
+    (
+        "sum.c",
+        "int sum(int a, int b)\n{\n    int unused;\n    return a + b;\n}\n",
+    ),
+    (
+        "test.sh",
+        "i=1\nwhile [ $i -le 20 ]; do echo \"ok $i - case $i\"; i=$((i + 1)); done\necho 'not ok 21 - sum(1, 2): expected 3, got 4'\nexit 1\n",
+    ),
+    (
+        "checks.toml",
+        "version = 1\n[settings]\nallow = [\"make\"]\n\n[[check]]\nname = \"check\"\nrun = [\"make\", \"check\"]\nparser = \"gcc\"\nmodes = [\"fast\", \"strict\"]\n",
+    ),
+];
+
+/// When no located error explains a failure (here gcc's warnings only),
+/// `text` lists the diagnostics and then the output's last lines, which
+/// hold the cause; `markdown` unfolds the check's output; `html` says so
+/// and shows the excerpt's end first, the earlier lines folded under it.
+/// A check whose error is at the end of its output shows no tail.
+#[test]
+fn a_failure_no_error_explains_shows_the_outputs_last_lines() {
+    let mut test = Test::new();
+    for (path, text) in WARNED_MAKE {
+        test = test.file(path, text);
+    }
+    let run = test
+        .args(&["--format", "json", "--out", "ev.json"])
+        .run()
+        .status(1);
+    let dir = run.test.path();
+    let evidence: Value = run.json_file("ev.json");
+    let diagnostics = crate::support::diagnostics_of(&evidence, "check");
+    assert!(!diagnostics.is_empty(), "{evidence}");
+    assert!(
+        diagnostics.iter().all(|d| d["severity"] == "warning"),
+        "{diagnostics:?}"
+    );
+
+    let text_report = text(&run_in(dir, &["report", "ev.json", "--format", "text"], None).stdout);
+    let lines: Vec<&str> = text_report.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(" FAIL check "))
+        .unwrap_or_else(|| panic!("{text_report}"));
+    assert!(
+        lines[at + 1].starts_with("      sum.c:3:9: warning[-Wunused-variable]: unused variable"),
+        "{text_report}"
+    );
+    let ends = lines
+        .iter()
+        .position(|l| *l == "      no error above explains the exit; the output ends:")
+        .unwrap_or_else(|| panic!("{text_report}"));
+    assert!(ends > at + 1, "{text_report}");
+    let tail: Vec<&str> = lines[ends + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("      │ "))
+        .copied()
+        .collect();
+    assert_eq!(tail.first(), Some(&"      │ ── stdout ──"), "{text_report}");
+    assert!(
+        tail.contains(&"      │ not ok 21 - sum(1, 2): expected 3, got 4"),
+        "{text_report}"
+    );
+    assert!(
+        tail.iter()
+            .any(|l| l.starts_with("      │ make: *** [Makefile:") && l.ends_with("test] Error 1")),
+        "{text_report}"
+    );
+    // The first test lines are not among the last ones.
+    assert!(!tail.contains(&"      │ ok 1 - case 1"), "{text_report}");
+
+    let markdown = text(&run_in(dir, &["report", "ev.json", "--format", "markdown"], None).stdout);
+    assert!(
+        markdown.contains("<details open><summary>check — exit 2"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("not ok 21 - sum(1, 2): expected 3, got 4"),
+        "{markdown}"
+    );
+
+    let html = text(&run_in(dir, &["report", "ev.json", "--format", "html"], None).stdout);
+    assert!(
+        html.contains("<p class=\"cause\">No error above explains the exit; the output ends:</p>"),
+        "{html}"
+    );
+    // stdout's excerpt: its last 12 lines first, the earlier ones folded.
+    let pre = Regex::new(r#"(?s)<pre class="excerpt" data-stream="stdout">(.*?)</pre>\n<details class="earlier"><summary>the (\d+) lines before these</summary><pre data-stream="stdout">(.*?)</pre></details>"#)
+        .unwrap();
+    let caps = pre.captures(&html).unwrap_or_else(|| panic!("{html}"));
+    let last: Vec<&str> = caps[1].lines().collect();
+    assert_eq!(last.len(), 12, "{html}");
+    assert_eq!(
+        last.last().copied(),
+        Some("not ok 21 - sum(1, 2): expected 3, got 4")
+    );
+    let earlier: Vec<&str> = caps[3].lines().collect();
+    assert_eq!(caps[2].parse::<usize>().unwrap(), earlier.len());
+    assert!(earlier.contains(&"ok 1 - case 1"), "{html}");
+
+    // An error at the end of the output explains the exit: no tail.
+    let mut test = run.test.again();
+    test = test.file("sum.c", "int sum(int a, int b)\n{\n    return a + c;\n}\n");
+    test = test.file("test.sh", "exit 0\n");
+    let run = test.args(&["--format", "text"]).run().status(1);
+    assert!(
+        run.stdout.contains("      sum.c:3:16: error: ") && run.stdout.contains("undeclared"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("no error above explains") && !run.stdout.contains("│ "),
+        "{}",
+        run.stdout
+    );
+}

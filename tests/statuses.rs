@@ -5,7 +5,7 @@ use crate::support::{Test, check};
 
 const ALLOW: &str = r#"
 [settings]
-allow = ["sh", "true", "false", "cat", "pwd", "touch", "test", "./tool.sh", "no-such-program-zz"]
+allow = ["sh", "true", "false", "cat", "pwd", "touch", "test", "./tool.sh", "no-such-program-zz", "no-such-linter-zz", "./bin/no-such-tool"]
 "#;
 
 fn config(checks: &str) -> String {
@@ -304,6 +304,48 @@ fn fast_mode_fails_fast_unless_told_not_to() {
         .run()
         .status(1);
     assert_eq!(check(&run.json_stdout(), "second")["status"], "pass");
+}
+
+/// A new user installs every missing tool after one run: fast mode stops
+/// launching after its first failure, yet every check whose program is
+/// missing (on PATH or in the worktree, also one waiting on a `needs` that
+/// never ran) is reported as an error naming the program, and none of them
+/// ran; a check with its program, kept from starting, is still skipped.
+#[test]
+fn every_missing_program_is_reported_in_the_first_fast_run() {
+    let checks = config(
+        "[[check]]\nname = \"gone\"\nrun = [\"no-such-program-zz\"]\nmodes = [\"fast\"]\n\
+         [[check]]\nname = \"lint\"\nrun = [\"no-such-linter-zz\", \"--check\"]\nmodes = [\"fast\"]\n\
+         [[check]]\nname = \"present\"\nrun = [\"touch\", \"present-ran\"]\nmodes = [\"fast\"]\n\
+         [[check]]\nname = \"local\"\nrun = [\"./bin/no-such-tool\"]\nmodes = [\"fast\"]\nneeds = [\"present\"]\n",
+    );
+    for jobs in ["1", "4"] {
+        let run = Test::new()
+            .config(&checks)
+            .args(&["--mode", "fast", "--jobs", jobs, "--format", "json"])
+            .run()
+            .status(2);
+        let ev = run.json_stdout();
+        for (name, why) in [
+            ("gone", "program `no-such-program-zz` not found on PATH"),
+            ("lint", "program `no-such-linter-zz` not found on PATH"),
+            (
+                "local",
+                "program `./bin/no-such-tool` not found in the worktree",
+            ),
+        ] {
+            assert_eq!(check(&ev, name)["status"], "error", "{jobs}: {name}: {ev}");
+            assert_eq!(check(&ev, name)["error"], why, "{jobs}: {name}");
+        }
+        assert_eq!(
+            ev["summary"]["banner"], "3 of 4 checks errored: gone, lint, local",
+            "{jobs}"
+        );
+        assert_eq!(check(&ev, "present")["status"], "skip", "{jobs}");
+        assert_eq!(check(&ev, "present")["skip_reason"], "fail-fast");
+        assert!(!run.test.path().join("present-ran").exists());
+        assert_eq!(ev["meta"]["commands"], serde_json::json!([]), "{jobs}");
+    }
 }
 
 #[test]

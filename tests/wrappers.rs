@@ -223,3 +223,49 @@ fn ps1_syntax_check_catches_a_missing_brace() {
     .unwrap();
     assert!(located.is_match(first), "not FILE:LINE:COL: {first}");
 }
+
+/// run-check.sh copied into a user's Cargo project, with no run-check to
+/// find: it never builds that project (a `cargo` on PATH that records
+/// being run stays unrun) and says in one line how to install run-check;
+/// exit 2.
+#[cfg(unix)]
+#[test]
+fn sh_wrapper_copied_into_another_cargo_project_does_not_build_it() {
+    let test = Test::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        )
+        .file("src/main.rs", "fn main() {}\n")
+        .script(
+            "fakebin/cargo",
+            "#!/bin/sh\ntouch \"$(dirname \"$0\")/../cargo-ran\"\nexit 0\n",
+        );
+    std::fs::copy(
+        repo_root().join("run-check.sh"),
+        test.path().join("run-check.sh"),
+    )
+    .unwrap();
+    let path = format!("{}:/usr/bin:/bin", test.path().join("fakebin").display());
+    let output = Command::new(test.path().join("run-check.sh"))
+        .arg("--version")
+        .current_dir(test.path())
+        .env("PATH", &path)
+        .env_remove("RUN_CHECK_BIN")
+        .env_remove("RUN_CHECK_WRAPPER_ACTIVE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(!test.path().join("cargo-ran").exists());
+    assert!(!test.path().join("target").exists());
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("run-check.sh: no run-check binary found")
+            && stderr.contains("install run-check")
+            && stderr.contains("RUN_CHECK_BIN"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}

@@ -369,7 +369,8 @@ impl Facts<'_> {
 /// from the worktree. The change is the one the run already knows when it
 /// has it (the task's budget, fast mode's files against the same base);
 /// else it is asked, which with the base `HEAD` is the run's `git status`
-/// (no process). `None` outside git.
+/// (no process). `None` outside git, and against `HEAD` before the first
+/// commit.
 fn gate_contract(
     location: &Location,
     (config, baseline): (&Config, Option<&Path>),
@@ -381,6 +382,11 @@ fn gate_contract(
     let Some((repo, status)) = start.in_git() else {
         return Ok(None);
     };
+    // Before the first commit there is no `HEAD` to compare with: every
+    // file is new, so "the gate changed" would say nothing but that.
+    if changed.base == "HEAD" && status.commit.is_none() {
+        return Ok(None);
+    }
     let config_file = config_file(location, &plan.worktree);
     let worktree = plan.worktree.as_path();
     let files = crate::run::gate::files(config, &config_file, worktree, plan, baseline);

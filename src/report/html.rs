@@ -20,7 +20,9 @@
 //! got through could not run one. Sizes are capped: the first
 //! `MAX_FAILED_DETAILS` failing checks in detail (the rest named), the
 //! first `MAX_DIAGNOSTICS` diagnostics of each, then a count; the last
-//! lines of each stream as in `markdown`.
+//! lines of each stream as in `markdown`, end first (the last lines in view,
+//! the earlier ones folded under them), with a line saying that no error
+//! listed explains the exit when none does (`report::explained`).
 
 use std::fmt::Write;
 
@@ -59,7 +61,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .file{margin:6px 0 2px;font-weight:600}
 ul.diags{margin:0;padding-left:20px}ul.diags li{margin:1px 0}
 .old{color:#57606a}.sev-error{color:#cf222e}.sev-warning{color:#9a6700}.sev-note,.sev-info{color:#57606a}
-.muted{color:#57606a}
+.muted{color:#57606a}.cause{font-weight:600}
+details.earlier summary{color:#57606a;font-size:12px;cursor:pointer}
 .bar.flaky{background-image:repeating-linear-gradient(135deg,transparent 0 5px,rgba(255,255,255,.45) 5px 8px)}
 "#;
 
@@ -289,19 +292,17 @@ fn failing(out: &mut String, evidence: &Evidence) {
                 esc(&check.command.join(" "))
             );
         }
-        diagnostics(out, check, evidence);
+        let listed = diagnostics(out, check, evidence);
         let streams = super::streams(check);
         if streams.is_empty() {
             out.push_str("<p class=\"muted\">(no output)</p>\n");
+        } else if listed && !super::explained(evidence, check) {
+            out.push_str(
+                "<p class=\"cause\">No error above explains the exit; the output ends:</p>\n",
+            );
         }
         for stream in streams {
-            let _ = writeln!(
-                out,
-                "<h4>{}</h4>\n<pre class=\"excerpt\" data-stream=\"{}\">{}</pre>",
-                stream.name,
-                stream.name,
-                esc(&tail(stream.text, MAX_EXCERPT_CHARS))
-            );
+            excerpt(out, stream.name, &tail(stream.text, MAX_EXCERPT_CHARS));
         }
         out.push_str("</article>\n");
     }
@@ -318,6 +319,27 @@ fn failing(out: &mut String, evidence: &Evidence) {
         );
     }
     out.push_str("</section>\n");
+}
+
+/// One stream's excerpt, its end first: the last lines, where a failure
+/// usually is, in a `pre` that needs no scrolling, and the lines before
+/// them folded in a `details` under it.
+fn excerpt(out: &mut String, stream: &str, text: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    let split = lines.len().saturating_sub(super::TAIL_LINES);
+    let _ = writeln!(
+        out,
+        "<h4>{stream}</h4>\n<pre class=\"excerpt\" data-stream=\"{stream}\">{}</pre>",
+        esc(&lines[split..].join("\n"))
+    );
+    if split > 0 {
+        let _ = writeln!(
+            out,
+            "<details class=\"earlier\"><summary>the {} before these</summary><pre data-stream=\"{stream}\">{}</pre></details>",
+            crate::output::plural(split as u64, "line"),
+            esc(&lines[..split].join("\n"))
+        );
+    }
 }
 
 /// The flaky checks (failed, then passed on a retry), each with every
@@ -364,8 +386,8 @@ fn flaky(out: &mut String, evidence: &Evidence) {
 /// A check's diagnostics grouped by file (files in order of first
 /// appearance, diagnostics without a file last; within a file by line and
 /// column, as an editor shows them, those without a line first): the first
-/// `MAX_DIAGNOSTICS`, the rest counted.
-fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
+/// `MAX_DIAGNOSTICS`, the rest counted. Whether it listed any.
+fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) -> bool {
     let all: Vec<&Diagnostic> = evidence
         .diagnostics
         .iter()
@@ -373,7 +395,7 @@ fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
         .collect();
     let total = all.len() as u64 + check.diagnostics_dropped;
     if total == 0 {
-        return;
+        return false;
     }
     let _ = writeln!(out, "<h4>Diagnostics ({total})</h4>");
     // Files in order of first appearance (at most MAX_DIAGNOSTICS entries).
@@ -410,6 +432,7 @@ fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) {
             crate::parse::MAX_PER_CHECK
         );
     }
+    true
 }
 
 /// `line:col severity [rule] message`, escaped.

@@ -25,7 +25,8 @@
 //!
 //! The banner is written verbatim in the heading. Cells escape `|`, HTML and
 //! newlines. A failing check's block shows each stream that is not blank,
-//! stdout first, each under its name when both are shown; excerpts are
+//! stdout first, each under its name when both are shown, unfolded (`open`)
+//! when no located error explains the failure; excerpts are
 //! fenced with more backticks than they contain and keep their last
 //! `MAX_EXCERPT_LINES` lines (at most `MAX_EXCERPT_CHARS` each); at most
 //! `MAX_DIAGNOSTICS` diagnostics are listed and the rest counted.
@@ -82,6 +83,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         facts.push(inline(&line));
     }
     let _ = writeln!(out, "{}\n", facts.join(" · "));
+    if let Some(line) = super::nothing_ran(evidence) {
+        let _ = writeln!(out, "**{}**\n", inline(&line));
+    }
     let mut cut = Cut::default();
     table(&mut out, evidence, &mut cut);
     let read_only = &evidence.contracts.read_only;
@@ -219,15 +223,17 @@ fn failure_blocks(out: &mut String, evidence: &Evidence, budget: usize, cut: &mu
     let mut left = budget;
     for (i, check) in failing.iter().enumerate() {
         let share = left / (failing.len() - i);
-        let mut block = failure_block(check, Some(MAX_EXCERPT_CHARS));
+        let open = !super::explained(evidence, check);
+        let block_of = |chars| failure_block(check, chars, open);
+        let mut block = block_of(Some(MAX_EXCERPT_CHARS));
         let mut shortened = None;
         if block.len() > share {
-            let bare = failure_block(check, None);
+            let bare = block_of(None);
             let mut chars = share.saturating_sub(bare.len()) / super::streams(check).len().max(1);
             block = bare;
             shortened = Some(false);
             while chars >= MIN_EXCERPT_CHARS {
-                let shorter = failure_block(check, Some(chars));
+                let shorter = block_of(Some(chars));
                 if shorter.len() <= share {
                     block = shorter;
                     shortened = Some(true);
@@ -279,8 +285,10 @@ fn details(check: &CheckRecord, diagnostics: usize) -> String {
 
 /// A `<details>` block with the tail of each of the check's streams that is
 /// not blank (stdout first; each under its name when both are shown), at
-/// most `chars` characters of each; `None` leaves the output out.
-fn failure_block(check: &CheckRecord, chars: Option<usize>) -> String {
+/// most `chars` characters of each; `None` leaves the output out. `open`
+/// when no located error explains the failure (`report::explained`): the
+/// cause is then usually in these last lines, so they are shown unfolded.
+fn failure_block(check: &CheckRecord, chars: Option<usize>, open: bool) -> String {
     let mut out = String::new();
     let summary = match details(check, 0) {
         d if d.is_empty() => html(&check.name),
@@ -290,7 +298,8 @@ fn failure_block(check: &CheckRecord, chars: Option<usize>) -> String {
             html(&d.replace(['\n', '\r'], " "))
         ),
     };
-    let _ = writeln!(out, "\n<details><summary>{summary}</summary>\n");
+    let open = if open { " open" } else { "" };
+    let _ = writeln!(out, "\n<details{open}><summary>{summary}</summary>\n");
     let streams = super::streams(check);
     match chars {
         _ if streams.is_empty() => out.push_str("(no output)\n"),
@@ -506,9 +515,14 @@ mod tests {
         for row in &lines[table..table + 7] {
             assert_eq!(row.replace("\\|", "").matches('|').count(), 5, "{row}");
         }
-        assert_eq!(out.matches("<details>").count(), 3);
+        assert_eq!(out.matches("<details").count(), 3);
         assert_eq!(out.matches("</details>").count(), 3);
         assert!(out.contains("<details><summary>lint — exit 3</summary>"));
+        // `unit` has no located error to explain it: its output unfolded.
+        assert!(
+            out.contains("<details open><summary>unit — timed out"),
+            "{out}"
+        );
         assert!(out.contains("#### Diagnostics (2)"));
         assert!(out.contains("- `src/a.c:3:5` — bad thing (error, lint)"));
         assert!(out.contains(
@@ -615,7 +629,7 @@ mod tests {
         assert!(out.len() <= MAX_REPORT_BYTES, "{} bytes", out.len());
         assert!(out.chars().count() < 65_536);
         assert_eq!(
-            out.matches("<details>").count(),
+            out.matches("<details").count(),
             out.matches("</details>").count()
         );
         // Every fence is closed: the fence lines pair up.
@@ -628,7 +642,7 @@ mod tests {
         // 20 checks x 2 streams x 6000 characters would be ~240 KB.
         let out = render(&many_failing(20, 100_000));
         well_formed(&out);
-        assert_eq!(out.matches("<details>").count(), 20);
+        assert_eq!(out.matches("<details").count(), 20);
         for i in 0..20 {
             assert!(
                 out.contains(&format!("last out {i}\n")),

@@ -276,6 +276,128 @@ fn outcome(check: &CheckRecord) -> String {
     attempts::with_note(failed, &check.attempt_log, check.flaky, check.status)
 }
 
+/// A passing run in which no check ran, said plainly (the banner of a
+/// pass reads as if something was verified): why, and what runs them.
+/// `None` when a check ran or the run did not pass.
+fn nothing_ran(evidence: &Evidence) -> Option<String> {
+    let s = &evidence.summary;
+    if !s.all_checks_passed || s.skipped < s.total {
+        return None;
+    }
+    let fast = evidence.mode == run_check_documents::evidence::Mode::Fast;
+    let strict = if fast {
+        "; `run-check --mode strict` runs every check"
+    } else {
+        ""
+    };
+    if s.total == 0 {
+        return Some(format!(
+            "Nothing ran: no check is selected in {} mode{strict}",
+            evidence.mode.as_str()
+        ));
+    }
+    let mut reasons: Vec<&str> = Vec::new();
+    for check in &evidence.checks {
+        let reason = match check.skip_reason.as_deref() {
+            Some(r) if r.starts_with(PATHS_SKIP) => "no changed file matches their `paths`",
+            Some(r) => r,
+            None => "skipped",
+        };
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    Some(format!(
+        "Nothing ran: {} skipped ({}){strict}",
+        match s.total {
+            1 => "the one check was".to_string(),
+            n => format!("all {n} checks were"),
+        },
+        reasons.join("; ")
+    ))
+}
+
+/// How fast mode's skip reason for unmatched `paths` starts.
+const PATHS_SKIP: &str = "no changed file matches `paths`";
+
+/// Lines of output `text` shows under a failing check, and the most a
+/// located error may be followed by and still explain the exit.
+const TAIL_LINES: usize = 12;
+
+/// Whether a failing check's located errors explain its failure, so its
+/// output's last lines need not be shown beside them: it has an
+/// error-severity diagnostic with a file (not the read-only verification's),
+/// and its output does not go on for more than [`TAIL_LINES`] non-blank lines
+/// after the last line that names one of them. A check whose diagnostics
+/// are only warnings (lint warnings in an npm script whose later command
+/// failed, compiler notes before a failing test step) is not explained by
+/// them: the cause is usually in the output's last lines. Where the
+/// excerpt names none of its errors (they came from an artifact, or sit in
+/// the part of a long output the excerpt left out) they count as the
+/// explanation unless the excerpt was cut, since then the omitted middle
+/// may hold them and the output's end is what followed.
+fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
+    use run_check_documents::evidence::DiagSeverity;
+    let errors: Vec<&run_check_documents::evidence::Diagnostic> = evidence
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.check == check.name
+                && d.severity == DiagSeverity::Error
+                && d.file.is_some()
+                && d.rule.as_deref() != Some(text::READ_ONLY_RULE)
+        })
+        .collect();
+    if errors.is_empty() {
+        return false;
+    }
+    let mut named = false;
+    for stream in [&check.stdout_excerpt, &check.stderr_excerpt] {
+        let lines: Vec<&str> = stream.lines().collect();
+        let Some(last) = lines
+            .iter()
+            .rposition(|line| errors.iter().any(|d| names(line, d)))
+        else {
+            continue;
+        };
+        named = true;
+        let after = lines[last + 1..]
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .count();
+        if after <= TAIL_LINES {
+            return true;
+        }
+    }
+    !named && !check.excerpt_truncated
+}
+
+/// Whether a line of output names diagnostic `d`: it holds the message's
+/// first line, or the file's name with the diagnostic's line number.
+fn names(line: &str, d: &run_check_documents::evidence::Diagnostic) -> bool {
+    let message = d.message.lines().next().unwrap_or("").trim();
+    if message.len() >= 4 && line.contains(message) {
+        return true;
+    }
+    let Some(file) = d.file.as_deref() else {
+        return false;
+    };
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    match d.line {
+        Some(n) if !base.is_empty() && line.contains(base) => {
+            // `:12` but not `:123`.
+            let at = format!(":{n}");
+            line.match_indices(&at).any(|(i, _)| {
+                !line[i + at.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+        }
+        _ => false,
+    }
+}
+
 /// The renderers' sample evidence, for other modules' unit tests.
 #[cfg(test)]
 pub(crate) fn sample_evidence() -> Evidence {
@@ -291,6 +413,104 @@ pub(crate) fn sample_passing() -> Evidence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_is_explained_only_by_a_located_error_near_the_end() {
+        use junit::sample::diagnostic;
+        let mut evidence = sample_evidence();
+        let lint = 1;
+        // The sample: an error at src/a.c:3, an output that names none of
+        // it, not cut: the error is the explanation.
+        assert!(explained(&evidence, &evidence.checks[lint]));
+        // Only warnings: never.
+        evidence.diagnostics.remove(0);
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+        // An error named in the output, a few lines before its end.
+        evidence.diagnostics.push(diagnostic(
+            "lint",
+            Some("src/lib/a.c"),
+            Some(12),
+            Some(5),
+            "error",
+            None,
+            "bad thing",
+        ));
+        let mut out = String::from("a.c:12:5: error: bad thing\n");
+        out.push_str(&"note: context\n".repeat(TAIL_LINES));
+        evidence.checks[lint].stdout_excerpt = out.clone();
+        assert!(explained(&evidence, &evidence.checks[lint]));
+        // Then more than TAIL_LINES non-blank lines (a later step failed).
+        out.push_str("\nnot ok 7 - sums\n");
+        evidence.checks[lint].stdout_excerpt = out.clone();
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+        // `:12` is not `:123`, and the message alone names it too.
+        evidence.checks[lint].stdout_excerpt = "src/lib/a.c:123:1: oops\n".into();
+        evidence.checks[lint].excerpt_truncated = true;
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+        evidence.checks[lint].stdout_excerpt = "x: bad thing\n".into();
+        assert!(explained(&evidence, &evidence.checks[lint]));
+        // Named nowhere in an excerpt that was cut: the end is shown.
+        evidence.checks[lint].stdout_excerpt = "… [9 bytes omitted] …\nexit\n".into();
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+        // Another check's error or the read-only verification's is not this
+        // check's explanation.
+        let mut evidence = sample_evidence();
+        evidence.diagnostics[0].check = "unit".into();
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+        evidence.diagnostics[0].check = "lint".into();
+        evidence.diagnostics[0].rule = Some("read-only".into());
+        assert!(!explained(&evidence, &evidence.checks[lint]));
+    }
+
+    #[test]
+    fn a_pass_where_nothing_ran_says_so() {
+        let mut evidence = sample_passing();
+        assert_eq!(nothing_ran(&evidence), None);
+        evidence.mode = run_check_documents::evidence::Mode::Fast;
+        evidence.checks[0].status = run_check_documents::evidence::Status::Skip;
+        evidence.checks[0].skip_reason = Some("no changed file matches `paths` (src/**)".into());
+        evidence.checks.push(evidence.checks[0].clone());
+        evidence.summary = run_check_documents::evidence::summarize(
+            &evidence.checks,
+            900,
+            false,
+            &evidence.contracts.read_only,
+        );
+        assert_eq!(
+            nothing_ran(&evidence).as_deref(),
+            Some(
+                "Nothing ran: all 2 checks were skipped (no changed file matches their `paths`); \
+                 `run-check --mode strict` runs every check"
+            )
+        );
+        let text = String::from_utf8(render(Format::Text, &evidence)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[lines.len() - 3].starts_with("Nothing ran: all 2 checks"),
+            "{text}"
+        );
+        assert_eq!(lines.last().copied(), Some("All checks passed!"));
+        evidence.checks.truncate(1);
+        evidence.checks[0].skip_reason = Some("interrupted".into());
+        evidence.mode = run_check_documents::evidence::Mode::Strict;
+        evidence.summary = run_check_documents::evidence::summarize(
+            &evidence.checks,
+            900,
+            false,
+            &evidence.contracts.read_only,
+        );
+        assert_eq!(
+            nothing_ran(&evidence).as_deref(),
+            Some("Nothing ran: the one check was skipped (interrupted)")
+        );
+        evidence.checks.clear();
+        evidence.summary.total = 0;
+        evidence.summary.skipped = 0;
+        assert_eq!(
+            nothing_ran(&evidence).as_deref(),
+            Some("Nothing ran: no check is selected in strict mode")
+        );
+    }
 
     #[test]
     fn counts_read_as_english() {

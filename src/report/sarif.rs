@@ -1,5 +1,6 @@
 //! The `sarif` report: SARIF 2.1.0 with one run. Every evidence diagnostic
-//! is a result; a failing or erroring check without a located error-level
+//! is a result (`ruleId` `run-check/<check>/<rule>`, or `run-check/<check>`
+//! without a rule: [`rule_id`]); a failing or erroring check without a located error-level
 //! diagnostic is one result of its own (`run-check/<check>`), and a run that
 //! did not pass but has no result at all gets one (`run-check/run`) carrying
 //! the banner, so a failing run never renders as empty SARIF.
@@ -234,7 +235,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             continue;
         }
         let outcome = super::outcome(check);
-        let id = format!("run-check/{}", check.name);
+        let id = rule_id(&check.name, None);
         let describe = || Described {
             short: format!("The check `{}` of the config passes", check.name),
             full: format!(
@@ -327,6 +328,20 @@ pub(super) fn render(evidence: &Evidence) -> String {
     run_check_documents::pretty(&log)
 }
 
+/// The one scheme of every `ruleId`: `run-check/<check>` for a check's own
+/// result and its diagnostics without a rule, `run-check/<check>/<rule>`
+/// for a diagnostic with one (`run-check/ruff/F401`), so a tool's code is
+/// always under the check that ran it, whichever tool prints codes and
+/// whichever does not. The run's own findings (check `run-check`) are
+/// `run-check/<rule>` (`run-check/read-only`).
+fn rule_id(check: &str, rule: Option<&str>) -> String {
+    match rule.filter(|r| !r.is_empty()) {
+        Some(rule) if check == "run-check" => format!("run-check/{rule}"),
+        Some(rule) => format!("run-check/{check}/{rule}"),
+        None => format!("run-check/{check}"),
+    }
+}
+
 /// A diagnostic as a result: at its own file and line, or where
 /// `unlocated` says when it names no file.
 fn diagnostic_result(
@@ -334,10 +349,7 @@ fn diagnostic_result(
     rules: &mut Rules,
     unlocated: impl FnOnce() -> Location,
 ) -> SarifResult {
-    let id = match &d.rule {
-        Some(rule) if !rule.is_empty() => rule.clone(),
-        _ => format!("run-check/{}", d.check),
-    };
+    let id = rule_id(&d.check, d.rule.as_deref());
     let level = match d.severity.as_str() {
         "error" => "error",
         "note" | "info" | "help" => "note",
@@ -369,15 +381,18 @@ fn diagnostic_result(
     if let Some(suggestion) = &d.suggestion {
         properties["suggestion"] = suggestion.clone().into();
     }
+    // The tool's own code, where it has one, is what its documentation
+    // knows.
+    let code = d.rule.as_deref().filter(|r| !r.is_empty()).unwrap_or(&id);
     let describe = || Described {
-        short: format!("`{id}`, reported by the check `{}`", d.check),
+        short: format!("`{code}`, reported by the check `{}`", d.check),
         full: format!(
-            "The tool run by the check `{}` reported `{id}`: run-check relays what \
+            "The tool run by the check `{}` reported `{code}`: run-check relays what \
              the tool printed, located where the tool said.",
             d.check
         ),
         help: format!(
-            "See the documentation of the tool run by the check `{}` for `{id}`.",
+            "See the documentation of the tool run by the check `{}` for `{code}`.",
             d.check
         ),
     };
@@ -482,7 +497,12 @@ mod tests {
             .collect();
         assert_eq!(
             ids,
-            ["run-check/lint", "W:1", "run-check/unit", "run-check/gone"]
+            [
+                "run-check/lint",
+                "run-check/lint/W:1",
+                "run-check/unit",
+                "run-check/gone"
+            ]
         );
         let first = &results[0];
         assert_eq!(first["level"], "error");

@@ -1,5 +1,6 @@
 //! The human summary: one line per check; under a failing check its
-//! diagnostics (the first 20, then a count) or else the tail of its output
+//! diagnostics (the first 20, then a count), then, unless an error among
+//! them explains the failure (`report::explained`), the tail of its output
 //! (stdout's, then stderr's, each named when both have some); each path the
 //! checks modified with the check blamed; the flaky checks (`retries`) on a
 //! line of their own; a count line, and the banner as the very last line.
@@ -8,14 +9,15 @@ use std::fmt::Write;
 
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence, Status};
 
-/// Lines of output shown under a failing check.
-const TAIL_LINES: usize = 12;
+/// The line between a failing check's diagnostics and its output's last
+/// lines, when no error among them explains the failure.
+const OUTPUT_ENDS: &str = "no error above explains the exit; the output ends:";
 
 /// Diagnostics listed under a failing check; the rest are counted.
 const DIAGNOSTICS_SHOWN: usize = 20;
 
 /// The rule of the diagnostics the read-only verification reports.
-const READ_ONLY_RULE: &str = "read-only";
+pub(super) const READ_ONLY_RULE: &str = "read-only";
 
 /// Upper-case status word, padded to a common width.
 pub(crate) fn status_word(status: Status) -> &'static str {
@@ -94,13 +96,19 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }
         if check.status.is_failure() {
             let diagnostics = diagnostics(evidence, check);
-            if diagnostics.is_empty() {
-                for line in tail(check) {
-                    let _ = writeln!(out, "      │ {line}");
+            let explained = super::explained(evidence, check);
+            for line in &diagnostics {
+                let _ = writeln!(out, "      {line}");
+            }
+            if !explained {
+                let tail = tail(check);
+                // Under diagnostics that do not explain the exit, say
+                // where the lines below come from.
+                if !diagnostics.is_empty() && !tail.is_empty() {
+                    let _ = writeln!(out, "      {OUTPUT_ENDS}");
                 }
-            } else {
-                for line in diagnostics {
-                    let _ = writeln!(out, "      {line}");
+                for line in tail {
+                    let _ = writeln!(out, "      │ {line}");
                 }
             }
         }
@@ -129,6 +137,9 @@ pub(super) fn render(evidence: &Evidence) -> String {
         let _ = writeln!(out, "  {line}");
     }
     if let Some(line) = flaky(evidence) {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(line) = super::nothing_ran(evidence) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", super::tally(s));
@@ -257,7 +268,7 @@ fn tail(check: &CheckRecord) -> Vec<String> {
         }
         let lines: Vec<&str> = stream.text.lines().collect();
         shown.extend(
-            lines[lines.len().saturating_sub(TAIL_LINES)..]
+            lines[lines.len().saturating_sub(super::TAIL_LINES)..]
                 .iter()
                 .map(|l| l.to_string()),
         );
@@ -331,19 +342,32 @@ mod tests {
         evidence.diagnostics[0].rule = Some("read-only".into());
         evidence.diagnostics[0].check = "lint".into();
         let out = render(&evidence);
+        // A warning does not explain a failure: the output's end follows.
         assert_eq!(
             under(&out, "unit"),
-            ["      src/b,c:d.rs:1: warning[W:1]: odd 100% message"]
+            [
+                "      src/b,c:d.rs:1: warning[W:1]: odd 100% message",
+                "      no error above explains the exit; the output ends:",
+                "      │ waiting…",
+            ]
         );
         assert!(under(&out, "lint")[0].starts_with("      │ "), "{out}");
         // Without a file, only the severity and the message.
         let mut evidence = sample::evidence();
         evidence.diagnostics[0].file = None;
         evidence.diagnostics.truncate(1);
+        // That error names no file, so it explains nothing: the output's
+        // end follows.
+        let lines = under(&render(&evidence), "lint");
         assert_eq!(
-            under(&render(&evidence), "lint"),
-            ["      error: bad thing", "      … and 1 more diagnostic"]
+            lines[..3],
+            [
+                "      error: bad thing",
+                "      … and 1 more diagnostic",
+                "      no error above explains the exit; the output ends:"
+            ]
         );
+        assert!(lines[3].starts_with("      │ "), "{lines:?}");
     }
 
     #[test]

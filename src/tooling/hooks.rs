@@ -60,6 +60,10 @@ pub(crate) struct InstallArgs {
     /// A directory of the repository [default: current directory]
     #[arg(long, value_name = "PATH")]
     pub(crate) worktree: Option<PathBuf>,
+    /// An earlier evidence the hooks pass to `--baseline`: the diagnostics
+    /// it has fail no commit or push, only new ones do
+    #[arg(long, value_name = "EV.json")]
+    pub(crate) baseline: Option<PathBuf>,
 }
 
 /// A hook run-check provides.
@@ -99,31 +103,61 @@ impl Hook {
 
 /// The placeholder of the templates that the binary's path replaces.
 const BIN_PLACEHOLDER: &str = "@RUN_CHECK_BIN@";
+/// The placeholder of the templates that the baseline's path replaces
+/// (empty without `--baseline`).
+const BASELINE_PLACEHOLDER: &str = "@RUN_CHECK_BASELINE@";
 
-/// The hook as installed for the binary at `exe`: the template with the
-/// path quoted for `sh` (inside single quotes, where only `'` is special).
-/// A path with a line break or that is not Unicode cannot be written into
-/// the hook as one word: an error, not a hook that runs something else.
-fn rendered(hook: Hook, exe: &Path) -> Result<String, Error> {
+/// The hook as installed for the binary at `exe` with `baseline` (as the
+/// hook reads it: relative to the top level, or absolute): the template
+/// with each path quoted for `sh` (inside single quotes, where only `'` is
+/// special). A path with a line break or that is not Unicode cannot be
+/// written into the hook as one word: an error, not a hook that runs
+/// something else.
+fn rendered(hook: Hook, exe: &Path, baseline: Option<&Path>) -> Result<String, Error> {
+    let exe = sh_word(exe, "run-check's path")?;
+    let baseline = baseline
+        .map(|path| sh_word(path, "the baseline's path"))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(hook
+        .template()
+        .replace(BIN_PLACEHOLDER, &exe)
+        .replace(BASELINE_PLACEHOLDER, &baseline))
+}
+
+/// `path` to go between a hook's single quotes.
+fn sh_word(path: &Path, what: &str) -> Result<String, Error> {
     let unusable = |why: &str| {
         Error::Environment(format!(
-            "cannot record run-check's path `{}` in the hook: {why}",
-            exe.display()
+            "cannot record {what} `{}` in the hook: {why}",
+            path.display()
         ))
     };
-    let path = exe.to_str().ok_or_else(|| unusable("it is not Unicode"))?;
-    if path.contains(['\n', '\r']) {
+    let text = path.to_str().ok_or_else(|| unusable("it is not Unicode"))?;
+    if text.contains(['\n', '\r']) {
         return Err(unusable("it holds a line break"));
     }
     // Git for Windows runs hooks in its MSYS `sh`, which takes `C:/x`
     // as readily as `C:\x` and leaves no backslash to misread.
-    let path = if cfg!(windows) {
-        path.replace('\\', "/")
+    let text = if cfg!(windows) {
+        text.replace('\\', "/")
     } else {
-        path.to_string()
+        text.to_string()
     };
-    let quoted = path.replace('\'', "'\\''");
-    Ok(hook.template().replace(BIN_PLACEHOLDER, &quoted))
+    Ok(text.replace('\'', "'\\''"))
+}
+
+/// `--baseline`'s file as the hooks record it, after reading it as
+/// evidence (a file the hook could not use is refused now, not at the
+/// next commit): relative to the worktree's top level when inside it, so
+/// the repository can move; absolute otherwise.
+fn baseline(path: &Path, top: &Path) -> Result<PathBuf, Error> {
+    crate::json_input::evidence_file(path)?;
+    let real = dunce::canonicalize(path).map_err(|err| Error::io("read evidence", path, err))?;
+    Ok(match real.strip_prefix(top) {
+        Ok(inside) => inside.to_path_buf(),
+        Err(_) => real,
+    })
 }
 
 /// The running binary, as the hooks record it.
@@ -253,11 +287,16 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
 
     // Decide everything before touching anything: a refusal changes nothing.
     let exe = current_exe()?;
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|path| baseline(path, &repository.top))
+        .transpose()?;
     let plan = hooks
         .iter()
         .map(|&hook| {
             let path = hooks_dir.join(hook.name());
-            let text = rendered(hook, &exe)?;
+            let text = rendered(hook, &exe, baseline.as_deref())?;
             let state = existing(&path, &text);
             Ok((hook, path, text, state))
         })
@@ -314,6 +353,19 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
         );
     }
     let _ = writeln!(out, "the hooks run {}", exe.display());
+    if let Some(path) = &baseline {
+        let _ = writeln!(
+            out,
+            "the hooks pass --baseline {}: only diagnostics it does not have fail (install again without --baseline to drop it)",
+            path.display()
+        );
+        if path.is_relative() {
+            let _ = writeln!(
+                out,
+                "note: the baseline lies inside the worktree, where the code the hooks gate can add to it; review its changes as you review the gate's"
+            );
+        }
+    }
     if exe.starts_with(&repository.top) {
         let _ = writeln!(
             out,
@@ -342,7 +394,7 @@ mod tests {
             assert!(text.starts_with("#!/bin/sh\n"), "{}", hook.name());
             assert_eq!(
                 text.lines().nth(1),
-                Some(format!("{MARKER_PREFIX}2").as_str())
+                Some(format!("{MARKER_PREFIX}3").as_str())
             );
             assert!(is_ours(&text));
             assert!(
@@ -370,19 +422,34 @@ mod tests {
             "/opt/run check/bin/run-check",
             "/tmp/it's $(x) `y` \\/run-check",
         ] {
-            let text = rendered(Hook::PreCommit, Path::new(exe)).unwrap();
+            let text = rendered(Hook::PreCommit, Path::new(exe), Some(Path::new(exe))).unwrap();
             let line = text
                 .lines()
                 .find(|line| line.starts_with("installed="))
                 .unwrap();
+            let base = text
+                .lines()
+                .find(|line| line.starts_with("baseline="))
+                .unwrap();
             let output = std::process::Command::new("sh")
                 .arg("-c")
-                .arg(format!("{line}\nprintf %s \"$installed\""))
+                .arg(format!(
+                    "{line}\n{base}\nprintf '%s|%s' \"$installed\" \"$baseline\""
+                ))
                 .output()
                 .unwrap();
-            assert_eq!(String::from_utf8_lossy(&output.stdout), exe);
+            assert_eq!(
+                String::from_utf8_lossy(&output.stdout),
+                format!("{exe}|{exe}")
+            );
         }
-        let broken = rendered(Hook::PrePush, Path::new("/tmp/a\nb/run-check"));
+        let broken = rendered(Hook::PrePush, Path::new("/tmp/a\nb/run-check"), None);
+        assert!(broken.is_err());
+        let broken = rendered(
+            Hook::PrePush,
+            Path::new("/bin/run-check"),
+            Some(Path::new("a\nb.json")),
+        );
         assert!(broken.is_err());
     }
 

@@ -46,6 +46,9 @@ pub(crate) fn of_diagnostic(diagnostic: DiagSeverity, check: Severity) -> Severi
 /// taken in this round), else the lowest number of its prefix that neither
 /// a recorded round nor this round used. Ids already set are kept.
 fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
+    // Listed (and numbered) in the order they are read: by severity, then
+    // file and line, so new ids ascend down each list.
+    sort_by_priority(&mut all);
     let mut used: HashSet<String> = earlier
         .iter()
         .filter_map(|r| r.fingerprints.as_ref())
@@ -89,6 +92,27 @@ fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
     bucket(all)
 }
 
+/// The priority order (`feedback::priority`'s): severity, then file (those
+/// with one first), then line (those with one first); ties keep their order.
+fn sort_by_priority(all: &mut [Issue]) {
+    all.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then_with(|| match (&a.file, &b.file) {
+                (Some(fa), Some(fb)) => fa.cmp(fb),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| match (a.line, b.line) {
+                (Some(la), Some(lb)) => la.cmp(&lb),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+    });
+}
+
 /// Sorts issues into their severity lists, keeping their order.
 fn bucket(all: Vec<Issue>) -> Issues {
     let mut issues = Issues::default();
@@ -124,7 +148,10 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
             .filter(|d| d.check == check.name && d.new != Some(false))
         {
             error_level |= d.severity == DiagSeverity::Error;
-            all.push(diagnostic_issue(d, check.dimension, check.severity));
+            add_diagnostic(
+                &mut all,
+                diagnostic_issue(d, check.dimension, check.severity),
+            );
         }
         if check.status.is_failure() && !error_level {
             all.push(check_issue(check));
@@ -138,7 +165,10 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         .iter()
         .filter(|d| !claimed.contains(d.check.as_str()) && d.new != Some(false))
     {
-        all.push(diagnostic_issue(d, Dimension::Quality, Severity::High));
+        add_diagnostic(
+            &mut all,
+            diagnostic_issue(d, Dimension::Quality, Severity::High),
+        );
     }
     // The run's own findings are Critical, whichever check they blame.
     for issue in &mut all {
@@ -440,6 +470,33 @@ fn run_issue(kind: &str, file: Option<&str>, description: String, suggestion: &s
     }
 }
 
+/// Adds a diagnostic's issue, or names its check on the issue another
+/// check already raised for the same problem (same type, file, line and
+/// message: one compiler warning printed by a build and a test check is
+/// one thing to fix), which then takes the more severe of the two.
+fn add_diagnostic(all: &mut Vec<Issue>, issue: Issue) {
+    let same = all.iter_mut().find(|i| {
+        i.fingerprint == issue.fingerprint
+            && i.description == issue.description
+            && i.kind == issue.kind
+            && i.dimension == issue.dimension
+            && !i.source.split(SOURCES).any(|s| s == issue.source)
+    });
+    match same {
+        Some(first) => {
+            first.source = format!("{}{SOURCES}{}", first.source, issue.source);
+            first.severity = first.severity.min(issue.severity);
+            if first.suggestion.is_none() {
+                first.suggestion = issue.suggestion;
+            }
+        }
+        None => all.push(issue),
+    }
+}
+
+/// Between the checks an issue names when several reported it.
+const SOURCES: &str = ", ";
+
 fn diagnostic_issue(d: &Diagnostic, dimension: Dimension, check_severity: Severity) -> Issue {
     let kind = d.rule.clone().unwrap_or_else(|| d.check.clone());
     Issue {
@@ -733,7 +790,7 @@ mod tests {
             ids(&issues.critical),
             [
                 ("SEC-001", "RUSTSEC-1:unknown:unknown"),
-                ("QA-004", "read-only:unknown:unknown")
+                ("QA-001", "read-only:unknown:unknown")
             ]
         );
         assert_eq!(
@@ -746,12 +803,12 @@ mod tests {
         assert_eq!(
             ids(&issues.medium),
             [
-                ("QA-001", "dead_code:src/a.rs:7"),
+                ("QA-003", "dead_code:src/a.rs:7"),
                 ("PERF-001", "bench:unknown:unknown")
             ]
         );
         // A diagnostic without a rule takes the check name as its type.
-        assert_eq!(ids(&issues.low), [("QA-003", "unit:src/a.rs:3")]);
+        assert_eq!(ids(&issues.low), [("QA-004", "unit:src/a.rs:3")]);
         assert_eq!(
             issues.high[0].description,
             "check `lint` failed (exit code 1)"
@@ -766,6 +823,43 @@ mod tests {
         );
         assert_eq!(issues.critical[1].source, "run-check");
         assert_eq!(issues.counts().high, 2);
+    }
+
+    #[test]
+    fn one_warning_from_two_checks_is_one_issue_naming_both() {
+        use Dimension::*;
+        let evidence = evidence_with(
+            vec![
+                check("build", Quality, Severity::High, Status::Pass),
+                check("test", Quality, Severity::Critical, Status::Pass),
+                check("lint", Quality, Severity::High, Status::Pass),
+            ],
+            vec![
+                diag("build", DiagSeverity::Error, Some("dead_code"), Some(7)),
+                diag("test", DiagSeverity::Error, Some("dead_code"), Some(7)),
+                // Another line, or another message: another issue.
+                diag("lint", DiagSeverity::Error, Some("dead_code"), Some(8)),
+                Diagnostic {
+                    message: "something else".into(),
+                    ..diag("lint", DiagSeverity::Error, Some("dead_code"), Some(7))
+                },
+            ],
+        );
+        let issues = from_evidence(&evidence, &[]);
+        let all: Vec<(&str, &str, &str)> = issues
+            .all()
+            .map(|i| (i.id.as_str(), i.source.as_str(), i.fingerprint.as_str()))
+            .collect();
+        assert_eq!(
+            all,
+            [
+                // The more severe of the two: `test`'s Critical.
+                ("QA-001", "build, test", "dead_code:src/a.rs:7"),
+                ("QA-002", "lint", "dead_code:src/a.rs:7"),
+                ("QA-003", "lint", "dead_code:src/a.rs:8"),
+            ]
+        );
+        assert_eq!(issues.critical.len(), 1);
     }
 
     #[test]
@@ -876,12 +970,12 @@ mod tests {
         assert_eq!(
             critical,
             [
-                ("QA-001", "read-only", "read-only:src/a.rs:unknown"),
-                ("QA-002", "read-only", "read-only:src/b.rs:unknown"),
-                ("QA-003", "gate-changed", "gate-changed:checks.toml:unknown"),
+                ("QA-001", "gate-changed", "gate-changed:checks.toml:unknown"),
+                ("QA-002", "read-only", "read-only:src/a.rs:unknown"),
+                ("QA-003", "read-only", "read-only:src/b.rs:unknown"),
             ]
         );
-        assert_eq!(issues.critical[1].source, "run-check");
+        assert_eq!(issues.critical[2].source, "run-check");
     }
 
     #[test]
@@ -959,8 +1053,8 @@ mod tests {
         assert_eq!(
             all,
             [
-                ("QA-004", "new_rule:src/a.rs:9"),
                 ("QA-001", "dead_code:src/a.rs:7"),
+                ("QA-004", "new_rule:src/a.rs:9"),
                 ("QA-003", "unit:src/a.rs:3"),
             ]
         );
@@ -1058,16 +1152,16 @@ mod tests {
         assert_eq!(
             high,
             [
-                ("SEC-001", "scan-skipped", "scan-skipped:src/pad.py:unknown"),
                 (
-                    "SEC-002",
+                    "SEC-001",
                     "scan-skipped",
                     "scan-skipped:src/link.py:unknown"
                 ),
+                ("SEC-002", "scan-skipped", "scan-skipped:src/pad.py:unknown"),
             ]
         );
         assert_eq!(
-            issues.high[0].description,
+            issues.high[1].description,
             "scan `anti-cheat` did not read `src/pad.py` (too-large), which changed since the \
              base: nothing checked what the change put in it"
         );

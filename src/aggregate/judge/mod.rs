@@ -87,6 +87,7 @@ pub(crate) mod route;
 #[cfg(test)]
 mod schema;
 pub(crate) mod score;
+mod text;
 pub(crate) mod thresholds;
 pub(crate) mod verdict;
 
@@ -140,6 +141,8 @@ pub(crate) enum JudgeFormat {
     Json,
     /// Feedback for the code writer: issues by severity, scores, next step
     Markdown,
+    /// The same in plain lines, for a terminal
+    Text,
 }
 
 pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
@@ -188,6 +191,7 @@ pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
     let text = match args.format {
         JudgeFormat::Json => run_check_documents::pretty(&verdict),
         JudgeFormat::Markdown => markdown::render(&verdict),
+        JudgeFormat::Text => text::render(&verdict),
     };
     crate::output::Output::Stdout.write(text.as_bytes())?;
     Ok(exit_code_of(&verdict))

@@ -308,7 +308,11 @@ pub(crate) fn run_plan(
         .zip(leaked)
         .map(|((result, check), leaked)| {
             let mut result = result.unwrap_or_else(|| {
-                let result = CheckResult::skipped(reason);
+                // A check that fail-fast (or an interruption) kept from
+                // starting still reports its missing program: a new user
+                // learns every tool to install from the first run, not
+                // one tool per run.
+                let result = missing_program(check).unwrap_or_else(|| CheckResult::skipped(reason));
                 on_event(Event::Finished(check, &result));
                 result
             });
@@ -442,6 +446,15 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     }
     match (&check.config.kind, &check.program) {
         (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
+        _ => None,
+    }
+}
+
+/// The error of a check whose program was not found and that fast mode's
+/// `paths` did not skip; `None` for any other check.
+fn missing_program(check: &PlannedCheck<'_>) -> Option<CheckResult> {
+    match (&check.skip, &check.config.kind, &check.program) {
+        (None, CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
         _ => None,
     }
 }
