@@ -26,6 +26,8 @@
 //!   no baseline: every failure counts, and the user is told once.
 //! - A baseline whose sha256 differs from the one recorded at session start
 //!   was edited during the session: the agent is let go and the user told.
+//! - A session id that is not already a file name (`[A-Za-z0-9_-]`, at
+//!   most 64 characters) is refused like bad input: no agent sends one.
 //! - Anything that stops the hook from judging (bad input, no repository, a
 //!   broken checks.toml, a gate that wrote no evidence, a state it cannot
 //!   write) lets the agent stop with one line saying why: a broken gate must
@@ -159,11 +161,21 @@ impl Session {
     /// Finds the repository of `input`, loads its checks.toml, and creates
     /// and locks the session's state folder.
     fn open(agent: Agent, input: &Input) -> Result<Session, String> {
-        let name = input
+        let id = input
             .session
             .as_deref()
-            .and_then(agent::session_name)
             .ok_or("the hook input names no session (session_id)")?;
+        // The agents' ids (UUIDs, ULIDs) are file names already; one that
+        // the reduction would change is not an agent's: refused, so that
+        // `../../x` and `x` can never share (or escape) a state folder.
+        let name = agent::session_name(id)
+            .filter(|name| name == id)
+            .ok_or_else(|| {
+                format!(
+                    "the session id {:?} is not a file name ([A-Za-z0-9_-], at most 64 characters): ignored",
+                    id.chars().take(80).collect::<String>()
+                )
+            })?;
         if let Some(dir) = &input.dir {
             std::env::set_current_dir(dir)
                 .map_err(|err| format!("cannot enter the project directory `{dir}`: {err}"))?;
@@ -238,12 +250,12 @@ impl Session {
             .filter(|c| !c.is_empty())
     }
 
-    /// A new state based on `HEAD` now; with `new_only`, the gate's
-    /// evidence now becomes the baseline.
-    fn begin(&self) -> Result<(State, Option<String>), String> {
+    /// A new state based on `HEAD` now; with `take_baseline` and
+    /// `new_only`, the gate's evidence now becomes the baseline.
+    fn begin(&self, take_baseline: bool) -> Result<(State, Option<String>), String> {
         let mut note = None;
         let mut baseline_sha256 = None;
-        if self.settings().new_only {
+        if take_baseline && self.settings().new_only {
             let gate = self.gate(&self.baseline_path(), None, None);
             match gate {
                 Ok(_) => baseline_sha256 = sha256_of(&self.baseline_path()),
@@ -271,7 +283,7 @@ impl Session {
     fn start(self) -> Reply {
         match self.load() {
             Ok(Some(_)) => Reply::Allow,
-            Ok(None) => match self.begin() {
+            Ok(None) => match self.begin(true) {
                 Ok((_, None)) => Reply::Allow,
                 Ok((_, Some(note))) => Reply::Release { message: note },
                 Err(why) => release(why),
@@ -284,7 +296,8 @@ impl Session {
     fn stop(self, input: &Input) -> Reply {
         let (mut state, mut note) = match self.load() {
             Ok(Some(state)) => (state, None),
-            Ok(None) => match self.begin() {
+            // A baseline taken now would excuse what the agent already did.
+            Ok(None) => match self.begin(false) {
                 Ok((state, _)) => (
                     state,
                     Some(
