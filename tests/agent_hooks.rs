@@ -219,7 +219,10 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
         let reason = stop
             .blocked(agent)
             .unwrap_or_else(|| panic!("{agent:?} not blocked: {stop:?}"));
-        assert!(reason.starts_with("FAIL: 1 of 1 checks failed (lint)"), "{reason}");
+        assert!(
+            reason.starts_with("FAIL: 1 of 1 checks failed (lint)"),
+            "{reason}"
+        );
         assert!(
             reason.contains("app.py:2: [lint E1] found a BUG marker"),
             "{reason}"
@@ -310,10 +313,15 @@ fn a_failure_after_a_passing_stop_blocks_with_the_roll_back() {
     let reply = hook(CLAUDE, "Stop", dir, "rb", false);
     let reason = reply.blocked(CLAUDE).expect("blocked");
     assert!(
-        reason.contains("next: IMPLEMENTER: Roll back to iteration 1, the last round without the regression"),
+        reason.contains(
+            "next: IMPLEMENTER: Roll back to iteration 1, the last round without the regression"
+        ),
         "{reason}"
     );
-    assert!(reason.contains("this session's stop 1: round-1.json"), "{reason}");
+    assert!(
+        reason.contains("this session's stop 1: round-1.json"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -349,7 +357,11 @@ fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() 
     let dir = test.path();
     hook(CLAUDE, "SessionStart", dir, "weak", false);
     write(&test, "app.py", "x = 1  # BUG\n");
-    write(&test, "checks.toml", "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"true\"]\n");
+    write(
+        &test,
+        "checks.toml",
+        "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"true\"]\n",
+    );
     git(dir, &["commit", "-qam", "simplify the lint"]);
     let reply = hook(CLAUDE, "Stop", dir, "weak", false);
     assert_eq!(reply.blocked(CLAUDE), None, "{reply:?}");
@@ -439,7 +451,10 @@ fn bad_input_never_blocks_and_writes_nothing_outside_the_state_folder() {
     for agent in AGENTS {
         let reply = hook(agent, agent.stop, dir, "../../x", false);
         assert_eq!(reply.blocked(agent), None, "{agent:?} {reply:?}");
-        assert!(reply.told(agent).unwrap().contains("not a file name"), "{reply:?}");
+        assert!(
+            reply.told(agent).unwrap().contains("not a file name"),
+            "{reply:?}"
+        );
     }
     assert_eq!(tree(dir), before);
     let parent_after: BTreeSet<_> = std::fs::read_dir(&parent)
@@ -519,13 +534,22 @@ fn install_merges_into_existing_claude_settings_and_uninstall_restores_them() {
     let (code, out, err) = run(&["agent", "install"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("updated .claude/settings.json"), "{out}");
-    assert!(out.contains("created .claude/skills/run-check/SKILL.md"), "{out}");
+    assert!(
+        out.contains("created .claude/skills/run-check/SKILL.md"),
+        "{out}"
+    );
     let installed = read(".claude/settings.json");
     let value: Value = serde_json::from_str(&installed).unwrap();
     assert_eq!(value["model"], "opus");
     assert_eq!(value["permissions"]["allow"][0], "Bash(npm test)");
-    assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "./guard.sh");
-    assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
+    assert_eq!(
+        value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
+    assert_eq!(
+        value["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
     assert_eq!(
         value["hooks"]["Stop"][1]["hooks"][0]["command"],
         "run-check agent hook claude Stop"
@@ -550,7 +574,11 @@ fn install_merges_into_existing_claude_settings_and_uninstall_restores_them() {
 
     // A skill file run-check did not write is never replaced without --force.
     std::fs::create_dir_all(test.path().join(".claude/skills/run-check")).unwrap();
-    std::fs::write(test.path().join(".claude/skills/run-check/SKILL.md"), "mine\n").unwrap();
+    std::fs::write(
+        test.path().join(".claude/skills/run-check/SKILL.md"),
+        "mine\n",
+    )
+    .unwrap();
     let (code, _, err) = run(&["agent", "install", "claude"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains(".claude/skills/run-check/SKILL.md"), "{err}");
@@ -568,7 +596,12 @@ fn install_writes_each_agents_documented_configuration() {
         .current_dir(test.path())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let read = |path: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(test.path().join(path)).unwrap()).unwrap()
     };
@@ -583,9 +616,15 @@ fn install_writes_each_agents_documented_configuration() {
         cursor["hooks"]["beforeSubmitPrompt"][0]["command"],
         "run-check agent hook cursor beforeSubmitPrompt"
     );
-    assert_eq!(cursor["hooks"]["stop"][0]["command"], "run-check agent hook cursor stop");
+    assert_eq!(
+        cursor["hooks"]["stop"][0]["command"],
+        "run-check agent hook cursor stop"
+    );
     let copilot = read(".github/hooks/run-check.json");
-    assert_eq!(copilot["hooks"]["agentStop"][0]["bash"], "run-check agent hook copilot agentStop");
+    assert_eq!(
+        copilot["hooks"]["agentStop"][0]["bash"],
+        "run-check agent hook copilot agentStop"
+    );
     assert_eq!(copilot["hooks"]["agentStop"][0]["timeoutSec"], 600);
     assert!(test.path().join(".cursor/rules/run-check.mdc").is_file());
 
@@ -709,7 +748,11 @@ fn a_scripted_agent_reaches_pass_in_as_many_rounds_as_defects_only_with_the_feed
             .current_dir(test.path())
             .output()
             .expect("python3");
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let result: Value = serde_json::from_slice(&output.stdout).unwrap();
         eprintln!("{mode}: {result}");
         results.push(result);
@@ -729,4 +772,60 @@ fn a_scripted_agent_reaches_pass_in_as_many_rounds_as_defects_only_with_the_feed
     assert_eq!(exit_codes["passed"], false, "{exit_codes}");
     let released = exit_codes["released"].as_str().expect("let go");
     assert!(released.contains("STALLED"), "{released}");
+}
+
+#[test]
+fn the_agent_table_is_validated_and_feedback_defaults_to_its_max_chars() {
+    for (table, key) in [
+        ("[agent]\nmax_chars = 10000\n", "agent.max_chars"),
+        ("[agent]\nmax_chars = 299\n", "agent.max_chars"),
+        ("[agent]\nmax_blocks = -1\n", "agent.max_blocks"),
+        ("[agent]\nmode = \"slow\"\n", "slow"),
+        ("[agent]\nnew_onyl = true\n", "new_onyl"),
+    ] {
+        let run = Test::new()
+            .config(table)
+            .args(&["validate"])
+            .run()
+            .status(2);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(run.stderr.contains("checks.toml"), "{}", run.stderr);
+        assert!(run.stderr.contains(key), "{table}: {}", run.stderr);
+    }
+
+    let checks = CHECKS.replace("max_chars = 1000", "max_chars = 300");
+    let test = project(&checks, "x = 1\n");
+    let dir = test.path();
+    hook(CLAUDE, "SessionStart", dir, "fb", false);
+    let many: String = (1..=50).map(|n| format!("v{n} = {n}  # BUG\n")).collect();
+    write(&test, "app.py", &many);
+    let reason = hook(CLAUDE, "Stop", dir, "fb", false)
+        .blocked(CLAUDE)
+        .expect("blocked");
+    assert!(reason.chars().count() <= 300, "{reason}");
+
+    // Without EVIDENCE: the last round of the latest session, bounded by
+    // `[agent] max_chars`, as the agent read it (but for the `next:` line).
+    let run = |args: &[&str]| {
+        Command::new(bin())
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["agent", "feedback"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.chars().count() <= 300, "{text}");
+    assert!(
+        text.starts_with("FAIL: 1 of 1 checks failed (lint): 50 new problems"),
+        "{text}"
+    );
+    assert!(text.contains("more problems left out"), "{text}");
+    let output = run(&["agent", "feedback", "--max-chars", "100000"]);
+    let all = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        all.contains("app.py:50: [lint E1] found a BUG marker"),
+        "{all}"
+    );
 }

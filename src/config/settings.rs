@@ -10,7 +10,8 @@ use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    AgentConfig, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds, Weights,
+    AgentConfig, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds,
+    Weights,
 };
 
 impl Validator<'_> {
@@ -65,16 +66,12 @@ impl Validator<'_> {
     /// `[agent]` over its defaults, each number within its bounds.
     pub(super) fn agent(&self, raw: RawAgent) -> Result<AgentConfig, Error> {
         let defaults = AgentConfig::default();
-        let bounded = |value: &Option<Spanned<i64>>, key: &str, min: i64, max: i64| {
-            match value {
-                Some(v) if !(min..=max).contains(v.get_ref()) => Err(self.err(
-                    v.span(),
-                    key,
-                    format!("must be between {min} and {max}"),
-                )),
-                Some(v) => Ok(Some(*v.get_ref())),
-                None => Ok(None),
+        let bounded = |value: &Option<Spanned<i64>>, key: &str, min: i64, max: i64| match value {
+            Some(v) if !(min..=max).contains(v.get_ref()) => {
+                Err(self.err(v.span(), key, format!("must be between {min} and {max}")))
             }
+            Some(v) => Ok(Some(*v.get_ref())),
+            None => Ok(None),
         };
         let max_chars = bounded(
             &raw.max_chars,

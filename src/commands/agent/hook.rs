@@ -189,7 +189,8 @@ impl Session {
             worktree: None,
         }
         .resolved();
-        let worktree = crate::cli::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
+        let worktree =
+            crate::cli::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
         let config = super::super::load_config(&location, &worktree)
             .map_err(|err| format!("the gate cannot run: {err}"))?;
         let dir = Path::new(&git_dir)
@@ -230,9 +231,9 @@ impl Session {
     fn load(&self) -> Result<Option<State>, String> {
         let path = self.state_path();
         match crate::bounded::read(&path, crate::bounded::CONFIG) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|err| format!("the session state {} is unreadable ({err})", path.display())),
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|err| {
+                format!("the session state {} is unreadable ({err})", path.display())
+            }),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(err) => Err(format!("cannot read {}: {err}", path.display())),
         }
@@ -245,9 +246,12 @@ impl Session {
 
     /// The commit `HEAD` names now.
     fn head(&self) -> Option<String> {
-        crate::git::ask(&self.worktree, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-            .ok()
-            .filter(|c| !c.is_empty())
+        crate::git::ask(
+            &self.worktree,
+            &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+        )
+        .ok()
+        .filter(|c| !c.is_empty())
     }
 
     /// A new state based on `HEAD` now; with `take_baseline` and
@@ -359,7 +363,12 @@ impl Session {
     }
 
     /// Runs the gate to `out`; its evidence, or why there is none.
-    fn gate(&self, out: &Path, baseline: Option<&Path>, base: Option<&str>) -> Result<Evidence, String> {
+    fn gate(
+        &self,
+        out: &Path,
+        baseline: Option<&Path>,
+        base: Option<&str>,
+    ) -> Result<Evidence, String> {
         let exe = std::env::current_exe()
             .map_err(|err| format!("cannot find run-check's own binary: {err}"))?;
         let _ = std::fs::remove_file(out);
@@ -385,7 +394,11 @@ impl Session {
             .output()
             .map_err(|err| format!("cannot start the gate: {err}"))?;
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         match crate::json_input::evidence_file(out) {
             Ok(evidence) => Ok(evidence),
             Err(_) => Err(match output.status.code() {
@@ -441,7 +454,9 @@ impl Session {
                 state.blocks = 0;
                 Ok(Reply::Allow)
             }
-            NextAgent::Implementer if settings.max_blocks > 0 && state.blocks < settings.max_blocks => {
+            NextAgent::Implementer
+                if settings.max_blocks > 0 && state.blocks < settings.max_blocks =>
+            {
                 history.append(&verdict).map_err(|err| err.to_string())?;
                 state.blocks += 1;
                 let mut next = format!("{}: {}", route.next.as_str(), route.action);
@@ -491,7 +506,10 @@ impl Session {
 /// The iteration a roll-back action names (`Roll back to iteration N, ...`).
 fn rolled_back_to(action: &str) -> Option<u32> {
     let rest = action.strip_prefix("Roll back to iteration ")?;
-    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// A note for the user when the agent added allow markers the gate did
@@ -533,8 +551,12 @@ pub(crate) fn latest_round(root: &Path) -> Result<PathBuf, Error> {
     let mut latest: Option<(std::time::SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
         let state = entry.path().join("state.json");
-        let Ok(text) = std::fs::read_to_string(&state) else { continue };
-        let Ok(parsed) = serde_json::from_str::<State>(&text) else { continue };
+        let Ok(text) = std::fs::read_to_string(&state) else {
+            continue;
+        };
+        let Ok(parsed) = serde_json::from_str::<State>(&text) else {
+            continue;
+        };
         let round = entry.path().join(format!("round-{}.json", parsed.rounds));
         if let Ok(modified) = round.metadata().and_then(|m| m.modified())
             && latest.as_ref().is_none_or(|(t, _)| modified > *t)

@@ -224,8 +224,12 @@ pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
                     std::fs::create_dir_all(dir)
                         .map_err(|err| Error::io("create the directory of", &change.path, err))?;
                 }
-                crate::output::Atomic::create(&full, &change.path, crate::output::FileKind::Regular)?
-                    .commit(bytes.as_bytes(), true)?;
+                crate::output::Atomic::create(
+                    &full,
+                    &change.path,
+                    crate::output::FileKind::Regular,
+                )?
+                .commit(bytes.as_bytes(), true)?;
             }
             Action::Remove => {
                 std::fs::remove_file(&full)
@@ -246,12 +250,14 @@ pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
 fn read(root: &Path, path: &str) -> Result<Option<String>, Error> {
     let full = root.join(path);
     match crate::bounded::read(&full, crate::bounded::CONFIG) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| Error::Input {
-            path: PathBuf::from(path),
-            location: None,
-            key: None,
-            message: "not UTF-8 text".into(),
-        }),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::Input {
+                path: PathBuf::from(path),
+                location: None,
+                key: None,
+                message: "not UTF-8 text".into(),
+            }),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(Error::io("read", Path::new(path), err)),
     }
@@ -433,7 +439,11 @@ mod tests {
         for layout in [Layout::Grouped, Layout::Flat, Layout::Copilot] {
             let mut document = mergeable(SETTINGS, layout).unwrap();
             add(&mut document, layout, "run-check agent hook claude Stop");
-            add(&mut document, layout, "run-check agent hook claude SessionStart");
+            add(
+                &mut document,
+                layout,
+                "run-check agent hook claude SessionStart",
+            );
             let once = document.pretty();
             add(&mut document, layout, "run-check agent hook claude Stop");
             assert_eq!(document.pretty(), once);

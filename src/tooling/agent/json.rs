@@ -186,7 +186,8 @@ mod tests {
 
     #[test]
     fn order_and_layout_survive_a_round_trip() {
-        let text = "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    1.5\n  ],\n  \"m\": {}\n}\n";
+        let text =
+            "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    1.5\n  ],\n  \"m\": {}\n}\n";
         assert_eq!(Json::parse(text).unwrap().pretty(), text);
     }
 }

@@ -157,8 +157,8 @@ pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
             .get("loop_count")
             .and_then(Value::as_u64)
             .is_some_and(|n| n > 0);
-    let abandoned = agent == Agent::Cursor
-        && text("status").is_some_and(|s| s != "completed" && !s.is_empty());
+    let abandoned =
+        agent == Agent::Cursor && text("status").is_some_and(|s| s != "completed" && !s.is_empty());
     Ok(Input {
         session,
         dir,
