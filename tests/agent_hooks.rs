@@ -691,7 +691,8 @@ while stops < 10:
             open(path, "w").writelines(lines)
             repairs += 1
             break
-gate = subprocess.run([exe, "--quiet", "--format", "json", "--out", "/dev/null"], cwd=repo).returncode
+gate = subprocess.run([exe, "--quiet", "--format", "json"], cwd=repo,
+                      stdout=subprocess.DEVNULL).returncode
 print(json.dumps({"stops": stops, "repairs": repairs, "sizes": sizes,
                   "passed": gate == 0, "released": released}))
 "##;

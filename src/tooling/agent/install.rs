@@ -351,10 +351,11 @@ fn runs(item: &Json, layout: Layout, command: &str) -> bool {
 fn add(document: &mut Json, layout: Layout, command: &str) {
     // A new Cursor or Copilot file needs the format's `version`; an
     // existing one keeps what it has.
-    if layout != Layout::Grouped && document.is_empty() {
-        if let Json::Object(entries) = document {
-            entries.push(("version".into(), Json::Number(1.into())));
-        }
+    if layout != Layout::Grouped
+        && document.is_empty()
+        && let Json::Object(entries) = document
+    {
+        entries.push(("version".into(), Json::Number(1.into())));
     }
     let Some(hooks) = document.entry("hooks", Json::Object(Vec::new())) else {
         return;
