@@ -71,17 +71,66 @@ pub(crate) struct AgentArgs {
 /// `agent` subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum AgentCommand {
+    /// Write or merge the agents' hook configurations (and skill, rule) so an agent cannot stop on a red gate
+    Install(AgentInstallArgs),
+    /// Take out what `agent install` added; other settings stay
+    Uninstall(AgentUninstallArgs),
+    /// Run as an agent's hook: read its hook JSON on stdin, gate, reply in its format
+    Hook(AgentHookArgs),
     /// Print the bounded feedback of an evidence file, as an agent hook gives it to the model
     Feedback(AgentFeedbackArgs),
+}
+
+/// `agent install` options.
+#[derive(Debug, Args)]
+pub(crate) struct AgentInstallArgs {
+    /// The agents [default: those whose folder the repository has (.claude,
+    /// .cursor, .codex, .github/hooks), else claude]
+    #[arg(value_enum, value_name = "AGENT")]
+    pub(crate) agents: Vec<crate::tooling::agent::Agent>,
+    /// Replace a settings file run-check cannot merge into, or an
+    /// instruction file it did not write
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Print what would change; write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+/// `agent uninstall` options.
+#[derive(Debug, Args)]
+pub(crate) struct AgentUninstallArgs {
+    /// The agents [default: every agent whose files hold run-check's entries]
+    #[arg(value_enum, value_name = "AGENT")]
+    pub(crate) agents: Vec<crate::tooling::agent::Agent>,
+    /// Print what would change; write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+/// `agent hook` options. Both are plain strings: a value clap rejected
+/// would exit 2, which Claude Code reads as "block this stop".
+#[derive(Debug, Args)]
+pub(crate) struct AgentHookArgs {
+    /// The agent: claude, cursor, codex or copilot
+    #[arg(value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+    /// The event as the agent spells it (Claude Code: SessionStart, Stop;
+    /// Cursor: beforeSubmitPrompt, stop; Codex: SessionStart, Stop;
+    /// Copilot: sessionStart, agentStop)
+    #[arg(value_name = "EVENT")]
+    pub(crate) event: Option<String>,
 }
 
 /// `agent feedback` options.
 #[derive(Debug, Args)]
 pub(crate) struct AgentFeedbackArgs {
-    /// Evidence file (a `--format json` report); `-` or none reads stdin
+    /// Evidence file (a `--format json` report); `-` reads stdin [default:
+    /// the last round of the repository's most recent agent session]
     #[arg(value_name = "EVIDENCE")]
     pub(crate) evidence: Option<PathBuf>,
-    /// At most this many characters [default: 4000]
+    /// At most this many characters [default: `[agent] max_chars` of the
+    /// checks.toml found as a check run finds it, else 4000]
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
 }

@@ -4,6 +4,8 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.
+mod agent_hooks;
 /// A real agent loop: three candidates, three rounds of `candidates`.
 mod agent_loop;
 /// The import rules of ARCHITECTURE.md's map.

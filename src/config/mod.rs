@@ -164,6 +164,8 @@ pub(crate) struct Config {
     /// `[judge]`, each key optional.
     pub(crate) judge: JudgeConfig,
     pub(crate) retry: RetryConfig,
+    /// `[agent]`, over its defaults.
+    pub(crate) agent: AgentConfig,
     /// `[[check]]`, in file order.
     pub(crate) checks: Vec<CheckConfig>,
     /// `[[fix]]`, in file order, as process checks (no modes: only
@@ -199,6 +201,42 @@ pub(crate) enum FlakyPolicy {
     Pass,
     /// It fails, still marked `flaky`.
     Fail,
+}
+
+/// `[agent]`: how `run-check agent hook` holds an agent to the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AgentConfig {
+    /// The mode a stop is gated in.
+    pub(crate) mode: Mode,
+    /// The feedback's bound, in characters (300..=9000).
+    pub(crate) max_chars: usize,
+    /// Consecutive blocked stops before the agent is let go; 0 never blocks.
+    pub(crate) max_blocks: u32,
+    /// Block only for failures the session did not start with.
+    pub(crate) new_only: bool,
+}
+
+impl AgentConfig {
+    /// The feedback's default bound: room for a dozen located problems, well
+    /// under the 10,000 characters past which Claude Code shows the model a
+    /// 2 KB preview.
+    pub(crate) const MAX_CHARS: usize = 4000;
+    /// The largest `max_chars`.
+    pub(crate) const MAX_CHARS_LIMIT: usize = 9000;
+    /// The smallest `max_chars`: the verdict, the next step and the
+    /// evidence's path still fit.
+    pub(crate) const MIN_CHARS: usize = 300;
+}
+
+impl Default for AgentConfig {
+    fn default() -> AgentConfig {
+        AgentConfig {
+            mode: Mode::Strict,
+            max_chars: AgentConfig::MAX_CHARS,
+            max_blocks: 5,
+            new_only: true,
+        }
+    }
 }
 
 /// `[judge]`, over the judge's defaults.

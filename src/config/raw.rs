@@ -43,6 +43,10 @@ pub(crate) struct RawConfig {
     /// The retry tracker (`run-check retry`).
     #[serde(default)]
     pub(super) retry: RetryConfig,
+    /// How `run-check agent hook` holds a coding agent to the gate
+    /// (docs/agents.md).
+    #[serde(default)]
+    pub(super) agent: RawAgent,
     /// The checks, in the order they start (subject to `needs` and `jobs`).
     #[serde(default)]
     pub(super) check: Vec<RawCheck>,
@@ -50,6 +54,31 @@ pub(crate) struct RawConfig {
     /// at a time in file order; a check run never runs them.
     #[serde(default)]
     pub(super) fix: Vec<RawFix>,
+}
+
+/// `[agent]`: the agent hooks' mode, feedback bound and loop limit.
+#[derive(Deserialize, Default, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAgent {
+    /// The mode the hook gates a stop in.
+    #[schemars(extend("default" = "strict"))]
+    pub(super) mode: Option<Mode>,
+    /// The feedback given to the agent is at most this many characters
+    /// (Claude Code moves hook output over 10,000 characters to a file and
+    /// shows the model a 2 KB preview).
+    #[schemars(with = "Option<u64>", range(min = 300, max = 9000))]
+    #[schemars(extend("default" = 4000))]
+    pub(super) max_chars: Option<Spanned<i64>>,
+    /// Consecutive blocked stops of one session before the hook lets the
+    /// agent stop and tells the user; 0: the hook never blocks (it only
+    /// reports).
+    #[schemars(with = "Option<u64>", range(min = 0, max = 1000))]
+    #[schemars(extend("default" = 5))]
+    pub(super) max_blocks: Option<Spanned<i64>>,
+    /// Block only for failures the session did not start with (the gate's
+    /// evidence at session start is the session's `--baseline`).
+    #[schemars(extend("default" = true))]
+    pub(super) new_only: Option<bool>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

@@ -5,12 +5,13 @@ use toml::Spanned;
 
 use crate::error::Error;
 
-use super::raw::RawSettings;
+use super::raw::{RawAgent, RawSettings};
 use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds, Weights,
+    AgentConfig, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds,
+    Weights,
 };
 
 impl Validator<'_> {
@@ -59,6 +60,31 @@ impl Validator<'_> {
             allow,
             allow_env,
             flaky: raw.flaky.unwrap_or_default(),
+        })
+    }
+
+    /// `[agent]` over its defaults, each number within its bounds.
+    pub(super) fn agent(&self, raw: RawAgent) -> Result<AgentConfig, Error> {
+        let defaults = AgentConfig::default();
+        let bounded = |value: &Option<Spanned<i64>>, key: &str, min: i64, max: i64| match value {
+            Some(v) if !(min..=max).contains(v.get_ref()) => {
+                Err(self.err(v.span(), key, format!("must be between {min} and {max}")))
+            }
+            Some(v) => Ok(Some(*v.get_ref())),
+            None => Ok(None),
+        };
+        let max_chars = bounded(
+            &raw.max_chars,
+            "agent.max_chars",
+            AgentConfig::MIN_CHARS as i64,
+            AgentConfig::MAX_CHARS_LIMIT as i64,
+        )?;
+        let max_blocks = bounded(&raw.max_blocks, "agent.max_blocks", 0, 1000)?;
+        Ok(AgentConfig {
+            mode: raw.mode.unwrap_or(defaults.mode),
+            max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),
+            max_blocks: max_blocks.map_or(defaults.max_blocks, |n| n as u32),
+            new_only: raw.new_only.unwrap_or(defaults.new_only),
         })
     }
 

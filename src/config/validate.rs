@@ -39,6 +39,7 @@ impl Validator<'_> {
             Some(judge) => self.judge(judge)?,
             None => JudgeConfig::default(),
         };
+        let agent = self.agent(raw.agent)?;
 
         let mut checks = Vec::with_capacity(raw.check.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -101,6 +102,7 @@ impl Validator<'_> {
             settings,
             judge,
             retry: raw.retry,
+            agent,
             checks,
             fixes,
         })

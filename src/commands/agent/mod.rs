@@ -1,0 +1,140 @@
+//! `run-check agent`: the gate inside coding agents (docs/agents.md).
+//! `install` / `uninstall` write the agents' hook configurations
+//! (`tooling/agent/install.rs`), `hook` is the session's state machine
+//! ([`hook`]), `feedback` prints an evidence's bounded feedback.
+
+mod hook;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{
+    AgentArgs, AgentCommand, AgentFeedbackArgs, AgentInstallArgs, AgentUninstallArgs, Location,
+};
+use crate::config::AgentConfig;
+use crate::error::Error;
+use crate::report::feedback;
+use crate::tooling::agent::install;
+use crate::{bounded, json_input};
+
+/// `run-check agent ...`.
+pub(crate) fn agent(args: &AgentArgs) -> Result<i32, Error> {
+    match &args.command {
+        AgentCommand::Install(args) => install(args),
+        AgentCommand::Uninstall(args) => uninstall(args),
+        AgentCommand::Hook(args) => Ok(hook::hook(args)),
+        AgentCommand::Feedback(args) => feedback(args),
+    }
+}
+
+/// The repository's top level (where the agents look for their folders),
+/// else the current directory.
+fn root() -> Result<PathBuf, Error> {
+    let cwd = std::env::current_dir()
+        .map_err(|err| Error::Environment(format!("cannot read the current directory: {err}")))?;
+    Ok(crate::git::ask(&cwd, &["rev-parse", "--show-toplevel"])
+        .ok()
+        .filter(|top| !top.is_empty())
+        .map_or(cwd, PathBuf::from))
+}
+
+/// `agent install [AGENT...] [--force] [--dry-run]`.
+fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
+    let root = root()?;
+    let agents = match args.agents.is_empty() {
+        true => install::present(&root),
+        false => dedup(&args.agents),
+    };
+    let changes = install::install(&root, &agents, args.force)?;
+    finish(&root, &changes, args.dry_run)
+}
+
+/// `agent uninstall [AGENT...] [--dry-run]`.
+fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
+    let root = root()?;
+    let agents = match args.agents.is_empty() {
+        true => install::installed(&root)?,
+        false => dedup(&args.agents),
+    };
+    let changes = install::uninstall(&root, &agents)?;
+    finish(&root, &changes, args.dry_run)
+}
+
+fn dedup(agents: &[crate::tooling::agent::Agent]) -> Vec<crate::tooling::agent::Agent> {
+    let mut agents = agents.to_vec();
+    agents.sort();
+    agents.dedup();
+    agents
+}
+
+/// Writes the changes (unless a dry run) and prints one line per file.
+fn finish(root: &Path, changes: &[install::Change], dry_run: bool) -> Result<i32, Error> {
+    if !dry_run {
+        install::apply(root, changes)?;
+    }
+    let mut text = String::new();
+    for change in changes {
+        text.push_str(&change.describe(dry_run));
+        text.push('\n');
+    }
+    if changes.is_empty() {
+        text.push_str("nothing of run-check's to change\n");
+    }
+    write_stdout(&text)?;
+    Ok(0)
+}
+
+fn write_stdout(text: &str) -> Result<(), Error> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|err| Error::Environment(format!("cannot write to stdout: {err}")))
+}
+
+/// `agent feedback [EVIDENCE] [--max-chars N]`: the feedback on stdout;
+/// exit 0 for PASS evidence, 1 for any other (as `report`). Without
+/// EVIDENCE, the last round of the repository's most recent agent session
+/// (what the agent was last told); `-` reads stdin.
+fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
+    let path = match &args.evidence {
+        Some(path) => path.clone(),
+        None => hook::latest_round(&root()?)?,
+    };
+    let (name, bytes) = bounded::read_input(&path, "read evidence")?;
+    let evidence = json_input::evidence(&name, &bytes)?;
+    let shown = (path != Path::new("-")).then(|| path.display().to_string());
+    let max_chars = match args.max_chars {
+        Some(n) => n,
+        None => configured_max_chars()?,
+    };
+    let text = feedback::render(
+        &evidence,
+        &feedback::Options {
+            max_chars,
+            next: None,
+            evidence_path: shown.as_deref(),
+        },
+    );
+    write_stdout(&text)?;
+    Ok(match evidence.summary.exit_code {
+        0 => 0,
+        _ => 1,
+    })
+}
+
+/// `[agent] max_chars` of the checks.toml a check run here would read,
+/// else the default. A config that exists but is invalid is an error: it
+/// would not be the bound the hook uses either.
+fn configured_max_chars() -> Result<usize, Error> {
+    let location = Location {
+        config: None,
+        worktree: None,
+    }
+    .resolved();
+    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    if !super::config_file(&location, &worktree).exists() {
+        return Ok(AgentConfig::MAX_CHARS);
+    }
+    Ok(super::load_config(&location, &worktree)?.agent.max_chars)
+}

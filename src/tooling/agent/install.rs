@@ -1,0 +1,461 @@
+//! `agent install` / `agent uninstall`: the agents' hook configurations and
+//! instruction files (docs/agents.md).
+//!
+//! A settings file is merged: run-check's entries (the ones whose command is
+//! `run-check agent hook AGENT EVENT`) are added where missing, and every
+//! other key, hook and entry stays where it was; a file that already has
+//! them is not written at all, so a second install changes no byte.
+//! `uninstall` takes out exactly those entries (and the groups, event lists
+//! and `hooks` table they leave empty); a file left with nothing else is
+//! removed. An instruction file is ours when it carries [`skill::MARKER`].
+//! A file run-check cannot merge into (not a JSON object, a `hooks` that is
+//! not a table) or an instruction file without the marker is never
+//! replaced without `--force`: the command fails naming it and writes
+//! nothing. Every change is planned before the first is written.
+
+use std::path::{Path, PathBuf};
+
+use super::json::{Json, object, string};
+use super::{Agent, skill};
+use crate::error::Error;
+
+/// Seconds an agent waits for the hook: a strict gate can take minutes,
+/// and the agents' own defaults are shorter (Copilot: 30 s).
+const TIMEOUT_SECONDS: u64 = 600;
+
+/// One file's change.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Change {
+    /// The file, relative to the repository's top level.
+    pub(crate) path: PathBuf,
+    pub(crate) action: Action,
+}
+
+/// What happens to a file.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Action {
+    /// Already as it should be.
+    Unchanged,
+    /// Written (created or replaced) with these bytes.
+    Write { bytes: String, existed: bool },
+    /// Deleted.
+    Remove,
+}
+
+impl Change {
+    /// `created .claude/settings.json`, `would remove ...`.
+    pub(crate) fn describe(&self, dry_run: bool) -> String {
+        let verb = match (&self.action, dry_run) {
+            (Action::Unchanged, _) => "unchanged",
+            (Action::Write { existed: false, .. }, false) => "created",
+            (Action::Write { existed: true, .. }, false) => "updated",
+            (Action::Remove, false) => "removed",
+            (Action::Write { existed: false, .. }, true) => "would create",
+            (Action::Write { existed: true, .. }, true) => "would update",
+            (Action::Remove, true) => "would remove",
+        };
+        format!("{verb} {}", self.path.display())
+    }
+}
+
+/// The command an agent's configuration runs for `event`.
+pub(crate) fn command(agent: Agent, event: &str) -> String {
+    format!("run-check agent hook {} {event}", agent.name())
+}
+
+/// How an agent's settings file lists hooks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Layout {
+    /// Claude Code and Codex: `{"hooks": {"Stop": [{"hooks": [{"type":
+    /// "command", "command": ..., "timeout": s}]}]}}`.
+    Grouped,
+    /// Cursor: `{"version": 1, "hooks": {"stop": [{"command": ...}]}}`.
+    Flat,
+    /// Copilot: `{"version": 1, "hooks": {"agentStop": [{"type":
+    /// "command", "bash": ..., "powershell": ..., "timeoutSec": s}]}}`.
+    Copilot,
+}
+
+/// The settings file of `agent` and how it lists hooks.
+fn settings_of(agent: Agent) -> (&'static str, Layout) {
+    match agent {
+        Agent::Claude => (".claude/settings.json", Layout::Grouped),
+        Agent::Codex => (".codex/hooks.json", Layout::Grouped),
+        Agent::Cursor => (".cursor/hooks.json", Layout::Flat),
+        Agent::Copilot => (".github/hooks/run-check.json", Layout::Copilot),
+    }
+}
+
+/// The instruction file of `agent`, with its text.
+fn instructions_of(agent: Agent) -> Option<(&'static str, String)> {
+    match agent {
+        Agent::Claude => Some((".claude/skills/run-check/SKILL.md", skill::claude_skill())),
+        Agent::Cursor => Some((".cursor/rules/run-check.mdc", skill::cursor_rule())),
+        Agent::Codex | Agent::Copilot => None,
+    }
+}
+
+/// The agents `install` sets up when none is named: those whose folder the
+/// repository has, else Claude Code.
+pub(crate) fn present(root: &Path) -> Vec<Agent> {
+    let found: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|agent| {
+            let dir = match agent {
+                Agent::Claude => ".claude",
+                Agent::Cursor => ".cursor",
+                Agent::Codex => ".codex",
+                Agent::Copilot => ".github/hooks",
+            };
+            root.join(dir).is_dir()
+        })
+        .collect();
+    match found.is_empty() {
+        true => vec![Agent::Claude],
+        false => found,
+    }
+}
+
+/// The agents whose files hold something of run-check's (`uninstall`
+/// without a name).
+pub(crate) fn installed(root: &Path) -> Result<Vec<Agent>, Error> {
+    let mut found = Vec::new();
+    for agent in Agent::ALL {
+        if uninstall(root, &[agent])?
+            .iter()
+            .any(|c| c.action != Action::Unchanged)
+        {
+            found.push(agent);
+        }
+    }
+    Ok(found)
+}
+
+/// The changes `install` makes for `agents` under `root`.
+pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<Change>, Error> {
+    let mut changes = Vec::new();
+    for &agent in agents {
+        let (path, layout) = settings_of(agent);
+        let existing = read(root, path)?;
+        let mut document = match &existing {
+            None => Json::Object(Vec::new()),
+            Some(text) => match mergeable(text, layout) {
+                Ok(document) => document,
+                Err(_) if force => Json::Object(Vec::new()),
+                Err(why) => return Err(refuse(path, &why)),
+            },
+        };
+        for event in agent.events() {
+            add(&mut document, layout, &command(agent, event));
+        }
+        changes.push(Change {
+            path: PathBuf::from(path),
+            action: written(existing.as_deref(), document.pretty()),
+        });
+        if let Some((path, text)) = instructions_of(agent) {
+            let existing = read(root, path)?;
+            if let Some(current) = &existing
+                && !current.contains(skill::MARKER)
+                && !force
+            {
+                return Err(refuse(path, "run-check did not write it"));
+            }
+            changes.push(Change {
+                path: PathBuf::from(path),
+                action: written(existing.as_deref(), text),
+            });
+        }
+    }
+    Ok(changes)
+}
+
+/// The changes `uninstall` makes for `agents` under `root`.
+pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Error> {
+    let mut changes = Vec::new();
+    for &agent in agents {
+        let (path, layout) = settings_of(agent);
+        if let Some(text) = read(root, path)? {
+            // A file run-check cannot read as settings holds nothing of
+            // run-check's: it is left alone.
+            let action = match mergeable(&text, layout) {
+                Ok(mut document) => {
+                    let commands: Vec<String> =
+                        agent.events().iter().map(|e| command(agent, e)).collect();
+                    if remove(&mut document, layout, &commands) {
+                        match holds_nothing(&document) {
+                            true => Action::Remove,
+                            false => written(Some(&text), document.pretty()),
+                        }
+                    } else {
+                        Action::Unchanged
+                    }
+                }
+                Err(_) => Action::Unchanged,
+            };
+            changes.push(Change {
+                path: PathBuf::from(path),
+                action,
+            });
+        }
+        if let Some((path, _)) = instructions_of(agent)
+            && let Some(text) = read(root, path)?
+        {
+            changes.push(Change {
+                path: PathBuf::from(path),
+                action: match text.contains(skill::MARKER) {
+                    true => Action::Remove,
+                    false => Action::Unchanged,
+                },
+            });
+        }
+    }
+    Ok(changes)
+}
+
+/// Writes the changes, each file atomically; a removed instruction file's
+/// folder goes too when it is left empty.
+pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
+    for change in changes {
+        let full = root.join(&change.path);
+        match &change.action {
+            Action::Unchanged => {}
+            Action::Write { bytes, .. } => {
+                if let Some(dir) = full.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|err| Error::io("create the directory of", &change.path, err))?;
+                }
+                crate::output::Atomic::create(
+                    &full,
+                    &change.path,
+                    crate::output::FileKind::Regular,
+                )?
+                .commit(bytes.as_bytes(), true)?;
+            }
+            Action::Remove => {
+                std::fs::remove_file(&full)
+                    .map_err(|err| Error::io("remove", &change.path, err))?;
+                if change.path.ends_with("SKILL.md")
+                    && let Some(dir) = full.parent()
+                {
+                    // Only an empty folder is removed (remove_dir refuses others).
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text of `root/path`, `None` when there is no such file.
+fn read(root: &Path, path: &str) -> Result<Option<String>, Error> {
+    let full = root.join(path);
+    match crate::bounded::read(&full, crate::bounded::CONFIG) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::Input {
+                path: PathBuf::from(path),
+                location: None,
+                key: None,
+                message: "not UTF-8 text".into(),
+            }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Error::io("read", Path::new(path), err)),
+    }
+}
+
+/// The error for a file install will not touch.
+fn refuse(path: &str, why: &str) -> Error {
+    Error::Input {
+        path: PathBuf::from(path),
+        location: None,
+        key: None,
+        message: format!(
+            "{why}; run-check does not replace a file it cannot merge into \
+             (--force replaces it)"
+        ),
+    }
+}
+
+/// `bytes` as the new content of a file that had `existing`.
+fn written(existing: Option<&str>, bytes: String) -> Action {
+    match existing {
+        Some(current) if current == bytes => Action::Unchanged,
+        Some(_) => Action::Write {
+            bytes,
+            existed: true,
+        },
+        None => Action::Write {
+            bytes,
+            existed: false,
+        },
+    }
+}
+
+/// `text` as a settings document run-check can merge into: a JSON object
+/// whose `hooks` (when present) is an object of arrays.
+fn mergeable(text: &str, _layout: Layout) -> Result<Json, String> {
+    let document = Json::parse(text).map_err(|err| format!("not valid JSON ({err})"))?;
+    if !matches!(document, Json::Object(_)) {
+        return Err("not a JSON object".into());
+    }
+    match document.get("hooks") {
+        None => {}
+        Some(Json::Object(events)) => {
+            if let Some((event, _)) = events.iter().find(|(_, v)| !matches!(v, Json::Array(_))) {
+                return Err(format!("`hooks.{event}` is not an array"));
+            }
+        }
+        Some(_) => return Err("`hooks` is not an object".into()),
+    }
+    Ok(document)
+}
+
+/// The entry that runs `command`.
+fn entry(layout: Layout, command: &str) -> Json {
+    let timeout = Json::Number(TIMEOUT_SECONDS.into());
+    match layout {
+        Layout::Grouped => object([(
+            "hooks",
+            Json::Array(vec![object([
+                ("type", string("command")),
+                ("command", string(command)),
+                ("timeout", timeout),
+            ])]),
+        )]),
+        Layout::Flat => object([("command", string(command))]),
+        Layout::Copilot => object([
+            ("type", string("command")),
+            ("bash", string(command)),
+            ("powershell", string(command)),
+            ("timeoutSec", timeout),
+        ]),
+    }
+}
+
+/// The event (as spelled in the command) that `command` handles.
+fn event_of(command: &str) -> &str {
+    command.rsplit(' ').next().unwrap_or(command)
+}
+
+/// Does this entry (a group's inner entry for [`Layout::Grouped`]) run
+/// `command`?
+fn runs(item: &Json, layout: Layout, command: &str) -> bool {
+    let key = match layout {
+        Layout::Copilot => "bash",
+        Layout::Grouped | Layout::Flat => "command",
+    };
+    item.get(key).and_then(Json::as_str) == Some(command)
+}
+
+/// Adds the entry for `command` unless one is there.
+fn add(document: &mut Json, layout: Layout, command: &str) {
+    // A new Cursor or Copilot file needs the format's `version`; an
+    // existing one keeps what it has.
+    if layout != Layout::Grouped
+        && document.is_empty()
+        && let Json::Object(entries) = document
+    {
+        entries.push(("version".into(), Json::Number(1.into())));
+    }
+    let Some(hooks) = document.entry("hooks", Json::Object(Vec::new())) else {
+        return;
+    };
+    let Some(Json::Array(list)) = hooks.entry(event_of(command), Json::Array(Vec::new())) else {
+        return;
+    };
+    let present = list.iter().any(|item| match layout {
+        Layout::Grouped => match item.get("hooks") {
+            Some(Json::Array(inner)) => inner.iter().any(|h| runs(h, layout, command)),
+            _ => false,
+        },
+        _ => runs(item, layout, command),
+    });
+    if !present {
+        list.push(entry(layout, command));
+    }
+}
+
+/// Takes out every entry that runs one of `commands`, and what that leaves
+/// empty; true when anything was taken out.
+fn remove(document: &mut Json, layout: Layout, commands: &[String]) -> bool {
+    let mut removed = false;
+    let Some(Json::Object(events)) = document.entry("hooks", Json::Object(Vec::new())) else {
+        return false;
+    };
+    for (_, list) in events.iter_mut() {
+        let Json::Array(items) = list else { continue };
+        let before = items.len();
+        match layout {
+            Layout::Grouped => {
+                for item in items.iter_mut() {
+                    if !matches!(item.get("hooks"), Some(Json::Array(_))) {
+                        continue;
+                    }
+                    if let Some(Json::Array(inner)) = item.entry("hooks", Json::Array(Vec::new())) {
+                        let count = inner.len();
+                        inner.retain(|h| !commands.iter().any(|c| runs(h, layout, c)));
+                        if inner.len() != count {
+                            removed = true;
+                            // A group emptied by it goes with it (an empty
+                            // group the user wrote stays).
+                            if inner.is_empty() {
+                                *item = Json::Null;
+                            }
+                        }
+                    }
+                }
+                items.retain(|item| *item != Json::Null);
+            }
+            Layout::Flat | Layout::Copilot => {
+                items.retain(|item| !commands.iter().any(|c| runs(item, layout, c)));
+            }
+        }
+        removed |= items.len() != before;
+    }
+    if removed {
+        events.retain(|(_, list)| !list.is_empty());
+        if events.is_empty() {
+            document.remove("hooks");
+        }
+    }
+    removed
+}
+
+/// A settings document with nothing left but run-check's `version`.
+fn holds_nothing(document: &Json) -> bool {
+    match document {
+        Json::Object(entries) => entries.iter().all(|(k, _)| k == "version"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SETTINGS: &str = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm test)\"\n    ]\n  },\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  },\n  \"model\": \"opus\"\n}\n";
+
+    #[test]
+    fn merging_keeps_other_hooks_and_taking_out_restores_the_bytes() {
+        for layout in [Layout::Grouped, Layout::Flat, Layout::Copilot] {
+            let mut document = mergeable(SETTINGS, layout).unwrap();
+            add(&mut document, layout, "run-check agent hook claude Stop");
+            add(
+                &mut document,
+                layout,
+                "run-check agent hook claude SessionStart",
+            );
+            let once = document.pretty();
+            add(&mut document, layout, "run-check agent hook claude Stop");
+            assert_eq!(document.pretty(), once);
+            assert!(once.contains("notify-send done"), "{once}");
+            let commands = [
+                "run-check agent hook claude Stop".to_string(),
+                "run-check agent hook claude SessionStart".to_string(),
+            ];
+            assert!(remove(&mut document, layout, &commands));
+            assert_eq!(document.pretty(), SETTINGS);
+            assert!(!document.pretty().contains("run-check"));
+        }
+    }
+}
