@@ -11,6 +11,10 @@
 #   .tools/wheels/    the wheels of pytest and its dependencies, via pip
 #                     download: tests/venv.rs makes virtualenvs of its own
 #                     and installs pytest into them offline
+#   .tools/mcp-wheels/ the wheels of the official MCP Python SDK (`mcp`)
+#                     and its dependencies, via pip download
+#   .tools/mcp/       a venv with `mcp`, installed offline from those wheels:
+#                     tests/mcp.rs drives `run-check mcp` with its client
 #   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
 #                     `npm install --prefix` (the tests use
 #                     .tools/node/node_modules; tests/init_node.rs runs a
@@ -31,6 +35,8 @@ RUFF_VERSION=0.17.6
 PYTEST_VERSION=9.2.0
 MYPY_VERSION=2.4.1
 BLACK_VERSION=26.10.1
+# The MCP client tests/mcp.rs drives the server with.
+MCP_VERSION=2.3.0
 ESLINT_VERSION=10.15.0
 PRETTIER_VERSION=3.10.1
 TYPESCRIPT_VERSION=5.9.3
@@ -70,6 +76,28 @@ if [ "$(cat "$WHEELS/.installed" 2>/dev/null)" != "$want" ]; then
         --only-binary=:all: --dest "$WHEELS" "$want"
     printf '%s' "$want" > "$WHEELS/.installed"
 fi
+# The official MCP Python SDK, the real client of tests/mcp.rs: its wheels
+# first (pinned, kept like pytest's), then a venv of its own installed from
+# them offline, so that the client's dependencies never meet the linters'.
+MCP_WHEELS=$TOOLS/mcp-wheels
+want="mcp==$MCP_VERSION"
+if [ "$(cat "$MCP_WHEELS/.installed" 2>/dev/null)" != "$want" ]; then
+    say "downloading the wheels of $want into $MCP_WHEELS"
+    rm -rf -- "$MCP_WHEELS"
+    "$PY/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
+        --only-binary=:all: --dest "$MCP_WHEELS" "$want"
+    printf '%s' "$want" > "$MCP_WHEELS/.installed"
+fi
+MCP_PY=$TOOLS/mcp
+if [ "$(cat "$MCP_PY/.installed" 2>/dev/null)" != "$want" ]; then
+    say "installing $want into $MCP_PY"
+    rm -rf -- "$MCP_PY"
+    python3 -m venv "$MCP_PY"
+    "$MCP_PY/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        --no-index --find-links "$MCP_WHEELS" "$want"
+    printf '%s' "$want" > "$MCP_PY/.installed"
+fi
+printf 'mcp %s\n' "$("$MCP_PY/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')" >&2
 "$PY/bin/ruff" --version >&2
 "$PY/bin/pytest" --version >&2
 "$PY/bin/mypy" --version >&2

@@ -55,6 +55,8 @@ pub(crate) enum Command {
     Hooks(crate::tooling::hooks::HooksArgs),
     /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
     Agent(AgentArgs),
+    /// Serve the gate to an MCP client (Model Context Protocol, over stdio)
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(CompletionsArgs),
     /// Print a manual page (roff): run-check(1), or a command's
@@ -133,6 +135,16 @@ pub(crate) struct AgentFeedbackArgs {
     /// checks.toml found as a check run finds it, else 4000]
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
+}
+
+/// `mcp` options.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Root the checks run in [default: the nearest directory holding
+    /// checks.toml, from the current directory up to the top level of its
+    /// git worktree; else the current directory]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) worktree: Option<PathBuf>,
 }
 
 /// `man` options.

@@ -52,6 +52,8 @@ mod integrations;
 mod judge;
 /// Input limits: oversized configs, tasks and JSON inputs are refused.
 mod limits;
+/// `run-check mcp` driven by the official MCP Python SDK: tools, bounds, nothing run by an argument.
+mod mcp;
 /// The release artifacts (wheels, npm tarballs, the musl binary), installed and run.
 mod packaging;
 /// Timeouts, process trees, bounded output, parallelism, signals.

@@ -8,6 +8,8 @@ mod check;
 mod completions;
 mod fix;
 mod list;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod progress;
 mod report;
 mod validate;
@@ -18,6 +20,8 @@ pub(crate) use check::check;
 pub(crate) use completions::{completions, man};
 pub(crate) use fix::fix;
 pub(crate) use list::list;
+#[cfg(feature = "mcp")]
+pub(crate) use mcp::mcp;
 pub(crate) use report::report;
 pub(crate) use validate::validate;
 
@@ -30,6 +34,14 @@ use crate::error::Error;
 use crate::output::Output;
 use crate::report::Format;
 use run_check_documents::evidence::Evidence;
+
+/// `run-check mcp` in a build without the `mcp` feature.
+#[cfg(not(feature = "mcp"))]
+pub(crate) fn mcp(_args: &crate::cli::McpArgs) -> Result<i32, Error> {
+    Err(Error::Usage(
+        "this run-check was built without the `mcp` feature (cargo's default)".into(),
+    ))
+}
 
 /// The worktree (canonical; by default the one `Location::resolved`
 /// finds) and the loaded config.

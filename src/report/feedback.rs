@@ -28,7 +28,7 @@ const TAIL_LINES: usize = 10;
 
 /// One line of feedback at most this long: a minified bundle's line must
 /// not crowd out every other problem.
-const LINE_CHARS: usize = 400;
+pub(crate) const LINE_CHARS: usize = 400;
 
 /// The rule of the read-only verification's diagnostics.
 const READ_ONLY_RULE: &str = "read-only";
@@ -296,7 +296,7 @@ fn output_tail(check: &CheckRecord) -> Vec<&str> {
 
 /// `text` on one line with no control character and at most `max`
 /// characters (an ellipsis marks a cut).
-fn clean(text: &str, max: usize) -> String {
+pub(crate) fn clean(text: &str, max: usize) -> String {
     let shown = crate::sanitize::for_display(text);
     let mut out = String::with_capacity(shown.len().min(max * 4));
     let mut count = 0;

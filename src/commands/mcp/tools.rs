@@ -1,0 +1,885 @@
+//! The four tools of `run-check mcp`, without the protocol: each takes the
+//! client's arguments (a JSON object) and gives a [`Reply`]. Nothing here
+//! knows MCP, so each tool is tested without a client.
+//!
+//! What holds for every tool:
+//!
+//! - An argument is data, never a command. Names are checked against the
+//!   checks the config lists, `mode` is one of two words, `changed_since`
+//!   a git revision of plain characters that cannot be read as an option;
+//!   anything else, and an unknown key, is an error result that runs
+//!   nothing. What does run is the gate itself, the current executable with
+//!   an argv this module builds (no shell), so the whitelist of checks.toml
+//!   and the gate's read-only verification apply unchanged.
+//! - Every text is plain (no control character, escapes stripped) and at
+//!   most `max_chars` characters; every list in structured content is
+//!   capped, and says how much it left out.
+//! - The server's state (the last evidence, the judge's history) is in a
+//!   folder under the git directory, never in the worktree; the gate runs
+//!   as a child process, so a check can corrupt nothing the server holds
+//!   in memory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use sha2::Digest;
+use serde_json::{Map, Value, json};
+
+use run_check_documents::evidence::{CheckRecord, Evidence};
+use run_check_documents::verdict::Verdict;
+
+use crate::aggregate::judge::{self, history::History, input::Source};
+use crate::config::Mode;
+use crate::report::feedback::{self, LINE_CHARS, clean};
+
+/// At most this many entries in a list of structured content (checks,
+/// diagnostics): a config of thousands of checks or a tool printing a
+/// million findings must not make a reply the client cannot hold.
+const MAX_ITEMS: usize = 200;
+
+/// `check_output`'s `tail_lines` when not given, and its upper bound.
+const TAIL_LINES: usize = 40;
+const MAX_TAIL_LINES: usize = 1000;
+
+/// The longest `changed_since` accepted: a full SHA-256 object name with
+/// room for `~N` or `^{commit}`, or a long branch name.
+const MAX_REVISION: usize = 200;
+
+/// A tool's answer: text for the model, structured content for a program,
+/// and whether it is an error result.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Reply {
+    pub(super) text: String,
+    pub(super) structured: Option<Value>,
+    pub(super) is_error: bool,
+}
+
+impl Reply {
+    fn ok(text: String, structured: Value) -> Reply {
+        Reply {
+            text,
+            structured: Some(structured),
+            is_error: false,
+        }
+    }
+
+    fn error(text: String) -> Reply {
+        Reply {
+            text,
+            structured: None,
+            is_error: true,
+        }
+    }
+}
+
+/// A tool's name, description and input schema, as `tools/list` gives them.
+pub(super) struct Definition {
+    pub(super) name: &'static str,
+    pub(super) description: &'static str,
+    pub(super) input_schema: Value,
+}
+
+/// The four tools.
+pub(super) fn definitions() -> Vec<Definition> {
+    let mode = json!({
+        "type": "string",
+        "enum": ["strict", "fast"],
+        "description": "strict (default): every strict check and the read-only verification; fast: the checks marked fast, on the files changed"
+    });
+    vec![
+        Definition {
+            name: "run_checks",
+            description: "Run the repository's verification gate (the whitelisted checks of checks.toml) and return its feedback: the verdict, each new problem as path:line: [check rule] message, and the next step. Structured content: status, exit_code, checks, diagnostics, evidence. Call it after a change and before saying the work is done; fix what it reports, never checks.toml.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "mode": mode,
+                    "only": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Run only these checks (names from list_checks)"
+                    },
+                    "changed_since": {
+                        "type": "string",
+                        "description": "A git revision: the change is what differs from it (fast mode's files, the gate's base)"
+                    }
+                },
+                "additionalProperties": false
+            }),
+        },
+        Definition {
+            name: "list_checks",
+            description: "List the checks a mode runs: name, kind, command, the checks it needs.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {"mode": mode},
+                "additionalProperties": false
+            }),
+        },
+        Definition {
+            name: "check_output",
+            description: "The last lines of one check's output in the last run_checks: for a failure the feedback did not locate.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "check": {"type": "string", "description": "The check's name"},
+                    "stream": {
+                        "type": "string",
+                        "enum": ["auto", "stdout", "stderr"],
+                        "description": "auto (default): stderr when the check wrote any, else stdout"
+                    },
+                    "tail_lines": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_TAIL_LINES,
+                        "description": "How many of the last lines (default 40); the reply stays within the feedback's size"
+                    }
+                },
+                "required": ["check"],
+                "additionalProperties": false
+            }),
+        },
+        Definition {
+            name: "judge",
+            description: "The judge's verdict on the last run_checks of this server: recommendation (PASS, ITERATE, STALLED, ...) and route (who acts next and what to do). Stall detection counts this server's runs.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {},
+                "additionalProperties": false
+            }),
+        },
+    ]
+}
+
+/// The gate one server serves: where it runs, what it runs, and the last
+/// run.
+pub(super) struct Gate {
+    /// The run-check executable the gate runs as (this one).
+    exe: PathBuf,
+    /// The worktree, canonical.
+    worktree: PathBuf,
+    /// The server's folder: `evidence.json`, the judge's histories.
+    state: PathBuf,
+    /// The bound of every text.
+    max_chars: usize,
+    /// The last run; held while a run is going on, so runs never overlap
+    /// and `check_output` / `judge` answer about a finished run.
+    last: Mutex<Option<LastRun>>,
+}
+
+/// What the last `run_checks` left.
+struct LastRun {
+    /// Its evidence, as judged.
+    source: Source,
+    /// The judge's verdict, or why there is none.
+    verdict: Result<Verdict, String>,
+}
+
+impl LastRun {
+    fn evidence(&self) -> Option<&Evidence> {
+        match &self.source {
+            Source::Evidence(evidence) => Some(evidence),
+            Source::Aggregator(_) => None,
+        }
+    }
+}
+
+/// `run_checks` arguments.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RunArgs {
+    mode: Option<String>,
+    only: Option<Vec<String>>,
+    changed_since: Option<String>,
+}
+
+/// `list_checks` arguments.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    mode: Option<String>,
+}
+
+/// `check_output` arguments.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutputArgs {
+    check: String,
+    stream: Option<String>,
+    tail_lines: Option<u64>,
+}
+
+/// `judge` arguments: none.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct JudgeArgs {}
+
+impl Gate {
+    /// A gate of `worktree` that runs `exe` and keeps its files in `state`.
+    pub(super) fn new(exe: PathBuf, worktree: PathBuf, state: PathBuf, max_chars: usize) -> Gate {
+        Gate {
+            exe,
+            worktree,
+            state,
+            max_chars: max_chars.max(feedback::MIN_CHARS),
+            last: Mutex::new(None),
+        }
+    }
+
+    /// Calls the tool `name`; `None` when there is no such tool.
+    pub(super) fn call(&self, name: &str, arguments: Map<String, Value>) -> Option<Reply> {
+        let arguments = Value::Object(arguments);
+        let reply = match name {
+            "run_checks" => self.parsed(arguments, |args| self.run_checks(args)),
+            "list_checks" => self.parsed(arguments, |args| self.list_checks(args)),
+            "check_output" => self.parsed(arguments, |args| self.check_output(args)),
+            "judge" => self.parsed(arguments, |_: JudgeArgs| self.judge()),
+            _ => return None,
+        };
+        Some(match reply {
+            Ok(reply) => reply,
+            Err(why) => Reply::error(self.bounded(&why)),
+        })
+    }
+
+    /// `arguments` read as `T`, then `tool`; bad arguments are an error
+    /// naming the key at fault.
+    fn parsed<T: serde::de::DeserializeOwned>(
+        &self,
+        arguments: Value,
+        tool: impl FnOnce(T) -> Result<Reply, String>,
+    ) -> Result<Reply, String> {
+        let args: T = serde_path_to_error::deserialize(arguments).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = err.into_inner().to_string();
+            match path.as_str() {
+                "." => format!("invalid arguments: {inner}"),
+                _ => format!("invalid argument `{path}`: {inner}"),
+            }
+        })?;
+        tool(args)
+    }
+
+    /// `text` cut to the bound, without control characters but its newlines.
+    fn bounded(&self, text: &str) -> String {
+        let lines: Vec<String> = text.lines().map(|l| clean(l, LINE_CHARS)).collect();
+        fit_lines(&lines, self.max_chars, false)
+    }
+
+    fn run_checks(&self, args: RunArgs) -> Result<Reply, String> {
+        let mode = mode(args.mode.as_deref())?;
+        let only = args.only.unwrap_or_default();
+        let revision = args.changed_since.as_deref().map(revision).transpose()?;
+        if !only.is_empty() {
+            let known = self.names(mode)?;
+            for name in &only {
+                if !known.iter().any(|k| k == name) {
+                    return Err(format!(
+                        "unknown check `{}` in {} mode; nothing ran. The checks: {}",
+                        clean(name, 80),
+                        mode.as_str(),
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        let mut last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        *last = None;
+        let path = self.state.join("evidence.json");
+        let source = self.gate(mode, &only, revision, &path)?;
+        let verdict = self.judged(&source, &path, &history_name(mode, &only));
+        let run = LastRun { source, verdict };
+        let reply = self.run_reply(&run, &path);
+        *last = Some(run);
+        Ok(reply)
+    }
+
+    /// Runs the gate and reads its evidence from its stdout, a pipe of this
+    /// server the checks never get (a file the gate wrote could be forged
+    /// by a check: it runs as the same user and can read the gate's
+    /// command line); then keeps a copy at `out` for the client to read.
+    fn gate(
+        &self,
+        mode: Mode,
+        only: &[String],
+        revision: Option<&str>,
+        out: &Path,
+    ) -> Result<Source, String> {
+        let mut command = self.command("check");
+        command.args(["--quiet", "--format", "json", "--mode", mode.as_str()]);
+        // `--flag=value`: a value is never read as an option.
+        command.args(only.iter().map(|name| format!("--only={name}")));
+        if let Some(revision) = revision {
+            command.arg(format!("--changed-since={revision}"));
+        }
+        let output = command
+            .output()
+            .map_err(|err| format!("cannot start {}: {err}", self.exe.display()))?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let Some(code) = output.status.code() else {
+            return Err(format!(
+                "no verdict: the gate was killed before it finished: {}",
+                last_lines(&stderr, 5)
+            ));
+        };
+        if output.stdout.is_empty() {
+            return Err(format!(
+                "no verdict: the gate exited {code} with no evidence: {}",
+                last_lines(&stderr, 5)
+            ));
+        }
+        let shown = Path::new("<the gate's output>");
+        let value: Value =
+            crate::json_input::typed(shown, &output.stdout).map_err(|err| err.to_string())?;
+        let source = judge::input::read(value)
+            .map_err(|p| crate::json_input::from_problem(shown, p).to_string())?;
+        let Source::Evidence(evidence) = &source else {
+            return Err("no verdict: the gate's output is no evidence".into());
+        };
+        if evidence.summary.exit_code != code {
+            return Err(format!(
+                "no verdict: the gate exited {code}, but its evidence says {}",
+                evidence.summary.exit_code
+            ));
+        }
+        // Renamed into place: whatever a check put at that path (a FIFO, a
+        // link) is replaced, never opened.
+        crate::output::Atomic::create(out, out, crate::output::FileKind::Regular)
+            .and_then(|file| file.commit(&output.stdout, true))
+            .map_err(|err| err.to_string())?;
+        Ok(source)
+    }
+
+    /// The judge's verdict on `source`, recorded in the server's history
+    /// `name` so that stall detection sees this server's earlier runs of
+    /// the same checks.
+    fn judged(&self, source: &Source, file: &Path, name: &str) -> Result<Verdict, String> {
+        let (config, used) = judge::judge_config(None, source).map_err(|e| e.to_string())?;
+        let history = History::open(&self.state.join(name), true)
+            .map_err(|e| e.to_string())?;
+        let verdict = judge::evaluate(&judge::Round {
+            source,
+            config: &config,
+            config_used: used.as_ref(),
+            history: &history.rounds,
+            retry: None,
+            file,
+        })
+        .map_err(|e| e.to_string())?;
+        history.append(&verdict).map_err(|e| e.to_string())?;
+        Ok(verdict)
+    }
+
+    /// The reply of `run_checks`: the feedback, and the run as structured
+    /// content.
+    fn run_reply(&self, run: &LastRun, path: &Path) -> Reply {
+        let Some(evidence) = run.evidence() else {
+            return Reply::error("the gate wrote no evidence".into());
+        };
+        let next = run
+            .verdict
+            .as_ref()
+            .ok()
+            .map(|v| format!("{} — {}", v.route.next.as_str(), v.route.action));
+        let shown = path.display().to_string();
+        let text = feedback::render(
+            evidence,
+            &feedback::Options {
+                max_chars: self.max_chars,
+                next: next.as_deref(),
+                evidence_path: Some(&shown),
+            },
+        );
+        let summary = &evidence.summary;
+        let checks: Vec<Value> = evidence
+            .checks
+            .iter()
+            .take(MAX_ITEMS)
+            .map(|c| json!({"name": c.name, "status": c.status.as_str(), "duration_ms": c.duration_ms}))
+            .collect();
+        let failed: Vec<&str> = evidence
+            .checks
+            .iter()
+            .filter(|c| c.status.is_failure())
+            .map(|c| c.name.as_str())
+            .collect();
+        let shown_diagnostics: Vec<Value> = evidence
+            .diagnostics
+            .iter()
+            .filter(|d| d.new != Some(false))
+            .filter(|d| failed.contains(&d.check.as_str()) || d.rule.as_deref() == Some("read-only"))
+            .map(|d| {
+                json!({
+                    "check": d.check,
+                    "file": d.file.as_deref().map(|f| clean(f, LINE_CHARS)),
+                    "line": d.line,
+                    "column": d.column,
+                    "severity": d.severity.as_str(),
+                    "rule": d.rule.as_deref().map(|r| clean(r, 80)),
+                    "message": clean(d.message.lines().next().unwrap_or(""), LINE_CHARS),
+                })
+            })
+            .collect();
+        let diagnostics = fit_values(shown_diagnostics, self.max_chars);
+        let mut structured = json!({
+            "status": status_word(summary.exit_code),
+            "exit_code": summary.exit_code,
+            "checks": checks,
+            "checks_omitted": evidence.checks.len().saturating_sub(MAX_ITEMS),
+            "diagnostics": diagnostics.0,
+            "diagnostics_omitted": diagnostics.1,
+            "evidence": shown,
+        });
+        if let Ok(verdict) = &run.verdict {
+            structured["route"] = route(verdict, self.max_chars);
+        }
+        Reply::ok(text, structured)
+    }
+
+    fn list_checks(&self, args: ListArgs) -> Result<Reply, String> {
+        let mode = mode(args.mode.as_deref())?;
+        let rows = self.list(mode)?;
+        let mut lines = vec![format!(
+            "{} check{} in {} mode:",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" },
+            mode.as_str()
+        )];
+        let mut checks = Vec::new();
+        for row in &rows {
+            let name = row["name"].as_str().unwrap_or("");
+            let kind = row["kind"].as_str().unwrap_or("");
+            let command: Vec<&str> = row["command"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let needs: Vec<&str> = row["needs"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut line = format!("{name} ({kind})");
+            if !command.is_empty() {
+                line.push_str(": ");
+                line.push_str(&command.join(" "));
+            }
+            if !needs.is_empty() {
+                line.push_str(&format!(" [needs {}]", needs.join(", ")));
+            }
+            if let Some(why) = row["program_error"].as_str() {
+                line.push_str(&format!(" NOT FOUND: {why}"));
+            }
+            lines.push(clean(&line, LINE_CHARS));
+            checks.push(json!({
+                "name": name,
+                "kind": kind,
+                "command": command.iter().map(|a| clean(a, LINE_CHARS)).collect::<Vec<_>>(),
+                "needs": needs,
+                "program_error": row["program_error"].as_str().map(|w| clean(w, LINE_CHARS)),
+            }));
+        }
+        let (checks, omitted) = fit_values(checks, self.max_chars);
+        Ok(Reply::ok(
+            fit_lines(&lines, self.max_chars, true),
+            json!({"mode": mode.as_str(), "checks": checks, "checks_omitted": omitted}),
+        ))
+    }
+
+    /// The names of the checks `mode` runs.
+    fn names(&self, mode: Mode) -> Result<Vec<String>, String> {
+        Ok(self
+            .list(mode)?
+            .iter()
+            .filter_map(|row| row["name"].as_str().map(str::to_string))
+            .collect())
+    }
+
+    /// `run-check list --format json` of `mode`: the plan, which starts no
+    /// check.
+    fn list(&self, mode: Mode) -> Result<Vec<Value>, String> {
+        let output = self
+            .command("list")
+            .args(["--format", "json", "--mode", mode.as_str()])
+            .output()
+            .map_err(|err| format!("cannot start {}: {err}", self.exe.display()))?;
+        if !output.status.success() {
+            return Err(format!(
+                "cannot list the checks: {}",
+                last_lines(&String::from_utf8_lossy(&output.stderr), 5)
+            ));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|err| format!("cannot read the list of checks: {err}"))
+    }
+
+    /// This executable's `subcommand` in the worktree, its standard streams
+    /// its own (never the server's stdout, which is the protocol's channel).
+    fn command(&self, subcommand: &str) -> Command {
+        let mut command = Command::new(&self.exe);
+        command
+            .args([subcommand, "--worktree"])
+            .arg(&self.worktree)
+            .current_dir(&self.worktree)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn check_output(&self, args: OutputArgs) -> Result<Reply, String> {
+        let last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(evidence) = last.as_ref().and_then(LastRun::evidence) else {
+            return Err("no run yet: call run_checks first".into());
+        };
+        let Some(check) = evidence.checks.iter().find(|c| c.name == args.check) else {
+            let names: Vec<&str> = evidence.checks.iter().map(|c| c.name.as_str()).collect();
+            return Err(format!(
+                "the last run has no check `{}`; its checks: {}",
+                clean(&args.check, 80),
+                names.join(", ")
+            ));
+        };
+        let tail = match args.tail_lines {
+            None => TAIL_LINES,
+            Some(n @ 1..) if n <= MAX_TAIL_LINES as u64 => n as usize,
+            Some(n) => {
+                return Err(format!(
+                    "invalid argument `tail_lines`: {n} is not within 1..={MAX_TAIL_LINES}"
+                ));
+            }
+        };
+        let stream = match args.stream.as_deref() {
+            None | Some("auto") if check.stderr_excerpt.trim().is_empty() => "stdout",
+            None | Some("auto") | Some("stderr") => "stderr",
+            Some("stdout") => "stdout",
+            Some(other) => {
+                return Err(format!(
+                    "invalid argument `stream`: `{}`, expected auto, stdout or stderr",
+                    clean(other, 80)
+                ));
+            }
+        };
+        Ok(self.output_reply(check, stream, tail))
+    }
+
+    fn output_reply(&self, check: &CheckRecord, stream: &str, tail: usize) -> Reply {
+        let (excerpt, bytes) = match stream {
+            "stdout" => (&check.stdout_excerpt, check.stdout_bytes),
+            _ => (&check.stderr_excerpt, check.stderr_bytes),
+        };
+        let all: Vec<&str> = excerpt.lines().collect();
+        let from = all.len().saturating_sub(tail);
+        let lines: Vec<String> = all[from..].iter().map(|l| clean(l, LINE_CHARS)).collect();
+        let head = clean(
+            &format!(
+                "{} ({}{}): the last {} of {} lines of its {stream} ({bytes} bytes{})",
+                check.name,
+                check.status.as_str(),
+                check
+                    .exit_code
+                    .map_or_else(String::new, |c| format!(", exit {c}")),
+                lines.len(),
+                all.len(),
+                if check.excerpt_truncated {
+                    "; the run kept its head and tail"
+                } else {
+                    ""
+                }
+            ),
+            LINE_CHARS,
+        );
+        let body = fit_lines(&lines, self.max_chars.saturating_sub(head.chars().count() + 1), false);
+        let shown = if body.is_empty() { 0 } else { body.lines().count() };
+        Reply::ok(
+            format!("{head}\n{body}"),
+            json!({
+                "check": check.name,
+                "status": check.status.as_str(),
+                "stream": stream,
+                "lines_shown": shown,
+                "lines_total": all.len(),
+                "bytes": bytes,
+                "truncated": check.excerpt_truncated || shown < all.len(),
+            }),
+        )
+    }
+
+    fn judge(&self) -> Result<Reply, String> {
+        let last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(run) = last.as_ref() else {
+            return Err("no run yet: call run_checks first".into());
+        };
+        let verdict = run
+            .verdict
+            .as_ref()
+            .map_err(|why| format!("the judge could not judge the last run: {why}"))?;
+        let lines = vec![
+            clean(
+                &format!(
+                    "{} (round {}, decision {})",
+                    verdict.recommendation.as_str(),
+                    verdict.iteration,
+                    decision_word(verdict)
+                ),
+                LINE_CHARS,
+            ),
+            clean(
+                &format!(
+                    "next: {} — {}",
+                    verdict.route.next.as_str(),
+                    verdict.route.action
+                ),
+                self.max_chars,
+            ),
+            clean(&format!("because: {}", verdict.route.reason), LINE_CHARS),
+        ];
+        Ok(Reply::ok(
+            fit_lines(&lines, self.max_chars, false),
+            json!({
+                "iteration": verdict.iteration,
+                "passed": verdict.passed,
+                "recommendation": verdict.recommendation.as_str(),
+                "decision": decision_word(verdict),
+                "stall_type": verdict.progress.stall_type.map(|s| s.as_str()),
+                "route": route(verdict, self.max_chars),
+            }),
+        ))
+    }
+}
+
+/// The judge's history file of a selection: one per mode and set of
+/// `only` names, because a run of fewer checks compared with a run of all
+/// would read as a regression (a dimension whose checks did not run drops
+/// to no score) and stall detection needs the same checks each round.
+fn history_name(mode: Mode, only: &[String]) -> String {
+    if only.is_empty() {
+        return format!("history-{}.jsonl", mode.as_str());
+    }
+    let mut names: Vec<&str> = only.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let digest = sha2::Sha256::digest(names.join("\n").as_bytes());
+    let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("history-{}-only-{short}.jsonl", mode.as_str())
+}
+
+/// `route` of a verdict, its texts bounded.
+fn route(verdict: &Verdict, max_chars: usize) -> Value {
+    json!({
+        "next": verdict.route.next.as_str(),
+        "reason": clean(&verdict.route.reason, max_chars),
+        "action": clean(&verdict.route.action, max_chars),
+    })
+}
+
+/// `decision.decision`'s word: PASS, REWORK or BLOCKED.
+fn decision_word(verdict: &Verdict) -> String {
+    match serde_json::to_value(verdict.decision.decision) {
+        Ok(Value::String(word)) => word,
+        _ => String::new(),
+    }
+}
+
+/// The exit code's word, as the gate's banner says it.
+fn status_word(exit_code: i32) -> &'static str {
+    match exit_code {
+        0 => "PASS",
+        1 => "FAIL",
+        130 => "INTERRUPTED",
+        _ => "ERROR",
+    }
+}
+
+/// `mode`: `strict` when not given.
+fn mode(given: Option<&str>) -> Result<Mode, String> {
+    match given {
+        None | Some("strict") => Ok(Mode::Strict),
+        Some("fast") => Ok(Mode::Fast),
+        Some(other) => Err(format!(
+            "invalid argument `mode`: `{}`, expected strict or fast; nothing ran",
+            clean(other, 80)
+        )),
+    }
+}
+
+/// `changed_since`: a revision as git spells one (a name, an object id,
+/// `HEAD~2`, `main@{1}`), never an option (a leading `-`), never with
+/// blanks, quotes or shell characters.
+fn revision(given: &str) -> Result<&str, String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._/-~^@{}:".contains(c);
+    if given.is_empty()
+        || given.len() > MAX_REVISION
+        || given.starts_with('-')
+        || !given.chars().all(allowed)
+    {
+        return Err(format!(
+            "invalid argument `changed_since`: `{}` is not a git revision \
+             (letters, digits and ._/-~^@{{}}: only, not starting with -); nothing ran",
+            clean(given, 80)
+        ));
+    }
+    Ok(given)
+}
+
+/// The last `n` non-blank lines of `text`, on one line.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    clean(&lines[lines.len().saturating_sub(n)..].join(" | "), LINE_CHARS * 2)
+}
+
+/// `lines` joined within `max` characters: the first ones (`keep_head`)
+/// or the last ones, and a line saying how many were left out.
+fn fit_lines(lines: &[String], max: usize, keep_head: bool) -> String {
+    let total: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
+    if total <= max + 1 {
+        return lines.join("\n");
+    }
+    // Room for the note on what was cut.
+    let budget = max.saturating_sub(40);
+    let mut used = 0;
+    let mut kept: Vec<&String> = Vec::new();
+    let order: Box<dyn Iterator<Item = &String>> = match keep_head {
+        true => Box::new(lines.iter()),
+        false => Box::new(lines.iter().rev()),
+    };
+    for line in order {
+        let cost = line.chars().count() + 1;
+        if used + cost > budget {
+            break;
+        }
+        used += cost;
+        kept.push(line);
+    }
+    let cut = lines.len() - kept.len();
+    let note = format!("[{cut} more line{} left out]", if cut == 1 { "" } else { "s" });
+    let mut out: Vec<&str> = Vec::new();
+    if keep_head {
+        out.extend(kept.iter().map(|l| l.as_str()));
+        out.push(&note);
+    } else {
+        out.push(&note);
+        out.extend(kept.iter().rev().map(|l| l.as_str()));
+    }
+    out.join("\n")
+}
+
+/// The first `values` whose JSON fits in `max` characters (at most
+/// [`MAX_ITEMS`]), and how many were left out.
+fn fit_values(values: Vec<Value>, max: usize) -> (Vec<Value>, usize) {
+    let total = values.len();
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for value in values.into_iter().take(MAX_ITEMS) {
+        let cost = value.to_string().chars().count() + 1;
+        if used + cost > max {
+            break;
+        }
+        used += cost;
+        kept.push(value);
+    }
+    let omitted = total - kept.len();
+    (kept, omitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_revision_is_plain_characters_never_an_option() {
+        for good in ["main", "HEAD~2", "origin/main", "a1b2c3", "main@{1}", "v1.0^{commit}"] {
+            assert_eq!(revision(good), Ok(good));
+        }
+        for bad in [
+            "",
+            "--output=/tmp/x",
+            "-x",
+            "main; touch pwned",
+            "$(touch pwned)",
+            "`id`",
+            "a b",
+            "a\nb",
+            "a|b",
+        ] {
+            let err = revision(bad).unwrap_err();
+            assert!(err.contains("nothing ran"), "{bad}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        assert!(revision(&"a".repeat(MAX_REVISION + 1)).is_err());
+    }
+
+    #[test]
+    fn a_history_per_selection() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(history_name(Mode::Strict, &[]), "history-strict.jsonl");
+        assert_eq!(history_name(Mode::Fast, &[]), "history-fast.jsonl");
+        let ab = history_name(Mode::Strict, &names(&["a", "b"]));
+        assert_eq!(ab, history_name(Mode::Strict, &names(&["b", "a", "a"])));
+        assert_ne!(ab, history_name(Mode::Strict, &names(&["a"])));
+        assert!(ab.starts_with("history-strict-only-") && ab.ends_with(".jsonl"));
+    }
+
+    #[test]
+    fn mode_is_one_of_two_words() {
+        assert_eq!(mode(None), Ok(Mode::Strict));
+        assert_eq!(mode(Some("fast")), Ok(Mode::Fast));
+        let err = mode(Some("strict && rm -rf /\u{1b}[31m")).unwrap_err();
+        assert!(!err.contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn fit_lines_keeps_the_tail_or_the_head_within_the_bound() {
+        let lines: Vec<String> = (0..1000).map(|i| format!("line {i}")).collect();
+        let tail = fit_lines(&lines, 300, false);
+        assert!(tail.chars().count() <= 300, "{}", tail.chars().count());
+        assert!(tail.starts_with('['), "{tail}");
+        assert!(tail.ends_with("line 999"), "{tail}");
+        let head = fit_lines(&lines, 300, true);
+        assert!(head.chars().count() <= 300);
+        assert!(head.starts_with("line 0\n"), "{head}");
+        assert!(head.ends_with("left out]"), "{head}");
+        assert_eq!(fit_lines(&lines[..2], 300, true), "line 0\nline 1");
+    }
+
+    #[test]
+    fn fit_values_caps_by_size_and_count() {
+        let values: Vec<Value> = (0..1000).map(|i| json!({"n": i})).collect();
+        let (kept, omitted) = fit_values(values.clone(), 100);
+        assert_eq!(kept.len() + omitted, 1000);
+        assert!(Value::Array(kept).to_string().len() <= 100 + 2);
+        let (kept, omitted) = fit_values(values, usize::MAX);
+        assert_eq!((kept.len(), omitted), (MAX_ITEMS, 1000 - MAX_ITEMS));
+    }
+
+    #[test]
+    fn unknown_keys_and_tools_run_nothing() {
+        // An executable that cannot exist: any attempt to run it would
+        // show as "cannot start", not as the argument error.
+        let gate = Gate::new(
+            PathBuf::from("/nonexistent/run-check"),
+            PathBuf::from("/nonexistent"),
+            PathBuf::from("/nonexistent/state"),
+            4000,
+        );
+        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
+        assert_eq!(gate.call("sh", args(json!({}))), None);
+        let reply = gate
+            .call("run_checks", args(json!({"command": "touch pwned"})))
+            .unwrap();
+        assert!(reply.is_error);
+        assert!(reply.text.contains("unknown field `command`"), "{}", reply.text);
+        let reply = gate
+            .call("run_checks", args(json!({"changed_since": "--upload-pack=touch pwned"})))
+            .unwrap();
+        assert!(reply.is_error && reply.text.contains("nothing ran"), "{}", reply.text);
+        let reply = gate.call("run_checks", args(json!({"only": "tests"}))).unwrap();
+        assert!(reply.is_error && reply.text.contains("`only`"), "{}", reply.text);
+        let reply = gate.call("judge", args(json!({}))).unwrap();
+        assert!(reply.is_error && reply.text.contains("no run yet"), "{}", reply.text);
+        let reply = gate
+            .call("check_output", args(json!({"check": "x", "tail_lines": 0})))
+            .unwrap();
+        assert!(reply.is_error && reply.text.contains("no run yet"), "{}", reply.text);
+    }
+}

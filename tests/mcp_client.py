@@ -1,0 +1,67 @@
+"""A real MCP client for tests/mcp.rs: the official MCP Python SDK (`mcp`,
+installed into .tools/mcp by scripts/install-test-tools.sh) starts
+`run-check mcp` over stdio, initializes, lists the tools, then follows a
+plan and prints what the server answered, as one JSON document, for the
+Rust test to assert on.
+
+Usage: python mcp_client.py RUN_CHECK WORKTREE PLAN_JSON
+
+PLAN_JSON is a list of steps: {"call": TOOL, "args": {...}} calls a tool;
+{"write": PATH, "text": TEXT} writes a file between calls (the agent's
+edit). A protocol error of a call (an unknown tool) is recorded, not raised.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+async def main(server: str, worktree: str, plan: list) -> list:
+    params = StdioServerParameters(command=server, args=["mcp", "--worktree", worktree], cwd=worktree)
+    out = []
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            out.append(
+                {
+                    "step": "initialize",
+                    "server": init.server_info.name,
+                    "protocol_version": init.protocol_version,
+                    "tools_capability": init.capabilities.tools is not None,
+                    "instructions": init.instructions,
+                }
+            )
+            listed = await session.list_tools()
+            out.append(
+                {
+                    "step": "list_tools",
+                    "tools": [{"name": t.name, "input_schema": t.input_schema} for t in listed.tools],
+                }
+            )
+            for step in plan:
+                if "write" in step:
+                    with open(step["write"], "w", encoding="utf-8") as f:
+                        f.write(step["text"])
+                    continue
+                try:
+                    result = await session.call_tool(step["call"], step.get("args", {}))
+                except MCPError as err:
+                    out.append({"step": step["call"], "protocol_error": str(err)})
+                    continue
+                out.append(
+                    {
+                        "step": step["call"],
+                        "is_error": result.is_error,
+                        "text": "\n".join(c.text for c in result.content if c.type == "text"),
+                        "structured": result.structured_content,
+                    }
+                )
+    return out
+
+
+if __name__ == "__main__":
+    answers = asyncio.run(main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3])))
+    json.dump(answers, sys.stdout)
