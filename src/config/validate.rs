@@ -35,6 +35,10 @@ impl Validator<'_> {
             ));
         }
         let settings = self.settings(raw.settings)?;
+        let cache = match raw.cache {
+            Some(cache) => self.cache(cache)?,
+            None => super::CacheSettings::default(),
+        };
         let judge = match raw.judge {
             Some(judge) => self.judge(judge)?,
             None => JudgeConfig::default(),
@@ -92,6 +96,7 @@ impl Validator<'_> {
                 leave_running: false,
                 score: None,
                 matchers: Vec::new(),
+                cache: None,
             });
         }
 
@@ -101,6 +106,7 @@ impl Validator<'_> {
             settings,
             judge,
             retry: raw.retry,
+            cache,
             checks,
             fixes,
         })
