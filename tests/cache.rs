@@ -46,7 +46,10 @@ impl Case {
             .file(".gitignore", "ev.json\n")
             .script("count.sh", COUNT)
             .script("version.sh", &version)
-            .env("XDG_CACHE_HOME", &side.path().join("cache").display().to_string())
+            .env(
+                "XDG_CACHE_HOME",
+                &side.path().join("cache").display().to_string(),
+            )
             .env("COUNTERS", &side.path().display().to_string());
         git(test.path(), &["add", "."]);
         git(test.path(), &["commit", "-q", "-m", "base"]);
@@ -78,7 +81,11 @@ impl Case {
         for (name, value) in env {
             test = test.env(name, value);
         }
-        let run = test.args(&["--format", "json"]).args(args).run().status(code);
+        let run = test
+            .args(&["--format", "json"])
+            .args(args)
+            .run()
+            .status(code);
         let evidence = run.json_stdout();
         // The environment given here is for this run only.
         let mut test = run.test;
@@ -156,7 +163,11 @@ fn a_passing_check_runs_once_then_hits() {
     assert_eq!(cache["source"], "local");
     let head = git(case.path(), &["rev-parse", "HEAD"]);
     assert_eq!(cache["stored_by"]["commit"], head.trim());
-    assert!(cache["stored_at"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert!(
+        cache["stored_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
     assert_eq!(
         cache["duration_ms"],
         check(&first, "counted")["duration_ms"],
@@ -165,6 +176,30 @@ fn a_passing_check_runs_once_then_hits() {
     assert_eq!(entry["attempts"], 0, "it did not start in this run");
     assert_eq!(second["summary"]["exit_code"], 0);
     assert!(second["meta"]["commands"].as_array().unwrap().is_empty());
+    // Both documents are evidence every reader takes: the schema, and the
+    // judge, `merge` and `report` read a hit as the pass it stored.
+    let schema = crate::support::schema("evidence");
+    let validator = jsonschema::validator_for(&schema).expect("schema");
+    for evidence in [&first, &second] {
+        let errors: Vec<String> = validator
+            .iter_errors(evidence)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    let file = case.side.path().join("hit.json");
+    std::fs::write(&file, serde_json::to_vec(&second).unwrap()).unwrap();
+    let file = file.display().to_string();
+    let verdict: Value = serde_json::from_str(&case.command(&["judge", &file])).unwrap();
+    assert_eq!(verdict["decision"]["decision"], "PASS", "{verdict}");
+    let merged = case.side.path().join("merged.json").display().to_string();
+    case.command(&["merge", &file, "--out", &merged]);
+    let merged: Value = serde_json::from_slice(&std::fs::read(&merged).unwrap()).unwrap();
+    assert_eq!(cache_of(&merged, "counted")["status"], "hit");
+    let markdown = case.command(&["report", &file, "--format", "markdown"]);
+    assert!(markdown.contains("CACHED (local"), "{markdown}");
+    let html = case.command(&["report", &file, "--format", "html"]);
+    assert!(html.contains("CACHED (local"), "html");
 
     // The key `cache key` prints is the run's, and lists each input.
     let printed: Value = serde_json::from_str(&case.command(&["cache", "key", "counted"])).unwrap();
@@ -174,7 +209,11 @@ fn a_passing_check_runs_once_then_hits() {
     assert_eq!(inputs[0]["path"], "src/a.rs");
     assert_eq!(inputs[0]["mode"], "100644");
     let blob = git(case.path(), &["rev-parse", "HEAD:src/a.rs"]);
-    assert_eq!(inputs[0]["hash"], blob.trim(), "a clean file is its blob id");
+    assert_eq!(
+        inputs[0]["hash"],
+        blob.trim(),
+        "a clean file is its blob id"
+    );
     assert_eq!(printed["document"]["version"]["stdout"], "tool 1.0\n");
     assert!(
         !case.command(&["cache", "key", "counted"]).contains("\"1\""),
@@ -183,7 +222,10 @@ fn a_passing_check_runs_once_then_hits() {
 }
 
 /// One change of what the key holds, made after the check was stored.
-type Mutation = (&'static str, fn(&mut Case) -> Vec<(&'static str, &'static str)>);
+type Mutation = (
+    &'static str,
+    fn(&mut Case) -> Vec<(&'static str, &'static str)>,
+);
 
 #[test]
 fn each_change_of_the_key_runs_the_check_again() {
@@ -204,20 +246,32 @@ fn each_change_of_the_key_runs_the_check_again() {
         }),
         ("an env_keys value", |_| vec![("CACHE_TEST_FLAG", "2")]),
         ("the check's run", |c| {
-            let config = COUNTER.replace(r#"run = ["./count.sh", "counted"]"#, r#"run = ["./count.sh", "counted", "0"]"#);
+            let config = COUNTER.replace(
+                r#"run = ["./count.sh", "counted"]"#,
+                r#"run = ["./count.sh", "counted", "0"]"#,
+            );
             c.write("checks.toml", &config);
             vec![]
         }),
         ("the check's env", |c| {
-            c.write("checks.toml", &COUNTER.replace(r#"SETTING = "1""#, r#"SETTING = "2""#));
+            c.write(
+                "checks.toml",
+                &COUNTER.replace(r#"SETTING = "1""#, r#"SETTING = "2""#),
+            );
             vec![]
         }),
         ("the check's timeout", |c| {
-            c.write("checks.toml", &COUNTER.replace(r#"timeout = "10s""#, r#"timeout = "11s""#));
+            c.write(
+                "checks.toml",
+                &COUNTER.replace(r#"timeout = "10s""#, r#"timeout = "11s""#),
+            );
             vec![]
         }),
         ("the check's parser", |c| {
-            c.write("checks.toml", &COUNTER.replace(r#"parser = "none""#, r#"parser = "gcc""#));
+            c.write(
+                "checks.toml",
+                &COUNTER.replace(r#"parser = "none""#, r#"parser = "gcc""#),
+            );
             vec![]
         }),
         ("the program file's content", |c| {
@@ -323,7 +377,14 @@ cache = true
     let baseline = case.side.path().join("baseline.json");
     std::fs::write(&baseline, serde_json::to_vec(&first).unwrap()).unwrap();
     let baseline = baseline.display().to_string();
-    let args = ["--mode", "fast", "--only", "failing", "--baseline", &baseline];
+    let args = [
+        "--mode",
+        "fast",
+        "--only",
+        "failing",
+        "--baseline",
+        &baseline,
+    ];
     let suppressed = case.run(&args, &[], 0);
     assert_eq!(check(&suppressed, "failing")["status"], "pass");
     assert_eq!(check(&suppressed, "failing")["baseline_suppressed"], 1);
@@ -332,7 +393,10 @@ cache = true
     assert_eq!(case.runs("failing"), 4);
     assert!(
         !case.cache_dir().join("ac").exists()
-            || std::fs::read_dir(case.cache_dir().join("ac")).unwrap().count() == 0,
+            || std::fs::read_dir(case.cache_dir().join("ac"))
+                .unwrap()
+                .count()
+                == 0,
         "nothing was stored"
     );
 }
@@ -345,10 +409,17 @@ fn no_cache_runs_everything_and_strict_mode_reads_only_with_cache() {
 
     let off = case.run(&["--mode", "fast", "--no-cache"], &[], 0);
     assert_eq!(case.runs("counted"), 2);
-    assert_eq!(cache_of(&off, "counted"), &serde_json::json!({"status": "off"}));
+    assert_eq!(
+        cache_of(&off, "counted"),
+        &serde_json::json!({"status": "off"})
+    );
 
     let strict = case.run(&[], &[], 0);
-    assert_eq!(case.runs("counted"), 3, "strict mode does not read the local store");
+    assert_eq!(
+        case.runs("counted"),
+        3,
+        "strict mode does not read the local store"
+    );
     assert_eq!(cache_of(&strict, "counted")["status"], "miss");
 
     let cached = case.run(&["--cache"], &[], 0);
@@ -446,8 +517,7 @@ cache = true
     let mut case = Case::new(config);
     case.run(&["--no-fail-fast", "--mode", "fast"], &[], 1);
     let (good_pointer, good_blob) = only_entry(&case);
-    let victim: Value =
-        serde_json::from_str(&case.command(&["cache", "key", "victim"])).unwrap();
+    let victim: Value = serde_json::from_str(&case.command(&["cache", "key", "victim"])).unwrap();
     let victim_key = victim["key"].as_str().unwrap();
     let victim_pointer = case.cache_dir().join("ac").join(victim_key);
 
@@ -484,7 +554,12 @@ fn stats_clean_and_a_run_without_cached_checks() {
     assert_eq!(stats["entries"], 1);
     assert_eq!(stats["blobs"], 1);
     assert!(stats["bytes"].as_u64().unwrap() > 0);
-    assert!(stats["dir"].as_str().unwrap().starts_with(&case.side.path().display().to_string()));
+    assert!(
+        stats["dir"]
+            .as_str()
+            .unwrap()
+            .starts_with(&case.side.path().display().to_string())
+    );
     case.command(&["cache", "clean"]);
     let stats: Value = serde_json::from_str(&case.command(&["cache", "stats"])).unwrap();
     assert_eq!(stats["entries"], 0);
@@ -496,9 +571,15 @@ fn stats_clean_and_a_run_without_cached_checks() {
         "[settings]\nallow = [\"./count.sh\"]\n\n[[check]]\nname = \"plain\"\nrun = [\"./count.sh\", \"plain\"]\nmodes = [\"fast\", \"strict\"]\n",
     );
     let evidence = plain.run(&["--mode", "fast"], &[], 0);
-    assert_eq!(cache_of(&evidence, "plain"), &serde_json::json!({"status": "off"}));
+    assert_eq!(
+        cache_of(&evidence, "plain"),
+        &serde_json::json!({"status": "off"})
+    );
     plain.run(&[], &[], 0);
-    assert!(!plain.side.path().join("cache").exists(), "no store was made");
+    assert!(
+        !plain.side.path().join("cache").exists(),
+        "no store was made"
+    );
 }
 
 #[test]

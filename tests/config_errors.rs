@@ -1075,6 +1075,8 @@ fn result_cache_keys_are_checked() {
     }
     rejects(
         with_marker("\n[cache]\nremote = \"ftp://host/x\"\n"),
-        Line::StartsWith("error: checks.toml:9:10: cache.remote: must be an http:// or https:// URL"),
+        Line::StartsWith(
+            "error: checks.toml:9:10: cache.remote: must be an http:// or https:// URL",
+        ),
     );
 }

@@ -146,7 +146,11 @@ fn finished_line(
     colour: bool,
     columns: Option<usize>,
 ) -> String {
-    let detail = match result.cached.as_deref().and_then(|hit| report::cached(&hit.record)) {
+    let detail = match result
+        .cached
+        .as_deref()
+        .and_then(|hit| report::cached(&hit.record))
+    {
         Some(cached) => cached,
         None => report::with_notes(
             report::ending(

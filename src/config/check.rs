@@ -11,8 +11,8 @@ use crate::error::Error;
 use super::raw::{RawCheck, RawRule, RawScan};
 use super::validate::Validator;
 use super::{
-    CacheSpec, CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode, SCAN_RULE_SETS,
-    ScanConfig, ScanRule, Settings, Severity,
+    CacheSpec, CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode,
+    SCAN_RULE_SETS, ScanConfig, ScanRule, Settings, Severity,
 };
 
 impl Validator<'_> {
@@ -167,7 +167,10 @@ impl Validator<'_> {
         let on = raw.cache.as_ref().is_some_and(|c| *c.get_ref());
         if !on {
             let stray = [
-                raw.inputs.as_ref().and_then(|i| i.first()).map(|i| ("inputs", i.span())),
+                raw.inputs
+                    .as_ref()
+                    .and_then(|i| i.first())
+                    .map(|i| ("inputs", i.span())),
                 raw.env_keys.first().map(|e| ("env_keys", e.span())),
                 raw.version.as_ref().map(|v| ("version", v.span())),
             ];
@@ -218,7 +221,11 @@ impl Validator<'_> {
                 ));
             }
             if env_keys.contains(text) {
-                return Err(self.err(key.span(), of("env_keys"), format!("`{text}` is listed twice")));
+                return Err(self.err(
+                    key.span(),
+                    of("env_keys"),
+                    format!("`{text}` is listed twice"),
+                ));
             }
             env_keys.push(text.clone());
         }

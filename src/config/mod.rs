@@ -207,7 +207,10 @@ pub(crate) enum FlakyPolicy {
 /// validated so that a config written for the remote cache loads; this
 /// version uses the local store only.
 #[derive(Debug, Default)]
-#[allow(dead_code, reason = "the remote's settings are validated, not used yet")]
+#[allow(
+    dead_code,
+    reason = "the remote's settings are validated, not used yet"
+)]
 pub(crate) struct CacheSettings {
     /// The local store as written (absolute, or `~/...`); `None`: the
     /// platform cache folder.

@@ -10,7 +10,8 @@ use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds, Weights,
+    CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings,
+    Thresholds, Weights,
 };
 
 impl Validator<'_> {

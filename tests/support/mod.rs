@@ -260,6 +260,7 @@ pub(crate) fn first_version(evidence: &mut Value) {
             "attempts",
             "attempt_log",
             "baseline_suppressed",
+            "cache",
         ] {
             check.as_object_mut().unwrap().remove(key);
         }

@@ -594,20 +594,32 @@ pub struct CacheUse {
     /// `hit`, `miss` or `off`.
     pub status: CacheStatus,
     /// The check's cache key: the sha256 of its key document (`run-check cache key NAME` prints it).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "opt_sha256")]
-    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "opt_sha256"
+    )]
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"), extend("default" = null))]
     pub key: Option<String>,
     /// Where a hit came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub source: Option<CacheSource>,
     /// When the hit's result was stored (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub stored_at: Option<String>,
     /// The run that stored the hit's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub stored_by: Option<StoredBy>,
     /// How long the check took in the run that stored the hit's result.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "int::opt")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "int::opt"
+    )]
+    #[schemars(extend("default" = null))]
     pub duration_ms: Option<u64>,
 }
 
@@ -903,7 +915,10 @@ impl Evidence {
                 _ if check.cache.status == CacheStatus::Hit && check.status != Status::Pass => {
                     return Err(Problem::at(
                         at("cache.status"),
-                        format!("only a pass is cached, found a hit with status {}", check.status),
+                        format!(
+                            "only a pass is cached, found a hit with status {}",
+                            check.status
+                        ),
                     ));
                 }
                 Status::Pass | Status::Error | Status::Skip if check.timed_out => {

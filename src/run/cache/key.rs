@@ -98,7 +98,13 @@ pub(crate) fn keys(
     // Which files each check's inputs hold.
     let mut chosen: Vec<Option<Result<Vec<usize>, String>>> = Vec::with_capacity(checks.len());
     for check in checks {
-        chosen.push(check.config.cache.as_ref().map(|_| inputs_of(check.config, &files)));
+        chosen.push(
+            check
+                .config
+                .cache
+                .as_ref()
+                .map(|_| inputs_of(check.config, &files)),
+        );
     }
     // The files to hash: the changed ones any check holds, hashed at once.
     let mut wanted: Vec<usize> = chosen
@@ -128,9 +134,10 @@ pub(crate) fn keys(
                     }
                     let hash = match &file.hash {
                         Some(hash) => hash.clone(),
-                        None => hashed.get(&i).cloned().ok_or_else(|| {
-                            format!("cannot read `{}`", file.rel)
-                        })??,
+                        None => hashed
+                            .get(&i)
+                            .cloned()
+                            .ok_or_else(|| format!("cannot read `{}`", file.rel))??,
                     };
                     listed.push(json!({"path": file.rel, "mode": file.mode, "hash": hash}));
                 }
@@ -254,7 +261,13 @@ fn files(facts: &Facts<'_>, repo: &Repo, status: &Status) -> Result<Vec<File>, S
         .filter(|e| e.code != "??")
         .map(|e| &*e.path)
         .collect();
-    changed.extend(status.hidden.iter().filter(|h| h.changed).map(|h| h.path.as_path()));
+    changed.extend(
+        status
+            .hidden
+            .iter()
+            .filter(|h| h.changed)
+            .map(|h| h.path.as_path()),
+    );
     let entries = crate::run::snapshot::index_entries(repo)
         .ok_or_else(|| "cannot read the git index".to_string())?;
     let mut files = Vec::with_capacity(entries.len());
@@ -406,7 +419,11 @@ fn hash_files(
     for &i in wanted {
         let bytes = files[i].git_path.as_os_str().as_encoded_bytes();
         if bytes.contains(&b'\n') {
-            out.insert(i, file_sha256(&repo.toplevel().join(&files[i].git_path)).map(|h| format!("sha256:{h}")));
+            out.insert(
+                i,
+                file_sha256(&repo.toplevel().join(&files[i].git_path))
+                    .map(|h| format!("sha256:{h}")),
+            );
             continue;
         }
         input.extend_from_slice(bytes);
@@ -449,16 +466,14 @@ fn hash_files(
 /// allowed or runs past its time leaves the check uncached.
 fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
     let shown = crate::run::meta::display_command(argv);
-    let resolved = crate::run::plan::resolve_program(
-        &argv[0],
-        facts.worktree,
-        &facts.config.settings.allow,
-    )
-    .map_err(|why| match why {
-        crate::run::plan::Unusable::NotFound(why) | crate::run::plan::Unusable::Refused(why) => {
-            format!("`version` command `{shown}`: {why}")
-        }
-    })?;
+    let resolved =
+        crate::run::plan::resolve_program(&argv[0], facts.worktree, &facts.config.settings.allow)
+            .map_err(|why| match why {
+            crate::run::plan::Unusable::NotFound(why)
+            | crate::run::plan::Unusable::Refused(why) => {
+                format!("`version` command `{shown}`: {why}")
+            }
+        })?;
     let exec = resolved.exec.unwrap_or(resolved.real);
     let mut command = std::process::Command::new(&exec);
     command
@@ -480,8 +495,16 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
             bytes
         })
     };
-    let stdout = read(child.take_stdout().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
-    let stderr = read(child.take_stderr().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stdout = read(
+        child
+            .take_stdout()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+    );
+    let stderr = read(
+        child
+            .take_stderr()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+    );
     let status = match child.wait_timeout(VERSION_TIMEOUT) {
         Ok(Some(status)) => status,
         Ok(None) => {
@@ -509,8 +532,8 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
 
 /// The sha256 of a file's content, hex.
 fn file_sha256(path: &Path) -> Result<String, String> {
-    let mut file =
-        std::fs::File::open(path).map_err(|err| format!("cannot read `{}`: {err}", path.display()))?;
+    let mut file = std::fs::File::open(path)
+        .map_err(|err| format!("cannot read `{}`: {err}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
@@ -540,18 +563,16 @@ fn target() -> String {
     } else {
         "none"
     };
-    format!(
-        "{}-{}-{env}",
-        std::env::consts::ARCH,
-        std::env::consts::OS
-    )
+    format!("{}-{}-{env}", std::env::consts::ARCH, std::env::consts::OS)
 }
 
 /// Lower-case hex.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }

@@ -107,7 +107,10 @@ pub(crate) fn begin(
         warn("`[cache] remote` is not used by this version of run-check: only the local store is read and written".into());
     }
     let Some(dir) = place::store_dir(facts.config.cache.dir.as_deref()) else {
-        warn("no cache folder (set XDG_CACHE_HOME or HOME, or `[cache] dir`): nothing is cached".into());
+        warn(
+            "no cache folder (set XDG_CACHE_HOME or HOME, or `[cache] dir`): nothing is cached"
+                .into(),
+        );
         return Session::off(plan.checks.len());
     };
     if crate::paths::lexical(&dir).starts_with(facts.worktree) {

@@ -202,7 +202,10 @@ impl Store {
         let referenced: std::collections::HashSet<&str> =
             kept.iter().map(|e| e.2.as_str()).collect();
         for blob in list(&self.root.join("cas")) {
-            let name = blob.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = blob
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             if !referenced.contains(name) && age(&blob) >= GRACE {
                 let _ = std::fs::remove_file(&blob);
             }
@@ -257,7 +260,8 @@ fn read_bounded(path: &Path, limit: u64) -> Option<Vec<u8>> {
 /// `path`, creating the folder.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|err| format!("cannot create `{}`: {err}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|err| format!("cannot create `{}`: {err}", dir.display()))?;
     crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)
         .and_then(|file| file.commit(bytes, true))
         .map_err(|err| err.to_string())
