@@ -53,6 +53,8 @@ pub(crate) enum Command {
     Init(crate::tooling::init::InitArgs),
     /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
     Hooks(crate::tooling::hooks::HooksArgs),
+    /// The result cache: print a check's key, the store's size, or empty it
+    Cache(CacheArgs),
     /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
     Agent(AgentArgs),
     /// Serve the gate to an MCP client (Model Context Protocol, over stdio)
@@ -145,6 +147,35 @@ pub(crate) struct McpArgs {
     /// git worktree; else the current directory]
     #[arg(long, value_name = "PATH")]
     pub(crate) worktree: Option<PathBuf>,
+}
+
+/// `cache` options.
+#[derive(Debug, Args)]
+pub(crate) struct CacheArgs {
+    #[command(subcommand)]
+    pub(crate) command: CacheCommand,
+}
+
+/// `cache` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Print a check's cache key and the document it hashes (JSON): every input's path, mode and hash
+    Key(CacheKeyArgs),
+    /// Print where the local store is, its entries and size (JSON)
+    Stats(Location),
+    /// Empty the local store
+    Clean(Location),
+}
+
+/// `cache key` options.
+#[derive(Debug, Args)]
+pub(crate) struct CacheKeyArgs {
+    /// The check (its `cache = true`)
+    #[arg(value_name = "NAME")]
+    pub(crate) name: String,
+    /// Where the worktree and config are.
+    #[command(flatten)]
+    pub(crate) location: Location,
 }
 
 /// `man` options.
@@ -325,6 +356,13 @@ pub(crate) struct CheckArgs {
     /// Fast mode: also verify the checks changed nothing (always on in strict)
     #[arg(long)]
     pub(crate) verify_read_only: bool,
+    /// Strict mode: also take results from the local result cache (fast mode
+    /// always does)
+    #[arg(long, conflicts_with = "no_cache")]
+    pub(crate) cache: bool,
+    /// Neither read nor write the result cache: every check runs
+    #[arg(long)]
+    pub(crate) no_cache: bool,
     /// No progress lines on stderr
     #[arg(long, short)]
     pub(crate) quiet: bool,

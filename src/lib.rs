@@ -107,6 +107,7 @@ where
         Some(Command::Hooks(args)) => tooling::hooks::run(&args),
         Some(Command::Agent(args)) => commands::agent(&args),
         Some(Command::Mcp(args)) => commands::mcp(&args),
+        Some(Command::Cache(args)) => commands::cache(&args),
         Some(Command::Completions(args)) => commands::completions(&args),
         Some(Command::Man(args)) => commands::man(&args),
     };

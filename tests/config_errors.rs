@@ -1040,3 +1040,43 @@ run = ["git", "-c", "core.quotePath=false", "-c", "core.pager=cat", "-c", "core.
         serde_json::json!([])
     );
 }
+
+#[test]
+fn result_cache_keys_are_checked() {
+    // Lines 7..: the check `t` table opens on line 8.
+    let cases: [(&str, &str); 6] = [
+        (
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ninputs = [\"src/**\"]\n",
+            "error: checks.toml:11:11: `inputs` of check `t`: applies only to a cached check; add `cache = true` or remove it",
+        ),
+        (
+            "\n[[check]]\nname = \"t\"\nscan = { rules = [\"secrets\"] }\ncache = true\n",
+            "error: checks.toml:11:9: `cache` of check `t`: a `scan` check reads the files against the base revision, which no key holds; only a check with `run` can be cached",
+        ),
+        (
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncache = true\nartifacts = [\"x\"]\n",
+            "error: checks.toml:11:9: `cache` of check `t`: a cached check that is not run writes no `artifacts`, and run-check does not restore them; drop `artifacts` or `cache`",
+        ),
+        (
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncache = true\nversion = [\"cargo\", \"--version\"]\n",
+            "error: checks.toml:12:11: `version` of check `t`: program `cargo` is not in `settings.allow`; add it there to allow it",
+        ),
+        (
+            "\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\ncache = true\nenv_keys = [\"A\", \"A\"]\n",
+            "error: checks.toml:12:18: `env_keys` of check `t`: `A` is listed twice",
+        ),
+        (
+            "\n[cache]\ndir = \"relative/cache\"\n",
+            "error: checks.toml:9:7: cache.dir: `relative/cache`: must be an absolute path or start with `~/` (a store inside the worktree would be one of its files)",
+        ),
+    ];
+    for (rest, line) in cases {
+        rejects(with_marker(rest), Line::Is(line));
+    }
+    rejects(
+        with_marker("\n[cache]\nremote = \"ftp://host/x\"\n"),
+        Line::StartsWith(
+            "error: checks.toml:9:10: cache.remote: must be an http:// or https:// URL",
+        ),
+    );
+}

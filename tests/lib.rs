@@ -14,6 +14,8 @@ mod architecture;
 mod artifacts;
 /// `--baseline`: only new findings fail, in every format; moved ones match.
 mod baseline;
+/// The result cache by mutation: each change of a key runs the check again.
+mod cache;
 /// `candidates`: candidate worktrees gated at once, judged, ranked.
 mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.

@@ -120,8 +120,8 @@ fn bad_evidence_is_the_same_error_in_every_reader() {
              command, program, dimension, severity, exit_code, duration_ms, timed_out, \
              stdout_excerpt, stderr_excerpt, stdout_bytes, stderr_bytes, excerpt_truncated, \
              artifacts, diagnostics_count, diagnostics_dropped, score, skip_reason, error, \
-             data, leaked, config_line, started_ms, flaky, attempts, attempt_log or \
-             baseline_suppressed)",
+             data, leaked, config_line, started_ms, flaky, attempts, attempt_log, \
+             baseline_suppressed or cache)",
         ),
         (
             "",

@@ -9,6 +9,7 @@ use crate::config::{CheckKind, Config};
 use crate::error::Error;
 use crate::git;
 use crate::output::Output;
+use crate::run::cache;
 use crate::run::changes;
 use crate::run::evidence::{self, ReadOnly};
 use crate::run::meta::{self, Meta};
@@ -36,6 +37,19 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
     let mut plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
     plan.baseline = args.baseline.as_deref().map(baseline).transpose()?;
+    // Before the first check starts: keys are made of the worktree as the
+    // run's `git status` saw it, and a hit is not started at all.
+    let cache = cache::begin(
+        &cache::key::Facts {
+            config: &config,
+            worktree: &worktree,
+            git: start.in_git(),
+            own: &own,
+        },
+        &mut plan,
+        cache::Policy::of(args.mode, args.cache, args.no_cache),
+        args.quiet,
+    );
     let gate = gate_contract(
         &location,
         (&config, args.baseline.as_deref()),
@@ -114,6 +128,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     evidence.contracts.change_budget = change_budget;
     evidence.contracts.gate = gate;
     super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
+    cache::finish(&cache, &evidence);
     // A status of many files is left for the process's exit to free (as
     // the snapshots are): freeing it entry by entry costs milliseconds.
     if start
@@ -294,6 +309,7 @@ fn run(
             }
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
                 && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))
+                && result.cached.is_none()
             {
                 verifier.check_ended(check.name());
                 verifier.after_check(check.name(), result.duration);

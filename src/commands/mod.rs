@@ -3,6 +3,7 @@
 //! the `--out` file.
 
 mod agent;
+mod cache;
 mod candidates;
 mod check;
 mod completions;
@@ -15,6 +16,7 @@ mod report;
 mod validate;
 
 pub(crate) use agent::agent;
+pub(crate) use cache::cache;
 pub(crate) use candidates::{CandidatesFormat, candidates};
 pub(crate) use check::check;
 pub(crate) use completions::{completions, man};

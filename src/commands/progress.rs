@@ -146,16 +146,23 @@ fn finished_line(
     colour: bool,
     columns: Option<usize>,
 ) -> String {
-    let detail = report::with_notes(
-        report::ending(
-            result.skip_reason.as_deref(),
-            result.error.as_deref(),
-            result.timed_out,
-            result.exit_code,
+    let detail = match result
+        .cached
+        .as_deref()
+        .and_then(|hit| report::cached(&hit.record))
+    {
+        Some(cached) => cached,
+        None => report::with_notes(
+            report::ending(
+                result.skip_reason.as_deref(),
+                result.error.as_deref(),
+                result.timed_out,
+                result.exit_code,
+            ),
+            result.baseline_suppressed,
+            (&result.attempt_log, result.flaky, result.status),
         ),
-        result.baseline_suppressed,
-        (&result.attempt_log, result.flaky, result.status),
-    );
+    };
     let time = if result.status == Status::Skip {
         String::new()
     } else {

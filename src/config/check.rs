@@ -11,8 +11,8 @@ use crate::error::Error;
 use super::raw::{RawCheck, RawRule, RawScan};
 use super::validate::Validator;
 use super::{
-    CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode, SCAN_RULE_SETS,
-    ScanConfig, ScanRule, Settings, Severity,
+    CacheSpec, CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode,
+    SCAN_RULE_SETS, ScanConfig, ScanRule, Settings, Severity,
 };
 
 impl Validator<'_> {
@@ -53,6 +53,7 @@ impl Validator<'_> {
                 "`[[check.rule]]` applies only to `scan` checks",
             ));
         }
+        let cache = self.cache_spec(&raw, &kind, settings, &name)?;
         let modes = raw.modes.unwrap_or_else(|| vec![Mode::Strict]);
         let timeout = match &raw.timeout {
             Some(t) => Some(self.duration(t, &of("timeout"))?),
@@ -148,7 +149,96 @@ impl Validator<'_> {
             leave_running,
             score,
             matchers,
+            cache,
         })
+    }
+
+    /// `cache = true` and the keys that only apply with it: `inputs`
+    /// (patterns as `paths`), `env_keys` (names), `version` (an argv under
+    /// the whitelist, as `run`).
+    fn cache_spec(
+        &self,
+        raw: &RawCheck,
+        kind: &CheckKind,
+        settings: &Settings,
+        name: &str,
+    ) -> Result<Option<CacheSpec>, Error> {
+        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let on = raw.cache.as_ref().is_some_and(|c| *c.get_ref());
+        if !on {
+            let stray = [
+                raw.inputs
+                    .as_ref()
+                    .and_then(|i| i.first())
+                    .map(|i| ("inputs", i.span())),
+                raw.env_keys.first().map(|e| ("env_keys", e.span())),
+                raw.version.as_ref().map(|v| ("version", v.span())),
+            ];
+            if let Some((key, span)) = stray.into_iter().flatten().next() {
+                return Err(self.err(
+                    span,
+                    of(key),
+                    "applies only to a cached check; add `cache = true` or remove it",
+                ));
+            }
+            return Ok(None);
+        }
+        if let (Some(cache), CheckKind::Scan(_)) = (&raw.cache, kind) {
+            return Err(self.err(
+                cache.span(),
+                of("cache"),
+                "a `scan` check reads the files against the base revision, which no key holds; only a check with `run` can be cached",
+            ));
+        }
+        if let (Some(cache), Some(_)) = (&raw.cache, raw.artifacts.first()) {
+            return Err(self.err(
+                cache.span(),
+                of("cache"),
+                "a cached check that is not run writes no `artifacts`, and run-check does not restore them; drop `artifacts` or `cache`",
+            ));
+        }
+        let (inputs, input_globs) = match &raw.inputs {
+            Some(globs) => {
+                let mut parsed = Vec::with_capacity(globs.len());
+                for glob in globs {
+                    parsed.extend(self.pattern(glob, &of("inputs"))?);
+                }
+                (
+                    Some(parsed),
+                    globs.iter().map(|g| g.get_ref().clone()).collect(),
+                )
+            }
+            None => (None, Vec::new()),
+        };
+        let mut env_keys: Vec<String> = Vec::with_capacity(raw.env_keys.len());
+        for key in &raw.env_keys {
+            let text = key.get_ref();
+            if text.is_empty() || text.contains(['=', '\0']) {
+                return Err(self.err(
+                    key.span(),
+                    of("env_keys"),
+                    format!("invalid environment variable name `{text}`"),
+                ));
+            }
+            if env_keys.contains(text) {
+                return Err(self.err(
+                    key.span(),
+                    of("env_keys"),
+                    format!("`{text}` is listed twice"),
+                ));
+            }
+            env_keys.push(text.clone());
+        }
+        let version = match &raw.version {
+            Some(argv) => Some(self.argv(argv, &settings.allow, &of("version"))?),
+            None => None,
+        };
+        Ok(Some(CacheSpec {
+            inputs,
+            input_globs,
+            env_keys,
+            version,
+        }))
     }
 
     /// `retries`: 0..=`MAX_RETRIES`, and only for a check with `run` (a

@@ -166,6 +166,8 @@ pub(crate) struct Config {
     pub(crate) retry: RetryConfig,
     /// `[agent]`, over its defaults.
     pub(crate) agent: AgentConfig,
+    /// `[cache]`.
+    pub(crate) cache: CacheSettings,
     /// `[[check]]`, in file order.
     pub(crate) checks: Vec<CheckConfig>,
     /// `[[fix]]`, in file order, as process checks (no modes: only
@@ -237,6 +239,40 @@ impl Default for AgentConfig {
             new_only: true,
         }
     }
+}
+
+/// `[cache]` (docs/cache.md). `remote_write` and `token_env` are read and
+/// validated so that a config written for the remote cache loads; this
+/// version uses the local store only.
+#[derive(Debug, Default)]
+#[allow(
+    dead_code,
+    reason = "the remote's settings are validated, not used yet"
+)]
+pub(crate) struct CacheSettings {
+    /// The local store as written (absolute, or `~/...`); `None`: the
+    /// platform cache folder.
+    pub(crate) dir: Option<String>,
+    /// A Bazel HTTP remote cache, validated but not used by this version.
+    pub(crate) remote: Option<String>,
+    /// Whether a run may write to the remote (not used by this version).
+    pub(crate) remote_write: bool,
+    /// The variable holding the remote's token (not used by this version).
+    pub(crate) token_env: Option<String>,
+}
+
+/// A check's `cache = true` and what its key holds besides the check.
+#[derive(Debug)]
+pub(crate) struct CacheSpec {
+    /// `inputs`, as `pattern::expand` reads them; `None`: the check's
+    /// `paths`, else every file.
+    pub(crate) inputs: Option<Vec<Glob>>,
+    /// `inputs` as written.
+    pub(crate) input_globs: Vec<String>,
+    /// `env_keys`, in file order.
+    pub(crate) env_keys: Vec<String>,
+    /// `version`: an argv whose program is whitelisted.
+    pub(crate) version: Option<Vec<String>>,
 }
 
 /// `[judge]`, over the judge's defaults.
@@ -342,6 +378,8 @@ pub(crate) struct CheckConfig {
     /// Score regex (first capture group is the score).
     pub(crate) score: Option<Regex>,
     pub(crate) matchers: Vec<Matcher>,
+    /// `cache = true`: the result cache (`None`: not cached).
+    pub(crate) cache: Option<CacheSpec>,
 }
 
 /// Reads and validates a config file. `display` is how the path is named in

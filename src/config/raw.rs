@@ -47,6 +47,9 @@ pub(crate) struct RawConfig {
     /// (docs/agents.md).
     #[serde(default)]
     pub(super) agent: RawAgent,
+    /// The result cache of checks with `cache = true` (docs/cache.md).
+    #[serde(default)]
+    pub(super) cache: Option<RawCache>,
     /// The checks, in the order they start (subject to `needs` and `jobs`).
     #[serde(default)]
     pub(super) check: Vec<RawCheck>,
@@ -208,6 +211,48 @@ pub(super) struct RawCheck {
     /// Custom rules of a `scan` check.
     #[serde(default)]
     pub(super) rule: Vec<RawRule>,
+    /// Keep this check's passing result in the result cache and skip the
+    /// check while nothing its key holds changed (docs/cache.md).
+    #[schemars(with = "Option<bool>", extend("default" = false))]
+    pub(super) cache: Option<Spanned<bool>>,
+    /// With `cache`: the files the check's result depends on, globs
+    /// relative to the worktree as `paths` reads them. Default: the
+    /// check's `paths`, else every tracked and untracked non-ignored file.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub(super) inputs: Option<Vec<Spanned<String>>>,
+    /// With `cache`: environment variables whose values are part of the
+    /// cache key (unset and empty differ).
+    #[serde(default)]
+    #[schemars(with = "Vec<String>", inner(regex(pattern = ENV_NAME)))]
+    pub(super) env_keys: Vec<Spanned<String>>,
+    /// With `cache`: a command (argv, `version[0]` whitelisted as `run[0]`)
+    /// whose output is part of the cache key, e.g. ["cargo", "--version"];
+    /// run once per run-check run.
+    #[schemars(with = "Option<Vec<String>>", length(min = 1))]
+    pub(super) version: Option<Spanned<Vec<String>>>,
+}
+
+/// `[cache]`: where the result cache lives.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCache {
+    /// The local store: an absolute path or one starting with `~/`, outside
+    /// the worktree. Default: the platform cache folder
+    /// (`$XDG_CACHE_HOME/run-check`, `~/.cache/run-check`,
+    /// `~/Library/Caches/run-check`, `%LOCALAPPDATA%\run-check\cache`).
+    #[schemars(with = "Option<String>")]
+    pub(super) dir: Option<Spanned<String>>,
+    /// A Bazel HTTP remote cache (`http://` or `https://`). Validated, not
+    /// used yet: this version reads and writes the local store only.
+    #[schemars(with = "Option<String>", regex(pattern = "^https?://"))]
+    pub(super) remote: Option<Spanned<String>>,
+    /// Write to the remote (trusted pipelines only). Not used yet.
+    #[schemars(with = "Option<bool>", extend("default" = false))]
+    pub(super) remote_write: Option<Spanned<bool>>,
+    /// The environment variable holding the remote's bearer token. Not used
+    /// yet.
+    #[schemars(with = "Option<String>", regex(pattern = ENV_NAME))]
+    pub(super) token_env: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -10,7 +10,7 @@ use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    AgentConfig, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds,
+    AgentConfig, CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds,
     Weights,
 };
 
@@ -85,6 +85,52 @@ impl Validator<'_> {
             max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),
             max_blocks: max_blocks.map_or(defaults.max_blocks, |n| n as u32),
             new_only: raw.new_only.unwrap_or(defaults.new_only),
+        })
+    }
+
+    /// `[cache]`: `dir` absolute or under `~/`; `remote` an http(s) URL;
+    /// `token_env` a variable name.
+    pub(super) fn cache(&self, raw: super::raw::RawCache) -> Result<CacheSettings, Error> {
+        if let Some(dir) = &raw.dir {
+            let text = dir.get_ref();
+            let absolute = std::path::Path::new(text).is_absolute() || text.starts_with("~/");
+            if !absolute || text.contains('\0') {
+                return Err(self.err(
+                    dir.span(),
+                    "cache.dir",
+                    format!("`{text}`: must be an absolute path or start with `~/` (a store inside the worktree would be one of its files)"),
+                ));
+            }
+        }
+        if let Some(remote) = &raw.remote {
+            let text = remote.get_ref();
+            let host = text
+                .strip_prefix("http://")
+                .or_else(|| text.strip_prefix("https://"))
+                .map(|rest| rest.split(['/', '?', '#']).next().unwrap_or_default());
+            if host.is_none_or(|host| host.is_empty() || host.contains(char::is_whitespace)) {
+                return Err(self.err(
+                    remote.span(),
+                    "cache.remote",
+                    "must be an http:// or https:// URL naming a host, e.g. \"http://127.0.0.1:9090/run-check\"",
+                ));
+            }
+        }
+        if let Some(name) = &raw.token_env {
+            let text = name.get_ref();
+            if text.is_empty() || text.contains(['=', '\0']) {
+                return Err(self.err(
+                    name.span(),
+                    "cache.token_env",
+                    format!("invalid environment variable name `{text}`"),
+                ));
+            }
+        }
+        Ok(CacheSettings {
+            dir: raw.dir.map(Spanned::into_inner),
+            remote: raw.remote.map(Spanned::into_inner),
+            remote_write: raw.remote_write.is_some_and(|w| *w.get_ref()),
+            token_env: raw.token_env.map(Spanned::into_inner),
         })
     }
 

@@ -35,6 +35,10 @@ impl Validator<'_> {
             ));
         }
         let settings = self.settings(raw.settings)?;
+        let cache = match raw.cache {
+            Some(cache) => self.cache(cache)?,
+            None => super::CacheSettings::default(),
+        };
         let judge = match raw.judge {
             Some(judge) => self.judge(judge)?,
             None => JudgeConfig::default(),
@@ -93,6 +97,7 @@ impl Validator<'_> {
                 leave_running: false,
                 score: None,
                 matchers: Vec::new(),
+                cache: None,
             });
         }
 
@@ -103,6 +108,7 @@ impl Validator<'_> {
             judge,
             retry: raw.retry,
             agent,
+            cache,
             checks,
             fixes,
         })

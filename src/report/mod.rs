@@ -158,6 +158,9 @@ pub(crate) fn ending(
 /// [`ending`] of a check record, with its attempts' note when it ran
 /// more than once.
 fn detail(check: &CheckRecord) -> String {
+    if let Some(cached) = cached(check) {
+        return cached;
+    }
     let ending = ending(
         check.skip_reason.as_deref(),
         check.error.as_deref(),
@@ -169,6 +172,32 @@ fn detail(check: &CheckRecord) -> String {
         check.baseline_suppressed,
         (&check.attempt_log, check.flaky, check.status),
     )
+}
+
+/// A cache hit's words: `CACHED`, where from, when and by which commit it
+/// was stored, and what running it took then; `None` for a check that ran.
+pub(crate) fn cached(check: &CheckRecord) -> Option<String> {
+    use run_check_documents::evidence::CacheStatus;
+    use std::fmt::Write as _;
+    let cache = &check.cache;
+    if cache.status != CacheStatus::Hit {
+        return None;
+    }
+    let mut words = format!(
+        "CACHED ({}",
+        cache.source.map_or("local", |source| source.as_str())
+    );
+    if let Some(at) = &cache.stored_at {
+        let _ = write!(words, ", stored {at}");
+    }
+    if let Some(commit) = cache.stored_by.as_ref().and_then(|by| by.commit.as_deref()) {
+        let _ = write!(words, " at {}", commit.get(..12).unwrap_or(commit));
+    }
+    if let Some(ms) = cache.duration_ms {
+        let _ = write!(words, ", ran {:.2}s then", ms as f64 / 1000.0);
+    }
+    words.push(')');
+    Some(words)
 }
 
 /// `ending`, then `N old diagnostics (baseline)` when `--baseline` knew

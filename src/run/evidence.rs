@@ -51,6 +51,18 @@ pub(crate) fn assemble(
         .iter()
         .zip(results)
         .map(|(check, result)| {
+            if let Some(hit) = &result.cached {
+                let before = diagnostics.len();
+                diagnostics.extend(hit.diagnostics.iter().cloned());
+                if let Some(baseline) = &plan.baseline {
+                    baseline.mark(&mut diagnostics[before..]);
+                }
+                return CheckRecord {
+                    config_line: Some(check.config.table_line as u64),
+                    diagnostics_count: diagnostics.len() - before,
+                    ..hit.record.clone()
+                };
+            }
             let before = diagnostics.len();
             let dropped = collect_diagnostics(check, result, &plan.worktree, &mut diagnostics);
             if let Some(baseline) = &plan.baseline {
@@ -95,6 +107,7 @@ pub(crate) fn assemble(
                 attempts: result.attempts(),
                 attempt_log: result.attempt_log.clone(),
                 baseline_suppressed: result.baseline_suppressed,
+                cache: check.cache.clone(),
             }
         })
         .collect();
@@ -298,6 +311,7 @@ mod tests {
             attempts: 1,
             attempt_log: Vec::new(),
             baseline_suppressed: 0,
+            cache: Default::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod artifacts;
 pub(crate) mod baseline;
+pub(crate) mod cache;
 pub(crate) mod changes;
 pub(crate) mod evidence;
 pub(crate) mod excerpt;

@@ -204,6 +204,12 @@ pub(crate) struct PlannedCheck<'c> {
     pub(crate) needs: Vec<usize>,
     /// Why the check is skipped before it starts (fast mode's `paths`).
     pub(crate) skip: Option<String>,
+    /// Its result found in the result cache: it does not start (set after
+    /// `build`, by `cache::begin`).
+    pub(crate) hit: Option<Box<crate::run::cache::Cached>>,
+    /// Its evidence's `cache` field when it is not a hit (`off` unless
+    /// `cache::begin` made its key).
+    pub(crate) cache: run_check_documents::evidence::CacheUse,
 }
 
 impl PlannedCheck<'_> {
@@ -318,6 +324,8 @@ pub(crate) fn build<'c>(
             cwd,
             needs,
             skip,
+            hit: None,
+            cache: Default::default(),
         });
     }
     let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
@@ -374,6 +382,8 @@ pub(crate) fn build_fixes<'c>(
             cwd: resolver.cwd(config, worktree, fix)?,
             needs: Vec::new(),
             skip: None,
+            hit: None,
+            cache: Default::default(),
         });
     }
     Ok(Plan {
@@ -583,7 +593,11 @@ fn is_multi_call(path: &Path) -> bool {
 /// refused is a link that leads to a shell that `allow` does not list
 /// (unless the listed name is a shell itself, as `sh` leading to `dash`, or
 /// the target is a multi-call program that acts as the name it is run by).
-fn resolve_program(program: &str, worktree: &Path, allow: &[String]) -> Result<Resolved, Unusable> {
+pub(crate) fn resolve_program(
+    program: &str,
+    worktree: &Path,
+    allow: &[String],
+) -> Result<Resolved, Unusable> {
     let bare = !program.contains(['/', '\\']);
     let listed = if bare {
         which::which(program)

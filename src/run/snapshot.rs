@@ -65,7 +65,7 @@ use crate::git::{Repo, Status, StatusEntry};
 use crate::run::evidence::{Diagnostic, ReadOnly};
 use stat::{Clock, DirId, Lstat, Stat, Trust};
 
-pub(crate) use git_state::{GitState, GitWatch};
+pub(crate) use git_state::{GitState, GitWatch, IndexEntry, index_entries};
 pub(crate) use own::OwnFiles;
 
 /// Build output and dependencies (docs/read-only.md): never walked outside git,

@@ -537,6 +537,126 @@ pub struct CheckRecord {
     /// Diagnostics of this check that the `--baseline` evidence already had (`new: false`). A failed check whose diagnostics are all old, with no timeout, signal or dropped diagnostic, is `pass`. 0 without `--baseline`, and in evidence written before the field.
     #[serde(default, deserialize_with = "int::de")]
     pub baseline_suppressed: usize,
+    /// The result cache (`cache = true` in checks.toml): `hit` (the check did not run; this entry is the stored one of the run that ran it), `miss` (it ran; a pass is stored under `key`) or `off` (not cached: not opted in, `--no-cache`, or no key could be made). `{"status": "off"}` in evidence written before the field.
+    #[serde(default)]
+    pub cache: CacheUse,
+}
+
+/// Whether a check's result came from the result cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheStatus {
+    /// Taken from the cache: the check did not run.
+    Hit,
+    /// Not in the cache: the check ran (a pass is stored).
+    Miss,
+    /// Not cached.
+    #[default]
+    Off,
+}
+
+impl CacheStatus {
+    /// The word used in evidence and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheStatus::Hit => "hit",
+            CacheStatus::Miss => "miss",
+            CacheStatus::Off => "off",
+        }
+    }
+}
+
+/// Where a cache hit came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheSource {
+    /// This machine's store.
+    Local,
+    /// A remote cache.
+    Remote,
+}
+
+impl CacheSource {
+    /// The word used in evidence and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheSource::Local => "local",
+            CacheSource::Remote => "remote",
+        }
+    }
+}
+
+/// `checks[].cache`: a hit has every field, a miss `status` and `key`, off only `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = cache_fields)]
+pub struct CacheUse {
+    /// `hit`, `miss` or `off`.
+    pub status: CacheStatus,
+    /// The check's cache key: the sha256 of its key document (`run-check cache key NAME` prints it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "opt_sha256"
+    )]
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"), extend("default" = null))]
+    pub key: Option<String>,
+    /// Where a hit came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub source: Option<CacheSource>,
+    /// When the hit's result was stored (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub stored_at: Option<String>,
+    /// The run that stored the hit's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub stored_by: Option<StoredBy>,
+    /// How long the check took in the run that stored the hit's result.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "int::opt"
+    )]
+    #[schemars(extend("default" = null))]
+    pub duration_ms: Option<u64>,
+}
+
+/// The run that stored a cached result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoredBy {
+    /// Its HEAD commit; null before the first commit.
+    #[serde(deserialize_with = "commit")]
+    #[schemars(regex(pattern = r"^([0-9a-f]{40}|[0-9a-f]{64})$"))]
+    pub commit: Option<String>,
+}
+
+fn opt_sha256<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    match Option::<String>::deserialize(deserializer)? {
+        Some(text) if !is_hex(&text, 64) => Err(serde::de::Error::custom(format!(
+            "expected a sha256 (64 lower-case hex digits), found {text:?}"
+        ))),
+        key => Ok(key),
+    }
+}
+
+/// A hit says where from, when and by whom it was stored; a miss names its key.
+fn cache_fields(schema: &mut Schema) {
+    schema.insert(
+        "allOf".into(),
+        json!([
+            {
+                "if": {"properties": {"status": {"const": "hit"}}},
+                "then": {"required": ["key", "source", "stored_at", "stored_by", "duration_ms"]},
+            },
+            {
+                "if": {"properties": {"status": {"const": "miss"}}},
+                "then": {"required": ["key"]},
+            },
+        ]),
+    );
 }
 
 fn one() -> u32 {
@@ -791,6 +911,15 @@ impl Evidence {
                 }
                 Status::Error if check.error.is_none() => {
                     return Err(Problem::at(at("error"), "an errored check says why"));
+                }
+                _ if check.cache.status == CacheStatus::Hit && check.status != Status::Pass => {
+                    return Err(Problem::at(
+                        at("cache.status"),
+                        format!(
+                            "only a pass is cached, found a hit with status {}",
+                            check.status
+                        ),
+                    ));
                 }
                 Status::Pass | Status::Error | Status::Skip if check.timed_out => {
                     return Err(Problem::at(

@@ -40,7 +40,8 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
     let exe = std::env::current_exe()
         .map_err(|err| Error::Environment(format!("cannot find run-check's own path: {err}")))?;
     let state = StateDir::create(&worktree)?;
-    let gate = tools::Gate::new(exe, worktree, state.path.clone(), max_chars());
+    let max_chars = max_chars(&location, &worktree);
+    let gate = tools::Gate::new(exe, worktree, state.path.clone(), max_chars);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -66,11 +67,15 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
     Ok(crate::exit_code::PASS)
 }
 
-/// The bound of every tool's text. `[agent] max_chars` of checks.toml,
-/// when the config has that table, is the one to read here; until then,
-/// the default every agent surface shares.
-fn max_chars() -> usize {
-    crate::commands::agent::DEFAULT_MAX_CHARS
+/// The bound of every tool's text: `[agent] max_chars` of the worktree's
+/// checks.toml as the server starts, else the default every agent surface
+/// shares. A config that does not load gives the default: `run_checks`
+/// then reports the config error itself.
+fn max_chars(location: &Location, worktree: &std::path::Path) -> usize {
+    super::load_config(location, worktree)
+        .map_or(crate::config::AgentConfig::MAX_CHARS, |config| {
+            config.agent.max_chars
+        })
 }
 
 /// The server's folder: `<git-dir>/run-check/mcp/<pid>/` (the git directory

@@ -78,6 +78,8 @@ pub(crate) struct CheckResult {
     pub(crate) flaky: bool,
     /// Every attempt when it ran more than once, else empty.
     pub(crate) attempt_log: Vec<Attempt>,
+    /// Taken from the result cache: the check did not run.
+    pub(crate) cached: Option<Box<crate::run::cache::Cached>>,
 }
 
 impl CheckResult {
@@ -100,6 +102,7 @@ impl CheckResult {
             baseline_suppressed: 0,
             flaky: false,
             attempt_log: Vec::new(),
+            cached: None,
         }
     }
 
@@ -444,6 +447,15 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
             ..CheckResult::skipped(reason.clone())
         });
     }
+    if let Some(hit) = &check.hit {
+        // A hit is the pass it stored; checks that need it run.
+        return Some(CheckResult {
+            status: Status::Pass,
+            skip_reason: None,
+            cached: Some(hit.clone()),
+            ..CheckResult::skipped("")
+        });
+    }
     match (&check.config.kind, &check.program) {
         (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
         _ => None,
@@ -656,6 +668,7 @@ fn run_process(
         baseline_suppressed: 0,
         flaky: false,
         attempt_log: Vec::new(),
+        cached: None,
     };
     match outcome.end {
         End::Exited(code) => {

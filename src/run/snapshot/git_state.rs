@@ -805,6 +805,53 @@ fn loose_refs(dir: &Path, prefix: &str, items: &mut BTreeMap<String, Vec<u8>>) {
     }
 }
 
+/// One entry of the index as the result cache keys it: the path (top-level
+/// relative, as stored), the mode and the object id; `stage` non-zero for
+/// an unmerged path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexEntry {
+    pub(crate) path: Vec<u8>,
+    pub(crate) mode: u32,
+    pub(crate) oid: Vec<u8>,
+    pub(crate) stage: u8,
+}
+
+/// Every entry of `repo`'s index: the file parsed, or, for a split or
+/// sparse index, as `git ls-files --stage -z` lists it; `None` when
+/// neither can be read (no index before the first `git add` is empty).
+pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
+    let Some(bytes) = read(&repo.dirs().index) else {
+        return match std::fs::symlink_metadata(&repo.dirs().index) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+            _ => None,
+        };
+    };
+    let mut entries = Vec::new();
+    let parsed = parse_index(&bytes, |entry| {
+        entries.push(IndexEntry {
+            path: entry.path.to_vec(),
+            mode: entry.mode,
+            oid: entry.oid.to_vec(),
+            stage: entry.stage,
+        });
+    });
+    if parsed.is_ok() {
+        return Some(entries);
+    }
+    let out = repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
+    out.split(|&b| b == 0)
+        .filter(|r| !r.is_empty())
+        .map(|record| {
+            parse_listed(record).map(|entry| IndexEntry {
+                path: entry.path,
+                mode: entry.mode,
+                oid: entry.oid,
+                stage: entry.stage,
+            })
+        })
+        .collect()
+}
+
 /// An index entry as it is stored: what parsing reads of it.
 struct RawEntry<'a> {
     path: &'a [u8],

@@ -1,0 +1,133 @@
+//! `run-check cache key|stats|clean`: the result cache seen from outside a
+//! run (docs/cache.md).
+
+use std::path::Path;
+
+use crate::cli::{CacheArgs, CacheCommand, CacheKeyArgs, Location};
+use crate::config::Config;
+use crate::error::Error;
+use crate::exit_code;
+use crate::output::Output;
+use crate::run::cache::{self, key};
+use crate::run::plan::{self, Selection};
+use crate::run::snapshot::{GitWatch, OwnFiles};
+
+/// `run-check cache ...`.
+pub(crate) fn cache(args: &CacheArgs) -> Result<i32, Error> {
+    match &args.command {
+        CacheCommand::Key(args) => print_key(args),
+        CacheCommand::Stats(location) => {
+            let (store, dir) = store(location)?;
+            let stats = store.stats(&dir);
+            let mut text = serde_json::to_string_pretty(&stats)
+                .map_err(|err| Error::Internal(err.to_string()))?;
+            text.push('\n');
+            Output::Stdout.write(text.as_bytes())?;
+            Ok(exit_code::PASS)
+        }
+        CacheCommand::Clean(location) => {
+            let (store, dir) = store(location)?;
+            store.clean().map_err(Error::Environment)?;
+            eprintln!("emptied the result cache at {}", dir.display());
+            Ok(exit_code::PASS)
+        }
+    }
+}
+
+/// The store the config names, or the platform's default one when there
+/// is no config.
+fn store(location: &Location) -> Result<(cache::store::Store, std::path::PathBuf), Error> {
+    let resolved = location.resolved();
+    let worktree = crate::cli::worktree(resolved.worktree.as_deref())?;
+    let file = super::config_file(&resolved, &worktree);
+    let config: Option<Config> = match file.symlink_metadata() {
+        Ok(_) => Some(super::load_config(&resolved, &worktree)?),
+        Err(_) if resolved.config.is_none() => None,
+        Err(_) => Some(super::load_config(&resolved, &worktree)?),
+    };
+    cache::store_of(config.as_ref()).ok_or_else(|| {
+        Error::Environment(
+            "no cache folder: set XDG_CACHE_HOME or HOME, or `[cache] dir` in checks.toml".into(),
+        )
+    })
+}
+
+/// `cache key NAME`: the check's key and its document, as a run would make
+/// them now (its `version` command runs).
+fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
+    let (worktree, config) = super::locate(&args.location)?;
+    let Some(check) = config.checks.iter().find(|c| c.name == args.name) else {
+        return Err(Error::Usage(format!(
+            "cache key `{}`: no check of that name in {}",
+            args.name,
+            config.path.display()
+        )));
+    };
+    if check.cache.is_none() {
+        return Err(Error::Usage(format!(
+            "cache key `{}`: the check has no `cache = true` in {}",
+            args.name,
+            config.path.display()
+        )));
+    }
+    let Some(&mode) = check.modes.first() else {
+        return Err(Error::Usage(format!(
+            "cache key `{}`: the check runs in no mode",
+            args.name
+        )));
+    };
+    let selection = Selection {
+        mode,
+        only: vec![args.name.clone()],
+        skip: Vec::new(),
+        jobs: Some(1),
+        no_fail_fast: true,
+        changed: None,
+        shard: None,
+    };
+    let plan = plan::build(&config, &worktree, &selection)?;
+    let (repo, status) = git_status(&worktree)?;
+    let own = OwnFiles::capture(None);
+    let facts = key::Facts {
+        config: &config,
+        worktree: &worktree,
+        git: repo.as_ref().map(|repo| (repo, &status)),
+        own: &own,
+    };
+    let planned: Vec<&plan::PlannedCheck<'_>> = plan.checks.iter().collect();
+    let made = key::keys(&facts, &planned).into_iter().next().flatten();
+    let key = match made {
+        Some(Ok(key)) => key,
+        Some(Err(why)) => {
+            return Err(Error::Environment(format!(
+                "cache key `{}`: no key can be made: {why}",
+                args.name
+            )));
+        }
+        None => return Err(Error::Internal("the check was not planned".into())),
+    };
+    let shown = serde_json::json!({"check": args.name, "key": key.hex, "document": key.document});
+    let mut text =
+        serde_json::to_string_pretty(&shown).map_err(|err| Error::Internal(err.to_string()))?;
+    text.push('\n');
+    Output::Stdout.write(text.as_bytes())?;
+    Ok(exit_code::PASS)
+}
+
+/// The repository and its status with the flagged index entries, as a
+/// run's start asks them; no repository outside git.
+fn git_status(worktree: &Path) -> Result<(Option<crate::git::Repo>, crate::git::Status), Error> {
+    let Ok(opening) = crate::git::Opening::start(worktree) else {
+        return Ok((None, crate::git::Status::default()));
+    };
+    match opening.finish_with(|repo| GitWatch::new(repo, worktree).hidden()) {
+        Ok((repo, Ok(mut status), hidden)) => {
+            status.hidden = hidden;
+            Ok((Some(repo), status))
+        }
+        Ok((_, Err(why), _)) => Err(Error::Environment(format!(
+            "cannot read the worktree's git status: {why}"
+        ))),
+        Err(_) => Ok((None, crate::git::Status::default())),
+    }
+}

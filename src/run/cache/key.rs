@@ -1,0 +1,578 @@
+//! The cache key of a check: a canonical JSON document of everything that
+//! can change the check's result, and its sha256 (docs/cache.md).
+//!
+//! The document is a `serde_json::Value` whose objects are sorted maps
+//! (serde_json without `preserve_order`), written without whitespace: the
+//! same facts give the same bytes on every machine. It holds the format,
+//! run-check's version and target, the check's fields that reach its result
+//! (argv, `cwd`, effective timeout, retries, parser, matchers, score,
+//! artifacts, excerpt size, `leave_running`, the cache's own `inputs`,
+//! `env_keys` and `version`), the resolved program and its sha256, the
+//! `version` command's output, the values of `env_keys` and of `env` (as
+//! sha256s: `cache key` prints the document, and a value may be a secret),
+//! and every input file's path, mode and content hash.
+//!
+//! Input files are the worktree's tracked files (the index) and its
+//! untracked, non-ignored ones (the run's `git status`). A tracked file the
+//! status does not list is clean: its blob id in the index is its hash, so
+//! a clean tree is never read. The others (changed, untracked, flagged
+//! assume-unchanged or skip-worktree and changed) are hashed as blobs by
+//! one `git hash-object --stdin-paths` (the same id a commit of them would
+//! give, so committing a file does not change the key); a symlink is its
+//! link text's sha256.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use globset::{GlobSet, GlobSetBuilder};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::config::{CheckConfig, CheckKind, Config};
+use crate::git::{Repo, Status};
+use crate::run::plan::PlannedCheck;
+use crate::run::snapshot::{IndexEntry, OwnFiles};
+
+/// The key document's format; a change of what the document holds bumps it.
+pub(crate) const FORMAT: u32 = 1;
+/// How long a `version` command may run.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
+/// A `version` output longer than this is keyed by its sha256, not copied.
+const VERSION_TEXT: usize = 4096;
+
+/// A check's key: the document and its sha256 (64 hex digits).
+#[derive(Debug, Clone)]
+pub(crate) struct Key {
+    pub(crate) hex: String,
+    pub(crate) document: Value,
+}
+
+/// The facts of one run the keys are made of, gathered once for every
+/// cached check of the run.
+pub(crate) struct Facts<'a> {
+    pub(crate) config: &'a Config,
+    /// The worktree, canonical.
+    pub(crate) worktree: &'a Path,
+    pub(crate) git: Option<(&'a Repo, &'a Status)>,
+    pub(crate) own: &'a OwnFiles,
+}
+
+/// One file the keys may hold.
+struct File {
+    /// Worktree-relative, `/` separators.
+    rel: String,
+    /// Top-level relative, as git names it (for `hash-object`).
+    git_path: PathBuf,
+    /// The mode, as git writes it (`100644`, `100755`, `120000`, ...).
+    mode: String,
+    /// Its hash when known without reading it (a clean tracked file).
+    hash: Option<String>,
+    /// Why the check cannot be keyed when this file is an input (a nested
+    /// repository, a changed submodule).
+    unkeyable: Option<String>,
+}
+
+/// Makes the key of each of `checks` that has `cache = true` (`None` for
+/// the others); a check whose key cannot be made has `Err(why)`.
+pub(crate) fn keys(
+    facts: &Facts<'_>,
+    checks: &[&PlannedCheck<'_>],
+) -> Vec<Option<Result<Key, String>>> {
+    let Some((repo, status)) = facts.git else {
+        let why = "the worktree is not in a git repository";
+        return checks
+            .iter()
+            .map(|c| c.config.cache.as_ref().map(|_| Err(why.to_string())))
+            .collect();
+    };
+    let files = match files(facts, repo, status) {
+        Ok(files) => files,
+        Err(why) => {
+            return checks
+                .iter()
+                .map(|c| c.config.cache.as_ref().map(|_| Err(why.clone())))
+                .collect();
+        }
+    };
+    // Which files each check's inputs hold.
+    let mut chosen: Vec<Option<Result<Vec<usize>, String>>> = Vec::with_capacity(checks.len());
+    for check in checks {
+        chosen.push(
+            check
+                .config
+                .cache
+                .as_ref()
+                .map(|_| inputs_of(check.config, &files)),
+        );
+    }
+    // The files to hash: the changed ones any check holds, hashed at once.
+    let mut wanted: Vec<usize> = chosen
+        .iter()
+        .flatten()
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|&i| files[i].hash.is_none() && files[i].unkeyable.is_none())
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let hashed = hash_files(repo, &files, &wanted);
+    let mut versions: HashMap<Vec<String>, Result<Value, String>> = HashMap::new();
+    let mut programs: HashMap<PathBuf, Result<String, String>> = HashMap::new();
+    checks
+        .iter()
+        .zip(chosen)
+        .map(|(check, inputs)| {
+            let inputs = inputs?;
+            Some(inputs.and_then(|inputs| {
+                let mut listed = Vec::with_capacity(inputs.len());
+                for i in inputs {
+                    let file = &files[i];
+                    if let Some(why) = &file.unkeyable {
+                        return Err(why.clone());
+                    }
+                    let hash = match &file.hash {
+                        Some(hash) => hash.clone(),
+                        None => hashed
+                            .get(&i)
+                            .cloned()
+                            .ok_or_else(|| format!("cannot read `{}`", file.rel))??,
+                    };
+                    listed.push(json!({"path": file.rel, "mode": file.mode, "hash": hash}));
+                }
+                document(facts, check, listed, &mut versions, &mut programs)
+            }))
+        })
+        .collect()
+}
+
+/// The key document of `check` with its input files `listed`.
+fn document(
+    facts: &Facts<'_>,
+    check: &PlannedCheck<'_>,
+    listed: Vec<Value>,
+    versions: &mut HashMap<Vec<String>, Result<Value, String>>,
+    programs: &mut HashMap<PathBuf, Result<String, String>>,
+) -> Result<Key, String> {
+    let config = check.config;
+    let Some(cache) = &config.cache else {
+        return Err("not cached".into());
+    };
+    let program = check.program.as_ref().map_err(Clone::clone)?;
+    let program_hash = programs
+        .entry(program.clone())
+        .or_insert_with(|| file_sha256(program))
+        .clone()?;
+    let version = match &cache.version {
+        Some(argv) => versions
+            .entry(argv.clone())
+            .or_insert_with(|| version_output(facts, argv))
+            .clone()?,
+        None => Value::Null,
+    };
+    let env: BTreeMap<&str, String> = config
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), value_hash(v.as_bytes())))
+        .collect();
+    let env_keys: BTreeMap<&str, Value> = cache
+        .env_keys
+        .iter()
+        .map(|k| {
+            let value = std::env::var_os(k).map(|v| value_hash(v.as_encoded_bytes()));
+            (k.as_str(), value.map_or(Value::Null, Value::String))
+        })
+        .collect();
+    let document = json!({
+        "format": FORMAT,
+        "run_check": {"version": env!("CARGO_PKG_VERSION"), "target": target()},
+        "check": check_fields(facts.config, config, check),
+        "program": {"path": program.display().to_string(), "sha256": program_hash},
+        "version": version,
+        "env": env,
+        "env_keys": env_keys,
+        "inputs": listed,
+    });
+    let bytes = serde_json::to_vec(&document).map_err(|err| err.to_string())?;
+    Ok(Key {
+        hex: hex(&Sha256::digest(&bytes)),
+        document,
+    })
+}
+
+/// The check's fields that can change its result (its name too: the
+/// stored entry carries it). `modes`, `paths` (when `inputs` is given),
+/// `needs`, `dimension` and `severity` do not reach the check's process;
+/// `dimension` and `severity` are in the stored entry, so they are keyed.
+fn check_fields(config: &Config, check: &CheckConfig, planned: &PlannedCheck<'_>) -> Value {
+    let argv: &[String] = match &check.kind {
+        CheckKind::Run(argv) => argv,
+        CheckKind::Scan(_) => &[],
+    };
+    let cache = check.cache.as_ref();
+    json!({
+        "name": check.name,
+        "run": argv,
+        "cwd": crate::paths::to_slashes(&check.cwd),
+        "timeout_ms": u64::try_from(planned.timeout.as_millis()).unwrap_or(u64::MAX),
+        "retries": check.retries,
+        "parser": check.parser,
+        "matchers": check.matchers.iter().map(|m| json!({
+            "regex": m.regex.as_str(), "severity": m.severity,
+        })).collect::<Vec<_>>(),
+        "score": check.score.as_ref().map(|r| r.as_str()),
+        "artifacts": check.artifacts,
+        "excerpt_bytes": config.settings.excerpt_bytes,
+        "leave_running": check.leave_running,
+        "dimension": check.dimension,
+        "severity": check.severity,
+        "paths": check.path_globs,
+        "inputs": cache.map(|c| &c.input_globs),
+        "env_keys": cache.map(|c| &c.env_keys),
+        "version_command": cache.and_then(|c| c.version.as_ref()),
+    })
+}
+
+/// The worktree's files: the index's entries inside it, then the
+/// untracked, non-ignored files of the status; run-check's own output
+/// files left out.
+fn files(facts: &Facts<'_>, repo: &Repo, status: &Status) -> Result<Vec<File>, String> {
+    let top = repo.toplevel();
+    let prefix = facts
+        .worktree
+        .strip_prefix(top)
+        .map_err(|_| "the worktree is not inside its repository's top level".to_string())?;
+    let prefix = crate::paths::to_slashes(prefix);
+    let inside = |git_path: &str| -> Option<String> {
+        if prefix.is_empty() {
+            return Some(git_path.to_string());
+        }
+        git_path
+            .strip_prefix(prefix.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(str::to_string)
+    };
+    // Tracked paths the status lists as changed (or unmerged), and those
+    // flagged entries whose file changed: read, not trusted.
+    let mut changed: HashSet<&Path> = status
+        .entries
+        .iter()
+        .filter(|e| e.code != "??")
+        .map(|e| &*e.path)
+        .collect();
+    changed.extend(
+        status
+            .hidden
+            .iter()
+            .filter(|h| h.changed)
+            .map(|h| h.path.as_path()),
+    );
+    let entries = crate::run::snapshot::index_entries(repo)
+        .ok_or_else(|| "cannot read the git index".to_string())?;
+    let mut files = Vec::with_capacity(entries.len());
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    for IndexEntry {
+        path,
+        mode,
+        oid,
+        stage,
+    } in entries
+    {
+        if !seen.insert(path.clone()) {
+            continue; // the other stages of an unmerged path
+        }
+        let git_path = crate::git::path_from_bytes(&path);
+        let Some(rel) = inside(&String::from_utf8_lossy(&path)) else {
+            continue;
+        };
+        if facts.own.contains(&top.join(&git_path)) {
+            continue;
+        }
+        let clean = stage == 0 && !changed.contains(git_path.as_path());
+        let mut file = File {
+            rel,
+            mode: format!("{mode:06o}"),
+            hash: clean.then(|| hex(&oid)),
+            unkeyable: None,
+            git_path,
+        };
+        if !clean {
+            describe(&mut file, top, Some(mode));
+        }
+        files.push(file);
+    }
+    for entry in status.entries.iter().filter(|e| e.code == "??") {
+        let git_path = entry.path.to_path_buf();
+        let text = crate::paths::to_slashes(&git_path);
+        let Some(rel) = inside(text.trim_end_matches('/')) else {
+            continue;
+        };
+        if facts.own.contains(&top.join(&git_path)) {
+            continue;
+        }
+        let mut file = File {
+            rel,
+            git_path,
+            mode: String::new(),
+            hash: None,
+            unkeyable: text
+                .ends_with('/')
+                .then(|| format!("`{text}` is a nested repository, whose files git does not list")),
+        };
+        if file.unkeyable.is_none() {
+            describe(&mut file, top, None);
+        }
+        files.push(file);
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(files)
+}
+
+/// A changed or untracked file as it is now: its mode, and for what is
+/// not a regular file its hash (a deleted file is `deleted`, a symlink
+/// its link text's sha256) or why it cannot be keyed.
+fn describe(file: &mut File, top: &Path, index_mode: Option<u32>) {
+    let path = top.join(&file.git_path);
+    match std::fs::symlink_metadata(&path) {
+        Err(_) => {
+            file.mode = "deleted".into();
+            file.hash = Some("deleted".into());
+        }
+        Ok(meta) if meta.file_type().is_symlink() => {
+            file.mode = "120000".into();
+            file.hash = Some(match std::fs::read_link(&path) {
+                Ok(target) => format!(
+                    "sha256:{}",
+                    hex(&Sha256::digest(target.as_os_str().as_encoded_bytes()))
+                ),
+                Err(err) => format!("unreadable: {}", err.kind()),
+            });
+        }
+        Ok(meta) if meta.is_dir() || index_mode == Some(0o160000) => {
+            file.mode = "160000".into();
+            file.unkeyable = Some(format!(
+                "`{}` is a changed submodule or a directory",
+                file.rel
+            ));
+        }
+        Ok(meta) => file.mode = mode_of(&meta, index_mode).into(),
+    }
+}
+
+/// A regular file's mode as git records it: executable or not.
+#[cfg(unix)]
+fn mode_of(meta: &std::fs::Metadata, _index_mode: Option<u32>) -> &'static str {
+    use std::os::unix::fs::PermissionsExt;
+    match meta.permissions().mode() & 0o111 {
+        0 => "100644",
+        _ => "100755",
+    }
+}
+
+/// A regular file's mode as git records it: Windows has no executable
+/// bit, so a tracked file keeps its index mode (git's `core.fileMode =
+/// false`).
+#[cfg(not(unix))]
+fn mode_of(_meta: &std::fs::Metadata, index_mode: Option<u32>) -> &'static str {
+    match index_mode {
+        Some(0o100755) => "100755",
+        _ => "100644",
+    }
+}
+
+/// The indices of `files` that `check`'s inputs hold: `inputs`, else its
+/// `paths`, else every file.
+fn inputs_of(check: &CheckConfig, files: &[File]) -> Result<Vec<usize>, String> {
+    let globs = check
+        .cache
+        .as_ref()
+        .and_then(|c| c.inputs.as_ref())
+        .or(check.paths.as_ref());
+    let Some(globs) = globs else {
+        return Ok((0..files.len()).collect());
+    };
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(glob.clone());
+    }
+    let set: GlobSet = builder.build().map_err(|err| err.to_string())?;
+    Ok(files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| set.is_match(&f.rel))
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// The blob ids of the regular files among `wanted` (one `git
+/// hash-object --stdin-paths`); a file git cannot be asked about (a name
+/// with a newline) or when git fails, its content's sha256.
+fn hash_files(
+    repo: &Repo,
+    files: &[File],
+    wanted: &[usize],
+) -> HashMap<usize, Result<String, String>> {
+    let mut out = HashMap::new();
+    let mut asked: Vec<usize> = Vec::new();
+    let mut input = Vec::new();
+    for &i in wanted {
+        let bytes = files[i].git_path.as_os_str().as_encoded_bytes();
+        if bytes.contains(&b'\n') {
+            out.insert(
+                i,
+                file_sha256(&repo.toplevel().join(&files[i].git_path))
+                    .map(|h| format!("sha256:{h}")),
+            );
+            continue;
+        }
+        input.extend_from_slice(bytes);
+        input.push(b'\n');
+        asked.push(i);
+    }
+    if asked.is_empty() {
+        return out;
+    }
+    let answer = repo
+        .feed(&["hash-object", "--stdin-paths"], input)
+        .filter(|(code, _)| *code == Some(0))
+        .map(|(_, stdout)| {
+            stdout
+                .split(|&b| b == b'\n')
+                .filter(|line| !line.is_empty())
+                .map(|line| String::from_utf8_lossy(line).into_owned())
+                .collect::<Vec<_>>()
+        })
+        .filter(|ids| ids.len() == asked.len());
+    match answer {
+        Some(ids) => {
+            for (i, id) in asked.into_iter().zip(ids) {
+                out.insert(i, Ok(id));
+            }
+        }
+        None => {
+            for i in asked {
+                let path = repo.toplevel().join(&files[i].git_path);
+                out.insert(i, file_sha256(&path).map(|h| format!("sha256:{h}")));
+            }
+        }
+    }
+    out
+}
+
+/// The `version` command's output, run once per run in the worktree with
+/// null stdin: `{"exit_code", "stdout", "stderr"}`, each stream as text
+/// when short, else as its sha256. A command that cannot start, is not
+/// allowed or runs past its time leaves the check uncached.
+fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
+    let shown = crate::run::meta::display_command(argv);
+    let resolved =
+        crate::run::plan::resolve_program(&argv[0], facts.worktree, &facts.config.settings.allow)
+            .map_err(|why| match why {
+            crate::run::plan::Unusable::NotFound(why)
+            | crate::run::plan::Unusable::Refused(why) => {
+                format!("`version` command `{shown}`: {why}")
+            }
+        })?;
+    let exec = resolved.exec.unwrap_or(resolved.real);
+    let mut command = std::process::Command::new(&exec);
+    command
+        .args(&argv[1..])
+        .current_dir(facts.worktree)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = shared_child::SharedChild::spawn(&mut command)
+        .map_err(|err| format!("`version` command `{shown}` could not start: {err}"))?;
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                // At most 1 MiB is kept; the rest is read to let it exit.
+                let _ = std::io::copy(&mut std::io::Read::take(&mut *pipe, 1 << 20), &mut bytes);
+                let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            }
+            bytes
+        })
+    };
+    let stdout = read(
+        child
+            .take_stdout()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+    );
+    let stderr = read(
+        child
+            .take_stderr()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+    );
+    let status = match child.wait_timeout(VERSION_TIMEOUT) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "`version` command `{shown}` ran past {}s",
+                VERSION_TIMEOUT.as_secs()
+            ));
+        }
+        Err(err) => return Err(format!("`version` command `{shown}`: {err}")),
+    };
+    let text = |bytes: Vec<u8>| match (bytes.len() <= VERSION_TEXT, String::from_utf8(bytes)) {
+        (true, Ok(text)) => text,
+        (_, Ok(text)) => format!("sha256:{}", hex(&Sha256::digest(text.as_bytes()))),
+        (_, Err(err)) => format!("sha256:{}", hex(&Sha256::digest(err.as_bytes()))),
+    };
+    Ok(json!({
+        "command": argv,
+        "exit_code": status.code(),
+        "stdout": text(stdout.join().unwrap_or_default()),
+        "stderr": text(stderr.join().unwrap_or_default()),
+    }))
+}
+
+/// The sha256 of a file's content, hex.
+fn file_sha256(path: &Path) -> Result<String, String> {
+    let mut file = std::fs::File::open(path)
+        .map_err(|err| format!("cannot read `{}`: {err}", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match std::io::Read::read(&mut file, &mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(format!("cannot read `{}`: {err}", path.display())),
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+/// A value as the document holds it: `sha256:` and its hash.
+fn value_hash(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex(&Sha256::digest(bytes)))
+}
+
+/// The target run-check was built for: architecture, OS and C library.
+fn target() -> String {
+    let env = if cfg!(target_env = "musl") {
+        "musl"
+    } else if cfg!(target_env = "gnu") {
+        "gnu"
+    } else if cfg!(target_env = "msvc") {
+        "msvc"
+    } else {
+        "none"
+    };
+    format!("{}-{}-{env}", std::env::consts::ARCH, std::env::consts::OS)
+}
+
+/// Lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}

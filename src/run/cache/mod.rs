@@ -1,0 +1,273 @@
+//! The result cache (docs/cache.md): a check with `cache = true` whose key
+//! is in the store with a pass is not run; its evidence entry is the stored
+//! one. Only passes are stored (never fail, error, timeout, skip, flaky or
+//! baseline-suppressed results).
+//!
+//! A run touches the cache only when a selected check has `cache = true`
+//! and `--no-cache` is not given: no key is made, no file hashed and the
+//! store not looked at otherwise. Keys are made before the first check
+//! starts (`begin`), from the run's `git status`; the passes are stored
+//! after the evidence is assembled (`finish`), and not at all when the
+//! read-only verification found the worktree modified (a check may have
+//! changed another's inputs after its key was made).
+//!
+//! - `key`: the key document and its sha256;
+//! - `store`: the local store (content-addressed blobs, pointers by key);
+//! - `place`: the platform's cache folder.
+
+pub(crate) mod key;
+pub(crate) mod place;
+pub(crate) mod store;
+
+use std::path::PathBuf;
+
+use run_check_documents::evidence::{
+    CacheSource, CacheStatus, CacheUse, CheckRecord, Diagnostic, Evidence, Status, StoredBy,
+};
+
+use crate::config::{Config, Mode};
+use crate::run::plan::Plan;
+use store::{Entry, Store};
+
+/// What a run may do with the local store (docs/cache.md): both modes
+/// write; fast mode reads, strict mode only with `--cache`; `--no-cache`
+/// neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Policy {
+    pub(crate) read: bool,
+    pub(crate) write: bool,
+}
+
+impl Policy {
+    /// The policy of a run in `mode` with `--cache` / `--no-cache`.
+    pub(crate) fn of(mode: Mode, cache: bool, no_cache: bool) -> Policy {
+        Policy {
+            read: !no_cache && (mode == Mode::Fast || cache),
+            write: !no_cache,
+        }
+    }
+}
+
+/// A hit: the stored entry, its diagnostics, and the `cache` field.
+#[derive(Debug, Clone)]
+pub(crate) struct Cached {
+    pub(crate) record: CheckRecord,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// The cache's part of a run: the store, and each planned check's key.
+#[derive(Debug)]
+pub(crate) struct Session {
+    store: Option<(Store, PathBuf)>,
+    /// Per planned check: its key when it is cached and was not a hit.
+    misses: Vec<Option<String>>,
+    policy: Policy,
+    commit: Option<String>,
+}
+
+impl Session {
+    /// A run that does not use the cache.
+    pub(crate) fn off(checks: usize) -> Session {
+        Session {
+            store: None,
+            misses: vec![None; checks],
+            policy: Policy {
+                read: false,
+                write: false,
+            },
+            commit: None,
+        }
+    }
+}
+
+/// Makes the keys of `plan`'s cached checks and looks them up: a hit
+/// marks its check (`PlannedCheck::hit`) so that the runner does not start
+/// it; every cached check gets its `cache` field (`miss` or `hit`; the
+/// others stay `off`). Warnings (a key that cannot be made, no store) go
+/// to stderr unless `quiet`.
+pub(crate) fn begin(
+    facts: &key::Facts<'_>,
+    plan: &mut Plan<'_>,
+    policy: Policy,
+    quiet: bool,
+) -> Session {
+    let wanted = plan
+        .checks
+        .iter()
+        .any(|c| c.config.cache.is_some() && c.skip.is_none());
+    if !wanted || !(policy.read || policy.write) {
+        return Session::off(plan.checks.len());
+    }
+    let warn = |what: String| {
+        if !quiet {
+            eprintln!("run-check: cache: {what}");
+        }
+    };
+    if facts.config.cache.remote.is_some() {
+        warn("`[cache] remote` is not used by this version of run-check: only the local store is read and written".into());
+    }
+    let Some(dir) = place::store_dir(facts.config.cache.dir.as_deref()) else {
+        warn(
+            "no cache folder (set XDG_CACHE_HOME or HOME, or `[cache] dir`): nothing is cached"
+                .into(),
+        );
+        return Session::off(plan.checks.len());
+    };
+    if crate::paths::lexical(&dir).starts_with(facts.worktree) {
+        warn(format!(
+            "the store `{}` is inside the worktree: nothing is cached",
+            dir.display()
+        ));
+        return Session::off(plan.checks.len());
+    }
+    let store = Store::at(&dir);
+    let candidates: Vec<&crate::run::plan::PlannedCheck<'_>> = plan
+        .checks
+        .iter()
+        .filter(|c| c.config.cache.is_some() && c.skip.is_none())
+        .collect();
+    let keys = key::keys(facts, &candidates);
+    let mut by_name: std::collections::HashMap<String, Result<key::Key, String>> = candidates
+        .iter()
+        .zip(keys)
+        .filter_map(|(c, k)| k.map(|k| (c.name().to_string(), k)))
+        .collect();
+    let mut misses = vec![None; plan.checks.len()];
+    for (i, check) in plan.checks.iter_mut().enumerate() {
+        let Some(found) = by_name.remove(check.name()) else {
+            continue;
+        };
+        let key = match found {
+            Ok(key) => key.hex,
+            Err(why) => {
+                warn(format!("check `{}` is not cached: {why}", check.name()));
+                continue;
+            }
+        };
+        let entry = match policy.read {
+            true => store.get(&key, check.name()),
+            false => None,
+        };
+        match entry {
+            Some(entry) => check.hit = Some(Box::new(hit(entry, &key))),
+            None => {
+                check.cache = CacheUse {
+                    status: CacheStatus::Miss,
+                    key: Some(key.clone()),
+                    ..CacheUse::default()
+                };
+                misses[i] = Some(key);
+            }
+        }
+    }
+    Session {
+        store: Some((store, dir)),
+        misses,
+        policy,
+        commit: facts.git.and_then(|(_, status)| status.commit.clone()),
+    }
+}
+
+/// A stored entry as this run's evidence entry: the stored record, with
+/// the `cache` field of a hit; it did not start (no duration, start or
+/// attempt in this run).
+fn hit(entry: Entry, key: &str) -> Cached {
+    let Entry {
+        stored_at,
+        stored_by,
+        mut check,
+        diagnostics,
+        ..
+    } = entry;
+    check.cache = CacheUse {
+        status: CacheStatus::Hit,
+        key: Some(key.to_string()),
+        source: Some(CacheSource::Local),
+        stored_at: Some(stored_at),
+        stored_by: Some(stored_by),
+        duration_ms: Some(check.duration_ms),
+    };
+    check.duration_ms = 0;
+    check.started_ms = None;
+    check.attempts = 0;
+    check.attempt_log = Vec::new();
+    check.leaked = Vec::new();
+    Cached {
+        record: check,
+        diagnostics,
+    }
+}
+
+/// Stores the passes of the run's missed checks, unless the run was
+/// interrupted or found the worktree modified; then prunes the store when
+/// due.
+pub(crate) fn finish(session: &Session, evidence: &Evidence) {
+    let Some((store, _)) = &session.store else {
+        return;
+    };
+    if !session.policy.write
+        || evidence.interrupted()
+        || !evidence.contracts.read_only.modified.is_empty()
+        || evidence.contracts.read_only.error.is_some()
+    {
+        return;
+    }
+    let stored_at = crate::time::timestamp();
+    let mut wrote = false;
+    let mut first_diagnostic = 0;
+    for (check, key) in evidence.checks.iter().zip(&session.misses) {
+        let count = check.diagnostics_count;
+        let diagnostics = evidence
+            .diagnostics
+            .get(first_diagnostic..first_diagnostic + count)
+            .unwrap_or_default();
+        first_diagnostic += count;
+        let Some(key) = key else { continue };
+        if !storable(check) {
+            continue;
+        }
+        let mut record = check.clone();
+        record.cache = CacheUse::default();
+        let entry = Entry {
+            format: 1,
+            key: key.clone(),
+            stored_at: stored_at.clone(),
+            stored_by: StoredBy {
+                commit: session.commit.clone(),
+            },
+            check: record,
+            diagnostics: diagnostics
+                .iter()
+                .map(|d| Diagnostic {
+                    new: None,
+                    ..d.clone()
+                })
+                .collect(),
+        };
+        // A store that cannot be written is a cache that does not fill,
+        // never a failed run.
+        if store.put(&entry).is_ok() {
+            wrote = true;
+        }
+    }
+    if wrote {
+        store.maybe_prune();
+    }
+}
+
+/// Only a clean pass is stored: not a retried (flaky) one, not one that
+/// passed because `--baseline` knew its diagnostics.
+fn storable(check: &CheckRecord) -> bool {
+    check.status == Status::Pass
+        && !check.timed_out
+        && !check.flaky
+        && check.baseline_suppressed == 0
+        && check.attempts == 1
+        && check.error.is_none()
+}
+
+/// The store a config names (`cache stats`, `cache clean`).
+pub(crate) fn store_of(config: Option<&Config>) -> Option<(Store, PathBuf)> {
+    let dir = place::store_dir(config.and_then(|c| c.cache.dir.as_deref()))?;
+    Some((Store::at(&dir), dir))
+}
