@@ -148,7 +148,6 @@ fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
         .args(["agent", "hook", agent, event])
         .current_dir(&elsewhere)
         .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CURSOR_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
