@@ -148,7 +148,6 @@ fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
         .args(["agent", "hook", agent, event])
         .current_dir(&elsewhere)
         .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CURSOR_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -266,62 +265,74 @@ fn max_blocks_lets_the_sixth_failing_stop_go_and_tells_the_user() {
     // which would let the fifth stop go) raised so that max_blocks is
     // what ends the loop.
     let checks = format!("{CHECKS}\n[judge]\nstall_rounds = 0\nmax_iterations = 50\n");
-    let test = project(&checks, "x = 1\n");
-    let dir = test.path();
-    hook(CLAUDE, "SessionStart", dir, "loop", false);
-    write(&test, "app.py", "x = 1  # BUG\n");
-    for stop in 1..=5 {
-        let reply = hook(CLAUDE, "Stop", dir, "loop", stop > 1);
-        assert!(reply.blocked(CLAUDE).is_some(), "stop {stop}: {reply:?}");
+    for agent in AGENTS {
+        let test = project(&checks, "x = 1\n");
+        let dir = test.path();
+        hook(agent, agent.start, dir, "loop", false);
+        write(&test, "app.py", "x = 1  # BUG\n");
+        for stop in 1..=5 {
+            let reply = hook(agent, agent.stop, dir, "loop", stop > 1);
+            assert!(
+                reply.blocked(agent).is_some(),
+                "{agent:?} stop {stop}: {reply:?}"
+            );
+        }
+        let sixth = hook(agent, agent.stop, dir, "loop", true);
+        assert_eq!(sixth.blocked(agent), None, "{agent:?} {sixth:?}");
+        let told = sixth.told(agent).expect("the user is told");
+        assert!(told.contains("5 consecutive blocked stops"), "{told}");
+        assert!(told.contains("max_blocks"), "{told}");
+        // Let go, the count starts again: the next stop blocks.
+        let again = hook(agent, agent.stop, dir, "loop", false);
+        assert!(again.blocked(agent).is_some(), "{agent:?} {again:?}");
     }
-    let sixth = hook(CLAUDE, "Stop", dir, "loop", true);
-    assert_eq!(sixth.blocked(CLAUDE), None, "{sixth:?}");
-    let told = sixth.told(CLAUDE).expect("the user is told");
-    assert!(told.contains("5 consecutive blocked stops"), "{told}");
-    assert!(told.contains("max_blocks"), "{told}");
-    // Let go, the count starts again: the next stop blocks.
-    let again = hook(CLAUDE, "Stop", dir, "loop", false);
-    assert!(again.blocked(CLAUDE).is_some(), "{again:?}");
 }
 
 #[test]
 fn with_the_defaults_an_unchanged_failure_is_let_go_when_the_judge_calls_it_stalled() {
-    let test = project(CHECKS, "x = 1\n");
-    let dir = test.path();
-    hook(CLAUDE, "SessionStart", dir, "stall", false);
-    write(&test, "app.py", "x = 1  # BUG\n");
-    for stop in 1..=2 {
-        let reply = hook(CLAUDE, "Stop", dir, "stall", stop > 1);
-        assert!(reply.blocked(CLAUDE).is_some(), "stop {stop}: {reply:?}");
+    for agent in AGENTS {
+        let test = project(CHECKS, "x = 1\n");
+        let dir = test.path();
+        hook(agent, agent.start, dir, "stall", false);
+        write(&test, "app.py", "x = 1  # BUG\n");
+        for stop in 1..=2 {
+            let reply = hook(agent, agent.stop, dir, "stall", stop > 1);
+            assert!(
+                reply.blocked(agent).is_some(),
+                "{agent:?} stop {stop}: {reply:?}"
+            );
+        }
+        let third = hook(agent, agent.stop, dir, "stall", true);
+        assert_eq!(third.blocked(agent), None, "{agent:?} {third:?}");
+        let told = third.told(agent).expect("the user is told");
+        assert!(told.contains("USER: "), "{told}");
+        assert!(told.contains("STALLED_SCORE"), "{told}");
     }
-    let third = hook(CLAUDE, "Stop", dir, "stall", true);
-    assert_eq!(third.blocked(CLAUDE), None, "{third:?}");
-    let told = third.told(CLAUDE).expect("the user is told");
-    assert!(told.contains("USER: "), "{told}");
-    assert!(told.contains("STALLED_SCORE"), "{told}");
 }
 
 #[test]
 fn a_failure_after_a_passing_stop_blocks_with_the_roll_back() {
-    let test = project(CHECKS, "x = 1\n");
-    let dir = test.path();
-    hook(CLAUDE, "SessionStart", dir, "rb", false);
-    write(&test, "app.py", "x = 2\n");
-    let pass = hook(CLAUDE, "Stop", dir, "rb", false);
-    assert_eq!(pass.json, json!({}));
-    write(&test, "app.py", "x = 2  # BUG\n");
-    let reply = hook(CLAUDE, "Stop", dir, "rb", false);
-    let reason = reply.blocked(CLAUDE).expect("blocked");
-    assert!(
-        reason.contains(
-            "next: IMPLEMENTER: Roll back to iteration 1, the last round without the regression"
-        ),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("this session's stop 1: round-1.json"),
-        "{reason}"
-    );
+    for agent in AGENTS {
+        let test = project(CHECKS, "x = 1\n");
+        let dir = test.path();
+        hook(agent, agent.start, dir, "rb", false);
+        write(&test, "app.py", "x = 2\n");
+        let pass = hook(agent, agent.stop, dir, "rb", false);
+        assert_eq!(pass.json, json!({}), "{agent:?}");
+        write(&test, "app.py", "x = 2  # BUG\n");
+        let reply = hook(agent, agent.stop, dir, "rb", false);
+        let reason = reply.blocked(agent).expect("blocked");
+        assert!(
+            reason.contains(
+                "next: IMPLEMENTER: Roll back to iteration 1, the last round without the regression"
+            ),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("this session's stop 1: round-1.json"),
+            "{reason}"
+        );
+    }
 }
 
 #[test]
@@ -353,21 +364,23 @@ fn a_missing_tool_or_a_broken_config_never_blocks() {
 #[test]
 fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() {
     // checks.toml loses its check, committed: a changed gate.
-    let test = project(CHECKS, "x = 1\n");
-    let dir = test.path();
-    hook(CLAUDE, "SessionStart", dir, "weak", false);
-    write(&test, "app.py", "x = 1  # BUG\n");
-    write(
-        &test,
-        "checks.toml",
-        "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"true\"]\n",
-    );
-    git(dir, &["commit", "-qam", "simplify the lint"]);
-    let reply = hook(CLAUDE, "Stop", dir, "weak", false);
-    assert_eq!(reply.blocked(CLAUDE), None, "{reply:?}");
-    let told = reply.told(CLAUDE).expect("told");
-    assert!(told.contains("USER: "), "{told}");
-    assert!(told.contains("checks.toml"), "{told}");
+    for agent in AGENTS {
+        let test = project(CHECKS, "x = 1\n");
+        let dir = test.path();
+        hook(agent, agent.start, dir, "weak", false);
+        write(&test, "app.py", "x = 1  # BUG\n");
+        write(
+            &test,
+            "checks.toml",
+            "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"lint\"\nrun = [\"true\"]\n",
+        );
+        git(dir, &["commit", "-qam", "simplify the lint"]);
+        let reply = hook(agent, agent.stop, dir, "weak", false);
+        assert_eq!(reply.blocked(agent), None, "{agent:?} {reply:?}");
+        let told = reply.told(agent).expect("told");
+        assert!(told.contains("USER: "), "{told}");
+        assert!(told.contains("checks.toml"), "{told}");
+    }
 
     // An allow marker added and committed silences nothing.
     let scan = format!(

@@ -88,13 +88,13 @@ impl Agent {
         }
     }
 
-    /// The environment variable the agent sets to the project's directory,
-    /// read when the input names none.
+    /// The environment variable the agent documents as the project's
+    /// directory, read when the input names none (Cursor always sends
+    /// `workspace_roots`; Codex and Copilot always send `cwd`).
     fn project_variable(self) -> Option<&'static str> {
         match self {
             Agent::Claude => Some("CLAUDE_PROJECT_DIR"),
-            Agent::Cursor => Some("CURSOR_PROJECT_DIR"),
-            Agent::Codex | Agent::Copilot => None,
+            Agent::Cursor | Agent::Codex | Agent::Copilot => None,
         }
     }
 }
@@ -105,7 +105,7 @@ pub(crate) struct Input {
     /// The session (Cursor: the conversation), as given.
     pub(crate) session: Option<String>,
     /// The repository's directory: the input's `cwd`, Cursor's first
-    /// `workspace_roots`, else the agent's project variable.
+    /// `workspace_roots`, else Claude Code's `CLAUDE_PROJECT_DIR`.
     pub(crate) dir: Option<String>,
     /// This stop follows a block of this hook in the same turn
     /// (`stop_hook_active`; Cursor: `loop_count` above 0).
