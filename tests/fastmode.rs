@@ -337,3 +337,37 @@ fn an_edit_hidden_by_assume_unchanged_or_skip_worktree_is_a_change() {
     let ev = fast(test, &[]);
     assert_eq!(check(&ev, "rust")["status"], "skip");
 }
+
+/// Right after `init` (the gate committed, nothing changed), fast mode
+/// skips every check: it still passes, but says plainly that nothing ran,
+/// why, and what runs them, so the pass banner is not read as a verified
+/// pass.
+#[test]
+fn a_fast_run_that_ran_nothing_says_so() {
+    let test = Test::new()
+        .config(
+            "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"rust\"\nrun = [\"true\"]\n\
+             modes = [\"fast\"]\npaths = [\"src/**/*.rs\"]\n\n[[check]]\nname = \"docs\"\n\
+             run = [\"true\"]\nmodes = [\"fast\"]\npaths = [\"docs/**\"]\n",
+        )
+        .file("src/a.rs", "fn a() {}\n")
+        .file("docs/guide.md", "# guide\n");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    let run = test.args(&["--mode", "fast"]).run().success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let n = lines.len();
+    assert!(n >= 3, "{}", run.stdout);
+    assert_eq!(
+        lines[n - 3],
+        "Nothing ran: all 2 checks were skipped (no changed file matches their `paths`); \
+         `run-check --mode strict` runs every check",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(lines[n - 1], "All checks passed!");
+    // One changed file runs a check: no such line.
+    let test = run.test.again().file("src/b.rs", "fn b() {}\n");
+    let run = test.args(&["--mode", "fast"]).run().success();
+    assert!(!run.stdout.contains("Nothing ran"), "{}", run.stdout);
+}

@@ -523,3 +523,27 @@ fn a_gate_change_hidden_from_git_status_by_an_index_flag_is_listed() {
         );
     }
 }
+
+/// Before the first commit there is no `HEAD` to compare the gate with:
+/// no gate contract, and no "Gate changed against HEAD" line for a
+/// newcomer's first run.
+#[test]
+fn before_the_first_commit_there_is_no_gate_to_compare() {
+    let test = Test::bare().config(&without(&["lint", "style"]));
+    git(test.path(), &["init", "-q", "-b", "main"]);
+    std::fs::create_dir(test.path().join("runs")).unwrap();
+    let run = test
+        .args(&["--mode", "strict", "--format", "text"])
+        .run()
+        .success();
+    assert!(!run.stdout.contains("Gate changed"), "{}", run.stdout);
+    let run = run
+        .test
+        .again()
+        .args(&["--format", "json", "--out", "runs/ev.json"])
+        .run()
+        .success();
+    let ev: Value = run.json_file("runs/ev.json");
+    assert_eq!(ev["meta"]["git"]["commit"], Value::Null);
+    assert_eq!(ev["contracts"]["gate"], Value::Null);
+}

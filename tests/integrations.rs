@@ -937,3 +937,62 @@ fn the_gitlab_template_shards_and_merges() {
     assert_eq!(merged["summary"]["exit_code"], 1);
     assert_eq!(merged["meta"]["merged_from"].as_array().unwrap().len(), 2);
 }
+
+/// macOS is claimed, so this repository's own strict gate type-checks and
+/// lints the crate for both macOS targets beside Windows, and CI's install
+/// step adds the three targets' standard libraries the gate needs.
+#[test]
+fn the_own_gate_checks_both_macos_targets_and_ci_installs_them() {
+    let config: toml::Table =
+        toml::from_str(&std::fs::read_to_string(repo_root().join("checks.toml")).unwrap()).unwrap();
+    let checks = config["check"].as_array().unwrap();
+    let run_of = |name: &str| -> Vec<String> {
+        let check = checks
+            .iter()
+            .find(|c| c["name"].as_str() == Some(name))
+            .unwrap_or_else(|| panic!("checks.toml has no check `{name}`"));
+        check["run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect()
+    };
+    for (name, target) in [
+        ("macos-x86_64", "x86_64-apple-darwin"),
+        ("macos-aarch64", "aarch64-apple-darwin"),
+    ] {
+        assert_eq!(
+            run_of(name),
+            [
+                "cargo",
+                "clippy",
+                "--target",
+                target,
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings"
+            ]
+        );
+    }
+    assert!(run_of("windows").contains(&"x86_64-pc-windows-gnu".to_string()));
+    // The strict mode runs them (no `modes` restricting them).
+    let listed = Command::new(bin())
+        .args(["list", "--mode", "strict", "--format", "json"])
+        .current_dir(repo_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    for name in ["windows", "macos-x86_64", "macos-aarch64"] {
+        assert!(listed.contains(&format!("\"{name}\"")), "{listed}");
+    }
+    let ci = std::fs::read_to_string(repo_root().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim()
+            == "rustup target add x86_64-pc-windows-gnu x86_64-apple-darwin aarch64-apple-darwin"),
+        "{ci}"
+    );
+}

@@ -1238,3 +1238,89 @@ fn a_changed_file_the_scan_did_not_read_is_a_high_issue() {
     assert_eq!(v["passed"], false);
     assert_eq!(v["recommendation"], "ITERATE");
 }
+
+/// Two checks that compile the same code print the same gcc warning (real
+/// output shape, read by the gcc parser), and a third check fails: `judge
+/// --format text` (the format `candidates` also takes) lists one issue for
+/// the warning naming both checks, issues in priority order with ids
+/// ascending down each list, and exits 1.
+#[test]
+fn judge_text_lists_one_issue_per_problem_with_ids_in_order() {
+    let config = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]
+name = "build"
+run = ["sh", "-c", "echo \"src/z.c:9:5: warning: unused variable 'tmp' [-Wunused-variable]\" >&2"]
+parser = "gcc"
+
+[[check]]
+name = "test"
+run = ["sh", "-c", "echo \"src/z.c:9:5: warning: unused variable 'tmp' [-Wunused-variable]\" >&2"]
+parser = "gcc"
+
+[[check]]
+name = "lint"
+run = ["sh", "-c", "printf 'src/b.c:4:1: warning: late [-Wlate]\\nsrc/a.c:2:1: warning: early [-Wearly]\\n' >&2; exit 1"]
+parser = "gcc"
+"#;
+    let test = Test::new().config(config);
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-q", "-m", "gate"]);
+    let dir = test.path().to_path_buf();
+    let ran = run_check(&dir, &["--format", "json", "--out", "ev.json"]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let verdict = judge(&dir, &["ev.json"]).json();
+    let medium: Vec<(&str, &str, &str)> = verdict["issues"]["medium"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap(),
+                i["source"].as_str().unwrap(),
+                i["file"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        medium,
+        [
+            ("QA-002", "lint", "src/a.c"),
+            ("QA-003", "lint", "src/b.c"),
+            ("QA-004", "build, test", "src/z.c"),
+        ],
+        "{verdict}"
+    );
+    let text = run_check(&dir, &["judge", "ev.json", "--format", "text"]);
+    assert_eq!(text.code, Some(1), "{}", text.stderr);
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("ITERATE (iteration 1/5): "),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(lines[1], "High (1):", "{}", text.stdout);
+    assert!(
+        lines[2].starts_with("  QA-001 (no file) [lint] check `lint` failed"),
+        "{}",
+        text.stdout
+    );
+    let medium_at = lines.iter().position(|l| *l == "Medium (3):").unwrap();
+    assert_eq!(
+        lines[medium_at + 1..medium_at + 4],
+        [
+            "  QA-002 src/a.c:2 [-Wearly] early (lint)",
+            "  QA-003 src/b.c:4 [-Wlate] late (lint)",
+            "  QA-004 src/z.c:9 [-Wunused-variable] unused variable 'tmp' (build, test)",
+        ],
+        "{}",
+        text.stdout
+    );
+    assert!(
+        lines.last().unwrap().starts_with("Next: IMPLEMENTER: "),
+        "{}",
+        text.stdout
+    );
+}

@@ -278,3 +278,78 @@ fn multitool_finds_no_error(sarif: &std::path::Path) {
     // And it did read the file: the rules it ran are listed.
     assert!(stdout.contains("1 files scanned"), "{stdout}");
 }
+
+/// A gate as a newcomer writes one: headers with comments that hold
+/// quotes, a check whose only diagnostic is a located warning, one that
+/// prints nothing parseable, one with tool codes (ruff) and one whose
+/// parser names its rule after the tool (black).
+const FIRST_DAY: &str = r#"version = 1
+[settings]
+allow = ["sh"]
+
+[[check]]  # ruff: the "lint" step
+name = "ruff"
+run = ["sh", "-c", "echo 'app.py:1:8: F401 [*] `os` imported but unused'; exit 1"]
+parser = "auto"
+
+[[check]]  # black's "format" step, don't write
+name = "black"
+run = ["sh", "-c", "echo 'would reformat app.py' >&2; exit 1"]
+parser = "auto"
+
+[[check]]  # the "unit" suite: prints nothing a parser reads
+name = "pytest"
+run = ["sh", "-c", "echo 'E   ImportError: no module named app'; exit 2"]
+parser = "auto"
+
+[[check]]  # 'warn' only
+name = "mypy"
+run = ["sh", "-c", "echo 'app.py:3: note: see here'; exit 1"]
+parser = "auto"
+"#;
+
+/// A failing check with no located error is reported at its own
+/// `[[check]]` line, whatever comment its header carries (a quote in it
+/// once made the header invisible, and the check was placed at the one
+/// before), never at another check's line or at another check's
+/// diagnostic; `ruleId` is `run-check/<check>[/<rule>]` for every tool.
+#[test]
+fn a_failing_check_without_a_located_error_is_at_its_own_line() {
+    let (test, sarif) = sarif_of(Test::new().config(FIRST_DAY));
+    schema_valid(&sarif);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        located(&sarif),
+        [
+            (s("run-check/ruff/F401"), s("app.py"), 1, Some(8)),
+            (s("run-check/black"), s("app.py"), 1, None),
+            (s("run-check/mypy"), s("app.py"), 3, None),
+            (s("run-check/pytest"), s("checks.toml"), 15, None),
+            (s("run-check/mypy"), s("checks.toml"), 20, None),
+        ]
+    );
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    for result in results {
+        let check = result["properties"]["check"].as_str().unwrap();
+        assert!(
+            result["ruleId"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("run-check/{check}")),
+            "{result}"
+        );
+    }
+    // The rule of a tool's code says the tool's code.
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let f401 = rules
+        .iter()
+        .find(|r| r["id"] == "run-check/ruff/F401")
+        .unwrap();
+    assert_eq!(
+        f401["shortDescription"]["text"],
+        "`F401`, reported by the check `ruff`"
+    );
+    multitool_finds_no_error(&test.path().join("report.sarif"));
+}

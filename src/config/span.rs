@@ -43,15 +43,23 @@ pub(super) fn header_at(text: &str, offset: usize) -> Option<(&str, bool)> {
     let offset = offset.min(text.len());
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    let mut line = text[start..end].trim();
-    if !line.contains(['"', '\'']) {
-        line = line.split('#').next().unwrap_or(line).trim_end();
-    }
-    let (inner, array) = match line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
-        Some(inner) => (inner, true),
-        None => (line.strip_prefix('[')?.strip_suffix(']')?, false),
+    let line = text[start..end].trim();
+    // The header is what stands between the brackets; after them only a
+    // comment may follow, whatever it holds (`[[check]]  # the "unit"
+    // suite`: a quote in the comment must not hide the header, or the
+    // check would be placed at the header of the one before it).
+    let (open, close, array) = if line.starts_with("[[") {
+        ("[[", "]]", true)
+    } else {
+        ("[", "]", false)
     };
-    let inner = inner.trim();
+    let body = line.strip_prefix(open)?;
+    let end = body.find(close)?;
+    let rest = body[end + close.len()..].trim_start();
+    if !(rest.is_empty() || rest.starts_with('#')) {
+        return None;
+    }
+    let inner = body[..end].trim();
     (!inner.is_empty() && !inner.contains(['[', ']'])).then_some((inner, array))
 }
 
@@ -163,6 +171,11 @@ mod tests {
             Some(("check", true))
         );
         assert_eq!(header_at("[ judge ]\n", 0), Some(("judge", false)));
+        assert_eq!(
+            header_at("[[check]]  # the \"unit\" suite, don't\n", 0),
+            Some(("check", true))
+        );
+        assert_eq!(header_at("[x] = 1\n", 0), None);
         assert_eq!(header_at("a = 1\n", 0), None);
         assert_eq!(header_at("[[check]\n", 0), None);
     }

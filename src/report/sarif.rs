@@ -329,13 +329,16 @@ pub(super) fn render(evidence: &Evidence) -> String {
 }
 
 /// The one scheme of every `ruleId`: `run-check/<check>` for a check's own
-/// result and its diagnostics without a rule, `run-check/<check>/<rule>`
+/// result and its diagnostics without a rule (or whose rule is the check's
+/// name), `run-check/<check>/<rule>`
 /// for a diagnostic with one (`run-check/ruff/F401`), so a tool's code is
 /// always under the check that ran it, whichever tool prints codes and
 /// whichever does not. The run's own findings (check `run-check`) are
 /// `run-check/<rule>` (`run-check/read-only`).
 fn rule_id(check: &str, rule: Option<&str>) -> String {
-    match rule.filter(|r| !r.is_empty()) {
+    // A parser that names its rule after the tool (black's `black`) adds
+    // nothing to the check's own id.
+    match rule.filter(|r| !r.is_empty() && *r != check) {
         Some(rule) if check == "run-check" => format!("run-check/{rule}"),
         Some(rule) => format!("run-check/{check}/{rule}"),
         None => format!("run-check/{check}"),
