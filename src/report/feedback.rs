@@ -8,7 +8,7 @@
 //! grouped by check; for a failed check with no located error, the last
 //! lines of its output (where a failure usually is); the next step; where
 //! the whole evidence is. When cut, the last line says how many problems
-//! were left out and how to see them all.
+//! were left out and how to see them all (after the evidence's path).
 //!
 //! Plain text, one problem a line, no control character (the checks'
 //! output is the code under test's: escapes and forged CI commands are
@@ -346,6 +346,11 @@ fn fit(
         out.push('\n');
         shown_problems += usize::from(line.problem);
     }
+    for line in tail {
+        out.push_str(line);
+        out.push('\n');
+    }
+    // When cut, the last line says so: what a reader of the end sees.
     if cut {
         let line = cut_line(
             total_problems - shown_problems,
@@ -356,10 +361,6 @@ fn fit(
             out.push_str(&line);
             out.push('\n');
         }
-    }
-    for line in tail {
-        out.push_str(line);
-        out.push('\n');
     }
     // A headline or tail longer than the bound alone: cut at the bound.
     if out.chars().count() > max {
@@ -435,11 +436,10 @@ mod tests {
             assert!(out.chars().count() <= max, "{max}: {}", out.chars().count());
             assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out}");
             assert!(!out.contains("\n::error"), "{out}");
-            assert!(
-                out.lines().last().unwrap().starts_with("evidence: "),
-                "{out}"
-            );
-            assert!(out.contains("more problems left out"), "{out}");
+            // When cut, the last line says so, after the evidence's path.
+            let last = out.lines().last().unwrap();
+            assert!(last.starts_with("… ") && last.contains("more problems left out"), "{out}");
+            assert!(out.contains("\nevidence: "), "{out}");
             assert_eq!(out, render(&evidence, &options(max)));
         }
     }
