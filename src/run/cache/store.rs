@@ -187,7 +187,7 @@ impl Store {
             let size = std::fs::metadata(self.blob(&digest)).map_or(0, |m| m.len());
             entries.push((age(&pointer), pointer, digest, size));
         }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by_key(|a| a.0);
         let mut total: u64 = entries.iter().map(|e| e.3).sum();
         let mut kept = Vec::with_capacity(entries.len());
         // Oldest last: drop from the end.
