@@ -591,3 +591,36 @@ fn the_text_report_shows_a_hit_as_cached() {
     assert!(run.stdout.contains("CACHED"), "{}", run.stdout);
     assert!(run.stdout.contains("local"), "{}", run.stdout);
 }
+
+#[test]
+fn concurrent_runs_share_the_store() {
+    let mut case = Case::new(COUNTER);
+    let test = case
+        .test
+        .take()
+        .unwrap()
+        .again()
+        .args(&["--mode", "fast", "--format", "json"]);
+    let children: Vec<std::process::Child> = (0..3)
+        .map(|_| test.command().spawn().expect("spawn"))
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().expect("wait");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    case.test = Some(test);
+    let ran = case.runs("counted");
+    assert!((1..=3).contains(&ran), "{ran}");
+    let evidence = case.run(&["--mode", "fast"], &[], 0);
+    assert_eq!(cache_of(&evidence, "counted")["status"], "hit");
+    assert_eq!(
+        case.runs("counted"),
+        ran,
+        "the entry any of them stored is whole"
+    );
+}

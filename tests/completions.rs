@@ -113,7 +113,7 @@ fn bash_completion_loads_and_completes_commands_options_and_values() {
     assert_eq!(bash_completes(&script, &["run-check", "ju"]), ["judge"]);
     assert_eq!(
         bash_completes(&script, &["run-check", "c"]),
-        ["check", "candidates", "completions"]
+        ["check", "candidates", "cache", "completions"]
     );
     assert_eq!(bash_completes(&script, &["run-check", "--mo"]), ["--mode"]);
     assert_eq!(

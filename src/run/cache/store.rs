@@ -187,7 +187,7 @@ impl Store {
             let size = std::fs::metadata(self.blob(&digest)).map_or(0, |m| m.len());
             entries.push((age(&pointer), pointer, digest, size));
         }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by_key(|a| a.0);
         let mut total: u64 = entries.iter().map(|e| e.3).sum();
         let mut kept = Vec::with_capacity(entries.len());
         // Oldest last: drop from the end.
@@ -283,4 +283,86 @@ fn is_temp(path: &Path) -> bool {
 
 fn is_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str, name: &str, excerpt: &str) -> Entry {
+        let record = serde_json::json!({
+            "name": name, "status": "pass", "command": ["true"], "program": "/bin/true",
+            "dimension": "quality", "severity": "high", "exit_code": 0, "duration_ms": 7,
+            "timed_out": false, "stdout_excerpt": excerpt, "stderr_excerpt": "",
+            "stdout_bytes": excerpt.len(), "stderr_bytes": 0, "excerpt_truncated": false,
+            "artifacts": [], "diagnostics_count": 0, "diagnostics_dropped": 0, "score": null,
+            "skip_reason": null, "error": null, "data": {}, "leaked": [], "config_line": 1,
+            "started_ms": 0, "flaky": false, "attempts": 1, "attempt_log": [],
+            "baseline_suppressed": 0,
+        });
+        Entry {
+            format: 1,
+            key: key.to_string(),
+            stored_at: "2026-11-27T00:00:00Z".into(),
+            stored_by: StoredBy { commit: None },
+            check: serde_json::from_value(record).unwrap(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn key(n: u8) -> String {
+        hex(&Sha256::digest([n]))
+    }
+
+    /// Sets a file's last use `age` ago.
+    fn age(path: &Path, age: Duration) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - age).unwrap();
+    }
+
+    #[test]
+    fn entries_round_trip_and_only_under_their_own_key_and_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        store.put(&entry(&key(1), "a", "out")).unwrap();
+        let got = store.get(&key(1), "a").expect("a hit");
+        assert_eq!(got.check.stdout_excerpt, "out");
+        assert!(store.get(&key(1), "b").is_none(), "another check's name");
+        assert!(store.get(&key(2), "a").is_none(), "nothing there");
+        assert!(store.get("../../etc/passwd", "a").is_none(), "not a key");
+        // A pointer copied under another key names the wrong key.
+        std::fs::copy(store.pointer(&key(1)), store.pointer(&key(2))).unwrap();
+        assert!(store.get(&key(2), "a").is_none());
+    }
+
+    #[test]
+    fn pruning_drops_old_entries_then_the_least_recently_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        let big = "x".repeat(10_000);
+        for n in 0..4 {
+            store
+                .put(&entry(&key(n), "a", &format!("{big}{n}")))
+                .unwrap();
+        }
+        // 0: unused for 40 days; 1 used 3 hours ago, 2 two hours ago, 3 now.
+        age(&store.pointer(&key(0)), Duration::from_secs(40 * 86400));
+        age(&store.pointer(&key(1)), Duration::from_secs(3 * 3600));
+        age(&store.pointer(&key(2)), Duration::from_secs(2 * 3600));
+        let blob_of = |n: u8| {
+            let digest = std::fs::read_to_string(store.pointer(&key(n))).unwrap();
+            store.blob(digest.trim())
+        };
+        let old_blob = blob_of(0);
+        age(&old_blob, Duration::from_secs(40 * 86400));
+        let one = std::fs::metadata(blob_of(3)).unwrap().len();
+        // Room for two blobs: 0 goes for its age, 1 as the least recent.
+        store.prune(MAX_AGE, 2 * one + one / 2);
+        let left: Vec<bool> = (0..4).map(|n| store.get(&key(n), "a").is_some()).collect();
+        assert_eq!(left, [false, false, true, true]);
+        assert!(!old_blob.exists(), "an unreferenced old blob is removed");
+        assert_eq!(store.stats(dir.path()).entries, 2);
+        store.clean().unwrap();
+        assert_eq!(store.stats(dir.path()).entries, 0);
+    }
 }
