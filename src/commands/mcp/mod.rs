@@ -85,7 +85,7 @@ fn max_chars(location: &Location, worktree: &std::path::Path) -> usize {
 struct StateDir {
     path: PathBuf,
     /// Holds a temporary folder alive (outside a git repository).
-    _temp: Option<tempfile::TempDir>,
+    temp: Option<tempfile::TempDir>,
 }
 
 impl StateDir {
@@ -97,7 +97,7 @@ impl StateDir {
                 .map_err(|err| Error::Environment(format!("cannot create a folder: {err}")))?;
             return Ok(StateDir {
                 path: temp.path().to_path_buf(),
-                _temp: Some(temp),
+                temp: Some(temp),
             });
         };
         let path = git_dir
@@ -107,13 +107,13 @@ impl StateDir {
         // A folder of the same pid is a dead server's: start afresh.
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).map_err(|err| Error::io("create", &path, err))?;
-        Ok(StateDir { path, _temp: None })
+        Ok(StateDir { path, temp: None })
     }
 }
 
 impl Drop for StateDir {
     fn drop(&mut self) {
-        if self._temp.is_none() {
+        if self.temp.is_none() {
             let _ = std::fs::remove_dir_all(&self.path);
         }
     }

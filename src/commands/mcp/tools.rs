@@ -24,8 +24,8 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use serde::Deserialize;
-use sha2::Digest;
 use serde_json::{Map, Value, json};
+use sha2::Digest;
 
 use run_check_documents::evidence::{CheckRecord, Evidence};
 use run_check_documents::verdict::Verdict;
@@ -285,7 +285,10 @@ impl Gate {
                 }
             }
         }
-        let mut last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         *last = None;
         let path = self.state.join("evidence.json");
         let source = self.gate(mode, &only, revision, &path)?;
@@ -357,8 +360,7 @@ impl Gate {
     /// the same checks.
     fn judged(&self, source: &Source, file: &Path, name: &str) -> Result<Verdict, String> {
         let (config, used) = judge::judge_config(None, source).map_err(|e| e.to_string())?;
-        let history = History::open(&self.state.join(name), true)
-            .map_err(|e| e.to_string())?;
+        let history = History::open(&self.state.join(name), true).map_err(|e| e.to_string())?;
         let verdict = judge::evaluate(&judge::Round {
             source,
             config: &config,
@@ -409,7 +411,9 @@ impl Gate {
             .diagnostics
             .iter()
             .filter(|d| d.new != Some(false))
-            .filter(|d| failed.contains(&d.check.as_str()) || d.rule.as_deref() == Some("read-only"))
+            .filter(|d| {
+                failed.contains(&d.check.as_str()) || d.rule.as_deref() == Some("read-only")
+            })
             .map(|d| {
                 json!({
                     "check": d.check,
@@ -528,7 +532,10 @@ impl Gate {
     }
 
     fn check_output(&self, args: OutputArgs) -> Result<Reply, String> {
-        let last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let Some(evidence) = last.as_ref().and_then(LastRun::evidence) else {
             return Err("no run yet: call run_checks first".into());
         };
@@ -589,8 +596,16 @@ impl Gate {
             ),
             LINE_CHARS,
         );
-        let body = fit_lines(&lines, self.max_chars.saturating_sub(head.chars().count() + 1), false);
-        let shown = if body.is_empty() { 0 } else { body.lines().count() };
+        let body = fit_lines(
+            &lines,
+            self.max_chars.saturating_sub(head.chars().count() + 1),
+            false,
+        );
+        let shown = if body.is_empty() {
+            0
+        } else {
+            body.lines().count()
+        };
         Reply::ok(
             format!("{head}\n{body}"),
             json!({
@@ -606,7 +621,10 @@ impl Gate {
     }
 
     fn judge(&self) -> Result<Reply, String> {
-        let last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let Some(run) = last.as_ref() else {
             return Err("no run yet: call run_checks first".into());
         };
@@ -725,7 +743,10 @@ fn revision(given: &str) -> Result<&str, String> {
 /// The last `n` non-blank lines of `text`, on one line.
 fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    clean(&lines[lines.len().saturating_sub(n)..].join(" | "), LINE_CHARS * 2)
+    clean(
+        &lines[lines.len().saturating_sub(n)..].join(" | "),
+        LINE_CHARS * 2,
+    )
 }
 
 /// `lines` joined within `max` characters: the first ones (`keep_head`)
@@ -752,7 +773,10 @@ fn fit_lines(lines: &[String], max: usize, keep_head: bool) -> String {
         kept.push(line);
     }
     let cut = lines.len() - kept.len();
-    let note = format!("[{cut} more line{} left out]", if cut == 1 { "" } else { "s" });
+    let note = format!(
+        "[{cut} more line{} left out]",
+        if cut == 1 { "" } else { "s" }
+    );
     let mut out: Vec<&str> = Vec::new();
     if keep_head {
         out.extend(kept.iter().map(|l| l.as_str()));
@@ -788,7 +812,14 @@ mod tests {
 
     #[test]
     fn a_revision_is_plain_characters_never_an_option() {
-        for good in ["main", "HEAD~2", "origin/main", "a1b2c3", "main@{1}", "v1.0^{commit}"] {
+        for good in [
+            "main",
+            "HEAD~2",
+            "origin/main",
+            "a1b2c3",
+            "main@{1}",
+            "v1.0^{commit}",
+        ] {
             assert_eq!(revision(good), Ok(good));
         }
         for bad in [
@@ -868,18 +899,43 @@ mod tests {
             .call("run_checks", args(json!({"command": "touch pwned"})))
             .unwrap();
         assert!(reply.is_error);
-        assert!(reply.text.contains("unknown field `command`"), "{}", reply.text);
+        assert!(
+            reply.text.contains("unknown field `command`"),
+            "{}",
+            reply.text
+        );
         let reply = gate
-            .call("run_checks", args(json!({"changed_since": "--upload-pack=touch pwned"})))
+            .call(
+                "run_checks",
+                args(json!({"changed_since": "--upload-pack=touch pwned"})),
+            )
             .unwrap();
-        assert!(reply.is_error && reply.text.contains("nothing ran"), "{}", reply.text);
-        let reply = gate.call("run_checks", args(json!({"only": "tests"}))).unwrap();
-        assert!(reply.is_error && reply.text.contains("`only`"), "{}", reply.text);
+        assert!(
+            reply.is_error && reply.text.contains("nothing ran"),
+            "{}",
+            reply.text
+        );
+        let reply = gate
+            .call("run_checks", args(json!({"only": "tests"})))
+            .unwrap();
+        assert!(
+            reply.is_error && reply.text.contains("`only`"),
+            "{}",
+            reply.text
+        );
         let reply = gate.call("judge", args(json!({}))).unwrap();
-        assert!(reply.is_error && reply.text.contains("no run yet"), "{}", reply.text);
+        assert!(
+            reply.is_error && reply.text.contains("no run yet"),
+            "{}",
+            reply.text
+        );
         let reply = gate
             .call("check_output", args(json!({"check": "x", "tail_lines": 0})))
             .unwrap();
-        assert!(reply.is_error && reply.text.contains("no run yet"), "{}", reply.text);
+        assert!(
+            reply.is_error && reply.text.contains("no run yet"),
+            "{}",
+            reply.text
+        );
     }
 }
