@@ -72,10 +72,9 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
 /// shares. A config that does not load gives the default: `run_checks`
 /// then reports the config error itself.
 fn max_chars(location: &Location, worktree: &std::path::Path) -> usize {
-    super::load_config(location, worktree)
-        .map_or(crate::config::AgentConfig::MAX_CHARS, |config| {
-            config.agent.max_chars
-        })
+    super::load_config(location, worktree).map_or(crate::config::AgentConfig::MAX_CHARS, |config| {
+        config.agent.max_chars
+    })
 }
 
 /// The server's folder: `<git-dir>/run-check/mcp/<pid>/` (the git directory
