@@ -777,6 +777,36 @@ fn an_unrecognised_project_gets_the_secrets_scan() {
 }
 
 #[test]
+fn no_line_is_longer_than_79_columns_but_a_regex() {
+    // A project's own line-length lint (an editorconfig checker, taplo)
+    // must not fail on the file init wrote: long arrays are wrapped.
+    for (name, _) in PROJECTS {
+        let (_, text, run) = init(project(name));
+        for line in text.lines().filter(|l| !l.starts_with("regex = ")) {
+            assert!(line.chars().count() <= 79, "{name}: {line}");
+        }
+        validates(&run);
+    }
+    // The commented example, uncommented, is a valid check.
+    let (_, text, run) = init(project("empty"));
+    let example = text
+        .split("(uncomment to use):\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("# "))
+        .map(|l| &l[2..])
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(
+        run.test.path().join("checks.toml"),
+        format!("{text}\n{example}\n"),
+    )
+    .unwrap();
+    validates(&run);
+}
+
+#[test]
 fn output_is_deterministic() {
     let (_, first, _) = init(project("npm"));
     let (_, second, _) = init(project("npm"));
