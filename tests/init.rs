@@ -1281,6 +1281,71 @@ mod tests {
 }
 ";
 
+    /// The strict gate in `dir` with `env`: its exit code and evidence.
+    fn strict_run(dir: &Path, env: &[(&str, OsString)]) -> (Option<i32>, Value) {
+        let mut command = std::process::Command::new(crate::support::bin());
+        command
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let evidence: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        (output.status.code(), evidence)
+    }
+
+    #[test]
+    fn a_library_crate_without_a_lock_file_or_an_ignored_target_is_told_what_to_do() {
+        let test = Test::new()
+            .file(
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            )
+            .file("src/lib.rs", LIB_RS);
+        let (_, _, run) = init(test);
+        for note in [
+            "note: Cargo builds into `target/`, which .gitignore does not ignore: add `/target` to .gitignore",
+            "note: no Cargo.lock: the first cargo check writes one and the strict gate reports it as modified; commit it (`cargo generate-lockfile`, then `git add Cargo.lock`), or ignore it",
+        ] {
+            assert!(run.stdout.contains(note), "{}", run.stdout);
+        }
+        let dir = run.test.path().to_path_buf();
+        let env = [
+            ("CARGO_TARGET_DIR", dir.join("target").into_os_string()),
+            ("CARGO_TERM_COLOR", "never".into()),
+            ("CARGO_NET_OFFLINE", "true".into()),
+        ];
+        // As the note says: the lock file is written (cargo hides `target/`
+        // itself, with its own `target/.gitignore`).
+        let (code, evidence) = strict_run(&dir, &env);
+        assert_eq!(code, Some(1), "{evidence:#}");
+        let modified = &evidence["contracts"]["read_only"]["modified"];
+        assert_eq!(modified, &serde_json::json!(["Cargo.lock"]), "{evidence:#}");
+        // The lock file is named after the checks that may have written it.
+        let lock = evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["file"] == "Cargo.lock")
+            .unwrap();
+        assert!(
+            lock["message"].as_str().unwrap().starts_with("created by "),
+            "{lock}"
+        );
+        // Following them: `/target` ignored, Cargo.lock committed.
+        std::fs::write(dir.join(".gitignore"), "/target\n").unwrap();
+        crate::support::git(&dir, &["add", "."]);
+        crate::support::git(&dir, &["commit", "-q", "-m", "lock"]);
+        for _ in 0..2 {
+            let (code, evidence) = strict_run(&dir, &env);
+            assert_eq!(code, Some(0), "{evidence:#}");
+            all_pass(&evidence);
+        }
+    }
+
     #[test]
     fn cargo_gate_reports_fmt_clippy_and_every_failing_test_target() {
         let test = Test::new()
