@@ -702,8 +702,9 @@ fn makefile_targets_when_nothing_else_is_recognised() {
     let (config, text, run) = init(test);
     assert_eq!(names(&config), ["lint", "secrets"]);
     assert!(
-        run.stdout
-            .contains("note: Makefile target `test` writes files (`> test.out`); not used as a check"),
+        run.stdout.contains(
+            "note: Makefile target `test` writes files (`> test.out`); not used as a check"
+        ),
         "{}",
         run.stdout
     );
@@ -1347,6 +1348,57 @@ mod tests {
     }
 
     #[test]
+    fn mypy_checks_what_the_projects_own_command_checks() {
+        let Some(mypy) = test_tool("python/bin/mypy") else {
+            return;
+        };
+        let path = path_with(mypy.parent().unwrap());
+        // tox runs `mypy src/pkg`; the scripts folder would fail `mypy .`.
+        let test = Test::new()
+            .file(
+                "pyproject.toml",
+                "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"mypy\", \"pytest\"]\n",
+            )
+            .file("tox.ini", "[testenv]\ncommands =\n    pytest\n    mypy src/pkg\n")
+            .file("src/pkg/__init__.py", "def add(a: int, b: int) -> int:\n    return a + b\n")
+            .file("scripts/old.py", "x: int = \"not an int\"\n")
+            .file(
+                "tests/test_pkg.py",
+                "from pkg import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 4\n",
+            );
+        let (config, text, run) = init(test.env("PATH", path.to_str().unwrap()));
+        assert_eq!(
+            check(&config, "mypy")["run"],
+            serde_json::json!(["mypy", "--cache-dir", "/dev/null", "src/pkg"])
+        );
+        assert!(
+            super::unwrapped(&text).contains("Type checking of src/pkg (as tox.ini runs it)"),
+            "{text}"
+        );
+        // The package is not importable from the tests as they stand.
+        assert!(
+            run.stdout.contains("note: pytest imports `pkg` from src/: unless it is installed in the environment the gate runs in, the tests fail on `import pkg`; install it (`pip install -e .`) or add `pythonpath = [\"src\"]` to [tool.pytest.ini_options]"),
+            "{}",
+            run.stdout
+        );
+        let dir = run.test.path().to_path_buf();
+        let env = [("PATH", path)];
+        // As the note says: the tests fail on the import.
+        let evidence = strict(&dir, &env, &[], 1);
+        assert_eq!(status(&evidence, "mypy"), "pass");
+        assert_eq!(status(&evidence, "pytest"), "fail");
+        // Following it, strict twice: green.
+        write(
+            &dir,
+            "pyproject.toml",
+            "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"mypy\", \"pytest\"]\n\n[tool.pytest.ini_options]\npythonpath = [\"src\"]\n",
+        );
+        for _ in 0..2 {
+            all_pass(&strict(&dir, &env, &[], 0));
+        }
+    }
+
+    #[test]
     fn cargo_gate_reports_fmt_clippy_and_every_failing_test_target() {
         let test = Test::new()
             .file(
@@ -1660,7 +1712,10 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["build", "secrets"], "{config:#}");
-        assert_eq!(check(&config, "build")["run"], serde_json::json!(["make", "all"]));
+        assert_eq!(
+            check(&config, "build")["run"],
+            serde_json::json!(["make", "all"])
+        );
         assert!(check(&config, "build")["matcher"].is_array(), "{config:#}");
         for target in ["check", "test"] {
             assert!(
@@ -1689,7 +1744,10 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["build", "check", "secrets"], "{config:#}");
-        assert_eq!(check(&config, "check")["needs"], serde_json::json!(["build"]));
+        assert_eq!(
+            check(&config, "check")["needs"],
+            serde_json::json!(["build"])
+        );
         assert!(
             run.stdout.contains(
                 "note: Makefile target `test` is no check of its own: `make check` already runs what it runs"

@@ -295,7 +295,9 @@ mod tests {
     #[test]
     fn node_test_failures_are_placed_at_the_assertion() {
         assert_eq!(
-            parse(include_str!("../../tests/fixtures/diagnostics/tap/node-test.txt")),
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/tap/node-test.txt"
+            )),
             [at(
                 "/work/proj/test/add.test.js",
                 9,
@@ -308,7 +310,9 @@ mod tests {
     #[test]
     fn tape_failures_are_placed_at_the_assertion() {
         assert_eq!(
-            parse(include_str!("../../tests/fixtures/diagnostics/tap/tape.txt")),
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/tap/tape.txt"
+            )),
             [at(
                 "/work/proj/tape/add.js",
                 9,
@@ -321,8 +325,15 @@ mod tests {
     #[test]
     fn prove_failures_are_placed_at_the_test_line() {
         assert_eq!(
-            parse(include_str!("../../tests/fixtures/diagnostics/tap/prove.stderr.txt")),
-            [at("t/basic.t", 6, None, "subtracts\ngot: '2'\nexpected: '3'")]
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/tap/prove.stderr.txt"
+            )),
+            [at(
+                "t/basic.t",
+                6,
+                None,
+                "subtracts\ngot: '2'\nexpected: '3'"
+            )]
         );
         // `prove -v` on stdout: the point, unplaced.
         let verbose = parse(include_str!(

@@ -156,7 +156,10 @@ fn redirect(line: &str) -> Option<String> {
         file.is_empty()
             || file.starts_with('&')
             || file.starts_with('$')
-            || matches!(file, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+            || matches!(
+                file,
+                "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+            )
     };
     let chars: Vec<char> = line.chars().collect();
     let mut quote: Option<char> = None;
