@@ -1766,7 +1766,7 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
         assert_eq!(status(&evidence, "check"), "fail");
         assert!(
             located(&evidence, "check").iter().any(|(file, line, ..)| {
-                *file == Value::from("test_mini.c") && *line == Value::from(9)
+                file == "test_mini.c" && line == 9
             }),
             "{}",
             evidence["diagnostics"]
