@@ -1765,9 +1765,9 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
         assert_eq!(status(&evidence, "build"), "pass");
         assert_eq!(status(&evidence, "check"), "fail");
         assert!(
-            located(&evidence, "check").iter().any(|(file, line, ..)| {
-                file == "test_mini.c" && line == 9
-            }),
+            located(&evidence, "check")
+                .iter()
+                .any(|(file, line, ..)| { file == "test_mini.c" && line == 9 }),
             "{}",
             evidence["diagnostics"]
         );

@@ -211,8 +211,9 @@ fn a_write_well_before_the_next_check_began_is_told_apart_by_change_time() {
     );
 }
 
-/// Three checks at the default job count: `writer` runs alone, `after`
-/// waits on it (`needs`), `ok` is quick; `writer` runs `script`.
+#[cfg(target_os = "linux")]
+/// Two checks at the default job count: `writer` runs `script` alone
+/// (with the `extra` keys), `after` waits on it (`needs`).
 fn with_needs(test: Test, script: &str, extra: &str) -> crate::support::Run {
     test.config(&format!(
         "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"{script}\"]\n{extra}\
@@ -222,6 +223,7 @@ fn with_needs(test: Test, script: &str, extra: &str) -> crate::support::Run {
     .run()
 }
 
+#[cfg(target_os = "linux")]
 /// What `after` runs: until `tracked.txt` holds a line `x` (so a
 /// background writer has written before the run ends), at most 20 s.
 const AFTER: &str =
