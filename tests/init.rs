@@ -702,8 +702,9 @@ fn makefile_targets_when_nothing_else_is_recognised() {
     let (config, text, run) = init(test);
     assert_eq!(names(&config), ["lint", "secrets"]);
     assert!(
-        run.stdout
-            .contains("note: Makefile target `test` writes files (`> test.out`); not used as a check"),
+        run.stdout.contains(
+            "note: Makefile target `test` writes files (`> test.out`); not used as a check"
+        ),
         "{}",
         run.stdout
     );
@@ -773,6 +774,36 @@ fn an_unrecognised_project_gets_the_secrets_scan() {
         run.stdout
             .contains("detected no Cargo, npm, pnpm, yarn, Python, Go, CMake or Makefile project")
     );
+    validates(&run);
+}
+
+#[test]
+fn no_line_is_longer_than_79_columns_but_a_regex() {
+    // A project's own line-length lint (an editorconfig checker, taplo)
+    // must not fail on the file init wrote: long arrays are wrapped.
+    for (name, _) in PROJECTS {
+        let (_, text, run) = init(project(name));
+        for line in text.lines().filter(|l| !l.starts_with("regex = ")) {
+            assert!(line.chars().count() <= 79, "{name}: {line}");
+        }
+        validates(&run);
+    }
+    // The commented example, uncommented, is a valid check.
+    let (_, text, run) = init(project("empty"));
+    let example = text
+        .split("(uncomment to use):\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("# "))
+        .map(|l| &l[2..])
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(
+        run.test.path().join("checks.toml"),
+        format!("{text}\n{example}\n"),
+    )
+    .unwrap();
     validates(&run);
 }
 
@@ -1251,6 +1282,122 @@ mod tests {
 }
 ";
 
+    /// The strict gate in `dir` with `env`: its exit code and evidence.
+    fn strict_run(dir: &Path, env: &[(&str, OsString)]) -> (Option<i32>, Value) {
+        let mut command = std::process::Command::new(crate::support::bin());
+        command
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let evidence: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        (output.status.code(), evidence)
+    }
+
+    #[test]
+    fn a_library_crate_without_a_lock_file_or_an_ignored_target_is_told_what_to_do() {
+        let test = Test::new()
+            .file(
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            )
+            .file("src/lib.rs", LIB_RS);
+        let (_, _, run) = init(test);
+        for note in [
+            "note: Cargo builds into `target/`, which .gitignore does not ignore: add `/target` to .gitignore",
+            "note: no Cargo.lock: the first cargo check writes one and the strict gate reports it as modified; commit it (`cargo generate-lockfile`, then `git add Cargo.lock`), or ignore it",
+        ] {
+            assert!(run.stdout.contains(note), "{}", run.stdout);
+        }
+        let dir = run.test.path().to_path_buf();
+        let env = [
+            ("CARGO_TARGET_DIR", dir.join("target").into_os_string()),
+            ("CARGO_TERM_COLOR", "never".into()),
+            ("CARGO_NET_OFFLINE", "true".into()),
+        ];
+        // As the note says: the lock file is written (cargo hides `target/`
+        // itself, with its own `target/.gitignore`).
+        let (code, evidence) = strict_run(&dir, &env);
+        assert_eq!(code, Some(1), "{evidence:#}");
+        let modified = &evidence["contracts"]["read_only"]["modified"];
+        assert_eq!(modified, &serde_json::json!(["Cargo.lock"]), "{evidence:#}");
+        // The lock file is named after the checks that may have written it.
+        let lock = evidence["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["file"] == "Cargo.lock")
+            .unwrap();
+        assert!(
+            lock["message"].as_str().unwrap().starts_with("created by "),
+            "{lock}"
+        );
+        // Following them: `/target` ignored, Cargo.lock committed.
+        std::fs::write(dir.join(".gitignore"), "/target\n").unwrap();
+        crate::support::git(&dir, &["add", "."]);
+        crate::support::git(&dir, &["commit", "-q", "-m", "lock"]);
+        for _ in 0..2 {
+            let (code, evidence) = strict_run(&dir, &env);
+            assert_eq!(code, Some(0), "{evidence:#}");
+            all_pass(&evidence);
+        }
+    }
+
+    #[test]
+    fn mypy_checks_what_the_projects_own_command_checks() {
+        let Some(mypy) = test_tool("python/bin/mypy") else {
+            return;
+        };
+        let path = path_with(mypy.parent().unwrap());
+        // tox runs `mypy src/pkg`; the scripts folder would fail `mypy .`.
+        let test = Test::new()
+            .file(
+                "pyproject.toml",
+                "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"mypy\", \"pytest\"]\n",
+            )
+            .file("tox.ini", "[testenv]\ncommands =\n    pytest\n    mypy src/pkg\n")
+            .file("src/pkg/__init__.py", "def add(a: int, b: int) -> int:\n    return a + b\n")
+            .file("scripts/old.py", "x: int = \"not an int\"\n")
+            .file(
+                "tests/test_pkg.py",
+                "from pkg import add\n\n\ndef test_add() -> None:\n    assert add(2, 2) == 4\n",
+            );
+        let (config, text, run) = init(test.env("PATH", path.to_str().unwrap()));
+        assert_eq!(
+            check(&config, "mypy")["run"],
+            serde_json::json!(["mypy", "--cache-dir", "/dev/null", "src/pkg"])
+        );
+        assert!(
+            super::unwrapped(&text).contains("Type checking of src/pkg (as tox.ini runs it)"),
+            "{text}"
+        );
+        // The package is not importable from the tests as they stand.
+        assert!(
+            run.stdout.contains("note: pytest imports `pkg` from src/: unless it is installed in the environment the gate runs in, the tests fail on `import pkg`; install it (`pip install -e .`) or add `pythonpath = [\"src\"]` to [tool.pytest.ini_options]"),
+            "{}",
+            run.stdout
+        );
+        let dir = run.test.path().to_path_buf();
+        let env = [("PATH", path)];
+        // As the note says: the tests fail on the import.
+        let evidence = strict(&dir, &env, &[], 1);
+        assert_eq!(status(&evidence, "mypy"), "pass");
+        assert_eq!(status(&evidence, "pytest"), "fail");
+        // Following it, strict twice: green.
+        write(
+            &dir,
+            "pyproject.toml",
+            "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"mypy\", \"pytest\"]\n\n[tool.pytest.ini_options]\npythonpath = [\"src\"]\n",
+        );
+        for _ in 0..2 {
+            all_pass(&strict(&dir, &env, &[], 0));
+        }
+    }
+
     #[test]
     fn cargo_gate_reports_fmt_clippy_and_every_failing_test_target() {
         let test = Test::new()
@@ -1565,7 +1712,10 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["build", "secrets"], "{config:#}");
-        assert_eq!(check(&config, "build")["run"], serde_json::json!(["make", "all"]));
+        assert_eq!(
+            check(&config, "build")["run"],
+            serde_json::json!(["make", "all"])
+        );
         assert!(check(&config, "build")["matcher"].is_array(), "{config:#}");
         for target in ["check", "test"] {
             assert!(
@@ -1594,7 +1744,10 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["build", "check", "secrets"], "{config:#}");
-        assert_eq!(check(&config, "check")["needs"], serde_json::json!(["build"]));
+        assert_eq!(
+            check(&config, "check")["needs"],
+            serde_json::json!(["build"])
+        );
         assert!(
             run.stdout.contains(
                 "note: Makefile target `test` is no check of its own: `make check` already runs what it runs"
@@ -1612,9 +1765,9 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
         assert_eq!(status(&evidence, "build"), "pass");
         assert_eq!(status(&evidence, "check"), "fail");
         assert!(
-            located(&evidence, "check").iter().any(|(file, line, ..)| {
-                *file == Value::from("test_mini.c") && *line == Value::from(9)
-            }),
+            located(&evidence, "check")
+                .iter()
+                .any(|(file, line, ..)| { file == "test_mini.c" && line == 9 }),
             "{}",
             evidence["diagnostics"]
         );

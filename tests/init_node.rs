@@ -291,3 +291,78 @@ fn a_watching_test_script_is_not_a_check() {
         );
     }
 }
+
+/// npm runs `pretest` and `posttest` around `npm run test`; the check runs
+/// the script alone, init says what it left out, and the strict gate passes
+/// twice on the clean project although `posttest` needs the network and
+/// `pretest` writes a file (the real npm, offline).
+#[cfg(unix)]
+#[test]
+fn npm_lifecycle_scripts_are_left_out_of_the_check_and_named() {
+    let on_path = |program: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|dir| dir.join(program).is_file())
+    };
+    if !(on_path("npm") && on_path("node")) {
+        let why = "npm and node are not on PATH";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{why} (CI must install them)");
+        }
+        eprintln!("SKIPPED (not a pass): {why}");
+        return;
+    }
+    let test = crate::support::Test::bare()
+        .file(
+            "package.json",
+            r#"{
+  "name": "demo",
+  "version": "1.0.0",
+  "private": true,
+  "scripts": {
+    "pretest": "node -e \"require('fs').writeFileSync('pre.txt', 'x')\"",
+    "test": "node test.js",
+    "posttest": "npx npm@'>=10.2' audit"
+  }
+}
+"#,
+        )
+        .file("package-lock.json", "{\"name\": \"demo\", \"version\": \"1.0.0\", \"lockfileVersion\": 3, \"requires\": true, \"packages\": {\"\": {\"name\": \"demo\", \"version\": \"1.0.0\"}}}\n")
+        .file("test.js", "const assert = require('assert');\nassert.strictEqual(1 + 1, 2);\nconsole.log('ok');\n");
+    let (config, text, run) = crate::init::init(test);
+    let test_check = crate::init::check(&config, "test");
+    assert_eq!(
+        test_check["run"],
+        serde_json::json!(["npm", "run", "--ignore-scripts", "test"])
+    );
+    assert!(
+        text.contains("`--ignore-scripts`: `npm run test` would also run `pretest` and `posttest`"),
+        "{text}"
+    );
+    assert!(
+        run.stdout.contains(
+            "note: package.json `pretest` (`node -e \"require('fs').writeFileSync('pre.txt', 'x')\"`) and `posttest` (`npx npm@'>=10.2' audit`) not run by check `test`: it runs `npm run --ignore-scripts test`, the script alone"
+        ),
+        "{}",
+        run.stdout
+    );
+    let dir = run.test.path().to_path_buf();
+    for _ in 0..2 {
+        let output = std::process::Command::new(crate::support::bin())
+            .args(["--mode", "strict", "--format", "json"])
+            .current_dir(&dir)
+            // No network: an audit would fail (and npm must not look).
+            .env("npm_config_offline", "true")
+            .env("npm_config_registry", "http://127.0.0.1:9/")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let evidence: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{evidence:#}");
+        assert_eq!(crate::support::status(&evidence, "test"), "pass");
+        assert_eq!(
+            evidence["contracts"]["read_only"]["modified"],
+            serde_json::json!([])
+        );
+        assert!(!dir.join("pre.txt").exists(), "pretest ran");
+    }
+}

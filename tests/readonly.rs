@@ -211,8 +211,9 @@ fn a_write_well_before_the_next_check_began_is_told_apart_by_change_time() {
     );
 }
 
-/// Three checks at the default job count: `writer` runs alone, `after`
-/// waits on it (`needs`), `ok` is quick; `writer` runs `script`.
+#[cfg(target_os = "linux")]
+/// Two checks at the default job count: `writer` runs `script` alone
+/// (with the `extra` keys), `after` waits on it (`needs`).
 fn with_needs(test: Test, script: &str, extra: &str) -> crate::support::Run {
     test.config(&format!(
         "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"{script}\"]\n{extra}\
@@ -222,9 +223,11 @@ fn with_needs(test: Test, script: &str, extra: &str) -> crate::support::Run {
     .run()
 }
 
+#[cfg(target_os = "linux")]
 /// What `after` runs: until `tracked.txt` holds a line `x` (so a
 /// background writer has written before the run ends), at most 20 s.
-const AFTER: &str = "i=0; while ! grep -qx x tracked.txt && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done";
+const AFTER: &str =
+    "i=0; while ! grep -qx x tracked.txt && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done";
 
 /// The line of the text report (`run-check report --format text`) that
 /// names `path`.
@@ -282,7 +285,11 @@ fn a_deleted_path_is_blamed_on_the_only_check_launched_before_its_folder_changed
     std::fs::write(test.path().join("sub/gone.txt"), "g\n").unwrap();
     git(test.path(), &["add", "."]);
     git(test.path(), &["commit", "-q", "-m", "sub"]);
-    let run = with_needs(test, "rm sub/gone.txt; echo x >> tracked.txt; sleep 0.1", "");
+    let run = with_needs(
+        test,
+        "rm sub/gone.txt; echo x >> tracked.txt; sleep 0.1",
+        "",
+    );
     let ev = assert_modified(&run, &["sub/gone.txt", "tracked.txt"]);
     assert_eq!(
         read_only_diagnostics(&ev)[0],
@@ -298,8 +305,15 @@ fn a_deleted_path_is_blamed_on_the_only_check_launched_before_its_folder_changed
 fn a_path_written_while_two_checks_ran_names_both() {
     // `a` writes only once `b` has started, and `b` ends only once `a` has
     // written: the change falls within both runs, whatever the timing.
-    let wait = |file: &str| format!("i=0; while [ ! -e build/{file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done");
-    let a = format!("mkdir -p build; {}; echo changed >> tracked.txt; touch build/written", wait("b"));
+    let wait = |file: &str| {
+        format!(
+            "i=0; while [ ! -e build/{file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
+        )
+    };
+    let a = format!(
+        "mkdir -p build; {}; echo changed >> tracked.txt; touch build/written",
+        wait("b")
+    );
     let b = format!("mkdir -p build; touch build/b; {}", wait("written"));
     let run = repo()
         .config(&format!(
@@ -315,11 +329,7 @@ fn a_path_written_while_two_checks_ran_names_both() {
     };
     assert_eq!(
         read_only_diagnostics(&ev),
-        [(
-            "run-check".into(),
-            "tracked.txt".into(),
-            message.into()
-        )]
+        [("run-check".into(), "tracked.txt".into(), message.into())]
     );
     assert_eq!(
         text_line(run, "tracked.txt"),

@@ -113,7 +113,7 @@ pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity
 pub(crate) enum Parser {
     /// Everything that carries its own marker (cargo JSON, rustc, tsc, mypy,
     /// gcc-style lines with a severity word, pytest summaries, eslint, rustfmt
-    /// diff headers, vitest and jest failures); never
+    /// diff headers, vitest and jest failures, TAP `not ok` points); never
     /// invents a diagnostic.
     #[default]
     Auto,
@@ -146,6 +146,10 @@ pub(crate) enum Parser {
     /// jest's default reporter: one error per `● test` of a `FAIL file`
     /// with the frame in the test's file.
     Jest,
+    /// Test Anything Protocol (`node --test` TAP, tape, node-tap, `prove`):
+    /// one error per `not ok` point, at its assertion's frame, and per
+    /// Test::More `Failed test` at its `file line N`.
+    Tap,
     /// `prettier --check`: one error per `[warn] file` (no line) and per
     /// `[error] file: SyntaxError: … (line:col)`.
     Prettier,

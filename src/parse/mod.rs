@@ -24,6 +24,7 @@ pub(crate) mod prettier;
 pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod rustfmt;
+pub(crate) mod tap;
 pub(crate) mod tsc;
 pub(crate) mod vitest;
 
@@ -84,6 +85,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
         Parser::Vitest => Box::new(vitest::Vitest::new()),
         Parser::Jest => Box::new(jest::Jest::new()),
+        Parser::Tap => Box::new(tap::Tap::new()),
         Parser::Prettier => Box::new(prettier::Prettier::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
@@ -121,6 +123,7 @@ impl Auto {
                 Box::new(rustfmt::Rustfmt::new()),
                 Box::new(vitest::Vitest::new()),
                 Box::new(jest::Jest::new()),
+                Box::new(tap::Tap::new()),
                 Box::new(lint::Lint::new(base)),
             ],
         }
@@ -461,6 +464,7 @@ pub(crate) fn fixture_parser(dir: &str) -> Parser {
         "rustfmt" => Parser::Rustfmt,
         "vitest" => Parser::Vitest,
         "jest" => Parser::Jest,
+        "tap" => Parser::Tap,
         "prettier" => Parser::Prettier,
         "tsc" => Parser::Tsc,
         other => panic!("no parser for the fixtures in {other}"),
@@ -488,6 +492,7 @@ mod tests {
             Parser::Rustfmt,
             Parser::Vitest,
             Parser::Jest,
+            Parser::Tap,
             Parser::Prettier,
             Parser::PhaseResult,
         ];

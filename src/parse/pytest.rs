@@ -38,6 +38,9 @@
 //!   `--tb=line` (no section headers) the diagnostics have no line and the
 //!   summary's messages.
 //!
+//! - A strict xfail that passed (`FAILED ...` in the summary) has a section
+//!   of one line, `[XPASS(strict)] reason`: that line is its message.
+//!
 //! `PASSED`, `SKIPPED`, `XFAIL` and `XPASS` summary lines are claimed but are
 //! no diagnostics, nor is the final `=== 1 failed, 2 passed in 0.12s ===`.
 //! It must not take a log line for a summary line: `ERROR: connection
@@ -265,6 +268,14 @@ impl Pytest {
             section.exception_line(text);
             return false;
         }
+        // A strict xfail that passed has no traceback: its section is the
+        // one line `[XPASS(strict)] reason`, and the summary line (cut to
+        // the terminal's width) may have lost the reason.
+        if line.starts_with("[XPASS(strict)]") && section.exception.is_empty() {
+            section.exception_line(&format!(" {line}"));
+            section.in_exception = false;
+            return false;
+        }
         section.in_exception = false;
         let Some(caps) = LOCATION.captures(line) else {
             return false;
@@ -437,6 +448,20 @@ impl LineParser for Pytest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_strict_xpass_carries_its_reason() {
+        assert_eq!(
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/pytest/pytest-xpass-strict-q.txt"
+            )),
+            [test(
+                "tests/test_x.py::test_rounding_half_to_even_matches_the_documented_banking_rule",
+                None,
+                "[XPASS(strict)] rounding bug #12 not fixed yet"
+            )]
+        );
+    }
 
     fn parse(text: &str) -> Vec<Diagnostic> {
         let mut parser = Pytest::new();

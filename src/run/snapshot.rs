@@ -699,7 +699,9 @@ impl Verifier {
             return vec![one.clone()];
         }
         let timed = match change.timed {
-            true => self.windows.writer(self.snapshotter.worktree(), &change.key),
+            true => self
+                .windows
+                .writer(self.snapshotter.worktree(), &change.key),
             false => blame::Writer::Unknown,
         };
         match (snapshots, timed) {

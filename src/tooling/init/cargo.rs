@@ -8,9 +8,24 @@ use std::path::Path;
 use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
 
 /// Cargo.toml: rustfmt, clippy with warnings as errors, the tests.
-pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
+pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     if !is_file(root, "Cargo.toml") {
         return None;
+    }
+    // Cargo builds into `target/`; the strict gate counts every file a check
+    // creates that git does not ignore (and a task's change budget counts
+    // them too).
+    if !super::cmake::gitignore_ignores(root, "target") {
+        notes.push(
+            "Cargo builds into `target/`, which .gitignore does not ignore: add `/target` to .gitignore (only a recent cargo hides it, with a `target/.gitignore` of its own once it has built)".into(),
+        );
+    }
+    // The first cargo command of a crate without a lock file writes one:
+    // the strict gate then fails on `Cargo.lock`, written by a check.
+    if !is_file(root, "Cargo.lock") {
+        notes.push(
+            "no Cargo.lock: the first cargo check writes one and the strict gate reports it as modified; commit it (`cargo generate-lockfile`, then `git add Cargo.lock`), or ignore it (add `Cargo.lock` to .gitignore, as some libraries do)".into(),
+        );
     }
     let rust = || globs(&["**/*.rs", "**/Cargo.toml", "Cargo.lock"]);
     // insta writes `.snap.new` files next to failing snapshots unless told

@@ -57,10 +57,17 @@ fn enables_testing(text: &str) -> bool {
 
 /// Whether `.gitignore` at the root ignores the build directory.
 fn ignores_build(root: &Path) -> bool {
+    gitignore_ignores(root, BUILD_DIR)
+}
+
+/// Whether `.gitignore` at the root ignores the folder `dir` at the root
+/// (`dir`, `/dir`, `dir/`, `/dir/`, `dir*`, `dir-*`, `*dir*`): read as a
+/// reviewer would, not as git matches.
+pub(super) fn gitignore_ignores(root: &Path, dir: &str) -> bool {
     read(root, ".gitignore").is_some_and(|text| {
         text.lines().map(str::trim).any(|l| {
             let l = l.trim_start_matches('/').trim_end_matches('/');
-            l == BUILD_DIR || l == "build*" || l == "build-*" || l == "*build*"
+            l == dir || l == format!("{dir}*") || l == format!("{dir}-*") || l == format!("*{dir}*")
         })
     })
 }

@@ -203,8 +203,8 @@ fn subsumed(candidates: &[(&str, &[&str])], targets: &[Target]) -> Vec<(String, 
     };
     let mut dropped = Vec::new();
     for y in 0..candidates.len() {
-        let by = (0..candidates.len())
-            .find(|&x| x != y && covers(x, y) && (!covers(y, x) || x < y));
+        let by =
+            (0..candidates.len()).find(|&x| x != y && covers(x, y) && (!covers(y, x) || x < y));
         if let Some(x) = by {
             dropped.push((candidates[y].0.to_string(), candidates[x].0.to_string()));
         }
@@ -303,7 +303,12 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     };
     let named: Vec<(&str, &[&str])> = candidates.iter().map(|(n, _)| (*n, modes(n))).collect();
     let dropped = subsumed(&named, &targets);
-    let by_of = |name: &str| dropped.iter().find(|(y, _)| y == name).map(|(_, x)| x.as_str());
+    let by_of = |name: &str| {
+        dropped
+            .iter()
+            .find(|(y, _)| y == name)
+            .map(|(_, x)| x.as_str())
+    };
     for (y, x) in &dropped {
         let runs = candidates
             .iter()
@@ -319,8 +324,10 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .iter()
             .any(|(y, x)| x == goal && matches!(y.as_str(), "check" | "test"))
     });
-    let kept: Vec<&(&str, Vec<&str>)> =
-        candidates.iter().filter(|(name, _)| by_of(name).is_none()).collect();
+    let kept: Vec<&(&str, Vec<&str>)> = candidates
+        .iter()
+        .filter(|(name, _)| by_of(name).is_none())
+        .collect();
     let mut checks: Vec<Check> = Vec::new();
     for (i, (name, run)) in kept.iter().enumerate() {
         let name = *name;
@@ -362,7 +369,11 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         };
         // A common recipe: one after the other.
         for (earlier, _) in &kept[..i] {
-            let need = if Some(*earlier) == build_goal { "build" } else { earlier };
+            let need = if Some(*earlier) == build_goal {
+                "build"
+            } else {
+                earlier
+            };
             if overlap(earlier, name, &targets) && !check.needs.iter().any(|n| n == need) {
                 check = check.needs(need);
             }

@@ -112,15 +112,54 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     };
     let mut refused = Vec::new();
     let mut refusal_notes = Vec::new();
+    let mut lifecycle_notes = Vec::new();
+    // npm runs `preX` and `postX` around `npm run X`: a `posttest` that
+    // audits needs the network, one that publishes writes. The check runs
+    // the script alone (`--ignore-scripts` skips only those), and init says
+    // what it left out.
+    let hooks = |name: &str| -> Vec<String> {
+        match manager {
+            "npm" => [format!("pre{name}"), format!("post{name}")]
+                .into_iter()
+                .filter(|hook| script(hook).is_some())
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
     // Script `name` as check `check`: `manager run name` when it is
     // read-only; its read-only form when it writes and has one; else none.
     let mut adopt = |name: &str, check: &str, modes: &'static [&'static str]| -> Option<Check> {
         let text = script(name)?;
-        let Some(why) = writers::script_writes(name, &context) else {
-            return Some(Check {
-                run: run(name),
-                ..Check::new(check, &[], modes)
-            });
+        let left_out = hooks(name);
+        let writes = match left_out.is_empty() {
+            true => writers::script_writes(name, &context),
+            false => writers::script_alone_writes(name, &context),
+        };
+        let Some(why) = writes else {
+            if left_out.is_empty() {
+                return Some(Check {
+                    run: run(name),
+                    ..Check::new(check, &[], modes)
+                });
+            }
+            let shown: Vec<String> = left_out
+                .iter()
+                .map(|hook| format!("`{hook}` (`{}`)", script(hook).unwrap_or_default().trim()))
+                .collect();
+            lifecycle_notes.push(format!(
+                "package.json {} not run by check `{check}`: it runs `npm run --ignore-scripts {name}`, the script alone (add a check of its own if it checks something)",
+                shown.join(" and ")
+            ));
+            return Some(
+                Check {
+                    run: super::argv(&["npm", "run", "--ignore-scripts", name]),
+                    ..Check::new(check, &[], modes)
+                }
+                .comment(format!(
+                    "`--ignore-scripts`: `npm run {name}` would also run {}, which may need the network or write; the check runs the script alone.",
+                    left_out.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(" and ")
+                )),
+            );
         };
         match writers::read_only_variant(text) {
             Some(words) => {
@@ -272,6 +311,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         }
     }
     notes.extend(refusal_notes);
+    notes.extend(lifecycle_notes);
     let fixes = match script("format") {
         Some(_) => vec![Fix {
             name: "format".into(),

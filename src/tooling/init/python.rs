@@ -50,6 +50,68 @@ const RUFF_WOULD_REFORMAT: &str = r"^(?P<message>Would reformat): (?P<file>.+)$"
 /// `would reformat /abs/app.py` of `black --check`.
 const BLACK_WOULD_REFORMAT: &str = r"^(?P<message>would reformat) (?P<file>.+)$";
 
+/// The targets of the project's own `mypy` command, when it is plain: a
+/// `commands` line of tox.ini (`mypy src/pkg tests`) or a
+/// `session.run("mypy", "src/pkg")` of noxfile.py, whose arguments are
+/// literal paths (no substitution, option or shell syntax). With the file
+/// that runs it.
+fn mypy_targets(root: &Path) -> Option<(&'static str, Vec<String>)> {
+    let plain = |word: &str| {
+        !word.is_empty()
+            && !word.starts_with('-')
+            && word
+                .chars()
+                .all(|c| c.is_alphanumeric() || "._/-".contains(c))
+    };
+    let targets = |words: Vec<String>| -> Option<Vec<String>> {
+        (!words.is_empty() && words.iter().all(|w| plain(w))).then_some(words)
+    };
+    if let Some(text) = read(root, "tox.ini") {
+        for line in text.lines() {
+            let line = line.trim().trim_start_matches("commands").trim_start();
+            let line = line.trim_start_matches('=').trim();
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = match words.first() {
+                Some(&"mypy") => 1,
+                Some(&"python") | Some(&"python3")
+                    if words.get(1) == Some(&"-m") && words.get(2) == Some(&"mypy") =>
+                {
+                    3
+                }
+                _ => continue,
+            };
+            if let Some(found) = targets(words[at..].iter().map(|w| w.to_string()).collect()) {
+                return Some(("tox.ini", found));
+            }
+        }
+    }
+    if let Some(text) = read(root, "noxfile.py") {
+        for line in text.lines() {
+            let Some(call) = line.trim().strip_prefix("session.run(") else {
+                continue;
+            };
+            let Some(args) = call.strip_suffix(')') else {
+                continue;
+            };
+            let words: Vec<String> = args
+                .split(',')
+                .map(|a| a.trim().trim_matches(['"', '\'']).to_string())
+                .filter(|a| !a.is_empty())
+                .collect();
+            if words.first().map(String::as_str) == Some("mypy")
+                && args.split(',').all(|a| {
+                    let a = a.trim();
+                    a.is_empty() || (a.len() >= 2 && (a.starts_with('"') || a.starts_with('\'')))
+                })
+                && let Some(found) = targets(words[1..].to_vec())
+            {
+                return Some(("noxfile.py", found));
+            }
+        }
+    }
+    None
+}
+
 /// The name of a requirement (`pytest>=7`, `Ruff[extra]; python_version...`):
 /// lower case, `_` and `.` as `-` (PEP 503).
 fn requirement_name(spec: &str) -> Option<String> {
@@ -319,18 +381,25 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                         .any(|l| l.trim_start().starts_with("files") && l.contains('='))
                 })
             });
-        let run: &[&str] = if configured {
-            &["mypy", "--cache-dir", "/dev/null"]
-        } else {
-            &["mypy", "--cache-dir", "/dev/null", "."]
+        // Else the targets of the project's own plain `mypy` command in
+        // tox.ini or noxfile.py: a project that type-checks only `src/pkg`
+        // gives thousands of errors on `mypy .`.
+        let commanded = if configured { None } else { mypy_targets(root) };
+        let mut run = argv(&["mypy", "--cache-dir", "/dev/null"]);
+        let target = match (&commanded, configured) {
+            (_, true) => "the files mypy's configuration names".to_string(),
+            (Some((file, targets)), false) => {
+                run.extend(targets.iter().cloned());
+                format!("{} (as {file} runs it)", targets.join(" "))
+            }
+            (None, false) => {
+                run.push(".".into());
+                "the whole tree (mypy's configuration names no `files`, and no tox.ini or noxfile.py runs mypy on named targets)".to_string()
+            }
         };
-        let target = if configured {
-            "the files mypy's configuration names"
-        } else {
-            "the whole tree (mypy's configuration names no `files`)"
-        };
+        let run: Vec<&str> = run.iter().map(String::as_str).collect();
         checks.push(
-            Check::new("mypy", run, FAST_STRICT)
+            Check::new("mypy", &run, FAST_STRICT)
                 .paths(paths)
                 .parser("mypy")
                 .comment(format!(
@@ -339,6 +408,24 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         );
     }
     if declared.contains("pytest") {
+        // A src layout is importable by the tests only once installed
+        // (`pip install -e .`) or put on pytest's `pythonpath`: init runs
+        // nothing, so it says so instead of finding out.
+        let src_packages: Vec<String> = std::fs::read_dir(root.join("src"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("__init__.py").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let on_path = ["pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"]
+            .iter()
+            .any(|f| read(root, f).is_some_and(|t| t.contains("pythonpath")));
+        if let (Some(package), false) = (src_packages.first(), on_path) {
+            notes.push(format!(
+                "pytest imports `{package}` from src/: unless it is installed in the environment the gate runs in, the tests fail on `import {package}`; install it (`pip install -e .`) or add `pythonpath = [\"src\"]` to [tool.pytest.ini_options]"
+            ));
+        }
         checks.push(
             Check::new("pytest", &["pytest", "-q", "-p", "no:cacheprovider"], STRICT)
                 .parser("pytest")

@@ -40,6 +40,27 @@ fn array<S: AsRef<str>>(items: &[S]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// The longest line init writes, where it can choose (a regex or a long
+/// word stays whole): a project's own line-length lint (yamllint, editorconfig
+/// checkers, taplo) must not fail on the file init wrote.
+const WIDTH: usize = 79;
+
+/// `key = [items]` with an optional trailing `# note`, one item per line
+/// when the line would be longer than `WIDTH`.
+fn assign<S: AsRef<str>>(key: &str, items: &[S], note: Option<&str>) -> String {
+    let note = note.map(|n| format!("   # {n}")).unwrap_or_default();
+    let line = format!("{key} = {}{note}", array(items));
+    if line.chars().count() <= WIDTH {
+        return line;
+    }
+    let mut out = format!("{key} = [{note}\n");
+    for item in items {
+        let _ = writeln!(out, "    {},", quote(item.as_ref()));
+    }
+    out.push(']');
+    out
+}
+
 const HEADER: &str = "\
 # checks.toml: the checks of run-check, this repository's read-only gate.
 # Written by `run-check init`; edit it freely (init never overwrites it).
@@ -81,8 +102,12 @@ pub(super) fn render(detected: &Detected) -> String {
     out.push_str("timeout = \"10m\"    # default per-check timeout (\"90s\", \"5m\", \"1h\")\n");
     let _ = writeln!(
         out,
-        "allow = {}   # the whitelist: every program a check or fix runs",
-        array(&programs)
+        "{}",
+        assign(
+            "allow",
+            &programs,
+            Some("the whitelist: every program a check or fix runs")
+        )
     );
     for found in &detected.found {
         let _ = writeln!(
@@ -115,7 +140,9 @@ pub(super) fn render(detected: &Detected) -> String {
         "\n# More built-in scans, e.g. for coding-agent loops (uncomment to use):\n\
          # [[check]]\n\
          # name = \"anti-cheat\"\n\
-         # scan = { paths = [\"src/**\", \"tests/**\"], rules = [\"skipped-tests\", \"placeholder-asserts\", \"debug-leftovers\"] }\n",
+         # [check.scan]\n\
+         # paths = [\"src/**\", \"tests/**\"]\n\
+         # rules = [\"skipped-tests\", \"placeholder-asserts\", \"debug-leftovers\"]\n",
     );
     let fixes: Vec<&Fix> = detected.found.iter().flat_map(|f| &f.fixes).collect();
     if !fixes.is_empty() {
@@ -123,9 +150,9 @@ pub(super) fn render(detected: &Detected) -> String {
         for fix in fixes {
             let _ = write!(
                 out,
-                "\n[[fix]]\nname = {}\nrun = {}\n",
+                "\n[[fix]]\nname = {}\n{}\n",
                 quote(&fix.name),
-                array(&fix.run)
+                assign("run", &fix.run, None)
             );
         }
     }
@@ -158,13 +185,13 @@ fn render_check(out: &mut String, check: &Check) {
         comment(out, text);
     }
     let _ = writeln!(out, "[[check]]\nname = {}", quote(&check.name));
-    let _ = writeln!(out, "run = {}", array(&check.run));
-    let _ = writeln!(out, "modes = {}", array(check.modes));
+    let _ = writeln!(out, "{}", assign("run", &check.run, None));
+    let _ = writeln!(out, "{}", assign("modes", check.modes, None));
     if !check.needs.is_empty() {
-        let _ = writeln!(out, "needs = {}", array(&check.needs));
+        let _ = writeln!(out, "{}", assign("needs", &check.needs, None));
     }
     if !check.paths.is_empty() {
-        let _ = writeln!(out, "paths = {}", array(&check.paths));
+        let _ = writeln!(out, "{}", assign("paths", &check.paths, None));
     }
     if let Some(parser) = check.parser {
         let _ = writeln!(out, "parser = {}", quote(parser));

@@ -75,6 +75,14 @@ pub(super) fn script_writes(name: &str, context: &Context) -> Option<String> {
     run_script(name, context, &mut seen)
 }
 
+/// Why package.json script `name` alone (without npm's `pre`/`post`
+/// scripts: `npm run --ignore-scripts`) writes files, if it does.
+pub(super) fn script_alone_writes(name: &str, context: &Context) -> Option<String> {
+    let mut seen = BTreeSet::new();
+    seen.insert(format!("script:{name}"));
+    line_writes(context.script(name)?, context, &mut seen)
+}
+
 /// Why Makefile target `name` (its prerequisites and recipes) writes files.
 pub(super) fn target_writes(name: &str, context: &Context) -> Option<String> {
     let mut seen = BTreeSet::new();
@@ -148,7 +156,10 @@ fn redirect(line: &str) -> Option<String> {
         file.is_empty()
             || file.starts_with('&')
             || file.starts_with('$')
-            || matches!(file, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+            || matches!(
+                file,
+                "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+            )
     };
     let chars: Vec<char> = line.chars().collect();
     let mut quote: Option<char> = None;
