@@ -10,8 +10,8 @@ use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    AgentConfig, CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS, Settings, Thresholds,
-    Weights,
+    AgentConfig, CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS,
+    Settings, Thresholds, Weights,
 };
 
 impl Validator<'_> {

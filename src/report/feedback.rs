@@ -438,7 +438,10 @@ mod tests {
             assert!(!out.contains("\n::error"), "{out}");
             // When cut, the last line says so, after the evidence's path.
             let last = out.lines().last().unwrap();
-            assert!(last.starts_with("… ") && last.contains("more problems left out"), "{out}");
+            assert!(
+                last.starts_with("… ") && last.contains("more problems left out"),
+                "{out}"
+            );
             assert!(out.contains("\nevidence: "), "{out}");
             assert_eq!(out, render(&evidence, &options(max)));
         }
