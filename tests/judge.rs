@@ -871,7 +871,8 @@ fn a_run_that_modified_the_worktree_never_passes_the_judge() {
     let issue = &v["issues"]["critical"][0];
     assert_eq!(
         (&issue["type"], &issue["file"], &issue["source"]),
-        (&json!("read-only"), &json!("new.txt"), &json!("run-check"))
+        // The only check that ran is named as the writer.
+        (&json!("read-only"), &json!("new.txt"), &json!("writer"))
     );
     assert_eq!(v["decision"]["decision"], "REWORK");
 }

@@ -258,9 +258,18 @@ fn interrupt_with(signal: libc::c_int) {
     assert_eq!(judged.status.code(), Some(1));
     let verdict: serde_json::Value = serde_json::from_slice(&judged.stdout).unwrap();
     assert_eq!(verdict["recommendation"], "ITERATE");
-    assert_eq!(
-        verdict["issues"]["critical"][0]["description"],
-        "the run was interrupted: 2 of 3 checks did not run (long, later)"
+    // Among the Critical issues (listed in the judge's priority order).
+    let critical: Vec<&serde_json::Value> = verdict["issues"]["critical"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|issue| &issue["description"])
+        .collect();
+    assert!(
+        critical.contains(&&serde_json::json!(
+            "the run was interrupted: 2 of 3 checks did not run (long, later)"
+        )),
+        "{critical:?}"
     );
     assert_eq!(
         (

@@ -376,7 +376,8 @@ fn assert_created(run: &crate::support::Run, paths: &[&str]) {
         .collect();
     let expected: Vec<(&str, &str, &str)> = paths
         .iter()
-        .map(|path| ("run-check", *path, "created while the checks ran"))
+        // One check ran: the change is stamped within its run alone.
+        .map(|path| ("writer", *path, "created by check `writer`"))
         .collect();
     assert_eq!(diagnostics, expected);
     let listed = git(run.test.path(), &["status", "--porcelain", "-uall"]);
@@ -500,5 +501,5 @@ fn a_fifo_in_place_of_a_tracked_file_is_a_change_named_once() {
         .filter(|d| d["rule"] == "read-only")
         .map(|d| d["message"].as_str().unwrap())
         .collect();
-    assert_eq!(messages, ["changed while the checks ran"]);
+    assert_eq!(messages, ["changed by check `writer`"]);
 }
