@@ -28,25 +28,29 @@ pub(crate) fn format_score(score: f64) -> String {
 
 /// The issues in priority order.
 pub(crate) fn priority(issues: &Issues) -> Vec<&Issue> {
-    let mut all: Vec<(usize, &Issue)> = issues.all().enumerate().collect();
-    all.sort_by(|(ia, a), (ib, b)| {
-        a.severity
-            .cmp(&b.severity)
-            .then_with(|| match (&a.file, &b.file) {
-                (Some(fa), Some(fb)) => fa.cmp(fb),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-            .then_with(|| match (a.line, b.line) {
-                (Some(la), Some(lb)) => la.cmp(&lb),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-            .then(ia.cmp(ib))
-    });
-    all.into_iter().map(|(_, issue)| issue).collect()
+    let mut all: Vec<&Issue> = issues.all().collect();
+    // A stable sort: ties keep their order.
+    all.sort_by(|a, b| by_priority(a, b));
+    all
+}
+
+/// The priority order: severity, then file (those with one first), then
+/// line (those with one first).
+pub(crate) fn by_priority(a: &Issue, b: &Issue) -> std::cmp::Ordering {
+    a.severity
+        .cmp(&b.severity)
+        .then_with(|| match (&a.file, &b.file) {
+            (Some(fa), Some(fb)) => fa.cmp(fb),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        })
+        .then_with(|| match (a.line, b.line) {
+            (Some(la), Some(lb)) => la.cmp(&lb),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        })
 }
 
 fn fix(issue: &Issue) -> Fix {

@@ -92,25 +92,9 @@ fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
     bucket(all)
 }
 
-/// The priority order (`feedback::priority`'s): severity, then file (those
-/// with one first), then line (those with one first); ties keep their order.
+/// The priority order (`feedback::priority`'s); ties keep their order.
 fn sort_by_priority(all: &mut [Issue]) {
-    all.sort_by(|a, b| {
-        a.severity
-            .cmp(&b.severity)
-            .then_with(|| match (&a.file, &b.file) {
-                (Some(fa), Some(fb)) => fa.cmp(fb),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-            .then_with(|| match (a.line, b.line) {
-                (Some(la), Some(lb)) => la.cmp(&lb),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-    });
+    all.sort_by(super::feedback::by_priority);
 }
 
 /// Sorts issues into their severity lists, keeping their order.
