@@ -46,18 +46,25 @@ try {
   );
 }
 
-const child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
-
 // Ctrl-C and a closed terminal reach the whole foreground process group, the
 // binary included: the shim only stays alive to pass its exit code on (a
 // forwarded second SIGINT would make run-check kill its checks at once
 // instead of terminating them). SIGTERM is usually sent to one process (a CI
-// runner, `timeout`), so it is forwarded.
+// runner, `timeout`), so it is forwarded. The handlers are in place before
+// the binary starts: a Ctrl-C in the instant after the spawn would otherwise
+// kill the shim and lose the binary's exit code.
 const ignore = () => {};
 process.on("SIGINT", ignore);
 process.on("SIGHUP", ignore);
-const forwardTerm = () => child.kill("SIGTERM");
-process.on("SIGTERM", forwardTerm);
+let child = null;
+process.on("SIGTERM", () => {
+  if (child === null) {
+    process.exit(128 + constants.signals.SIGTERM);
+  }
+  child.kill("SIGTERM");
+});
+
+child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
 
 child.on("error", (error) => {
   fail(`cannot run ${binary}: ${error.message}`);
