@@ -390,7 +390,7 @@ class Tool:
     label: str
     argv: list[str]
     cwd: Path
-    env: dict[str, str] | None = None
+    env: dict[str, str | None] | None = None  # added to ours; None removes a variable
     # Called after the warm-up with the warm-up's stdout text; raises
     # SetupError when the tool did not do the work it was given.
     verify: Callable[[str], None] | None = None
@@ -445,7 +445,8 @@ class Runner:
 
     def once(self, tool: Tool, stdout_path: str = os.devnull) -> tuple[Sample, int, Path]:
         err = self.tmp / "last.stderr"
-        env = None if tool.env is None else {**os.environ, **tool.env}
+        env = None if tool.env is None else {
+            k: v for k, v in {**os.environ, **tool.env}.items() if v is not None}
         if self.exact:
             sample, code = self._detached(tool, env, err, stdout_path)
         else:
@@ -1483,11 +1484,17 @@ def measure_k(ctx: Ctx, repo: Path, names: list[str], totals: dict[str, int], tr
                 raise SetupError(f"K: {label}: task {wrong[0]}'s output does not show its "
                                  f"{totals[wrong[0]]} lines")
 
-        argv = [str(turbo.exe), "run", *names]
+        # The local cache only, as run-check's: `--cache=local:rw`, and none
+        # of the user's TURBO_* variables (a TURBO_TOKEN or TURBO_API would
+        # point turbo to a remote cache).
+        argv = [str(turbo.exe), "run", *names, "--cache=local:rw"]
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("TURBO_")}
+        env.update(TURBO_ENV)
         progress(f"K: filling turbo's cache (one `turbo run`, {n} tasks run)")
-        turbo_ran(run_quiet(argv, cwd=repo, env={**os.environ, **TURBO_ENV},
+        turbo_ran(run_quiet(argv, cwd=repo, env={k: v for k, v in {**os.environ, **env}.items()
+                                                 if v is not None},
                             what="turbo run (fill)"), 0, "turbo's filling run")
-        turbo_tool = Tool(f"turbo run, {n} cached tasks", argv, repo, env=dict(TURBO_ENV))
+        turbo_tool = Tool(f"turbo run, {n} cached tasks", argv, repo, env=env)
         turbo_tool.verify = lambda out: turbo_ran(out, n, turbo_tool.label)
         tools.append(turbo_tool)
 
@@ -1562,11 +1569,12 @@ def measure_k(ctx: Ctx, repo: Path, names: list[str], totals: dict[str, int], tr
         "each `checks[].cache.status` `hit` from `local`; turbo: "
         f"`Cached: {n} cached, {n} total` and `FULL TURBO`), each replaying its task's own "
         f"`wc` total. run-check runs `--mode fast --jobs {jobs}`, writing its evidence; "
-        f"turbo runs `turbo run c00 … c{n - 1:02d}` (a single-package repository, one task a "
-        "script, `inputs` the same folders, `outputs: []`), replaying each task's log as it "
-        "does by default, with telemetry and the update check off. turbo warns that the "
-        "repository has no `turbo` of its own; with one in `node_modules`, the binary a user "
-        "starts hands over to it (one more exec).")
+        f"turbo runs `turbo run c00 … c{n - 1:02d} --cache=local:rw` (a single-package "
+        "repository, one task a script, `inputs` the same folders, `outputs: []`), "
+        "replaying each task's log as it does by default, with telemetry, the update check "
+        "and the user's TURBO_* variables off. turbo warns that the repository has no "
+        "`turbo` of its own; with one in `node_modules`, the binary a user starts hands "
+        "over to it (one more exec).")
     section.notes.append(
         "The yardstick `git status --porcelain -uall` prints nothing on this clean worktree, "
         "so a pipe or /dev/null makes no difference to it.")
