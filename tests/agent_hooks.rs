@@ -226,7 +226,16 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
             reason.contains("app.py:2: [lint E1] found a BUG marker"),
             "{reason}"
         );
-        assert!(reason.contains("\nnext: IMPLEMENTER: "), "{reason}");
+        // The next step names what to fix as the reason shows it, never
+        // by the judge's issue ids, which the model never sees.
+        let next = reason
+            .lines()
+            .find(|l| l.starts_with("next: "))
+            .unwrap_or_default();
+        assert_eq!(
+            next, "next: IMPLEMENTER: Fix app.py:2 (lint E1) and run the checks again",
+            "{reason}"
+        );
         assert!(reason.chars().count() <= 1000, "{}", reason.chars().count());
         assert_eq!(stop.code, Some(0), "{agent:?}");
 
@@ -633,6 +642,8 @@ fn install_writes_each_agents_documented_configuration() {
         cursor["hooks"]["stop"][0]["command"],
         "run-check agent hook cursor stop"
     );
+    // Cursor's own cap on follow-ups, at `[agent] max_blocks`' default.
+    assert_eq!(cursor["hooks"]["stop"][0]["loop_limit"], 5);
     let copilot = read(".github/hooks/run-check.json");
     assert_eq!(
         copilot["hooks"]["agentStop"][0]["bash"],
@@ -842,4 +853,112 @@ fn the_agent_table_is_validated_and_feedback_defaults_to_its_max_chars() {
         all.contains("app.py:50: [lint E1] found a BUG marker"),
         "{all}"
     );
+}
+
+/// GitHub Copilot CLI's `Stop` input in its VS Code compatible format: what
+/// it sends the hooks it reads from `.claude/settings.json`.
+fn copilot_as_claude(dir: &Path, session: &str) -> Vec<u8> {
+    let path = repo_root().join("tests/fixtures/agents/copilot-Stop.json");
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    value["cwd"] = json!(dir.display().to_string());
+    value["session_id"] = json!(session);
+    value.to_string().into_bytes()
+}
+
+fn rounds(test: &Test, session: &str) -> BTreeSet<String> {
+    std::fs::read_dir(state_dir(test, session))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("round-"))
+        .collect()
+}
+
+#[test]
+fn copilot_running_both_configurations_gates_each_stop_once() {
+    let copilot = AGENTS[3];
+    let test = project(CHECKS, "x = 1\n");
+    let dir = test.path();
+    hook(copilot, copilot.start, dir, "s-dup", false);
+    // Copilot's own hook, then the one it read from .claude/settings.json,
+    // for one stop.
+    write(&test, "app.py", "x = 1  # BUG\n");
+    let first = hook(copilot, copilot.stop, dir, "s-dup", false);
+    let reason = first.blocked(copilot).expect("blocked");
+    let second = hook_raw("claude", "Stop", &copilot_as_claude(dir, "s-dup"));
+    second.assert_clean();
+    assert_eq!(second.code, Some(0));
+    assert_eq!(second.blocked(CLAUDE).as_deref(), Some(reason.as_str()));
+    assert_eq!(
+        rounds(&test, "s-dup"),
+        BTreeSet::from(["round-1.json".to_string()])
+    );
+    // The next stop is gated again (once), in whichever order the two
+    // hooks come: fixed now, both let the agent stop.
+    write(&test, "app.py", "x = 1\n");
+    let third = hook_raw("claude", "Stop", &copilot_as_claude(dir, "s-dup"));
+    assert_eq!(third.blocked(CLAUDE), None, "{third:?}");
+    let fourth = hook(copilot, copilot.stop, dir, "s-dup", true);
+    assert_eq!(fourth.blocked(copilot), None, "{fourth:?}");
+    assert_eq!(
+        rounds(&test, "s-dup"),
+        BTreeSet::from(["round-1.json".to_string(), "round-2.json".to_string()])
+    );
+    // One agent alone is never answered from a recorded round: each of its
+    // stops is gated.
+    hook(copilot, copilot.stop, dir, "s-dup", false);
+    hook(copilot, copilot.stop, dir, "s-dup", false);
+    assert_eq!(rounds(&test, "s-dup").len(), 4);
+}
+
+#[test]
+fn old_sessions_are_removed_when_a_session_starts() {
+    let test = project(CHECKS, "x = 1\n");
+    let dir = test.path();
+    let sessions = test.path().join(".git/run-check/agent");
+    let now = std::time::SystemTime::now();
+    let day = std::time::Duration::from_secs(24 * 60 * 60);
+    let make = |name: &str, age: std::time::Duration| {
+        let folder = sessions.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let state = folder.join("state.json");
+        std::fs::write(&state, "{}").unwrap();
+        std::fs::write(folder.join("lock"), "").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&state)
+            .unwrap()
+            .set_modified(now - age)
+            .unwrap();
+        folder
+    };
+    // Three idle for longer than 14 days, 22 recent ones (minutes apart).
+    for i in 0..3 {
+        make(&format!("old-{i}"), day * 20);
+    }
+    for i in 0..22 {
+        make(
+            &format!("recent-{i:02}"),
+            std::time::Duration::from_secs(60 * (i + 1)),
+        );
+    }
+    // An old one whose hook is running (its lock held) stays.
+    let busy = make("old-busy", day * 30);
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(busy.join("lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    // Not a session folder: left alone.
+    std::fs::write(sessions.join("notes.txt"), "mine").unwrap();
+
+    hook(CLAUDE, CLAUDE.start, dir, "s-new", false);
+
+    let left: BTreeSet<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut expected: BTreeSet<String> = (0..20).map(|i| format!("recent-{i:02}")).collect();
+    expected.extend(["s-new", "old-busy", "notes.txt"].map(String::from));
+    assert_eq!(left, expected);
+    drop(lock);
 }
