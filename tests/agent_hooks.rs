@@ -962,3 +962,42 @@ fn old_sessions_are_removed_when_a_session_starts() {
     assert_eq!(left, expected);
     drop(lock);
 }
+
+#[test]
+fn cursor_ending_the_loop_itself_leaves_the_next_turn_gated_afresh() {
+    let cursor = AGENTS[1];
+    let checks = format!("{CHECKS}\n[judge]\nstall_rounds = 0\nmax_iterations = 50\n");
+    let test = project(&checks, "x = 1\n");
+    let dir = test.path();
+    let stop = |loop_count: u32| {
+        let mut value = input(cursor, "stop", dir, "cur", false);
+        value["loop_count"] = json!(loop_count);
+        let reply = hook_raw("cursor", "stop", value.to_string().as_bytes());
+        reply.assert_clean();
+        reply
+    };
+    hook(cursor, cursor.start, dir, "cur", false);
+    write(&test, "app.py", "x = 1  # BUG\n");
+    // The stop, then the follow-ups Cursor sends as its `loop_count` says,
+    // up to `loop_limit` (5, as `agent install` writes it): each blocked.
+    for loop_count in 0..5 {
+        let reply = stop(loop_count);
+        assert!(reply.blocked(cursor).is_some(), "{loop_count}: {reply:?}");
+    }
+    // Cursor sends no sixth follow-up (its cap, equal to max_blocks); the
+    // user's next prompt starts a new turn, whose stop is gated afresh:
+    // the count of the turn Cursor ended does not carry over.
+    let prompt = hook(cursor, cursor.start, dir, "cur", false);
+    assert_eq!(prompt.json, json!({"continue": true}));
+    let next = stop(0);
+    let reason = next.blocked(cursor).expect("blocked again");
+    assert!(reason.contains("app.py:1: [lint E1]"), "{reason}");
+    // Had Cursor called the hook past the cap, max_blocks would have let
+    // the agent go: the two bounds agree.
+    for loop_count in 1..5 {
+        assert!(stop(loop_count).blocked(cursor).is_some());
+    }
+    let past = stop(5);
+    assert_eq!(past.blocked(cursor), None, "{past:?}");
+    assert!(past.stderr.contains("max_blocks"), "{}", past.stderr);
+}

@@ -167,7 +167,13 @@ fn a_real_client_runs_the_gate_reads_the_located_error_and_cannot_run_anything_e
         ),
         "{text}"
     );
-    assert!(text.contains("next: IMPLEMENTER"), "{text}");
+    // The next step names the problem as the text shows it, not by the
+    // judge's issue id.
+    assert!(
+        text.contains("\nnext: IMPLEMENTER: Fix src/app.c:3 (lint) and run the checks again\n"),
+        "{text}"
+    );
+    assert!(!text.contains("QA-0"), "{text}");
     let structured = &run["structured"];
     assert_eq!(structured["status"], "FAIL");
     assert_eq!(structured["exit_code"], 1);
