@@ -632,7 +632,7 @@ fn prune(sessions: &Path, current: &Path) {
             .unwrap_or(std::time::UNIX_EPOCH);
         found.push((active, path));
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
     for (index, (active, path)) in found.into_iter().enumerate() {
         let old = now
             .duration_since(active)
