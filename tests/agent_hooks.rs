@@ -950,6 +950,23 @@ fn old_sessions_are_removed_when_a_session_starts() {
     lock.lock().unwrap();
     // Not a session folder: left alone.
     std::fs::write(sessions.join("notes.txt"), "mine").unwrap();
+    // A link to a folder elsewhere that looks like an old session: never
+    // followed, never removed.
+    #[cfg(unix)]
+    let elsewhere = tempfile::tempdir().unwrap();
+    #[cfg(unix)]
+    {
+        let outside = elsewhere.path().join("looks-old");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("state.json"), "{}").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(outside.join("state.json"))
+            .unwrap()
+            .set_modified(now - day * 40)
+            .unwrap();
+        std::os::unix::fs::symlink(&outside, sessions.join("linked")).unwrap();
+    }
 
     hook(CLAUDE, CLAUDE.start, dir, "s-new", false);
 
@@ -959,6 +976,11 @@ fn old_sessions_are_removed_when_a_session_starts() {
         .collect();
     let mut expected: BTreeSet<String> = (0..20).map(|i| format!("recent-{i:02}")).collect();
     expected.extend(["s-new", "old-busy", "notes.txt"].map(String::from));
+    #[cfg(unix)]
+    {
+        expected.insert("linked".into());
+        assert!(elsewhere.path().join("looks-old/state.json").is_file());
+    }
     assert_eq!(left, expected);
     drop(lock);
 }
