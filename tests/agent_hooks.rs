@@ -226,7 +226,16 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
             reason.contains("app.py:2: [lint E1] found a BUG marker"),
             "{reason}"
         );
-        assert!(reason.contains("\nnext: IMPLEMENTER: "), "{reason}");
+        // The next step names what to fix as the reason shows it, never
+        // by the judge's issue ids, which the model never sees.
+        let next = reason
+            .lines()
+            .find(|l| l.starts_with("next: "))
+            .unwrap_or_default();
+        assert_eq!(
+            next, "next: IMPLEMENTER: Fix app.py:2 (lint E1) and run the checks again",
+            "{reason}"
+        );
         assert!(reason.chars().count() <= 1000, "{}", reason.chars().count());
         assert_eq!(stop.code, Some(0), "{agent:?}");
 
@@ -633,6 +642,8 @@ fn install_writes_each_agents_documented_configuration() {
         cursor["hooks"]["stop"][0]["command"],
         "run-check agent hook cursor stop"
     );
+    // Cursor's own cap on follow-ups, at `[agent] max_blocks`' default.
+    assert_eq!(cursor["hooks"]["stop"][0]["loop_limit"], 5);
     let copilot = read(".github/hooks/run-check.json");
     assert_eq!(
         copilot["hooks"]["agentStop"][0]["bash"],
@@ -842,4 +853,173 @@ fn the_agent_table_is_validated_and_feedback_defaults_to_its_max_chars() {
         all.contains("app.py:50: [lint E1] found a BUG marker"),
         "{all}"
     );
+}
+
+/// GitHub Copilot CLI's `Stop` input in its VS Code compatible format: what
+/// it sends the hooks it reads from `.claude/settings.json`.
+fn copilot_as_claude(dir: &Path, session: &str) -> Vec<u8> {
+    let path = repo_root().join("tests/fixtures/agents/copilot-Stop.json");
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    value["cwd"] = json!(dir.display().to_string());
+    value["session_id"] = json!(session);
+    value.to_string().into_bytes()
+}
+
+fn rounds(test: &Test, session: &str) -> BTreeSet<String> {
+    std::fs::read_dir(state_dir(test, session))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("round-"))
+        .collect()
+}
+
+#[test]
+fn copilot_running_both_configurations_gates_each_stop_once() {
+    let copilot = AGENTS[3];
+    let test = project(CHECKS, "x = 1\n");
+    let dir = test.path();
+    hook(copilot, copilot.start, dir, "s-dup", false);
+    // Copilot's own hook, then the one it read from .claude/settings.json,
+    // for one stop.
+    write(&test, "app.py", "x = 1  # BUG\n");
+    let first = hook(copilot, copilot.stop, dir, "s-dup", false);
+    let reason = first.blocked(copilot).expect("blocked");
+    let second = hook_raw("claude", "Stop", &copilot_as_claude(dir, "s-dup"));
+    second.assert_clean();
+    assert_eq!(second.code, Some(0));
+    assert_eq!(second.blocked(CLAUDE).as_deref(), Some(reason.as_str()));
+    assert_eq!(
+        rounds(&test, "s-dup"),
+        BTreeSet::from(["round-1.json".to_string()])
+    );
+    // The next stop is gated again (once), in whichever order the two
+    // hooks come: fixed now, both let the agent stop.
+    write(&test, "app.py", "x = 1\n");
+    let third = hook_raw("claude", "Stop", &copilot_as_claude(dir, "s-dup"));
+    assert_eq!(third.blocked(CLAUDE), None, "{third:?}");
+    let fourth = hook(copilot, copilot.stop, dir, "s-dup", true);
+    assert_eq!(fourth.blocked(copilot), None, "{fourth:?}");
+    assert_eq!(
+        rounds(&test, "s-dup"),
+        BTreeSet::from(["round-1.json".to_string(), "round-2.json".to_string()])
+    );
+    // One agent alone is never answered from a recorded round: each of its
+    // stops is gated.
+    hook(copilot, copilot.stop, dir, "s-dup", false);
+    hook(copilot, copilot.stop, dir, "s-dup", false);
+    assert_eq!(rounds(&test, "s-dup").len(), 4);
+}
+
+#[test]
+fn old_sessions_are_removed_when_a_session_starts() {
+    let test = project(CHECKS, "x = 1\n");
+    let dir = test.path();
+    let sessions = test.path().join(".git/run-check/agent");
+    let now = std::time::SystemTime::now();
+    let day = std::time::Duration::from_secs(24 * 60 * 60);
+    let make = |name: &str, age: std::time::Duration| {
+        let folder = sessions.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let state = folder.join("state.json");
+        std::fs::write(&state, "{}").unwrap();
+        std::fs::write(folder.join("lock"), "").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&state)
+            .unwrap()
+            .set_modified(now - age)
+            .unwrap();
+        folder
+    };
+    // Three idle for longer than 14 days, 22 recent ones (minutes apart).
+    for i in 0..3 {
+        make(&format!("old-{i}"), day * 20);
+    }
+    for i in 0..22 {
+        make(
+            &format!("recent-{i:02}"),
+            std::time::Duration::from_secs(60 * (i + 1)),
+        );
+    }
+    // An old one whose hook is running (its lock held) stays.
+    let busy = make("old-busy", day * 30);
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(busy.join("lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    // Not a session folder: left alone.
+    std::fs::write(sessions.join("notes.txt"), "mine").unwrap();
+    // A link to a folder elsewhere that looks like an old session: never
+    // followed, never removed.
+    #[cfg(unix)]
+    let elsewhere = tempfile::tempdir().unwrap();
+    #[cfg(unix)]
+    {
+        let outside = elsewhere.path().join("looks-old");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("state.json"), "{}").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(outside.join("state.json"))
+            .unwrap()
+            .set_modified(now - day * 40)
+            .unwrap();
+        std::os::unix::fs::symlink(&outside, sessions.join("linked")).unwrap();
+    }
+
+    hook(CLAUDE, CLAUDE.start, dir, "s-new", false);
+
+    let left: BTreeSet<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut expected: BTreeSet<String> = (0..20).map(|i| format!("recent-{i:02}")).collect();
+    expected.extend(["s-new", "old-busy", "notes.txt"].map(String::from));
+    #[cfg(unix)]
+    {
+        expected.insert("linked".into());
+        assert!(elsewhere.path().join("looks-old/state.json").is_file());
+    }
+    assert_eq!(left, expected);
+    drop(lock);
+}
+
+#[test]
+fn cursor_ending_the_loop_itself_leaves_the_next_turn_gated_afresh() {
+    let cursor = AGENTS[1];
+    let checks = format!("{CHECKS}\n[judge]\nstall_rounds = 0\nmax_iterations = 50\n");
+    let test = project(&checks, "x = 1\n");
+    let dir = test.path();
+    let stop = |loop_count: u32| {
+        let mut value = input(cursor, "stop", dir, "cur", false);
+        value["loop_count"] = json!(loop_count);
+        let reply = hook_raw("cursor", "stop", value.to_string().as_bytes());
+        reply.assert_clean();
+        reply
+    };
+    hook(cursor, cursor.start, dir, "cur", false);
+    write(&test, "app.py", "x = 1  # BUG\n");
+    // The stop, then the follow-ups Cursor sends as its `loop_count` says,
+    // up to `loop_limit` (5, as `agent install` writes it): each blocked.
+    for loop_count in 0..5 {
+        let reply = stop(loop_count);
+        assert!(reply.blocked(cursor).is_some(), "{loop_count}: {reply:?}");
+    }
+    // Cursor sends no sixth follow-up (its cap, equal to max_blocks); the
+    // user's next prompt starts a new turn, whose stop is gated afresh:
+    // the count of the turn Cursor ended does not carry over.
+    let prompt = hook(cursor, cursor.start, dir, "cur", false);
+    assert_eq!(prompt.json, json!({"continue": true}));
+    let next = stop(0);
+    let reason = next.blocked(cursor).expect("blocked again");
+    assert!(reason.contains("app.py:1: [lint E1]"), "{reason}");
+    // Had Cursor called the hook past the cap, max_blocks would have let
+    // the agent go: the two bounds agree.
+    for loop_count in 1..5 {
+        assert!(stop(loop_count).blocked(cursor).is_some());
+    }
+    let past = stop(5);
+    assert_eq!(past.blocked(cursor), None, "{past:?}");
+    assert!(past.stderr.contains("max_blocks"), "{}", past.stderr);
 }

@@ -167,7 +167,13 @@ fn a_real_client_runs_the_gate_reads_the_located_error_and_cannot_run_anything_e
         ),
         "{text}"
     );
-    assert!(text.contains("next: IMPLEMENTER"), "{text}");
+    // The next step names the problem as the text shows it, not by the
+    // judge's issue id.
+    assert!(
+        text.contains("\nnext: IMPLEMENTER: Fix src/app.c:3 (lint) and run the checks again\n"),
+        "{text}"
+    );
+    assert!(!text.contains("QA-0"), "{text}");
     let structured = &run["structured"];
     assert_eq!(structured["status"], "FAIL");
     assert_eq!(structured["exit_code"], 1);
@@ -338,4 +344,89 @@ exit 1
     assert_eq!(output["structured"]["stream"], "stdout");
     assert_eq!(output["structured"]["truncated"], true);
     assert!(output["text"].as_str().unwrap().contains("boom"));
+}
+
+/// A check that records its process id (it `exec`s, so the id is the
+/// process the gate must end), then runs long; had it run to its end it
+/// would log `finished`.
+const SLOW: &str = r#"#!/bin/sh
+echo started >> '@LOG@'
+echo $$ > '@PID@.tmp' && mv '@PID@.tmp' '@PID@'
+exec sh -c "sleep 120; echo finished >> '@LOG@'"
+"#;
+
+#[test]
+fn a_cancelled_run_stops_its_gate_and_the_server_answers_the_next_call() {
+    let Some(python) = client() else { return };
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("runs.log");
+    let pid = logs.path().join("slow.pid");
+    let config = r#"[settings]
+allow = ["./slow.sh", "true"]
+
+[[check]]
+name = "slow"
+run = ["./slow.sh"]
+
+[[check]]
+name = "ok"
+run = ["true"]
+"#;
+    let test = Test::new().config(config).script(
+        "slow.sh",
+        &SLOW
+            .replace("@LOG@", log.to_str().unwrap())
+            .replace("@PID@", pid.to_str().unwrap()),
+    );
+    let worktree = test.path();
+    git(worktree, &["add", "-A"]);
+    git(worktree, &["commit", "-q", "-m", "slow"]);
+    let plan = json!([
+        {"cancel": "run_checks", "when": pid},
+        {"gone": pid},
+        {"call": "run_checks", "args": {"only": ["ok"]}},
+    ]);
+    let answers = session(&python, worktree, &plan);
+    assert_eq!(answers[2]["step"], "cancel", "{answers:?}");
+    assert_eq!(answers[2]["finished_first"], false, "{answers:?}");
+    assert_eq!(answers[3]["step"], "gone", "{answers:?}");
+    // The check was ended by the cancellation, not by its own end.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged, "started\n", "the check ran on: {logged:?}");
+    // The server is free again: the next call runs and answers.
+    let next = &answers[4];
+    assert_eq!(next["is_error"], false, "{next}");
+    assert_eq!(next["structured"]["status"], "PASS", "{next}");
+    // Nothing of the stopped run is left as a run the tools answer about.
+    assert!(!next["text"].as_str().unwrap().contains("slow"), "{next}");
+}
+
+#[test]
+fn the_structured_checks_are_bounded_by_size_failures_first() {
+    let Some(python) = client() else { return };
+    let long = "a-check-with-a-long-name-".repeat(6);
+    let mut config =
+        String::from("[settings]\nallow = [\"true\", \"false\"]\n\n[agent]\nmax_chars = 1000\n");
+    for i in 0..40 {
+        config.push_str(&format!(
+            "\n[[check]]\nname = \"{long}{i:02}\"\nrun = [\"{}\"]\n",
+            if i == 39 { "false" } else { "true" }
+        ));
+    }
+    let test = Test::new().config(&config);
+    let worktree = test.path();
+    git(worktree, &["add", "-A"]);
+    git(worktree, &["commit", "-q", "-m", "many checks"]);
+    let answers = session(&python, worktree, &json!([{"call": "run_checks"}]));
+    let structured = &answers[2]["structured"];
+    let checks = structured["checks"].as_array().unwrap();
+    let size = serde_json::to_string(checks).unwrap().chars().count();
+    assert!(size <= 1000 + 2, "{size}: {checks:?}");
+    assert!(!checks.is_empty());
+    let omitted = structured["checks_omitted"].as_u64().unwrap();
+    assert_eq!(checks.len() as u64 + omitted, 40, "{structured}");
+    assert!(omitted > 0, "{structured}");
+    // The one failure comes first, whatever its place in checks.toml.
+    assert_eq!(checks[0]["name"], format!("{long}39"));
+    assert_eq!(checks[0]["status"], "fail");
 }

@@ -8,12 +8,19 @@ Usage: python mcp_client.py RUN_CHECK WORKTREE PLAN_JSON
 
 PLAN_JSON is a list of steps: {"call": TOOL, "args": {...}} calls a tool;
 {"write": PATH, "text": TEXT} writes a file between calls (the agent's
-edit). A protocol error of a call (an unknown tool) is recorded, not raised.
+edit); {"cancel": TOOL, "args": {...}, "when": PATH} calls a tool and,
+once PATH exists (a check writes it when it starts), abandons the call,
+which makes the SDK send `notifications/cancelled` for it;
+{"gone": PATH} waits until the process whose id PATH holds has ended. A
+protocol error of a call (an unknown tool) is recorded, not raised.
 """
 
 import asyncio
 import json
+import os
 import sys
+
+import anyio
 
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -45,6 +52,32 @@ async def main(server: str, worktree: str, plan: list) -> list:
                 if "write" in step:
                     with open(step["write"], "w", encoding="utf-8") as f:
                         f.write(step["text"])
+                    continue
+                if "cancel" in step:
+                    finished = []
+                    async with anyio.create_task_group() as group:
+
+                        async def call():
+                            await session.call_tool(step["cancel"], step.get("args", {}))
+                            finished.append(True)
+
+                        group.start_soon(call)
+                        while not os.path.exists(step["when"]) and not finished:
+                            await anyio.sleep(0.05)
+                        group.cancel_scope.cancel()
+                    out.append({"step": "cancel", "finished_first": bool(finished)})
+                    continue
+                if "gone" in step:
+                    while not os.path.exists(step["gone"]):
+                        await anyio.sleep(0.05)
+                    pid = int(open(step["gone"], encoding="utf-8").read().split()[0])
+                    while True:
+                        try:
+                            os.kill(pid, 0)
+                        except ProcessLookupError:
+                            break
+                        await anyio.sleep(0.05)
+                    out.append({"step": "gone", "pid": pid})
                     continue
                 try:
                     result = await session.call_tool(step["call"], step.get("args", {}))

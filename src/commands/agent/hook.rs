@@ -145,6 +145,78 @@ struct State {
     window_start: u32,
     /// Consecutive blocked stops.
     blocks: u32,
+    /// The answer of the last gated stop, for a second hook of the same
+    /// stop (see [`Answered`]).
+    #[serde(default)]
+    answered: Option<Answered>,
+}
+
+/// The answer of the last gated stop. GitHub Copilot CLI runs the hooks of
+/// `.github/hooks/*.json` and those of `.claude/settings.json` alike, so a
+/// repository with both installed has two hooks per stop, one of each
+/// agent's name, with the same session id: the second one answers this,
+/// in its own agent's format, instead of running the gate again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answered {
+    /// The agent name of the hook that gated the stop.
+    agent: String,
+    /// The round it gated.
+    round: u32,
+    /// When (seconds since the Unix epoch).
+    at: u64,
+    /// A hook of another agent has answered it too: the next stop gates.
+    replayed: bool,
+    /// `allow`, `block` or `release`.
+    kind: String,
+    /// The block's reason or the release's message.
+    text: Option<String>,
+    /// The block's note for the user.
+    notice: Option<String>,
+}
+
+/// How long after a gated stop a hook of another agent name counts as the
+/// same stop's second hook. Copilot runs them one after the other (or the
+/// second waits on the session's lock), so the second starts within
+/// seconds of the answer; a stop of a later turn comes after the model
+/// has worked on a block, or after a user's prompt.
+const REPLAY_SECONDS: u64 = 60;
+
+impl Answered {
+    fn new(agent: Agent, round: u32, reply: &Reply) -> Answered {
+        let (kind, text, notice) = match reply {
+            Reply::Allow => ("allow", None, None),
+            Reply::Block { reason, notice } => ("block", Some(reason.clone()), notice.clone()),
+            Reply::Release { message } => ("release", Some(message.clone()), None),
+        };
+        Answered {
+            agent: agent.name().into(),
+            round,
+            at: now(),
+            replayed: false,
+            kind: kind.into(),
+            text,
+            notice,
+        }
+    }
+
+    fn reply(&self) -> Reply {
+        let text = self.text.clone().unwrap_or_default();
+        match self.kind.as_str() {
+            "block" => Reply::Block {
+                reason: text,
+                notice: self.notice.clone(),
+            },
+            "release" => Reply::Release { message: text },
+            _ => Reply::Allow,
+        }
+    }
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// One session: its repository, config and state folder, locked.
@@ -278,8 +350,10 @@ impl Session {
             rounds: 0,
             window_start: 1,
             blocks: 0,
+            answered: None,
         };
         self.save(&state)?;
+        prune(self.dir.parent().unwrap_or(&self.dir), &self.dir);
         Ok((state, note))
     }
 
@@ -296,9 +370,10 @@ impl Session {
         }
     }
 
-    /// Stop: gate, judge, follow the route.
+    /// Stop: gate, judge, follow the route; or, for the second hook of a
+    /// stop already gated, its answer again.
     fn stop(self, input: &Input) -> Reply {
-        let (mut state, mut note) = match self.load() {
+        let (mut state, note) = match self.load() {
             Ok(Some(state)) => (state, None),
             // A baseline taken now would excuse what the agent already did.
             Ok(None) => match self.begin(false) {
@@ -314,6 +389,28 @@ impl Session {
             },
             Err(why) => return release(why),
         };
+        if let Some(answered) = state.answered.as_mut()
+            && answered.agent != self.agent.name()
+            && !answered.replayed
+            && now().saturating_sub(answered.at) <= REPLAY_SECONDS
+        {
+            answered.replayed = true;
+            let reply = answered.reply();
+            return match self.save(&state) {
+                Ok(()) => reply,
+                Err(why) => release(why),
+            };
+        }
+        let reply = self.gated(&mut state, input, note);
+        state.answered = Some(Answered::new(self.agent, state.rounds, &reply));
+        if let Err(why) = self.save(&state) {
+            return release(why);
+        }
+        reply
+    }
+
+    /// Gates one stop: updates `state` (not saved) and gives the reply.
+    fn gated(&self, state: &mut State, input: &Input, mut note: Option<String>) -> Reply {
         if !input.continued {
             state.blocks = 0;
         }
@@ -338,17 +435,13 @@ impl Session {
             Ok(evidence) => evidence,
             Err(why) => {
                 state.blocks = 0;
-                let _ = self.save(&state);
                 return release(format!("the gate could not judge this stop: {why}"));
             }
         };
-        let reply = match self.judge(&mut state, &evidence, &round) {
+        let reply = match self.judge(state, &evidence, &round) {
             Ok(reply) => reply,
             Err(why) => release(why),
         };
-        if let Err(why) = self.save(&state) {
-            return release(why);
-        }
         match (reply, note.take()) {
             (Reply::Allow, Some(note)) => Reply::Release { message: note },
             (Reply::Block { reason, notice }, Some(note)) => Reply::Block {
@@ -459,7 +552,7 @@ impl Session {
             {
                 history.append(&verdict).map_err(|err| err.to_string())?;
                 state.blocks += 1;
-                let mut next = format!("{}: {}", route.next.as_str(), route.action);
+                let mut next = feedback::next_step(&verdict);
                 if let Some(at) = rolled_back_to(&route.action) {
                     let round = state.window_start + at - 1;
                     next.push_str(&format!(
@@ -501,6 +594,64 @@ impl Session {
             }
         }
     }
+}
+
+/// Sessions kept under `<git-dir>/run-check/agent/` besides the one
+/// starting: the most recently active ones.
+const KEEP_SESSIONS: usize = 20;
+
+/// A session idle this long (no hook call) is removed at the next session
+/// start, whatever the count.
+const SESSION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 60 * 60);
+
+/// Bounds the session folders in `sessions` when `current` starts: those
+/// idle for longer than [`SESSION_MAX_AGE`] go, and of the rest only the
+/// [`KEEP_SESSIONS`] most recently active stay. A session's activity is its
+/// `state.json`'s modification time (every hook call that gates writes
+/// it). A session whose lock is held (a hook of it is running) is never
+/// removed, nor is anything in `sessions` that is not a folder. Best
+/// effort: what cannot be read or removed stays.
+fn prune(sessions: &Path, current: &Path) {
+    let Ok(entries) = std::fs::read_dir(sessions) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // Not followed: a link here is not a session run-check made.
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if !is_dir || path == current {
+            continue;
+        }
+        let active = path
+            .join("state.json")
+            .metadata()
+            .or_else(|_| path.metadata())
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        found.push((active, path));
+    }
+    found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    for (index, (active, path)) in found.into_iter().enumerate() {
+        let old = now
+            .duration_since(active)
+            .is_ok_and(|idle| idle > SESSION_MAX_AGE);
+        if (old || index >= KEEP_SESSIONS) && !in_use(&path) {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// A hook of the session in `dir` holds its lock now.
+fn in_use(dir: &Path) -> bool {
+    let Ok(file) = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("lock"))
+    else {
+        return false;
+    };
+    !matches!(file.try_lock(), Ok(()))
 }
 
 /// The iteration a roll-back action names (`Roll back to iteration N, ...`).

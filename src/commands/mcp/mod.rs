@@ -59,8 +59,9 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
             .await
             .map_err(|err| format!("the MCP server stopped: {err}"))
     });
-    // A gate still running for a cancelled request finishes first: its
-    // evidence is written before the state folder goes.
+    // A gate still running when the session ends has been asked to stop
+    // (its request's token is cancelled with the session) and is waited
+    // for before the state folder goes.
     drop(runtime);
     drop(state);
     served.map_err(Error::Environment)?;
@@ -145,14 +146,19 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let gate = Arc::clone(&self.gate);
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
-        let reply = tokio::task::spawn_blocking(move || gate.call(&name, arguments))
-            .await
-            .map_err(|err| McpError::internal_error(format!("the tool failed: {err}"), None))?;
+        // Cancelled by the client's `notifications/cancelled` for this
+        // request, and when the session ends.
+        let token = context.ct.clone();
+        let reply = tokio::task::spawn_blocking(move || {
+            gate.call(&name, arguments, &|| token.is_cancelled())
+        })
+        .await
+        .map_err(|err| McpError::internal_error(format!("the tool failed: {err}"), None))?;
         let Some(reply) = reply else {
             return Err(McpError::invalid_params(
                 format!(

@@ -229,10 +229,17 @@ impl Gate {
     }
 
     /// Calls the tool `name`; `None` when there is no such tool.
-    pub(super) fn call(&self, name: &str, arguments: Map<String, Value>) -> Option<Reply> {
+    /// `cancelled` says whether the client cancelled the request: a gate
+    /// it started is then stopped.
+    pub(super) fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<Reply> {
         let arguments = Value::Object(arguments);
         let reply = match name {
-            "run_checks" => self.parsed(arguments, |args| self.run_checks(args)),
+            "run_checks" => self.parsed(arguments, |args| self.run_checks(args, cancelled)),
             "list_checks" => self.parsed(arguments, |args| self.list_checks(args)),
             "check_output" => self.parsed(arguments, |args| self.check_output(args)),
             "judge" => self.parsed(arguments, |_: JudgeArgs| self.judge()),
@@ -268,7 +275,7 @@ impl Gate {
         fit_lines(&lines, self.max_chars, false)
     }
 
-    fn run_checks(&self, args: RunArgs) -> Result<Reply, String> {
+    fn run_checks(&self, args: RunArgs, cancelled: &dyn Fn() -> bool) -> Result<Reply, String> {
         let mode = mode(args.mode.as_deref())?;
         let only = args.only.unwrap_or_default();
         let revision = args.changed_since.as_deref().map(revision).transpose()?;
@@ -291,7 +298,10 @@ impl Gate {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         *last = None;
         let path = self.state.join("evidence.json");
-        let source = self.gate(mode, &only, revision, &path)?;
+        if cancelled() {
+            return Err("cancelled: nothing ran".into());
+        }
+        let source = self.gate(mode, &only, revision, &path, cancelled)?;
         let verdict = self.judged(&source, &path, &history_name(mode, &only));
         let run = LastRun { source, verdict };
         let reply = self.run_reply(&run, &path);
@@ -309,6 +319,7 @@ impl Gate {
         only: &[String],
         revision: Option<&str>,
         out: &Path,
+        cancelled: &dyn Fn() -> bool,
     ) -> Result<Source, String> {
         let mut command = self.command("check");
         command.args(["--quiet", "--format", "json", "--mode", mode.as_str()]);
@@ -317,9 +328,13 @@ impl Gate {
         if let Some(revision) = revision {
             command.arg(format!("--changed-since={revision}"));
         }
-        let output = command
-            .output()
-            .map_err(|err| format!("cannot start {}: {err}", self.exe.display()))?;
+        let output = run_until_cancelled(&mut command, cancelled)
+            .map_err(|err| format!("cannot run {}: {err}", self.exe.display()))?;
+        if output.stopped {
+            return Err(
+                "cancelled: the gate was stopped (its checks were terminated); no verdict".into(),
+            );
+        }
         let stderr = String::from_utf8_lossy(&output.stderr);
         let Some(code) = output.status.code() else {
             return Err(format!(
@@ -380,11 +395,7 @@ impl Gate {
         let Some(evidence) = run.evidence() else {
             return Reply::error("the gate wrote no evidence".into());
         };
-        let next = run
-            .verdict
-            .as_ref()
-            .ok()
-            .map(|v| format!("{} — {}", v.route.next.as_str(), v.route.action));
+        let next = run.verdict.as_ref().ok().map(feedback::next_step);
         let shown = path.display().to_string();
         let text = feedback::render(
             evidence,
@@ -395,12 +406,23 @@ impl Gate {
             },
         );
         let summary = &evidence.summary;
-        let checks: Vec<Value> = evidence
-            .checks
-            .iter()
-            .take(MAX_ITEMS)
-            .map(|c| json!({"name": c.name, "status": c.status.as_str(), "duration_ms": c.duration_ms}))
+        // Bounded by size like the diagnostics (a config of many checks, or
+        // of long names, must not outgrow the text's bound), the failed
+        // checks first so a cut never hides one behind passing ones.
+        let (failing, passing): (Vec<_>, Vec<_>) =
+            evidence.checks.iter().partition(|c| c.status.is_failure());
+        let checks: Vec<Value> = failing
+            .into_iter()
+            .chain(passing)
+            .map(|c| {
+                json!({
+                    "name": clean(&c.name, LINE_CHARS),
+                    "status": c.status.as_str(),
+                    "duration_ms": c.duration_ms,
+                })
+            })
             .collect();
+        let checks = fit_values(checks, self.max_chars);
         let failed: Vec<&str> = evidence
             .checks
             .iter()
@@ -430,8 +452,8 @@ impl Gate {
         let mut structured = json!({
             "status": status_word(summary.exit_code),
             "exit_code": summary.exit_code,
-            "checks": checks,
-            "checks_omitted": evidence.checks.len().saturating_sub(MAX_ITEMS),
+            "checks": checks.0,
+            "checks_omitted": checks.1,
             "diagnostics": diagnostics.0,
             "diagnostics_omitted": diagnostics.1,
             "evidence": shown,
@@ -643,11 +665,7 @@ impl Gate {
                 LINE_CHARS,
             ),
             clean(
-                &format!(
-                    "next: {} — {}",
-                    verdict.route.next.as_str(),
-                    verdict.route.action
-                ),
+                &format!("next: {}", feedback::next_step(verdict)),
                 self.max_chars,
             ),
             clean(&format!("because: {}", verdict.route.reason), LINE_CHARS),
@@ -680,6 +698,66 @@ fn history_name(mode: Mode, only: &[String]) -> String {
     let digest = sha2::Sha256::digest(names.join("\n").as_bytes());
     let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!("history-{}-only-{short}.jsonl", mode.as_str())
+}
+
+/// What a gate left: as `Command::output`, and whether it was stopped.
+struct GateOutput {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    stopped: bool,
+}
+
+/// Runs `command` to its end, its stdout and stderr read on threads of
+/// their own; when `cancelled` turns true (the client cancelled the
+/// request, or closed the session), the gate is asked to stop as on
+/// SIGTERM (it terminates its checks' process groups and exits), once. A
+/// cancelled request whose gate ran on would keep checks running for an
+/// answer nobody reads, and hold every later call behind it.
+fn run_until_cancelled(
+    command: &mut Command,
+    cancelled: &dyn Fn() -> bool,
+) -> std::io::Result<GateOutput> {
+    use std::io::Read;
+    let mut child = command.spawn()?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut stopped = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if !stopped && cancelled() {
+            crate::signal::forward_stop(&mut child);
+            stopped = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Ok(GateOutput {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        stopped,
+    })
 }
 
 /// `route` of a verdict, its texts bounded.
@@ -894,9 +972,13 @@ mod tests {
             4000,
         );
         let args = |v: Value| v.as_object().cloned().unwrap_or_default();
-        assert_eq!(gate.call("sh", args(json!({}))), None);
+        assert_eq!(gate.call("sh", args(json!({})), &|| false), None);
         let reply = gate
-            .call("run_checks", args(json!({"command": "touch pwned"})))
+            .call(
+                "run_checks",
+                args(json!({"command": "touch pwned"})),
+                &|| false,
+            )
             .unwrap();
         assert!(reply.is_error);
         assert!(
@@ -908,6 +990,7 @@ mod tests {
             .call(
                 "run_checks",
                 args(json!({"changed_since": "--upload-pack=touch pwned"})),
+                &|| false,
             )
             .unwrap();
         assert!(
@@ -916,21 +999,25 @@ mod tests {
             reply.text
         );
         let reply = gate
-            .call("run_checks", args(json!({"only": "tests"})))
+            .call("run_checks", args(json!({"only": "tests"})), &|| false)
             .unwrap();
         assert!(
             reply.is_error && reply.text.contains("`only`"),
             "{}",
             reply.text
         );
-        let reply = gate.call("judge", args(json!({}))).unwrap();
+        let reply = gate.call("judge", args(json!({})), &|| false).unwrap();
         assert!(
             reply.is_error && reply.text.contains("no run yet"),
             "{}",
             reply.text
         );
         let reply = gate
-            .call("check_output", args(json!({"check": "x", "tail_lines": 0})))
+            .call(
+                "check_output",
+                args(json!({"check": "x", "tail_lines": 0})),
+                &|| false,
+            )
             .unwrap();
         assert!(
             reply.is_error && reply.text.contains("no run yet"),

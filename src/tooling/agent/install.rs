@@ -322,6 +322,16 @@ fn entry(layout: Layout, command: &str) -> Json {
                 ("timeout", timeout),
             ])]),
         )]),
+        // Cursor caps the follow-ups of a `stop` hook itself, per entry
+        // (`loop_limit`): set to run-check's own default bound, so the two
+        // agree (docs/agents.md says to raise both together).
+        Layout::Flat if event_of(command) == "stop" => object([
+            ("command", string(command)),
+            (
+                "loop_limit",
+                Json::Number(crate::config::AgentConfig::default().max_blocks.into()),
+            ),
+        ]),
         Layout::Flat => object([("command", string(command))]),
         Layout::Copilot => object([
             ("type", string("command")),
