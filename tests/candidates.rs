@@ -1053,7 +1053,12 @@ fn changeset_budget_and_judge_count_the_same_files_as_the_read_only_verification
     let listed: Vec<&str> = changeset
         .lines()
         .skip(1)
-        .map(|l| l.split("  ").last().unwrap().trim_end_matches(" (untracked)"))
+        .map(|l| {
+            l.split("  ")
+                .last()
+                .unwrap()
+                .trim_end_matches(" (untracked)")
+        })
         .collect();
     assert_eq!(
         listed,

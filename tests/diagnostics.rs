@@ -433,7 +433,13 @@ fn tape_and_node_tap_failures_are_located_at_the_assertion() {
             .file(".gitignore", "node_modules\n.tap/\n")
             .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
             .file("tape/add.js", &test_js.replace("TOOL", "tape"))
-            .file("test/add.test.js", &test_js.replace("TOOL", "tap"))
+            // node-tap's export is its root test, whose `test` is a method.
+            .file(
+                "test/add.test.js",
+                &test_js
+                    .replace("const test = require('TOOL')", "const t = require('tap')")
+                    .replace("\ntest(", "\nt.test("),
+            )
             .config(&format!(
                 "[settings]\nallow = [\"node\"]\n\
                  [[check]]\nname = \"tape\"\nrun = [\"node\", \"node_modules/tape/bin/tape\", \"tape/add.js\"]\nparser = \"{parser}\"\n\
@@ -454,9 +460,17 @@ fn tape_and_node_tap_failures_are_located_at_the_assertion() {
                     )
                 })
                 .collect();
-            let file = if name == "tape" { "tape/add.js" } else { "test/add.test.js" };
+            let file = if name == "tape" {
+                "tape/add.js"
+            } else {
+                "test/add.test.js"
+            };
             assert_eq!(found.len(), 1, "{parser} {name}: {found:?}");
-            assert_eq!((found[0].0, found[0].1), (file, 9), "{parser} {name}: {found:?}");
+            assert_eq!(
+                (found[0].0, found[0].1),
+                (file, 9),
+                "{parser} {name}: {found:?}"
+            );
             assert!(
                 found[0].2.starts_with("five minus three\n"),
                 "{parser} {name}: {found:?}"

@@ -233,13 +233,22 @@ impl LineParser for Cmake {
             } else {
                 DiagSeverity::Warning
             };
-            let file = caps.name("file").or(caps.name("infile")).map(|m| m.as_str().to_string());
+            let file = caps
+                .name("file")
+                .or(caps.name("infile"))
+                .map(|m| m.as_str().to_string());
             self.message = Some(Message {
                 head: Diagnostic {
                     file,
-                    line: caps.name("line").and_then(|l| l.as_str().parse().ok()).filter(|n| *n > 0),
+                    line: caps
+                        .name("line")
+                        .and_then(|l| l.as_str().parse().ok())
+                        .filter(|n| *n > 0),
                     severity,
-                    rule: caps.name("rule").map(|r| r.as_str().to_string()).filter(|r| !r.is_empty()),
+                    rule: caps
+                        .name("rule")
+                        .map(|r| r.as_str().to_string())
+                        .filter(|r| !r.is_empty()),
                     message: format!("CMake {kind}"),
                     ..Default::default()
                 },
@@ -444,13 +453,28 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         assert!(!text.contains("Failure"), "{text}");
-        let rows: Vec<_> = parse(&text).iter().map(|d| (d.rule.clone(), d.file.clone(), d.message.clone())).collect();
+        let rows: Vec<_> = parse(&text)
+            .iter()
+            .map(|d| (d.rule.clone(), d.file.clone(), d.message.clone()))
+            .collect();
         assert_eq!(
             rows,
             [
-                (Some("test_assert".into()), None, "test_assert (Subprocess aborted)".into()),
-                (Some("test_check".into()), None, "test_check (Failed)".into()),
-                (Some("test_failure".into()), None, "test_failure (Failed)".into()),
+                (
+                    Some("test_assert".into()),
+                    None,
+                    "test_assert (Subprocess aborted)".into()
+                ),
+                (
+                    Some("test_check".into()),
+                    None,
+                    "test_check (Failed)".into()
+                ),
+                (
+                    Some("test_failure".into()),
+                    None,
+                    "test_failure (Failed)".into()
+                ),
             ]
         );
     }
@@ -458,8 +482,14 @@ mod tests {
     #[test]
     fn the_auto_parser_reads_cmake_and_ctest() {
         for (fixture, count) in [
-            (include_str!("../../tests/fixtures/diagnostics/cmake/ctest.txt"), 3),
-            (include_str!("../../tests/fixtures/diagnostics/cmake/configure-errors.txt"), 3),
+            (
+                include_str!("../../tests/fixtures/diagnostics/cmake/ctest.txt"),
+                3,
+            ),
+            (
+                include_str!("../../tests/fixtures/diagnostics/cmake/configure-errors.txt"),
+                3,
+            ),
         ] {
             let mut auto = crate::parse::Auto::new();
             let mut out = Vec::new();

@@ -36,8 +36,7 @@ static NOT_OK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `ok 1 - adds`, indented for a subtest.
-static OK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*ok\b").expect("valid regex"));
+static OK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*ok\b").expect("valid regex"));
 
 /// `ok 1 - adds`, `TAP version 13`, `1..2`, `# Subtest: adds`.
 static OTHER: LazyLock<Regex> = LazyLock::new(|| {
@@ -175,8 +174,10 @@ impl Tap {
             !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         });
         let indent = line.len() - line.trim_start().len();
-        let in_value = matches!(p.yaml, Some(Block::Error | Block::Stack | Block::Diff | Block::At))
-            && indent > p.indent;
+        let in_value = matches!(
+            p.yaml,
+            Some(Block::Error | Block::Stack | Block::Diff | Block::At)
+        ) && indent > p.indent;
         if let (Some((key, value)), false) = (key, in_value) {
             let value = value.trim();
             p.yaml = Some(match (key, value) {
@@ -387,7 +388,12 @@ mod tests {
             parse(include_str!(
                 "../../tests/fixtures/diagnostics/tap/node-tap.txt"
             )),
-            [at("test/add.test.js", 9, Some(5), "five minus three\n-3\n+2")]
+            [at(
+                "test/add.test.js",
+                9,
+                Some(5),
+                "five minus three\n-3\n+2"
+            )]
         );
         // Without a stack, node-tap's `at:` mapping places it.
         let text = "    not ok 1 - nope\n      ---\n      at:\n        fileName: t/a.js\n        \
