@@ -48,7 +48,8 @@ static RESULT: LazyLock<Regex> = LazyLock::new(|| {
 static START: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s+Start\s+\d+: \S+\s*$").expect("valid regex"));
 
-/// `	  2 - test_assert (Subprocess aborted)` under `The following tests FAILED:`.
+/// `  2 - test_assert (Subprocess aborted)` (after a tab) under `The following
+/// tests FAILED:`.
 static LISTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s+\d+ - (?P<name>\S+) \((?P<why>[^()]+)\)\s*$").expect("valid regex")
 });
