@@ -15,10 +15,12 @@
 #                     and its dependencies, via pip download
 #   .tools/mcp/       a venv with `mcp`, installed offline from those wheels:
 #                     tests/mcp.rs drives `run-check mcp` with its client
-#   .tools/node/      eslint, prettier, typescript, vitest (with vite), via
-#                     `npm install --prefix` (the tests use
-#                     .tools/node/node_modules; tests/init_node.rs runs a
-#                     sample project's tsc, eslint, prettier and vitest)
+#   .tools/node/      eslint, prettier, typescript, vitest (with vite), tape
+#                     and node-tap (`tap`), via `npm install --prefix` (the
+#                     tests use .tools/node/node_modules; tests/init_node.rs
+#                     runs a sample project's tsc, eslint, prettier and
+#                     vitest; tests/diagnostics.rs runs tape and node-tap
+#                     through the tap parser)
 #   .tools/sarif/     Microsoft's SARIF multitool (Linux x86_64 only), via
 #                     `npm install --prefix`: tests/sarif.rs validates the
 #                     sarif report with GitHub's upload rules
@@ -44,6 +46,9 @@ TYPESCRIPT_VERSION=5.9.3
 VITEST_VERSION=3.2.7
 VITE_VERSION=7.3.8
 SARIF_MULTITOOL_VERSION=5.7.0
+# TAP producers the tap parser reads (node-tap 21 runs on node 20).
+TAPE_VERSION=5.10.2
+TAP_VERSION=21.8.0
 
 ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
 TOOLS=$ROOT/.tools
@@ -104,9 +109,10 @@ printf 'mcp %s\n' "$("$MCP_PY/bin/python" -c 'import importlib.metadata as m; pr
 "$PY/bin/black" --version | head -n 1 >&2
 
 # eslint and prettier, with the package eslint's own flat config imports;
-# typescript, vitest and vite for the sample npm project's gate.
+# typescript, vitest and vite for the sample npm project's gate; tape and
+# node-tap, whose TAP the tap parser reads.
 NODE=$TOOLS/node
-want="eslint@$ESLINT_VERSION prettier@$PRETTIER_VERSION typescript@$TYPESCRIPT_VERSION vitest@$VITEST_VERSION vite@$VITE_VERSION"
+want="eslint@$ESLINT_VERSION prettier@$PRETTIER_VERSION typescript@$TYPESCRIPT_VERSION vitest@$VITEST_VERSION vite@$VITE_VERSION tape@$TAPE_VERSION tap@$TAP_VERSION"
 if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
     say "installing $want into $NODE"
     rm -rf -- "$NODE"
@@ -114,13 +120,18 @@ if [ "$(cat "$NODE/.installed" 2>/dev/null)" != "$want" ]; then
     printf '{"name":"run-check-test-tools","private":true}\n' > "$NODE/package.json"
     npm install --prefix "$NODE" --no-audit --no-fund --no-save --loglevel=error \
         "eslint@$ESLINT_VERSION" "prettier@$PRETTIER_VERSION" \
-        "typescript@$TYPESCRIPT_VERSION" "vitest@$VITEST_VERSION" "vite@$VITE_VERSION"
+        "typescript@$TYPESCRIPT_VERSION" "vitest@$VITEST_VERSION" "vite@$VITE_VERSION" \
+        "tape@$TAPE_VERSION" "tap@$TAP_VERSION"
     printf '%s' "$want" > "$NODE/.installed"
 fi
 printf 'eslint %s\n' "$("$NODE/node_modules/.bin/eslint" --version)" >&2
 printf 'prettier %s\n' "$("$NODE/node_modules/.bin/prettier" --version)" >&2
 printf 'tsc %s\n' "$("$NODE/node_modules/.bin/tsc" --version)" >&2
 printf '%s\n' "$("$NODE/node_modules/.bin/vitest" --version)" >&2
+# `tap --version` looks for tap in the current directory's project.
+for pkg in tape tap; do
+    printf '%s %s\n' "$pkg" "$(node -p "require('$NODE/node_modules/$pkg/package.json').version")" >&2
+done
 
 # The SARIF multitool: a self-contained .NET program in an npm package (no
 # .NET needed); npm does not mark it executable.

@@ -1002,3 +1002,82 @@ fn a_task_without_a_base_is_refused() {
     assert!(out.stdout.is_empty());
     assert!(!p.path("runs").exists());
 }
+
+/// Build output left in a candidate's worktree, as a crate whose
+/// .gitignore lacks `target/` leaves it: `out/` is not ignored, `ignored/`
+/// is. The gate's `build` check writes one file into each.
+const BUILDING: &str = r#"[settings]
+allow = ["test", "touch"]
+
+[[check]]
+name = "feature"
+run = ["test", "-f", "feature.txt"]
+
+[[check]]
+name = "build"
+run = ["touch", "ignored/new.o", "out/new.o"]
+"#;
+
+#[test]
+fn changeset_budget_and_judge_count_the_same_files_as_the_read_only_verification_ignores() {
+    let p = Project::new(BUILDING);
+    let repo = p.path("repo");
+    std::fs::write(repo.join(".gitignore"), "ignored/\n").unwrap();
+    git(&repo, &["add", ".gitignore"]);
+    git(&repo, &["commit", "-q", "-m", "ignore"]);
+    let c = p.candidate("c-build", &[("feature.txt", "done\n")]);
+    for dir in ["out", "ignored"] {
+        std::fs::create_dir(c.join(dir)).unwrap();
+        for n in 1..=3 {
+            std::fs::write(c.join(dir).join(format!("old{n}.o")), "obj\n").unwrap();
+        }
+    }
+    let out = p.run(&["--task", "task.json", "--format", "json", "c-build"]);
+    code(&out, 1);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = &index["candidates"][0];
+    let evidence = p.json("runs/T-7/c-build/run-check.json");
+    // The read-only verification: the file the gate wrote where git does
+    // not ignore it, and only that one.
+    let modified: Vec<&str> = evidence["contracts"]["read_only"]["modified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().or(m.as_str()).unwrap())
+        .collect();
+    assert_eq!(modified, ["out/new.o"], "{evidence:#}");
+    // The change: the candidate's edit and the build output it left that
+    // git does not ignore, as the gate found it when it started; not the
+    // ignored build output, not what the gate's checks wrote.
+    let changeset = std::fs::read_to_string(p.path("runs/T-7/c-build/changeset.txt")).unwrap();
+    let listed: Vec<&str> = changeset
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.split("  ")
+                .last()
+                .unwrap()
+                .trim_end_matches(" (untracked)")
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        ["feature.txt", "out/old1.o", "out/old2.o", "out/old3.o"],
+        "{changeset}"
+    );
+    assert!(
+        changeset.starts_with("changes against `main`: 4 files, +4 -0\n"),
+        "{changeset}"
+    );
+    // The budget (which the judge reads) and the index say the same.
+    let budget = &evidence["contracts"]["change_budget"];
+    assert_eq!(
+        (&budget["files_changed"], &budget["loc_changed"]),
+        (&json!(4), &json!(4)),
+        "{budget}"
+    );
+    assert_eq!(
+        (&entry["files_changed"], &entry["loc_changed"]),
+        (&json!(4), &json!(4))
+    );
+}

@@ -406,3 +406,75 @@ fn three_hundred_thousand_diagnostics_keep_a_thousand_and_flat_memory() {
     assert_eq!(kept[0]["file"], "src/f1.c");
     assert_eq!(kept[999]["message"], "problem number 1000");
 }
+
+/// The real tape and node-tap of `scripts/install-test-tools.sh`, each run
+/// as a check on a failing test: under `parser = "tap"` and under `auto`,
+/// one error at the failed assertion's line (node-tap's enclosing test and
+/// file, printed as `not ok` too, are not failures of their own).
+#[cfg(unix)]
+#[test]
+fn tape_and_node_tap_failures_are_located_at_the_assertion() {
+    let Some(modules) = crate::support::test_tool("node/node_modules") else {
+        return;
+    };
+    for tool in ["tape/bin/tape", "tap/dist/esm/run.mjs"] {
+        assert!(
+            modules.join(tool).exists(),
+            "{tool} is not in {}: run `bash scripts/install-test-tools.sh`",
+            modules.display()
+        );
+    }
+    let test_js = "const test = require('TOOL')\n\n\
+        test('adds', t => {\n  t.equal(1 + 1, 2)\n  t.end()\n})\n\n\
+        test('subtracts', t => {\n  t.equal(5 - 3, 3, 'five minus three')\n  t.end()\n})\n";
+    for parser in ["tap", "auto"] {
+        let test = Test::new()
+            // node-tap keeps its process information in .tap/.
+            .file(".gitignore", "node_modules\n.tap/\n")
+            .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
+            .file("tape/add.js", &test_js.replace("TOOL", "tape"))
+            // node-tap's export is its root test, whose `test` is a method.
+            .file(
+                "test/add.test.js",
+                &test_js
+                    .replace("const test = require('TOOL')", "const t = require('tap')")
+                    .replace("\ntest(", "\nt.test("),
+            )
+            .config(&format!(
+                "[settings]\nallow = [\"node\"]\n\
+                 [[check]]\nname = \"tape\"\nrun = [\"node\", \"node_modules/tape/bin/tape\", \"tape/add.js\"]\nparser = \"{parser}\"\n\
+                 [[check]]\nname = \"node-tap\"\nrun = [\"node\", \"node_modules/tap/dist/esm/run.mjs\", \"--reporter=tap\", \"--disable-coverage\", \"test/add.test.js\"]\nparser = \"{parser}\"\n"
+            ));
+        std::os::unix::fs::symlink(&modules, test.path().join("node_modules")).unwrap();
+        let run = test.args(&["--format", "json"]).run().status(1);
+        let ev = run.json_stdout();
+        for name in ["tape", "node-tap"] {
+            assert_eq!(check(&ev, name)["status"], "fail", "{name}: {ev:#}");
+            let found: Vec<(&str, u64, &str)> = diagnostics_of(&ev, name)
+                .iter()
+                .map(|d| {
+                    (
+                        d["file"].as_str().unwrap_or("-"),
+                        d["line"].as_u64().unwrap_or(0),
+                        d["message"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            let file = if name == "tape" {
+                "tape/add.js"
+            } else {
+                "test/add.test.js"
+            };
+            assert_eq!(found.len(), 1, "{parser} {name}: {found:?}");
+            assert_eq!(
+                (found[0].0, found[0].1),
+                (file, 9),
+                "{parser} {name}: {found:?}"
+            );
+            assert!(
+                found[0].2.starts_with("five minus three\n"),
+                "{parser} {name}: {found:?}"
+            );
+        }
+    }
+}

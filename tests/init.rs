@@ -495,11 +495,8 @@ fn cmake_project_configures_builds_and_runs_ctest() {
         serde_json::json!(["cmake", "-S", ".", "-B", "build"])
     );
     assert_eq!(configure["modes"], serde_json::json!(["fast", "strict"]));
-    assert_eq!(configure["parser"], "none");
-    assert_eq!(
-        configure["matcher"][0]["regex"],
-        r"^(?P<message>CMake (?P<severity>Error|Warning)(?: \(dev\))?) at (?P<file>[^:]+):(?P<line>\d+) \((?P<rule>[^)]*)\):$"
-    );
+    assert_eq!(configure["parser"], "cmake");
+    assert_eq!(configure.get("matcher"), None);
     let build = check(&config, "build");
     assert_eq!(
         build["run"],
@@ -526,13 +523,8 @@ fn cmake_project_configures_builds_and_runs_ctest() {
     );
     assert_eq!(ctest["modes"], serde_json::json!(["strict"]));
     assert_eq!(ctest["needs"], serde_json::json!(["build"]));
-    assert_eq!(
-        ctest["matcher"],
-        serde_json::json!([
-            {"regex": r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$"},
-            {"regex": r"^\s+\d+ - (?P<message>(?P<rule>.+?) \([^()]+\))$"}
-        ])
-    );
+    assert_eq!(ctest["parser"], "cmake");
+    assert_eq!(ctest.get("matcher"), None);
     let text = unwrapped(&text);
     for why in [
         "Configure the CMake project into `build/`",
@@ -1623,7 +1615,9 @@ mod tests {
 
     /// The C sample's checks: a failing test (located at its assert), then
     /// a compile error (located by the gcc parser; the tests are skipped).
-    fn c_defects(dir: &Path, build: &str, test: &str, build_output: &[&str]) {
+    /// `rule`: what the test check's failed assertion is reported with
+    /// (the cmake parser names the ctest test; make's matcher nothing).
+    fn c_defects(dir: &Path, build: &str, test: &str, rule: Value, build_output: &[&str]) {
         let env = [("LC_ALL", OsString::from("C"))];
         all_pass(&strict(dir, &env, build_output, 0));
 
@@ -1641,7 +1635,7 @@ mod tests {
                 "tests/test_add.c".into(),
                 5.into(),
                 Value::Null,
-                Value::Null,
+                rule,
                 "main: Assertion `add(2, 2) == 5' failed.".into()
             )),
             "{failed:?}"
@@ -1781,8 +1775,9 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
         let (_, _, run) = init(project("cmake"));
         let dir = run.test.path().to_path_buf();
         // The sample is not a git repository: .gitignore still hides build/.
-        c_defects(&dir, "build", "ctest", &["build/"]);
-        // The failed test is named too.
+        c_defects(&dir, "build", "ctest", "test_add".into(), &["build/"]);
+        // A failed test located at its assertion is not named a second
+        // time, unplaced, from ctest's list of failed tests.
         write(
             &dir,
             "tests/test_add.c",
@@ -1790,16 +1785,26 @@ clean:\n\trm -f mini.o libmini.a runtests results.txt\n"
         );
         write(&dir, "src/add.c", super::ADD_C);
         let evidence = strict(&dir, &[("LC_ALL", "C".into())], &["build/"], 1);
-        assert!(
-            located(&evidence, "ctest").contains(&(
+        let failed = located(&evidence, "ctest");
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert_eq!(failed[0].1, Value::from(5), "{failed:?}");
+        assert_eq!(failed[0].3, Value::from("test_add"), "{failed:?}");
+
+        // A CMake error at its line, with the reason CMake prints under it.
+        write(&dir, "tests/test_add.c", super::TEST_ADD_C);
+        let lists = std::fs::read_to_string(dir.join("CMakeLists.txt")).unwrap();
+        write(&dir, "CMakeLists.txt", &format!("{lists}foo_bar(x)\n"));
+        let evidence = strict(&dir, &[("LC_ALL", "C".into())], &["build/"], 1);
+        assert_eq!(status(&evidence, "configure"), "fail");
+        assert_eq!(
+            located(&evidence, "configure"),
+            [(
+                "CMakeLists.txt".into(),
+                9.into(),
                 Value::Null,
-                Value::Null,
-                Value::Null,
-                "test_add".into(),
-                "test_add (Subprocess aborted)".into()
-            )),
-            "{}",
-            evidence["diagnostics"]
+                "foo_bar".into(),
+                "Unknown CMake command \"foo_bar\".".to_string()
+            )]
         );
     }
 
@@ -1863,6 +1868,6 @@ t.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n";
         }
         let (_, _, run) = init(project("make-c"));
         let dir = run.test.path().to_path_buf();
-        c_defects(&dir, "build", "test", &["demo_test"]);
+        c_defects(&dir, "build", "test", Value::Null, &["demo_test"]);
     }
 }

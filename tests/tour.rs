@@ -79,7 +79,8 @@ fn matches(expected: &[String], actual: &[String]) -> bool {
 }
 
 /// Runs one README command in `dir`: `run-check ...` is the binary under
-/// test, `git ...` is git, `echo $?` prints the last exit code. Returns
+/// test, `git ...` is git, `cargo ...` is cargo, `echo $?` prints the last
+/// exit code. Returns
 /// its exit code and what it printed.
 fn run(dir: &Path, command: &str, last: i32) -> (i32, Vec<String>) {
     if command == "echo $?" {
@@ -89,6 +90,7 @@ fn run(dir: &Path, command: &str, last: i32) -> (i32, Vec<String>) {
     let mut process = match words[0] {
         "run-check" => Command::new(bin()),
         "git" => Command::new("git"),
+        "cargo" => Command::new("cargo"),
         other => panic!("the tour runs `{other}`: teach this test to run it"),
     };
     let args: Vec<String> = words[1..]

@@ -53,6 +53,7 @@ use crate::error::Error;
 use crate::exit_code;
 use crate::output::{Atomic, FileKind};
 use crate::report::{self, Format};
+use crate::run::changes::{FileChange, change_set_of};
 
 /// Output format of `candidates`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -217,6 +218,12 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
                         return;
                     };
                     let dir = task_dir.join(&candidate.id);
+                    // The change is measured before the gate starts, when
+                    // the gate measures its change budget: what the checks
+                    // write is the read-only verification's to report, and
+                    // counted there would make changeset.txt disagree with
+                    // the budget and the judge.
+                    let changes = change_set_of(&candidate.worktree, shared.base);
                     let gated = match cancel.is_cancelled() {
                         true => Gated {
                             code: exit_code::INTERRUPTED,
@@ -225,7 +232,7 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
                         },
                         false => gate.run(candidate),
                     };
-                    let entry = shared.after_gate(candidate, &dir, gated);
+                    let entry = shared.after_gate(candidate, &dir, gated, changes);
                     if let Ok(mut entries) = entries.lock() {
                         entries[i] = Some(entry);
                     }
@@ -642,7 +649,13 @@ struct Shared<'a> {
 impl Shared<'_> {
     /// Writes `candidate`'s files in `dir` and returns its index entry:
     /// task, report, change set, retry record, then the judge.
-    fn after_gate(&self, candidate: &Named, dir: &Path, gated: Gated) -> Result<Entry, Error> {
+    fn after_gate(
+        &self,
+        candidate: &Named,
+        dir: &Path,
+        gated: Gated,
+        changes: Result<Vec<FileChange>, String>,
+    ) -> Result<Entry, Error> {
         write(&dir.join("task.json"), self.task_bytes)?;
         if let Some((_, bytes)) = &gated.evidence {
             write(&dir.join("run-check.json"), bytes)?;
@@ -652,7 +665,6 @@ impl Shared<'_> {
             None => format!("{}\n", gated.last_line).into_bytes(),
         };
         write(&dir.join("run-check.txt"), &report)?;
-        let changes = changeset(&candidate.worktree, self.base);
         write(
             &dir.join("changeset.txt"),
             changeset_text(self.base, &changes).as_bytes(),
@@ -786,85 +798,6 @@ pub(crate) fn judge_candidate(
     Ok(verdict)
 }
 
-/// One changed file of a change set.
-#[derive(Debug, PartialEq)]
-struct FileChange {
-    /// Top-level relative, `/` separators.
-    path: String,
-    /// Lines added and removed; `None` for a binary file.
-    lines: Option<(u64, u64)>,
-    /// Not tracked by git (every line is added).
-    untracked: bool,
-}
-
-/// The files changed in `worktree`'s repository against `base`: tracked
-/// changes (staged or not, renames found) and untracked files that are not
-/// ignored, with their lines; asked read-only.
-fn changeset(worktree: &Path, base: &str) -> Result<Vec<FileChange>, String> {
-    let top = PathBuf::from(crate::git::ask(
-        worktree,
-        &["rev-parse", "--show-toplevel"],
-    )?);
-    let spec = format!("{base}^{{commit}}");
-    let commit = crate::git::ask(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            "--end-of-options",
-            &spec,
-        ],
-    )
-    .map_err(|_| format!("no such revision `{base}`"))?;
-    let numstat = crate::git::ask_bytes(
-        &top,
-        &["diff", "--numstat", "-z", "--find-renames", &commit, "--"],
-    )?;
-    let mut files: Vec<FileChange> = crate::run::changes::numstat(&numstat)
-        .into_iter()
-        .map(|(path, lines)| FileChange {
-            path: crate::paths::to_slashes(&path),
-            lines,
-            untracked: false,
-        })
-        .collect();
-    let others =
-        crate::git::ask_bytes(&top, &["ls-files", "--others", "--exclude-standard", "-z"])?;
-    for name in others.split(|&b| b == 0).filter(|n| !n.is_empty()) {
-        let path = crate::git::path_from_bytes(name);
-        files.push(FileChange {
-            path: crate::paths::to_slashes(&path),
-            lines: text_lines(&top.join(&path)).map(|n| (n, 0)),
-            untracked: true,
-        });
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
-}
-
-/// The largest untracked file whose lines `changeset.txt` counts.
-const CHANGED_FILE: crate::bounded::Limit = crate::bounded::Limit {
-    bytes: 16 * 1024 * 1024,
-    what: "a changed file counted",
-};
-
-/// Lines of a text file; `None` for a binary one (a NUL byte in its first
-/// 8 KiB), one over 16 MiB or one that cannot be read.
-fn text_lines(path: &Path) -> Option<u64> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    // Bounded again as it is read: the file may have been replaced since.
-    let bytes = crate::bounded::read(path, CHANGED_FILE).ok()?;
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return None;
-    }
-    let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
-    Some(newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n")))
-}
-
 /// `changeset.txt`: a summary line, then one line per file.
 fn changeset_text(base: &str, changes: &Result<Vec<FileChange>, String>) -> String {
     let files = match changes {
@@ -883,7 +816,10 @@ fn changeset_text(base: &str, changes: &Result<Vec<FileChange>, String>) -> Stri
             None => format!("{:>15}", "binary"),
         };
         let note = if file.untracked { " (untracked)" } else { "" };
-        text.push_str(&format!("{lines}  {}{note}\n", file.path));
+        text.push_str(&format!(
+            "{lines}  {}{note}\n",
+            crate::paths::to_slashes(&file.path)
+        ));
     }
     text
 }

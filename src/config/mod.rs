@@ -113,8 +113,8 @@ pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity
 pub(crate) enum Parser {
     /// Everything that carries its own marker (cargo JSON, rustc, tsc, mypy,
     /// gcc-style lines with a severity word, pytest summaries, eslint, rustfmt
-    /// diff headers, vitest and jest failures, TAP `not ok` points); never
-    /// invents a diagnostic.
+    /// diff headers, vitest and jest failures, TAP `not ok` points, CMake
+    /// messages and ctest's failed tests); never invents a diagnostic.
     #[default]
     Auto,
     /// No parsing.
@@ -150,6 +150,9 @@ pub(crate) enum Parser {
     /// one error per `not ok` point, at its assertion's frame, and per
     /// Test::More `Failed test` at its `file line N`.
     Tap,
+    /// CMake's `CMake Error at file:line (command):` with its reason, and
+    /// ctest's failed tests at their assertion's `file:line` (else by name).
+    Cmake,
     /// `prettier --check`: one error per `[warn] file` (no line) and per
     /// `[error] file: SyntaxError: … (line:col)`.
     Prettier,

@@ -12,6 +12,7 @@
 //! "All checks passed!" means nothing to the verdict).
 
 pub(crate) mod cargo_json;
+pub(crate) mod cmake;
 pub(crate) mod eslint;
 pub(crate) mod gcc;
 pub(crate) mod go;
@@ -86,6 +87,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Vitest => Box::new(vitest::Vitest::new()),
         Parser::Jest => Box::new(jest::Jest::new()),
         Parser::Tap => Box::new(tap::Tap::new()),
+        Parser::Cmake => Box::new(cmake::Cmake::new()),
         Parser::Prettier => Box::new(prettier::Prettier::new()),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
     })
@@ -117,6 +119,7 @@ impl Auto {
                 Box::new(rustc::Rustc::new()),
                 Box::new(tsc::Tsc::new()),
                 Box::new(mypy::Mypy::new()),
+                Box::new(cmake::Cmake::new()),
                 Box::new(gcc::Gcc::new(true)),
                 Box::new(pytest::Pytest::new()),
                 Box::new(eslint::Eslint::new()),
@@ -465,6 +468,7 @@ pub(crate) fn fixture_parser(dir: &str) -> Parser {
         "vitest" => Parser::Vitest,
         "jest" => Parser::Jest,
         "tap" => Parser::Tap,
+        "cmake" => Parser::Cmake,
         "prettier" => Parser::Prettier,
         "tsc" => Parser::Tsc,
         other => panic!("no parser for the fixtures in {other}"),
@@ -493,6 +497,7 @@ mod tests {
             Parser::Vitest,
             Parser::Jest,
             Parser::Tap,
+            Parser::Cmake,
             Parser::Prettier,
             Parser::PhaseResult,
         ];

@@ -6,11 +6,14 @@
 //!   or `# SKIP`. Its YAML block (`  ---` … `  ...`) places it: the first
 //!   frame of `stack` outside `node:` internals and `node_modules` (the
 //!   assertion), else tape's `at: … (file:line:col)`, else node's
-//!   `location: 'file:line:col'` (the test's declaration). The message is
-//!   the description, then node's `error` lines, else tape's
-//!   `expected`/`actual`. A failure whose YAML says `failureType:
-//!   'subtestsFailed'` (a node suite whose subtests failed) is no
-//!   diagnostic of its own: its subtests are.
+//!   `location: 'file:line:col'` (the test's declaration), else node-tap's
+//!   `at:` mapping (`fileName`, `lineNumber`, `columnNumber`). The message
+//!   is the description, then node's `error` lines, else tape's
+//!   `expected`/`actual`, else the `-`/`+` lines of node-tap's `diff`. A
+//!   failure whose YAML says `failureType: 'subtestsFailed'` (a node suite
+//!   whose subtests failed), and any `not ok` after a failed point indented
+//!   deeper than it (node-tap's test and file around a failed assertion),
+//!   is no diagnostic of its own: its subtests are.
 //! - Perl's Test::More prints on stderr `#   Failed test 'name'` and `#
 //!   at t/basic.t line 6.` (or `#   Failed test at t/basic.t line 6.`),
 //!   then `#          got: …` / `#     expected: …`: one error there, the
@@ -31,6 +34,9 @@ static NOT_OK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*not ok(?: \d+)?(?: -)?(?: (?P<desc>.*?))?(?:\s+#\s*(?P<directive>(?i:todo|skip))\b.*)?\s*$")
         .expect("valid regex")
 });
+
+/// `ok 1 - adds`, indented for a subtest.
+static OK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*ok\b").expect("valid regex"));
 
 /// `ok 1 - adds`, `TAP version 13`, `1..2`, `# Subtest: adds`.
 static OTHER: LazyLock<Regex> = LazyLock::new(|| {
@@ -73,6 +79,10 @@ enum Block {
     Error,
     /// The lines of `stack: |-`.
     Stack,
+    /// The lines of node-tap's `diff: |`.
+    Diff,
+    /// node-tap's `at:` mapping.
+    At,
 }
 
 /// One failure being read.
@@ -92,12 +102,22 @@ struct Pending {
     yaml: Option<Block>,
     /// A Test::More failure (its details are `#` lines).
     perl: bool,
+    /// The indentation of its YAML block's `---`: keys are there, a
+    /// multi-line value deeper.
+    indent: usize,
+    /// node-tap's `at:` mapping, read key by key.
+    at_file: Option<String>,
+    at_line: Option<u64>,
+    at_col: Option<u64>,
 }
 
 /// The `tap` parser.
 #[derive(Debug, Default)]
 pub(crate) struct Tap {
     pending: Option<Pending>,
+    /// The indentation of each `not ok` point seen and not yet closed by a
+    /// point less indented: a `not ok` with one deeper is their suite.
+    failed: Vec<usize>,
 }
 
 impl Tap {
@@ -127,7 +147,11 @@ impl Tap {
         if message.is_empty() {
             message = "failed".into();
         }
-        let place = p.stack.or(p.at).or(p.location);
+        let mapped = match (p.at_file, p.at_line) {
+            (Some(file), Some(line)) => Some((file, line, p.at_col)),
+            _ => None,
+        };
+        let place = p.stack.or(p.at).or(p.location).or(mapped);
         out.push(Diagnostic {
             file: place.as_ref().map(|(f, _, _)| f.clone()),
             line: place.as_ref().map(|(_, l, _)| *l),
@@ -150,12 +174,17 @@ impl Tap {
             !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         });
         let indent = line.len() - line.trim_start().len();
-        let in_value = matches!(p.yaml, Some(Block::Error | Block::Stack)) && indent > 2 + 2;
+        let in_value = matches!(
+            p.yaml,
+            Some(Block::Error | Block::Stack | Block::Diff | Block::At)
+        ) && indent > p.indent;
         if let (Some((key, value)), false) = (key, in_value) {
             let value = value.trim();
             p.yaml = Some(match (key, value) {
                 ("error", "|-" | "|" | ">-") => Block::Error,
                 ("stack", "|-" | "|" | ">-") => Block::Stack,
+                ("diff", "|-" | "|" | ">-") => Block::Diff,
+                ("at", "") => Block::At,
                 _ => Block::Keys,
             });
             let unquoted = value.trim_matches('\'');
@@ -167,7 +196,7 @@ impl Tap {
                 }
                 "expected" => p.expected = Some(value.to_string()),
                 "actual" => p.actual = Some(value.to_string()),
-                "failureType" => p.suite = unquoted == "subtestsFailed",
+                "failureType" => p.suite |= unquoted == "subtestsFailed",
                 _ => {}
             }
             return;
@@ -175,6 +204,25 @@ impl Tap {
         match p.yaml {
             Some(Block::Error) if !trimmed.is_empty() && p.details.len() < MAX_DETAIL => {
                 p.details.push(trimmed.to_string())
+            }
+            Some(Block::Diff)
+                if p.details.len() < MAX_DETAIL
+                    && trimmed.starts_with(['-', '+'])
+                    && !trimmed.starts_with("---")
+                    && !trimmed.starts_with("+++") =>
+            {
+                p.details.push(trimmed.to_string())
+            }
+            Some(Block::At) => {
+                if let Some((key, value)) = trimmed.split_once(':') {
+                    let value = value.trim().trim_matches('\'');
+                    match key {
+                        "fileName" => p.at_file = Some(value.to_string()),
+                        "lineNumber" => p.at_line = value.parse().ok().filter(|n| *n > 0),
+                        "columnNumber" => p.at_col = value.parse().ok().filter(|n| *n > 0),
+                        _ => {}
+                    }
+                }
             }
             Some(Block::Stack) if p.stack.is_none() => {
                 let frame = trimmed.trim_start_matches("at ");
@@ -208,6 +256,7 @@ impl LineParser for Tap {
             }
             if !p.perl && trimmed == "---" {
                 p.yaml = Some(Block::Keys);
+                p.indent = line.len() - line.trim_start().len();
                 return true;
             }
             if p.perl {
@@ -235,15 +284,24 @@ impl LineParser for Tap {
             if caps.name("directive").is_some() {
                 return true;
             }
+            let indent = line.len() - line.trim_start().len();
+            let suite = self.failed.iter().any(|&i| i > indent);
+            self.failed.retain(|&i| i < indent);
+            self.failed.push(indent);
+            let desc = caps.name("desc").map_or("", |m| m.as_str());
+            // node-tap's `# time=1.2ms` comment is no part of the name.
+            let desc = desc.split(" # time=").next().unwrap_or(desc);
             self.pending = Some(Pending {
-                message: caps
-                    .name("desc")
-                    .map_or("", |m| m.as_str())
-                    .trim()
-                    .to_string(),
+                message: desc.trim().to_string(),
+                suite,
                 ..Pending::default()
             });
             return true;
+        }
+        if let Some(ok) = OK.find(line) {
+            // A passing point closes the failed points deeper than it.
+            let indent = ok.as_str().len() - ok.as_str().trim_start().len();
+            self.failed.retain(|&i| i <= indent);
         }
         if line.starts_with('#')
             && let Some(caps) = FAILED_TEST.captures(line)
@@ -323,6 +381,27 @@ mod tests {
     }
 
     #[test]
+    fn node_tap_failures_are_placed_at_the_assertion_once() {
+        // The failed assertion, nested in its test and its file: those two
+        // `not ok` points are its suites, no failures of their own.
+        assert_eq!(
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/tap/node-tap.txt"
+            )),
+            [at(
+                "test/add.test.js",
+                9,
+                Some(5),
+                "five minus three\n-3\n+2"
+            )]
+        );
+        // Without a stack, node-tap's `at:` mapping places it.
+        let text = "    not ok 1 - nope\n      ---\n      at:\n        fileName: t/a.js\n        \
+            lineNumber: 4\n        columnNumber: 7\n      ...\n";
+        assert_eq!(parse(text), [at("t/a.js", 4, Some(7), "nope")]);
+    }
+
+    #[test]
     fn prove_failures_are_placed_at_the_test_line() {
         assert_eq!(
             parse(include_str!(
@@ -349,6 +428,7 @@ mod tests {
         for text in [
             include_str!("../../tests/fixtures/diagnostics/tap/node-test.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/tape.txt"),
+            include_str!("../../tests/fixtures/diagnostics/tap/node-tap.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/prove.stderr.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/prove-v.stdout.txt"),
         ] {

@@ -1,7 +1,8 @@
 //! The change under test (docs/running.md): files that differ from a base
 //! revision — tracked changes against `--changed-since` (default `HEAD`),
 //! staged or not, plus untracked files that are not ignored — and the lines
-//! changed, for fast mode's `paths` filter and the task's change budget.
+//! changed, for fast mode's `paths` filter, the task's change budget and
+//! `candidates`' `changeset.txt` (one count: [`change_set`]).
 //! Git is asked read-only (`GIT_OPTIONAL_LOCKS=0`).
 //!
 //! Entries of the index flagged assume-unchanged or skip-worktree whose file
@@ -156,11 +157,9 @@ pub(crate) fn changed_files_among(
 }
 
 /// The files and lines changed against `base` (the task's change budget):
-/// `git diff --numstat --find-renames` for tracked files (a file moved with
-/// `git mv` is one file with the lines its content changed), every line of
-/// an untracked text file. The whole repository's change counts, also
-/// beside a worktree below its top level (shown with `../`); run-check's own
-/// files (see [`OwnFiles`]) do not.
+/// [`change_set`] less run-check's own files (see [`OwnFiles`]), each path
+/// relative to `worktree` (the whole repository's change counts, also
+/// beside a worktree below its top level, shown with `../`).
 pub(crate) fn changed(
     repo: &Repo,
     status: &Status,
@@ -169,22 +168,76 @@ pub(crate) fn changed(
     own: &OwnFiles,
 ) -> Result<Changes, ChangesError> {
     let top = repo.toplevel();
-    let counted = |path: &Path| !own.contains(&top.join(path));
-    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut loc = 0u64;
+    let set = change_set(repo, status, base, &|path| !own.contains(path))?;
+    let loc = set
+        .iter()
+        .map(|f| f.lines.map_or(0, |(added, deleted)| added + deleted))
+        .sum();
+    let files = set
+        .iter()
+        .map(|f| relative_to(&top.join(&f.path), worktree))
+        .collect();
+    Ok(Changes {
+        base: base.to_string(),
+        files,
+        loc,
+    })
+}
+
+/// One file of a change set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileChange {
+    /// Relative to the repository's top level.
+    pub(crate) path: PathBuf,
+    /// Lines added and removed; `None` for a binary file (or an untracked
+    /// one over 16 MiB or unreadable).
+    pub(crate) lines: Option<(u64, u64)>,
+    /// Not tracked by git: every line is added.
+    pub(crate) untracked: bool,
+}
+
+/// The change against `base`, file by file, sorted by path: the one count
+/// of the task's change budget, of `candidates`' `changeset.txt` and so of
+/// the judge (which reads the budget). Tracked files by `git diff
+/// --numstat --find-renames` against the base (staged or not; a file moved
+/// with `git mv` is one file with the lines its content changed), without
+/// the repository's external diff or textconv programs; untracked files
+/// that git does not ignore (`.gitignore`, `.git/info/exclude`,
+/// `core.excludesFile`: the rules the read-only verification follows), all
+/// their lines; edits `git diff` does not see (an index entry flagged
+/// assume-unchanged or skip-worktree), all their lines. `counted` is asked
+/// each file's absolute path: run-check's own files are left out there.
+pub(crate) fn change_set(
+    repo: &Repo,
+    status: &Status,
+    base: &str,
+    counted: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<FileChange>, ChangesError> {
+    let top = repo.toplevel();
+    let mut files: std::collections::BTreeMap<PathBuf, FileChange> =
+        std::collections::BTreeMap::new();
+    let mut add = |path: &Path, lines: Option<(u64, u64)>, untracked: bool| {
+        if counted(&top.join(path)) && !files.contains_key(path) {
+            files.insert(
+                path.to_path_buf(),
+                FileChange {
+                    path: path.to_path_buf(),
+                    lines,
+                    untracked,
+                },
+            );
+        }
+    };
+    let added = |path: &Path| text_lines(&top.join(path)).map(|n| (n, 0));
     if unborn(status, base) {
-        for path in everything(status, &|_| true) {
-            if counted(&path) {
-                loc += text_lines(&top.join(&path));
-                files.insert(path);
-            }
+        // Compared with the empty history every file is new; git's own
+        // word for it (staged, or untracked) is kept.
+        for entry in &status.entries {
+            add(&entry.path, added(&entry.path), entry.code == "??");
         }
     } else {
         let commit = resolve(repo, base)?;
-        // Tracked: the worktree (staged or not) against the base commit.
-        // Without the repository's external diff or textconv programs
-        // (`diff.<driver>.command`, `.textconv`): its lines as stored.
-        let numstat = repo
+        let out = repo
             .run(&[
                 "diff",
                 "--numstat",
@@ -196,40 +249,38 @@ pub(crate) fn changed(
                 "--",
             ])
             .map_err(ChangesError::Git)?;
-        for (path, lines) in parse_numstat(&numstat) {
-            if counted(&path) {
-                loc += lines;
-                files.insert(path);
-            }
+        for (path, lines) in numstat(&out) {
+            add(&path, lines, false);
         }
         for path in untracked(status) {
-            if counted(path) {
-                loc += text_lines(&top.join(path));
-                files.insert(path.to_path_buf());
-            }
+            add(path, added(path), true);
         }
     }
-    // Edits `git diff` does not see (the index entry is flagged
-    // assume-unchanged or skip-worktree): every line of the file counts,
-    // as for a new file.
     for path in hidden(status) {
-        if counted(path) && files.insert(path.to_path_buf()) {
-            loc += text_lines(&top.join(path));
-        }
+        add(path, added(path), false);
     }
-    let files = files
-        .into_iter()
-        .map(|path| relative_to(&top.join(&path), worktree))
-        .collect();
-    Ok(Changes {
-        base: base.to_string(),
-        files,
-        loc,
+    Ok(files.into_values().collect())
+}
+
+/// [`change_set`] of the repository of `worktree`, asked as a run's start
+/// asks it (the status with the flagged index entries), counting every
+/// file: what `candidates` measures before a candidate's gate starts, so
+/// that its `changeset.txt` is the change the gate's budget counts.
+pub(crate) fn change_set_of(worktree: &Path, base: &str) -> Result<Vec<FileChange>, String> {
+    let opening = crate::git::Opening::start(worktree)?;
+    let (repo, status, hidden) =
+        opening.finish_with(|repo| crate::run::snapshot::GitWatch::new(repo, worktree).hidden())?;
+    let mut status = status.map_err(|why| format!("cannot read the git status: {why}"))?;
+    status.hidden = hidden;
+    change_set(&repo, &status, base, &|_| true).map_err(|err| match err {
+        ChangesError::BadRevision(rev) => format!("no such revision `{rev}`"),
+        ChangesError::Git(why) => why,
     })
 }
 
 /// `git diff --numstat -z` records: each changed path (a rename's new path)
 /// with its added plus deleted lines (binary files show `-`: no lines).
+#[cfg(test)]
 fn parse_numstat(out: &[u8]) -> Vec<(PathBuf, u64)> {
     numstat(out)
         .into_iter()
@@ -316,22 +367,26 @@ fn untracked(status: &Status) -> impl Iterator<Item = &Path> {
         .map(|e| &*e.path)
 }
 
-/// Lines of a text file (0 for binary, unreadable or files over 16 MiB).
-fn text_lines(path: &Path) -> u64 {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return 0;
-    };
-    if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
-        return 0;
+/// The largest untracked file whose lines are counted.
+const CHANGED_FILE: crate::bounded::Limit = crate::bounded::Limit {
+    bytes: 16 * 1024 * 1024,
+    what: "a changed file counted",
+};
+
+/// Lines of a text file; `None` for a binary one (a NUL byte in its first
+/// 8 KiB), one over 16 MiB or one that cannot be read.
+fn text_lines(path: &Path) -> Option<u64> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
     }
-    let Ok(bytes) = std::fs::read(path) else {
-        return 0;
-    };
+    // Bounded again as it is read: the file may have been replaced since.
+    let bytes = crate::bounded::read(path, CHANGED_FILE).ok()?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
-        return 0;
+        return None;
     }
     let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
-    newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+    Some(newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n")))
 }
 
 /// A relative path with `/` separators (invalid UTF-8 replaced).

@@ -1,8 +1,9 @@
 //! The CMake detector: a top-level CMakeLists.txt gets what its maintainer
 //! runs — configure into `build/`, build, and, when it enables testing
 //! (`enable_testing()` or `include(CTest)`), `ctest --output-on-failure` —
-//! with the gcc parser for the compiler's diagnostics and matchers that
-//! locate CMake's own errors, failed `assert()`s and the failed tests.
+//! with the gcc parser for the compiler's diagnostics and the cmake parser
+//! for CMake's own errors (with their reason) and the failed tests (at
+//! their assertion's line, else by name).
 
 use std::path::Path;
 
@@ -11,17 +12,9 @@ use super::{Check, FAST_STRICT, Found, STRICT, globs, read};
 /// The build directory the checks configure and build into.
 pub(super) const BUILD_DIR: &str = "build";
 
-/// `CMake Error at CMakeLists.txt:4 (foo_bar):`: the file and line of an
-/// error or warning of the configure step, the command as rule.
-pub(super) const CMAKE_MESSAGE: &str = r"^(?P<message>CMake (?P<severity>Error|Warning)(?: \(dev\))?) at (?P<file>[^:]+):(?P<line>\d+) \((?P<rule>[^)]*)\):$";
-
 /// glibc's `assert()` failure, `prog: file:line: function: Assertion `expr' failed.`
 pub(super) const ASSERT: &str =
     r"^[^:\s]+: (?P<file>[^:]+):(?P<line>\d+): (?P<message>.*Assertion .+ failed\.)$";
-
-/// ctest's summary of a failed test, `  1 - test_add (Subprocess aborted)`:
-/// the test's name as rule (a test that prints no location is still named).
-const CTEST_FAILED: &str = r"^\s+\d+ - (?P<message>(?P<rule>.+?) \([^()]+\))$";
 
 /// The CMake sources, C and C++ included: what fast mode rebuilds for.
 fn sources() -> Vec<String> {
@@ -83,10 +76,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let mut checks = vec![
         Check::new("configure", &["cmake", "-S", ".", "-B", BUILD_DIR], FAST_STRICT)
             .paths(sources())
-            .parser("none")
-            .matcher(CMAKE_MESSAGE)
+            .parser("cmake")
             .comment(format!(
-                "Configure the CMake project into `{BUILD_DIR}/` (keep it in .gitignore: the strict gate counts every file a check creates that git does not ignore). A matcher locates `CMake Error at file:line`."
+                "Configure the CMake project into `{BUILD_DIR}/` (keep it in .gitignore: the strict gate counts every file a check creates that git does not ignore). The cmake parser locates `CMake Error at file:line` with its reason."
             )),
         Check::new("build", &["cmake", "--build", BUILD_DIR], FAST_STRICT)
             .paths(sources())
@@ -110,11 +102,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 STRICT,
             )
             .needs("build")
-            .parser("gcc")
-            .matcher(ASSERT)
-            .matcher(CTEST_FAILED)
+            .parser("cmake")
             .comment(
-                "The tests CMakeLists.txt registers (it calls enable_testing()), after the build; --output-on-failure shows a failing test's output, --no-tests=error fails when none is registered (CMake 3.20 or newer). Matchers locate a failed assert() at its file:line and name each failed test.",
+                "The tests CMakeLists.txt registers (it calls enable_testing()), after the build; --output-on-failure shows a failing test's output, --no-tests=error fails when none is registered (CMake 3.20 or newer). The cmake parser locates a failed test at its assertion's file:line (assert(), `file:line: Failure`), else names it.",
             ),
         );
     }
@@ -143,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn the_matchers_read_real_lines() {
+    fn the_assert_matcher_reads_a_real_line() {
         let assert = regex::Regex::new(ASSERT).unwrap();
         let caps = assert
             .captures(
@@ -153,19 +143,5 @@ mod tests {
         assert_eq!(&caps["file"], "/tmp/p/tests/test_add.c");
         assert_eq!(&caps["line"], "5");
         assert_eq!(&caps["message"], "main: Assertion `add(2, 2) == 5' failed.");
-        let failed = regex::Regex::new(CTEST_FAILED).unwrap();
-        let caps = failed
-            .captures("\t  1 - test_add (Subprocess aborted)")
-            .unwrap();
-        assert_eq!(&caps["rule"], "test_add");
-        assert_eq!(&caps["message"], "test_add (Subprocess aborted)");
-        let cmake = regex::Regex::new(CMAKE_MESSAGE).unwrap();
-        let caps = cmake
-            .captures("CMake Error at CMakeLists.txt:4 (foo_bar):")
-            .unwrap();
-        assert_eq!(&caps["file"], "CMakeLists.txt");
-        assert_eq!(&caps["line"], "4");
-        assert_eq!(&caps["rule"], "foo_bar");
-        assert_eq!(&caps["severity"], "Error");
     }
 }

@@ -216,7 +216,13 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
             config.settings.allow.join(", ")
         }
     );
-    out.push_str("next: review it, then `run-check validate` and `run-check --mode fast`\n");
+    // Strict first: right after init nothing has changed since the last
+    // commit, so fast mode (only the checks whose `paths` changed) would run
+    // nothing and prove nothing about the new gate.
+    out.push_str(
+        "next: review it, then `run-check validate` and `run-check --mode strict` (every check, once); \
+         then `run-check --mode fast` before each commit (the checks whose files changed)\n",
+    );
     crate::output::Output::Stdout.write(out.as_bytes())?;
     Ok(exit_code::PASS)
 }
