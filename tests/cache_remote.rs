@@ -75,7 +75,8 @@ fn free_port() -> u16 {
 }
 
 /// An nginx serving `/cache/` from a temp folder with WebDAV `PUT`;
-/// `guard` goes in that location first (a token check, a forced status).
+/// `http` goes in its `http` block, `guard` in that location first (a
+/// token check, a forced status).
 struct Nginx {
     child: Child,
     port: u16,
@@ -83,7 +84,7 @@ struct Nginx {
 }
 
 impl Nginx {
-    fn start(guard: &str) -> Option<Nginx> {
+    fn start(http: &str, guard: &str) -> Option<Nginx> {
         let binary = nginx_binary()?;
         let dir = tempfile::Builder::new()
             .prefix("run-check-nginx-")
@@ -100,7 +101,7 @@ impl Nginx {
              events {{ worker_connections 64; }}\n\
              http {{\n  access_log {path}/access.log;\n  client_body_temp_path {path}/body;\n\
                proxy_temp_path {path}/proxy;\n  fastcgi_temp_path {path}/fastcgi;\n\
-               uwsgi_temp_path {path}/uwsgi;\n  scgi_temp_path {path}/scgi;\n\
+               uwsgi_temp_path {path}/uwsgi;\n  scgi_temp_path {path}/scgi;\n  {http}\n\
                server {{\n    listen 127.0.0.1:{port};\n    root {path}/data;\n\
                  location /cache/ {{\n      {guard}\n      dav_methods PUT;\n\
                    create_full_put_path on;\n      client_max_body_size 64m;\n    }}\n  }}\n}}\n"
@@ -266,7 +267,7 @@ const WRITE: (&str, &str) = ("RUN_CHECK_CACHE_WRITE", "1");
 
 #[test]
 fn a_writer_fills_the_remote_and_another_machine_hits_it() {
-    let Some(nginx) = Nginx::start("") else {
+    let Some(nginx) = Nginx::start("", "") else {
         return;
     };
     let mut repo = Repo::new(&nginx.url(), "");
@@ -366,7 +367,7 @@ fn a_writer_fills_the_remote_and_another_machine_hits_it() {
 fn a_token_protected_remote_works_with_the_token_and_never_shows_it() {
     const TOKEN: &str = "tok-5ecret-d0-not-print";
     let guard = format!("if ($http_authorization != \"Bearer {TOKEN}\") {{ return 401; }}");
-    let Some(nginx) = Nginx::start(&guard) else {
+    let Some(nginx) = Nginx::start("", &guard) else {
         return;
     };
     let mut repo = Repo::new(
@@ -428,7 +429,7 @@ fn a_token_protected_remote_works_with_the_token_and_never_shows_it() {
 
 #[test]
 fn a_remote_that_is_down_refuses_or_never_answers_changes_no_result() {
-    let Some(broken) = Nginx::start("return 500;") else {
+    let Some(broken) = Nginx::start("", "return 500;") else {
         return;
     };
     // Accepts connections (the kernel completes them) and never answers.
@@ -464,7 +465,7 @@ fn a_remote_that_is_down_refuses_or_never_answers_changes_no_result() {
 
 #[test]
 fn a_tampered_remote_blob_is_a_miss() {
-    let Some(nginx) = Nginx::start("") else {
+    let Some(nginx) = Nginx::start("", "") else {
         return;
     };
     let mut repo = Repo::new(&nginx.url(), "");
@@ -520,4 +521,50 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// CREEP (CVE-2025-36852) played against the set-up docs/cache.md shows:
+/// everyone reads, only the writers' token writes. A pull request's job
+/// that turns writing on (`RUN_CHECK_CACHE_WRITE=1`, or `remote_write` in
+/// its own checks.toml) without that token stores nothing; the default
+/// branch's job, with it, does, and the pull request reads that.
+#[test]
+fn a_pull_request_cannot_write_where_only_the_writer_token_may() {
+    const WRITER: &str = "writer-t0ken-of-main";
+    let map = format!(
+        "map $request_method:$http_authorization $run_check_denied {{\n    default 1;\n    ~^(GET|HEAD): 0;\n    \"PUT:Bearer {WRITER}\" 0;\n  }}"
+    );
+    let Some(nginx) = Nginx::start(&map, "if ($run_check_denied) { return 403; }") else {
+        return;
+    };
+    let mut repo = Repo::new(
+        &nginx.url(),
+        "token_env = \"RUN_CHECK_CACHE_TOKEN\"\nremote_write = true\n",
+    );
+    // The pull request: no token (or a read one), writing turned on.
+    let pr = repo.run("pr", &[], &[WRITE, ("RUN_CHECK_CACHE_TOKEN", "read-only")]);
+    ran_and_passed(&pr);
+    let lines = warnings(&pr.stderr);
+    assert_eq!(lines.len(), 1, "{}", pr.stderr);
+    assert!(
+        lines[0].contains("PUT") && lines[0].contains("403"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        nginx.entries("ac").is_empty(),
+        "the pull request stored nothing"
+    );
+    // The default branch's job holds the writer token.
+    let main = repo.run("main", &[], &[("RUN_CHECK_CACHE_TOKEN", WRITER)]);
+    ran_and_passed(&main);
+    assert!(warnings(&main.stderr).is_empty(), "{}", main.stderr);
+    assert_eq!(nginx.entries("ac").len(), 1);
+    // The next pull request reads it without any token.
+    let next = repo.run("pr2", &[], &[]);
+    assert_eq!(
+        check(&next.evidence, "counted")["cache"]["source"],
+        "remote"
+    );
+    assert_eq!(repo.runs(), 2);
 }
