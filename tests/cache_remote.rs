@@ -225,6 +225,8 @@ impl Repo {
             .args(args);
         let mut command = test.command();
         command.env("XDG_CACHE_HOME", self.store(machine));
+        // The servers are on loopback: a proxy of the machine's is not asked.
+        command.env("NO_PROXY", "127.0.0.1");
         for (name, value) in env {
             command.env(name, value);
         }
