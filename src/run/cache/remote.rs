@@ -24,7 +24,7 @@
 //! The bearer token is read from the environment and only ever put in the
 //! `Authorization` header: no message, `Debug` output or evidence holds it.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -123,7 +123,9 @@ pub(crate) struct Remote {
     /// The URL as messages show it (no user information).
     shown: String,
     token: Option<String>,
-    agent: ureq::Agent,
+    /// Built at the first request: a run whose cached checks all hit
+    /// locally never builds it.
+    agent: OnceCell<ureq::Agent>,
     /// The end of the current phase's time.
     deadline: Cell<Option<Instant>>,
     /// Set by the first failure: the remote is not asked again.
@@ -152,24 +154,18 @@ enum Failure {
 
 impl Remote {
     /// The remote at `url`, with the bearer token of the variable
-    /// `token_env` (when set and not empty). Only here is the HTTP client
-    /// built, so a run that uses no remote never pays for it.
+    /// `token_env` (when set and not empty). The HTTP client is built at
+    /// the first request, so a run that asks no remote never pays for it.
     pub(crate) fn new(url: &str, token_env: Option<&str>, quiet: bool) -> Remote {
         let token = token_env
             .and_then(std::env::var_os)
             .map(|value| value.to_string_lossy().trim().to_string())
             .filter(|value| !value.is_empty());
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_global(Some(TIMEOUT))
-            .user_agent(format!("run-check/{}", env!("CARGO_PKG_VERSION")))
-            .build();
         let remote = Remote {
             base: url.trim_end_matches('/').to_string(),
             shown: shown(url),
             token,
-            agent: ureq::Agent::new_with_config(config),
+            agent: OnceCell::new(),
             deadline: Cell::new(None),
             broken: Cell::new(false),
             quiet,
@@ -185,6 +181,20 @@ impl Remote {
             ));
         }
         remote
+    }
+
+    /// The client: no redirects (an entry is at its address or nowhere),
+    /// statuses as answers, not errors.
+    fn agent(&self) -> &ureq::Agent {
+        self.agent.get_or_init(|| {
+            let config = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .timeout_global(Some(TIMEOUT))
+                .user_agent(format!("run-check/{}", env!("CARGO_PKG_VERSION")))
+                .build();
+            ureq::Agent::new_with_config(config)
+        })
     }
 
     /// Starts a phase: its requests share one `TIMEOUT` from now.
@@ -278,7 +288,7 @@ impl Remote {
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let answer = match put {
             Some(body) => {
-                let mut request = self.agent.put(&url);
+                let mut request = self.agent().put(&url);
                 if let Some(auth) = &auth {
                     request = request.header("Authorization", auth);
                 }
@@ -290,7 +300,7 @@ impl Remote {
                     .send(body)
             }
             None => {
-                let mut request = self.agent.get(&url);
+                let mut request = self.agent().get(&url);
                 if let Some(auth) = &auth {
                     request = request.header("Authorization", auth);
                 }
@@ -396,7 +406,7 @@ mod tests {
             base: String::new(),
             shown: String::new(),
             token: Some("s3cr3t".into()),
-            agent: ureq::Agent::new_with_defaults(),
+            agent: OnceCell::new(),
             deadline: Cell::new(None),
             broken: Cell::new(false),
             quiet: true,
