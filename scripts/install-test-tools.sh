@@ -26,7 +26,12 @@
 #                     sarif report with GitHub's upload rules
 #   cmake, ctest, go  Debian's packages cmake and golang-go, `apt-get install -y`
 #                     when missing
-#                     (as root; the only tool installed outside .tools/)
+#   nginx             Debian's package nginx, when missing: its binary has
+#                     the WebDAV module (PUT) built in, the remote cache's
+#                     server in tests/cache_remote.rs (the tests start it on
+#                     127.0.0.1 with a config of their own; the package's
+#                     service is not used)
+#                     (as root; the only tools installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
 # only checks the versions). .ci/run calls it before `cargo test`; in CI
@@ -167,9 +172,15 @@ if ! command -v cmake >/dev/null || ! command -v ctest >/dev/null; then
     missing="$missing cmake"
 fi
 command -v go >/dev/null || missing="$missing golang-go"
+# nginx lives in /usr/sbin, which a non-root PATH may lack.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing="$missing nginx"
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086 # the list of package names
     deb_install $missing
 fi
 cmake --version | head -n 1 >&2
 go version >&2
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+"$NGINX" -V 2>&1 | head -n 1 >&2
+"$NGINX" -V 2>&1 | grep -q -- --with-http_dav_module \
+    || { say "$NGINX has no WebDAV module (--with-http_dav_module)"; exit 1; }

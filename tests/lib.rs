@@ -16,6 +16,8 @@ mod artifacts;
 mod baseline;
 /// The result cache by mutation: each change of a key runs the check again.
 mod cache;
+/// The remote result cache against a real nginx with WebDAV: fill, hit, token, failures.
+mod cache_remote;
 /// `candidates`: candidate worktrees gated at once, judged, ranked.
 mod candidates;
 /// `--help`, `--version`, `list`, `validate`, usage errors.

@@ -248,23 +248,18 @@ impl Default for AgentConfig {
     }
 }
 
-/// `[cache]` (docs/cache.md). `remote_write` and `token_env` are read and
-/// validated so that a config written for the remote cache loads; this
-/// version uses the local store only.
+/// `[cache]` (docs/cache.md).
 #[derive(Debug, Default)]
-#[allow(
-    dead_code,
-    reason = "the remote's settings are validated, not used yet"
-)]
 pub(crate) struct CacheSettings {
     /// The local store as written (absolute, or `~/...`); `None`: the
     /// platform cache folder.
     pub(crate) dir: Option<String>,
-    /// A Bazel HTTP remote cache, validated but not used by this version.
+    /// A Bazel HTTP remote cache (`http://` or `https://`).
     pub(crate) remote: Option<String>,
-    /// Whether a run may write to the remote (not used by this version).
+    /// Whether a run may write to the remote (`RUN_CHECK_CACHE_WRITE=1`
+    /// also allows it).
     pub(crate) remote_write: bool,
-    /// The variable holding the remote's token (not used by this version).
+    /// The variable holding the remote's bearer token.
     pub(crate) token_env: Option<String>,
 }
 

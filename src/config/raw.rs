@@ -242,15 +242,17 @@ pub(super) struct RawCache {
     /// `~/Library/Caches/run-check`, `%LOCALAPPDATA%\run-check\cache`).
     #[schemars(with = "Option<String>")]
     pub(super) dir: Option<Spanned<String>>,
-    /// A Bazel HTTP remote cache (`http://` or `https://`). Validated, not
-    /// used yet: this version reads and writes the local store only.
+    /// A Bazel HTTP remote cache (`http://` or `https://`): bazel-remote,
+    /// nginx with WebDAV, any server of Bazel's HTTP cache protocol. Read in
+    /// both modes; written only with `remote_write`.
     #[schemars(with = "Option<String>", regex(pattern = "^https?://"))]
     pub(super) remote: Option<Spanned<String>>,
-    /// Write to the remote (trusted pipelines only). Not used yet.
+    /// Write passing results to the remote (trusted pipelines only; the
+    /// environment variable RUN_CHECK_CACHE_WRITE=1 also allows it).
     #[schemars(with = "Option<bool>", extend("default" = false))]
     pub(super) remote_write: Option<Spanned<bool>>,
-    /// The environment variable holding the remote's bearer token. Not used
-    /// yet.
+    /// The environment variable holding the remote's bearer token (sent as
+    /// `Authorization: Bearer`, never printed).
     #[schemars(with = "Option<String>", regex(pattern = ENV_NAME))]
     pub(super) token_env: Option<Spanned<String>>,
 }

@@ -11,12 +11,18 @@
 //! read-only verification found the worktree modified (a check may have
 //! changed another's inputs after its key was made).
 //!
+//! A remote (`[cache] remote`) is read after the local store misses, in
+//! both modes, and written only where `remote_write` or
+//! `RUN_CHECK_CACHE_WRITE=1` allows it; its client is built only then.
+//!
 //! - `key`: the key document and its sha256;
 //! - `store`: the local store (content-addressed blobs, pointers by key);
+//! - `remote`: a Bazel HTTP remote cache holding the same blobs;
 //! - `place`: the platform's cache folder.
 
 pub(crate) mod key;
 pub(crate) mod place;
+pub(crate) mod remote;
 pub(crate) mod store;
 
 use std::path::PathBuf;
@@ -27,11 +33,15 @@ use run_check_documents::evidence::{
 
 use crate::config::{Config, Mode};
 use crate::run::plan::Plan;
+use remote::Remote;
 use store::{Entry, Store};
+
+/// The variable that lets a run write to the remote, as `remote_write`.
+pub(crate) const WRITE_ENV: &str = "RUN_CHECK_CACHE_WRITE";
 
 /// What a run may do with the local store (docs/cache.md): both modes
 /// write; fast mode reads, strict mode only with `--cache`; `--no-cache`
-/// neither.
+/// neither. The remote is read by both modes unless `--no-cache`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Policy {
     pub(crate) read: bool,
@@ -48,6 +58,12 @@ impl Policy {
     }
 }
 
+/// Whether this run may write to the remote: `remote_write = true`, or
+/// `RUN_CHECK_CACHE_WRITE=1` in its environment.
+fn remote_writable(config: &Config) -> bool {
+    config.cache.remote_write || std::env::var_os(WRITE_ENV).is_some_and(|v| v == "1")
+}
+
 /// A hit: the stored entry, its diagnostics, and the `cache` field.
 #[derive(Debug, Clone)]
 pub(crate) struct Cached {
@@ -59,6 +75,10 @@ pub(crate) struct Cached {
 #[derive(Debug)]
 pub(crate) struct Session {
     store: Option<(Store, PathBuf)>,
+    /// The remote, when one is configured and this run uses it.
+    remote: Option<Remote>,
+    /// Whether the passes are written to the remote too.
+    remote_write: bool,
     /// Per planned check: its key when it is cached and was not a hit.
     misses: Vec<Option<String>>,
     policy: Policy,
@@ -70,6 +90,8 @@ impl Session {
     pub(crate) fn off(checks: usize) -> Session {
         Session {
             store: None,
+            remote: None,
+            remote_write: false,
             misses: vec![None; checks],
             policy: Policy {
                 read: false,
@@ -103,9 +125,6 @@ pub(crate) fn begin(
             eprintln!("run-check: cache: {what}");
         }
     };
-    if facts.config.cache.remote.is_some() {
-        warn("`[cache] remote` is not used by this version of run-check: only the local store is read and written".into());
-    }
     let Some(dir) = place::store_dir(facts.config.cache.dir.as_deref()) else {
         warn(
             "no cache folder (set XDG_CACHE_HOME or HOME, or `[cache] dir`): nothing is cached"
@@ -121,6 +140,17 @@ pub(crate) fn begin(
         return Session::off(plan.checks.len());
     }
     let store = Store::at(&dir);
+    // Both modes read the remote (it is written by trusted pipelines only);
+    // `--no-cache` has returned above.
+    let remote = facts
+        .config
+        .cache
+        .remote
+        .as_deref()
+        .map(|url| Remote::new(url, facts.config.cache.token_env.as_deref(), quiet));
+    if let Some(remote) = &remote {
+        remote.phase();
+    }
     let candidates: Vec<&crate::run::plan::PlannedCheck<'_>> = plan
         .checks
         .iter()
@@ -144,12 +174,23 @@ pub(crate) fn begin(
                 continue;
             }
         };
-        let entry = match policy.read {
+        let local = match policy.read {
             true => store.get(&key, check.name()),
             false => None,
         };
-        match entry {
-            Some(entry) => check.hit = Some(Box::new(hit(entry, &key))),
+        let found = match (local, &remote) {
+            (Some(entry), _) => Some((entry, CacheSource::Local)),
+            (None, Some(remote)) => remote.get(&key, check.name()).map(|entry| {
+                // Kept here too: the next run on this machine need not ask.
+                if policy.write {
+                    let _ = store.put(&entry);
+                }
+                (entry, CacheSource::Remote)
+            }),
+            (None, None) => None,
+        };
+        match found {
+            Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
             None => {
                 check.cache = CacheUse {
                     status: CacheStatus::Miss,
@@ -162,6 +203,8 @@ pub(crate) fn begin(
     }
     Session {
         store: Some((store, dir)),
+        remote_write: remote.is_some() && remote_writable(facts.config),
+        remote,
         misses,
         policy,
         commit: facts.git.and_then(|(_, status)| status.commit.clone()),
@@ -171,7 +214,7 @@ pub(crate) fn begin(
 /// A stored entry as this run's evidence entry: the stored record, with
 /// the `cache` field of a hit; it did not start (no duration, start or
 /// attempt in this run).
-fn hit(entry: Entry, key: &str) -> Cached {
+fn hit(entry: Entry, key: &str, source: CacheSource) -> Cached {
     let Entry {
         stored_at,
         stored_by,
@@ -182,7 +225,7 @@ fn hit(entry: Entry, key: &str) -> Cached {
     check.cache = CacheUse {
         status: CacheStatus::Hit,
         key: Some(key.to_string()),
-        source: Some(CacheSource::Local),
+        source: Some(source),
         stored_at: Some(stored_at),
         stored_by: Some(stored_by),
         duration_ms: Some(check.duration_ms),
@@ -198,9 +241,9 @@ fn hit(entry: Entry, key: &str) -> Cached {
     }
 }
 
-/// Stores the passes of the run's missed checks, unless the run was
-/// interrupted or found the worktree modified; then prunes the store when
-/// due.
+/// Stores the passes of the run's missed checks (locally, and in the
+/// remote when this run may write it), unless the run was interrupted or
+/// found the worktree modified; then prunes the store when due.
 pub(crate) fn finish(session: &Session, evidence: &Evidence) {
     let Some((store, _)) = &session.store else {
         return;
@@ -213,6 +256,10 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
         return;
     }
     let stored_at = crate::time::timestamp();
+    let remote = session.remote.as_ref().filter(|_| session.remote_write);
+    if let Some(remote) = remote {
+        remote.phase();
+    }
     let mut wrote = false;
     let mut first_diagnostic = 0;
     for (check, key) in evidence.checks.iter().zip(&session.misses) {
@@ -244,10 +291,16 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
                 })
                 .collect(),
         };
+        let Ok((blob, digest)) = store::blob_of(&entry) else {
+            continue;
+        };
         // A store that cannot be written is a cache that does not fill,
         // never a failed run.
-        if store.put(&entry).is_ok() {
+        if store.put_blob(key, &blob, &digest).is_ok() {
             wrote = true;
+        }
+        if let Some(remote) = remote {
+            remote.put(key, &blob, &digest);
         }
     }
     if wrote {

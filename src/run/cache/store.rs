@@ -35,7 +35,7 @@ use super::key::hex;
 const LAYOUT: &str = "v1";
 /// The largest blob read back (a result holds two excerpts and at most
 /// 1000 diagnostics).
-const MAX_BLOB: u64 = 32 * 1024 * 1024;
+pub(crate) const MAX_BLOB: u64 = 32 * 1024 * 1024;
 /// Entries unused for this long are removed.
 pub(crate) const MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 /// The blobs' total size above which the least recently used go.
@@ -110,21 +110,7 @@ impl Store {
             return None;
         }
         let bytes = read_bounded(&self.blob(digest), MAX_BLOB)?;
-        if hex(&Sha256::digest(&bytes)) != digest {
-            return None;
-        }
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-        let valid = entry.format == 1
-            && entry.key == key
-            && entry.check.name == name
-            && entry.check.status == Status::Pass
-            && !entry.check.timed_out
-            && !entry.check.flaky
-            && entry.check.baseline_suppressed == 0
-            && entry.diagnostics.iter().all(|d| d.check == name);
-        if !valid {
-            return None;
-        }
+        let entry = verify(&bytes, digest, key, name)?;
         // Least recently used: a hit is a use.
         if let Ok(file) = std::fs::File::options().write(true).open(&pointer) {
             let _ = file.set_modified(SystemTime::now());
@@ -135,10 +121,14 @@ impl Store {
     /// Stores `entry` under its key: the blob, then the pointer (a
     /// reader never finds a pointer to a blob not yet there).
     pub(crate) fn put(&self, entry: &Entry) -> Result<(), String> {
-        let bytes = serde_json::to_vec(entry).map_err(|err| err.to_string())?;
-        let digest = hex(&Sha256::digest(&bytes));
-        write_atomic(&self.blob(&digest), &bytes)?;
-        write_atomic(&self.pointer(&entry.key), format!("{digest}\n").as_bytes())
+        let (bytes, digest) = blob_of(entry)?;
+        self.put_blob(&entry.key, &bytes, &digest)
+    }
+
+    /// Stores a result blob (`blob_of`) under `key`.
+    pub(crate) fn put_blob(&self, key: &str, bytes: &[u8], digest: &str) -> Result<(), String> {
+        write_atomic(&self.blob(digest), bytes)?;
+        write_atomic(&self.pointer(key), format!("{digest}\n").as_bytes())
     }
 
     /// Prunes when the last pruning is older than `PRUNE_EVERY`.
@@ -245,6 +235,33 @@ impl Store {
     }
 }
 
+/// An entry as the blob both stores hold, and the blob's sha256 (hex).
+pub(crate) fn blob_of(entry: &Entry) -> Result<(Vec<u8>, String), String> {
+    let bytes = serde_json::to_vec(entry).map_err(|err| err.to_string())?;
+    let digest = hex(&Sha256::digest(&bytes));
+    Ok((bytes, digest))
+}
+
+/// A result blob read back under `digest` for `key` and check `name`, as
+/// either store (local or remote) found it: its sha256 must be `digest`,
+/// and it must parse and hold that key, that check's name and a clean
+/// pass. `None` otherwise: whoever wrote it, it is a miss.
+pub(crate) fn verify(bytes: &[u8], digest: &str, key: &str, name: &str) -> Option<Entry> {
+    if bytes.len() as u64 > MAX_BLOB || hex(&Sha256::digest(bytes)) != digest {
+        return None;
+    }
+    let entry: Entry = serde_json::from_slice(bytes).ok()?;
+    let valid = entry.format == 1
+        && entry.key == key
+        && entry.check.name == name
+        && entry.check.status == Status::Pass
+        && !entry.check.timed_out
+        && !entry.check.flaky
+        && entry.check.baseline_suppressed == 0
+        && entry.diagnostics.iter().all(|d| d.check == name);
+    valid.then_some(entry)
+}
+
 /// A file's bytes when it is a regular file of at most `limit` bytes.
 fn read_bounded(path: &Path, limit: u64) -> Option<Vec<u8>> {
     let (file, meta) = crate::paths::open_regular(path)?;
@@ -281,7 +298,7 @@ fn is_temp(path: &Path) -> bool {
         .is_some_and(|n| n.starts_with(crate::output::OUT_TEMP_PREFIX))
 }
 
-fn is_hex64(text: &str) -> bool {
+pub(crate) fn is_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
