@@ -328,11 +328,6 @@ pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
-/// [`ask`], its output as git wrote it (`-z` records keep their bytes).
-pub(crate) fn ask_bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    output(&git_exe()?, dir, &Overrides::default(), args)
-}
-
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's
 /// own message.
 fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, String> {

@@ -56,7 +56,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -1018,8 +1017,12 @@ impl Snapshotter {
             }
             repo.status().map(Listing::Full)
         };
+        // Where the untracked files will be the reference's, each is made
+        // whole while it is stat'ed, on every CPU, in the list the snapshot
+        // keeps: no list of what was seen to copy from afterwards.
+        let whole = reference.tree.is_some() && unlisted;
         let (listing, mut early) = if reference.len() < OVERLAP_MIN {
-            (list()?, Vec::new())
+            (list()?, Early::None)
         } else {
             let indices: Vec<usize> = (0..reference.len()).collect();
             // git lists on one CPU meanwhile; the stats take as long or
@@ -1027,13 +1030,26 @@ impl Snapshotter {
             let threads = cpus();
             std::thread::scope(|scope| {
                 let listing = scope.spawn(list);
-                let seen = par_map(&indices, threads, Lstat::default, |lstat, &i| {
-                    look_at(lstat, i)
-                });
+                let early = match whole {
+                    true => Early::Made(par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                        let (key, entry) = &reference.entries[i];
+                        let recorded = Entry {
+                            code: entry.code,
+                            state: entry.state.clone(),
+                            seen: look_at(lstat, i),
+                        };
+                        (key.clone(), recorded)
+                    })),
+                    false => {
+                        Early::Seen(par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                            look_at(lstat, i)
+                        }))
+                    }
+                };
                 let listing = listing
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                listing.map(|listing| (listing, seen))
+                listing.map(|listing| (listing, early))
             })?
         };
         let same_root = repo.toplevel() == worktree;
@@ -1073,76 +1089,146 @@ impl Snapshotter {
                 (Key::from(key), recorded)
             })
             .collect();
-        let mut rules = Vec::new();
-        if new.is_some() {
+        let mut lstat = Lstat::default();
+        // What was stat'ed while git listed (`early`, by the reference's
+        // index), or a look now at what the reference did not know.
+        let seen_at =
+            |early: &mut Early, lstat: &mut Lstat, key: &Key, known: Option<usize>| match known {
+                Some(i) => early.take(i).unwrap_or_else(|| look_at(lstat, i)),
+                None => look_again(lstat, worktree, key, None, None),
+            };
+        let mut snapshot = if new.is_some() {
             // Without a second listing of the untracked files: the
             // reference's, merged in order with the rest (of which the
             // `.gitignore` files are looked at again).
             listed.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
             listed.dedup_by(|a, b| a.0 == b.0);
-            rules = listed
+            let rules = listed
                 .iter()
                 .filter(|(key, _)| is_rule(key))
                 .map(|(key, _)| key.clone())
                 .collect();
-            let untracked = reference
-                .entries
-                .iter()
-                .filter(|(_, entry)| entry.code.untracked() || entry.code.ignored())
-                .map(|(key, entry)| {
-                    let recorded = Entry {
-                        code: entry.code,
-                        state: entry.state.clone(),
-                        seen: Seen::Absent,
-                    };
-                    (key.clone(), recorded)
-                });
-            listed = merged(untracked, listed);
-        }
-        let mut snapshot = match new.is_some() {
+            let untracked = |entry: &Entry| entry.code.untracked() || entry.code.ignored();
+            let mut rest = Vec::with_capacity(listed.len());
+            for (key, mut entry) in listed {
+                let known = reference
+                    .entries
+                    .binary_search_by(|(k, _)| order(k, &key))
+                    .ok();
+                // A path in both (a file untracked now and deleted from the
+                // index) is kept once, as the reference has it.
+                if known.is_some_and(|i| untracked(&reference.entries[i].1)) {
+                    continue;
+                }
+                entry.seen = seen_at(&mut early, &mut lstat, &key, known);
+                rest.push((key, entry));
+            }
+            let mut all = match early {
+                Early::Made(made) => made,
+                _ => {
+                    let mut made = Vec::with_capacity(reference.len());
+                    for (i, (key, entry)) in reference.entries.iter().enumerate() {
+                        let seen = match untracked(entry) {
+                            true => seen_at(&mut early, &mut lstat, key, Some(i)),
+                            false => Seen::Absent,
+                        };
+                        let recorded = Entry {
+                            code: entry.code,
+                            state: entry.state.clone(),
+                            seen,
+                        };
+                        made.push((key.clone(), recorded));
+                    }
+                    made
+                }
+            };
+            all.retain(|(_, entry)| untracked(entry));
+            // run-check's own report, written meanwhile, is a new root that
+            // would be merged in only to be left out again.
+            temps::forget_among(&mut rest, worktree);
+            merge_into(&mut all, rest);
             // Sorted, each path once, by construction: no pass over
             // 200,000 keys to check it.
-            true => Snapshot::sorted(listed, clock),
-            false => Snapshot::new(listed, clock),
-        };
-        snapshot.listed_untracked = new.is_none();
-        snapshot.rules = rules;
-        snapshot.ignored = ignored;
-        // What was stat'ed while git listed, or a look now at what it did
-        // not know: both lists are sorted.
-        let mut known = 0;
-        let mut lstat = Lstat::default();
-        for (key, entry) in &mut snapshot.entries {
-            while known < reference.len() && order(&reference.entries[known].0, key).is_lt() {
-                known += 1;
+            let mut snapshot = Snapshot::sorted(all, clock);
+            snapshot.listed_untracked = false;
+            snapshot.rules = rules;
+            snapshot
+        } else {
+            let mut snapshot = Snapshot::new(listed, clock);
+            // Both lists are sorted: the reference's index of each key is
+            // found walking along.
+            let mut known = 0;
+            for (key, entry) in &mut snapshot.entries {
+                while known < reference.len() && order(&reference.entries[known].0, key).is_lt() {
+                    known += 1;
+                }
+                let found = known < reference.len() && reference.entries[known].0 == *key;
+                entry.seen = seen_at(&mut early, &mut lstat, key, found.then_some(known));
             }
-            let found = known < reference.len() && reference.entries[known].0 == *key;
-            entry.seen = match (found, early.get_mut(known)) {
-                (true, Some(seen)) => std::mem::replace(seen, Seen::Absent),
-                (true, None) => look_at(&mut lstat, known),
-                (false, _) => look_again(&mut lstat, worktree, key, None, None),
-            };
-        }
+            snapshot
+        };
+        snapshot.ignored = ignored;
         temps::forget_run_check_temps(&mut snapshot, worktree);
         Ok(snapshot)
     }
 }
 
-/// The entries of two lists sorted by key, in order.
-fn merged(a: impl Iterator<Item = (Key, Entry)>, b: Vec<(Key, Entry)>) -> Vec<(Key, Entry)> {
-    let mut all = Vec::with_capacity(a.size_hint().0 + b.len());
-    let mut b = b.into_iter().peekable();
-    for item in a {
-        while let Some(next) = b.next_if(|next| bytes(&next.0) < bytes(&item.0)) {
-            all.push(next);
+/// Merges `rest` (sorted, few) into `all` (sorted, with no key of `rest`),
+/// in place: from the back, each entry of `all` after the first of `rest`
+/// moved once, no second list of 200,000 entries.
+fn merge_into(all: &mut Vec<(Key, Entry)>, mut rest: Vec<(Key, Entry)>) {
+    let Some(first) = rest.first() else {
+        return;
+    };
+    let blank = || {
+        let key: Key = Arc::from(Path::new(""));
+        let entry = Entry {
+            code: Code([0; 2]),
+            state: String::new(),
+            seen: Seen::Absent,
+        };
+        (key, entry)
+    };
+    let from = all.partition_point(|(key, _)| bytes(key) < bytes(&first.0));
+    let mut taken = all.len();
+    all.resize_with(all.len() + rest.len(), blank);
+    // The blanks are the slots between the last entry of `all` not yet
+    // placed (`taken`) and the one being filled (`at`).
+    for at in (from..all.len()).rev() {
+        let Some(last) = rest.last() else {
+            break;
+        };
+        if taken > from && bytes(&all[taken - 1].0) > bytes(&last.0) {
+            all.swap(taken - 1, at);
+            taken -= 1;
+        } else if let Some(last) = rest.pop() {
+            all[at] = last;
         }
-        // A path in both (a file untracked now and deleted from the
-        // index) is kept once, as `a` has it.
-        while b.next_if(|next| next.0 == item.0).is_some() {}
-        all.push(item);
     }
-    all.extend(b);
-    all
+}
+
+/// What a later snapshot saw of the reference's entries while git listed
+/// (by the reference's index).
+enum Early {
+    /// Nothing: the reference was small, each is looked at afterwards.
+    None,
+    /// What was found at each.
+    Seen(Vec<Seen>),
+    /// Each entry made whole: the reference's, with what was found.
+    Made(Vec<(Key, Entry)>),
+}
+
+impl Early {
+    /// What was found at the reference's entry `i`, taken out (`None` when
+    /// it was not looked at).
+    fn take(&mut self, i: usize) -> Option<Seen> {
+        let seen = match self {
+            Early::None => return None,
+            Early::Seen(seen) => seen.get_mut(i)?,
+            Early::Made(made) => &mut made.get_mut(i)?.1.seen,
+        };
+        Some(std::mem::replace(seen, Seen::Absent))
+    }
 }
 
 /// How a later snapshot learnt what to look at.
@@ -1155,30 +1241,25 @@ enum Listing {
 }
 
 /// The entries of `status` a snapshot records (untracked build output left
-/// out), each with its snapshot key.
-fn listed<'a>(
-    repo: &'a Repo,
-    worktree: &'a Path,
-    status: &'a Status,
-    flagged: &'a [StatusEntry],
-) -> impl Iterator<Item = (&'a StatusEntry, Key)> + 'a {
-    let same_root = repo.toplevel() == worktree;
+/// out).
+fn listed<'a>(status: &'a Status, flagged: &'a [StatusEntry]) -> Vec<&'a StatusEntry> {
     status
         .entries
         .iter()
         .chain(flagged)
         .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
-        .map(move |entry| {
-            let key = if same_root {
-                entry.path.clone()
-            } else {
-                Key::from(PathBuf::from(key_path(
-                    &repo.toplevel().join(&entry.path),
-                    worktree,
-                )))
-            };
-            (entry, key)
-        })
+        .collect()
+}
+
+/// The snapshot key of `entry` (`same_root`: the worktree is the top level).
+fn key_of(repo: &Repo, worktree: &Path, same_root: bool, entry: &StatusEntry) -> Key {
+    match same_root {
+        true => entry.path.clone(),
+        false => Key::from(PathBuf::from(key_path(
+            &repo.toplevel().join(&entry.path),
+            worktree,
+        ))),
+    }
 }
 
 /// Whether git lists `entry` as a directory: an untracked nested repository
@@ -1195,64 +1276,64 @@ fn first_of_status(
     flagged: &[StatusEntry],
     clock: Clock,
 ) -> Snapshot {
-    let listed: Vec<(&StatusEntry, Key)> = listed(repo, worktree, status, flagged).collect();
+    let listed = listed(status, flagged);
     let untracked = listed
         .iter()
-        .filter(|(entry, _)| entry.code == "??" && !listed_as_dir(entry))
+        .filter(|entry| entry.code == "??" && !listed_as_dir(entry))
         .count();
-    let mut trust = Trust::default();
-    // git lists a folder's files one after the other: its identity is
-    // asked once.
-    let mut last: Option<(&[u8], Option<DirId>)> = None;
-    let mut unread: Vec<(Key, Entry)> = Vec::with_capacity(listed.len());
-    let mut to_look: Vec<(&StatusEntry, &Key)> = Vec::new();
-    let mut rules = Vec::new();
-    for (entry, key) in &listed {
-        if is_rule(key) {
-            rules.push(key.clone());
-        }
-        let dir = if untracked >= UNREAD_MIN && entry.code == "??" && !listed_as_dir(entry) {
-            let parent = parent_bytes(key);
-            match last {
-                Some((dir, id)) if dir == parent => id,
-                _ => {
-                    let id = trust.dir(&worktree.join(parent_of(key)));
-                    last = Some((parent, id));
-                    id
-                }
-            }
-        } else {
-            None
-        };
-        match dir {
-            Some(dir) => {
-                let recorded = Entry {
-                    code: Code::of(&entry.code),
-                    state: entry.state.clone(),
-                    seen: Seen::Unread { dir },
-                };
-                unread.push((key.clone(), recorded));
-            }
-            None => to_look.push((entry, key)),
-        }
-    }
-    let seen = par_map(
-        &to_look,
+    let unread_ok = untracked >= UNREAD_MIN;
+    let same_root = repo.toplevel() == worktree;
+    // Each entry made once, in its place, on every CPU: with 200,000
+    // untracked files this is most of a first snapshot. git lists a
+    // folder's files one after the other: its identity is asked once (per
+    // batch of a thread).
+    let entries = par_map(
+        &listed,
         cpus(),
-        || (Trust::default(), Lstat::default()),
-        |(trust, lstat), (_, key)| look_first(lstat, &at_key(worktree, key), &clock, trust),
+        || {
+            (
+                Trust::default(),
+                Lstat::default(),
+                None::<(Vec<u8>, Option<DirId>)>,
+            )
+        },
+        |(trust, lstat, last), entry| {
+            let key = key_of(repo, worktree, same_root, entry);
+            let dir = match unread_ok && entry.code == "??" && !listed_as_dir(entry) {
+                true => {
+                    let parent = parent_bytes(&key);
+                    match last {
+                        Some((dir, id)) if dir.as_slice() == parent => *id,
+                        _ => {
+                            let id = trust.dir(&worktree.join(parent_of(&key)));
+                            *last = Some((parent.to_vec(), id));
+                            id
+                        }
+                    }
+                }
+                false => None,
+            };
+            let seen = match dir {
+                Some(dir) => Seen::Unread { dir },
+                None => look_first(lstat, &at_key(worktree, &key), &clock, trust),
+            };
+            let recorded = Entry {
+                code: Code::of(&entry.code),
+                state: entry.state.clone(),
+                seen,
+            };
+            (key, recorded)
+        },
     );
-    let looked = to_look.into_iter().zip(seen).map(|((entry, key), seen)| {
-        let recorded = Entry {
-            code: Code::of(&entry.code),
-            state: entry.state.clone(),
-            seen,
-        };
-        (key.clone(), recorded)
-    });
-    let any_unread = !unread.is_empty();
-    unread.extend(looked);
-    let mut snapshot = Snapshot::new(unread, clock);
+    let rules = entries
+        .iter()
+        .filter(|(key, _)| is_rule(key))
+        .map(|(key, _)| key.clone())
+        .collect();
+    let any_unread = entries
+        .iter()
+        .any(|(_, entry)| matches!(entry.seen, Seen::Unread { .. }));
+    let mut snapshot = Snapshot::new(entries, clock);
     snapshot.rules = rules;
     snapshot.ignored = ignored_keys(repo, worktree, status);
     snapshot.unread = any_unread;
@@ -1500,39 +1581,41 @@ fn par_map<T: Sync, S, R: Send>(
         let mut state = init();
         return items.iter().map(|item| f(&mut state, item)).collect();
     }
-    let next = AtomicUsize::new(0);
-    // Each batch's results in their own list: put in order at the end
-    // without sorting (or moving) every result.
+    // Each result is written where it belongs, by the thread that made it:
+    // no list per batch, no copy into place afterwards (with 200,000
+    // results, both cost more than the work in page faults alone).
+    let mut results: Vec<R> = Vec::with_capacity(items.len());
+    let slots = &mut results.spare_capacity_mut()[..items.len()];
+    let batches = Mutex::new(items.chunks(BATCH).zip(slots.chunks_mut(BATCH)));
     let work = || {
         let mut state = init();
-        let mut done: Vec<(usize, Vec<R>)> = Vec::new();
         loop {
-            let start = next.fetch_add(BATCH, Ordering::Relaxed);
-            if start >= items.len() {
-                return done;
+            let next = batches.lock().unwrap_or_else(|p| p.into_inner()).next();
+            let Some((batch, slots)) = next else {
+                return;
+            };
+            for (item, slot) in batch.iter().zip(slots) {
+                slot.write(f(&mut state, item));
             }
-            let end = (start + BATCH).min(items.len());
-            let batch = items[start..end].iter().map(|item| f(&mut state, item));
-            done.push((start, batch.collect()));
         }
     };
-    let done: Vec<Vec<(usize, Vec<R>)>> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         // This thread works too.
         let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut all = vec![work()];
-        all.extend(workers.into_iter().map(|worker| {
+        work();
+        for worker in workers {
             worker
                 .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p))
-        }));
-        all
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
     });
-    let mut batches: Vec<(usize, Vec<R>)> = done.into_iter().flatten().collect();
-    batches.sort_unstable_by_key(|(start, _)| *start);
-    let mut results = Vec::with_capacity(items.len());
-    for (_, batch) in batches {
-        results.extend(batch);
-    }
+    // SAFETY: the batches pair every item with its own slot of the first
+    // `items.len()` of the spare capacity, each batch is taken by exactly
+    // one thread, and a thread takes another only after it has written
+    // every slot of the one before; all threads have returned without a
+    // panic (a panic is resumed above, before this line), and they return
+    // only once the batches are exhausted. So every slot is initialised.
+    unsafe { results.set_len(items.len()) };
     results
 }
 
@@ -1804,6 +1887,41 @@ mod tests {
             code: Code::of(code),
             state: String::new(),
             seen: hash.map_or(Seen::Absent, |b| Seen::Tree([b; 32])),
+        }
+    }
+
+    #[test]
+    fn merging_in_place_keeps_every_entry_once_in_order() {
+        let keyed = |names: &[&str]| -> Vec<(Key, Entry)> {
+            names
+                .iter()
+                .map(|n| (Key::from(Path::new(n)), entry("??", Some(n.len() as u8))))
+                .collect()
+        };
+        let cases: [(&[&str], &[&str]); 6] = [
+            (&["b", "d", "f"], &[]),
+            (&["b", "d", "f"], &["a"]),
+            (&["b", "d", "f"], &["g", "h"]),
+            (&["b", "d", "f"], &["a", "c", "e", "g"]),
+            (&[], &["a", "c"]),
+            (&["a/x", "a/y", "b/z"], &[".t", "a/xx", "b"]),
+        ];
+        for (all, rest) in cases {
+            let mut merged = keyed(all);
+            merge_into(&mut merged, keyed(rest));
+            let mut want: Vec<&str> = all.iter().chain(rest).copied().collect();
+            want.sort_unstable();
+            let got: Vec<String> = merged
+                .iter()
+                .map(|(key, _)| key.to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(got, want, "{all:?} + {rest:?}");
+            // Each entry kept its own record.
+            for (key, entry) in &merged {
+                assert!(
+                    matches!(entry.seen, Seen::Tree([b, ..]) if usize::from(b) == bytes(key).len())
+                );
+            }
         }
     }
 

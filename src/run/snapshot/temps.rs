@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use super::Snapshot;
+use super::{Entry, Key, Snapshot};
 
 use crate::output::OUT_TEMP_PREFIX as PREFIX;
 
@@ -27,7 +27,12 @@ const SUFFIX: &str = ".tmp";
 /// Leaves out of `snapshot` the untracked files that are run-check
 /// temporary files (see the module documentation).
 pub(super) fn forget_run_check_temps(snapshot: &mut Snapshot, worktree: &Path) {
-    snapshot.entries.retain(|(key, entry)| {
+    forget_among(&mut snapshot.entries, worktree);
+}
+
+/// [`forget_run_check_temps`] of some entries of a snapshot.
+pub(super) fn forget_among(entries: &mut Vec<(Key, Entry)>, worktree: &Path) {
+    entries.retain(|(key, entry)| {
         // Cheaply first: 200,000 keys are asked.
         let bytes = key.as_os_str().as_encoded_bytes();
         if !bytes.ends_with(SUFFIX.as_bytes()) {
