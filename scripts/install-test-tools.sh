@@ -58,6 +58,10 @@ TAP_VERSION=21.8.0
 ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
 TOOLS=$ROOT/.tools
 say() { printf 'install-test-tools: %s\n' "$*" >&2; }
+# Each version is read whole before its first line is printed: with
+# pipefail, `head` closing the pipe early makes the writer's SIGPIPE the
+# script's exit status.
+first_line() { printf '%s\n' "${1%%$'\n'*}" >&2; }
 
 mkdir -p -- "$TOOLS"
 
@@ -111,7 +115,7 @@ printf 'mcp %s\n' "$("$MCP_PY/bin/python" -c 'import importlib.metadata as m; pr
 "$PY/bin/ruff" --version >&2
 "$PY/bin/pytest" --version >&2
 "$PY/bin/mypy" --version >&2
-"$PY/bin/black" --version | head -n 1 >&2
+first_line "$("$PY/bin/black" --version)"
 
 # eslint and prettier, with the package eslint's own flat config imports;
 # typescript, vitest and vite for the sample npm project's gate; tape and
@@ -153,7 +157,7 @@ if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
         chmod +x -- "$MULTITOOL"
         printf '%s' "$SARIF_MULTITOOL_VERSION" > "$SARIF/.installed"
     fi
-    DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$MULTITOOL" --version 2>&1 | head -n 1 >&2
+    first_line "$(DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$MULTITOOL" --version 2>&1)"
 fi
 
 # Debian's packages of the build tools the init gate tests run, when
@@ -178,9 +182,12 @@ if [ -n "$missing" ]; then
     # shellcheck disable=SC2086 # the list of package names
     deb_install $missing
 fi
-cmake --version | head -n 1 >&2
+first_line "$(cmake --version)"
 go version >&2
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -V 2>&1 | head -n 1 >&2
-"$NGINX" -V 2>&1 | grep -q -- --with-http_dav_module \
-    || { say "$NGINX has no WebDAV module (--with-http_dav_module)"; exit 1; }
+nginx_build=$("$NGINX" -V 2>&1)
+first_line "$nginx_build"
+case "$nginx_build" in
+    *--with-http_dav_module*) ;;
+    *) say "$NGINX has no WebDAV module (--with-http_dav_module)"; exit 1 ;;
+esac
