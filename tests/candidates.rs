@@ -1026,8 +1026,10 @@ fn changeset_budget_and_judge_count_the_same_files_as_the_read_only_verification
     git(&repo, &["add", ".gitignore"]);
     git(&repo, &["commit", "-q", "-m", "ignore"]);
     let c = p.candidate("c-build", &[("feature.txt", "done\n")]);
-    for dir in ["out", "ignored"] {
-        std::fs::create_dir(c.join(dir)).unwrap();
+    // `target/` is not ignored either, but build output never counts (as in
+    // the read-only verification): a crate whose .gitignore lacks it.
+    for dir in ["out", "ignored", "target/debug"] {
+        std::fs::create_dir_all(c.join(dir)).unwrap();
         for n in 1..=3 {
             std::fs::write(c.join(dir).join(format!("old{n}.o")), "obj\n").unwrap();
         }

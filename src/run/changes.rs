@@ -203,8 +203,9 @@ pub(crate) struct FileChange {
 /// with `git mv` is one file with the lines its content changed), without
 /// the repository's external diff or textconv programs; untracked files
 /// that git does not ignore (`.gitignore`, `.git/info/exclude`,
-/// `core.excludesFile`: the rules the read-only verification follows), all
-/// their lines; edits `git diff` does not see (an index entry flagged
+/// `core.excludesFile`) and that are not build output (under a `target` or
+/// `node_modules` folder): the rules the read-only verification follows,
+/// all their lines; edits `git diff` does not see (an index entry flagged
 /// assume-unchanged or skip-worktree), all their lines. `counted` is asked
 /// each file's absolute path: run-check's own files are left out there.
 pub(crate) fn change_set(
@@ -217,7 +218,8 @@ pub(crate) fn change_set(
     let mut files: std::collections::BTreeMap<PathBuf, FileChange> =
         std::collections::BTreeMap::new();
     let mut add = |path: &Path, lines: Option<(u64, u64)>, untracked: bool| {
-        if counted(&top.join(path)) && !files.contains_key(path) {
+        let build_output = untracked && crate::run::snapshot::is_build_output(path);
+        if !build_output && counted(&top.join(path)) && !files.contains_key(path) {
             files.insert(
                 path.to_path_buf(),
                 FileChange {

@@ -1554,8 +1554,10 @@ fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
     hash_with(path, meta).unwrap_or([0; 32])
 }
 
-/// Whether a (top-level relative) path lies under a build output directory.
-fn is_build_output(path: &Path) -> bool {
+/// Whether a (top-level relative) path lies under a build output directory
+/// (`target/`, `node_modules/`): untracked files there never count as a
+/// change, here or in the change budget.
+pub(crate) fn is_build_output(path: &Path) -> bool {
     // Git's paths are `/`-separated (on Windows too): no component parsing
     // for 200,000 of them.
     path.as_os_str()
