@@ -5,9 +5,9 @@
 #
 # No Windows machine is available, so this cross-builds run-check for
 # x86_64-pc-windows-gnu and runs the .exe under wine (Debian's wine64, 8.0)
-# against small checks.toml files, asserting the contract of SPEC sections 2,
-# 3 and 6 on the Windows process code (src/runner/windows.rs: one Job Object
-# per check). Prints PASS/FAIL per case and a summary.
+# against small checks.toml files, asserting what docs/running.md and
+# docs/exit-codes.md promise (statuses, timeouts, exit codes) on the Windows
+# process code (src/run/runner/windows.rs: one Job Object per check). Prints PASS/FAIL per case and a summary.
 #
 # Steps (each idempotent, so a warm re-run only runs the cases):
 #   1. installs wine64 and mingw-w64 with apt-get when missing;
@@ -160,7 +160,7 @@ cleanup() {
 trap cleanup EXIT
 
 # new_case NAME: a fresh worktree $TMP/NAME (cwd); outputs go beside it, never
-# into it, so they cannot count as a worktree modification (SPEC section 5).
+# into it, so they cannot count as a worktree modification (docs/read-only.md).
 new_case() {
     CASE=$1
     CASE_ERRORS=()
@@ -384,7 +384,8 @@ expect "read_only" '{"verified": true, "modified": []}' \
 end_case "stdout/stderr excerpts captured separately (cmd /c echo hello)"
 
 # --- read-only verification ---------------------------------------------------
-# SPEC section 5 with Windows paths: a file created by a check fails the run.
+# Read-only verification (docs/read-only.md) with Windows paths: a file
+# created by a check fails the run.
 new_case read-only
 cat >checks.toml <<'EOF'
 version = 1

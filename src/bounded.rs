@@ -4,7 +4,7 @@
 //! file of terabytes given as an input costs seconds and a few MiB, never
 //! all the memory of the machine.
 //!
-//! The limits (README, "Input limits"):
+//! The limits (docs/cli.md, "Input limits"):
 //!
 //! - [`CONFIG_BYTES`], 4 MiB: `checks.toml`, a `--task` file, and the
 //!   project files `init` and `hooks` look into;

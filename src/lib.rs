@@ -6,7 +6,7 @@
 //! `report` → `output`; `parse` reads diagnostics out of tool output and
 //! `scan` runs the built-in scans. `aggregate` holds the judge, vote, retry
 //! and merge (documents in, documents out), `tooling` init, hooks and
-//! schema. docs/architecture.md draws the map and its rules.
+//! schema. ARCHITECTURE.md draws the map and its rules.
 
 mod aggregate;
 mod bounded;

@@ -103,6 +103,53 @@ fn mentions_the_spec(text: &str) -> Option<String> {
     None
 }
 
+/// `text` with comment leaders (`//!`, `///`, `//`, `#`, `*`) taken off each
+/// line and the lines joined by a space, so that a word split over a comment
+/// line break ("seed\n// 000") is found; offsets are into this text.
+fn unwrapped(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            line.trim_start()
+                .trim_start_matches(['/', '!', '#', '*', '-', '>'])
+                .trim_start()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A pointer to the project's internal issues or audits ("issue 7",
+/// "Issue #15", "audit 2"), which a reader of a clone cannot follow. An
+/// issue of another project named with its repository
+/// (`owner/name issue 12`, a URL) is a reference a reader can follow.
+fn mentions_an_internal_issue(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    for word in ["issue", "audit"] {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(word) {
+            let start = from + at;
+            from = start + word.len();
+            let mut i = from;
+            if start > 0 && bytes[start - 1].is_ascii_alphanumeric() {
+                continue;
+            }
+            while matches!(bytes.get(i), Some(b' ' | b'#')) {
+                i += 1;
+            }
+            if i == from || !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                continue;
+            }
+            let before = lower[..start].trim_end();
+            let owner = before.rsplit(' ').next().unwrap_or("");
+            if owner.contains('/') || owner.contains("github") {
+                continue;
+            }
+            return Some(format!("…{}…", &text[start..(i + 4).min(text.len())]));
+        }
+    }
+    None
+}
+
 /// The line holding byte `at`, for messages.
 fn line_at(text: &str, at: usize) -> String {
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -147,10 +194,24 @@ fn no_file_points_outside_the_repository() {
         if let Some(line) = mentions_a_seed(&text) {
             found.push(format!("{name}: {line}"));
         }
+        // Every file a reader opens (the code, its tests, the scripts, the
+        // benchmark): no pointer to what only the team had, also when a
+        // comment's line break splits it. Captured tool output is what the
+        // tool printed.
+        let unwrapped = unwrapped(&text);
+        if !name.starts_with("tests/fixtures/") {
+            if let Some(line) = mentions_an_internal_issue(&unwrapped) {
+                found.push(format!("{name}: {line}"));
+            }
+            if let Some(line) = mentions_a_seed(&unwrapped) {
+                found.push(format!("{name}: {line}"));
+            }
+        }
         // Code and its comments point to docs/, not to the contract's
         // sections.
-        let code =
-            name.starts_with("src/") || name.starts_with("crates/") || name.starts_with("tests/");
+        let code = ["src/", "crates/", "tests/", "scripts/", "bench/"]
+            .iter()
+            .any(|folder| name.starts_with(folder));
         if code && let Some(line) = mentions_the_spec(&text) {
             found.push(format!("{name}: {line}"));
         }
@@ -177,6 +238,14 @@ fn the_checks_of_this_test_see_what_they_look_for() {
     assert!(mentions_the_spec("SPEC section 6").is_some());
     assert!(mentions_the_spec("(SPEC: a Critical issue)").is_some());
     assert!(mentions_the_spec("a SPECIAL case, RUN_SPEC_X").is_none());
+    assert!(mentions_an_internal_issue("as issue 7 asks").is_some());
+    assert!(mentions_an_internal_issue("(Issue #15)").is_some());
+    assert!(mentions_an_internal_issue("Audit 2, F10: the regex").is_some());
+    assert!(mentions_an_internal_issue(&unwrapped("the scores (issue\n    // 12) say")).is_some());
+    assert!(mentions_a_seed(&unwrapped("by the scores (seed\n// 000 judges)")).is_some());
+    assert!(mentions_an_internal_issue("anthropics/claude-code issue 11726").is_none());
+    assert!(mentions_an_internal_issue("two `scan-skipped` issues, 3 checks").is_none());
+    assert!(mentions_an_internal_issue("the issues 4 and 5 of a tool's tracker").is_none());
     let links =
         links("[a](b.md) `[c](d.md)` [e](https://x) [f](#g)\n```\n[h](i.md)\n```\n[j](k.md#l)");
     assert_eq!(links, ["b.md", "#g", "k.md#l"]);

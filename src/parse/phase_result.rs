@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_first_line_may_be_indented_as_in_the_reference_parser() {
-        // Audit 2, F10: the reference regex (run with node) gives
+        // The reference parser's regex (run with node) gives
         // {"status":"completed","test_pass_rate":"100"} for this output.
         let (_, data) = parse("PHASE_RESULT:\n  - status: completed\n- test_pass_rate: 100\n");
         assert_eq!(

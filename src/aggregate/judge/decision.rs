@@ -313,8 +313,8 @@ mod tests {
             (d.decision, d.next_agent, d.reason.as_str()),
             (DecisionKind::Pass, NextAgent::Finish, "every gate passed")
         );
-        // A reviewer's `passed: false` does not override the scores (seed
-        // 000 judges by them), but the reason says so.
+        // A reviewer's `passed: false` does not override the scores (the
+        // judge decides by them, docs/judge.md), but the reason says so.
         input.security_result.passed = false;
         input.performance_result.passed = false;
         let d = from_aggregator(&input, &open);

@@ -242,7 +242,7 @@ mod tests {
     }
 
     #[test]
-    fn summary_and_next_action_of_the_seed_example() {
+    fn summary_and_next_action_of_the_documented_example() {
         // 1 Critical, security 75 < 85, overall 82.25 >= 80.
         let t = Thresholds::default();
         let list = issues(vec![issue(

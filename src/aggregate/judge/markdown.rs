@@ -192,7 +192,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seed_layout_with_every_section() {
+    fn the_documented_layout_with_every_section() {
         let verdict = crate::aggregate::judge::tests::sample_verdict();
         let text = render(&verdict);
         let expected = "\

@@ -10,7 +10,7 @@
 //! printed as JSON or by [`markdown`]; `--record` appends it to the history.
 //! Nothing here runs a check or writes anything but the history file.
 //!
-//! Decisions where the contract is silent or vague (also in docs/judge.md):
+//! Decisions the judge's rules leave open or vague (also in docs/judge.md):
 //!
 //! 1. **Config.** `--config P` loads P (missing or invalid: exit 2).
 //!    Without it, evidence is judged with the config it names

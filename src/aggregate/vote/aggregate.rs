@@ -546,7 +546,7 @@ mod tests {
     }
 
     #[test]
-    fn the_output_keeps_the_seed_field_names_and_order() {
+    fn the_output_keeps_the_documented_field_names_and_order() {
         let mut votes = vec![vote("e1", "A", High), vote("e2", "B", Low)];
         votes[0].elimination_decision.reason = "r".into();
         let text = serde_json::to_string(&aggregate(&input(1, votes))).expect("serialize");

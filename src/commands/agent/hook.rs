@@ -14,7 +14,7 @@
 //!   (at most `max_blocks` consecutive times); `USER`, `SUBTASK` and
 //!   `VALIDATE` let it stop and tell the user.
 //!
-//! Decisions where the contract is silent:
+//! Decisions the agents' hook documentation leaves open:
 //! - The judge's history is the current attempt: it restarts empty when the
 //!   agent is let go without a pass (so a user's "keep going" gets a fresh
 //!   `max_iterations`), and keeps only the passing round when a stop passes

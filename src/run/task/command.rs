@@ -18,7 +18,7 @@
 /// rejects a repeated flag), in any order among other options, optionally
 /// after the `check` subcommand; another subcommand (`list`, `judge`, ...),
 /// `--help` or `--version` does not count, and the default mode (strict) is
-/// not enough: the contract names the flag. A command line may chain
+/// not enough: the task must name the flag (docs/task.md). A command line may chain
 /// commands with `&&`, `||`, `;`, `|` or newlines and redirect output
 /// (`> runs/T/run-check.json`); quotes are removed, backslashes are kept
 /// (Windows paths). Not accepted: `make` targets, `cargo run`, or a command
