@@ -2,6 +2,7 @@
 //! nothing is left running, output is bounded, checks run in parallel up to
 //! `--jobs`, and Ctrl-C/SIGTERM write partial evidence and exit 130.
 
+#[cfg(unix)]
 use std::time::Duration;
 
 #[cfg(unix)]

@@ -191,8 +191,15 @@ impl Remote {
                 .http_status_as_error(false)
                 .max_redirects(0)
                 .timeout_global(Some(TIMEOUT))
-                .user_agent(format!("run-check/{}", env!("CARGO_PKG_VERSION")))
-                .build();
+                .user_agent(format!("run-check/{}", env!("CARGO_PKG_VERSION")));
+            // Windows and macOS are built with the system's TLS (Cargo.toml).
+            #[cfg(any(windows, target_os = "macos"))]
+            let config = config.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .provider(ureq::tls::TlsProvider::NativeTls)
+                    .build(),
+            );
+            let config = config.build();
             ureq::Agent::new_with_config(config)
         })
     }
