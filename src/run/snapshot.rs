@@ -1075,18 +1075,13 @@ impl Snapshotter {
             .chain(new_untracked)
             .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
             .map(|entry| {
-                let key = match same_root {
-                    true => entry.path,
-                    false => {
-                        PathBuf::from(key_path(&repo.toplevel().join(&entry.path), worktree)).into()
-                    }
-                };
+                let key = key_of(repo, worktree, same_root, &entry);
                 let recorded = Entry {
                     code: Code::of(&entry.code),
                     state: entry.state,
                     seen: Seen::Absent,
                 };
-                (Key::from(key), recorded)
+                (key, recorded)
             })
             .collect();
         let mut lstat = Lstat::default();
