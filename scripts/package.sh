@@ -16,7 +16,7 @@
 # for aarch64-unknown-linux-musl, x86_64-apple-darwin and aarch64-apple-darwin.
 # For each target it writes into dist/ (or $RUN_CHECK_DIST):
 #
-#   run-check-VERSION-TARGET.tar.gz (.zip for Windows)   the binary, README.md
+#   run-check-VERSION-TARGET.tar.gz (.zip for Windows)   the binaries, README.md
 #   wheels/run_check-VERSION-py3-none-TAG.whl            built by maturin
 #   npm/run-check-PLATFORM-ARCH-VERSION.tgz              built by npm pack
 #
@@ -137,10 +137,12 @@ npm_platform() {
 
 for target in "$@"; do
     read -r os cpu <<<"$(npm_platform "$target")" || cannot "no npm platform for the target $target (see npm_platform in $0)"
-    exe=run-check
+    # run-check and the MCP server `run-check mcp` hands over to, beside it
+    # in every package (src/commands/mcp/mod.rs says why they are two).
+    exes=(run-check run-check-mcp)
     compat=()
     case $target in
-        *-windows-*) exe=run-check.exe ;;
+        *-windows-*) exes=(run-check.exe run-check-mcp.exe) ;;
         # A static binary runs on every Linux: one wheel for glibc and musl
         # systems, as maturin ships its own.
         *-linux-musl) compat=(--compatibility manylinux2014 musllinux_1_2) ;;
@@ -150,14 +152,16 @@ for target in "$@"; do
     started=$(date +%s)
     (cd packaging/pypi && "$MATURIN" build --quiet --release --target "$target" "${compat[@]}" --out "$DIST/wheels") >&2 \
         || cannot "maturin build --target $target failed"
-    binary=$TARGET_DIR/$target/release/$exe
-    [ -f "$binary" ] || cannot "the build did not produce $binary"
+    built=$TARGET_DIR/$target/release
+    for exe in "${exes[@]}"; do
+        [ -f "$built/$exe" ] || cannot "the build did not produce $built/$exe"
+    done
     say "$target: built in $(( $(date +%s) - started ))s"
 
-    # The archive of the binary alone (the "prebuilt binary" of the README).
+    # The archive of the binaries alone (the "prebuilt binary" of the README).
     stage=$DIST/stage/run-check-$VERSION-$target
     mkdir -p -- "$stage"
-    cp -- "$binary" "$stage/$exe"
+    for exe in "${exes[@]}"; do cp -- "$built/$exe" "$stage/$exe"; done
     cp -- README.md "$stage/README.md"
     case $target in
         *-windows-*)
@@ -168,13 +172,17 @@ for target in "$@"; do
                 || cannot "tar of $target failed" ;;
     esac
 
-    # The npm platform package: the binary, os/cpu so that npm installs it only
-    # where it runs, and no scripts.
+    # The npm platform package: the binaries, os/cpu so that npm installs it
+    # only where it runs, and no scripts.
     name=run-check-$os-$cpu
     pkg=$DIST/stage/npm/$name
     mkdir -p -- "$pkg/bin"
-    cp -- "$binary" "$pkg/bin/$exe"
-    chmod 755 "$pkg/bin/$exe"
+    files=()
+    for exe in "${exes[@]}"; do
+        cp -- "$built/$exe" "$pkg/bin/$exe"
+        chmod 755 "$pkg/bin/$exe"
+        files+=("\"bin/$exe\"")
+    done
     sed -e "s/@PACKAGE@/$name/g" -e "s/@PLATFORM@/$os-$cpu ($target)/g" \
         packaging/npm/platform/README.md >"$pkg/README.md"
     cat >"$pkg/package.json" <<JSON
@@ -187,7 +195,7 @@ for target in "$@"; do
   "repository": {"type": "git", "url": "$REPOSITORY"},
   "os": ["$os"],
   "cpu": ["$cpu"],
-  "files": ["bin/$exe", "README.md"],
+  "files": [$(IFS=,; echo "${files[*]}"), "README.md"],
   "preferUnplugged": true
 }
 JSON

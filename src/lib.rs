@@ -58,14 +58,68 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    front(&args, |cli, argv| match cli.command {
+        None => commands::check(&cli.check, argv),
+        Some(Command::Check(check)) => commands::check(&check, argv),
+        Some(Command::List(list)) => commands::list(&list),
+        Some(Command::Validate(location)) => commands::validate(&location),
+        Some(Command::Fix(fix)) => commands::fix(&fix),
+        Some(Command::Report(report)) => commands::report(&report),
+        Some(Command::Merge(merge)) => aggregate::merge::run(&merge, argv),
+        Some(Command::Judge(args)) => aggregate::judge::run(&args),
+        Some(Command::Vote(args)) => aggregate::vote::run(&args),
+        Some(Command::Retry(args)) => aggregate::retry::run(&args),
+        Some(Command::Candidates(args)) => commands::candidates(&args),
+        Some(Command::Schema(args)) => tooling::schema::run(&args),
+        Some(Command::Init(args)) => tooling::init::run(&args),
+        Some(Command::Hooks(args)) => tooling::hooks::run(&args),
+        Some(Command::Agent(args)) => commands::agent(&args),
+        Some(Command::Mcp(args)) => commands::mcp(&args),
+        Some(Command::Cache(args)) => commands::cache(&args),
+        Some(Command::Completions(args)) => commands::completions(&args),
+        Some(Command::Man(args)) => commands::man(&args),
+    })
+}
+
+/// `run-check-mcp [--worktree PATH]`, the MCP server `run-check mcp` hands
+/// over to: the options of `run-check mcp`, read by the same parser. Only
+/// this entry reaches the server's code, so run-check's own binary, which
+/// never calls it, does not carry it.
+#[cfg(feature = "mcp")]
+pub fn run_mcp_server<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Read as `run-check mcp ...`: help and errors name the command users
+    // configure their agents with.
+    let rest = args.split_off(args.len().min(1));
+    let args: Vec<OsString> = ["run-check".into(), "mcp".into()]
+        .into_iter()
+        .chain(rest)
+        .collect();
+    front(&args, |cli, _| match cli.command {
+        Some(Command::Mcp(args)) => commands::mcp_serve(&args),
+        // Never: the arguments start with `mcp`.
+        _ => Err(error::Error::Usage("run-check-mcp serves MCP only".into())),
+    })
+}
+
+/// Parses `args` and runs `dispatch` with the command line and the
+/// arguments as text; prints an error as one line and gives the exit code.
+fn front(
+    args: &[OsString],
+    dispatch: impl FnOnce(Cli, Vec<String>) -> Result<i32, error::Error>,
+) -> i32 {
     // A gate `candidates` started takes its share of the jobs pool before
     // anything else runs (jobs.rs: no other thread may exist yet).
     if let Err(why) = jobs::inherit() {
         eprintln!("error: {why}");
         return exit_code::ERROR;
     }
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) if err.exit_code() == 0 => {
             // --help and --version.
@@ -90,28 +144,7 @@ where
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let result = match cli.command {
-        None => commands::check(&cli.check, argv),
-        Some(Command::Check(check)) => commands::check(&check, argv),
-        Some(Command::List(list)) => commands::list(&list),
-        Some(Command::Validate(location)) => commands::validate(&location),
-        Some(Command::Fix(fix)) => commands::fix(&fix),
-        Some(Command::Report(report)) => commands::report(&report),
-        Some(Command::Merge(merge)) => aggregate::merge::run(&merge, argv),
-        Some(Command::Judge(args)) => aggregate::judge::run(&args),
-        Some(Command::Vote(args)) => aggregate::vote::run(&args),
-        Some(Command::Retry(args)) => aggregate::retry::run(&args),
-        Some(Command::Candidates(args)) => commands::candidates(&args),
-        Some(Command::Schema(args)) => tooling::schema::run(&args),
-        Some(Command::Init(args)) => tooling::init::run(&args),
-        Some(Command::Hooks(args)) => tooling::hooks::run(&args),
-        Some(Command::Agent(args)) => commands::agent(&args),
-        Some(Command::Mcp(args)) => commands::mcp(&args),
-        Some(Command::Cache(args)) => commands::cache(&args),
-        Some(Command::Completions(args)) => commands::completions(&args),
-        Some(Command::Man(args)) => commands::man(&args),
-    };
-    match result {
+    match dispatch(cli, argv) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err}");

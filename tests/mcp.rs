@@ -430,3 +430,46 @@ fn the_structured_checks_are_bounded_by_size_failures_first() {
     assert_eq!(checks[0]["name"], format!("{long}39"));
     assert_eq!(checks[0]["status"], "fail");
 }
+
+/// `run-check mcp` hands over to the `run-check-mcp` beside it and to no
+/// other: a run-check copied alone says what is missing in one line (exit
+/// 2), and a `run-check-mcp` planted on PATH or in the worktree never runs.
+#[test]
+fn without_its_server_beside_it_mcp_says_so_and_runs_no_other() {
+    let test = Test::new();
+    let alone = tempfile::tempdir().unwrap();
+    let copy = alone.path().join("run-check");
+    std::fs::copy(bin(), &copy).unwrap();
+    let marker = test.path().join("planted-server-ran");
+    let planted = format!("#!/bin/sh\ntouch '{}'\n", marker.display());
+    let path_dir = tempfile::tempdir().unwrap();
+    for dir in [path_dir.path(), test.path()] {
+        let server = dir.join("run-check-mcp");
+        std::fs::write(&server, &planted).unwrap();
+        let mut permissions = std::fs::metadata(&server).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&server, permissions).unwrap();
+    }
+    let path = std::env::join_paths(
+        std::iter::once(path_dir.path().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let output = Command::new(&copy)
+        .arg("mcp")
+        .current_dir(test.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let missing = alone.path().join("run-check-mcp");
+    assert!(
+        stderr.contains(&format!("{} is not installed beside", missing.display())),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    assert!(!marker.exists(), "a planted run-check-mcp ran");
+}

@@ -132,6 +132,37 @@ fn assert_gate(program: &Path, args: &[&str]) {
     );
 }
 
+/// `program mcp` answers an MCP `initialize` (one JSON-RPC line on stdin,
+/// then end of input) as the server: `run-check mcp` reached the
+/// `run-check-mcp` installed beside the binary.
+#[track_caller]
+fn assert_mcp(program: &Path) {
+    use std::io::Write;
+    let dir = tempdir();
+    let mut child = Command::new(program)
+        .arg("mcp")
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn run-check mcp");
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"packaging","version":"1"}}}"#;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let reply: serde_json::Value =
+        serde_json::from_str(text(&output.stdout).lines().next().unwrap_or_default())
+            .unwrap_or_else(|err| panic!("{err}: {}", text(&output.stdout)));
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["result"]["serverInfo"]["name"], "run-check");
+    assert_eq!(reply["result"]["serverInfo"]["version"], VERSION);
+}
+
 /// Whether an ELF file has a program interpreter (PT_INTERP): a static
 /// binary has none, so no libc of the system is involved.
 fn has_interpreter(elf: &[u8]) -> bool {
@@ -561,8 +592,13 @@ fn packaging_musl_binary_is_static_and_runs_a_gate() {
         "the musl binary asks for a dynamic loader"
     );
     assert_eq!(read(&binary), read(&built_binary(LINUX, "run-check")));
+    assert_eq!(
+        read(&unpacked.join("run-check-mcp")),
+        read(&built_binary(LINUX, "run-check-mcp"))
+    );
     assert_version(&binary, &[]);
     assert_gate(&binary, &[]);
+    assert_mcp(&binary);
 }
 
 #[test]
@@ -587,13 +623,19 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
     );
     let installed = venv.join("bin/run-check");
     assert_eq!(read(&installed), read(&built_binary(LINUX, "run-check")));
+    assert_eq!(
+        read(&venv.join("bin/run-check-mcp")),
+        read(&built_binary(LINUX, "run-check-mcp"))
+    );
     assert_version(&installed, &[]);
     assert_gate(&installed, &[]);
+    assert_mcp(&installed);
     // pip knows it, so `pip uninstall run-check` removes it.
     let shown = run_ok(Command::new(venv.join("bin/pip")).args(["show", "--files", "run-check"]));
     let shown = text(&shown.stdout);
     assert!(shown.contains(&format!("Version: {VERSION}\n")), "{shown}");
     assert!(shown.contains("bin/run-check\n"), "{shown}");
+    assert!(shown.contains("bin/run-check-mcp\n"), "{shown}");
 }
 
 #[test]
@@ -601,23 +643,23 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
 fn packaging_windows_artifacts_hold_the_exe() {
     let dist = dist();
     let exe = read(&built_binary(WINDOWS, "run-check.exe"));
+    let server = read(&built_binary(WINDOWS, "run-check-mcp.exe"));
     assert_windows_x64_exe(&exe);
+    assert_windows_x64_exe(&server);
 
     let wheel = dist.join(format!("wheels/run_check-{VERSION}-py3-none-win_amd64.whl"));
-    let data = format!("run_check-{VERSION}.data/scripts/run-check.exe");
+    let scripts = format!("run_check-{VERSION}.data/scripts");
+    let data = format!("{scripts}/run-check.exe");
+    let data_server = format!("{scripts}/run-check-mcp.exe");
     let info = format!("run_check-{VERSION}.dist-info");
     let names = zip_names(&wheel);
-    assert!(names.contains(&data), "{names:?}");
-    assert_eq!(
-        names
-            .iter()
-            .filter(|n| !n.starts_with(&info))
-            .collect::<Vec<_>>(),
-        [&data]
-    );
+    let mut shipped: Vec<&String> = names.iter().filter(|n| !n.starts_with(&info)).collect();
+    shipped.sort();
+    assert_eq!(shipped, [&data_server, &data], "{names:?}");
     let dir = tempdir();
     unzip(&wheel, dir.path());
     assert_eq!(read(&dir.path().join(&data)), exe);
+    assert_eq!(read(&dir.path().join(&data_server)), server);
     let wheel_meta = std::fs::read_to_string(dir.path().join(&info).join("WHEEL")).unwrap();
     assert!(
         wheel_meta.lines().any(|l| l == "Tag: py3-none-win_amd64"),
@@ -631,11 +673,16 @@ fn packaging_windows_artifacts_hold_the_exe() {
         [
             format!("{stem}/"),
             format!("{stem}/README.md"),
+            format!("{stem}/run-check-mcp.exe"),
             format!("{stem}/run-check.exe")
         ]
     );
     unzip(&zip, dir.path());
     assert_eq!(read(&dir.path().join(&stem).join("run-check.exe")), exe);
+    assert_eq!(
+        read(&dir.path().join(&stem).join("run-check-mcp.exe")),
+        server
+    );
 
     let npm = dir.path().join("npm");
     std::fs::create_dir(&npm).unwrap();
@@ -644,6 +691,7 @@ fn packaging_windows_artifacts_hold_the_exe() {
         &npm,
     );
     assert_eq!(read(&npm.join("package/bin/run-check.exe")), exe);
+    assert_eq!(read(&npm.join("package/bin/run-check-mcp.exe")), server);
     let manifest: serde_json::Value =
         serde_json::from_slice(&read(&npm.join("package/package.json"))).unwrap();
     assert_eq!(manifest["os"], serde_json::json!(["win32"]));
@@ -696,9 +744,14 @@ fn packaging_npm_tarballs_install_offline_and_run_a_gate() {
         assert!(!modules.join(other).exists(), "{other} was installed");
     }
 
+    assert_eq!(
+        read(&modules.join("run-check-linux-x64/bin/run-check-mcp")),
+        read(&built_binary(LINUX, "run-check-mcp"))
+    );
     let shim = modules.join(".bin/run-check");
     assert_version(&shim, &[]);
     assert_gate(&shim, &[]);
+    assert_mcp(&shim);
 
     // npx from the project runs the local bin, offline.
     let mut npx = Command::new("npx");

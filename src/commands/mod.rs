@@ -9,7 +9,6 @@ mod check;
 mod completions;
 mod fix;
 mod list;
-#[cfg(feature = "mcp")]
 mod mcp;
 mod progress;
 mod report;
@@ -22,8 +21,9 @@ pub(crate) use check::check;
 pub(crate) use completions::{completions, man};
 pub(crate) use fix::fix;
 pub(crate) use list::list;
-#[cfg(feature = "mcp")]
 pub(crate) use mcp::mcp;
+#[cfg(feature = "mcp")]
+pub(crate) use mcp::serve as mcp_serve;
 pub(crate) use report::report;
 pub(crate) use validate::validate;
 
@@ -36,14 +36,6 @@ use crate::error::Error;
 use crate::output::Output;
 use crate::report::Format;
 use run_check_documents::evidence::Evidence;
-
-/// `run-check mcp` in a build without the `mcp` feature.
-#[cfg(not(feature = "mcp"))]
-pub(crate) fn mcp(_args: &crate::cli::McpArgs) -> Result<i32, Error> {
-    Err(Error::Usage(
-        "this run-check was built without the `mcp` feature (cargo's default)".into(),
-    ))
-}
 
 /// The worktree (canonical; by default the one `Location::resolved`
 /// finds) and the loaded config.

@@ -1,196 +1,72 @@
 //! `run-check mcp` (docs/agents.md, "MCP server"): the gate as a Model
-//! Context Protocol server on stdio, built on the official Rust SDK (rmcp).
-//! The tools themselves are in [`tools`], free of the protocol; this module
-//! is the protocol's glue and the server's life: its state folder, a tokio
-//! runtime of one thread that only this command starts (the gate's start-up
-//! never pays for it), and the end of the session when the client closes
-//! stdin.
+//! Context Protocol server on stdio. The server is a program of its own,
+//! `run-check-mcp`, installed beside run-check (every package ships both):
+//! its protocol code (rmcp, tokio) in this binary made every gate's start-up
+//! slower (page faults and relocations of code a gate never runs), so
+//! `run-check mcp` only hands its process over to it.
 
+#[cfg(feature = "mcp")]
+mod server;
+#[cfg(feature = "mcp")]
 mod tools;
 
+#[cfg(feature = "mcp")]
+pub(crate) use server::serve;
+
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::process::Command;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-
-use crate::cli::{Location, McpArgs};
+use crate::cli::McpArgs;
 use crate::error::Error;
 
-/// What the server tells the client about itself, for the model.
-const INSTRUCTIONS: &str = "run-check is this repository's read-only verification gate. \
-Call run_checks after a change and before saying the work is done; it returns the new \
-problems as path:line: [check rule] message and the next step. Fix the code it points to; \
-never edit checks.toml, the baseline or allow markers to get green. list_checks shows \
-what runs, check_output a check's last output lines, judge the verdict and route.";
+/// The server's program name.
+pub(crate) const SERVER: &str = "run-check-mcp";
 
-/// `run-check mcp`: serves until the client closes stdin; exit 0 then.
+/// `run-check mcp`: becomes `run-check-mcp` with the same options (on
+/// Windows, which cannot replace a process, runs it and exits with its
+/// code).
 pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
-    let location = Location {
-        config: None,
-        worktree: args.worktree.clone(),
+    let server = sibling(SERVER)?;
+    let mut command = Command::new(&server);
+    if let Some(worktree) = &args.worktree {
+        command.arg("--worktree").arg(worktree);
     }
-    .resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    hand_over(command)
+        .map_err(|err| Error::Environment(format!("cannot run {}: {err}", server.display())))
+}
+
+/// `name` in the folder of the running executable: the program a package
+/// installed with it, never one found on PATH. Missing, an error that says
+/// what to install.
+fn sibling(name: &str) -> Result<PathBuf, Error> {
     let exe = std::env::current_exe()
         .map_err(|err| Error::Environment(format!("cannot find run-check's own path: {err}")))?;
-    let state = StateDir::create(&worktree)?;
-    let max_chars = max_chars(&location, &worktree);
-    let gate = tools::Gate::new(exe, worktree, state.path.clone(), max_chars);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| Error::Environment(format!("cannot start the MCP server: {err}")))?;
-    let server = Server {
-        gate: Arc::new(gate),
-    };
-    let served = runtime.block_on(async move {
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|err| format!("the MCP session did not start: {err}"))?;
-        running
-            .waiting()
-            .await
-            .map_err(|err| format!("the MCP server stopped: {err}"))
-    });
-    // A gate still running when the session ends has been asked to stop
-    // (its request's token is cancelled with the session) and is waited
-    // for before the state folder goes.
-    drop(runtime);
-    drop(state);
-    served.map_err(Error::Environment)?;
-    Ok(crate::exit_code::PASS)
-}
-
-/// The bound of every tool's text: `[agent] max_chars` of the worktree's
-/// checks.toml as the server starts, else the default every agent surface
-/// shares. A config that does not load gives the default: `run_checks`
-/// then reports the config error itself.
-fn max_chars(location: &Location, worktree: &std::path::Path) -> usize {
-    super::load_config(location, worktree).map_or(crate::config::AgentConfig::MAX_CHARS, |config| {
-        config.agent.max_chars
-    })
-}
-
-/// The server's folder: `<git-dir>/run-check/mcp/<pid>/` (the git directory
-/// of a linked worktree is its own), else a temporary folder; never in the
-/// worktree, where it would be a change the gate sees. Removed when the
-/// server ends.
-struct StateDir {
-    path: PathBuf,
-    /// Holds a temporary folder alive (outside a git repository).
-    temp: Option<tempfile::TempDir>,
-}
-
-impl StateDir {
-    fn create(worktree: &std::path::Path) -> Result<StateDir, Error> {
-        let Some(git_dir) = crate::git::git_dir_of(worktree) else {
-            let temp = tempfile::Builder::new()
-                .prefix("run-check-mcp-")
-                .tempdir()
-                .map_err(|err| Error::Environment(format!("cannot create a folder: {err}")))?;
-            return Ok(StateDir {
-                path: temp.path().to_path_buf(),
-                temp: Some(temp),
-            });
-        };
-        let path = git_dir
-            .join("run-check")
-            .join("mcp")
-            .join(std::process::id().to_string());
-        // A folder of the same pid is a dead server's: start afresh.
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).map_err(|err| Error::io("create", &path, err))?;
-        Ok(StateDir { path, temp: None })
+    let path = exe
+        .with_file_name(name)
+        .with_extension(std::env::consts::EXE_EXTENSION);
+    if path.is_file() {
+        return Ok(path);
     }
+    Err(Error::Environment(format!(
+        "{} is not installed beside {}: install both from the same package \
+         (a build with `--no-default-features` has no MCP server)",
+        path.display(),
+        exe.display()
+    )))
 }
 
-impl Drop for StateDir {
-    fn drop(&mut self) {
-        if self.temp.is_none() {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
+/// Replaces this process with `command` (stdin, stdout and stderr are the
+/// client's): returns only when it could not start.
+#[cfg(unix)]
+fn hand_over(mut command: Command) -> std::io::Result<i32> {
+    use std::os::unix::process::CommandExt;
+    Err(command.exec())
 }
 
-/// The protocol side: tool calls go to the gate on tokio's blocking pool,
-/// so a gate run never stalls the session (pings, cancellations).
-#[derive(Clone)]
-struct Server {
-    gate: Arc<tools::Gate>,
-}
-
-impl ServerHandler for Server {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("run-check", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            tools::definitions().into_iter().map(tool).collect(),
-        ))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let gate = Arc::clone(&self.gate);
-        let name = request.name.to_string();
-        let arguments = request.arguments.unwrap_or_default();
-        // Cancelled by the client's `notifications/cancelled` for this
-        // request, and when the session ends.
-        let token = context.ct.clone();
-        let reply = tokio::task::spawn_blocking(move || {
-            gate.call(&name, arguments, &|| token.is_cancelled())
-        })
-        .await
-        .map_err(|err| McpError::internal_error(format!("the tool failed: {err}"), None))?;
-        let Some(reply) = reply else {
-            return Err(McpError::invalid_params(
-                format!(
-                    "unknown tool `{}`: run_checks, list_checks, check_output, judge",
-                    crate::report::feedback::clean(&request.name, 80)
-                ),
-                None,
-            ));
-        };
-        let content = vec![ContentBlock::text(reply.text)];
-        let mut result = match reply.is_error {
-            true => CallToolResult::error(content),
-            false => CallToolResult::success(content),
-        };
-        result.structured_content = reply.structured;
-        Ok(result.into())
-    }
-}
-
-/// A definition as the protocol's tool, with its hints: every tool reads
-/// the repository and changes nothing (the gate is read-only, and proves
-/// it), none reaches outside it.
-fn tool(definition: tools::Definition) -> Tool {
-    let schema = match definition.input_schema {
-        serde_json::Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    };
-    Tool::new(definition.name, definition.description, Arc::new(schema)).with_annotations(
-        ToolAnnotations::new()
-            .read_only(true)
-            .destructive(false)
-            .idempotent(definition.name != "run_checks")
-            .open_world(false),
-    )
+/// Runs `command` on this process's streams to its end and gives its exit
+/// code (a process ended otherwise is an error, 2).
+#[cfg(not(unix))]
+fn hand_over(mut command: Command) -> std::io::Result<i32> {
+    let status = command.status()?;
+    Ok(status.code().unwrap_or(crate::exit_code::ERROR))
 }
