@@ -299,36 +299,8 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
         Source::Evidence(_) => &Default::default(),
     };
     let (t, weights) = thresholds::resolve(round.config, tech_stack, round.file)?;
-    let mut earlier: Vec<PastRound> = match source {
-        Source::Aggregator(a) => a
-            .previous_scores
-            .iter()
-            .map(|s| PastRound::score_only(s.0))
-            .collect(),
-        Source::Evidence(_) => Vec::new(),
-    };
-    earlier.extend_from_slice(round.history);
-    let next = u32::try_from(earlier.len())
-        .unwrap_or(u32::MAX)
-        .saturating_add(1);
-    let (iteration, scores, issues) = match source {
-        Source::Evidence(e) => (
-            next,
-            score::dimension_scores(&e.checks),
-            issues::from_evidence(e, &earlier),
-        ),
-        Source::Aggregator(a) => {
-            let mut scores = verdict::Scores::default();
-            for (dimension, result) in a.results() {
-                scores.set(dimension, result.score.map(|s| round2(s.0)));
-            }
-            (
-                a.iteration.unwrap_or(next),
-                scores,
-                issues::from_aggregator(a, &earlier),
-            )
-        }
-    };
+    let earlier = earlier_rounds(round);
+    let (iteration, scores, issues) = findings(source, &earlier);
     let weights_used = score::effective_weights(&scores, &weights);
     let overall = score::overall(&scores, &weights_used);
     let counts = issues.counts();
@@ -399,6 +371,46 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
         route,
         config_used: round.config_used.cloned(),
     })
+}
+
+/// The rounds before this one, oldest first: an aggregator input's
+/// `previous_scores`, then the recorded rounds.
+fn earlier_rounds(round: &Round<'_>) -> Vec<PastRound> {
+    let mut earlier: Vec<PastRound> = match round.source {
+        Source::Aggregator(a) => a
+            .previous_scores
+            .iter()
+            .map(|s| PastRound::score_only(s.0))
+            .collect(),
+        Source::Evidence(_) => Vec::new(),
+    };
+    earlier.extend_from_slice(round.history);
+    earlier
+}
+
+/// This round's iteration, dimension scores and issues.
+fn findings(source: &Source, earlier: &[PastRound]) -> (u32, verdict::Scores, verdict::Issues) {
+    let next = u32::try_from(earlier.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    match source {
+        Source::Evidence(e) => (
+            next,
+            score::dimension_scores(&e.checks),
+            issues::from_evidence(e, earlier),
+        ),
+        Source::Aggregator(a) => {
+            let mut scores = verdict::Scores::default();
+            for (dimension, result) in a.results() {
+                scores.set(dimension, result.score.map(|s| round2(s.0)));
+            }
+            (
+                a.iteration.unwrap_or(next),
+                scores,
+                issues::from_aggregator(a, earlier),
+            )
+        }
+    }
 }
 
 #[cfg(test)]

@@ -117,21 +117,7 @@ pub(crate) fn from_evidence(evidence: &Evidence) -> Decision {
         // Red for a reason of the run's own (a task or gate contract).
         problems.push(evidence.summary.banner.clone());
     }
-    if problems.is_empty() {
-        Decision {
-            decision: DecisionKind::Pass,
-            blocked: Vec::new(),
-            next_agent: NextAgent::Finish,
-            reason: "all checks passed".into(),
-        }
-    } else {
-        Decision {
-            decision: DecisionKind::Rework,
-            blocked: Vec::new(),
-            next_agent: NextAgent::Implementer,
-            reason: problems.join("; "),
-        }
-    }
+    pass_or_rework(&problems, "all checks passed".into())
 }
 
 /// The decision for an aggregator input. It has no checks: its results are
@@ -165,27 +151,35 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decisio
         .map(|(dimension, _)| format!("{}_result", dimension_name(dimension)))
         .collect();
     let said = (!failed.is_empty()).then(|| format!("`passed` false in {}", failed.join(", ")));
-    if problems.is_empty() {
-        let reason = match said {
-            None => "every gate passed".to_string(),
-            Some(said) => {
-                format!("every gate passed ({said}: an aggregator input is judged by its scores)")
-            }
-        };
-        Decision {
-            decision: DecisionKind::Pass,
-            blocked: Vec::new(),
-            next_agent: NextAgent::Finish,
-            reason,
+    let pass = match &said {
+        None => "every gate passed".to_string(),
+        Some(said) => {
+            format!("every gate passed ({said}: an aggregator input is judged by its scores)")
         }
-    } else {
+    };
+    if !problems.is_empty() {
         problems.extend(said);
-        Decision {
-            decision: DecisionKind::Rework,
-            blocked: Vec::new(),
-            next_agent: NextAgent::Implementer,
-            reason: problems.join("; "),
-        }
+    }
+    pass_or_rework(&problems, pass)
+}
+
+/// PASS with the reason `pass` when there are no problems (the loop
+/// finishes), else REWORK naming them; nothing is blocked.
+fn pass_or_rework(problems: &[String], pass: String) -> Decision {
+    let (decision, next_agent, reason) = if problems.is_empty() {
+        (DecisionKind::Pass, NextAgent::Finish, pass)
+    } else {
+        (
+            DecisionKind::Rework,
+            NextAgent::Implementer,
+            problems.join("; "),
+        )
+    };
+    Decision {
+        decision,
+        blocked: Vec::new(),
+        next_agent,
+        reason,
     }
 }
 

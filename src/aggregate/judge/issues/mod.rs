@@ -353,12 +353,13 @@ fn flaky_story(check: &CheckRecord) -> String {
         })
         .collect();
     let times = if failed == 1 { "time" } else { "times" };
-    match ends.is_empty() {
-        true => format!("it failed {failed} {times} before passing on attempt {passed_on}"),
-        false => format!(
+    if ends.is_empty() {
+        format!("it failed {failed} {times} before passing on attempt {passed_on}")
+    } else {
+        format!(
             "it failed {failed} {times} ({}) before passing on attempt {passed_on}",
             ends.join(", ")
-        ),
+        )
     }
 }
 

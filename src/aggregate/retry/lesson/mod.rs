@@ -31,6 +31,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::state::{Decision, EvidenceSummary, Outcome, Phase, Point};
+use crate::aggregate::one_line;
 use crate::error::Error;
 use crate::output::{Atomic, FileKind};
 use run_check_documents::evidence::{Diagnostic, Evidence};
@@ -238,15 +239,6 @@ fn cut(text: String, max: usize) -> String {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text,
     }
-}
-
-/// `text` shown safely ([`crate::sanitize::for_display`]) on one line:
-/// whitespace runs, newlines included, become one space.
-fn one_line(text: &str) -> String {
-    crate::sanitize::for_display(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Who holds a lesson's file name.
