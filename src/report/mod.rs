@@ -11,7 +11,7 @@ mod sarif;
 mod text;
 
 use crate::sanitize;
-use run_check_documents::evidence::{Attempt, CheckRecord, Evidence, Status};
+use run_check_documents::evidence::{Attempt, CheckRecord, Diagnostic, Evidence, Status};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -100,11 +100,7 @@ fn only_new(evidence: &Evidence) -> Option<Evidence> {
     let mut only = evidence.clone();
     only.diagnostics.retain(|d| d.new != Some(false));
     for check in &mut only.checks {
-        check.diagnostics_count = only
-            .diagnostics
-            .iter()
-            .filter(|d| d.check == check.name)
-            .count();
+        check.diagnostics_count = of_check(&only.diagnostics, &check.name).count();
     }
     Some(only)
 }
@@ -221,11 +217,44 @@ pub(crate) fn with_notes(
 const OLD_MARK: &str = "old: in the baseline";
 
 /// `LINE` or `LINE:COL` of a diagnostic; empty when it has no line.
-fn line_col(d: &run_check_documents::evidence::Diagnostic) -> String {
+fn line_col(d: &Diagnostic) -> String {
     match (d.line, d.column) {
         (Some(line), Some(col)) => format!("{line}:{col}"),
         (Some(line), None) => line.to_string(),
         (None, _) => String::new(),
+    }
+}
+
+/// The gate contract, when it lists files that changed.
+fn changed_gate(evidence: &Evidence) -> Option<&run_check_documents::evidence::Gate> {
+    evidence
+        .contracts
+        .gate
+        .as_ref()
+        .filter(|g| !g.changed.is_empty())
+}
+
+/// The diagnostics of the check `check` among `all`, in their order.
+fn of_check<'a>(all: &'a [Diagnostic], check: &'a str) -> impl Iterator<Item = &'a Diagnostic> {
+    all.iter().filter(move |d| d.check == check)
+}
+
+/// The failing and erroring checks, in the evidence's order.
+fn failed_checks(evidence: &Evidence) -> Vec<&CheckRecord> {
+    evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .collect()
+}
+
+/// `FILE:LINE:COL: ` (as much as is known) of a diagnostic with a file;
+/// empty without one.
+fn file_prefix(d: &Diagnostic) -> String {
+    match (&d.file, line_col(d)) {
+        (None, _) => String::new(),
+        (Some(file), at) if at.is_empty() => format!("{file}: "),
+        (Some(file), at) => format!("{file}:{at}: "),
     }
 }
 
@@ -367,12 +396,9 @@ const TAIL_LINES: usize = 12;
 /// may hold them and the output's end is what followed.
 fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
     use run_check_documents::evidence::DiagSeverity;
-    let errors: Vec<&run_check_documents::evidence::Diagnostic> = evidence
-        .diagnostics
-        .iter()
+    let errors: Vec<&Diagnostic> = of_check(&evidence.diagnostics, &check.name)
         .filter(|d| {
-            d.check == check.name
-                && d.severity == DiagSeverity::Error
+            d.severity == DiagSeverity::Error
                 && d.file.is_some()
                 && d.rule.as_deref() != Some(text::READ_ONLY_RULE)
         })
@@ -403,7 +429,7 @@ fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
 
 /// Whether a line of output names diagnostic `d`: it holds the message's
 /// first line, or the file's name with the diagnostic's line number.
-fn names(line: &str, d: &run_check_documents::evidence::Diagnostic) -> bool {
+fn names(line: &str, d: &Diagnostic) -> bool {
     let message = d.message.lines().next().unwrap_or("").trim();
     if message.len() >= 4 && line.contains(message) {
         return true;

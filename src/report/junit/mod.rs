@@ -118,11 +118,8 @@ fn testcase(out: &mut String, check: &CheckRecord, classname: &str, evidence: &E
             check.duration_ms
         })
     );
-    let diagnostics: Vec<&Diagnostic> = evidence
-        .diagnostics
-        .iter()
-        .filter(|d| d.check == check.name)
-        .collect();
+    let diagnostics: Vec<&Diagnostic> =
+        super::of_check(&evidence.diagnostics, &check.name).collect();
     match check.status {
         Status::Pass if check.attempt_log.len() > 1 => {
             out.push_str(">\n");
@@ -236,17 +233,7 @@ fn failure_body(check: &CheckRecord, diagnostics: &[&Diagnostic]) -> String {
 
 /// `file:line:col: severity: message [rule]`, the parts that are known.
 fn diagnostic_line(d: &Diagnostic) -> String {
-    let mut line = String::new();
-    if let Some(file) = &d.file {
-        line.push_str(file);
-        if let Some(l) = d.line {
-            let _ = write!(line, ":{l}");
-            if let Some(c) = d.column {
-                let _ = write!(line, ":{c}");
-            }
-        }
-        line.push_str(": ");
-    }
+    let mut line = super::file_prefix(d);
     let _ = write!(line, "{}: {}", d.severity, d.message);
     if let Some(rule) = &d.rule {
         let _ = write!(line, " [{rule}]");

@@ -182,11 +182,7 @@ impl Cut {
 fn table(out: &mut String, evidence: &Evidence, cut: &mut Cut) {
     out.push_str("| Check | Status | Time | Details |\n|---|---|---|---|\n");
     for (i, check) in evidence.checks.iter().enumerate() {
-        let count = evidence
-            .diagnostics
-            .iter()
-            .filter(|d| d.check == check.name)
-            .count();
+        let count = super::of_check(&evidence.diagnostics, &check.name).count();
         let time = if check.status == Status::Skip {
             "—".to_string()
         } else {
@@ -215,11 +211,7 @@ fn table(out: &mut String, evidence: &Evidence, cut: &mut Cut) {
 /// last lines of its excerpts, or none when that would be under
 /// `MIN_EXCERPT_CHARS`.
 fn failure_blocks(out: &mut String, evidence: &Evidence, budget: usize, cut: &mut Cut) {
-    let failing: Vec<&CheckRecord> = evidence
-        .checks
-        .iter()
-        .filter(|c| c.status.is_failure())
-        .collect();
+    let failing = super::failed_checks(evidence);
     let mut left = budget;
     for (i, check) in failing.iter().enumerate() {
         let share = left / (failing.len() - i);

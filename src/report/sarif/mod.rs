@@ -20,7 +20,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use run_check_documents::evidence::{Diagnostic, Evidence};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The `uriBaseId` of worktree-relative paths.
@@ -226,64 +226,10 @@ pub(super) fn render(evidence: &Evidence) -> String {
         results.push(diagnostic_result(d, &mut rules, unlocated));
     }
     for check in &evidence.checks {
-        let located_error = evidence.diagnostics.iter().any(|d| {
-            d.check == check.name
-                && d.severity == crate::config::DiagSeverity::Error
-                && d.file.as_deref().is_some_and(|f| !f.is_empty())
-        });
-        if !check.status.is_failure() || located_error {
-            continue;
-        }
-        let outcome = super::outcome(check);
-        let id = rule_id(&check.name, None);
-        let describe = || Described {
-            short: format!("The check `{}` of the config passes", check.name),
-            full: format!(
-                "The check `{}` (`{}`) exits 0 within its timeout. A result of \
-                 this rule points at the check's table in the config: the check \
-                 failed and none of its diagnostics names a file.",
-                check.name,
-                check.command.join(" ")
-            ),
-            help: format!(
-                "Read the check's output in the evidence (checks[].stdout_excerpt \
-                 and stderr_excerpt of `{}`), or run `run-check --only {}` to see it.",
-                check.name, check.name
-            ),
-        };
-        results.push(SarifResult {
-            rule_index: rules.index(&id, describe),
-            rule_id: id,
-            level: "error",
-            message: Message {
-                text: format!("{} {outcome}", check.name),
-            },
-            locations: [config.at(check.config_line)],
-            baseline_state: None,
-            properties: serde_json::json!({ "check": check.name }),
-        });
+        results.extend(check_result(check, evidence, &config, &mut rules));
     }
     if results.is_empty() && !s.all_checks_passed {
-        let id = "run-check/run";
-        let describe = || Described {
-            short: "The run-check run passes".into(),
-            full: "Every check of the mode passes and no check changes the worktree. A \
-                   result of this rule points at the config: the run did not pass and \
-                   no check or diagnostic says why (an interrupted run, say)."
-                .into(),
-            help: "Read the banner and the evidence's summary; run `run-check` again.".into(),
-        };
-        results.push(SarifResult {
-            rule_index: rules.index(id, describe),
-            rule_id: id.into(),
-            level: "error",
-            message: Message {
-                text: s.banner.clone(),
-            },
-            locations: [config.at(None)],
-            baseline_state: None,
-            properties: serde_json::json!({}),
-        });
+        results.push(run_result(&s.banner, &config, &mut rules));
     }
     let meta = &evidence.meta;
     let original_uri_base_ids = directory_uri(&meta.worktree).map(|uri| {
@@ -326,6 +272,75 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }],
     };
     run_check_documents::pretty(&log)
+}
+
+/// A failing or erroring check's own result, unless one of its error-level
+/// diagnostics already points at a file.
+fn check_result(
+    check: &CheckRecord,
+    evidence: &Evidence,
+    config: &ConfigFile,
+    rules: &mut Rules,
+) -> Option<SarifResult> {
+    let located_error = super::of_check(&evidence.diagnostics, &check.name).any(|d| {
+        d.severity == crate::config::DiagSeverity::Error
+            && d.file.as_deref().is_some_and(|f| !f.is_empty())
+    });
+    if !check.status.is_failure() || located_error {
+        return None;
+    }
+    let outcome = super::outcome(check);
+    let id = rule_id(&check.name, None);
+    let describe = || Described {
+        short: format!("The check `{}` of the config passes", check.name),
+        full: format!(
+            "The check `{}` (`{}`) exits 0 within its timeout. A result of \
+             this rule points at the check's table in the config: the check \
+             failed and none of its diagnostics names a file.",
+            check.name,
+            check.command.join(" ")
+        ),
+        help: format!(
+            "Read the check's output in the evidence (checks[].stdout_excerpt \
+             and stderr_excerpt of `{}`), or run `run-check --only {}` to see it.",
+            check.name, check.name
+        ),
+    };
+    Some(SarifResult {
+        rule_index: rules.index(&id, describe),
+        rule_id: id,
+        level: "error",
+        message: Message {
+            text: format!("{} {outcome}", check.name),
+        },
+        locations: [config.at(check.config_line)],
+        baseline_state: None,
+        properties: serde_json::json!({ "check": check.name }),
+    })
+}
+
+/// The result of a run that did not pass and has no other result.
+fn run_result(banner: &str, config: &ConfigFile, rules: &mut Rules) -> SarifResult {
+    let id = "run-check/run";
+    let describe = || Described {
+        short: "The run-check run passes".into(),
+        full: "Every check of the mode passes and no check changes the worktree. A \
+               result of this rule points at the config: the run did not pass and \
+               no check or diagnostic says why (an interrupted run, say)."
+            .into(),
+        help: "Read the banner and the evidence's summary; run `run-check` again.".into(),
+    };
+    SarifResult {
+        rule_index: rules.index(id, describe),
+        rule_id: id.into(),
+        level: "error",
+        message: Message {
+            text: banner.to_string(),
+        },
+        locations: [config.at(None)],
+        baseline_state: None,
+        properties: serde_json::json!({}),
+    }
 }
 
 /// The one scheme of every `ruleId`: `run-check/<check>` for a check's own

@@ -120,12 +120,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     // contract and the judge act on it), but it is never silent. File
     // names reach the terminal through `report::render`'s sanitising, as
     // every other string of the evidence does.
-    if let Some(gate) = evidence
-        .contracts
-        .gate
-        .as_ref()
-        .filter(|g| !g.changed.is_empty())
-    {
+    if let Some(gate) = super::changed_gate(evidence) {
         let _ = writeln!(
             out,
             "Gate changed against {}: {}",
@@ -192,10 +187,8 @@ fn leaked(check: &CheckRecord) -> Option<String> {
 /// diagnostics` (N counts those the evidence only counts too); empty when it
 /// has none.
 fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
-    let own: Vec<&Diagnostic> = evidence
-        .diagnostics
-        .iter()
-        .filter(|d| d.check == check.name && d.rule.as_deref() != Some(READ_ONLY_RULE))
+    let own: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name)
+        .filter(|d| d.rule.as_deref() != Some(READ_ONLY_RULE))
         .collect();
     if own.is_empty() {
         return Vec::new();
