@@ -23,8 +23,9 @@ use crate::error::Error;
 use crate::json_input;
 use crate::output::Output;
 use crate::report;
-use run_check_documents::evidence::MergedFrom;
-use run_check_documents::evidence::{self, Evidence, ReadOnly};
+use run_check_documents::evidence::{
+    self, CheckRecord, Diagnostic, Evidence, MergedFrom, ReadOnly,
+};
 
 /// `merge` options.
 #[derive(Debug, Args)]
@@ -81,23 +82,13 @@ fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
     let (first_path, first) = &docs[0];
     let commit = |e: &Evidence| e.meta.git.commit.clone().unwrap_or_else(|| "none".into());
     for (path, doc) in &docs[1..] {
-        if commit(doc) != commit(first) {
-            return Err(mismatch(
-                "of commit",
-                first_path,
-                path,
-                &commit(first),
-                &commit(doc),
-            ));
+        let (ours, theirs) = (commit(first), commit(doc));
+        if ours != theirs {
+            return Err(mismatch("of commit", first_path, path, &ours, &theirs));
         }
-        if doc.mode != first.mode {
-            return Err(mismatch(
-                "in mode",
-                first_path,
-                path,
-                first.mode.as_str(),
-                doc.mode.as_str(),
-            ));
+        let (ours, theirs) = (first.mode.as_str(), doc.mode.as_str());
+        if ours != theirs {
+            return Err(mismatch("in mode", first_path, path, ours, theirs));
         }
     }
     let (shards, whole): (Vec<_>, Vec<_>) = docs.iter().partition(|(_, d)| d.meta.shard.is_some());
@@ -224,81 +215,17 @@ fn every_check_in_a_shard(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
 
 /// The union document.
 fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, Error> {
-    // The order of the unsharded run, when a shard recorded it.
-    let order: Vec<String> = docs
-        .iter()
-        .find_map(|(_, d)| {
-            d.meta
-                .shard
-                .as_ref()
-                .map(|s| s.checks_before_sharding.clone())
-        })
-        .unwrap_or_default();
-    let rank = |name: &str| order.iter().position(|n| n == name).unwrap_or(usize::MAX);
-
-    let mut checks = Vec::new();
-    let mut diagnostics = Vec::new();
-    let mut owner: Vec<(String, PathBuf)> = Vec::new();
-    let mut read_only = ReadOnly {
-        verified: true,
-        modified: Vec::new(),
-        error: None,
-    };
-    let mut merged_from = Vec::new();
-    let mut commands = Vec::new();
-    let mut duration_ms = 0;
-    let mut interrupted = false;
-    let (mut task, mut change_budget) = (None, None);
-    let mut gate: Option<evidence::Gate> = None;
+    let baseline = one_baseline(&docs)?;
+    each_check_once(&docs)?;
+    let (mut checks, mut diagnostics, mut contracts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut merged_from, mut commands) = (Vec::new(), Vec::new());
+    let (mut duration_ms, mut interrupted) = (0, false);
     let mut meta = docs[0].1.meta.clone();
     let mode = docs[0].1.mode;
-    // Shards of one run share one baseline (docs/baseline.md).
-    let baseline = docs[0].1.summary.baseline.clone();
-    if let Some((path, doc)) = docs
-        .iter()
-        .find(|(_, doc)| doc.summary.baseline != baseline)
-    {
-        let name = |b: &Option<String>| match b {
-            Some(b) => format!("`--baseline {b}`"),
-            None => "no --baseline".to_string(),
-        };
-        return Err(Error::Usage(format!(
-            "cannot merge: `{}` ran with {} but `{}` with {}",
-            docs[0].0.display(),
-            name(&baseline),
-            path.display(),
-            name(&doc.summary.baseline)
-        )));
-    }
     for (path, doc) in docs {
-        for check in &doc.checks {
-            if let Some((_, other)) = owner.iter().find(|(name, _)| *name == check.name) {
-                return Err(Error::Usage(format!(
-                    "cannot merge: check `{}` is in both `{}` and `{}`",
-                    check.name,
-                    other.display(),
-                    path.display()
-                )));
-            }
-            owner.push((check.name.clone(), path.clone()));
-        }
         checks.extend(doc.checks);
         diagnostics.extend(doc.diagnostics);
-        read_only.verified &= doc.contracts.read_only.verified;
-        read_only.modified.extend(doc.contracts.read_only.modified);
-        if read_only.error.is_none() {
-            read_only.error = doc.contracts.read_only.error;
-        }
-        task = task.or(doc.contracts.task);
-        change_budget = change_budget.or(doc.contracts.change_budget);
-        // Shards of one commit share one gate; any file one of them saw
-        // changed is listed.
-        if let Some(theirs) = doc.contracts.gate {
-            match &mut gate {
-                Some(gate) => gate.changed.extend(theirs.changed),
-                None => gate = Some(theirs),
-            }
-        }
+        contracts.push(doc.contracts);
         commands.extend(doc.meta.commands);
         // Shards run side by side: the merged run took as long as the slowest.
         duration_ms = duration_ms.max(doc.summary.duration_ms);
@@ -313,25 +240,9 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
             exit_code: doc.summary.exit_code,
         });
     }
-    checks.sort_by(|a, b| {
-        rank(&a.name)
-            .cmp(&rank(&b.name))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    // Diagnostics follow their checks; run-check's own (read-only) go last.
-    diagnostics.sort_by_key(|d| {
-        checks
-            .iter()
-            .position(|c| c.name == d.check)
-            .unwrap_or(usize::MAX)
-    });
-    read_only.modified.sort();
-    read_only.modified.dedup();
-    if let Some(gate) = &mut gate {
-        gate.changed.sort();
-        gate.changed.dedup();
-    }
-    let mut summary = evidence::summarize(&checks, duration_ms, interrupted, &read_only);
+    in_run_order(&mut checks, &mut diagnostics, &merged_from);
+    let contracts = union_of(contracts);
+    let mut summary = evidence::summarize(&checks, duration_ms, interrupted, &contracts.read_only);
     summary.baseline = baseline;
     meta.argv = argv;
     meta.commands = commands;
@@ -344,11 +255,109 @@ fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, 
         summary,
         checks,
         diagnostics,
-        contracts: evidence::Contracts {
-            read_only,
-            task,
-            change_budget,
-            gate,
-        },
+        contracts,
     })
+}
+
+/// The baseline every input ran with: shards of one run share one
+/// (docs/baseline.md).
+fn one_baseline(docs: &[(PathBuf, Evidence)]) -> Result<Option<String>, Error> {
+    let baseline = &docs[0].1.summary.baseline;
+    if let Some((path, doc)) = docs
+        .iter()
+        .find(|(_, doc)| doc.summary.baseline != *baseline)
+    {
+        let name = |b: &Option<String>| match b {
+            Some(b) => format!("`--baseline {b}`"),
+            None => "no --baseline".to_string(),
+        };
+        return Err(Error::Usage(format!(
+            "cannot merge: `{}` ran with {} but `{}` with {}",
+            docs[0].0.display(),
+            name(baseline),
+            path.display(),
+            name(&doc.summary.baseline)
+        )));
+    }
+    Ok(baseline.clone())
+}
+
+/// A check present in two inputs is refused: which result would be the truth?
+fn each_check_once(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
+    let mut owner: Vec<(&str, &PathBuf)> = Vec::new();
+    for (path, doc) in docs {
+        for check in &doc.checks {
+            if let Some((_, other)) = owner.iter().find(|(name, _)| *name == check.name) {
+                return Err(Error::Usage(format!(
+                    "cannot merge: check `{}` is in both `{}` and `{}`",
+                    check.name,
+                    other.display(),
+                    path.display()
+                )));
+            }
+            owner.push((&check.name, path));
+        }
+    }
+    Ok(())
+}
+
+/// Checks in the order of the unsharded run, when a shard recorded it;
+/// diagnostics follow their checks, run-check's own (read-only) go last.
+fn in_run_order(checks: &mut [CheckRecord], diagnostics: &mut [Diagnostic], from: &[MergedFrom]) {
+    let order = from
+        .iter()
+        .find_map(|m| m.shard.as_ref())
+        .map_or(&[][..], |s| &s.checks_before_sharding);
+    let rank = |name: &str| order.iter().position(|n| n == name).unwrap_or(usize::MAX);
+    checks.sort_by(|a, b| {
+        rank(&a.name)
+            .cmp(&rank(&b.name))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    diagnostics.sort_by_key(|d| {
+        checks
+            .iter()
+            .position(|c| c.name == d.check)
+            .unwrap_or(usize::MAX)
+    });
+}
+
+/// The contracts of the union: read-only holds where it held in every input.
+fn union_of(all: Vec<evidence::Contracts>) -> evidence::Contracts {
+    let mut read_only = ReadOnly {
+        verified: true,
+        modified: Vec::new(),
+        error: None,
+    };
+    let (mut task, mut change_budget) = (None, None);
+    let mut gate: Option<evidence::Gate> = None;
+    for contracts in all {
+        read_only.verified &= contracts.read_only.verified;
+        read_only.modified.extend(contracts.read_only.modified);
+        if read_only.error.is_none() {
+            read_only.error = contracts.read_only.error;
+        }
+        task = task.or(contracts.task);
+        change_budget = change_budget.or(contracts.change_budget);
+        // Shards of one commit share one gate; any file one of them saw
+        // changed is listed.
+        if let Some(theirs) = contracts.gate {
+            match &mut gate {
+                Some(gate) => gate.changed.extend(theirs.changed),
+                None => gate = Some(theirs),
+            }
+        }
+    }
+    read_only.modified.sort();
+    read_only.modified.dedup();
+    if let Some(gate) = &mut gate {
+        gate.changed.sort();
+        gate.changed.dedup();
+    }
+    evidence::Contracts {
+        read_only,
+        task,
+        change_budget,
+        gate,
+    }
 }

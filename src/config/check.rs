@@ -8,7 +8,7 @@ use toml::Spanned;
 
 use crate::error::Error;
 
-use super::raw::{RawCheck, RawRule, RawScan};
+use super::raw::{RawCheck, RawMatcher, RawRule, RawScan, RawScore};
 use super::validate::Validator;
 use super::{
     CacheSpec, CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode,
@@ -32,27 +32,7 @@ impl Validator<'_> {
             ));
         }
         let of = |k: &str| format!("`{k}` of check `{name}`");
-        let kind = match (&raw.run, &raw.scan) {
-            (Some(run), None) => CheckKind::Run(self.argv(run, &settings.allow, &of("run"))?),
-            (None, Some(scan)) => CheckKind::Scan(self.scan(scan, &raw.rule, &name)?),
-            (Some(run), Some(_)) => {
-                return Err(self.err(run.span(), of("run"), "has both `run` and `scan`; keep one"));
-            }
-            (None, None) => {
-                return Err(self.err(
-                    raw.name.span(),
-                    format!("check `{name}`"),
-                    "has neither `run` nor `scan`",
-                ));
-            }
-        };
-        if !raw.rule.is_empty() && raw.scan.is_none() {
-            return Err(self.err(
-                raw.rule[0].id.span(),
-                of("rule"),
-                "`[[check.rule]]` applies only to `scan` checks",
-            ));
-        }
+        let kind = self.kind(&raw, settings, &name)?;
         let cache = self.cache_spec(&raw, &kind, settings, &name)?;
         let modes = raw.modes.unwrap_or_else(|| vec![Mode::Strict]);
         let timeout = match &raw.timeout {
@@ -62,52 +42,13 @@ impl Validator<'_> {
         let retries = self.retries(raw.retries.as_ref(), &kind, &of("retries"))?;
         let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
         let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
-        let (paths, path_globs) = match &raw.paths {
-            Some(globs) => {
-                let mut parsed = Vec::with_capacity(globs.len());
-                for glob in globs {
-                    parsed.extend(self.pattern(glob, &of("paths"))?);
-                }
-                (
-                    Some(parsed),
-                    globs.iter().map(|g| g.get_ref().clone()).collect(),
-                )
-            }
-            None => (None, Vec::new()),
-        };
+        let (paths, path_globs) = self.globs(raw.paths.as_deref(), &of("paths"))?;
         // Artifacts read patterns as `paths` and `scan.paths` do.
         for glob in &raw.artifacts {
             self.pattern(glob, &of("artifacts"))?;
         }
-        let score = match &raw.score {
-            Some(score) => {
-                let regex = self.regex(&score.regex, &of("score.regex"))?;
-                if regex.captures_len() < 2 {
-                    return Err(self.err(
-                        score.regex.span(),
-                        of("score.regex"),
-                        "needs a capture group holding the score",
-                    ));
-                }
-                Some(regex)
-            }
-            None => None,
-        };
-        let mut matchers = Vec::with_capacity(raw.matcher.len());
-        for m in &raw.matcher {
-            let regex = self.regex(&m.regex, &of("matcher.regex"))?;
-            if !regex.capture_names().any(|n| n == Some("message")) {
-                return Err(self.err(
-                    m.regex.span(),
-                    of("matcher.regex"),
-                    "needs a named group `message` (also: file, line, column, severity, rule)",
-                ));
-            }
-            matchers.push(Matcher {
-                regex,
-                severity: m.severity.unwrap_or(DiagSeverity::Error),
-            });
-        }
+        let score = self.score(raw.score.as_ref(), &of("score.regex"))?;
+        let matchers = self.matchers(&raw.matcher, &of("matcher.regex"))?;
         let mut needs = Vec::with_capacity(raw.needs.len());
         for need in &raw.needs {
             if *need.get_ref() == name {
@@ -128,7 +69,7 @@ impl Validator<'_> {
         };
         let line = self.line_of(raw.name.span().start);
         Ok(CheckConfig {
-            name: name.clone(),
+            name,
             line,
             table_line: self
                 .table_line(raw.name.span().start, "check")
@@ -151,6 +92,82 @@ impl Validator<'_> {
             matchers,
             cache,
         })
+    }
+
+    /// Exactly one of `run` (an argv under the whitelist) and `scan`;
+    /// `[[check.rule]]`s only with `scan`.
+    fn kind(&self, raw: &RawCheck, settings: &Settings, name: &str) -> Result<CheckKind, Error> {
+        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let kind = match (&raw.run, &raw.scan) {
+            (Some(run), None) => CheckKind::Run(self.argv(run, &settings.allow, &of("run"))?),
+            (None, Some(scan)) => CheckKind::Scan(self.scan(scan, &raw.rule, name)?),
+            (Some(run), Some(_)) => {
+                return Err(self.err(run.span(), of("run"), "has both `run` and `scan`; keep one"));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    raw.name.span(),
+                    format!("check `{name}`"),
+                    "has neither `run` nor `scan`",
+                ));
+            }
+        };
+        if !raw.rule.is_empty() && raw.scan.is_none() {
+            return Err(self.err(
+                raw.rule[0].id.span(),
+                of("rule"),
+                "`[[check.rule]]` applies only to `scan` checks",
+            ));
+        }
+        Ok(kind)
+    }
+
+    /// Patterns of `paths` or `inputs`, and the globs as written.
+    fn globs(
+        &self,
+        globs: Option<&[Spanned<String>]>,
+        key: &str,
+    ) -> Result<(Option<Vec<globset::Glob>>, Vec<String>), Error> {
+        let Some(globs) = globs else {
+            return Ok((None, Vec::new()));
+        };
+        let mut parsed = Vec::with_capacity(globs.len());
+        for glob in globs {
+            parsed.extend(self.pattern(glob, key)?);
+        }
+        let written = globs.iter().map(|g| g.get_ref().clone()).collect();
+        Ok((Some(parsed), written))
+    }
+
+    /// `score.regex`, with a capture group holding the score.
+    fn score(&self, score: Option<&RawScore>, key: &str) -> Result<Option<regex::Regex>, Error> {
+        let Some(score) = score else { return Ok(None) };
+        let regex = self.regex(&score.regex, key)?;
+        if regex.captures_len() < 2 {
+            let message = "needs a capture group holding the score";
+            return Err(self.err(score.regex.span(), key, message));
+        }
+        Ok(Some(regex))
+    }
+
+    /// `[[check.matcher]]`s, each with a named group `message`.
+    fn matchers(&self, raw: &[RawMatcher], key: &str) -> Result<Vec<Matcher>, Error> {
+        let mut matchers = Vec::with_capacity(raw.len());
+        for m in raw {
+            let regex = self.regex(&m.regex, key)?;
+            if !regex.capture_names().any(|n| n == Some("message")) {
+                return Err(self.err(
+                    m.regex.span(),
+                    key,
+                    "needs a named group `message` (also: file, line, column, severity, rule)",
+                ));
+            }
+            matchers.push(Matcher {
+                regex,
+                severity: m.severity.unwrap_or(DiagSeverity::Error),
+            });
+        }
+        Ok(matchers)
     }
 
     /// `cache = true` and the keys that only apply with it: `inputs`
@@ -197,29 +214,11 @@ impl Validator<'_> {
                 "a cached check that is not run writes no `artifacts`, and run-check does not restore them; drop `artifacts` or `cache`",
             ));
         }
-        let (inputs, input_globs) = match &raw.inputs {
-            Some(globs) => {
-                let mut parsed = Vec::with_capacity(globs.len());
-                for glob in globs {
-                    parsed.extend(self.pattern(glob, &of("inputs"))?);
-                }
-                (
-                    Some(parsed),
-                    globs.iter().map(|g| g.get_ref().clone()).collect(),
-                )
-            }
-            None => (None, Vec::new()),
-        };
+        let (inputs, input_globs) = self.globs(raw.inputs.as_deref(), &of("inputs"))?;
         let mut env_keys: Vec<String> = Vec::with_capacity(raw.env_keys.len());
         for key in &raw.env_keys {
+            self.env_name(key, &of("env_keys"))?;
             let text = key.get_ref();
-            if text.is_empty() || text.contains(['=', '\0']) {
-                return Err(self.err(
-                    key.span(),
-                    of("env_keys"),
-                    format!("invalid environment variable name `{text}`"),
-                ));
-            }
             if env_keys.contains(text) {
                 return Err(self.err(
                     key.span(),

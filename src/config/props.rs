@@ -136,19 +136,17 @@ fn some<S: Strategy>(p: f64, s: S) -> impl Strategy<Value = Option<S::Value>> {
     prop::option::weighted(p, s)
 }
 
-/// One checks.toml document built from the generators above, each key
-/// present or not.
-fn document() -> impl Strategy<Value = String> {
-    // Each key is often absent, so that one bad value does not hide the
-    // others: a good share of the documents is valid (see
-    // `the_documents_reach_the_planner`).
-    let settings = (
-        some(0.3, integer()),
-        some(0.5, duration_text()),
-        some(0.3, integer()),
-        prop::collection::vec(path_text(), 0..4),
-        prop::collection::vec(env_key(), 0..3),
-    );
+/// A TOML array of string literals.
+fn list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| quoted(s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A `[judge]` table (or nothing) with some thresholds and weights.
+fn judge_table() -> impl Strategy<Value = String> {
     let weights = prop_oneof![
         3 => Just(("0.4".to_string(), "0.35".to_string(), "0.25".to_string())),
         1 => (float(), float(), float()),
@@ -184,7 +182,48 @@ fn document() -> impl Strategy<Value = String> {
             some(0.5, weights),
         ),
     );
-    let check = (
+    judge.prop_map(|judge| {
+        let mut text = String::new();
+        if let Some((floats, ints, weights)) = judge {
+            text += "[judge]\n";
+            let mut seen = Vec::new();
+            for (key, value) in floats {
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    text += &format!("{key} = {value}\n");
+                }
+            }
+            for (key, value) in ints {
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    text += &format!("{key} = {value}\n");
+                }
+            }
+            if let Some((s, q, p)) = weights {
+                text +=
+                    &format!("weights = {{ security = {s}, quality = {q}, performance = {p} }}\n");
+            }
+        }
+        text
+    })
+}
+
+/// One check's values: program, arguments, timeout, cwd, env, score and
+/// matcher regexes, whether the program is allowed, retries.
+type Check = (
+    String,
+    Vec<String>,
+    Option<String>,
+    Option<String>,
+    Vec<(String, String)>,
+    Option<String>,
+    Option<String>,
+    bool,
+    Option<String>,
+);
+
+fn check() -> impl Strategy<Value = Check> {
+    (
         path_text(),
         prop::collection::vec("[a-z -]{0,6}", 0..3),
         some(0.4, duration_text()),
@@ -194,12 +233,67 @@ fn document() -> impl Strategy<Value = String> {
         some(0.2, regex_text()),
         prop::bool::weighted(0.9),
         some(0.3, integer()),
+    )
+}
+
+/// The `[[check]]` table of check `c{i}`, which needs the one before it.
+fn check_table(i: usize, check: Check) -> String {
+    let (program, args, timeout, cwd, env, score, matcher, _, retries) = check;
+    let mut text = format!("[[check]]\nname = \"c{i}\"\n");
+    let mut argv = vec![program];
+    argv.extend(args);
+    text += &format!("run = [{}]\n", list(&argv));
+    text += "modes = [\"fast\", \"strict\"]\n";
+    if let Some(timeout) = timeout {
+        text += &format!("timeout = {}\n", quoted(&timeout));
+    }
+    if let Some(cwd) = cwd {
+        text += &format!("cwd = {}\n", quoted(&cwd));
+    }
+    if let Some(retries) = retries {
+        text += &format!("retries = {retries}\n");
+    }
+    if i > 0 {
+        text += &format!("needs = [\"c{}\"]\n", i - 1);
+    }
+    if let Some(score) = score {
+        text += &format!("score = {{ regex = {} }}\n", quoted(&score));
+    }
+    let mut keys = Vec::new();
+    let pairs: Vec<String> = env
+        .into_iter()
+        .filter(|(k, _)| {
+            let new = !keys.contains(k);
+            keys.push(k.clone());
+            new
+        })
+        .map(|(k, v)| format!("{} = {}", quoted(&k), quoted(&v)))
+        .collect();
+    text += &format!("env = {{ {} }}\n", pairs.join(", "));
+    if let Some(matcher) = matcher {
+        text += &format!("[[check.matcher]]\nregex = {}\n", quoted(&matcher));
+    }
+    text
+}
+
+/// One checks.toml document built from the generators above, each key
+/// present or not.
+fn document() -> impl Strategy<Value = String> {
+    // Each key is often absent, so that one bad value does not hide the
+    // others: a good share of the documents is valid (see
+    // `the_documents_reach_the_planner`).
+    let settings = (
+        some(0.3, integer()),
+        some(0.5, duration_text()),
+        some(0.3, integer()),
+        prop::collection::vec(path_text(), 0..4),
+        prop::collection::vec(env_key(), 0..3),
     );
     (
         settings,
-        judge,
+        judge_table(),
         some(0.2, integer()),
-        prop::collection::vec(check, 0..4),
+        prop::collection::vec(check(), 0..4),
     )
         .prop_map(|(settings, judge, max_retries, checks)| {
             let (jobs, timeout, excerpt, mut allow, allow_env) = settings;
@@ -215,76 +309,14 @@ fn document() -> impl Strategy<Value = String> {
             }
             // Most programs are listed, so checks get past the whitelist.
             allow.extend(checks.iter().filter(|c| c.7).map(|c| c.0.clone()));
-            let list = |items: &[String]| {
-                items
-                    .iter()
-                    .map(|s| quoted(s))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             text += &format!("allow = [{}]\n", list(&allow));
             text += &format!("allow_env = [{}]\n", list(&allow_env));
-            if let Some((floats, ints, weights)) = judge {
-                text += "[judge]\n";
-                let mut seen = Vec::new();
-                for (key, value) in floats {
-                    if !seen.contains(&key) {
-                        seen.push(key);
-                        text += &format!("{key} = {value}\n");
-                    }
-                }
-                for (key, value) in ints {
-                    if !seen.contains(&key) {
-                        seen.push(key);
-                        text += &format!("{key} = {value}\n");
-                    }
-                }
-                if let Some((s, q, p)) = weights {
-                    text += &format!(
-                        "weights = {{ security = {s}, quality = {q}, performance = {p} }}\n"
-                    );
-                }
-            }
+            text += &judge;
             if let Some(n) = max_retries {
                 text += &format!("[retry]\nmax_retries = {n}\n");
             }
-            for (i, (program, args, timeout, cwd, env, score, matcher, _, retries)) in
-                checks.into_iter().enumerate()
-            {
-                text += &format!("[[check]]\nname = \"c{i}\"\n");
-                let mut argv = vec![program];
-                argv.extend(args);
-                text += &format!("run = [{}]\n", list(&argv));
-                text += "modes = [\"fast\", \"strict\"]\n";
-                if let Some(timeout) = timeout {
-                    text += &format!("timeout = {}\n", quoted(&timeout));
-                }
-                if let Some(cwd) = cwd {
-                    text += &format!("cwd = {}\n", quoted(&cwd));
-                }
-                if let Some(retries) = retries {
-                    text += &format!("retries = {retries}\n");
-                }
-                if i > 0 {
-                    text += &format!("needs = [\"c{}\"]\n", i - 1);
-                }
-                if let Some(score) = score {
-                    text += &format!("score = {{ regex = {} }}\n", quoted(&score));
-                }
-                let mut keys = Vec::new();
-                let pairs: Vec<String> = env
-                    .into_iter()
-                    .filter(|(k, _)| {
-                        let new = !keys.contains(k);
-                        keys.push(k.clone());
-                        new
-                    })
-                    .map(|(k, v)| format!("{} = {}", quoted(&k), quoted(&v)))
-                    .collect();
-                text += &format!("env = {{ {} }}\n", pairs.join(", "));
-                if let Some(matcher) = matcher {
-                    text += &format!("[[check.matcher]]\nregex = {}\n", quoted(&matcher));
-                }
+            for (i, check) in checks.into_iter().enumerate() {
+                text += &check_table(i, check);
             }
             text
         })

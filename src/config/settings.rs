@@ -43,14 +43,7 @@ impl Validator<'_> {
         }
         let mut allow_env = Vec::with_capacity(raw.allow_env.len());
         for entry in raw.allow_env {
-            let name = entry.get_ref();
-            if name.is_empty() || name.contains(['=', '\0']) {
-                return Err(self.err(
-                    entry.span(),
-                    "settings.allow_env",
-                    format!("invalid environment variable name `{name}`"),
-                ));
-            }
+            self.env_name(&entry, "settings.allow_env")?;
             allow_env.push(entry.into_inner());
         }
         Ok(Settings {
@@ -117,14 +110,7 @@ impl Validator<'_> {
             }
         }
         if let Some(name) = &raw.token_env {
-            let text = name.get_ref();
-            if text.is_empty() || text.contains(['=', '\0']) {
-                return Err(self.err(
-                    name.span(),
-                    "cache.token_env",
-                    format!("invalid environment variable name `{text}`"),
-                ));
-            }
+            self.env_name(name, "cache.token_env")?;
         }
         Ok(CacheSettings {
             dir: raw.dir.map(Spanned::into_inner),

@@ -36,6 +36,16 @@ impl Validator<'_> {
         }
     }
 
+    /// An environment variable name: not empty, without `=` or NUL.
+    pub(super) fn env_name(&self, raw: &Spanned<String>, key: &str) -> Result<(), Error> {
+        let name = raw.get_ref();
+        if name.is_empty() || name.contains(['=', '\0']) {
+            let message = format!("invalid environment variable name `{name}`");
+            return Err(self.err(raw.span(), key, message));
+        }
+        Ok(())
+    }
+
     pub(super) fn duration(&self, raw: &Spanned<String>, key: &str) -> Result<Duration, Error> {
         duration::parse(raw.get_ref()).map_err(|why| {
             self.err(

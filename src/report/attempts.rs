@@ -22,17 +22,15 @@ pub(crate) fn note(log: &[Attempt], flaky: bool, status: Status) -> Option<Strin
         return None;
     }
     let ends: Vec<String> = log.iter().map(attempt_ending).collect();
-    Some(match flaky {
-        true => {
-            let earlier = ends[..ends.len() - 1].join(", ");
-            let mut note = format!("flaky: passed on attempt {} after {earlier}", log.len());
-            if status == Status::Fail {
-                note.push_str(", counted as failed (settings.flaky = \"fail\")");
-            }
-            note
-        }
-        false => format!("{} attempts: {}", log.len(), ends.join(", ")),
-    })
+    if !flaky {
+        return Some(format!("{} attempts: {}", log.len(), ends.join(", ")));
+    }
+    let earlier = ends[..ends.len() - 1].join(", ");
+    let mut note = format!("flaky: passed on attempt {} after {earlier}", log.len());
+    if status == Status::Fail {
+        note.push_str(", counted as failed (settings.flaky = \"fail\")");
+    }
+    Some(note)
 }
 
 /// `ending` followed by the attempts' [`note`], `; ` between them.

@@ -112,18 +112,11 @@ struct Problem<'a> {
 /// The new problems, grouped by check in the evidence's order (the
 /// read-only verification's last), errors before warnings within a check.
 fn problems(evidence: &Evidence) -> Vec<Problem<'_>> {
-    let failed: Vec<&CheckRecord> = evidence
-        .checks
-        .iter()
-        .filter(|c| c.status.is_failure())
-        .collect();
+    let failed = super::failed_checks(evidence);
     let mut problems = Vec::new();
     for check in &failed {
-        let mut own: Vec<&Diagnostic> = evidence
-            .diagnostics
-            .iter()
-            .filter(|d| d.check == check.name && d.new != Some(false))
-            .filter(|d| d.rule.as_deref() != Some(READ_ONLY_RULE))
+        let mut own: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name)
+            .filter(|d| d.new != Some(false) && d.rule.as_deref() != Some(READ_ONLY_RULE))
             .collect();
         own.sort_by_key(|d| rank(d.severity));
         problems.extend(own.into_iter().map(|diagnostic| Problem {
@@ -189,10 +182,7 @@ fn headline(evidence: &Evidence, problems: &[Problem<'_>]) -> String {
         );
     }
     if !problems.is_empty() {
-        let new = match s.baseline.is_some() {
-            true => "new ",
-            false => "",
-        };
+        let new = if s.baseline.is_some() { "new " } else { "" };
         let _ = write!(
             line,
             ": {} {new}problem{}",
@@ -239,12 +229,7 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
             .filter(|p| is_read_only(p.diagnostic))
             .map(|p| Line::problem(problem(p))),
     );
-    if let Some(gate) = evidence
-        .contracts
-        .gate
-        .as_ref()
-        .filter(|g| !g.changed.is_empty())
-    {
+    if let Some(gate) = super::changed_gate(evidence) {
         lines.push(Line::other(clean(
             &format!(
                 "gate changed against {}: {}",
@@ -286,17 +271,7 @@ impl Line {
 /// `path:line[:col]: [check rule] message`, the message's first line.
 fn problem(p: &Problem<'_>) -> String {
     let d = p.diagnostic;
-    let mut line = String::new();
-    if let Some(file) = &d.file {
-        line.push_str(file);
-        if let Some(l) = d.line {
-            let _ = write!(line, ":{l}");
-            if let Some(c) = d.column {
-                let _ = write!(line, ":{c}");
-            }
-        }
-        line.push_str(": ");
-    }
+    let mut line = super::file_prefix(d);
     let _ = write!(line, "[{}", p.check);
     if let Some(rule) = &d.rule {
         let _ = write!(line, " {rule}");
@@ -374,9 +349,10 @@ fn fit(
     let mut cut = false;
     for (i, line) in body.iter().enumerate() {
         // A cut line (its short form) must fit after the last line shown.
-        let reserve = match i + 1 < body.len() {
-            true => chars(&cut_line(total_problems - shown_problems, options, 0)),
-            false => 0,
+        let reserve = if i + 1 < body.len() {
+            chars(&cut_line(total_problems - shown_problems, options, 0))
+        } else {
+            0
         };
         if used + chars(&line.text) + reserve > max {
             cut = true;

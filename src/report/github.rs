@@ -47,10 +47,8 @@ pub(super) fn render(evidence: &Evidence) -> String {
     // (rank, line): rank 0 error, 1 warning, 2 notice.
     let mut annotations: Vec<(u8, String)> = Vec::new();
     for check in &evidence.checks {
-        let has_error = evidence
-            .diagnostics
-            .iter()
-            .any(|d| d.check == check.name && d.severity == crate::config::DiagSeverity::Error);
+        let has_error = super::of_check(&evidence.diagnostics, &check.name)
+            .any(|d| d.severity == crate::config::DiagSeverity::Error);
         if check.status.is_failure() && !has_error {
             let message = format!("{} {}", check.name, super::outcome(check));
             annotations.push((0, command("error", &[("title", &check.name)], &message)));

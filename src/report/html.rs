@@ -263,11 +263,7 @@ fn timeline(out: &mut String, evidence: &Evidence) {
 /// The failing and erroring checks, each with its diagnostics grouped by
 /// file and the tail of its output.
 fn failing(out: &mut String, evidence: &Evidence) {
-    let failing: Vec<&CheckRecord> = evidence
-        .checks
-        .iter()
-        .filter(|c| c.status.is_failure())
-        .collect();
+    let failing = super::failed_checks(evidence);
     if failing.is_empty() {
         return;
     }
@@ -388,11 +384,7 @@ fn flaky(out: &mut String, evidence: &Evidence) {
 /// column, as an editor shows them, those without a line first): the first
 /// `MAX_DIAGNOSTICS`, the rest counted. Whether it listed any.
 fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) -> bool {
-    let all: Vec<&Diagnostic> = evidence
-        .diagnostics
-        .iter()
-        .filter(|d| d.check == check.name)
-        .collect();
+    let all: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name).collect();
     let total = all.len() as u64 + check.diagnostics_dropped;
     if total == 0 {
         return false;
@@ -460,11 +452,7 @@ fn diagnostic_item(d: &Diagnostic) -> String {
 fn all_checks(out: &mut String, evidence: &Evidence) {
     out.push_str("<section id=\"checks\">\n<h2>All checks</h2>\n<table>\n<thead><tr><th>Check</th><th>Status</th><th>Start</th><th>Time</th><th>Details</th></tr></thead>\n<tbody>\n");
     for check in &evidence.checks {
-        let count = evidence
-            .diagnostics
-            .iter()
-            .filter(|d| d.check == check.name)
-            .count() as u64
+        let count = super::of_check(&evidence.diagnostics, &check.name).count() as u64
             + check.diagnostics_dropped;
         let mut details = Vec::new();
         let ending = super::detail(check);
@@ -497,69 +485,8 @@ fn all_checks(out: &mut String, evidence: &Evidence) {
 fn contracts(out: &mut String, evidence: &Evidence) {
     let c = &evidence.contracts;
     out.push_str("<section id=\"contracts\">\n<h2>Contracts</h2>\n<h3>Read-only</h3>\n");
-    let read_only = &c.read_only;
-    match (&read_only.error, read_only.verified) {
-        (Some(why), _) => {
-            let _ = writeln!(
-                out,
-                "<p id=\"read-only\" data-state=\"error\">Verification failed: {}</p>",
-                esc(why)
-            );
-        }
-        (None, false) => out.push_str(
-            "<p id=\"read-only\" data-state=\"off\">Not verified (fast mode without <code>--verify-read-only</code>).</p>\n",
-        ),
-        (None, true) if read_only.modified.is_empty() => out.push_str(
-            "<p id=\"read-only\" data-state=\"held\">Verified: the checks modified nothing.</p>\n",
-        ),
-        (None, true) => {
-            let _ = writeln!(
-                out,
-                "<p id=\"read-only\" data-state=\"broken\">Verified: the checks modified {}:</p>\n<ul class=\"modified\">",
-                crate::output::plural(read_only.modified.len(), "path")
-            );
-            for path in read_only.modified.iter().take(MAX_MODIFIED) {
-                let _ = writeln!(out, "<li><code>{}</code></li>", esc(path));
-            }
-            if read_only.modified.len() > MAX_MODIFIED {
-                let _ = writeln!(
-                    out,
-                    "<li>… and {} more (see the evidence)</li>",
-                    read_only.modified.len() - MAX_MODIFIED
-                );
-            }
-            out.push_str("</ul>\n");
-        }
-    }
-    out.push_str("<h3>Task</h3>\n");
-    match &c.task {
-        None => out.push_str("<p id=\"task\" data-state=\"none\">No task contract (run without <code>--task</code>).</p>\n"),
-        Some(task) => {
-            let state = if task.valid { "valid" } else { "broken" };
-            let _ = writeln!(
-                out,
-                "<p id=\"task\" data-state=\"{state}\">Task <code>{}</code>: {}.</p>",
-                esc(&task.id),
-                if task.valid {
-                    "every limit holds".to_string()
-                } else {
-                    crate::output::plural(task.violations.len(), "limit") + " broken"
-                }
-            );
-            if !task.violations.is_empty() {
-                out.push_str("<ul class=\"violations\">\n");
-                for v in &task.violations {
-                    let _ = writeln!(
-                        out,
-                        "<li><code>{}</code>: {}</li>",
-                        esc(&v.field),
-                        esc(&v.message)
-                    );
-                }
-                out.push_str("</ul>\n");
-            }
-        }
-    }
+    read_only(out, &c.read_only);
+    task(out, c.task.as_ref());
     if let Some(budget) = &c.change_budget {
         let _ = writeln!(
             out,
@@ -598,6 +525,77 @@ fn contracts(out: &mut String, evidence: &Evidence) {
         }
     }
     out.push_str("</section>\n");
+}
+
+/// The read-only contract: not verified, held, broken (with the paths) or
+/// failed to verify.
+fn read_only(out: &mut String, read_only: &run_check_documents::evidence::ReadOnly) {
+    match (&read_only.error, read_only.verified) {
+        (Some(why), _) => {
+            let _ = writeln!(
+                out,
+                "<p id=\"read-only\" data-state=\"error\">Verification failed: {}</p>",
+                esc(why)
+            );
+        }
+        (None, false) => out.push_str(
+            "<p id=\"read-only\" data-state=\"off\">Not verified (fast mode without <code>--verify-read-only</code>).</p>\n",
+        ),
+        (None, true) if read_only.modified.is_empty() => out.push_str(
+            "<p id=\"read-only\" data-state=\"held\">Verified: the checks modified nothing.</p>\n",
+        ),
+        (None, true) => {
+            let _ = writeln!(
+                out,
+                "<p id=\"read-only\" data-state=\"broken\">Verified: the checks modified {}:</p>\n<ul class=\"modified\">",
+                crate::output::plural(read_only.modified.len(), "path")
+            );
+            for path in read_only.modified.iter().take(MAX_MODIFIED) {
+                let _ = writeln!(out, "<li><code>{}</code></li>", esc(path));
+            }
+            if read_only.modified.len() > MAX_MODIFIED {
+                let _ = writeln!(
+                    out,
+                    "<li>… and {} more (see the evidence)</li>",
+                    read_only.modified.len() - MAX_MODIFIED
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+}
+
+/// The task contract and its broken limits.
+fn task(out: &mut String, task: Option<&run_check_documents::evidence::TaskContract>) {
+    out.push_str("<h3>Task</h3>\n");
+    match task {
+        None => out.push_str("<p id=\"task\" data-state=\"none\">No task contract (run without <code>--task</code>).</p>\n"),
+        Some(task) => {
+            let state = if task.valid { "valid" } else { "broken" };
+            let _ = writeln!(
+                out,
+                "<p id=\"task\" data-state=\"{state}\">Task <code>{}</code>: {}.</p>",
+                esc(&task.id),
+                if task.valid {
+                    "every limit holds".to_string()
+                } else {
+                    crate::output::plural(task.violations.len(), "limit") + " broken"
+                }
+            );
+            if !task.violations.is_empty() {
+                out.push_str("<ul class=\"violations\">\n");
+                for v in &task.violations {
+                    let _ = writeln!(
+                        out,
+                        "<li><code>{}</code>: {}</li>",
+                        esc(&v.field),
+                        esc(&v.message)
+                    );
+                }
+                out.push_str("</ul>\n");
+            }
+        }
+    }
 }
 
 fn seconds(ms: u64) -> String {

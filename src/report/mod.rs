@@ -11,7 +11,7 @@ mod sarif;
 mod text;
 
 use crate::sanitize;
-use run_check_documents::evidence::{Attempt, CheckRecord, Evidence, Status};
+use run_check_documents::evidence::{Attempt, CheckRecord, Diagnostic, Evidence, Status};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -100,11 +100,7 @@ fn only_new(evidence: &Evidence) -> Option<Evidence> {
     let mut only = evidence.clone();
     only.diagnostics.retain(|d| d.new != Some(false));
     for check in &mut only.checks {
-        check.diagnostics_count = only
-            .diagnostics
-            .iter()
-            .filter(|d| d.check == check.name)
-            .count();
+        check.diagnostics_count = of_check(&only.diagnostics, &check.name).count();
     }
     Some(only)
 }
@@ -221,11 +217,44 @@ pub(crate) fn with_notes(
 const OLD_MARK: &str = "old: in the baseline";
 
 /// `LINE` or `LINE:COL` of a diagnostic; empty when it has no line.
-fn line_col(d: &run_check_documents::evidence::Diagnostic) -> String {
+fn line_col(d: &Diagnostic) -> String {
     match (d.line, d.column) {
         (Some(line), Some(col)) => format!("{line}:{col}"),
         (Some(line), None) => line.to_string(),
         (None, _) => String::new(),
+    }
+}
+
+/// The gate contract, when it lists files that changed.
+fn changed_gate(evidence: &Evidence) -> Option<&run_check_documents::evidence::Gate> {
+    evidence
+        .contracts
+        .gate
+        .as_ref()
+        .filter(|g| !g.changed.is_empty())
+}
+
+/// The diagnostics of the check `check` among `all`, in their order.
+fn of_check<'a>(all: &'a [Diagnostic], check: &'a str) -> impl Iterator<Item = &'a Diagnostic> {
+    all.iter().filter(move |d| d.check == check)
+}
+
+/// The failing and erroring checks, in the evidence's order.
+fn failed_checks(evidence: &Evidence) -> Vec<&CheckRecord> {
+    evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .collect()
+}
+
+/// `FILE:LINE:COL: ` (as much as is known) of a diagnostic with a file;
+/// empty without one.
+fn file_prefix(d: &Diagnostic) -> String {
+    match (&d.file, line_col(d)) {
+        (None, _) => String::new(),
+        (Some(file), at) if at.is_empty() => format!("{file}: "),
+        (Some(file), at) => format!("{file}:{at}: "),
     }
 }
 
@@ -367,12 +396,9 @@ const TAIL_LINES: usize = 12;
 /// may hold them and the output's end is what followed.
 fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
     use run_check_documents::evidence::DiagSeverity;
-    let errors: Vec<&run_check_documents::evidence::Diagnostic> = evidence
-        .diagnostics
-        .iter()
+    let errors: Vec<&Diagnostic> = of_check(&evidence.diagnostics, &check.name)
         .filter(|d| {
-            d.check == check.name
-                && d.severity == DiagSeverity::Error
+            d.severity == DiagSeverity::Error
                 && d.file.is_some()
                 && d.rule.as_deref() != Some(text::READ_ONLY_RULE)
         })
@@ -403,7 +429,7 @@ fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
 
 /// Whether a line of output names diagnostic `d`: it holds the message's
 /// first line, or the file's name with the diagnostic's line number.
-fn names(line: &str, d: &run_check_documents::evidence::Diagnostic) -> bool {
+fn names(line: &str, d: &Diagnostic) -> bool {
     let message = d.message.lines().next().unwrap_or("").trim();
     if message.len() >= 4 && line.contains(message) {
         return true;
@@ -440,175 +466,4 @@ pub(crate) fn sample_passing() -> Evidence {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failure_is_explained_only_by_a_located_error_near_the_end() {
-        use junit::sample::diagnostic;
-        let mut evidence = sample_evidence();
-        let lint = 1;
-        // The sample: an error at src/a.c:3, an output that names none of
-        // it, not cut: the error is the explanation.
-        assert!(explained(&evidence, &evidence.checks[lint]));
-        // Only warnings: never.
-        evidence.diagnostics.remove(0);
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-        // An error named in the output, a few lines before its end.
-        evidence.diagnostics.push(diagnostic(
-            "lint",
-            Some("src/lib/a.c"),
-            Some(12),
-            Some(5),
-            "error",
-            None,
-            "bad thing",
-        ));
-        let mut out = String::from("a.c:12:5: error: bad thing\n");
-        out.push_str(&"note: context\n".repeat(TAIL_LINES));
-        evidence.checks[lint].stdout_excerpt = out.clone();
-        assert!(explained(&evidence, &evidence.checks[lint]));
-        // Then more than TAIL_LINES non-blank lines (a later step failed).
-        out.push_str("\nnot ok 7 - sums\n");
-        evidence.checks[lint].stdout_excerpt = out.clone();
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-        // `:12` is not `:123`, and the message alone names it too.
-        evidence.checks[lint].stdout_excerpt = "src/lib/a.c:123:1: oops\n".into();
-        evidence.checks[lint].excerpt_truncated = true;
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-        evidence.checks[lint].stdout_excerpt = "x: bad thing\n".into();
-        assert!(explained(&evidence, &evidence.checks[lint]));
-        // Named nowhere in an excerpt that was cut: the end is shown.
-        evidence.checks[lint].stdout_excerpt = "… [9 bytes omitted] …\nexit\n".into();
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-        // Another check's error or the read-only verification's is not this
-        // check's explanation.
-        let mut evidence = sample_evidence();
-        evidence.diagnostics[0].check = "unit".into();
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-        evidence.diagnostics[0].check = "lint".into();
-        evidence.diagnostics[0].rule = Some("read-only".into());
-        assert!(!explained(&evidence, &evidence.checks[lint]));
-    }
-
-    #[test]
-    fn a_pass_where_nothing_ran_says_so() {
-        let mut evidence = sample_passing();
-        assert_eq!(nothing_ran(&evidence), None);
-        evidence.mode = run_check_documents::evidence::Mode::Fast;
-        evidence.checks[0].status = run_check_documents::evidence::Status::Skip;
-        evidence.checks[0].skip_reason = Some("no changed file matches `paths` (src/**)".into());
-        evidence.checks.push(evidence.checks[0].clone());
-        evidence.summary = run_check_documents::evidence::summarize(
-            &evidence.checks,
-            900,
-            false,
-            &evidence.contracts.read_only,
-        );
-        assert_eq!(
-            nothing_ran(&evidence).as_deref(),
-            Some(
-                "Nothing ran: all 2 checks were skipped (no changed file matches their `paths`); \
-                 `run-check --mode strict` runs every check"
-            )
-        );
-        let text = String::from_utf8(render(Format::Text, &evidence)).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(
-            lines[lines.len() - 3].starts_with("Nothing ran: all 2 checks"),
-            "{text}"
-        );
-        assert_eq!(lines.last().copied(), Some("All checks passed!"));
-        evidence.checks.truncate(1);
-        evidence.checks[0].skip_reason = Some("interrupted".into());
-        evidence.mode = run_check_documents::evidence::Mode::Strict;
-        evidence.summary = run_check_documents::evidence::summarize(
-            &evidence.checks,
-            900,
-            false,
-            &evidence.contracts.read_only,
-        );
-        assert_eq!(
-            nothing_ran(&evidence).as_deref(),
-            Some("Nothing ran: the one check was skipped (interrupted)")
-        );
-        evidence.checks.clear();
-        evidence.summary.total = 0;
-        evidence.summary.skipped = 0;
-        assert_eq!(
-            nothing_ran(&evidence).as_deref(),
-            Some("Nothing ran: no check is selected in strict mode")
-        );
-    }
-
-    #[test]
-    fn counts_read_as_english() {
-        assert_eq!(
-            (
-                checks(0),
-                checks(1),
-                checks(2),
-                crate::output::plural(2u64, "fix")
-            ),
-            (
-                "0 checks".into(),
-                "1 check".into(),
-                "2 checks".into(),
-                "2 fixes".into()
-            )
-        );
-        let mut evidence = junit::sample::evidence();
-        evidence.summary.total = 1;
-        assert!(tally(&evidence.summary).starts_with("1 check: "));
-    }
-
-    #[test]
-    fn both_streams_stdout_first_labelled_only_together() {
-        let mut check = junit::sample::evidence().checks[1].clone();
-        check.stdout_excerpt = "FAILED test_x\n".into();
-        check.stderr_excerpt = "DeprecationWarning\n".into();
-        let shown = streams(&check);
-        assert_eq!(
-            shown,
-            [
-                Stream {
-                    name: "stdout",
-                    text: "FAILED test_x\n",
-                    labelled: true
-                },
-                Stream {
-                    name: "stderr",
-                    text: "DeprecationWarning\n",
-                    labelled: true
-                },
-            ]
-        );
-        check.stderr_excerpt = " \n".into();
-        assert_eq!(
-            streams(&check),
-            [Stream {
-                name: "stdout",
-                text: "FAILED test_x\n",
-                labelled: false
-            }]
-        );
-        check.stdout_excerpt = String::new();
-        assert_eq!(streams(&check), []);
-    }
-
-    #[test]
-    fn one_wording_for_how_a_check_ended() {
-        assert_eq!(ending(Some("fail-fast"), None, false, None), "fail-fast");
-        assert_eq!(
-            ending(None, Some("program `x` not found"), false, None),
-            "program `x` not found"
-        );
-        assert_eq!(
-            ending(None, None, true, None),
-            "timed out; process tree killed"
-        );
-        assert_eq!(ending(None, None, false, Some(3)), "exit 3");
-        assert_eq!(ending(None, None, false, Some(0)), "");
-        assert_eq!(ending(None, None, false, None), "");
-    }
-}
+mod tests;

@@ -7,7 +7,8 @@
 use std::fmt::Write;
 
 use super::feedback::{format_score, priority};
-use super::verdict::{Issue, NextAgent, Verdict};
+use super::verdict::{Issue, NextAgent, Route, Verdict};
+use crate::aggregate::one_line;
 use crate::config::Severity;
 
 /// The Markdown document of a verdict (ends with a newline).
@@ -26,6 +27,14 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         "{}",
         one_line(&capitalised(&verdict.feedback_for_code_writer.summary))
     );
+    issues(&mut out, verdict);
+    current_state(&mut out, verdict);
+    next_step(&mut out, &verdict.route);
+    out
+}
+
+/// The issues by severity, most pressing first.
+fn issues(out: &mut String, verdict: &Verdict) {
     out.push_str("\n## Issues to fix\n");
     let ordered = priority(&verdict.issues);
     for (severity, title) in [
@@ -55,7 +64,7 @@ pub(crate) fn render(verdict: &Verdict) -> String {
                 location(issue),
                 issue.id
             );
-            problem(&mut out, &issue.description);
+            problem(out, &issue.description);
             if let Some(suggestion) = &issue.suggestion {
                 let _ = writeln!(out, "   - Fix: {}", one_line(suggestion));
             }
@@ -64,6 +73,10 @@ pub(crate) fn render(verdict: &Verdict) -> String {
             }
         }
     }
+}
+
+/// Iteration, scores, stall and what the checks say.
+fn current_state(out: &mut String, verdict: &Verdict) {
     out.push_str("\n## Current state\n");
     let _ = writeln!(
         out,
@@ -106,8 +119,11 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         serde_word(&verdict.decision.decision),
         one_line(&verdict.decision.reason)
     );
+}
+
+/// Who acts next, what to do and why.
+fn next_step(out: &mut String, route: &Route) {
     out.push_str("\n## Next step\n");
-    let route = &verdict.route;
     let who = match route.next {
         NextAgent::Finish => "nobody: the work is done",
         NextAgent::Implementer => "the implementer",
@@ -122,7 +138,6 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         out.push('\n');
         let _ = writeln!(out, "Why: {}", one_line(&route.reason));
     }
-    out
 }
 
 /// Most lines of a multi-line problem shown (a test's assertion, a
@@ -161,22 +176,12 @@ fn serde_word<T: serde::Serialize>(value: &T) -> String {
     }
 }
 
-fn location(issue: &Issue) -> String {
+pub(super) fn location(issue: &Issue) -> String {
     match (&issue.file, issue.line) {
         (Some(file), Some(line)) => format!("{}:{line}", one_line(file)),
         (Some(file), None) => one_line(file),
         (None, _) => "(no file)".to_string(),
     }
-}
-
-/// Whitespace runs (newlines included) become one space, so an item stays
-/// one list entry; what came from a check's output is shown safely
-/// ([`crate::sanitize::for_display`]).
-fn one_line(text: &str) -> String {
-    crate::sanitize::for_display(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn capitalised(text: &str) -> String {

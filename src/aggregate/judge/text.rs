@@ -6,7 +6,9 @@
 use std::fmt::Write;
 
 use super::feedback::{format_score, priority};
+use super::markdown::location;
 use super::verdict::Verdict;
+use crate::aggregate::one_line;
 use crate::config::Severity;
 
 /// The text of a verdict (ends with a newline).
@@ -33,15 +35,11 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         }
         let _ = writeln!(out, "{title} ({}):", of.len());
         for issue in of {
-            let location = match (&issue.file, issue.line) {
-                (Some(file), Some(line)) => format!("{}:{line}", one_line(file)),
-                (Some(file), None) => one_line(file),
-                (None, _) => "(no file)".to_string(),
-            };
             let _ = writeln!(
                 out,
-                "  {} {location} [{}] {} ({})",
+                "  {} {} [{}] {} ({})",
                 issue.id,
+                location(issue),
                 one_line(&issue.kind),
                 first_line(&issue.description),
                 one_line(&issue.source)
@@ -71,15 +69,6 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         one_line(&route.action)
     );
     out
-}
-
-/// Whitespace runs become one space; shown safely
-/// ([`crate::sanitize::for_display`]).
-fn one_line(text: &str) -> String {
-    crate::sanitize::for_display(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The first non-blank line, on one line.

@@ -20,7 +20,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use run_check_documents::evidence::{Diagnostic, Evidence};
+use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The `uriBaseId` of worktree-relative paths.
@@ -226,64 +226,10 @@ pub(super) fn render(evidence: &Evidence) -> String {
         results.push(diagnostic_result(d, &mut rules, unlocated));
     }
     for check in &evidence.checks {
-        let located_error = evidence.diagnostics.iter().any(|d| {
-            d.check == check.name
-                && d.severity == crate::config::DiagSeverity::Error
-                && d.file.as_deref().is_some_and(|f| !f.is_empty())
-        });
-        if !check.status.is_failure() || located_error {
-            continue;
-        }
-        let outcome = super::outcome(check);
-        let id = rule_id(&check.name, None);
-        let describe = || Described {
-            short: format!("The check `{}` of the config passes", check.name),
-            full: format!(
-                "The check `{}` (`{}`) exits 0 within its timeout. A result of \
-                 this rule points at the check's table in the config: the check \
-                 failed and none of its diagnostics names a file.",
-                check.name,
-                check.command.join(" ")
-            ),
-            help: format!(
-                "Read the check's output in the evidence (checks[].stdout_excerpt \
-                 and stderr_excerpt of `{}`), or run `run-check --only {}` to see it.",
-                check.name, check.name
-            ),
-        };
-        results.push(SarifResult {
-            rule_index: rules.index(&id, describe),
-            rule_id: id,
-            level: "error",
-            message: Message {
-                text: format!("{} {outcome}", check.name),
-            },
-            locations: [config.at(check.config_line)],
-            baseline_state: None,
-            properties: serde_json::json!({ "check": check.name }),
-        });
+        results.extend(check_result(check, evidence, &config, &mut rules));
     }
     if results.is_empty() && !s.all_checks_passed {
-        let id = "run-check/run";
-        let describe = || Described {
-            short: "The run-check run passes".into(),
-            full: "Every check of the mode passes and no check changes the worktree. A \
-                   result of this rule points at the config: the run did not pass and \
-                   no check or diagnostic says why (an interrupted run, say)."
-                .into(),
-            help: "Read the banner and the evidence's summary; run `run-check` again.".into(),
-        };
-        results.push(SarifResult {
-            rule_index: rules.index(id, describe),
-            rule_id: id.into(),
-            level: "error",
-            message: Message {
-                text: s.banner.clone(),
-            },
-            locations: [config.at(None)],
-            baseline_state: None,
-            properties: serde_json::json!({}),
-        });
+        results.push(run_result(&s.banner, &config, &mut rules));
     }
     let meta = &evidence.meta;
     let original_uri_base_ids = directory_uri(&meta.worktree).map(|uri| {
@@ -326,6 +272,75 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }],
     };
     run_check_documents::pretty(&log)
+}
+
+/// A failing or erroring check's own result, unless one of its error-level
+/// diagnostics already points at a file.
+fn check_result(
+    check: &CheckRecord,
+    evidence: &Evidence,
+    config: &ConfigFile,
+    rules: &mut Rules,
+) -> Option<SarifResult> {
+    let located_error = super::of_check(&evidence.diagnostics, &check.name).any(|d| {
+        d.severity == crate::config::DiagSeverity::Error
+            && d.file.as_deref().is_some_and(|f| !f.is_empty())
+    });
+    if !check.status.is_failure() || located_error {
+        return None;
+    }
+    let outcome = super::outcome(check);
+    let id = rule_id(&check.name, None);
+    let describe = || Described {
+        short: format!("The check `{}` of the config passes", check.name),
+        full: format!(
+            "The check `{}` (`{}`) exits 0 within its timeout. A result of \
+             this rule points at the check's table in the config: the check \
+             failed and none of its diagnostics names a file.",
+            check.name,
+            check.command.join(" ")
+        ),
+        help: format!(
+            "Read the check's output in the evidence (checks[].stdout_excerpt \
+             and stderr_excerpt of `{}`), or run `run-check --only {}` to see it.",
+            check.name, check.name
+        ),
+    };
+    Some(SarifResult {
+        rule_index: rules.index(&id, describe),
+        rule_id: id,
+        level: "error",
+        message: Message {
+            text: format!("{} {outcome}", check.name),
+        },
+        locations: [config.at(check.config_line)],
+        baseline_state: None,
+        properties: serde_json::json!({ "check": check.name }),
+    })
+}
+
+/// The result of a run that did not pass and has no other result.
+fn run_result(banner: &str, config: &ConfigFile, rules: &mut Rules) -> SarifResult {
+    let id = "run-check/run";
+    let describe = || Described {
+        short: "The run-check run passes".into(),
+        full: "Every check of the mode passes and no check changes the worktree. A \
+               result of this rule points at the config: the run did not pass and \
+               no check or diagnostic says why (an interrupted run, say)."
+            .into(),
+        help: "Read the banner and the evidence's summary; run `run-check` again.".into(),
+    };
+    SarifResult {
+        rule_index: rules.index(id, describe),
+        rule_id: id.into(),
+        level: "error",
+        message: Message {
+            text: banner.to_string(),
+        },
+        locations: [config.at(None)],
+        baseline_state: None,
+        properties: serde_json::json!({}),
+    }
 }
 
 /// The one scheme of every `ruleId`: `run-check/<check>` for a check's own
@@ -460,189 +475,4 @@ fn encode(path: &str, colon: bool) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::junit::sample;
-    use super::*;
-
-    fn render_json(evidence: &Evidence) -> Value {
-        serde_json::from_str(&render(evidence)).expect("valid JSON")
-    }
-
-    #[test]
-    fn one_run_with_the_tool_and_invocation() {
-        let v = render_json(&sample::evidence());
-        assert_eq!(v["$schema"], SCHEMA);
-        assert_eq!(v["version"], "2.1.0");
-        assert_eq!(v["runs"].as_array().unwrap().len(), 1);
-        let run = &v["runs"][0];
-        assert_eq!(run["tool"]["driver"]["name"], "run-check");
-        assert_eq!(run["tool"]["driver"]["version"], "0.1.0");
-        assert_eq!(run["invocations"][0]["executionSuccessful"], false);
-        assert_eq!(run["invocations"][0]["exitCode"], 2);
-        assert_eq!(
-            run["originalUriBaseIds"]["SRCROOT"]["uri"],
-            "file:///w/my%20repo/"
-        );
-        assert_eq!(
-            run["properties"]["banner"],
-            sample::evidence().summary.banner
-        );
-    }
-
-    #[test]
-    fn diagnostics_become_results_and_failing_checks_without_any_too() {
-        let v = render_json(&sample::evidence());
-        let run = &v["runs"][0];
-        let results = run["results"].as_array().unwrap();
-        let ids: Vec<_> = results
-            .iter()
-            .map(|r| r["ruleId"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                "run-check/lint",
-                "run-check/lint/W:1",
-                "run-check/unit",
-                "run-check/gone"
-            ]
-        );
-        let first = &results[0];
-        assert_eq!(first["level"], "error");
-        assert_eq!(first["message"]["text"], "bad thing");
-        let location = &first["locations"][0]["physicalLocation"];
-        assert_eq!(location["artifactLocation"]["uri"], "src/a.c");
-        assert_eq!(location["artifactLocation"]["uriBaseId"], "SRCROOT");
-        assert_eq!(
-            location["region"],
-            serde_json::json!({"startLine": 3, "startColumn": 5})
-        );
-        assert_eq!(results[1]["level"], "warning");
-        assert_eq!(
-            results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            "src/b%2Cc%3Ad.rs"
-        );
-        assert_eq!(
-            results[1]["locations"][0]["physicalLocation"]["region"],
-            serde_json::json!({"startLine": 1})
-        );
-        assert_eq!(
-            results[2]["message"]["text"],
-            "unit timed out; process tree killed"
-        );
-        // No diagnostic: at the config (outside the worktree here, so an
-        // absolute URI), at the check's `[[check]]` line, else its first.
-        assert_eq!(
-            results[2]["locations"][0]["physicalLocation"],
-            serde_json::json!({
-                "artifactLocation": {"uri": "file:///w/checks.toml"},
-                "region": {"startLine": 1},
-            })
-        );
-        assert_eq!(
-            results[3]["message"]["text"],
-            "gone errored: program `zz` not found on PATH"
-        );
-        // One rule per distinct id, and each result points at its own.
-        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), 4);
-        for r in results {
-            let index = r["ruleIndex"].as_u64().unwrap() as usize;
-            assert_eq!(rules[index]["id"], r["ruleId"]);
-        }
-    }
-
-    #[test]
-    fn levels_and_locations() {
-        let mut evidence = sample::passing();
-        evidence.diagnostics = ["error", "warning", "note", "info", "help"]
-            .iter()
-            .map(|s| sample::diagnostic("ok", None, Some(2), None, s, Some("r"), "m"))
-            .collect();
-        evidence.diagnostics.push(sample::diagnostic(
-            "ok",
-            Some("/elsewhere/x y.rs"),
-            None,
-            Some(4),
-            "warning",
-            None,
-            "",
-        ));
-        evidence.diagnostics.push(sample::diagnostic(
-            "ok",
-            Some("C:\\src\\z.rs"),
-            Some(1),
-            Some(1),
-            "error",
-            None,
-            "z",
-        ));
-        let v = render_json(&evidence);
-        let results = v["runs"][0]["results"].as_array().unwrap();
-        let levels: Vec<_> = results
-            .iter()
-            .map(|r| r["level"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            levels,
-            [
-                "error", "warning", "note", "note", "note", "warning", "error"
-            ]
-        );
-        // No file: the check's table in the config (a line alone is not a
-        // location: it is a line of the tool's file, not of the config).
-        assert_eq!(
-            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            "file:///w/checks.toml"
-        );
-        let outside = &results[5]["locations"][0]["physicalLocation"];
-        assert_eq!(
-            outside["artifactLocation"]["uri"],
-            "file:///elsewhere/x%20y.rs"
-        );
-        assert!(outside["artifactLocation"].get("uriBaseId").is_none());
-        assert_eq!(
-            outside["region"],
-            serde_json::json!({"startLine": 1}),
-            "no line: the file's first (GitHub needs a start line)"
-        );
-        assert_eq!(results[5]["ruleId"], "run-check/ok");
-        assert_eq!(results[5]["message"]["text"], "(no message)");
-        assert_eq!(
-            results[6]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            "file:///C:/src/z.rs"
-        );
-        assert_eq!(
-            v["runs"][0]["tool"]["driver"]["rules"]
-                .as_array()
-                .unwrap()
-                .len(),
-            2
-        );
-    }
-
-    #[test]
-    fn a_passing_run_has_no_results_and_a_failing_run_always_has_one() {
-        let v = render_json(&sample::passing());
-        assert_eq!(v["runs"][0]["results"], serde_json::json!([]));
-        assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], true);
-        let mut evidence = sample::passing();
-        evidence.summary.all_checks_passed = false;
-        evidence.summary.exit_code = 130;
-        evidence.summary.banner = "Interrupted: 1 of 2 checks finished".into();
-        let v = render_json(&evidence);
-        let results = v["runs"][0]["results"].as_array().unwrap();
-        assert_eq!(results.len(), 1);
-        assert_eq!(results[0]["ruleId"], "run-check/run");
-        assert_eq!(
-            results[0]["message"]["text"],
-            "Interrupted: 1 of 2 checks finished"
-        );
-    }
-
-    #[test]
-    fn rendering_is_deterministic() {
-        let evidence = sample::evidence();
-        assert_eq!(render(&evidence), render(&evidence));
-    }
-}
+mod tests;
