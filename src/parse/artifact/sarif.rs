@@ -1,4 +1,4 @@
-//! SARIF 2.1.0 reports (ruff, eslint, CodeQL, ...).
+//! SARIF 2.1.0 reports (ruff's, eslint's, any linter that writes SARIF).
 
 use serde_json::Value;
 
