@@ -41,16 +41,12 @@ use crate::config::DiagSeverity;
 
 /// `FAIL tests/x.test.js`, `PASS src/y.spec.ts (5.2 s)`: a test file of a
 /// JavaScript or TypeScript extension.
-static FILE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?P<status>FAIL|PASS) (?P<file>\S(?:.*?\S)?\.[cm]?[jt]sx?)(?: \(\d+(?:\.\d+)? m?s\))?$",
-    )
-    .expect("valid regex")
-});
+static FILE: LazyLock<Regex> = regex!(
+    r"^(?P<status>FAIL|PASS) (?P<file>\S(?:.*?\S)?\.[cm]?[jt]sx?)(?: \(\d+(?:\.\d+)? m?s\))?$"
+);
 
 /// `    > 5 |   expect(sum).toBe(3);`, `      6 | });`, `        |    ^`.
-static CODE_FRAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s+(?:>\s*)?\d*\s*\|").expect("valid regex"));
+static CODE_FRAME: LazyLock<Regex> = regex!(r"^\s+(?:>\s*)?\d*\s*\|");
 
 /// Frames remembered per failure.
 const MAX_FRAMES: usize = 64;
@@ -147,7 +143,8 @@ impl LineParser for Jest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::vitest::tests::{failure, parse};
+    use crate::parse::tests::feed;
+    use crate::parse::vitest::tests::failure;
 
     /// What the capture of tests/fixtures/diagnostics/jest reports.
     fn expected() -> Vec<Diagnostic> {
@@ -201,18 +198,15 @@ mod tests {
     #[test]
     fn every_failure_of_the_default_reporter() {
         let text = include_str!("../../tests/fixtures/diagnostics/jest/jest.txt");
-        assert_eq!(parse(&mut Jest::new(), text), expected());
-        assert_eq!(parse(&mut super::super::Auto::new(), text), expected());
+        assert_eq!(feed(&mut Jest::new(), text).0, expected());
+        assert_eq!(feed(&mut super::super::Auto::new(), text).0, expected());
     }
 
     #[test]
     fn a_block_ends_at_an_unindented_line() {
         let text =
             "FAIL a.test.ts (6.1 s)\n  ● t\n\n    Error: x\n\nsrc/other.c:1: not jest\n  ● u\n";
-        let mut parser = Jest::new();
-        let mut out = Vec::new();
-        let claimed: Vec<bool> = text.lines().map(|l| parser.line(l, &mut out)).collect();
-        parser.finish(&mut out);
+        let (out, claimed) = feed(&mut Jest::new(), text);
         assert_eq!(claimed, [true, true, true, true, true, false, false]);
         assert_eq!(out.len(), 1);
         assert_eq!(
@@ -225,6 +219,6 @@ mod tests {
     fn passing_files_and_near_misses_are_no_failures() {
         let text = "PASS tests/ok.test.js\n  ● not a failure\nFAIL to connect\nFAIL\tpkg\t0.1s\n\
                     Tests:       1 failed, 1 total\n";
-        assert_eq!(parse(&mut Jest::new(), text), vec![]);
+        assert_eq!(feed(&mut Jest::new(), text).0, vec![]);
     }
 }

@@ -171,13 +171,22 @@ fn message(thread: &str, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::tests::feed;
+
+    /// The test feeder reads any `LineParser`; a panic reader is one inside
+    /// the parsers that embed it.
+    impl crate::parse::LineParser for Panics {
+        fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
+            Panics::line(self, line, out)
+        }
+
+        fn finish(&mut self, out: &mut Vec<Diagnostic>) {
+            Panics::finish(self, out)
+        }
+    }
 
     fn parse_all(text: &str) -> (Vec<Diagnostic>, Vec<bool>) {
-        let mut panics = Panics::new();
-        let mut out = Vec::new();
-        let claimed = text.lines().map(|l| panics.line(l, &mut out)).collect();
-        panics.finish(&mut out);
-        (out, claimed)
+        feed(&mut Panics::new(), text)
     }
 
     fn panic(file: &str, line: u64, column: u64, message: &str) -> Diagnostic {

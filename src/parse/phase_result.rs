@@ -31,9 +31,7 @@ use super::{Diagnostic, LineParser, MAX_PER_CHECK};
 const MARKER: &str = "PHASE_RESULT:";
 
 /// `- key: value`, as the reference pattern matches it.
-static PAIR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^-\s*(?P<key>[A-Za-z0-9_]+):\s*(?P<value>.+)$").expect("valid regex")
-});
+static PAIR: LazyLock<Regex> = regex!(r"^-\s*(?P<key>[A-Za-z0-9_]+):\s*(?P<value>.+)$");
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 enum State {
@@ -119,14 +117,11 @@ impl LineParser for PhaseResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::tests::feed;
 
     fn parse(text: &str) -> (Vec<Diagnostic>, Option<Map<String, Value>>) {
         let mut parser = PhaseResult::new();
-        let mut out = Vec::new();
-        for line in text.lines() {
-            parser.line(line, &mut out);
-        }
-        parser.finish(&mut out);
+        let (out, _) = feed(&mut parser, text);
         (out, parser.data())
     }
 

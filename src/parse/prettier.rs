@@ -22,12 +22,9 @@ use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// `[error] path: SomeError: message (line:col)`.
-static ERROR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^\[error\] (?P<file>\S.*?): (?P<message>[A-Za-z]*Error: .*?)(?: \((?P<line>\d+):(?P<column>\d+)\))?$",
-    )
-    .expect("valid regex")
-});
+static ERROR: LazyLock<Regex> = regex!(
+    r"^\[error\] (?P<file>\S.*?): (?P<message>[A-Za-z]*Error: .*?)(?: \((?P<line>\d+):(?P<column>\d+)\))?$"
+);
 
 /// The `prettier` format.
 #[derive(Debug, Default)]
@@ -88,15 +85,10 @@ impl LineParser for Prettier {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        let mut parser = Prettier::new();
-        let mut out = Vec::new();
-        for line in text.lines() {
-            parser.line(line, &mut out);
-        }
-        parser.finish(&mut out);
-        out
+        feed(&mut Prettier::new(), text).0
     }
 
     fn unformatted(file: &str) -> Diagnostic {

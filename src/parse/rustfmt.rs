@@ -16,10 +16,8 @@ use regex::Regex;
 use super::{Diagnostic, LineParser, clip};
 use crate::config::DiagSeverity;
 
-static HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^Diff in (?P<file>\S.*?)(?::(?P<line>\d+)| at line (?P<old>\d+)):$")
-        .expect("valid regex")
-});
+static HEADER: LazyLock<Regex> =
+    regex!(r"^Diff in (?P<file>\S.*?)(?::(?P<line>\d+)| at line (?P<old>\d+)):$");
 
 /// Changed lines shown in a message.
 const MAX_SHOWN: usize = 6;
@@ -110,15 +108,10 @@ impl LineParser for Rustfmt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        let mut parser = Rustfmt::new();
-        let mut out = Vec::new();
-        for line in text.lines() {
-            parser.line(line, &mut out);
-        }
-        parser.finish(&mut out);
-        out
+        feed(&mut Rustfmt::new(), text).0
     }
 
     fn diag(file: &str, line: u64, message: &str) -> Diagnostic {

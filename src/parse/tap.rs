@@ -30,42 +30,32 @@ use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
 /// `not ok 2 - subtracts # TODO later`, indented for a subtest.
-static NOT_OK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*not ok(?: \d+)?(?: -)?(?: (?P<desc>.*?))?(?:\s+#\s*(?P<directive>(?i:todo|skip))\b.*)?\s*$")
-        .expect("valid regex")
-});
+static NOT_OK: LazyLock<Regex> = regex!(
+    r"^\s*not ok(?: \d+)?(?: -)?(?: (?P<desc>.*?))?(?:\s+#\s*(?P<directive>(?i:todo|skip))\b.*)?\s*$"
+);
 
 /// `ok 1 - adds`, indented for a subtest.
-static OK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*ok\b").expect("valid regex"));
+static OK: LazyLock<Regex> = regex!(r"^\s*ok\b");
 
 /// `ok 1 - adds`, `TAP version 13`, `1..2`, `# Subtest: adds`.
-static OTHER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:ok \d+\b|TAP version \d+$|1\.\.\d+(?:\s*#.*)?$|# Subtest: )")
-        .expect("valid regex")
-});
+static OTHER: LazyLock<Regex> =
+    regex!(r"^\s*(?:ok \d+\b|TAP version \d+$|1\.\.\d+(?:\s*#.*)?$|# Subtest: )");
 
 /// `file:line:col` at the end of a frame or location, in parentheses or
 /// quotes or bare.
-static PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:\(|'|^|\s)(?P<file>(?:file://)?[^\s()']+?):(?P<line>\d+):(?P<col>\d+)\)?'?\s*$")
-        .expect("valid regex")
-});
+static PLACE: LazyLock<Regex> =
+    regex!(r"(?:\(|'|^|\s)(?P<file>(?:file://)?[^\s()']+?):(?P<line>\d+):(?P<col>\d+)\)?'?\s*$");
 
 /// Test::More: `#   Failed test 'name'` / `#   Failed test at t/x.t line 6.`
-static FAILED_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^#\s+Failed (?:\(TODO\) )?test(?: '(?P<name>.*)')?(?:\s+at (?P<file>\S+) line (?P<line>\d+)\.)?\s*$")
-        .expect("valid regex")
-});
+static FAILED_TEST: LazyLock<Regex> = regex!(
+    r"^#\s+Failed (?:\(TODO\) )?test(?: '(?P<name>.*)')?(?:\s+at (?P<file>\S+) line (?P<line>\d+)\.)?\s*$"
+);
 
 /// Test::More: `#   at t/basic.t line 6.`
-static AT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^#\s+at (?P<file>\S+) line (?P<line>\d+)\.\s*$").expect("valid regex")
-});
+static AT_LINE: LazyLock<Regex> = regex!(r"^#\s+at (?P<file>\S+) line (?P<line>\d+)\.\s*$");
 
 /// Test::More's detail lines: `#          got: '2'`, `#     expected: '3'`.
-static DETAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^#\s+(?P<text>(?:got|expected|\w+ \w+|\w+):.*)$").expect("valid regex")
-});
+static DETAIL: LazyLock<Regex> = regex!(r"^#\s+(?P<text>(?:got|expected|\w+ \w+|\w+):.*)$");
 
 /// Detail lines kept per failure.
 const MAX_DETAIL: usize = 10;
@@ -328,15 +318,10 @@ impl LineParser for Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        let mut parser = Tap::new();
-        let mut out = Vec::new();
-        for line in text.lines() {
-            parser.line(line, &mut out);
-        }
-        parser.finish(&mut out);
-        out
+        feed(&mut Tap::new(), text).0
     }
 
     fn at(file: &str, line: u64, column: Option<u64>, message: &str) -> Diagnostic {

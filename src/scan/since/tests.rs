@@ -1,0 +1,153 @@
+use super::*;
+
+/// A base whose files are `files` (path, text); `changed` lists the
+/// files that differ from it.
+struct Fake {
+    files: Vec<(&'static str, &'static str)>,
+    changed: Vec<&'static str>,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl Base for Fake {
+    fn changed(&self, files: &[String]) -> Result<HashSet<String>, String> {
+        Ok(files
+            .iter()
+            .filter(|f| self.changed.contains(&f.as_str()))
+            .cloned()
+            .collect())
+    }
+
+    fn contents(&self, files: &[String]) -> Result<HashMap<String, Vec<u8>>, String> {
+        self.asked.lock().unwrap().extend(files.iter().cloned());
+        Ok(self
+            .files
+            .iter()
+            .filter(|(path, _)| files.iter().any(|f| f == path))
+            .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()))
+            .collect())
+    }
+}
+
+fn finding(line: u64) -> (u64, Diagnostic) {
+    (
+        line,
+        Diagnostic {
+            line: Some(line),
+            message: "m".into(),
+            ..Default::default()
+        },
+    )
+}
+
+/// (allowed, allowed_new, lines of the findings that stand).
+fn weigh(base: &Fake, rel: &str, now: &str, strict: bool) -> (u64, u64, Vec<u64>) {
+    let hits: Vec<(u64, Diagnostic)> = now
+        .split('\n')
+        .enumerate()
+        .filter(|(_, line)| rules::allowed(line))
+        .map(|(i, _)| finding(i as u64 + 1))
+        .collect();
+    let marked = vec![Marked::of(rel.to_string(), now, hits)];
+    let context = Context {
+        base: Some(base),
+        strict,
+    };
+    let settled = settle(marked, Vec::new(), context);
+    let lines = settled.standing.iter().filter_map(|d| d.line).collect();
+    (settled.allowed, settled.allowed_new, lines)
+}
+
+const OLD: &str = "a = 1\nk = \"X\"  # run-check: allow\n";
+
+#[test]
+fn a_marker_line_is_old_only_as_often_as_the_base_had_it() {
+    let base = Fake {
+        files: vec![("a.py", OLD)],
+        changed: vec!["a.py", "new.py"],
+        asked: Default::default(),
+    };
+    // Moved and re-indented: old.
+    let moved = "b = 2\n    k = \"X\"  # run-check: allow\na = 1\n";
+    assert_eq!(weigh(&base, "a.py", moved, true), (1, 0, vec![]));
+    // Copied once more: the second copy is new and stands.
+    let copied = "k = \"X\"  # run-check: allow\nk = \"X\"  # run-check: allow\n";
+    assert_eq!(weigh(&base, "a.py", copied, true), (1, 1, vec![2]));
+    // The old marker line edited to hold another value: new.
+    let edited = "a = 1\nk = \"Y\"  # run-check: allow\n";
+    assert_eq!(weigh(&base, "a.py", edited, true), (0, 1, vec![2]));
+    // A marker added to an old line: new.
+    let added = "a = 1  # run-check: allow\nk = \"X\"  # run-check: allow\n";
+    assert_eq!(weigh(&base, "a.py", added, true), (1, 1, vec![1]));
+    // A file the base did not have: every marker is new.
+    assert_eq!(weigh(&base, "new.py", OLD, true), (0, 1, vec![2]));
+    // Fast mode: new markers silence, and are counted.
+    assert_eq!(weigh(&base, "new.py", OLD, false), (1, 1, vec![]));
+}
+
+#[test]
+fn an_unchanged_file_is_not_read_at_the_base() {
+    let base = Fake {
+        files: vec![],
+        changed: vec![],
+        asked: Default::default(),
+    };
+    assert_eq!(weigh(&base, "a.py", OLD, true), (1, 0, vec![]));
+    assert!(base.asked.lock().unwrap().is_empty());
+}
+
+#[test]
+fn skipped_files_list_changed_ones_first_and_are_bounded() {
+    let base = Fake {
+        files: vec![],
+        changed: vec!["z.bin", "src/target.py"],
+        asked: Default::default(),
+    };
+    let mut not_read: Vec<NotRead> = (0..MAX_SKIPPED + 5)
+        .map(|i| NotRead {
+            rel: format!("a{i:03}.bin"),
+            reason: Reason::Binary,
+            target: None,
+        })
+        .collect();
+    not_read.push(NotRead {
+        rel: "z.bin".into(),
+        reason: Reason::TooLarge,
+        target: None,
+    });
+    // A link that did not change to a file that did.
+    not_read.push(NotRead {
+        rel: "src/link.py".into(),
+        reason: Reason::LinkOutsidePaths,
+        target: Some("src/target.py".into()),
+    });
+    let context = Context {
+        base: Some(&base),
+        strict: true,
+    };
+    let settled = settle(Vec::new(), not_read, context);
+    assert_eq!(settled.skipped_total, MAX_SKIPPED as u64 + 7);
+    assert_eq!(settled.skipped.len(), MAX_SKIPPED);
+    let first: Vec<(&str, &str, Option<bool>)> = settled.skipped[..3]
+        .iter()
+        .map(|s| (s.file.as_str(), s.reason.as_str(), s.changed))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("src/link.py", "link-outside-paths", Some(true)),
+            ("z.bin", "too-large", Some(true)),
+            ("a000.bin", "binary", Some(false)),
+        ]
+    );
+    // Without a base: unknown.
+    let context = Context {
+        base: None,
+        strict: true,
+    };
+    let one = vec![NotRead {
+        rel: "x".into(),
+        reason: Reason::NotAFile,
+        target: None,
+    }];
+    assert_eq!(settle(Vec::new(), one, context).skipped[0].changed, None);
+}
