@@ -30,7 +30,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
     let location = args.location.resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let (config, mut start) = config_and_git(&location, &worktree, verify)?;
     let mut task = args.task.as_deref().map(task::load).transpose()?;

@@ -8,24 +8,38 @@ mod candidates;
 mod check;
 mod completions;
 mod fix;
+mod hooks;
+mod init;
+mod judge;
 mod list;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod merge;
 mod progress;
 mod report;
+mod retry;
+mod schema;
 mod validate;
+mod vote;
 
 pub(crate) use agent::agent;
 pub(crate) use cache::cache;
-pub(crate) use candidates::{CandidatesFormat, candidates};
+pub(crate) use candidates::candidates;
 pub(crate) use check::check;
 pub(crate) use completions::{completions, man};
 pub(crate) use fix::fix;
+pub(crate) use hooks::hooks;
+pub(crate) use init::init;
+pub(crate) use judge::judge;
 pub(crate) use list::list;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::mcp;
+pub(crate) use merge::merge;
 pub(crate) use report::report;
+pub(crate) use retry::retry;
+pub(crate) use schema::schema;
 pub(crate) use validate::validate;
+pub(crate) use vote::vote;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -49,7 +63,7 @@ pub(crate) fn mcp(_args: &crate::cli::McpArgs) -> Result<i32, Error> {
 /// finds) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
     let location = location.resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     let config = load_config(&location, &worktree)?;
     Ok((worktree, config))
 }

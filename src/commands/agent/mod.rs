@@ -132,7 +132,7 @@ fn configured_max_chars() -> Result<usize, Error> {
         worktree: None,
     }
     .resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     if !super::config_file(&location, &worktree).exists() {
         return Ok(AgentConfig::MAX_CHARS);
     }

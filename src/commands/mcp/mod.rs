@@ -36,7 +36,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<i32, Error> {
         worktree: args.worktree.clone(),
     }
     .resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     let exe = std::env::current_exe()
         .map_err(|err| Error::Environment(format!("cannot find run-check's own path: {err}")))?;
     let state = StateDir::create(&worktree)?;
