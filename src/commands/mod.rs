@@ -107,15 +107,17 @@ fn deliver(
     all_diagnostics: bool,
 ) -> Result<(), Error> {
     let report_on_stdout = output.is_stdout() && format == Format::Text;
-    let shown = match all_diagnostics {
-        true => crate::report::Diagnostics::All,
-        false => crate::report::Diagnostics::New,
+    let shown = if all_diagnostics {
+        crate::report::Diagnostics::All
+    } else {
+        crate::report::Diagnostics::New
     };
     let report = crate::report::render_with(format, evidence, shown);
     // Colour only in a `text` report on stdout (docs/running.md#on-a-terminal).
-    let report = match report_on_stdout && crate::console::stdout_colour() {
-        true => crate::report::colour_text(&report, evidence),
-        false => report,
+    let report = if report_on_stdout && crate::console::stdout_colour() {
+        crate::report::colour_text(&report, evidence)
+    } else {
+        report
     };
     output.write(&report)?;
     if !report_on_stdout {

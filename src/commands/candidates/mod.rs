@@ -139,10 +139,12 @@ pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
     };
     crate::output::Output::Stdout.write(text.as_bytes())?;
     // Stopped by a signal: what finished is written, as a check run does.
-    Ok(match index.candidates.iter().any(|c| c.passed) {
-        _ if cancel.is_cancelled() => exit_code::INTERRUPTED,
-        true => exit_code::PASS,
-        false => exit_code::FAIL,
+    Ok(if cancel.is_cancelled() {
+        exit_code::INTERRUPTED
+    } else if index.candidates.iter().any(|c| c.passed) {
+        exit_code::PASS
+    } else {
+        exit_code::FAIL
     })
 }
 
@@ -177,13 +179,14 @@ fn gate_all(
                     // counted there would make changeset.txt disagree with
                     // the budget and the judge.
                     let changes = change_set_of(&candidate.worktree, shared.base);
-                    let gated = match cancel.is_cancelled() {
-                        true => Gated {
+                    let gated = if cancel.is_cancelled() {
+                        Gated {
                             code: exit_code::INTERRUPTED,
                             last_line: "interrupted before its gate started".into(),
                             evidence: None,
-                        },
-                        false => gate.run(candidate),
+                        }
+                    } else {
+                        gate.run(candidate)
                     };
                     let entry = shared.after_gate(candidate, &dir, gated, changes);
                     if let Ok(mut entries) = entries.lock() {
