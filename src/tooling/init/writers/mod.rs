@@ -326,75 +326,9 @@ fn command_writes(
     let words = skip_wrappers(words);
     let (first, args) = words.split_first()?;
     let tool = program(first);
-    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.as_str()));
-    let sub = args.first().map(String::as_str).unwrap_or("");
-    let say = |what: &str| Some(format!("`{what}`"));
-
-    // Scripts and targets: follow them.
-    match tool {
-        "npm" | "pnpm" | "yarn" | "bun" => {
-            let script = match sub {
-                "run" | "run-script" | "rum" | "urn" => args.get(1).map(String::as_str),
-                "test" | "t" | "tst" | "start" | "stop" | "restart" => Some(match sub {
-                    "t" | "tst" => "test",
-                    s => s,
-                }),
-                // `pnpm lint`, `yarn lint`, `bun lint` run scripts too.
-                s if tool != "npm" && !s.starts_with('-') && !MANAGER_COMMANDS.contains(&s) => {
-                    Some(s)
-                }
-                _ => None,
-            };
-            if let Some(script) = script {
-                if context.script(script).is_some() {
-                    return run_script(script, context, seen)
-                        .map(|why| format!("{why} (via `{tool} run {script}`)"));
-                }
-                if writer_name(script) {
-                    return say(&format!("{tool} run {script}"));
-                }
-            }
-            return None;
-        }
-        "run-s" | "run-p" | "npm-run-all" | "npm-run-all2" => {
-            for pattern in args.iter().filter(|a| !a.starts_with('-')) {
-                for script in context.scripts_matching(pattern) {
-                    if let Some(why) = run_script(script, context, seen) {
-                        return Some(format!("{why} (via `{tool} {pattern}`)"));
-                    }
-                }
-                if context.scripts.is_empty() && writer_name(pattern) {
-                    return say(&format!("{tool} {pattern}"));
-                }
-            }
-            return None;
-        }
-        "concurrently" => {
-            for arg in args.iter().filter(|a| !a.starts_with('-')) {
-                let line = match arg.strip_prefix("npm:") {
-                    Some(script) => format!("npm run {script}"),
-                    None => arg.clone(),
-                };
-                if let Some(why) = line_writes(&line, context, seen) {
-                    return Some(why);
-                }
-            }
-            return None;
-        }
-        "make" | "$(MAKE)" | "${MAKE}" | "gmake" => {
-            for target in args
-                .iter()
-                .filter(|a| !a.starts_with('-') && !a.contains('='))
-            {
-                if let Some(why) = make_target(target, context, seen) {
-                    return Some(format!("{why} (via `make {target}`)"));
-                }
-            }
-            return None;
-        }
-        _ => {}
+    if let Some(followed) = follow(tool, args, context, seen) {
+        return followed;
     }
-
     // Flags that write whatever the tool.
     for arg in args {
         let flag = arg.split('=').next().unwrap_or(arg);
@@ -412,10 +346,95 @@ fn command_writes(
                 | "--auto-correct"
                 | "--auto-correct-all"
         ) {
-            return say(&format!("{tool} {flag}"));
+            return Some(format!("`{tool} {flag}`"));
         }
     }
-    let writes = match tool {
+    tool_writes(tool, args, context).map(|what| format!("`{what}`"))
+}
+
+/// Scripts and targets a runner (`npm run`, `run-s`, `concurrently`,
+/// `make`) runs, followed; `None` when `tool` runs none.
+fn follow(
+    tool: &str,
+    args: &[String],
+    context: &Context,
+    seen: &mut BTreeSet<String>,
+) -> Option<Option<String>> {
+    let sub = args.first().map(String::as_str).unwrap_or("");
+    let say = |what: &str| Some(format!("`{what}`"));
+    match tool {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let script = match sub {
+                "run" | "run-script" | "rum" | "urn" => args.get(1).map(String::as_str),
+                "test" | "t" | "tst" | "start" | "stop" | "restart" => Some(match sub {
+                    "t" | "tst" => "test",
+                    s => s,
+                }),
+                // `pnpm lint`, `yarn lint`, `bun lint` run scripts too.
+                s if tool != "npm" && !s.starts_with('-') && !MANAGER_COMMANDS.contains(&s) => {
+                    Some(s)
+                }
+                _ => None,
+            };
+            if let Some(script) = script {
+                if context.script(script).is_some() {
+                    return Some(
+                        run_script(script, context, seen)
+                            .map(|why| format!("{why} (via `{tool} run {script}`)")),
+                    );
+                }
+                if writer_name(script) {
+                    return Some(say(&format!("{tool} run {script}")));
+                }
+            }
+            return Some(None);
+        }
+        "run-s" | "run-p" | "npm-run-all" | "npm-run-all2" => {
+            for pattern in args.iter().filter(|a| !a.starts_with('-')) {
+                for script in context.scripts_matching(pattern) {
+                    if let Some(why) = run_script(script, context, seen) {
+                        return Some(Some(format!("{why} (via `{tool} {pattern}`)")));
+                    }
+                }
+                if context.scripts.is_empty() && writer_name(pattern) {
+                    return Some(say(&format!("{tool} {pattern}")));
+                }
+            }
+            return Some(None);
+        }
+        "concurrently" => {
+            for arg in args.iter().filter(|a| !a.starts_with('-')) {
+                let line = match arg.strip_prefix("npm:") {
+                    Some(script) => format!("npm run {script}"),
+                    None => arg.clone(),
+                };
+                if let Some(why) = line_writes(&line, context, seen) {
+                    return Some(Some(why));
+                }
+            }
+            return Some(None);
+        }
+        "make" | "$(MAKE)" | "${MAKE}" | "gmake" => {
+            for target in args
+                .iter()
+                .filter(|a| !a.starts_with('-') && !a.contains('='))
+            {
+                if let Some(why) = make_target(target, context, seen) {
+                    return Some(Some(format!("{why} (via `make {target}`)")));
+                }
+            }
+            return Some(None);
+        }
+        _ => {}
+    }
+    None
+}
+
+/// What `tool` writes by its own arguments (without the backquotes).
+fn tool_writes(tool: &str, args: &[String], context: &Context) -> Option<String> {
+    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.as_str()));
+    let sub = args.first().map(String::as_str).unwrap_or("");
+    match tool {
         "prettier" => has(&["-w"]).then(|| format!("{tool} -w")),
         // A cache file in the project (`.eslintcache`) is a write too.
         "eslint" | "stylelint" if has(&["--cache"]) => Some(format!("{tool} --cache")),
@@ -486,8 +505,7 @@ fn command_writes(
         "jest" | "vitest" => has(&["-u", "--updateSnapshot", "--update", "--update-snapshots"])
             .then(|| format!("{tool} -u (updates snapshots)")),
         _ => None,
-    };
-    writes.map(|what| format!("`{what}`"))
+    }
 }
 
 /// The flags with which `tool` edits files in place.
