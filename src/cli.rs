@@ -3,11 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use run_check_documents::retry::Phase;
 
 use crate::config::Mode;
-use crate::error::Error;
 use crate::report::Format;
+use crate::tooling::{agent::Agent, hooks::Hook};
 
 /// The single read-only verification gate of a repository.
 ///
@@ -38,21 +40,21 @@ pub(crate) enum Command {
     /// Render an evidence file in a report format, as the run that wrote it printed it
     Report(ReportArgs),
     /// Merge the evidence of --shard K/N runs into one document
-    Merge(crate::aggregate::merge::MergeArgs),
+    Merge(MergeArgs),
     /// Turn evidence (and earlier rounds) into a verdict: scores, feedback, stalls
-    Judge(crate::aggregate::judge::JudgeArgs),
+    Judge(JudgeArgs),
     /// Aggregate reviewers' elimination votes: who is out, how much they agree
-    Vote(crate::aggregate::vote::VoteArgs),
+    Vote(VoteArgs),
     /// Count retries per failure point and say when to escalate
-    Retry(crate::aggregate::retry::RetryArgs),
+    Retry(RetryArgs),
     /// Gate candidate worktrees of one task at once, judge and rank them
     Candidates(CandidatesArgs),
     /// Print a JSON Schema of a document run-check reads or writes, or of checks.toml
-    Schema(crate::tooling::schema::SchemaArgs),
+    Schema(SchemaArgs),
     /// Write a starter checks.toml for the detected project; never overwrites
-    Init(crate::tooling::init::InitArgs),
+    Init(InitArgs),
     /// Install the read-only git hooks (pre-commit: fast, pre-push: strict)
-    Hooks(crate::tooling::hooks::HooksArgs),
+    Hooks(HooksArgs),
     /// The result cache: print a check's key, the store's size, or empty it
     Cache(CacheArgs),
     /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
@@ -91,7 +93,7 @@ pub(crate) struct AgentInstallArgs {
     /// The agents [default: those whose folder the repository has (.claude,
     /// .cursor, .codex, .github/hooks), else claude]
     #[arg(value_enum, value_name = "AGENT")]
-    pub(crate) agents: Vec<crate::tooling::agent::Agent>,
+    pub(crate) agents: Vec<Agent>,
     /// Replace a settings file run-check cannot merge into, or an
     /// instruction file it did not write
     #[arg(long)]
@@ -106,7 +108,7 @@ pub(crate) struct AgentInstallArgs {
 pub(crate) struct AgentUninstallArgs {
     /// The agents [default: every agent whose files hold run-check's entries]
     #[arg(value_enum, value_name = "AGENT")]
-    pub(crate) agents: Vec<crate::tooling::agent::Agent>,
+    pub(crate) agents: Vec<Agent>,
     /// Print what would change; write nothing
     #[arg(long)]
     pub(crate) dry_run: bool,
@@ -288,22 +290,6 @@ fn config_root(cwd: &Path) -> Option<usize> {
         .position(|dir| present(dir, "checks.toml"))
 }
 
-/// The directory `--worktree` names (by default `.`), canonical: through
-/// dunce, so that on Windows it is a plain `C:\x` path rather than
-/// `\\?\C:\x`, which cmd.exe cannot use as a working directory.
-pub(crate) fn worktree(given: Option<&Path>) -> Result<PathBuf, Error> {
-    let given = given.unwrap_or(Path::new("."));
-    let worktree = dunce::canonicalize(given)
-        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", given.display())))?;
-    if !worktree.is_dir() {
-        return Err(Error::Usage(format!(
-            "--worktree `{}` is not a directory",
-            given.display()
-        )));
-    }
-    Ok(worktree)
-}
-
 /// CHECK OPTIONS.
 #[derive(Debug, Args, Clone)]
 pub(crate) struct CheckArgs {
@@ -392,11 +378,11 @@ pub(crate) struct CandidatesArgs {
     #[arg(long, value_name = "N")]
     pub(crate) jobs: Option<usize>,
     /// The phase of each candidate's retry failure point
-    #[arg(long, value_parser = crate::aggregate::retry::phase(), default_value = "verify")]
-    pub(crate) phase: run_check_documents::retry::Phase,
+    #[arg(long, value_parser = phase(), default_value = "verify")]
+    pub(crate) phase: Phase,
     /// Output format of the index
     #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: crate::commands::CandidatesFormat,
+    pub(crate) format: CandidatesFormat,
     /// Candidate worktrees: PATH (its folder name is the id) or ID=PATH
     #[arg(value_name = "WORKTREE", required = true)]
     pub(crate) worktrees: Vec<String>,
@@ -417,12 +403,274 @@ pub(crate) struct ListArgs {
 }
 
 /// Output format of `list`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ListFormat {
     /// One line per check: name, timeout, command, resolved program
     Text,
     /// An array of objects (name, kind, command, program, timeout_ms, cwd, needs, ...)
     Json,
+}
+
+/// Output format of `candidates`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CandidatesFormat {
+    /// A few aligned lines: rank, id, result, score, lines, route, retry
+    Text,
+    /// The index document (`run-check schema candidates-index`)
+    Json,
+    /// The index as Markdown (what `index.md` holds)
+    Markdown,
+}
+
+/// `merge` options.
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// Shard evidence files (`--format json` outputs)
+    #[arg(required = true, value_name = "EVIDENCE")]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// Write the merged evidence to FILE atomically [default: stdout]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Merge evidence of different commits, modes or incomplete splits
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+/// `judge` options.
+#[derive(Debug, Args)]
+pub(crate) struct JudgeArgs {
+    /// Evidence JSON, or an aggregator input (with `security_result`); `-` for stdin
+    pub(crate) input: PathBuf,
+    /// Earlier rounds, one verdict per line (JSON lines)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: Option<PathBuf>,
+    /// Append this round's verdict to the history file (as JSON, whatever --format prints)
+    #[arg(long, requires = "history")]
+    pub(crate) record: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: JudgeFormat,
+    /// checks.toml whose [judge] table sets thresholds and weights [default:
+    /// the config the evidence names, when it still has the recorded sha256]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+    /// Retry state file: its failure point past max_retries decides the route
+    #[arg(long, value_name = "FILE", requires_all = ["phase", "subagent"])]
+    pub(crate) state: Option<PathBuf>,
+    /// The failure point's phase (with --state)
+    #[arg(long, value_name = "PHASE", value_parser = ["verify", "fix"], requires = "state")]
+    pub(crate) phase: Option<String>,
+    /// The failure point's subagent (with --state)
+    #[arg(long, value_name = "NAME", requires = "state")]
+    pub(crate) subagent: Option<String>,
+}
+
+/// Output format of `judge`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum JudgeFormat {
+    /// The verdict document
+    Json,
+    /// Feedback for the code writer: issues by severity, scores, next step
+    Markdown,
+    /// The same in plain lines, for a terminal
+    Text,
+}
+
+/// `vote` options.
+#[derive(Debug, Args)]
+pub(crate) struct VoteArgs {
+    /// The vote input JSON; `-` for stdin
+    pub(crate) input: PathBuf,
+}
+
+/// `retry` options.
+#[derive(Debug, Args)]
+// A missing action is a one-line usage error naming the actions, not help.
+#[command(arg_required_else_help = false, subcommand_required = true)]
+pub(crate) struct RetryArgs {
+    /// record, status or reset
+    #[command(subcommand)]
+    pub(crate) action: RetryAction,
+}
+
+/// What `retry` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RetryAction {
+    /// Record one attempt's evidence for a failure point and print the decision
+    /// (exit 0 RETRY/RESOLVED, 1 SUBTASK/BLOCKED)
+    Record(RecordArgs),
+    /// Show the failure points
+    Status(StatusArgs),
+    /// Forget failure points of a task
+    Reset(ResetArgs),
+}
+
+/// Output format of `record` and `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RetryFormat {
+    /// JSON on stdout
+    Json,
+    /// Human-readable lines
+    Text,
+}
+
+/// The state file option shared by every action.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct StateArg {
+    /// The state file (created by `record`, with its parent directories)
+    #[arg(long = "state", value_name = "FILE", default_value = crate::aggregate::retry::DEFAULT_STATE)]
+    pub(crate) path: PathBuf,
+}
+
+/// `retry record` options.
+#[derive(Debug, Args)]
+pub(crate) struct RecordArgs {
+    /// The task id of the failure point
+    #[arg(long = "task", value_name = "ID")]
+    pub(crate) task_id: String,
+    /// The phase of the failure point
+    #[arg(long, value_parser = phase())]
+    pub(crate) phase: Phase,
+    /// The subagent of the failure point
+    #[arg(long, value_name = "NAME")]
+    pub(crate) subagent: String,
+    /// Evidence JSON written by `run-check --format json`; `-` for stdin
+    #[arg(long, value_name = "EV.json")]
+    pub(crate) evidence: PathBuf,
+    /// The state file.
+    #[command(flatten)]
+    pub(crate) state: StateArg,
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: RetryFormat,
+    /// checks.toml whose `[retry]` table sets `max_retries` [default: the
+    /// config the evidence names, when it still has the recorded sha256,
+    /// else 3]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+    /// Write the point's lesson in DIR once it has failed twice:
+    /// DIR/YYYY-MM-DD_<task>-<phase>-<subagent>.md, never overwritten
+    #[arg(long, value_name = "DIR")]
+    pub(crate) lessons: Option<PathBuf>,
+}
+
+/// `retry status` options.
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// Only the points of this task
+    #[arg(long = "task", value_name = "ID")]
+    pub(crate) task_id: Option<String>,
+    /// The state file.
+    #[command(flatten)]
+    pub(crate) state: StateArg,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: RetryFormat,
+}
+
+/// `retry reset` options.
+#[derive(Debug, Args)]
+pub(crate) struct ResetArgs {
+    /// The task whose points to forget
+    #[arg(long = "task", value_name = "ID")]
+    pub(crate) task_id: String,
+    /// Only the points of this phase
+    #[arg(long, value_parser = phase())]
+    pub(crate) phase: Option<Phase>,
+    /// Only the points of this subagent
+    #[arg(long, value_name = "NAME")]
+    pub(crate) subagent: Option<String>,
+    /// The state file.
+    #[command(flatten)]
+    pub(crate) state: StateArg,
+}
+
+/// `--phase`: `verify` or `fix`.
+fn phase() -> impl TypedValueParser<Value = Phase> {
+    PossibleValuesParser::new([
+        PossibleValue::new("verify").help("Verifying a candidate"),
+        PossibleValue::new("fix").help("Fixing the verifier's issues"),
+    ])
+    .map(|word| Phase::from_word(&word).unwrap_or(Phase::Verify))
+}
+
+/// `run-check schema` options.
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {
+    /// The schema to print
+    #[arg(value_name = "NAME", value_parser = PossibleValuesParser::new(crate::tooling::schema::names()))]
+    pub(crate) name: String,
+}
+
+/// `init` options.
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// The repository root to write checks.toml into [default: current directory]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) worktree: Option<PathBuf>,
+}
+
+/// `hooks` options.
+#[derive(Debug, Args)]
+pub(crate) struct HooksArgs {
+    /// What to do with the hooks.
+    #[command(subcommand)]
+    pub(crate) command: HooksCommand,
+}
+
+/// `hooks` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum HooksCommand {
+    /// Install the read-only hooks into the repository's hooks directory
+    Install(HooksInstallArgs),
+}
+
+/// `hooks install` options.
+#[derive(Debug, Args)]
+pub(crate) struct HooksInstallArgs {
+    /// The hooks to install [default: pre-commit pre-push]
+    #[arg(value_enum, value_name = "HOOK")]
+    pub(crate) hooks: Vec<Hook>,
+    /// Move a hook run-check did not write to <name>.run-check-backup, then install
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// A directory of the repository [default: current directory]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) worktree: Option<PathBuf>,
+    /// An earlier evidence the hooks pass to `--baseline`: the diagnostics
+    /// it has fail no commit or push, only new ones do
+    #[arg(long, value_name = "EV.json")]
+    pub(crate) baseline: Option<PathBuf>,
+}
+
+// The hooks and the agents are tooling's; their names and help on the
+// command line are said here, so tooling/ stays free of clap.
+impl ValueEnum for Hook {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Hook::PreCommit, Hook::PrePush]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Hook::PreCommit => "Before a commit: `run-check --mode fast`",
+            Hook::PrePush => "Before a push: `run-check --mode strict`",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
+}
+
+impl ValueEnum for Agent {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Agent::ALL
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Agent::Claude => "Claude Code",
+            Agent::Cursor => "Cursor",
+            Agent::Codex => "OpenAI Codex CLI",
+            Agent::Copilot => "GitHub Copilot (CLI and cloud agent)",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
 }
 
 #[cfg(test)]

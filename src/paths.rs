@@ -1,9 +1,12 @@
 //! Path text without the file system: what the config's author or a tool's
 //! message means by a path, before any symlink is followed; and
 //! [`open_regular`], the one way to open a file some other process may have
-//! swapped for a link or a FIFO.
+//! swapped for a link or a FIFO; and [`worktree`], the directory
+//! `--worktree` names, canonical.
 
 use std::path::{Component, Path, PathBuf};
+
+use crate::error::Error;
 
 /// `path` with `.` and `..` steps resolved by reading alone (no symlink
 /// followed), as the config's author reads it.
@@ -53,6 +56,22 @@ pub(crate) fn open_regular(path: &Path) -> Option<(std::fs::File, std::fs::Metad
     let file = options.open(path).ok()?;
     let meta = file.metadata().ok()?;
     meta.is_file().then_some((file, meta))
+}
+
+/// The directory `--worktree` names (by default `.`), canonical: through
+/// dunce, so that on Windows it is a plain `C:\x` path rather than
+/// `\\?\C:\x`, which cmd.exe cannot use as a working directory.
+pub(crate) fn worktree(given: Option<&Path>) -> Result<PathBuf, Error> {
+    let given = given.unwrap_or(Path::new("."));
+    let worktree = dunce::canonicalize(given)
+        .map_err(|err| Error::Usage(format!("--worktree `{}`: {err}", given.display())))?;
+    if !worktree.is_dir() {
+        return Err(Error::Usage(format!(
+            "--worktree `{}` is not a directory",
+            given.display()
+        )));
+    }
+    Ok(worktree)
 }
 
 #[cfg(test)]

@@ -1,17 +1,28 @@
 //! The map of ARCHITECTURE.md holds: the folders that take documents or text
 //! (`report/`, `aggregate/`, `parse/`, `scan/`) never import the check
 //! pipeline (`run/`), the pipeline never imports what renders, aggregates or
-//! wires it, and the document crate imports nothing of the binary. Reads the
-//! sources; unit tests (`#[cfg(test)] mod tests`, inline or in a sibling
-//! `tests.rs`) are left out.
+//! wires it, the base modules import none of the folders above them, no two
+//! modules import each other through a circle (between src/'s top-level
+//! modules, and between the runner's files), and the document crate imports
+//! nothing of the binary. Reads the sources; unit tests (`#[cfg(test)] mod
+//! tests`, tests.rs files) are left out.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::support::repo_root;
 
-/// The `.rs` files under `dir`, recursively.
+/// The `.rs` files under `dir`, recursively; `dir` itself when it is a
+/// file; none when it does not exist.
 fn sources(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() {
+        return dir
+            .is_file()
+            .then(|| dir.to_path_buf())
+            .into_iter()
+            .collect();
+    }
     let mut files = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(dir) = dirs.pop() {
@@ -34,24 +45,11 @@ fn imports_of(folder: &str, forbidden: &[&str]) -> Vec<String> {
     let root = repo_root();
     let mut found = Vec::new();
     for file in sources(&root.join(folder)) {
-        if file.file_name().is_some_and(|n| n == "tests.rs") {
-            continue;
-        }
-        let text = fs::read_to_string(&file).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        // The code ends where a test-only module starts.
-        let end = lines
-            .windows(2)
-            .position(|w| w[0].trim() == "#[cfg(test)]" && w[1].contains("mod "))
-            .unwrap_or(lines.len());
-        for (n, line) in lines[..end].iter().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
+        for (n, line) in code_lines(&file) {
             for module in forbidden {
                 if line.contains(&format!("crate::{module}")) {
                     let rel = file.strip_prefix(&root).unwrap().display();
-                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                    found.push(format!("{rel}:{n}: {line}"));
                 }
             }
         }
@@ -105,4 +103,275 @@ fn the_document_crate_imports_nothing_of_the_binary() {
         );
     }
     assert!(names.contains(&"serde"), "{names:?}");
+}
+
+/// The modules every folder may use (ARCHITECTURE.md's last lines of the
+/// map): a file or a folder of src/ each.
+const BASE: [&str; 12] = [
+    "bounded",
+    "console",
+    "duration",
+    "error",
+    "git",
+    "jobs",
+    "json_input",
+    "output",
+    "paths",
+    "sanitize",
+    "signal",
+    "time",
+];
+
+#[test]
+#[ignore = "json_input.rs and sanitize.rs still take Evidence through run/evidence.rs; remove once they import the documents crate"]
+fn the_base_imports_no_folder_above_it() {
+    let above = ["run::", "report", "aggregate", "commands", "tooling", "cli"];
+    let mut found = Vec::new();
+    for module in BASE {
+        found.extend(imports_of(&format!("src/{module}.rs"), &above));
+        found.extend(imports_of(&format!("src/{module}"), &above));
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// One import of a module graph: the importing node, the imported one, and
+/// where (`file:line`).
+type Edges = BTreeMap<(String, String), String>;
+
+/// The code of `file` outside test-only items, with 1-based line numbers:
+/// an item under `#[cfg(test)]` (to its matching brace, or its `;`) and
+/// comments are left out.
+fn code_lines(file: &Path) -> Vec<(usize, String)> {
+    let name = file.file_name().unwrap().to_string_lossy();
+    if name == "tests.rs" || name.starts_with("test_") || name.ends_with("_tests.rs") {
+        return Vec::new();
+    }
+    let text = fs::read_to_string(file).unwrap();
+    let mut code = Vec::new();
+    let mut lines = text.lines().map(str::trim).enumerate();
+    while let Some((n, line)) = lines.next() {
+        if line == "#[cfg(test)]" {
+            let (mut depth, mut opened) = (0, false);
+            for (_, item) in lines.by_ref() {
+                if item.starts_with("#[") && !opened {
+                    continue;
+                }
+                depth += item.matches('{').count() as i64 - item.matches('}').count() as i64;
+                opened |= item.contains('{');
+                if (opened && depth <= 0) || (!opened && item.ends_with(';')) {
+                    break;
+                }
+            }
+        } else if !line.starts_with("//") {
+            code.push((n + 1, line.to_string()));
+        }
+    }
+    code
+}
+
+/// The first path segment of each path `text` names after `prefix`
+/// (`crate::`, `super::`): `crate::a::b` names `a`, `crate::{a, b::c}`
+/// names `a` and `b`, across lines.
+fn named_after(text: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &text[at + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(ident(&item));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            names.push(ident(&item));
+        } else {
+            names.push(ident(rest));
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// The imports between `nodes`: for each file of `files` (with the node it
+/// belongs to), each node it names after one of `prefixes`, resolved by
+/// `alias` (a `#[path]` module's name to its files' nodes).
+fn edges(
+    files: &[(String, PathBuf)],
+    prefixes: &[&str],
+    alias: &BTreeMap<String, Vec<String>>,
+) -> Edges {
+    let root = repo_root();
+    let nodes: BTreeSet<&String> = files.iter().map(|(node, _)| node).collect();
+    let mut edges = Edges::new();
+    for (from, file) in files {
+        let code = code_lines(file);
+        for (i, (line, text)) in code.iter().enumerate() {
+            for prefix in prefixes {
+                // A group may span lines (`use crate::{` ... `};`): read to
+                // its end, credited to the line that opens it.
+                let named = if text.ends_with(&format!("{prefix}{{")) {
+                    let end = code[i..].iter().position(|(_, l)| l.contains('}'));
+                    let end = i + end.unwrap_or(0);
+                    let group: Vec<&str> = code[i..=end].iter().map(|(_, l)| l.as_str()).collect();
+                    named_after(&group.join(" "), prefix)
+                } else {
+                    named_after(text, prefix)
+                };
+                for name in named {
+                    let targets = alias.get(&name).cloned().unwrap_or_else(|| vec![name]);
+                    for to in targets {
+                        if &to != from && nodes.contains(&to) {
+                            let rel = file.strip_prefix(&root).unwrap().display();
+                            edges
+                                .entry((from.clone(), to))
+                                .or_insert_with(|| format!("{rel}:{line}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// The circles of `edges`, each as the imports that make it (`a -> b
+/// (file:line)`): one found, its closing import set aside, then the next.
+fn circles(edges: &Edges) -> Vec<String> {
+    let mut left = edges.clone();
+    let mut found = Vec::new();
+    while let Some(circle) = circle(&left) {
+        left.remove(circle.last().unwrap());
+        let imports: Vec<String> = circle
+            .iter()
+            .map(|(from, to)| format!("{from} -> {to} ({})", edges[&(from.clone(), to.clone())]))
+            .collect();
+        found.push(imports.join(", "));
+    }
+    found
+}
+
+/// A circle of `edges`, as its imports in order, or nothing.
+fn circle(edges: &Edges) -> Option<Vec<(String, String)>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (from, to) in edges.keys() {
+        next.entry(from).or_default().push(to);
+    }
+    // Depth first; a node met again while on the path closes a circle.
+    fn visit<'a>(
+        node: &'a str,
+        next: &BTreeMap<&'a str, Vec<&'a str>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<&'a str>> {
+        if let Some(start) = path.iter().position(|n| *n == node) {
+            let mut found = path[start..].to_vec();
+            found.push(node);
+            return Some(found);
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        path.push(node);
+        for to in next.get(node).into_iter().flatten() {
+            if let Some(found) = visit(to, next, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in next.keys() {
+        if let Some(found) = visit(node, &next, &mut Vec::new(), &mut done) {
+            let pairs = found.windows(2);
+            return Some(
+                pairs
+                    .map(|w| (w[0].to_string(), w[1].to_string()))
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+#[test]
+#[ignore = "config <-> run (config/props.rs uses run::plan), json_input and sanitize -> run: remove once those circles are open"]
+fn no_circle_between_the_top_level_modules() {
+    let src = repo_root().join("src");
+    let mut files = Vec::new();
+    for file in sources(&src) {
+        let rel = file.strip_prefix(&src).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let node = first.trim_end_matches(".rs").to_string();
+        if node != "lib" && node != "main" {
+            files.push((node, file));
+        }
+    }
+    let edges = edges(&files, &["crate::"], &BTreeMap::new());
+    assert!(edges.len() > 20, "the imports were not read: {edges:?}");
+    let circles = circles(&edges);
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "process.rs <-> child.rs over Spec: remove once Spec moves down"]
+fn no_circle_between_the_runner_s_files() {
+    let runner = repo_root().join("src/run/runner");
+    let files: Vec<(String, PathBuf)> = sources(&runner)
+        .into_iter()
+        .filter(|f| f.parent() == Some(runner.as_path()) && !f.ends_with("mod.rs"))
+        .map(|f| (f.file_stem().unwrap().to_string_lossy().into_owned(), f))
+        .collect();
+    // `#[path = "unix.rs"] mod platform;`: `platform` is each such file.
+    let mut alias: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let parent = fs::read_to_string(runner.join("mod.rs")).unwrap();
+    let lines: Vec<&str> = parent.lines().map(str::trim).collect();
+    for pair in lines.windows(2) {
+        let path = pair[0]
+            .strip_prefix("#[path = \"")
+            .and_then(|p| p.strip_suffix(".rs\"]"));
+        let name = pair[1]
+            .strip_prefix("mod ")
+            .and_then(|m| m.strip_suffix(';'));
+        if let (Some(path), Some(name)) = (path, name) {
+            alias.entry(name.into()).or_default().push(path.into());
+        }
+    }
+    let edges = edges(&files, &["super::", "crate::run::runner::"], &alias);
+    assert!(!edges.is_empty(), "the imports were not read");
+    let circles = circles(&edges);
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
 }

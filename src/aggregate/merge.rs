@@ -17,47 +17,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-
 use crate::error::Error;
-use crate::json_input;
-use crate::output::Output;
-use crate::report;
 use run_check_documents::evidence::{
     self, CheckRecord, Diagnostic, Evidence, MergedFrom, ReadOnly,
 };
-
-/// `merge` options.
-#[derive(Debug, Args)]
-pub(crate) struct MergeArgs {
-    /// Shard evidence files (`--format json` outputs)
-    #[arg(required = true, value_name = "EVIDENCE")]
-    pub(crate) inputs: Vec<PathBuf>,
-    /// Write the merged evidence to FILE atomically [default: stdout]
-    #[arg(long, value_name = "FILE")]
-    pub(crate) out: Option<PathBuf>,
-    /// Merge evidence of different commits, modes or incomplete splits
-    #[arg(long)]
-    pub(crate) force: bool,
-}
-
-/// Runs `run-check merge`; exits with the merged run's exit code.
-pub(crate) fn run(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
-    let mut docs = Vec::with_capacity(args.inputs.len());
-    for path in &args.inputs {
-        docs.push((path.clone(), json_input::evidence_file(path)?));
-    }
-    if !args.force {
-        consistent(&docs)?;
-    }
-    let output = Output::open(args.out.as_deref())?;
-    let merged = merge(docs, argv)?;
-    output.write(&report::render(report::Format::Json, &merged))?;
-    if args.out.is_some() {
-        eprintln!("{}", merged.summary.banner);
-    }
-    Ok(merged.summary.exit_code)
-}
 
 /// An error about the field at JSON path `key` of the evidence `path`.
 fn at(path: &Path, key: &str, message: impl Into<String>) -> Error {
@@ -78,7 +41,7 @@ fn mismatch(what: &str, a: &Path, b: &Path, x: &str, y: &str) -> Error {
 }
 
 /// Same commit, same mode, one split with every shard exactly once.
-fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
+pub(crate) fn consistent(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
     let (first_path, first) = &docs[0];
     let commit = |e: &Evidence| e.meta.git.commit.clone().unwrap_or_else(|| "none".into());
     for (path, doc) in &docs[1..] {
@@ -214,7 +177,7 @@ fn every_check_in_a_shard(docs: &[(PathBuf, Evidence)]) -> Result<(), Error> {
 }
 
 /// The union document.
-fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, Error> {
+pub(crate) fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result<Evidence, Error> {
     let baseline = one_baseline(&docs)?;
     each_check_once(&docs)?;
     let (mut checks, mut diagnostics, mut contracts) = (Vec::new(), Vec::new(), Vec::new());

@@ -38,7 +38,7 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<i32, Error> {
 /// is no config.
 fn store(location: &Location) -> Result<(cache::store::Store, std::path::PathBuf), Error> {
     let resolved = location.resolved();
-    let worktree = crate::cli::worktree(resolved.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(resolved.worktree.as_deref())?;
     let file = super::config_file(&resolved, &worktree);
     let config: Option<Config> = match file.symlink_metadata() {
         Ok(_) => Some(super::load_config(&resolved, &worktree)?),

@@ -30,7 +30,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // What stdout and stderr are, before anything is written to them.
     let own = OwnFiles::capture(args.out.as_deref());
     let location = args.location.resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     let verify = args.mode == Mode::Strict || args.verify_read_only;
     let (config, mut start) = config_and_git(&location, &worktree, verify)?;
     let mut task = args.task.as_deref().map(task::load).transpose()?;
@@ -62,9 +62,10 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let violations = task::gate_violations(task, gate);
         task.violations.extend(violations);
     }
-    let mut verifier = match verify {
-        true => Some(verifier(&mut start, &worktree, &plan, &own)?),
-        false => None,
+    let mut verifier = if verify {
+        Some(verifier(&mut start, &worktree, &plan, &own)?)
+    } else {
+        None
     };
     // The handler goes in before the output file exists, so an early Ctrl-C
     // still ends in evidence (every check `interrupted`), never a stray file.
@@ -102,24 +103,13 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         changed,
     };
     let meta = facts.meta(&config, &plan, &results, &start);
-    let (read_only, read_only_diagnostics) = match verifier {
-        Some(mut verifier) => {
-            // Known once the run is over (a check's leftovers are found
-            // when a later one ends).
-            if results.iter().any(|r| !r.leaked.is_empty()) {
-                verifier.processes_left();
-            }
-            verifier.finish()
-        }
-        None => (ReadOnly::off(), Vec::new()),
-    };
-    let duration = started.elapsed();
+    let (read_only, read_only_diagnostics) = read_only(verifier, &results);
     let mut evidence = evidence::assemble(
         &plan,
         &results,
         meta,
         started,
-        duration,
+        started.elapsed(),
         interrupted,
         read_only,
         read_only_diagnostics,
@@ -129,15 +119,33 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     evidence.contracts.gate = gate;
     super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
     cache::finish(&cache, &evidence);
-    // A status of many files is left for the process's exit to free (as
-    // the snapshots are): freeing it entry by entry costs milliseconds.
-    if start
-        .in_git()
-        .is_some_and(|(_, status)| status.entries.len() >= 1000)
-    {
+    leave_to_exit(start);
+    Ok(evidence.summary.exit_code)
+}
+
+/// A status of many files is left for the process's exit to free (as the
+/// snapshots are): freeing it entry by entry costs milliseconds.
+fn leave_to_exit(start: GitStart) {
+    if start.in_git().is_some_and(|(_, s)| s.entries.len() >= 1000) {
         std::mem::forget(start);
     }
-    Ok(evidence.summary.exit_code)
+}
+
+/// The read-only verification's result once the run is over (`off`
+/// without a verifier).
+fn read_only(
+    verifier: Option<Verifier>,
+    results: &[CheckResult],
+) -> (ReadOnly, Vec<evidence::Diagnostic>) {
+    let Some(mut verifier) = verifier else {
+        return (ReadOnly::off(), Vec::new());
+    };
+    // Known once the run is over (a check's leftovers are found when a
+    // later one ends).
+    if results.iter().any(|r| !r.leaked.is_empty()) {
+        verifier.processes_left();
+    }
+    verifier.finish()
 }
 
 /// The config, read while git is asked about the worktree. The git
@@ -465,12 +473,11 @@ impl Asking {
         // The git state is read while `git status` runs.
         let capture = |repo: &git::Repo| {
             let git_watch = GitWatch::new(repo, &worktree);
-            match watch {
-                true => {
-                    let (state, hidden) = git_watch.capture();
-                    (Some((git_watch, state)), hidden)
-                }
-                false => (None, git_watch.hidden()),
+            if watch {
+                let (state, hidden) = git_watch.capture();
+                (Some((git_watch, state)), hidden)
+            } else {
+                (None, git_watch.hidden())
             }
         };
         let git = match opening.and_then(|opening| opening.finish_with(capture)) {

@@ -8,24 +8,38 @@ mod candidates;
 mod check;
 mod completions;
 mod fix;
+mod hooks;
+mod init;
+mod judge;
 mod list;
 mod mcp;
+mod merge;
 mod progress;
 mod report;
+mod retry;
+mod schema;
 mod validate;
+mod vote;
 
 pub(crate) use agent::agent;
 pub(crate) use cache::cache;
-pub(crate) use candidates::{CandidatesFormat, candidates};
+pub(crate) use candidates::candidates;
 pub(crate) use check::check;
 pub(crate) use completions::{completions, man};
 pub(crate) use fix::fix;
+pub(crate) use hooks::hooks;
+pub(crate) use init::init;
+pub(crate) use judge::judge;
 pub(crate) use list::list;
 pub(crate) use mcp::mcp;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::serve as mcp_serve;
+pub(crate) use merge::merge;
 pub(crate) use report::report;
+pub(crate) use retry::retry;
+pub(crate) use schema::schema;
 pub(crate) use validate::validate;
+pub(crate) use vote::vote;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,7 +55,7 @@ use run_check_documents::evidence::Evidence;
 /// finds) and the loaded config.
 fn locate(location: &Location) -> Result<(PathBuf, Config), Error> {
     let location = location.resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     let config = load_config(&location, &worktree)?;
     Ok((worktree, config))
 }
@@ -85,15 +99,17 @@ fn deliver(
     all_diagnostics: bool,
 ) -> Result<(), Error> {
     let report_on_stdout = output.is_stdout() && format == Format::Text;
-    let shown = match all_diagnostics {
-        true => crate::report::Diagnostics::All,
-        false => crate::report::Diagnostics::New,
+    let shown = if all_diagnostics {
+        crate::report::Diagnostics::All
+    } else {
+        crate::report::Diagnostics::New
     };
     let report = crate::report::render_with(format, evidence, shown);
     // Colour only in a `text` report on stdout (docs/running.md#on-a-terminal).
-    let report = match report_on_stdout && crate::console::stdout_colour() {
-        true => crate::report::colour_text(&report, evidence),
-        false => report,
+    let report = if report_on_stdout && crate::console::stdout_colour() {
+        crate::report::colour_text(&report, evidence)
+    } else {
+        report
     };
     output.write(&report)?;
     if !report_on_stdout {

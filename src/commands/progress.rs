@@ -84,12 +84,11 @@ impl Progress {
                 let mut state = live.lock();
                 let columns = Some(state.columns());
                 let line = retry_line(check, failed, next, self.width, state.colour, columns);
-                match state.transient {
-                    true => {
-                        state.finished.push(line);
-                        state.draw(&[]);
-                    }
-                    false => state.draw(&[line]),
+                if state.transient {
+                    state.finished.push(line);
+                    state.draw(&[]);
+                } else {
+                    state.draw(&[line])
                 }
             }
             (Shown::Live(live), Event::Started(check)) => {
@@ -111,12 +110,11 @@ impl Progress {
                     state.colour,
                     Some(state.columns()),
                 );
-                match state.transient {
-                    true => {
-                        state.finished.push(line);
-                        state.draw(&[]);
-                    }
-                    false => state.draw(&[line]),
+                if state.transient {
+                    state.finished.push(line);
+                    state.draw(&[]);
+                } else {
+                    state.draw(&[line])
                 }
             }
         }
@@ -179,12 +177,13 @@ fn finished_line(
             .to_string(),
         None => rest.to_string(),
     };
-    match colour {
-        true => format!(
+    if colour {
+        format!(
             "{}{rest}",
             console::paint(console::status_style(result.status), word)
-        ),
-        false => format!("{word}{rest}"),
+        )
+    } else {
+        format!("{word}{rest}")
     }
 }
 
@@ -211,9 +210,10 @@ fn retry_line(
         Some(columns) => cut(&rest, columns.saturating_sub(WORD.len())),
         None => rest,
     };
-    match colour {
-        true => format!("{}{rest}", console::paint(console::running_style(), WORD)),
-        false => format!("{WORD}{rest}"),
+    if colour {
+        format!("{}{rest}", console::paint(console::running_style(), WORD))
+    } else {
+        format!("{WORD}{rest}")
     }
 }
 
@@ -354,19 +354,21 @@ impl State {
                 let elapsed = format!("{:.1}s", since.elapsed().as_secs_f64());
                 let line = format!("  RUN {name:w$}  {elapsed:>7}", w = self.width);
                 let line = cut(&line, columns);
-                match self.colour {
-                    true => format!(
+                if self.colour {
+                    format!(
                         "  {}{}",
                         console::paint(console::running_style(), "RUN"),
                         &line[5..]
-                    ),
-                    false => line,
+                    )
+                } else {
+                    line
                 }
             })
             .collect();
-        let (header, finished): (&[String], &[String]) = match self.transient {
-            true => (std::slice::from_ref(&self.header), &self.finished),
-            false => (&[], &[]),
+        let (header, finished): (&[String], &[String]) = if self.transient {
+            (std::slice::from_ref(&self.header), &self.finished)
+        } else {
+            (&[], &[])
         };
         let lines = layout(header, finished, &running, rows.saturating_sub(1).max(3));
         for line in &lines {

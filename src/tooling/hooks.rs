@@ -26,48 +26,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::exit_code;
 
 /// What every version of the marker starts with.
 const MARKER_PREFIX: &str = "# run-check hook v";
 /// The suffix of a foreign hook moved away by `--force`.
 pub(crate) const BACKUP_SUFFIX: &str = ".run-check-backup";
 
-/// `hooks` options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct HooksArgs {
-    /// What to do with the hooks.
-    #[command(subcommand)]
-    pub(crate) command: HooksCommand,
-}
-
-/// `hooks` subcommands.
-#[derive(Debug, clap::Subcommand)]
-pub(crate) enum HooksCommand {
-    /// Install the read-only hooks into the repository's hooks directory
-    Install(InstallArgs),
-}
-
-/// `hooks install` options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct InstallArgs {
-    /// The hooks to install [default: pre-commit pre-push]
-    #[arg(value_enum, value_name = "HOOK")]
-    pub(crate) hooks: Vec<Hook>,
-    /// Move a hook run-check did not write to <name>.run-check-backup, then install
-    #[arg(long)]
-    pub(crate) force: bool,
-    /// A directory of the repository [default: current directory]
-    #[arg(long, value_name = "PATH")]
-    pub(crate) worktree: Option<PathBuf>,
-    /// An earlier evidence the hooks pass to `--baseline`: the diagnostics
-    /// it has fail no commit or push, only new ones do
-    #[arg(long, value_name = "EV.json")]
-    pub(crate) baseline: Option<PathBuf>,
-}
-
 /// A hook run-check provides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Hook {
     /// Before a commit: `run-check --mode fast`
     PreCommit,
@@ -168,12 +134,6 @@ fn current_exe() -> Result<PathBuf, Error> {
     Ok(dunce::canonicalize(&exe).unwrap_or(exe))
 }
 
-pub(crate) fn run(args: &HooksArgs) -> Result<i32, Error> {
-    match &args.command {
-        HooksCommand::Install(install) => self::install(install),
-    }
-}
-
 /// What is at a hook's path now.
 #[derive(Debug, PartialEq)]
 enum Existing {
@@ -269,44 +229,62 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or(first)
 }
 
-fn install(args: &InstallArgs) -> Result<i32, Error> {
-    let shown = args.worktree.as_deref().unwrap_or(Path::new("."));
-    let worktree = crate::cli::worktree(Some(shown))?;
-    let repository = locate(&worktree, shown)?;
-    let hooks_dir = &repository.hooks;
-    let mut hooks: Vec<Hook> = Vec::new();
-    for hook in if args.hooks.is_empty() {
+/// Installs `hooks` (none: both) into the hooks directory of the
+/// repository around `worktree` (`shown` as the user named it); returns
+/// what to tell the user.
+pub(crate) fn install(
+    worktree: &Path,
+    shown: &Path,
+    hooks: &[Hook],
+    force: bool,
+    baseline: Option<&Path>,
+) -> Result<String, Error> {
+    let repository = locate(worktree, shown)?;
+    let mut chosen: Vec<Hook> = Vec::new();
+    for hook in if hooks.is_empty() {
         &[Hook::PreCommit, Hook::PrePush][..]
     } else {
-        &args.hooks
+        hooks
     } {
-        if !hooks.contains(hook) {
-            hooks.push(*hook);
+        if !chosen.contains(hook) {
+            chosen.push(*hook);
         }
     }
-
     // Decide everything before touching anything: a refusal changes nothing.
     let exe = current_exe()?;
-    let baseline = args
-        .baseline
-        .as_deref()
-        .map(|path| baseline(path, &repository.top))
+    let baseline = baseline
+        .map(|path| self::baseline(path, &repository.top))
         .transpose()?;
+    let plan = plan(&repository, &chosen, &exe, baseline.as_deref(), force)?;
+    let mut out = write(&repository, plan)?;
+    notes(&mut out, &repository, &exe, baseline.as_deref());
+    Ok(out)
+}
+
+/// Each hook's [`Planned`] install; refused when a foreign
+/// hook is in the way and `force` is not given.
+fn plan(
+    repository: &Repository,
+    hooks: &[Hook],
+    exe: &Path,
+    baseline: Option<&Path>,
+    force: bool,
+) -> Result<Vec<Planned>, Error> {
     let plan = hooks
         .iter()
         .map(|&hook| {
-            let path = hooks_dir.join(hook.name());
-            let text = rendered(hook, &exe, baseline.as_deref())?;
+            let path = repository.hooks.join(hook.name());
+            let text = rendered(hook, exe, baseline)?;
             let state = existing(&path, &text);
             Ok((hook, path, text, state))
         })
-        .collect::<Result<Vec<(Hook, PathBuf, String, Existing)>, Error>>()?;
+        .collect::<Result<Vec<Planned>, Error>>()?;
     let foreign: Vec<String> = plan
         .iter()
         .filter(|(.., state)| *state == Existing::Foreign)
         .map(|(_, path, ..)| format!("`{}`", path.display()))
         .collect();
-    if !foreign.is_empty() && !args.force {
+    if !foreign.is_empty() && !force {
         let (subject, verb) = match foreign.len() {
             1 => (foreign[0].clone(), "exists and was"),
             _ => (foreign.join(" and "), "exist and were"),
@@ -315,9 +293,17 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
             "{subject} {verb} not installed by run-check; nothing changed (rerun with --force to move it to `<name>{BACKUP_SUFFIX}` and install run-check's)"
         )));
     }
+    Ok(plan)
+}
 
-    std::fs::create_dir_all(hooks_dir)
-        .map_err(|err| Error::io("create the hooks directory", hooks_dir, err))?;
+/// A hook to install: its path, its text and what is there now.
+type Planned = (Hook, PathBuf, String, Existing);
+
+/// Moves the foreign hooks of `plan` away and writes each hook that is
+/// not up to date; returns a line for each.
+fn write(repository: &Repository, plan: Vec<Planned>) -> Result<String, Error> {
+    std::fs::create_dir_all(&repository.hooks)
+        .map_err(|err| Error::io("create the hooks directory", &repository.hooks, err))?;
     let mut out = String::new();
     for (hook, path, template, state) in plan {
         let name = hook.name();
@@ -352,8 +338,14 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
                 .display()
         );
     }
+    Ok(out)
+}
+
+/// The closing lines: the binary the hooks run, the baseline, and what
+/// the worktree could change.
+fn notes(out: &mut String, repository: &Repository, exe: &Path, baseline: Option<&Path>) {
     let _ = writeln!(out, "the hooks run {}", exe.display());
-    if let Some(path) = &baseline {
+    if let Some(path) = baseline {
         let _ = writeln!(
             out,
             "the hooks pass --baseline {}: only diagnostics it does not have fail (install again without --baseline to drop it)",
@@ -379,8 +371,6 @@ fn install(args: &InstallArgs) -> Result<i32, Error> {
             repository.top.display()
         );
     }
-    crate::output::Output::Stdout.write(out.as_bytes())?;
-    Ok(exit_code::PASS)
 }
 
 #[cfg(test)]

@@ -87,115 +87,21 @@ pub(crate) mod route;
 #[cfg(test)]
 mod schema;
 pub(crate) mod score;
-mod text;
+pub(crate) mod text;
 pub(crate) mod thresholds;
 pub(crate) mod verdict;
 
-use std::path::{Path, PathBuf};
-
-use clap::Args;
+use std::path::Path;
 
 use crate::config::{self, JudgeConfig};
 use crate::error::Error;
 use crate::exit_code;
 
-use history::{History, PastRound};
+use history::PastRound;
 use input::Source;
 use route::RetryPoint;
 use run_check_documents::verdict::ConfigUsed;
 use verdict::{Recommendation, Verdict, round2};
-
-/// `judge` options.
-#[derive(Debug, Args)]
-pub(crate) struct JudgeArgs {
-    /// Evidence JSON, or an aggregator input (with `security_result`); `-` for stdin
-    pub(crate) input: PathBuf,
-    /// Earlier rounds, one verdict per line (JSON lines)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) history: Option<PathBuf>,
-    /// Append this round's verdict to the history file (as JSON, whatever --format prints)
-    #[arg(long, requires = "history")]
-    pub(crate) record: bool,
-    /// Output format
-    #[arg(long, value_enum, default_value = "json")]
-    pub(crate) format: JudgeFormat,
-    /// checks.toml whose [judge] table sets thresholds and weights [default:
-    /// the config the evidence names, when it still has the recorded sha256]
-    #[arg(long, value_name = "PATH")]
-    pub(crate) config: Option<PathBuf>,
-    /// Retry state file: its failure point past max_retries decides the route
-    #[arg(long, value_name = "FILE", requires_all = ["phase", "subagent"])]
-    pub(crate) state: Option<PathBuf>,
-    /// The failure point's phase (with --state)
-    #[arg(long, value_name = "PHASE", value_parser = ["verify", "fix"], requires = "state")]
-    pub(crate) phase: Option<String>,
-    /// The failure point's subagent (with --state)
-    #[arg(long, value_name = "NAME", requires = "state")]
-    pub(crate) subagent: Option<String>,
-}
-
-/// Output format of `judge`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum JudgeFormat {
-    /// The verdict document
-    Json,
-    /// Feedback for the code writer: issues by severity, scores, next step
-    Markdown,
-    /// The same in plain lines, for a terminal
-    Text,
-}
-
-pub(crate) fn run(args: &JudgeArgs) -> Result<i32, Error> {
-    let (display, bytes) = crate::bounded::read_input(&args.input, "read judge input")?;
-    let value = crate::json_input::typed(&display, &bytes)?;
-    let source = input::read(value).map_err(|p| crate::json_input::from_problem(&display, p))?;
-    let (judge, config_used) = judge_config(args.config.as_deref(), &source)?;
-    // Bad input changes nothing: the thresholds (a weight sum in the input)
-    // are checked before `--record` creates the history file or its folder.
-    if let Source::Aggregator(a) = &source {
-        thresholds::resolve(&judge, &a.tech_stack, &display)?;
-    }
-    let retry = match (&args.state, &args.phase, &args.subagent) {
-        (Some(state), Some(phase), Some(subagent)) => {
-            retry_point(state, phase, subagent, &source, &display)?
-        }
-        _ => None,
-    };
-    let history = args
-        .history
-        .as_deref()
-        .map(|path| {
-            if args.record
-                && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            {
-                std::fs::create_dir_all(dir)
-                    .map_err(|err| Error::io("create the directory of", path, err))?;
-            }
-            History::open(path, args.record)
-        })
-        .transpose()?;
-    let rounds = history.as_ref().map_or(&[][..], |h| h.rounds.as_slice());
-    let verdict = evaluate(&Round {
-        source: &source,
-        config: &judge,
-        config_used: config_used.as_ref(),
-        history: rounds,
-        retry: retry.as_ref(),
-        file: &display,
-    })?;
-    if let Some(history) = history
-        && args.record
-    {
-        history.append(&verdict)?;
-    }
-    let text = match args.format {
-        JudgeFormat::Json => run_check_documents::pretty(&verdict),
-        JudgeFormat::Markdown => markdown::render(&verdict),
-        JudgeFormat::Text => text::render(&verdict),
-    };
-    crate::output::Output::Stdout.write(text.as_bytes())?;
-    Ok(exit_code_of(&verdict))
-}
 
 /// 0 for `PASS`, 1 for any other recommendation.
 pub(crate) fn exit_code_of(verdict: &Verdict) -> i32 {
@@ -236,7 +142,7 @@ pub(crate) fn used(config: &config::Config, path: &Path) -> (JudgeConfig, Option
 
 /// The failure point `task/phase/subagent` of a retry state (the task is
 /// the evidence's `meta.task.id`); `None` when the state does not hold it.
-fn retry_point(
+pub(crate) fn retry_point(
     state: &Path,
     phase: &str,
     subagent: &str,

@@ -26,13 +26,11 @@ mod evidence;
 mod lesson;
 pub(crate) mod state;
 
-use std::path::{Path, PathBuf};
-
-use clap::{Args, Subcommand};
+use std::path::Path;
 
 use crate::error::Error;
 use crate::exit_code;
-use run_check_documents::retry::{RecordOutput, StatusOutput};
+use run_check_documents::retry::RecordOutput;
 use state::{Decision, EvidenceSummary, Lock, Outcome, Phase, Point, State};
 
 /// The state file when `--state` is not given (relative to the current
@@ -40,126 +38,6 @@ use state::{Decision, EvidenceSummary, Lock, Outcome, Phase, Point, State};
 pub(crate) const DEFAULT_STATE: &str = "runs/retry-state.json";
 /// `max_retries` when no checks.toml sets `[retry] max_retries`.
 pub(crate) const DEFAULT_MAX_RETRIES: u32 = 3;
-
-/// `retry` options.
-#[derive(Debug, Args)]
-// A missing action is a one-line usage error naming the actions, not help.
-#[command(arg_required_else_help = false, subcommand_required = true)]
-pub(crate) struct RetryArgs {
-    /// record, status or reset
-    #[command(subcommand)]
-    pub(crate) action: RetryAction,
-}
-
-/// What `retry` does.
-#[derive(Debug, Subcommand)]
-pub(crate) enum RetryAction {
-    /// Record one attempt's evidence for a failure point and print the decision
-    /// (exit 0 RETRY/RESOLVED, 1 SUBTASK/BLOCKED)
-    Record(RecordArgs),
-    /// Show the failure points
-    Status(StatusArgs),
-    /// Forget failure points of a task
-    Reset(ResetArgs),
-}
-
-/// Output format of `record` and `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum RetryFormat {
-    /// JSON on stdout
-    Json,
-    /// Human-readable lines
-    Text,
-}
-
-/// The state file option shared by every action.
-#[derive(Debug, Args, Clone)]
-pub(crate) struct StateArg {
-    /// The state file (created by `record`, with its parent directories)
-    #[arg(long = "state", value_name = "FILE", default_value = DEFAULT_STATE)]
-    pub(crate) path: PathBuf,
-}
-
-/// `retry record` options.
-#[derive(Debug, Args)]
-pub(crate) struct RecordArgs {
-    /// The task id of the failure point
-    #[arg(long = "task", value_name = "ID")]
-    pub(crate) task_id: String,
-    /// The phase of the failure point
-    #[arg(long, value_parser = phase())]
-    pub(crate) phase: Phase,
-    /// The subagent of the failure point
-    #[arg(long, value_name = "NAME")]
-    pub(crate) subagent: String,
-    /// Evidence JSON written by `run-check --format json`; `-` for stdin
-    #[arg(long, value_name = "EV.json")]
-    pub(crate) evidence: PathBuf,
-    /// The state file.
-    #[command(flatten)]
-    pub(crate) state: StateArg,
-    /// Output format
-    #[arg(long, value_enum, default_value = "json")]
-    pub(crate) format: RetryFormat,
-    /// checks.toml whose `[retry]` table sets `max_retries` [default: the
-    /// config the evidence names, when it still has the recorded sha256,
-    /// else 3]
-    #[arg(long, value_name = "PATH")]
-    pub(crate) config: Option<PathBuf>,
-    /// Write the point's lesson in DIR once it has failed twice:
-    /// DIR/YYYY-MM-DD_<task>-<phase>-<subagent>.md, never overwritten
-    #[arg(long, value_name = "DIR")]
-    pub(crate) lessons: Option<PathBuf>,
-}
-
-/// `retry status` options.
-#[derive(Debug, Args)]
-pub(crate) struct StatusArgs {
-    /// Only the points of this task
-    #[arg(long = "task", value_name = "ID")]
-    pub(crate) task_id: Option<String>,
-    /// The state file.
-    #[command(flatten)]
-    pub(crate) state: StateArg,
-    /// Output format
-    #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: RetryFormat,
-}
-
-/// `retry reset` options.
-#[derive(Debug, Args)]
-pub(crate) struct ResetArgs {
-    /// The task whose points to forget
-    #[arg(long = "task", value_name = "ID")]
-    pub(crate) task_id: String,
-    /// Only the points of this phase
-    #[arg(long, value_parser = phase())]
-    pub(crate) phase: Option<Phase>,
-    /// Only the points of this subagent
-    #[arg(long, value_name = "NAME")]
-    pub(crate) subagent: Option<String>,
-    /// The state file.
-    #[command(flatten)]
-    pub(crate) state: StateArg,
-}
-
-pub(crate) fn run(args: &RetryArgs) -> Result<i32, Error> {
-    match &args.action {
-        RetryAction::Record(args) => record_command(args),
-        RetryAction::Status(args) => status(args),
-        RetryAction::Reset(args) => reset(args),
-    }
-}
-
-/// `--phase`: `verify` or `fix`.
-pub(crate) fn phase() -> impl clap::builder::TypedValueParser<Value = Phase> {
-    use clap::builder::{PossibleValue, TypedValueParser};
-    clap::builder::PossibleValuesParser::new([
-        PossibleValue::new("verify").help("Verifying a candidate"),
-        PossibleValue::new("fix").help("Fixing the verifier's issues"),
-    ])
-    .map(|word| Phase::from_word(&word).unwrap_or(Phase::Verify))
-}
 
 /// The decision for a record: `outcome` is the recorded evidence's,
 /// `retry_count` the count after it.
@@ -304,90 +182,52 @@ pub(crate) fn record(request: &Record<'_>) -> Result<RecordOutput, Error> {
     Ok(RecordOutput::new(decision, &point, lesson))
 }
 
-fn record_command(args: &RecordArgs) -> Result<i32, Error> {
-    let max_retries = max_retries(args.config.as_deref())?;
-    let output = record(&Record {
-        task_id: &args.task_id,
-        phase: args.phase,
-        subagent: &args.subagent,
-        evidence: &args.evidence,
-        state: &args.state.path,
-        max_retries,
-        lessons: args.lessons.as_deref(),
-    })?;
-    let text = match args.format {
-        RetryFormat::Json => run_check_documents::pretty(&output),
-        // What evidence says (its banner) is shown safely, as every human
-        // report shows a document's text.
-        RetryFormat::Text => {
-            crate::sanitize::for_display(&format!("{}\n", record_line(&output))).into_owned()
-        }
-    };
-    print(&text)?;
-    Ok(decision_exit_code(output.decision))
-}
-
-fn status(args: &StatusArgs) -> Result<i32, Error> {
-    if let Some(task_id) = &args.task_id {
+/// The points of the state at `state` (only task `task_id`'s when given),
+/// sorted by their key.
+pub(crate) fn status(task_id: Option<&str>, state: &Path) -> Result<Vec<Point>, Error> {
+    if let Some(task_id) = task_id {
         check_name("--task", task_id)?;
     }
-    let path = state_path(&args.state.path)?;
-    let mut state = state::load(path)?;
+    let mut state = state::load(state_path(state)?)?;
     state.points.sort_by(|a, b| a.key().cmp(&b.key()));
-    let points: Vec<&Point> = state
+    state
         .points
-        .iter()
-        .filter(|p| args.task_id.as_ref().is_none_or(|t| &p.task_id == t))
-        .collect();
-    let text = match args.format {
-        RetryFormat::Json => run_check_documents::pretty(&StatusOutput {
-            points: points.into_iter().cloned().collect(),
-        }),
-        RetryFormat::Text => {
-            crate::sanitize::for_display(&status_text(&points, args.task_id.as_deref(), path))
-                .into_owned()
-        }
-    };
-    print(&text)?;
-    Ok(exit_code::PASS)
+        .retain(|p| task_id.is_none_or(|t| p.task_id == t));
+    Ok(state.points)
 }
 
-fn reset(args: &ResetArgs) -> Result<i32, Error> {
-    check_name("--task", &args.task_id)?;
-    if let Some(subagent) = &args.subagent {
+/// Forgets the points of task `task_id` (only those of `phase` and
+/// `subagent` when given) in the state at `state`; returns how many.
+pub(crate) fn reset(
+    task_id: &str,
+    phase: Option<Phase>,
+    subagent: Option<&str>,
+    state: &Path,
+) -> Result<usize, Error> {
+    check_name("--task", task_id)?;
+    if let Some(subagent) = subagent {
         check_name("--subagent", subagent)?;
     }
-    let path = state_path(&args.state.path)?;
+    let path = state_path(state)?;
     let matches = |p: &Point| {
-        p.task_id == args.task_id
-            && args.phase.is_none_or(|phase| p.phase == phase)
-            && args.subagent.as_ref().is_none_or(|s| &p.subagent == s)
+        p.task_id == task_id
+            && phase.is_none_or(|phase| p.phase == phase)
+            && subagent.is_none_or(|s| p.subagent == s)
     };
     // No state file: nothing to forget, and nothing (not even a lock file)
     // is created.
-    let removed = if path.exists() {
-        let _lock = Lock::acquire(path)?;
-        let mut state = state::load(path)?;
-        let before = state.points.len();
-        state.points.retain(|p| !matches(p));
-        let removed = before - state.points.len();
-        if removed > 0 {
-            state::store(path, &mut state)?;
-        }
-        removed
-    } else {
-        0
-    };
-    let mut what = format!("task `{}`", args.task_id);
-    if let Some(phase) = args.phase {
-        what.push_str(&format!(", phase {}", phase.as_str()));
+    if !path.exists() {
+        return Ok(0);
     }
-    if let Some(subagent) = &args.subagent {
-        what.push_str(&format!(", subagent `{subagent}`"));
+    let _lock = Lock::acquire(path)?;
+    let mut state = state::load(path)?;
+    let before = state.points.len();
+    state.points.retain(|p| !matches(p));
+    let removed = before - state.points.len();
+    if removed > 0 {
+        state::store(path, &mut state)?;
     }
-    let removed = crate::output::plural(removed, "failure point");
-    print(&format!("reset {removed} of {what}\n"))?;
-    Ok(exit_code::PASS)
+    Ok(removed)
 }
 
 // ---- inputs ----
@@ -442,7 +282,7 @@ pub(crate) fn max_retries(config: Option<&Path>) -> Result<Option<u32>, Error> {
 // ---- outputs ----
 
 /// `record --format text`: one line, from what `--format json` prints.
-fn record_line(out: &RecordOutput) -> String {
+pub(crate) fn record_line(out: &RecordOutput) -> String {
     let (count, max) = (out.retry_count, out.max_retries);
     let banner = &out.last_evidence.banner;
     let detail = match out.decision {
@@ -484,7 +324,7 @@ fn record_line(out: &RecordOutput) -> String {
 }
 
 /// `status --format text`: an aligned table, one row per point.
-fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String {
+pub(crate) fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String {
     if points.is_empty() {
         let of = task_id.map_or(String::new(), |t| format!(" of task `{t}`"));
         return format!("no failure points{of} in `{}`\n", path.display());
@@ -516,10 +356,6 @@ fn status_text(points: &[&Point], task_id: Option<&str>, path: &Path) -> String 
         ],
         &rows,
     )
-}
-
-fn print(text: &str) -> Result<(), Error> {
-    crate::output::Output::Stdout.write(text.as_bytes())
 }
 
 #[cfg(test)]

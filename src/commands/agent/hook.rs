@@ -262,7 +262,7 @@ impl Session {
         }
         .resolved();
         let worktree =
-            crate::cli::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
+            crate::paths::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
         let config = super::super::load_config(&location, &worktree)
             .map_err(|err| format!("the gate cannot run: {err}"))?;
         let dir = Path::new(&git_dir)

@@ -41,9 +41,10 @@ fn root() -> Result<PathBuf, Error> {
 /// `agent install [AGENT...] [--force] [--dry-run]`.
 fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
     let root = root()?;
-    let agents = match args.agents.is_empty() {
-        true => install::present(&root),
-        false => dedup(&args.agents),
+    let agents = if args.agents.is_empty() {
+        install::present(&root)
+    } else {
+        dedup(&args.agents)
     };
     let changes = install::install(&root, &agents, args.force)?;
     finish(&root, &changes, args.dry_run)
@@ -52,9 +53,10 @@ fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
 /// `agent uninstall [AGENT...] [--dry-run]`.
 fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
     let root = root()?;
-    let agents = match args.agents.is_empty() {
-        true => install::installed(&root)?,
-        false => dedup(&args.agents),
+    let agents = if args.agents.is_empty() {
+        install::installed(&root)?
+    } else {
+        dedup(&args.agents)
     };
     let changes = install::uninstall(&root, &agents)?;
     finish(&root, &changes, args.dry_run)
@@ -132,7 +134,7 @@ fn configured_max_chars() -> Result<usize, Error> {
         worktree: None,
     }
     .resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     if !super::config_file(&location, &worktree).exists() {
         return Ok(AgentConfig::MAX_CHARS);
     }

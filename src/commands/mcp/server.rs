@@ -33,7 +33,7 @@ pub(crate) fn serve(args: &McpArgs) -> Result<i32, Error> {
         worktree: args.worktree.clone(),
     }
     .resolved();
-    let worktree = crate::cli::worktree(location.worktree.as_deref())?;
+    let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     // The gate the tools run is run-check itself, installed beside this
     // program (never one found on PATH).
     let exe = super::sibling("run-check")?;

@@ -110,9 +110,10 @@ pub(crate) fn present(root: &Path) -> Vec<Agent> {
             root.join(dir).is_dir()
         })
         .collect();
-    match found.is_empty() {
-        true => vec![Agent::Claude],
-        false => found,
+    if found.is_empty() {
+        vec![Agent::Claude]
+    } else {
+        found
     }
 }
 
@@ -182,9 +183,10 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
                     let commands: Vec<String> =
                         agent.events().iter().map(|e| command(agent, e)).collect();
                     if remove(&mut document, layout, &commands) {
-                        match holds_nothing(&document) {
-                            true => Action::Remove,
-                            false => written(Some(&text), document.pretty()),
+                        if holds_nothing(&document) {
+                            Action::Remove
+                        } else {
+                            written(Some(&text), document.pretty())
                         }
                     } else {
                         Action::Unchanged
@@ -202,9 +204,10 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         {
             changes.push(Change {
                 path: PathBuf::from(path),
-                action: match text.contains(skill::MARKER) {
-                    true => Action::Remove,
-                    false => Action::Unchanged,
+                action: if text.contains(skill::MARKER) {
+                    Action::Remove
+                } else {
+                    Action::Unchanged
                 },
             });
         }

@@ -21,7 +21,7 @@ mod skill;
 use serde_json::{Value, json};
 
 /// A coding agent whose hooks run-check speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Agent {
     /// Claude Code
     Claude,

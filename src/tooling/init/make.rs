@@ -218,15 +218,11 @@ fn overlap(a: &str, b: &str, targets: &[Target]) -> bool {
     with_recipes(a, targets).iter().any(|t| b.contains(t))
 }
 
-/// A Makefile's `lint`, `check` and `test` targets as `make X` checks.
-pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
-    let file = ["GNUmakefile", "makefile", "Makefile"]
-        .into_iter()
-        .find(|f| is_file(root, f))?;
-    let text = read(root, file)?;
-    let targets = parse_targets(&text);
+/// What `writers` needs to know of the project: package.json's scripts
+/// (a target may run one), the Makefile's targets and ruff's fix settings.
+fn context(root: &Path, targets: &[Target]) -> Context {
     let ruff = super::python::ruff_config(root);
-    let context = Context {
+    Context {
         scripts: read(root, "package.json")
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
             .and_then(|m| {
@@ -245,45 +241,80 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .collect(),
         ruff_fixes: ruff.fix,
         ruff_fix_only: ruff.fix_only,
-    };
-    let mut refused = Vec::new();
-    let c = has_c_sources(root);
-    // The candidates, in order of preference: the build (C/C++ only), then
-    // `lint`, `check`, `test`; those that recurse or write are left out.
-    let mut candidates: Vec<(&str, Vec<&str>)> = Vec::new();
-    if c {
-        // `make all` when there is one, else the default goal (the first
-        // target) when it builds.
-        let goal = if targets.iter().any(|t| t.name == "all") {
-            Some(("all", vec!["make", "all"]))
-        } else {
-            targets
-                .first()
-                .filter(|t| !NOT_BUILDS.contains(&t.name.as_str()))
-                .map(|t| (t.name.as_str(), vec!["make"]))
-        };
-        if let Some((name, run)) = goal {
-            let target = targets.iter().find(|t| t.name == name);
-            if target.is_some_and(|t| t.runs_run_check) {
-                notes.push(format!(
-                    "{file} target `{name}` runs run-check itself; not used (it would recurse)"
-                ));
-            } else if let Some(why) = writers::target_writes(name, &context) {
-                notes.push(format!(
-                    "{file} target `{name}` writes files ({why}); not used as a check"
-                ));
-            } else {
-                candidates.push((name, run));
-            }
-        }
     }
-    let build_goal = candidates.first().map(|(name, _)| *name);
+}
+
+/// The build of a C/C++ project (`make all` when there is one, else the
+/// default goal when it builds), unless it recurses or writes.
+fn build_goal<'a>(
+    file: &str,
+    targets: &'a [Target],
+    context: &Context,
+    notes: &mut Vec<String>,
+) -> Option<(&'a str, Vec<&'a str>)> {
+    // `make all` when there is one, else the default goal (the first
+    // target) when it builds.
+    let goal = if targets.iter().any(|t| t.name == "all") {
+        Some(("all", vec!["make", "all"]))
+    } else {
+        targets
+            .first()
+            .filter(|t| !NOT_BUILDS.contains(&t.name.as_str()))
+            .map(|t| (t.name.as_str(), vec!["make"]))
+    };
+    let (name, run) = goal?;
+    let target = targets.iter().find(|t| t.name == name);
+    if target.is_some_and(|t| t.runs_run_check) {
+        notes.push(format!(
+            "{file} target `{name}` runs run-check itself; not used (it would recurse)"
+        ));
+    } else if let Some(why) = writers::target_writes(name, context) {
+        notes.push(format!(
+            "{file} target `{name}` writes files ({why}); not used as a check"
+        ));
+    } else {
+        return Some((name, run));
+    }
+    None
+}
+
+/// The build's check: the gcc parser, and the assert() matcher when the
+/// build runs the tests too (`build_tests`).
+fn build_check(file: &str, name: &str, run: &[&str], build_tests: bool) -> Check {
+    let mut check = Check::new("build", run, FAST_STRICT)
+        .paths(globs(&[
+            "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", file,
+        ]))
+        .parser("gcc")
+        .comment(format!(
+            "The build (`{}`) of this C/C++ project: the compiler's errors and warnings, located by the gcc parser. What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
+            run.join(" ")
+        ));
+    if build_tests {
+        check = check.matcher(super::cmake::ASSERT).comment(format!(
+            "The build (`{}`) of this C/C++ project, which also runs its tests (`{name}` reaches them): the gcc parser locates the compiler's errors and warnings, the matcher a failed assert(). What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
+            run.join(" ")
+        ));
+    }
+    check
+}
+
+/// Targets `lint`, `check` and `test` as candidates, unless they recurse
+/// or write; returns the refusals of those that write.
+fn targets_as_checks<'a>(
+    file: &str,
+    targets: &[Target],
+    context: &Context,
+    candidates: &mut Vec<(&'a str, Vec<&'a str>)>,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut refused = Vec::new();
     for name in ["lint", "check", "test"] {
         match targets.iter().find(|t| t.name == name) {
             Some(t) if t.runs_run_check => notes.push(format!(
                 "{file} target `{name}` runs run-check itself; not used (it would recurse)"
             )),
-            Some(_) => match writers::target_writes(name, &context) {
+            Some(_) => match writers::target_writes(name, context) {
                 None => candidates.push((name, vec!["make", name])),
                 Some(why) => {
                     notes.push(format!(
@@ -297,6 +328,26 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             None => {}
         }
     }
+    refused
+}
+
+/// A Makefile's `lint`, `check` and `test` targets as `make X` checks.
+pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
+    let file = ["GNUmakefile", "makefile", "Makefile"]
+        .into_iter()
+        .find(|f| is_file(root, f))?;
+    let text = read(root, file)?;
+    let targets = parse_targets(&text);
+    let context = context(root, &targets);
+    let c = has_c_sources(root);
+    // The candidates, in order of preference: the build (C/C++ only), then
+    // `lint`, `check`, `test`; those that recurse or write are left out.
+    let mut candidates: Vec<(&str, Vec<&str>)> = Vec::new();
+    if c {
+        candidates.extend(build_goal(file, &targets, &context, notes));
+    }
+    let build_goal = candidates.first().map(|(name, _)| *name);
+    let refused = targets_as_checks(file, &targets, &context, &mut candidates, notes);
     let modes = |name: &str| match name {
         "check" | "test" => STRICT,
         _ => FAST_STRICT,
@@ -333,22 +384,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         let name = *name;
         let is_build = Some(name) == build_goal;
         let mut check = if is_build {
-            let mut check = Check::new("build", run, FAST_STRICT)
-                .paths(globs(&[
-                    "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", file,
-                ]))
-                .parser("gcc")
-                .comment(format!(
-                    "The build (`{}`) of this C/C++ project: the compiler's errors and warnings, located by the gcc parser. What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
-                    run.join(" ")
-                ));
-            if build_tests {
-                check = check.matcher(super::cmake::ASSERT).comment(format!(
-                    "The build (`{}`) of this C/C++ project, which also runs its tests (`{name}` reaches them): the gcc parser locates the compiler's errors and warnings, the matcher a failed assert(). What it builds must be ignored by .gitignore: the strict gate reports files the checks create.",
-                    run.join(" ")
-                ));
-            }
-            check
+            build_check(file, name, run, build_tests)
         } else {
             let mut check = Check::new(name, run, modes(name)).comment(format!(
                 "The {file}'s `{name}` target, as its maintainer runs it."

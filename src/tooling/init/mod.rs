@@ -13,7 +13,7 @@
 //! `run-check validate` rejects. It reads only the project's manifests and
 //! runs nothing.
 //!
-//! Layout: this module is the command — the starter's model (`Check`, `Fix`,
+//! Layout: this module is the starter's model (`Check`, `Fix`,
 //! `Found`), the detection driver, and the checked, no-clobber write. One
 //! detector per ecosystem (`cargo`, `node`, `python`, `go`, `cmake`, and
 //! `make` as the fallback) turns manifests into checks; `render` turns what they found into
@@ -30,19 +30,10 @@ mod writers;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::Error;
-use crate::exit_code;
 use crate::output::plural;
-
-/// `init` options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct InitArgs {
-    /// The repository root to write checks.toml into [default: current directory]
-    #[arg(long, value_name = "PATH")]
-    pub(crate) worktree: Option<PathBuf>,
-}
 
 const FAST_STRICT: &[&str] = &["fast", "strict"];
 const STRICT: &[&str] = &["strict"];
@@ -148,28 +139,25 @@ impl Check {
     }
 }
 
-pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
-    let worktree = crate::cli::worktree(args.worktree.as_deref())?;
-    let display = match &args.worktree {
-        Some(dir) => dir.join("checks.toml"),
-        None => PathBuf::from("checks.toml"),
-    };
+/// Writes the starter checks.toml into `worktree` (`display` names it in
+/// messages); returns what to tell the user.
+pub(crate) fn write(worktree: &Path, display: &Path) -> Result<String, Error> {
     let target = worktree.join("checks.toml");
     if target.symlink_metadata().is_ok() {
-        return Err(exists(&display));
+        return Err(exists(display));
     }
-    let detected = detect(&worktree);
+    let detected = detect(worktree);
     let text = render::render(&detected);
     // A bug here must never reach the user's repository as a broken file.
-    let config = crate::config::parse(&text, &display, String::new()).map_err(|err| {
+    let config = crate::config::parse(&text, display, String::new()).map_err(|err| {
         Error::Internal(format!(
             "init produced an invalid checks.toml (a bug in run-check): {err}"
         ))
     })?;
-    let file = crate::output::Atomic::create(&target, &display, crate::output::FileKind::Regular)?;
+    let file = crate::output::Atomic::create(&target, display, crate::output::FileKind::Regular)?;
     match file.commit(text.as_bytes(), false) {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(exists(&display));
+            return Err(exists(display));
         }
         result => result?,
     }
@@ -223,8 +211,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<i32, Error> {
         "next: review it, then `run-check validate` and `run-check --mode strict` (every check, once); \
          then `run-check --mode fast` before each commit (the checks whose files changed)\n",
     );
-    crate::output::Output::Stdout.write(out.as_bytes())?;
-    Ok(exit_code::PASS)
+    Ok(out)
 }
 
 fn exists(display: &Path) -> Error {

@@ -131,9 +131,10 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let mut adopt = |name: &str, check: &str, modes: &'static [&'static str]| -> Option<Check> {
         let text = script(name)?;
         let left_out = hooks(name);
-        let writes = match left_out.is_empty() {
-            true => writers::script_writes(name, &context),
-            false => writers::script_alone_writes(name, &context),
+        let writes = if left_out.is_empty() {
+            writers::script_writes(name, &context)
+        } else {
+            writers::script_alone_writes(name, &context)
         };
         let Some(why) = writes else {
             if left_out.is_empty() {

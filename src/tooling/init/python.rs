@@ -200,9 +200,9 @@ fn ini_sections(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// pytest, ruff and mypy, each only when the project declares it (a
+/// The files that make a Python project and the tools they declare (a
 /// dependency, or the tool's own configuration).
-pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
+fn declared(root: &Path, notes: &mut Vec<String>) -> (Vec<String>, BTreeSet<String>) {
     let mut files = Vec::new();
     let mut declared = BTreeSet::new();
     if let Some(text) = read(root, "pyproject.toml") {
@@ -282,6 +282,98 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             declared.insert(tool.to_string());
         }
     }
+    (files, declared)
+}
+
+/// The mypy check: the files mypy's configuration names, else the targets
+/// of the project's own `mypy` command, else the tree.
+fn mypy_check(root: &Path, sources: &[String]) -> Check {
+    let mut paths = sources.to_vec();
+    paths.extend(globs(&["mypy.ini", ".mypy.ini"]));
+    // `files` in mypy's configuration names the targets; else the tree.
+    let configured = read(root, "pyproject.toml")
+        .and_then(|t| toml::from_str::<toml::Value>(&t).ok())
+        .is_some_and(|p| {
+            p.get("tool")
+                .and_then(|t| t.get("mypy"))
+                .and_then(|m| m.get("files"))
+                .is_some()
+        })
+        || ["mypy.ini", ".mypy.ini", "setup.cfg"].iter().any(|f| {
+            read(root, f).is_some_and(|t| {
+                t.lines()
+                    .any(|l| l.trim_start().starts_with("files") && l.contains('='))
+            })
+        });
+    // Else the targets of the project's own plain `mypy` command in
+    // tox.ini or noxfile.py: a project that type-checks only `src/pkg`
+    // gives thousands of errors on `mypy .`.
+    let commanded = if configured { None } else { mypy_targets(root) };
+    let mut run = argv(&["mypy", "--cache-dir", "/dev/null"]);
+    let target = match (&commanded, configured) {
+        (_, true) => "the files mypy's configuration names".to_string(),
+        (Some((file, targets)), false) => {
+            run.extend(targets.iter().cloned());
+            format!("{} (as {file} runs it)", targets.join(" "))
+        }
+        (None, false) => {
+            run.push(".".into());
+            "the whole tree (mypy's configuration names no `files`, and no tox.ini or noxfile.py runs mypy on named targets)".to_string()
+        }
+    };
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    Check::new("mypy", &run, FAST_STRICT)
+        .paths(paths)
+        .parser("mypy")
+        .comment(format!(
+            "Type checking of {target}, as the project configures mypy. --cache-dir /dev/null: mypy writes no .mypy_cache into the tree (on Windows write `nul`)."
+        ))
+}
+
+/// The pytest check, and a note when the tests import a src/ package
+/// nothing puts on their path.
+fn pytest_check(root: &Path, notes: &mut Vec<String>) -> Check {
+    // A src layout is importable by the tests only once installed
+    // (`pip install -e .`) or put on pytest's `pythonpath`: init runs
+    // nothing, so it says so instead of finding out.
+    let src_packages: Vec<String> = std::fs::read_dir(root.join("src"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("__init__.py").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let on_path = ["pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"]
+        .iter()
+        .any(|f| read(root, f).is_some_and(|t| t.contains("pythonpath")));
+    if let (Some(package), false) = (src_packages.first(), on_path) {
+        notes.push(format!(
+            "pytest imports `{package}` from src/: unless it is installed in the environment the gate runs in, the tests fail on `import {package}`; install it (`pip install -e .`) or add `pythonpath = [\"src\"]` to [tool.pytest.ini_options]"
+        ));
+    }
+    Check::new("pytest", &["pytest", "-q", "-p", "no:cacheprovider"], STRICT)
+        .parser("pytest")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .comment(
+            "The test suite; the pytest parser locates each failure at its test's file and line. No .pytest_cache or __pycache__: the strict gate verifies that checks write nothing.",
+        )
+}
+
+/// The black check: formatting checked only (`run-check fix` formats).
+fn black_check(sources: &[String]) -> Check {
+    Check::new("black", &["black", "--check", "."], FAST_STRICT)
+        .paths(sources.to_vec())
+        .parser("none")
+        .matcher(BLACK_WOULD_REFORMAT)
+        .comment(
+            "Formatting as black would (the project declares black), checked only: `run-check fix` formats. The matcher names each file black would reformat (black says no line).",
+        )
+}
+
+/// pytest, ruff and mypy, each only when the project declares it (a
+/// dependency, or the tool's own configuration).
+pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
+    let (files, declared) = declared(root, notes);
     if files.is_empty() {
         return None;
     }
@@ -349,91 +441,17 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         }
     }
     if declared.contains("black") && !(declared.contains("ruff") && ruff_config(root).format) {
-        checks.push(
-            Check::new("black", &["black", "--check", "."], FAST_STRICT)
-                .paths(sources.clone())
-                .parser("none")
-                .matcher(BLACK_WOULD_REFORMAT)
-                .comment(
-                    "Formatting as black would (the project declares black), checked only: `run-check fix` formats. The matcher names each file black would reformat (black says no line).",
-                ),
-        );
+        checks.push(black_check(&sources));
         fixes.push(Fix {
             name: "black".into(),
             run: argv(&["black", "."]),
         });
     }
     if declared.contains("mypy") {
-        let mut paths = sources.clone();
-        paths.extend(globs(&["mypy.ini", ".mypy.ini"]));
-        // `files` in mypy's configuration names the targets; else the tree.
-        let configured = read(root, "pyproject.toml")
-            .and_then(|t| toml::from_str::<toml::Value>(&t).ok())
-            .is_some_and(|p| {
-                p.get("tool")
-                    .and_then(|t| t.get("mypy"))
-                    .and_then(|m| m.get("files"))
-                    .is_some()
-            })
-            || ["mypy.ini", ".mypy.ini", "setup.cfg"].iter().any(|f| {
-                read(root, f).is_some_and(|t| {
-                    t.lines()
-                        .any(|l| l.trim_start().starts_with("files") && l.contains('='))
-                })
-            });
-        // Else the targets of the project's own plain `mypy` command in
-        // tox.ini or noxfile.py: a project that type-checks only `src/pkg`
-        // gives thousands of errors on `mypy .`.
-        let commanded = if configured { None } else { mypy_targets(root) };
-        let mut run = argv(&["mypy", "--cache-dir", "/dev/null"]);
-        let target = match (&commanded, configured) {
-            (_, true) => "the files mypy's configuration names".to_string(),
-            (Some((file, targets)), false) => {
-                run.extend(targets.iter().cloned());
-                format!("{} (as {file} runs it)", targets.join(" "))
-            }
-            (None, false) => {
-                run.push(".".into());
-                "the whole tree (mypy's configuration names no `files`, and no tox.ini or noxfile.py runs mypy on named targets)".to_string()
-            }
-        };
-        let run: Vec<&str> = run.iter().map(String::as_str).collect();
-        checks.push(
-            Check::new("mypy", &run, FAST_STRICT)
-                .paths(paths)
-                .parser("mypy")
-                .comment(format!(
-                    "Type checking of {target}, as the project configures mypy. --cache-dir /dev/null: mypy writes no .mypy_cache into the tree (on Windows write `nul`)."
-                )),
-        );
+        checks.push(mypy_check(root, &sources));
     }
     if declared.contains("pytest") {
-        // A src layout is importable by the tests only once installed
-        // (`pip install -e .`) or put on pytest's `pythonpath`: init runs
-        // nothing, so it says so instead of finding out.
-        let src_packages: Vec<String> = std::fs::read_dir(root.join("src"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.path().join("__init__.py").is_file())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        let on_path = ["pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"]
-            .iter()
-            .any(|f| read(root, f).is_some_and(|t| t.contains("pythonpath")));
-        if let (Some(package), false) = (src_packages.first(), on_path) {
-            notes.push(format!(
-                "pytest imports `{package}` from src/: unless it is installed in the environment the gate runs in, the tests fail on `import {package}`; install it (`pip install -e .`) or add `pythonpath = [\"src\"]` to [tool.pytest.ini_options]"
-            ));
-        }
-        checks.push(
-            Check::new("pytest", &["pytest", "-q", "-p", "no:cacheprovider"], STRICT)
-                .parser("pytest")
-                .env("PYTHONDONTWRITEBYTECODE", "1")
-                .comment(
-                    "The test suite; the pytest parser locates each failure at its test's file and line. No .pytest_cache or __pycache__: the strict gate verifies that checks write nothing.",
-                ),
-        );
+        checks.push(pytest_check(root, notes));
     }
     if checks.is_empty() {
         notes.push(format!(

@@ -1,5 +1,5 @@
 //! JSON Schemas (draft 2020-12) of the documents run-check reads and writes,
-//! and `run-check schema NAME`, which prints them.
+//! which `run-check schema NAME` prints.
 //!
 //! The documents' schemas are derived from their types
 //! (`run-check-documents` crate), as `schemas/NAME.json` are committed; the
@@ -10,10 +10,6 @@
 
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
-
-use crate::error::Error;
-use crate::exit_code;
-use crate::output::Output;
 
 /// The JSON Schema of checks.toml, derived from `config::RawConfig`, every
 /// subschema inline (`for_toml` tidies it).
@@ -69,32 +65,11 @@ fn for_toml(schema: &mut Value) {
 
 /// The schema names `by_name` knows, in the order `run-check schema` lists
 /// them: the documents', then checks.toml's.
-fn names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
     run_check_documents::schema::NAMES
         .iter()
         .copied()
         .chain(["checks"])
-}
-
-/// `run-check schema` options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct SchemaArgs {
-    /// The schema to print
-    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(names()))]
-    pub(crate) name: String,
-}
-
-/// Runs `run-check schema NAME`: prints the schema, pretty, on stdout.
-pub(crate) fn run(args: &SchemaArgs) -> Result<i32, Error> {
-    let schema = by_name(&args.name).ok_or_else(|| {
-        Error::Usage(format!(
-            "unknown schema `{}` (expected one of: {})",
-            args.name,
-            names().collect::<Vec<_>>().join(", ")
-        ))
-    })?;
-    Output::Stdout.write(run_check_documents::pretty(&schema).as_bytes())?;
-    Ok(exit_code::PASS)
 }
 
 /// The schema called `name`, one of [`names`].
