@@ -146,6 +146,9 @@ fn code_lines(file: &Path) -> Vec<(usize, String)> {
     if name == "tests.rs" || name.starts_with("test_") || name.ends_with("_tests.rs") {
         return Vec::new();
     }
+    if test_only_files().contains(file) {
+        return Vec::new();
+    }
     let text = fs::read_to_string(file).unwrap();
     let mut code = Vec::new();
     let mut lines = text.lines().map(str::trim).enumerate();
@@ -167,6 +170,36 @@ fn code_lines(file: &Path) -> Vec<(usize, String)> {
         }
     }
     code
+}
+
+/// The files of modules declared `#[cfg(test)] mod NAME;` (a test-only
+/// module in a file of its own, such as the config's property tests).
+fn test_only_files() -> &'static BTreeSet<PathBuf> {
+    static FILES: std::sync::OnceLock<BTreeSet<PathBuf>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let mut found = BTreeSet::new();
+        for file in sources(&repo_root().join("src")) {
+            let text = fs::read_to_string(&file).unwrap();
+            let lines: Vec<&str> = text.lines().map(str::trim).collect();
+            // A module's children live beside mod.rs (and lib.rs), else in
+            // the folder named after its file.
+            let stem = file.file_stem().unwrap().to_string_lossy();
+            let dir = match stem.as_ref() {
+                "mod" | "lib" | "main" => file.parent().unwrap().to_path_buf(),
+                _ => file.with_extension(""),
+            };
+            for pair in lines.windows(2) {
+                let declared = pair[1]
+                    .strip_prefix("mod ")
+                    .and_then(|rest| rest.strip_suffix(';'));
+                if let (true, Some(name)) = (pair[0] == "#[cfg(test)]", declared) {
+                    found.insert(dir.join(format!("{name}.rs")));
+                    found.insert(dir.join(name).join("mod.rs"));
+                }
+            }
+        }
+        found
+    })
 }
 
 /// The first path segment of each path `text` names after `prefix`
