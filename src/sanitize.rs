@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 
-use crate::run::evidence::Evidence;
+use run_check_documents::evidence::Evidence;
 
 /// Whether `text` may hold an escape sequence or a C1 control (ESC, or the
 /// UTF-8 lead byte 0xC2 of U+0080..U+00BF).

@@ -7,7 +7,6 @@ use crate::config::{self, CheckKind};
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
-use crate::run::evidence::{self};
 use crate::run::meta::{self};
 use crate::run::plan::{self, Selection};
 
@@ -57,7 +56,7 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
                 (CheckKind::Run(_), Err(why)) => Some(why.as_str()),
                 _ => None,
             },
-            timeout_ms: evidence::millis(c.timeout),
+            timeout_ms: crate::time::millis(c.timeout),
             retries: c.config.retries,
             cwd: relative(&c.cwd, &worktree),
             needs: c.needs.iter().map(|&i| plan.checks[i].name()).collect(),

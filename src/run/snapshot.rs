@@ -61,7 +61,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use crate::git::{Repo, Status, StatusEntry};
-use crate::run::evidence::{Diagnostic, ReadOnly};
+use run_check_documents::evidence::{Diagnostic, ReadOnly};
 use stat::{Clock, DirId, Lstat, Stat, Trust};
 
 pub(crate) use git_state::{GitState, GitWatch, IndexEntry, index_entries};

@@ -28,13 +28,12 @@ use std::time::Duration;
 use crate::config::CheckKind;
 use crate::parse::{Collector, Parsed};
 use crate::run::artifacts::{self, Collected};
-use crate::run::evidence::{Leaked, Status};
 use crate::run::excerpt::Excerpt;
 use crate::run::plan::{Plan, PlannedCheck};
 use crate::signal::Cancel;
 use contain::Containment;
 use process::End;
-use run_check_documents::evidence::Attempt;
+use run_check_documents::evidence::{Attempt, Diagnostic, Leaked, Status};
 
 pub(crate) use run_check_documents::evidence::INTERRUPTED;
 /// Skip reason of checks not started after a failure in fast mode.
@@ -495,6 +494,45 @@ fn run_check(
     }
 }
 
+/// Appends a check's diagnostics (stdout, stderr, then artifacts), capped at
+/// `MAX_PER_CHECK` in all, with files made worktree-relative. Returns how
+/// many were dropped.
+pub(crate) fn collect_diagnostics(
+    check: &PlannedCheck<'_>,
+    result: &CheckResult,
+    worktree: &std::path::Path,
+    out: &mut Vec<Diagnostic>,
+) -> u64 {
+    let mut dropped: u64 = result.parsed.iter().map(|p| p.dropped).sum();
+    let found = result
+        .parsed
+        .iter()
+        .flat_map(|p| &p.found)
+        .chain(&result.artifacts.found);
+    // Scan findings are worktree-relative already; tool output is relative
+    // to the directory the tool ran in.
+    let base = match check.config.kind {
+        crate::config::CheckKind::Scan(_) => worktree,
+        crate::config::CheckKind::Run(_) => check.cwd.as_path(),
+    };
+    let mut kept = 0;
+    for f in found {
+        if kept == crate::parse::MAX_PER_CHECK {
+            dropped += 1;
+            continue;
+        }
+        kept += 1;
+        let mut diagnostic = f.clone();
+        diagnostic.check = check.name().to_string();
+        diagnostic.file = f
+            .file
+            .as_deref()
+            .map(|file| crate::parse::relativize(file, base, worktree));
+        out.push(diagnostic);
+    }
+    dropped
+}
+
 /// `result` judged against the `--baseline`, when there is one
 /// (docs/baseline.md): a check that failed only for diagnostics the
 /// baseline knows passes. It must have failed by its exit (no timeout, no
@@ -505,8 +543,7 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
         return result;
     };
     let mut diagnostics = Vec::new();
-    let dropped =
-        crate::run::evidence::collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
+    let dropped = collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
     let old = baseline.mark(&mut diagnostics);
     result.baseline_suppressed = old;
     if result.status == Status::Fail
@@ -560,7 +597,7 @@ fn run_attempts(
         if retry || !log.is_empty() {
             log.push(Attempt {
                 exit_code: result.exit_code,
-                duration_ms: crate::run::evidence::millis(result.duration),
+                duration_ms: crate::time::millis(result.duration),
                 timed_out: result.timed_out,
             });
         }
@@ -626,7 +663,7 @@ fn run_process(
         .program
         .as_ref()
         .expect("immediate_result handles a missing program");
-    let spec = process::Spec {
+    let spec = child::Spec {
         program: check.exec.as_deref().unwrap_or(program),
         args: &check.argv()[1..],
         cwd,

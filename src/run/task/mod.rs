@@ -12,8 +12,8 @@ use run_check_documents::task::Texts;
 
 use crate::error::Error;
 use crate::run::changes;
-use crate::run::evidence::{ChangeBudget, TaskContract};
 use command::runs_strict_json;
+use run_check_documents::evidence::{ChangeBudget, TaskContract};
 
 pub(crate) use run_check_documents::evidence::Violation;
 
