@@ -1,3 +1,5 @@
+use super::snapshotter::merge_into;
+use super::walk::{BATCH, hash_file, hash_path, par_map, tree_hash};
 use super::*;
 use crate::test_git::git;
 
