@@ -180,92 +180,18 @@ impl Snapshotter {
             let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
             look_again(lstat, worktree, key, Some(&entry.seen), dir)
         };
-        // The untracked files are listed again unless the reference's
-        // untracked directories prove them the same (`tree.rs`).
-        let list = || -> Result<Listing, String> {
-            if let Some(tree) = reference.tree.as_ref().filter(|_| unlisted) {
-                let (tracked, untracked) = std::thread::scope(|scope| {
-                    let tracked = scope.spawn(|| repo.status_tracked());
-                    let untracked =
-                        tree.again(repo, worktree, &reference.entries, &reference.clock);
-                    let tracked = tracked
-                        .join()
-                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    (tracked, untracked)
-                });
-                if let (Ok(tracked), Ok(Some(new))) = (tracked, untracked) {
-                    return Ok(Listing::Tracked(tracked, new));
-                }
-            }
-            repo.status().map(Listing::Full)
-        };
-        // Where the untracked files will be the reference's, each is made
-        // whole while it is stat'ed, on every CPU, in the list the snapshot
-        // keeps: no list of what was seen to copy from afterwards.
-        let whole = reference.tree.is_some() && unlisted;
-        let (listing, mut early) = if reference.len() < OVERLAP_MIN {
-            (list()?, Early::None)
-        } else {
-            let indices: Vec<usize> = (0..reference.len()).collect();
-            // git lists on one CPU meanwhile; the stats take as long or
-            // longer, so they get every CPU and share with git.
-            let threads = cpus();
-            std::thread::scope(|scope| {
-                let listing = scope.spawn(list);
-                let early = match whole {
-                    true => Early::Made(par_map(&indices, threads, Lstat::default, |lstat, &i| {
-                        let (key, entry) = &reference.entries[i];
-                        let recorded = Entry {
-                            code: entry.code,
-                            state: entry.state.clone(),
-                            seen: look_at(lstat, i),
-                        };
-                        (key.clone(), recorded)
-                    })),
-                    false => {
-                        Early::Seen(par_map(&indices, threads, Lstat::default, |lstat, &i| {
-                            look_at(lstat, i)
-                        }))
-                    }
-                };
-                let listing = listing
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                listing.map(|listing| (listing, early))
-            })?
-        };
-        let same_root = repo.toplevel() == worktree;
+        let (listing, mut early) =
+            list_while_looking(repo, worktree, reference, unlisted, &look_at)?;
         let (status, new) = match listing {
             Listing::Full(status) => (status, None),
             Listing::Tracked(status, new) => (status, Some(new)),
         };
-        let mut flagged = git_state::flagged_entries(&status, hidden);
-        flagged.extend(ignored_rules(&status));
-        let ignored = match new.is_some() {
-            true => reference.ignored.clone(),
-            false => ignored_keys(repo, worktree, &status),
+        let ignored = if new.is_some() {
+            reference.ignored.clone()
+        } else {
+            ignored_keys(repo, worktree, &status)
         };
-        let new_untracked = new.iter().flatten().map(|path| crate::git::StatusEntry {
-            path: path.clone().into(),
-            code: "??".into(),
-            state: String::new(),
-        });
-        let mut listed: Vec<(Key, Entry)> = status
-            .entries
-            .into_iter()
-            .chain(flagged)
-            .chain(new_untracked)
-            .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
-            .map(|entry| {
-                let key = key_of(repo, worktree, same_root, &entry);
-                let recorded = Entry {
-                    code: Code::of(&entry.code),
-                    state: entry.state,
-                    seen: Seen::Absent,
-                };
-                (key, recorded)
-            })
-            .collect();
+        let listed = listed_entries(repo, worktree, hidden, status, new.as_deref());
         let mut lstat = Lstat::default();
         // What was stat'ed while git listed (`early`, by the reference's
         // index), or a look now at what the reference did not know.
@@ -275,61 +201,7 @@ impl Snapshotter {
                 None => look_again(lstat, worktree, key, None, None),
             };
         let mut snapshot = if new.is_some() {
-            // Without a second listing of the untracked files: the
-            // reference's, merged in order with the rest (of which the
-            // `.gitignore` files are looked at again).
-            listed.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
-            listed.dedup_by(|a, b| a.0 == b.0);
-            let rules = listed
-                .iter()
-                .filter(|(key, _)| is_rule(key))
-                .map(|(key, _)| key.clone())
-                .collect();
-            let untracked = |entry: &Entry| entry.code.untracked() || entry.code.ignored();
-            let mut rest = Vec::with_capacity(listed.len());
-            for (key, mut entry) in listed {
-                let known = reference
-                    .entries
-                    .binary_search_by(|(k, _)| order(k, &key))
-                    .ok();
-                // A path in both (a file untracked now and deleted from the
-                // index) is kept once, as the reference has it.
-                if known.is_some_and(|i| untracked(&reference.entries[i].1)) {
-                    continue;
-                }
-                entry.seen = seen_at(&mut early, &mut lstat, &key, known);
-                rest.push((key, entry));
-            }
-            let mut all = match early {
-                Early::Made(made) => made,
-                _ => {
-                    let mut made = Vec::with_capacity(reference.len());
-                    for (i, (key, entry)) in reference.entries.iter().enumerate() {
-                        let seen = match untracked(entry) {
-                            true => seen_at(&mut early, &mut lstat, key, Some(i)),
-                            false => Seen::Absent,
-                        };
-                        let recorded = Entry {
-                            code: entry.code,
-                            state: entry.state.clone(),
-                            seen,
-                        };
-                        made.push((key.clone(), recorded));
-                    }
-                    made
-                }
-            };
-            all.retain(|(_, entry)| untracked(entry));
-            // run-check's own report, written meanwhile, is a new root that
-            // would be merged in only to be left out again.
-            temps::forget_among(&mut rest, worktree);
-            merge_into(&mut all, rest);
-            // Sorted, each path once, by construction: no pass over
-            // 200,000 keys to check it.
-            let mut snapshot = Snapshot::sorted(all, clock);
-            snapshot.listed_untracked = false;
-            snapshot.rules = rules;
-            snapshot
+            along_reference(listed, reference, early, (worktree, clock), seen_at)
         } else {
             let mut snapshot = Snapshot::new(listed, clock);
             // Both lists are sorted: the reference's index of each key is
@@ -348,6 +220,179 @@ impl Snapshotter {
         temps::forget_run_check_temps(&mut snapshot, worktree);
         Ok(snapshot)
     }
+}
+
+/// The listing of a later snapshot (`git status`, or its tracked part and
+/// the untracked files `tree.rs` proves), and, with many reference paths,
+/// the reference's paths looked at (`look_at`) on every CPU meanwhile.
+fn list_while_looking(
+    repo: &Repo,
+    worktree: &Path,
+    reference: &Snapshot,
+    unlisted: bool,
+    look_at: &(impl Fn(&mut Lstat, usize) -> Seen + Sync),
+) -> Result<(Listing, Early), String> {
+    // The untracked files are listed again unless the reference's
+    // untracked directories prove them the same (`tree.rs`).
+    let list = || -> Result<Listing, String> {
+        if let Some(tree) = reference.tree.as_ref().filter(|_| unlisted) {
+            let (tracked, untracked) = std::thread::scope(|scope| {
+                let tracked = scope.spawn(|| repo.status_tracked());
+                let untracked = tree.again(repo, worktree, &reference.entries, &reference.clock);
+                let tracked = tracked
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (tracked, untracked)
+            });
+            if let (Ok(tracked), Ok(Some(new))) = (tracked, untracked) {
+                return Ok(Listing::Tracked(tracked, new));
+            }
+        }
+        repo.status().map(Listing::Full)
+    };
+    // Where the untracked files will be the reference's, each is made
+    // whole while it is stat'ed, on every CPU, in the list the snapshot
+    // keeps: no list of what was seen to copy from afterwards.
+    let whole = reference.tree.is_some() && unlisted;
+    Ok(if reference.len() < OVERLAP_MIN {
+        (list()?, Early::None)
+    } else {
+        let indices: Vec<usize> = (0..reference.len()).collect();
+        // git lists on one CPU meanwhile; the stats take as long or
+        // longer, so they get every CPU and share with git.
+        let threads = cpus();
+        std::thread::scope(|scope| {
+            let listing = scope.spawn(list);
+            let early = if whole {
+                Early::Made(par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                    let (key, entry) = &reference.entries[i];
+                    let recorded = Entry {
+                        code: entry.code,
+                        state: entry.state.clone(),
+                        seen: look_at(lstat, i),
+                    };
+                    (key.clone(), recorded)
+                }))
+            } else {
+                Early::Seen(par_map(&indices, threads, Lstat::default, |lstat, &i| {
+                    look_at(lstat, i)
+                }))
+            };
+            let listing = listing
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            listing.map(|listing| (listing, early))
+        })?
+    })
+}
+
+/// The entries of a later snapshot's listing, in git's order: `status`'s,
+/// the flagged index entries and ignore files, and the untracked files
+/// `new` (when the untracked files were not listed again); build output
+/// left out. Not looked at yet.
+fn listed_entries(
+    repo: &Repo,
+    worktree: &Path,
+    hidden: &[PathBuf],
+    status: Status,
+    new: Option<&[PathBuf]>,
+) -> Vec<(Key, Entry)> {
+    let same_root = repo.toplevel() == worktree;
+    let mut flagged = git_state::flagged_entries(&status, hidden);
+    flagged.extend(ignored_rules(&status));
+    let new_untracked = new
+        .into_iter()
+        .flatten()
+        .map(|path| crate::git::StatusEntry {
+            path: path.clone().into(),
+            code: "??".into(),
+            state: String::new(),
+        });
+    status
+        .entries
+        .into_iter()
+        .chain(flagged)
+        .chain(new_untracked)
+        .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
+        .map(|entry| {
+            let key = key_of(repo, worktree, same_root, &entry);
+            let recorded = Entry {
+                code: Code::of(&entry.code),
+                state: entry.state,
+                seen: Seen::Absent,
+            };
+            (key, recorded)
+        })
+        .collect()
+}
+
+/// A later snapshot whose untracked files are the reference's (listed
+/// again only in part): `listed` looked at and merged in order with the
+/// reference's untracked entries (`early`'s, when made while git listed).
+fn along_reference(
+    mut listed: Vec<(Key, Entry)>,
+    reference: &Snapshot,
+    mut early: Early,
+    (worktree, clock): (&Path, Clock),
+    seen_at: impl Fn(&mut Early, &mut Lstat, &Key, Option<usize>) -> Seen,
+) -> Snapshot {
+    let mut lstat = Lstat::default();
+    // Without a second listing of the untracked files: the
+    // reference's, merged in order with the rest (of which the
+    // `.gitignore` files are looked at again).
+    listed.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+    listed.dedup_by(|a, b| a.0 == b.0);
+    let rules = listed
+        .iter()
+        .filter(|(key, _)| is_rule(key))
+        .map(|(key, _)| key.clone())
+        .collect();
+    let untracked = |entry: &Entry| entry.code.untracked() || entry.code.ignored();
+    let mut rest = Vec::with_capacity(listed.len());
+    for (key, mut entry) in listed {
+        let known = reference
+            .entries
+            .binary_search_by(|(k, _)| order(k, &key))
+            .ok();
+        // A path in both (a file untracked now and deleted from the
+        // index) is kept once, as the reference has it.
+        if known.is_some_and(|i| untracked(&reference.entries[i].1)) {
+            continue;
+        }
+        entry.seen = seen_at(&mut early, &mut lstat, &key, known);
+        rest.push((key, entry));
+    }
+    let mut all = match early {
+        Early::Made(made) => made,
+        _ => {
+            let mut made = Vec::with_capacity(reference.len());
+            for (i, (key, entry)) in reference.entries.iter().enumerate() {
+                let seen = if untracked(entry) {
+                    seen_at(&mut early, &mut lstat, key, Some(i))
+                } else {
+                    Seen::Absent
+                };
+                let recorded = Entry {
+                    code: entry.code,
+                    state: entry.state.clone(),
+                    seen,
+                };
+                made.push((key.clone(), recorded));
+            }
+            made
+        }
+    };
+    all.retain(|(_, entry)| untracked(entry));
+    // run-check's own report, written meanwhile, is a new root that
+    // would be merged in only to be left out again.
+    temps::forget_among(&mut rest, worktree);
+    merge_into(&mut all, rest);
+    // Sorted, each path once, by construction: no pass over
+    // 200,000 keys to check it.
+    let mut snapshot = Snapshot::sorted(all, clock);
+    snapshot.listed_untracked = false;
+    snapshot.rules = rules;
+    snapshot
 }
 
 /// Merges `rest` (sorted, few) into `all` (sorted, with no key of `rest`),
