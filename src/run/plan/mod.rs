@@ -120,30 +120,7 @@ pub(crate) fn build<'c>(
     worktree: &Path,
     selection: &Selection,
 ) -> Result<Plan<'c>, Error> {
-    for (flag, names) in [("--only", &selection.only), ("--skip", &selection.skip)] {
-        for name in names {
-            let Some(check) = config.checks.iter().find(|c| &c.name == name) else {
-                return Err(Error::Usage(format!(
-                    "{flag} `{name}`: no check of that name in {}",
-                    config.path.display()
-                )));
-            };
-            // Asking for a check the mode leaves out would run nothing and
-            // pass; skipping one is harmless, so `--skip` stays accepted.
-            if flag == "--only" && !check.modes.contains(&selection.mode) {
-                let modes: Vec<&str> = check.modes.iter().map(|m| m.as_str()).collect();
-                return Err(Error::Usage(format!(
-                    "--only `{name}`: the check does not run in {} mode (its modes: {})",
-                    selection.mode.as_str(),
-                    if modes.is_empty() {
-                        "none".to_string()
-                    } else {
-                        modes.join(", ")
-                    }
-                )));
-            }
-        }
-    }
+    names_known(config, selection)?;
     let selected: Vec<&CheckConfig> = config
         .checks
         .iter()
@@ -151,33 +128,7 @@ pub(crate) fn build<'c>(
         .filter(|c| selection.only.is_empty() || selection.only.contains(&c.name))
         .filter(|c| !selection.skip.contains(&c.name))
         .collect();
-    let shard = selection.shard.as_ref().map(|sharding| {
-        let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
-        (sharding.shard, all)
-    });
-    let selected: Vec<&CheckConfig> = match (&selection.shard, &shard) {
-        (
-            Some(Sharding {
-                shard,
-                timings: Some(timings),
-            }),
-            Some((_, all)),
-        ) => {
-            let split = timings.split(all, shard.count);
-            selected
-                .into_iter()
-                .zip(split)
-                .filter(|(_, k)| *k == shard.index)
-                .map(|(c, _)| c)
-                .collect()
-        }
-        (Some(Sharding { shard, .. }), _) => selected
-            .into_iter()
-            .filter(|c| shard.contains(&c.name))
-            .collect(),
-        (None, _) => selected,
-    };
-
+    let (selected, shard) = shard::select(selected, selection.shard.as_ref());
     let mut checks = Vec::with_capacity(selected.len());
     let mut resolver = Resolver::default();
     for check in &selected {
@@ -231,6 +182,36 @@ pub(crate) fn build<'c>(
             .map(|t| t.path.clone()),
         baseline: None,
     })
+}
+
+/// Checks that every `--only` and `--skip` name is a check, and that an
+/// `--only` check runs in the selected mode.
+fn names_known(config: &Config, selection: &Selection) -> Result<(), Error> {
+    for (flag, names) in [("--only", &selection.only), ("--skip", &selection.skip)] {
+        for name in names {
+            let Some(check) = config.checks.iter().find(|c| &c.name == name) else {
+                return Err(Error::Usage(format!(
+                    "{flag} `{name}`: no check of that name in {}",
+                    config.path.display()
+                )));
+            };
+            // Asking for a check the mode leaves out would run nothing and
+            // pass; skipping one is harmless, so `--skip` stays accepted.
+            if flag == "--only" && !check.modes.contains(&selection.mode) {
+                let modes: Vec<&str> = check.modes.iter().map(|m| m.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--only `{name}`: the check does not run in {} mode (its modes: {})",
+                    selection.mode.as_str(),
+                    if modes.is_empty() {
+                        "none".to_string()
+                    } else {
+                        modes.join(", ")
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The plan of `run-check fix`: the `[[fix]]` commands (all, or those named

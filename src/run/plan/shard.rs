@@ -127,3 +127,39 @@ impl Shard {
         Shard::of(name, self.count) == self.index
     }
 }
+
+/// The checks of `selected` in this run's shard (all of them without
+/// `--shard`), and the shard with the names of every selected check (what
+/// the evidence records).
+pub(super) fn select<'c>(
+    selected: Vec<&'c CheckConfig>,
+    sharding: Option<&Sharding>,
+) -> (Vec<&'c CheckConfig>, Option<(Shard, Vec<String>)>) {
+    let shard = sharding.map(|sharding| {
+        let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
+        (sharding.shard, all)
+    });
+    let selected = match (sharding, &shard) {
+        (
+            Some(Sharding {
+                shard,
+                timings: Some(timings),
+            }),
+            Some((_, all)),
+        ) => {
+            let split = timings.split(all, shard.count);
+            selected
+                .into_iter()
+                .zip(split)
+                .filter(|(_, k)| *k == shard.index)
+                .map(|(c, _)| c)
+                .collect()
+        }
+        (Some(Sharding { shard, .. }), _) => selected
+            .into_iter()
+            .filter(|c| shard.contains(&c.name))
+            .collect(),
+        (None, _) => selected,
+    };
+    (selected, shard)
+}
