@@ -174,22 +174,7 @@ pub(crate) fn begin(
                 continue;
             }
         };
-        let local = match policy.read {
-            true => store.get(&key, check.name()),
-            false => None,
-        };
-        let found = match (local, &remote) {
-            (Some(entry), _) => Some((entry, CacheSource::Local)),
-            (None, Some(remote)) => remote.get(&key, check.name()).map(|entry| {
-                // Kept here too: the next run on this machine need not ask.
-                if policy.write {
-                    let _ = store.put(&entry);
-                }
-                (entry, CacheSource::Remote)
-            }),
-            (None, None) => None,
-        };
-        match found {
+        match look_up(&key, check.name(), policy, &store, remote.as_ref()) {
             Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
             None => {
                 check.cache = CacheUse {
@@ -208,6 +193,33 @@ pub(crate) fn begin(
         misses,
         policy,
         commit: facts.git.and_then(|(_, status)| status.commit.clone()),
+    }
+}
+
+/// The entry stored under `key` for check `name`: the local store's
+/// (when the policy reads), else the remote's.
+fn look_up(
+    key: &str,
+    name: &str,
+    policy: Policy,
+    store: &Store,
+    remote: Option<&Remote>,
+) -> Option<(Entry, CacheSource)> {
+    let local = if policy.read {
+        store.get(key, name)
+    } else {
+        None
+    };
+    match (local, remote) {
+        (Some(entry), _) => Some((entry, CacheSource::Local)),
+        (None, Some(remote)) => remote.get(key, name).map(|entry| {
+            // Kept here too: the next run on this machine need not ask.
+            if policy.write {
+                let _ = store.put(&entry);
+            }
+            (entry, CacheSource::Remote)
+        }),
+        (None, None) => None,
     }
 }
 
