@@ -31,16 +31,7 @@ struct ListRow<'a> {
 /// `run-check list`: the checks a mode would run, with resolved programs.
 pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
     let (worktree, config) = locate(&args.location)?;
-    let selection = Selection {
-        mode: args.mode,
-        only: vec![],
-        skip: vec![],
-        jobs: None,
-        no_fail_fast: false,
-        changed: None,
-        shard: None,
-    };
-    let plan = plan::build(&config, &worktree, &selection)?;
+    let plan = plan::build(&config, &worktree, &Selection::all(args.mode))?;
     let rows: Vec<ListRow<'_>> = plan
         .checks
         .iter()

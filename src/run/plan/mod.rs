@@ -37,6 +37,22 @@ pub(crate) struct Selection {
     pub(crate) shard: Option<Sharding>,
 }
 
+impl Selection {
+    /// Every check of `mode`: no `--only`, `--skip`, `--shard` or changed
+    /// files, the settings' jobs, fail-fast as the mode has it.
+    pub(crate) fn all(mode: Mode) -> Selection {
+        Selection {
+            mode,
+            only: Vec::new(),
+            skip: Vec::new(),
+            jobs: None,
+            no_fail_fast: false,
+            changed: None,
+            shard: None,
+        }
+    }
+}
+
 /// A resolved run.
 #[derive(Debug)]
 pub(crate) struct Plan<'c> {

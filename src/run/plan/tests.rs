@@ -28,13 +28,8 @@ fn config(text: &str) -> Config {
 
 fn selection(mode: Mode) -> Selection {
     Selection {
-        mode,
-        only: vec![],
-        skip: vec![],
         jobs: Some(3),
-        no_fail_fast: false,
-        changed: None,
-        shard: None,
+        ..Selection::all(mode)
     }
 }
 
