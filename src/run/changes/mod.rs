@@ -103,9 +103,12 @@ pub(crate) fn changed_files_among(
             .unwrap_or_default();
         files
             .iter()
-            .map(|file| match prefix.is_empty() {
-                true => file.clone().into_bytes(),
-                false => format!("{prefix}/{file}").into_bytes(),
+            .map(|file| {
+                if prefix.is_empty() {
+                    file.clone().into_bytes()
+                } else {
+                    format!("{prefix}/{file}").into_bytes()
+                }
             })
             .collect()
     });

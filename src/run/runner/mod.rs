@@ -192,20 +192,8 @@ pub(crate) fn run_plan(
                         continue;
                     }
                     let check = &plan.checks[i];
-                    let failed_need = check.needs.iter().find(|&&d| {
-                        results[d]
-                            .as_ref()
-                            .is_some_and(|r| !r.lets_dependants_run())
-                    });
-                    if let Some(&d) = failed_need {
-                        let need = &results[d].as_ref().expect("finished").status;
-                        let reason = format!(
-                            "needs `{}`, which ended `{}`",
-                            plan.checks[d].name(),
-                            need.as_str()
-                        );
+                    if let Some(result) = failed_need(check, plan, &results) {
                         started[i] = true;
-                        let result = CheckResult::skipped(reason);
                         on_event(Event::Finished(check, &result));
                         results[i] = Some(result);
                         continue;
@@ -275,19 +263,9 @@ pub(crate) fn run_plan(
                 }
                 continue;
             }
-            let (i, result) = match rx.recv() {
-                Ok(Message::Done(i, result)) => (i, result),
-                Ok(Message::Retrying(i, attempt, next)) => {
-                    on_event(Event::Retrying(&plan.checks[i], &attempt, next));
-                    continue;
-                }
-                Ok(Message::Token(token)) => {
-                    if let Some(tokens) = &mut tokens {
-                        tokens.arrived(token);
-                    }
-                    continue;
-                }
-                Err(_) => break,
+            let Ok(message) = rx.recv() else { break };
+            let Some((i, result)) = ended(message, plan, tokens.as_mut(), on_event) else {
+                continue;
             };
             running -= 1;
             on_event(Event::Finished(&plan.checks[i], &result));
@@ -302,7 +280,61 @@ pub(crate) fn run_plan(
 
     // Whatever any check left is gone now (but what `leave_running` kept),
     // before the last snapshot is taken.
-    let leaked = contain.finish();
+    completed(plan, results, contain.finish(), stop_reason, on_event)
+}
+
+/// The check that `message` says ended, and its result; a retry is
+/// reported, a token of the jobs pool kept.
+fn ended(
+    message: Message,
+    plan: &Plan<'_>,
+    tokens: Option<&mut Tokens>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Option<(usize, CheckResult)> {
+    match message {
+        Message::Done(i, result) => return Some((i, result)),
+        Message::Retrying(i, attempt, next) => {
+            on_event(Event::Retrying(&plan.checks[i], &attempt, next));
+        }
+        Message::Token(token) => {
+            if let Some(tokens) = tokens {
+                tokens.arrived(token);
+            }
+        }
+    }
+    None
+}
+
+/// A skip of `check` when one of its needs ended so that dependants do not
+/// run.
+fn failed_need(
+    check: &PlannedCheck<'_>,
+    plan: &Plan<'_>,
+    results: &[Option<CheckResult>],
+) -> Option<CheckResult> {
+    let &d = check.needs.iter().find(|&&d| {
+        results[d]
+            .as_ref()
+            .is_some_and(|r| !r.lets_dependants_run())
+    })?;
+    let need = &results[d].as_ref().expect("finished").status;
+    let reason = format!(
+        "needs `{}`, which ended `{}`",
+        plan.checks[d].name(),
+        need.as_str()
+    );
+    Some(CheckResult::skipped(reason))
+}
+
+/// Every check's result, in plan order, with what its processes left
+/// behind (`leaked`); a check that never ended is skipped for `stop_reason`.
+fn completed(
+    plan: &Plan<'_>,
+    results: Vec<Option<CheckResult>>,
+    leaked: Vec<Vec<Leaked>>,
+    stop_reason: Option<&'static str>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<CheckResult> {
     let reason = stop_reason.unwrap_or(INTERRUPTED);
     results
         .into_iter()

@@ -248,9 +248,10 @@ fn bytes<K: AsRef<Path> + ?Sized>(key: &K) -> &[u8] {
 
 /// The order of two keys (the same key of two snapshots: at once).
 fn order(a: &Key, b: &Key) -> std::cmp::Ordering {
-    match Arc::ptr_eq(a, b) {
-        true => std::cmp::Ordering::Equal,
-        false => bytes(a).cmp(bytes(b)),
+    if Arc::ptr_eq(a, b) {
+        std::cmp::Ordering::Equal
+    } else {
+        bytes(a).cmp(bytes(b))
     }
 }
 

@@ -315,7 +315,7 @@ fn listed_entries(
         .chain(new_untracked)
         .filter(|entry| !(entry.code == "??" && is_build_output(&entry.path)))
         .map(|entry| {
-            let key = key_of(repo, worktree, same_root, &entry);
+            let key = key_of(repo, worktree, same_root, &entry.path);
             let recorded = Entry {
                 code: Code::of(&entry.code),
                 state: entry.state,
@@ -473,14 +473,16 @@ pub(super) fn listed<'a>(status: &'a Status, flagged: &'a [StatusEntry]) -> Vec<
         .collect()
 }
 
-/// The snapshot key of `entry` (`same_root`: the worktree is the top level).
-fn key_of(repo: &Repo, worktree: &Path, same_root: bool, entry: &StatusEntry) -> Key {
-    match same_root {
-        true => entry.path.clone(),
-        false => Key::from(PathBuf::from(key_path(
-            &repo.toplevel().join(&entry.path),
+/// The snapshot key of top-level-relative `path` (`same_root`: the worktree is
+/// the top level).
+fn key_of(repo: &Repo, worktree: &Path, same_root: bool, path: &Key) -> Key {
+    if same_root {
+        path.clone()
+    } else {
+        Key::from(PathBuf::from(key_path(
+            &repo.toplevel().join(path),
             worktree,
-        ))),
+        )))
     }
 }
 
@@ -520,20 +522,19 @@ fn first_of_status(
             )
         },
         |(trust, lstat, last), entry| {
-            let key = key_of(repo, worktree, same_root, entry);
-            let dir = match unread_ok && entry.code == "??" && !listed_as_dir(entry) {
-                true => {
-                    let parent = parent_bytes(&key);
-                    match last {
-                        Some((dir, id)) if dir.as_slice() == parent => *id,
-                        _ => {
-                            let id = trust.dir(&worktree.join(parent_of(&key)));
-                            *last = Some((parent.to_vec(), id));
-                            id
-                        }
+            let key = key_of(repo, worktree, same_root, &entry.path);
+            let dir = if unread_ok && entry.code == "??" && !listed_as_dir(entry) {
+                let parent = parent_bytes(&key);
+                match last {
+                    Some((dir, id)) if dir.as_slice() == parent => *id,
+                    _ => {
+                        let id = trust.dir(&worktree.join(parent_of(&key)));
+                        *last = Some((parent.to_vec(), id));
+                        id
                     }
                 }
-                false => None,
+            } else {
+                None
             };
             let seen = match dir {
                 Some(dir) => Seen::Unread { dir },
@@ -591,13 +592,7 @@ fn ignored_keys(repo: &Repo, worktree: &Path, status: &Status) -> Vec<Key> {
     let mut keys: Vec<Key> = status
         .ignored
         .iter()
-        .map(|path| match same_root {
-            true => path.clone(),
-            false => Key::from(PathBuf::from(key_path(
-                &repo.toplevel().join(path),
-                worktree,
-            ))),
-        })
+        .map(|path| key_of(repo, worktree, same_root, path))
         .collect();
     keys.sort_by(|a, b| bytes(a).cmp(bytes(b)));
     keys

@@ -282,11 +282,11 @@ impl Verifier {
         if let Some([one]) = snapshots.map(Vec::as_slice) {
             return vec![one.clone()];
         }
-        let timed = match change.timed {
-            true => self
-                .windows
-                .writer(self.snapshotter.worktree(), &change.key),
-            false => blame::Writer::Unknown,
+        let timed = if change.timed {
+            self.windows
+                .writer(self.snapshotter.worktree(), &change.key)
+        } else {
+            blame::Writer::Unknown
         };
         match (snapshots, timed) {
             (None, blame::Writer::One(one)) => vec![one.to_string()],
