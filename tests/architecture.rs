@@ -102,3 +102,56 @@ fn the_document_crate_imports_nothing_of_the_binary() {
     }
     assert!(names.contains(&"serde"), "{names:?}");
 }
+
+/// The modules of `run/runner/` that each module's code (its unit tests left
+/// out) names: `super::NAME` or `crate::run::runner::NAME`.
+fn runner_edges() -> Vec<(String, String)> {
+    let dir = repo_root().join("src/run/runner");
+    let modules: Vec<String> = sources(&dir)
+        .iter()
+        .filter_map(|f| f.file_stem()?.to_str().map(str::to_string))
+        .collect();
+    let mut edges = Vec::new();
+    for file in sources(&dir) {
+        let from = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+        for to in &modules {
+            let named = [format!("super::{to}"), format!("crate::run::runner::{to}")];
+            if *to != from && from != "mod" && named.iter().any(|n| code.contains(n.as_str())) {
+                edges.push((from.clone(), to.clone()));
+            }
+        }
+    }
+    edges
+}
+
+/// No import circle between the runner's modules: each one's imports point
+/// one way, so a module can be read knowing only those below it.
+#[test]
+fn the_runner_modules_import_each_other_one_way() {
+    let edges = runner_edges();
+    let reaches = |from: &str, to: &str| {
+        let mut seen = vec![from.to_string()];
+        let mut at = 0;
+        while at < seen.len() {
+            for (a, b) in &edges {
+                if *a == seen[at] && !seen.contains(b) {
+                    seen.push(b.clone());
+                }
+            }
+            at += 1;
+        }
+        seen.iter().any(|m| m == to)
+    };
+    for (a, b) in &edges {
+        assert!(
+            !reaches(b, a),
+            "run/runner: {a} -> {b} -> ... -> {a}: {edges:?}"
+        );
+    }
+    assert!(
+        edges.contains(&("process".into(), "child".into())),
+        "{edges:?}"
+    );
+}
