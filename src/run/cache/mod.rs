@@ -32,7 +32,7 @@ use run_check_documents::evidence::{
 };
 
 use crate::config::{Config, Mode};
-use crate::run::plan::Plan;
+use crate::run::plan::{Cached, Plan};
 use remote::Remote;
 use store::{Entry, Store};
 
@@ -62,13 +62,6 @@ impl Policy {
 /// `RUN_CHECK_CACHE_WRITE=1` in its environment.
 fn remote_writable(config: &Config) -> bool {
     config.cache.remote_write || std::env::var_os(WRITE_ENV).is_some_and(|v| v == "1")
-}
-
-/// A hit: the stored entry, its diagnostics, and the `cache` field.
-#[derive(Debug, Clone)]
-pub(crate) struct Cached {
-    pub(crate) record: CheckRecord,
-    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// The cache's part of a run: the store, and each planned check's key.

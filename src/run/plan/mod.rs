@@ -104,7 +104,7 @@ pub(crate) struct PlannedCheck<'c> {
     pub(crate) skip: Option<String>,
     /// Its result found in the result cache: it does not start (set after
     /// `build`, by `cache::begin`).
-    pub(crate) hit: Option<Box<crate::run::cache::Cached>>,
+    pub(crate) hit: Option<Box<Cached>>,
     /// Its evidence's `cache` field when it is not a hit (`off` unless
     /// `cache::begin` made its key).
     pub(crate) cache: run_check_documents::evidence::CacheUse,
@@ -123,6 +123,13 @@ impl PlannedCheck<'_> {
             CheckKind::Scan(_) => &[],
         }
     }
+}
+
+/// A hit: the stored entry, its diagnostics, and the `cache` field.
+#[derive(Debug, Clone)]
+pub(crate) struct Cached {
+    pub(crate) record: run_check_documents::evidence::CheckRecord,
+    pub(crate) diagnostics: Vec<run_check_documents::evidence::Diagnostic>,
 }
 
 /// Logical CPUs, at least 1.

@@ -78,7 +78,7 @@ pub(crate) struct CheckResult {
     /// Every attempt when it ran more than once, else empty.
     pub(crate) attempt_log: Vec<Attempt>,
     /// Taken from the result cache: the check did not run.
-    pub(crate) cached: Option<Box<crate::run::cache::Cached>>,
+    pub(crate) cached: Option<Box<crate::run::plan::Cached>>,
 }
 
 impl CheckResult {
