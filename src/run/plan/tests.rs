@@ -17,6 +17,7 @@ fn a_skip_reason_names_three_globs_and_counts_the_rest() {
     );
 }
 
+#[cfg(unix)]
 use super::resolve::Resolved;
 use super::shell::is_shell;
 use super::*;
