@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::run::evidence::Evidence;
+use run_check_documents::evidence::Evidence;
 
 /// The most JSON values a document may hold, an object counting as
 /// [`OBJECT_WEIGHT`]. A parsed value costs 32 bytes and more, an object's

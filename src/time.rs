@@ -1,5 +1,7 @@
 //! The clock as the documents write it.
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 
 /// Now, in UTC.
@@ -16,4 +18,9 @@ pub(crate) fn timestamp() -> String {
 /// `at` as the documents write a time: RFC 3339 UTC with seconds.
 pub(crate) fn rfc3339(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// A duration as the documents write it: milliseconds, saturating.
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -123,7 +123,6 @@ const BASE: [&str; 12] = [
 ];
 
 #[test]
-#[ignore = "json_input.rs and sanitize.rs still take Evidence through run/evidence.rs; remove once they import the documents crate"]
 fn the_base_imports_no_folder_above_it() {
     let above = ["run::", "report", "aggregate", "commands", "tooling", "cli"];
     let mut found = Vec::new();
@@ -348,7 +347,6 @@ fn circle(edges: &Edges) -> Option<Vec<(String, String)>> {
 }
 
 #[test]
-#[ignore = "config <-> run (config/props.rs uses run::plan), json_input and sanitize -> run: remove once those circles are open"]
 fn no_circle_between_the_top_level_modules() {
     let src = repo_root().join("src");
     let mut files = Vec::new();
@@ -376,7 +374,6 @@ fn no_circle_between_the_top_level_modules() {
 }
 
 #[test]
-#[ignore = "process.rs <-> child.rs over Spec: remove once Spec moves down"]
 fn no_circle_between_the_runner_s_files() {
     let runner = repo_root().join("src/run/runner");
     let files: Vec<(String, PathBuf)> = sources(&runner)

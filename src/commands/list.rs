@@ -7,7 +7,6 @@ use crate::config::{self, CheckKind};
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::Output;
-use crate::run::evidence::{self};
 use crate::run::meta::{self};
 use crate::run::plan::{self, Selection};
 
@@ -32,16 +31,7 @@ struct ListRow<'a> {
 /// `run-check list`: the checks a mode would run, with resolved programs.
 pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
     let (worktree, config) = locate(&args.location)?;
-    let selection = Selection {
-        mode: args.mode,
-        only: vec![],
-        skip: vec![],
-        jobs: None,
-        no_fail_fast: false,
-        changed: None,
-        shard: None,
-    };
-    let plan = plan::build(&config, &worktree, &selection)?;
+    let plan = plan::build(&config, &worktree, &Selection::all(args.mode))?;
     let rows: Vec<ListRow<'_>> = plan
         .checks
         .iter()
@@ -57,7 +47,7 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
                 (CheckKind::Run(_), Err(why)) => Some(why.as_str()),
                 _ => None,
             },
-            timeout_ms: evidence::millis(c.timeout),
+            timeout_ms: crate::time::millis(c.timeout),
             retries: c.config.retries,
             cwd: relative(&c.cwd, &worktree),
             needs: c.needs.iter().map(|&i| plan.checks[i].name()).collect(),

@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 use crate::exit_code;
 use crate::run::meta::Meta;
 use crate::run::plan::Plan;
-use crate::run::runner::CheckResult;
+use crate::run::runner::{CheckResult, collect_diagnostics};
+use crate::time::millis;
 
 pub(crate) use run_check_documents::evidence::{
-    Artifact, ChangeBudget, CheckRecord, Contracts, Diagnostic, Evidence, Leaked, Mode,
-    PASS_BANNER, ReadOnly, SCHEMA_VERSION, Status, TaskContract, summarize,
+    Artifact, CheckRecord, Contracts, Diagnostic, Evidence, Mode, PASS_BANNER, ReadOnly,
+    SCHEMA_VERSION, Status, summarize,
 };
 
 impl From<crate::config::Mode> for Mode {
@@ -21,12 +22,6 @@ impl From<crate::config::Mode> for Mode {
             crate::config::Mode::Strict => Mode::Strict,
         }
     }
-}
-
-/// `contracts.gate` of what `gate` found.
-/// Milliseconds, saturating.
-pub(crate) fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Builds the document from a finished (or interrupted) run that started
@@ -132,45 +127,6 @@ pub(crate) fn assemble(
             gate: None,
         },
     }
-}
-
-/// Appends a check's diagnostics (stdout, stderr, then artifacts), capped at
-/// `MAX_PER_CHECK` in all, with files made worktree-relative. Returns how
-/// many were dropped.
-pub(crate) fn collect_diagnostics(
-    check: &crate::run::plan::PlannedCheck<'_>,
-    result: &CheckResult,
-    worktree: &std::path::Path,
-    out: &mut Vec<Diagnostic>,
-) -> u64 {
-    let mut dropped: u64 = result.parsed.iter().map(|p| p.dropped).sum();
-    let found = result
-        .parsed
-        .iter()
-        .flat_map(|p| &p.found)
-        .chain(&result.artifacts.found);
-    // Scan findings are worktree-relative already; tool output is relative
-    // to the directory the tool ran in.
-    let base = match check.config.kind {
-        crate::config::CheckKind::Scan(_) => worktree,
-        crate::config::CheckKind::Run(_) => check.cwd.as_path(),
-    };
-    let mut kept = 0;
-    for f in found {
-        if kept == crate::parse::MAX_PER_CHECK {
-            dropped += 1;
-            continue;
-        }
-        kept += 1;
-        let mut diagnostic = f.clone();
-        diagnostic.check = check.name().to_string();
-        diagnostic.file = f
-            .file
-            .as_deref()
-            .map(|file| crate::parse::relativize(file, base, worktree));
-        out.push(diagnostic);
-    }
-    dropped
 }
 
 fn excerpt_fields(excerpt: Option<&crate::run::excerpt::Excerpt>) -> (String, u64, bool) {

@@ -32,7 +32,7 @@ use run_check_documents::evidence::{
 };
 
 use crate::config::{Config, Mode};
-use crate::run::plan::Plan;
+use crate::run::plan::{Cached, Plan};
 use remote::Remote;
 use store::{Entry, Store};
 
@@ -62,13 +62,6 @@ impl Policy {
 /// `RUN_CHECK_CACHE_WRITE=1` in its environment.
 fn remote_writable(config: &Config) -> bool {
     config.cache.remote_write || std::env::var_os(WRITE_ENV).is_some_and(|v| v == "1")
-}
-
-/// A hit: the stored entry, its diagnostics, and the `cache` field.
-#[derive(Debug, Clone)]
-pub(crate) struct Cached {
-    pub(crate) record: CheckRecord,
-    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// The cache's part of a run: the store, and each planned check's key.
@@ -174,22 +167,7 @@ pub(crate) fn begin(
                 continue;
             }
         };
-        let local = match policy.read {
-            true => store.get(&key, check.name()),
-            false => None,
-        };
-        let found = match (local, &remote) {
-            (Some(entry), _) => Some((entry, CacheSource::Local)),
-            (None, Some(remote)) => remote.get(&key, check.name()).map(|entry| {
-                // Kept here too: the next run on this machine need not ask.
-                if policy.write {
-                    let _ = store.put(&entry);
-                }
-                (entry, CacheSource::Remote)
-            }),
-            (None, None) => None,
-        };
-        match found {
+        match look_up(&key, check.name(), policy, &store, remote.as_ref()) {
             Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
             None => {
                 check.cache = CacheUse {
@@ -208,6 +186,33 @@ pub(crate) fn begin(
         misses,
         policy,
         commit: facts.git.and_then(|(_, status)| status.commit.clone()),
+    }
+}
+
+/// The entry stored under `key` for check `name`: the local store's
+/// (when the policy reads), else the remote's.
+fn look_up(
+    key: &str,
+    name: &str,
+    policy: Policy,
+    store: &Store,
+    remote: Option<&Remote>,
+) -> Option<(Entry, CacheSource)> {
+    let local = if policy.read {
+        store.get(key, name)
+    } else {
+        None
+    };
+    match (local, remote) {
+        (Some(entry), _) => Some((entry, CacheSource::Local)),
+        (None, Some(remote)) => remote.get(key, name).map(|entry| {
+            // Kept here too: the next run on this machine need not ask.
+            if policy.write {
+                let _ = store.put(&entry);
+            }
+            (entry, CacheSource::Remote)
+        }),
+        (None, None) => None,
     }
 }
 

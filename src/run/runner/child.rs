@@ -3,15 +3,46 @@
 //! unavailable, by the standard library's `Command`, held in a
 //! `SharedChild` for its timed wait.
 
+use std::collections::BTreeMap;
 use std::io::{self, PipeWriter};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use shared_child::SharedChild;
 
-use super::contain::COOKIE;
+use super::contain::{COOKIE, Containment};
 use super::platform;
-use super::process::Spec;
+
+/// What to run.
+#[derive(Debug)]
+pub(crate) struct Spec<'a> {
+    /// Absolute program path.
+    pub(crate) program: &'a Path,
+    /// Arguments after the program.
+    pub(crate) args: &'a [String],
+    /// Absolute working directory.
+    pub(crate) cwd: &'a Path,
+    /// Extra environment.
+    pub(crate) env: &'a BTreeMap<String, String>,
+    /// Timeout from start.
+    pub(crate) timeout: Duration,
+    /// Bytes kept from each end of each stream.
+    pub(crate) excerpt_bytes: usize,
+    /// Its run's containment and its index there: its processes carry the
+    /// cookie, and what it leaves behind is found (Linux).
+    pub(crate) contain: Option<(&'a Containment, usize)>,
+    /// Processes left behind at a normal end are not killed (listed only).
+    pub(crate) leave_running: bool,
+}
+
+impl Spec<'_> {
+    /// The cookie value its processes inherit.
+    pub(crate) fn cookie(&self) -> Option<String> {
+        self.contain
+            .map(|(containment, index)| containment.cookie(index))
+    }
+}
 
 /// A started process and the write ends of its output pipes, when
 /// run-check keeps them open until it sees the exit.

@@ -323,6 +323,33 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
     })
 }
 
+/// What the child reads, as C strings: the program, the arguments, the
+/// working directory, and the environment entries set over run-check's own
+/// (`env` without any `COOKIE`, then `cookie`).
+fn c_strings(
+    program: &Path,
+    args: &[String],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    cookie: Option<&str>,
+) -> io::Result<(CString, Vec<CString>, CString, Vec<CString>)> {
+    let program = c_string(program.as_os_str().as_bytes())?;
+    let args = args
+        .iter()
+        .map(|arg| c_string(arg.as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    let cwd = c_string(cwd.as_os_str().as_bytes())?;
+    let mut extra = env
+        .iter()
+        .filter(|(key, _)| key.as_str() != COOKIE)
+        .map(|(key, value)| c_string(format!("{key}={value}").as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    if let Some(cookie) = cookie {
+        extra.push(c_string(format!("{COOKIE}={cookie}").as_bytes())?);
+    }
+    Ok((program, args, cwd, extra))
+}
+
 /// Starts `program` with `args` in `cwd`, with `env` over run-check's own
 /// environment and `cookie` (the containment's `COOKIE`) over both, stdin
 /// from /dev/null, stdout and stderr to the given descriptors, as the leader
@@ -344,23 +371,7 @@ pub(crate) fn spawn(
     if stdout.as_raw_fd() <= 2 || stderr.as_raw_fd() <= 2 {
         return None;
     }
-    let prepared = (|| {
-        let program = c_string(program.as_os_str().as_bytes())?;
-        let args = args
-            .iter()
-            .map(|arg| c_string(arg.as_bytes()))
-            .collect::<io::Result<Vec<_>>>()?;
-        let cwd = c_string(cwd.as_os_str().as_bytes())?;
-        let mut extra = env
-            .iter()
-            .filter(|(key, _)| key.as_str() != COOKIE)
-            .map(|(key, value)| c_string(format!("{key}={value}").as_bytes()))
-            .collect::<io::Result<Vec<_>>>()?;
-        if let Some(cookie) = cookie {
-            extra.push(c_string(format!("{COOKIE}={cookie}").as_bytes())?);
-        }
-        Ok((program, args, cwd, extra))
-    })();
+    let prepared = c_strings(program, args, cwd, env, cookie);
     let (program, args, cwd, extra) = match prepared {
         Ok(prepared) => prepared,
         Err(err) => return Some(Err(err)),

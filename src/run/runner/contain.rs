@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 use super::reaper;
-use crate::run::evidence::Leaked;
+use run_check_documents::evidence::Leaked;
 
 /// The environment variable every process of a check inherits:
 /// `<run>-<index>`, `<run>` random for each run, `<index>` the check's

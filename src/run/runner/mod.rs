@@ -28,13 +28,12 @@ use std::time::Duration;
 use crate::config::CheckKind;
 use crate::parse::{Collector, Parsed};
 use crate::run::artifacts::{self, Collected};
-use crate::run::evidence::{Leaked, Status};
 use crate::run::excerpt::Excerpt;
 use crate::run::plan::{Plan, PlannedCheck};
 use crate::signal::Cancel;
 use contain::Containment;
 use process::End;
-use run_check_documents::evidence::Attempt;
+use run_check_documents::evidence::{Attempt, Diagnostic, Leaked, Status};
 
 pub(crate) use run_check_documents::evidence::INTERRUPTED;
 /// Skip reason of checks not started after a failure in fast mode.
@@ -79,7 +78,7 @@ pub(crate) struct CheckResult {
     /// Every attempt when it ran more than once, else empty.
     pub(crate) attempt_log: Vec<Attempt>,
     /// Taken from the result cache: the check did not run.
-    pub(crate) cached: Option<Box<crate::run::cache::Cached>>,
+    pub(crate) cached: Option<Box<crate::run::plan::Cached>>,
 }
 
 impl CheckResult {
@@ -193,20 +192,8 @@ pub(crate) fn run_plan(
                         continue;
                     }
                     let check = &plan.checks[i];
-                    let failed_need = check.needs.iter().find(|&&d| {
-                        results[d]
-                            .as_ref()
-                            .is_some_and(|r| !r.lets_dependants_run())
-                    });
-                    if let Some(&d) = failed_need {
-                        let need = &results[d].as_ref().expect("finished").status;
-                        let reason = format!(
-                            "needs `{}`, which ended `{}`",
-                            plan.checks[d].name(),
-                            need.as_str()
-                        );
+                    if let Some(result) = failed_need(check, plan, &results) {
                         started[i] = true;
-                        let result = CheckResult::skipped(reason);
                         on_event(Event::Finished(check, &result));
                         results[i] = Some(result);
                         continue;
@@ -276,19 +263,9 @@ pub(crate) fn run_plan(
                 }
                 continue;
             }
-            let (i, result) = match rx.recv() {
-                Ok(Message::Done(i, result)) => (i, result),
-                Ok(Message::Retrying(i, attempt, next)) => {
-                    on_event(Event::Retrying(&plan.checks[i], &attempt, next));
-                    continue;
-                }
-                Ok(Message::Token(token)) => {
-                    if let Some(tokens) = &mut tokens {
-                        tokens.arrived(token);
-                    }
-                    continue;
-                }
-                Err(_) => break,
+            let Ok(message) = rx.recv() else { break };
+            let Some((i, result)) = ended(message, plan, tokens.as_mut(), on_event) else {
+                continue;
             };
             running -= 1;
             on_event(Event::Finished(&plan.checks[i], &result));
@@ -303,7 +280,61 @@ pub(crate) fn run_plan(
 
     // Whatever any check left is gone now (but what `leave_running` kept),
     // before the last snapshot is taken.
-    let leaked = contain.finish();
+    completed(plan, results, contain.finish(), stop_reason, on_event)
+}
+
+/// The check that `message` says ended, and its result; a retry is
+/// reported, a token of the jobs pool kept.
+fn ended(
+    message: Message,
+    plan: &Plan<'_>,
+    tokens: Option<&mut Tokens>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Option<(usize, CheckResult)> {
+    match message {
+        Message::Done(i, result) => return Some((i, result)),
+        Message::Retrying(i, attempt, next) => {
+            on_event(Event::Retrying(&plan.checks[i], &attempt, next));
+        }
+        Message::Token(token) => {
+            if let Some(tokens) = tokens {
+                tokens.arrived(token);
+            }
+        }
+    }
+    None
+}
+
+/// A skip of `check` when one of its needs ended so that dependants do not
+/// run.
+fn failed_need(
+    check: &PlannedCheck<'_>,
+    plan: &Plan<'_>,
+    results: &[Option<CheckResult>],
+) -> Option<CheckResult> {
+    let &d = check.needs.iter().find(|&&d| {
+        results[d]
+            .as_ref()
+            .is_some_and(|r| !r.lets_dependants_run())
+    })?;
+    let need = &results[d].as_ref().expect("finished").status;
+    let reason = format!(
+        "needs `{}`, which ended `{}`",
+        plan.checks[d].name(),
+        need.as_str()
+    );
+    Some(CheckResult::skipped(reason))
+}
+
+/// Every check's result, in plan order, with what its processes left
+/// behind (`leaked`); a check that never ended is skipped for `stop_reason`.
+fn completed(
+    plan: &Plan<'_>,
+    results: Vec<Option<CheckResult>>,
+    leaked: Vec<Vec<Leaked>>,
+    stop_reason: Option<&'static str>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<CheckResult> {
     let reason = stop_reason.unwrap_or(INTERRUPTED);
     results
         .into_iter()
@@ -495,6 +526,45 @@ fn run_check(
     }
 }
 
+/// Appends a check's diagnostics (stdout, stderr, then artifacts), capped at
+/// `MAX_PER_CHECK` in all, with files made worktree-relative. Returns how
+/// many were dropped.
+pub(crate) fn collect_diagnostics(
+    check: &PlannedCheck<'_>,
+    result: &CheckResult,
+    worktree: &std::path::Path,
+    out: &mut Vec<Diagnostic>,
+) -> u64 {
+    let mut dropped: u64 = result.parsed.iter().map(|p| p.dropped).sum();
+    let found = result
+        .parsed
+        .iter()
+        .flat_map(|p| &p.found)
+        .chain(&result.artifacts.found);
+    // Scan findings are worktree-relative already; tool output is relative
+    // to the directory the tool ran in.
+    let base = match check.config.kind {
+        crate::config::CheckKind::Scan(_) => worktree,
+        crate::config::CheckKind::Run(_) => check.cwd.as_path(),
+    };
+    let mut kept = 0;
+    for f in found {
+        if kept == crate::parse::MAX_PER_CHECK {
+            dropped += 1;
+            continue;
+        }
+        kept += 1;
+        let mut diagnostic = f.clone();
+        diagnostic.check = check.name().to_string();
+        diagnostic.file = f
+            .file
+            .as_deref()
+            .map(|file| crate::parse::relativize(file, base, worktree));
+        out.push(diagnostic);
+    }
+    dropped
+}
+
 /// `result` judged against the `--baseline`, when there is one
 /// (docs/baseline.md): a check that failed only for diagnostics the
 /// baseline knows passes. It must have failed by its exit (no timeout, no
@@ -505,8 +575,7 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
         return result;
     };
     let mut diagnostics = Vec::new();
-    let dropped =
-        crate::run::evidence::collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
+    let dropped = collect_diagnostics(check, &result, &plan.worktree, &mut diagnostics);
     let old = baseline.mark(&mut diagnostics);
     result.baseline_suppressed = old;
     if result.status == Status::Fail
@@ -560,7 +629,7 @@ fn run_attempts(
         if retry || !log.is_empty() {
             log.push(Attempt {
                 exit_code: result.exit_code,
-                duration_ms: crate::run::evidence::millis(result.duration),
+                duration_ms: crate::time::millis(result.duration),
                 timed_out: result.timed_out,
             });
         }
@@ -626,7 +695,7 @@ fn run_process(
         .program
         .as_ref()
         .expect("immediate_result handles a missing program");
-    let spec = process::Spec {
+    let spec = child::Spec {
         program: check.exec.as_deref().unwrap_or(program),
         args: &check.argv()[1..],
         cwd,

@@ -3,7 +3,6 @@
 //! enforce the timeout, observe cancellation and classify how it ended. It
 //! never returns `Err` for "the command failed": that is an `End`.
 
-use std::collections::BTreeMap;
 use std::io::{PipeReader, PipeWriter, Read};
 use std::path::Path;
 use std::process::ExitStatus;
@@ -11,13 +10,13 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use super::child::{self, Child};
+use super::child::{self, Child, Spec};
 use super::contain::Containment;
 use super::platform;
 use crate::parse::{Collector, Parsed};
-use crate::run::evidence::Leaked;
 use crate::run::excerpt::Excerpt;
 use crate::signal::{Cancel, KILL};
+use run_check_documents::evidence::Leaked;
 
 /// How often a waiting check looks at the cancellation state.
 const TICK: Duration = Duration::from_millis(100);
@@ -32,36 +31,6 @@ const CHUNK: usize = 256 * 1024;
 /// quiet check costs no large allocation.
 #[cfg(unix)]
 const FIRST_CHUNK: usize = 16 * 1024;
-
-/// What to run.
-#[derive(Debug)]
-pub(crate) struct Spec<'a> {
-    /// Absolute program path.
-    pub(crate) program: &'a Path,
-    /// Arguments after the program.
-    pub(crate) args: &'a [String],
-    /// Absolute working directory.
-    pub(crate) cwd: &'a Path,
-    /// Extra environment.
-    pub(crate) env: &'a BTreeMap<String, String>,
-    /// Timeout from start.
-    pub(crate) timeout: Duration,
-    /// Bytes kept from each end of each stream.
-    pub(crate) excerpt_bytes: usize,
-    /// Its run's containment and its index there: its processes carry the
-    /// cookie, and what it leaves behind is found (Linux).
-    pub(crate) contain: Option<(&'a Containment, usize)>,
-    /// Processes left behind at a normal end are not killed (listed only).
-    pub(crate) leave_running: bool,
-}
-
-impl Spec<'_> {
-    /// The cookie value its processes inherit.
-    pub(crate) fn cookie(&self) -> Option<String> {
-        self.contain
-            .map(|(containment, index)| containment.cookie(index))
-    }
-}
 
 /// How a process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]

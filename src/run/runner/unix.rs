@@ -63,7 +63,7 @@ impl Tree {
 
     /// The processes the tree holds besides `main`: on Unix a process group
     /// cannot be listed cheaply, so the containment (`contain`) finds them.
-    pub(crate) fn leftovers(&self, _main: u32) -> Vec<crate::run::evidence::Leaked> {
+    pub(crate) fn leftovers(&self, _main: u32) -> Vec<run_check_documents::evidence::Leaked> {
         Vec::new()
     }
 

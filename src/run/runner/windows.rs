@@ -24,7 +24,7 @@ use windows_sys::Win32::System::Threading::{
     QueryFullProcessImageNameW, ResumeThread, THREAD_SUSPEND_RESUME,
 };
 
-use crate::run::evidence::Leaked;
+use run_check_documents::evidence::Leaked;
 
 /// The most leftover processes of one job listed in `leaked`.
 const MAX_LISTED: usize = 1024;

@@ -163,9 +163,10 @@ impl Specials {
 
 /// `worktree` joined with a folder's key.
 fn at(worktree: &Path, dir: &[u8]) -> PathBuf {
-    match dir.is_empty() {
-        true => worktree.to_path_buf(),
-        false => worktree.join(path_from_bytes(dir)),
+    if dir.is_empty() {
+        worktree.to_path_buf()
+    } else {
+        worktree.join(path_from_bytes(dir))
     }
 }
 

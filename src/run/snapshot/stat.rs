@@ -328,18 +328,16 @@ mod imp {
             // The folder's path is the worktree's, `/`, the parent's: compared
             // piece by piece with the open one (no path built per file).
             let base = worktree.as_os_str().as_bytes();
-            let open = self
-                .dir
-                .as_ref()
-                .is_some_and(|(dir, _)| match parent.is_empty() {
-                    true => dir == base,
-                    false => {
-                        dir.len() == base.len() + 1 + parent.len()
-                            && dir.starts_with(base)
-                            && dir[base.len()] == b'/'
-                            && dir.ends_with(parent)
-                    }
-                });
+            let open = self.dir.as_ref().is_some_and(|(dir, _)| {
+                if parent.is_empty() {
+                    dir == base
+                } else {
+                    dir.len() == base.len() + 1 + parent.len()
+                        && dir.starts_with(base)
+                        && dir[base.len()] == b'/'
+                        && dir.ends_with(parent)
+                }
+            });
             if !open {
                 let mut wanted = Vec::with_capacity(base.len() + 1 + parent.len());
                 wanted.extend_from_slice(base);
@@ -376,9 +374,10 @@ mod imp {
             // The folder and the name, as bytes (`Path::parent` compares
             // component by component: most of the cost of 200,000 calls).
             let whole = path.as_os_str().as_bytes();
-            let trimmed = match whole.len() > 1 {
-                true => whole.strip_suffix(b"/").unwrap_or(whole),
-                false => whole,
+            let trimmed = if whole.len() > 1 {
+                whole.strip_suffix(b"/").unwrap_or(whole)
+            } else {
+                whole
             };
             let (parent, name) = match trimmed.iter().rposition(|&b| b == b'/') {
                 Some(0) | None => return at(CWD, whole),
