@@ -77,13 +77,10 @@ fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
         )));
     };
     let selection = Selection {
-        mode,
         only: vec![args.name.clone()],
-        skip: Vec::new(),
         jobs: Some(1),
         no_fail_fast: true,
-        changed: None,
-        shard: None,
+        ..Selection::all(mode)
     };
     let plan = plan::build(&config, &worktree, &selection)?;
     let (repo, status) = git_status(&worktree)?;

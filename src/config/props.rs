@@ -348,13 +348,8 @@ fn loads_cleanly(text: &str, worktree: &Path) -> Result<(), TestCaseError> {
     }
     for mode in [Mode::Fast, Mode::Strict] {
         let selection = Selection {
-            mode,
-            only: vec![],
-            skip: vec![],
-            jobs: None,
-            no_fail_fast: false,
             changed: Some(vec!["src/a.rs".into()]),
-            shard: None,
+            ..Selection::all(mode)
         };
         let plan = match plan::build(&config, worktree, &selection) {
             Ok(plan) => plan,
@@ -438,15 +433,7 @@ fn the_documents_reach_the_planner() {
         let text = strategy.new_tree(&mut runner).unwrap().current();
         if let Ok(config) = super::parse(&text, Path::new("checks.toml"), String::new()) {
             valid += 1;
-            let selection = Selection {
-                mode: Mode::Strict,
-                only: vec![],
-                skip: vec![],
-                jobs: None,
-                no_fail_fast: false,
-                changed: None,
-                shard: None,
-            };
+            let selection = Selection::all(Mode::Strict);
             if let Ok(plan) = plan::build(&config, &worktree, &selection) {
                 planned_checks += plan.checks.len();
             }
