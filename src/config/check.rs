@@ -47,8 +47,16 @@ impl Validator<'_> {
         for glob in &raw.artifacts {
             self.pattern(glob, &of("artifacts"))?;
         }
-        let score = self.score(raw.score.as_ref(), &of("score.regex"))?;
-        let matchers = self.matchers(&raw.matcher, &of("matcher.regex"))?;
+        // The keys of errors are formatted only for what is there: a config
+        // of 500 checks would pay for 1,000 strings at every start.
+        let score = (raw.score.as_ref())
+            .map(|score| self.score(score, &of("score.regex")))
+            .transpose()?;
+        let matchers = if raw.matcher.is_empty() {
+            Vec::new()
+        } else {
+            self.matchers(&raw.matcher, &of("matcher.regex"))?
+        };
         let mut needs = Vec::with_capacity(raw.needs.len());
         for need in &raw.needs {
             if *need.get_ref() == name {
@@ -140,14 +148,13 @@ impl Validator<'_> {
     }
 
     /// `score.regex`, with a capture group holding the score.
-    fn score(&self, score: Option<&RawScore>, key: &str) -> Result<Option<regex::Regex>, Error> {
-        let Some(score) = score else { return Ok(None) };
+    fn score(&self, score: &RawScore, key: &str) -> Result<regex::Regex, Error> {
         let regex = self.regex(&score.regex, key)?;
         if regex.captures_len() < 2 {
             let message = "needs a capture group holding the score";
             return Err(self.err(score.regex.span(), key, message));
         }
-        Ok(Some(regex))
+        Ok(regex)
     }
 
     /// `[[check.matcher]]`s, each with a named group `message`.
