@@ -168,9 +168,10 @@ impl ServerHandler for Server {
             ));
         };
         let content = vec![ContentBlock::text(reply.text)];
-        let mut result = match reply.is_error {
-            true => CallToolResult::error(content),
-            false => CallToolResult::success(content),
+        let mut result = if reply.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
         };
         result.structured_content = reply.structured;
         Ok(result.into())

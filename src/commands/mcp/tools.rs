@@ -838,9 +838,10 @@ fn fit_lines(lines: &[String], max: usize, keep_head: bool) -> String {
     let budget = max.saturating_sub(40);
     let mut used = 0;
     let mut kept: Vec<&String> = Vec::new();
-    let order: Box<dyn Iterator<Item = &String>> = match keep_head {
-        true => Box::new(lines.iter()),
-        false => Box::new(lines.iter().rev()),
+    let order: Box<dyn Iterator<Item = &String>> = if keep_head {
+        Box::new(lines.iter())
+    } else {
+        Box::new(lines.iter().rev())
     };
     for line in order {
         let cost = line.chars().count() + 1;
