@@ -42,7 +42,7 @@ impl Validator<'_> {
         let retries = self.retries(raw.retries.as_ref(), &kind, &of("retries"))?;
         let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
         let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
-        let (paths, path_globs) = self.globs(raw.paths.as_deref(), &of("paths"))?;
+        let (paths, path_globs) = self.globs(raw.paths.as_deref(), || of("paths"))?;
         // Artifacts read patterns as `paths` and `scan.paths` do.
         for glob in &raw.artifacts {
             self.pattern(glob, &of("artifacts"))?;
@@ -130,18 +130,20 @@ impl Validator<'_> {
         Ok(kind)
     }
 
-    /// Patterns of `paths` or `inputs`, and the globs as written.
+    /// Patterns of `paths` or `inputs`, and the globs as written. `key`
+    /// (an error's key) is formatted only when the check has the list.
     fn globs(
         &self,
         globs: Option<&[Spanned<String>]>,
-        key: &str,
+        key: impl FnOnce() -> String,
     ) -> Result<(Option<Vec<globset::Glob>>, Vec<String>), Error> {
         let Some(globs) = globs else {
             return Ok((None, Vec::new()));
         };
+        let key = key();
         let mut parsed = Vec::with_capacity(globs.len());
         for glob in globs {
-            parsed.extend(self.pattern(glob, key)?);
+            parsed.extend(self.pattern(glob, &key)?);
         }
         let written = globs.iter().map(|g| g.get_ref().clone()).collect();
         Ok((Some(parsed), written))
@@ -221,7 +223,7 @@ impl Validator<'_> {
                 "a cached check that is not run writes no `artifacts`, and run-check does not restore them; drop `artifacts` or `cache`",
             ));
         }
-        let (inputs, input_globs) = self.globs(raw.inputs.as_deref(), &of("inputs"))?;
+        let (inputs, input_globs) = self.globs(raw.inputs.as_deref(), || of("inputs"))?;
         let mut env_keys: Vec<String> = Vec::with_capacity(raw.env_keys.len());
         for key in &raw.env_keys {
             self.env_name(key, &of("env_keys"))?;
