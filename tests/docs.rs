@@ -410,6 +410,83 @@ fn every_relative_link_of_the_docs_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// The folders of `src/` that hold more than one file of code (a folder
+/// holding only `mod.rs` and its `tests.rs` is one module, not a place to
+/// find), by path relative to `src/`.
+fn folders_of_code(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    let mut code = 0;
+    for entry in fs::read_dir(dir).expect("src/ folder") {
+        let path = entry.expect("src/ entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if path.is_dir() {
+            folders_of_code(&path, &format!("{rel}{name}/"), out);
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            code += 1;
+        }
+    }
+    if code > 1 {
+        out.push(rel.to_string());
+    }
+}
+
+/// ARCHITECTURE.md's map is how a newcomer finds the code: every folder of
+/// `src/` that holds more than one file of code is named in it (`name/`),
+/// and every folder it names exists, so a move that forgets the map fails
+/// here.
+#[test]
+fn the_architecture_map_names_every_folder_and_only_folders() {
+    let root = repo_root();
+    let text = fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let map = text
+        .split_once("## The map")
+        .and_then(|(_, after)| after.split("```").nth(1))
+        .expect("ARCHITECTURE.md has its map in a code block under `## The map`");
+    let named: HashSet<&str> = map
+        .split(|c: char| !(c.is_alphanumeric() || "_-/.".contains(c)))
+        .filter_map(|word| word.strip_suffix('/'))
+        .filter_map(|word| word.rsplit('/').next())
+        .collect();
+    let mut folders = Vec::new();
+    folders_of_code(&root.join("src"), "", &mut folders);
+    folders.retain(|f| !f.is_empty());
+    assert!(
+        folders.len() > 15,
+        "only {folders:?} found: is the walk blind?"
+    );
+    let unnamed: Vec<&String> = folders
+        .iter()
+        .filter(|f| !named.contains(f.trim_end_matches('/').rsplit('/').next().expect("name")))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md's map does not name src/{unnamed:?}"
+    );
+    let exists = |name: &str| {
+        name == "src"
+            || root.join("crates").join(name).is_dir()
+            || walk_has_folder(&root.join("src"), name)
+    };
+    let mut gone: Vec<&&str> = named.iter().filter(|n| !exists(n)).collect();
+    gone.sort();
+    assert!(
+        gone.is_empty(),
+        "ARCHITECTURE.md's map names folders that do not exist: {gone:?}"
+    );
+}
+
+/// Whether a folder of this name stands anywhere below `dir`.
+fn walk_has_folder(dir: &Path, name: &str) -> bool {
+    fs::read_dir(dir).expect("src/ folder").any(|entry| {
+        let path = entry.expect("src/ entry").path();
+        path.is_dir()
+            && (path.file_name().is_some_and(|n| n == name) || walk_has_folder(&path, name))
+    })
+}
+
 /// The subcommands a help text lists under `Commands:` (without `help`).
 fn subcommands(help: &str) -> Vec<String> {
     help.lines()
