@@ -65,11 +65,6 @@ pub(crate) struct Jest {
 }
 
 impl Jest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Jest {
-        Jest::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let (Some(rule), Some(test_file)) = (self.test.take(), self.file.as_deref()) {
             let (file, line, column) = match choose(&self.frames, Some(test_file)) {
@@ -198,15 +193,15 @@ mod tests {
     #[test]
     fn every_failure_of_the_default_reporter() {
         let text = include_str!("../../tests/fixtures/diagnostics/jest/jest.txt");
-        assert_eq!(feed(&mut Jest::new(), text).0, expected());
-        assert_eq!(feed(&mut super::super::Auto::new(), text).0, expected());
+        assert_eq!(feed(&mut Jest::default(), text).0, expected());
+        assert_eq!(feed(&mut super::super::Auto::default(), text).0, expected());
     }
 
     #[test]
     fn a_block_ends_at_an_unindented_line() {
         let text =
             "FAIL a.test.ts (6.1 s)\n  ● t\n\n    Error: x\n\nsrc/other.c:1: not jest\n  ● u\n";
-        let (out, claimed) = feed(&mut Jest::new(), text);
+        let (out, claimed) = feed(&mut Jest::default(), text);
         assert_eq!(claimed, [true, true, true, true, true, false, false]);
         assert_eq!(out.len(), 1);
         assert_eq!(
@@ -219,6 +214,6 @@ mod tests {
     fn passing_files_and_near_misses_are_no_failures() {
         let text = "PASS tests/ok.test.js\n  ● not a failure\nFAIL to connect\nFAIL\tpkg\t0.1s\n\
                     Tests:       1 failed, 1 total\n";
-        assert_eq!(feed(&mut Jest::new(), text).0, vec![]);
+        assert_eq!(feed(&mut Jest::default(), text).0, vec![]);
     }
 }

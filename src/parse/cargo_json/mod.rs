@@ -21,15 +21,6 @@ pub(crate) struct CargoJson {
     panics: Panics,
 }
 
-impl CargoJson {
-    /// A fresh parser.
-    pub(crate) fn new() -> CargoJson {
-        CargoJson {
-            panics: Panics::new(),
-        }
-    }
-}
-
 impl LineParser for CargoJson {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if !line.starts_with('{') {
@@ -145,7 +136,7 @@ fn salvage(line: &str, out: &mut Vec<Diagnostic>) -> bool {
         // The last line may be cut anywhere, even inside a line number.
         lines.pop();
     }
-    let mut parser = Rustc::new();
+    let mut parser = Rustc::default();
     let mut found = Vec::new();
     for text in lines {
         parser.line(&crate::sanitize::strip_escapes(text), &mut found);

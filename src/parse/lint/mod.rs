@@ -32,7 +32,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Diagnostic, LineParser};
+use super::{Diagnostic, LineParser, position};
 use crate::config::DiagSeverity;
 
 /// Extensions of files a linter reports on (lower case).
@@ -254,11 +254,6 @@ fn source_extension(file: &str) -> bool {
             && !file.contains("://")
             && SOURCE.contains(&ext.to_ascii_lowercase().as_str())
     })
-}
-
-/// A position, `0` being none.
-fn position(text: &str) -> Option<u64> {
-    text.parse().ok().filter(|&n| n > 0)
 }
 
 /// A 0-based column made 1-based.

@@ -80,11 +80,6 @@ pub(crate) struct Mypy {
 }
 
 impl Mypy {
-    /// A fresh parser.
-    pub(crate) fn new() -> Mypy {
-        Mypy::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.wrapped.clear();
         if let Some(found) = self.pending.take() {

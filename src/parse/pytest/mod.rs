@@ -205,11 +205,6 @@ pub(crate) struct Pytest {
 }
 
 impl Pytest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Pytest {
-        Pytest::default()
-    }
-
     fn banner(&mut self, title: &str) -> bool {
         self.in_traceback = false;
         self.kind = match title {

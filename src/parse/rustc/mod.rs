@@ -84,14 +84,6 @@ impl Pending {
 }
 
 impl Rustc {
-    /// A fresh parser.
-    pub(crate) fn new() -> Rustc {
-        Rustc {
-            pending: None,
-            panics: Panics::new(),
-        }
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(pending) = self.pending.take() {
             out.push(pending.found);

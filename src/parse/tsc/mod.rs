@@ -59,11 +59,6 @@ pub(crate) struct Tsc {
 }
 
 impl Tsc {
-    /// A fresh parser.
-    pub(crate) fn new() -> Tsc {
-        Tsc { pending: None }
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(found) = self.pending.take() {
             out.push(found);

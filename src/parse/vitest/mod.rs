@@ -73,8 +73,8 @@ pub(crate) fn frame(line: &str) -> Option<Frame> {
     } else {
         return None;
     };
-    let line_number = caps["line"].parse().ok().filter(|n: &u64| *n > 0)?;
-    let column = caps["column"].parse().ok().filter(|n: &u64| *n > 0)?;
+    let line_number = super::position(&caps["line"])?;
+    let column = super::position(&caps["column"])?;
     let path = &caps["path"];
     let path = path.strip_prefix("file://").unwrap_or(path);
     Some((path.to_string(), line_number, column))
@@ -198,11 +198,6 @@ pub(crate) struct Vitest {
 }
 
 impl Vitest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Vitest {
-        Vitest::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         let message = self.message.text().unwrap_or_else(|| "failed".into());
         for test in self.tests.drain(..) {
