@@ -35,9 +35,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::vitest::{Frame, Message, choose, frame};
+use super::vitest::{Frame, Message, failed_test, frame};
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
 
 /// `FAIL tests/x.test.js`, `PASS src/y.spec.ts (5.2 s)`: a test file of a
 /// JavaScript or TypeScript extension.
@@ -66,20 +65,9 @@ pub(crate) struct Jest {
 
 impl Jest {
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        if let (Some(rule), Some(test_file)) = (self.test.take(), self.file.as_deref()) {
-            let (file, line, column) = match choose(&self.frames, Some(test_file)) {
-                Some((path, line, column)) => (path, Some(line), Some(column)),
-                None => (test_file.to_string(), None, None),
-            };
-            out.push(Diagnostic {
-                file: Some(file),
-                line,
-                column,
-                severity: DiagSeverity::Error,
-                rule: Some(rule),
-                message: self.message.text().unwrap_or_else(|| "failed".into()),
-                ..Diagnostic::default()
-            });
+        if let (Some(rule), Some(file)) = (self.test.take(), &self.file) {
+            let message = self.message.text().unwrap_or_else(|| "failed".into());
+            out.push(failed_test(&self.frames, file.clone(), rule, message));
         }
         self.message = Message::default();
         self.frames.clear();

@@ -369,11 +369,8 @@ impl Collector {
         if let Some(parser) = &mut self.parser {
             parser.line(&text, &mut self.batch);
         }
-        for matcher in &self.matchers {
-            if let Some(found) = matcher.apply(&text) {
-                self.batch.push(found);
-            }
-        }
+        self.batch
+            .extend(self.matchers.iter().filter_map(|m| m.apply(&text)));
         if let Some(score) = &self.score
             && let Some(value) = score
                 .captures(&text)

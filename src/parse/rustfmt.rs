@@ -40,9 +40,7 @@ impl Rustfmt {
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.shown = 0;
         self.context = None;
-        if let Some(found) = self.pending.take() {
-            out.push(found);
-        }
+        out.extend(self.pending.take());
     }
 }
 

@@ -40,9 +40,7 @@ impl LineParser for CargoJson {
         } else {
             return false;
         };
-        if let Some(found) = message.and_then(diagnostic) {
-            out.push(found);
-        }
+        out.extend(message.and_then(diagnostic));
         true
     }
 
@@ -142,9 +140,7 @@ fn salvage(line: &str, out: &mut Vec<Diagnostic>) -> bool {
         parser.line(&crate::sanitize::strip_escapes(text), &mut found);
     }
     parser.finish(&mut found);
-    if let Some(first) = found.into_iter().next() {
-        out.push(first);
-    }
+    out.extend(found.into_iter().next());
     true
 }
 

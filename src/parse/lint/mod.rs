@@ -409,25 +409,21 @@ impl Lint {
             });
             return true;
         }
-        if let Some(caps) = SHELLCHECK_HEAD.captures(line) {
-            let file = caps["file"].to_string();
-            if let Some(number) = position(&caps["line"])
-                && self.names_a_file(&file)
-            {
-                self.block = Block::Shellcheck(file, number);
-                return true;
+        let heads: [(&Regex, fn(String, u64) -> Block); 2] = [
+            (&SHELLCHECK_HEAD, Block::Shellcheck),
+            (&PYDOCSTYLE_HEAD, Block::Pydocstyle),
+        ];
+        for (head, block) in heads {
+            if let Some(caps) = head.captures(line) {
+                let file = caps["file"].to_string();
+                if let Some(number) = position(&caps["line"])
+                    && self.names_a_file(&file)
+                {
+                    self.block = block(file, number);
+                    return true;
+                }
+                return false;
             }
-            return false;
-        }
-        if let Some(caps) = PYDOCSTYLE_HEAD.captures(line) {
-            let file = caps["file"].to_string();
-            if let Some(number) = position(&caps["line"])
-                && self.names_a_file(&file)
-            {
-                self.block = Block::Pydocstyle(file, number);
-                return true;
-            }
-            return false;
         }
         if let Some(caps) = RUFF_HEAD.captures(line) {
             // Claimed only once its location follows.

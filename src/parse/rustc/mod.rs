@@ -85,9 +85,7 @@ impl Pending {
 
 impl Rustc {
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        if let Some(pending) = self.pending.take() {
-            out.push(pending.found);
-        }
+        out.extend(self.pending.take().map(|p| p.found));
     }
 
     /// A line inside the pending diagnostic's block; false when it is not one.
