@@ -98,7 +98,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Jest => Box::new(jest::Jest::default()),
         Parser::Tap => Box::new(tap::Tap::default()),
         Parser::Cmake => Box::new(cmake::Cmake::default()),
-        Parser::Prettier => Box::new(prettier::Prettier::default()),
+        Parser::Prettier => Box::new(prettier::Prettier),
         Parser::PhaseResult => Box::new(phase_result::PhaseResult::default()),
     })
 }

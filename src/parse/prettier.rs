@@ -77,7 +77,7 @@ mod tests {
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        feed(&mut Prettier::default(), text).0
+        feed(&mut Prettier, text).0
     }
 
     fn unformatted(file: &str) -> Diagnostic {

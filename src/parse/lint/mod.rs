@@ -409,11 +409,13 @@ impl Lint {
             });
             return true;
         }
-        let heads: [(&Regex, fn(String, u64) -> Block); 2] = [
-            (&SHELLCHECK_HEAD, Block::Shellcheck),
-            (&PYDOCSTYLE_HEAD, Block::Pydocstyle),
-        ];
-        for (head, block) in heads {
+        for (head, block) in [
+            (
+                &*SHELLCHECK_HEAD,
+                Block::Shellcheck as fn(String, u64) -> Block,
+            ),
+            (&*PYDOCSTYLE_HEAD, Block::Pydocstyle),
+        ] {
             if let Some(caps) = head.captures(line) {
                 let file = caps["file"].to_string();
                 if let Some(number) = position(&caps["line"])
