@@ -35,10 +35,9 @@ impl Validator<'_> {
         let kind = self.kind(&raw, settings, &name)?;
         let cache = self.cache_spec(&raw, &kind, settings, &name)?;
         let modes = raw.modes.unwrap_or_else(|| vec![Mode::Strict]);
-        let timeout = match &raw.timeout {
-            Some(t) => Some(self.duration(t, &of("timeout"))?),
-            None => None,
-        };
+        let timeout = (raw.timeout.as_ref())
+            .map(|t| self.duration(t, &of("timeout")))
+            .transpose()?;
         let retries = self.retries(raw.retries.as_ref(), &kind, &of("retries"))?;
         let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
         let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
@@ -237,10 +236,9 @@ impl Validator<'_> {
             }
             env_keys.push(text.clone());
         }
-        let version = match &raw.version {
-            Some(argv) => Some(self.argv(argv, &settings.allow, &of("version"))?),
-            None => None,
-        };
+        let version = (raw.version.as_ref())
+            .map(|argv| self.argv(argv, &settings.allow, &of("version")))
+            .transpose()?;
         Ok(Some(CacheSpec {
             inputs,
             input_globs,

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::error::Error;
 
 use super::raw::RawConfig;
-use super::{CheckConfig, CheckKind, Config, Dimension, JudgeConfig, Parser, Severity};
+use super::{CheckConfig, CheckKind, Config, Dimension, Parser, Severity};
 
 /// Validates a parsed file against the text it came from, so every error can
 /// name its line, column and key.
@@ -35,14 +35,8 @@ impl Validator<'_> {
             ));
         }
         let settings = self.settings(raw.settings)?;
-        let cache = match raw.cache {
-            Some(cache) => self.cache(cache)?,
-            None => super::CacheSettings::default(),
-        };
-        let judge = match raw.judge {
-            Some(judge) => self.judge(judge)?,
-            None => JudgeConfig::default(),
-        };
+        let cache = raw.cache.map(|c| self.cache(c)).transpose()?;
+        let judge = raw.judge.map(|j| self.judge(j)).transpose()?;
         let agent = self.agent(raw.agent)?;
 
         let mut checks = Vec::with_capacity(raw.check.len());
@@ -69,10 +63,9 @@ impl Validator<'_> {
             }
             let of = |k: &str| format!("`{k}` of fix `{}`", fix.name.get_ref());
             let run = self.argv(&fix.run, &settings.allow, &of("run"))?;
-            let timeout = match &fix.timeout {
-                Some(t) => Some(self.duration(t, &of("timeout"))?),
-                None => None,
-            };
+            let timeout = (fix.timeout.as_ref())
+                .map(|t| self.duration(t, &of("timeout")))
+                .transpose()?;
             let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
             let env = self.env(fix.env, &settings.allow_env, &of("env"))?;
             let line = self.line_of(fix.name.span().start);
@@ -105,10 +98,10 @@ impl Validator<'_> {
             path: self.path.to_path_buf(),
             sha256,
             settings,
-            judge,
+            judge: judge.unwrap_or_default(),
             retry: raw.retry,
             agent,
-            cache,
+            cache: cache.unwrap_or_default(),
             checks,
             fixes,
         })

@@ -17,23 +17,16 @@ use super::{env, pattern};
 
 impl Validator<'_> {
     pub(super) fn name(&self, name: &Spanned<String>, key: &str) -> Result<(), Error> {
-        let valid = !name.get_ref().is_empty()
-            && name
-                .get_ref()
+        let text = name.get_ref();
+        let valid = !text.is_empty()
+            && text
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-        if valid {
-            Ok(())
-        } else {
-            Err(self.err(
-                name.span(),
-                key,
-                format!(
-                    "invalid name `{}` (use letters, digits, `_`, `.`, `-`)",
-                    name.get_ref()
-                ),
-            ))
+        if !valid {
+            let message = format!("invalid name `{text}` (use letters, digits, `_`, `.`, `-`)");
+            return Err(self.err(name.span(), key, message));
         }
+        Ok(())
     }
 
     /// An environment variable name: not empty, without `=` or NUL.
@@ -130,14 +123,8 @@ impl Validator<'_> {
     ) -> Result<BTreeMap<String, String>, Error> {
         let mut out = BTreeMap::new();
         for (name, value) in env {
+            self.env_name(&name, key)?;
             let text = name.get_ref();
-            if text.is_empty() || text.contains('=') || text.contains('\0') {
-                return Err(self.err(
-                    name.span(),
-                    key,
-                    format!("invalid environment variable name `{text}`"),
-                ));
-            }
             if let Some(why) = env::loads_code(text)
                 && !env::allowed(text, allow_env)
             {

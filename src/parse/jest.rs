@@ -35,9 +35,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::vitest::{Frame, Message, choose, frame};
+use super::vitest::{Frame, Message, failed_test, frame};
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
 
 /// `FAIL tests/x.test.js`, `PASS src/y.spec.ts (5.2 s)`: a test file of a
 /// JavaScript or TypeScript extension.
@@ -65,26 +64,10 @@ pub(crate) struct Jest {
 }
 
 impl Jest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Jest {
-        Jest::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        if let (Some(rule), Some(test_file)) = (self.test.take(), self.file.as_deref()) {
-            let (file, line, column) = match choose(&self.frames, Some(test_file)) {
-                Some((path, line, column)) => (path, Some(line), Some(column)),
-                None => (test_file.to_string(), None, None),
-            };
-            out.push(Diagnostic {
-                file: Some(file),
-                line,
-                column,
-                severity: DiagSeverity::Error,
-                rule: Some(rule),
-                message: self.message.text().unwrap_or_else(|| "failed".into()),
-                ..Diagnostic::default()
-            });
+        if let (Some(rule), Some(file)) = (self.test.take(), &self.file) {
+            let message = self.message.text().unwrap_or_else(|| "failed".into());
+            out.push(failed_test(&self.frames, file.clone(), rule, message));
         }
         self.message = Message::default();
         self.frames.clear();
@@ -198,15 +181,15 @@ mod tests {
     #[test]
     fn every_failure_of_the_default_reporter() {
         let text = include_str!("../../tests/fixtures/diagnostics/jest/jest.txt");
-        assert_eq!(feed(&mut Jest::new(), text).0, expected());
-        assert_eq!(feed(&mut super::super::Auto::new(), text).0, expected());
+        assert_eq!(feed(&mut Jest::default(), text).0, expected());
+        assert_eq!(feed(&mut super::super::Auto::default(), text).0, expected());
     }
 
     #[test]
     fn a_block_ends_at_an_unindented_line() {
         let text =
             "FAIL a.test.ts (6.1 s)\n  ● t\n\n    Error: x\n\nsrc/other.c:1: not jest\n  ● u\n";
-        let (out, claimed) = feed(&mut Jest::new(), text);
+        let (out, claimed) = feed(&mut Jest::default(), text);
         assert_eq!(claimed, [true, true, true, true, true, false, false]);
         assert_eq!(out.len(), 1);
         assert_eq!(
@@ -219,6 +202,6 @@ mod tests {
     fn passing_files_and_near_misses_are_no_failures() {
         let text = "PASS tests/ok.test.js\n  ● not a failure\nFAIL to connect\nFAIL\tpkg\t0.1s\n\
                     Tests:       1 failed, 1 total\n";
-        assert_eq!(feed(&mut Jest::new(), text).0, vec![]);
+        assert_eq!(feed(&mut Jest::default(), text).0, vec![]);
     }
 }

@@ -84,22 +84,22 @@ pub(crate) trait LineParser: Send {
 pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
     Some(match kind {
         Parser::None => return None,
-        Parser::Auto => Box::new(Auto::new()),
+        Parser::Auto => Box::new(Auto::default()),
         Parser::Gcc => Box::new(gcc::Gcc::new(false)),
-        Parser::Rustc => Box::new(rustc::Rustc::new()),
-        Parser::CargoJson => Box::new(cargo_json::CargoJson::new()),
-        Parser::Tsc => Box::new(tsc::Tsc::new()),
-        Parser::Pytest => Box::new(pytest::Pytest::new()),
-        Parser::Mypy => Box::new(mypy::Mypy::new()),
-        Parser::Eslint => Box::new(eslint::Eslint::new()),
-        Parser::Go => Box::new(go::Go::new()),
-        Parser::Rustfmt => Box::new(rustfmt::Rustfmt::new()),
-        Parser::Vitest => Box::new(vitest::Vitest::new()),
-        Parser::Jest => Box::new(jest::Jest::new()),
-        Parser::Tap => Box::new(tap::Tap::new()),
-        Parser::Cmake => Box::new(cmake::Cmake::new()),
-        Parser::Prettier => Box::new(prettier::Prettier::new()),
-        Parser::PhaseResult => Box::new(phase_result::PhaseResult::new()),
+        Parser::Rustc => Box::new(rustc::Rustc::default()),
+        Parser::CargoJson => Box::new(cargo_json::CargoJson::default()),
+        Parser::Tsc => Box::new(tsc::Tsc::default()),
+        Parser::Pytest => Box::new(pytest::Pytest::default()),
+        Parser::Mypy => Box::new(mypy::Mypy::default()),
+        Parser::Eslint => Box::new(eslint::Eslint::default()),
+        Parser::Go => Box::new(go::Go::default()),
+        Parser::Rustfmt => Box::new(rustfmt::Rustfmt::default()),
+        Parser::Vitest => Box::new(vitest::Vitest::default()),
+        Parser::Jest => Box::new(jest::Jest::default()),
+        Parser::Tap => Box::new(tap::Tap::default()),
+        Parser::Cmake => Box::new(cmake::Cmake::default()),
+        Parser::Prettier => Box::new(prettier::Prettier),
+        Parser::PhaseResult => Box::new(phase_result::PhaseResult::default()),
     })
 }
 
@@ -115,37 +115,33 @@ pub(crate) struct Auto {
 }
 
 impl Auto {
-    /// All the recognisable formats; without a `base`, linter lines are
-    /// accepted only on paths with a source-file extension.
-    pub(crate) fn new() -> Auto {
-        Auto::within(None)
-    }
-
     /// All the recognisable formats, the check's files known from `base`.
     pub(crate) fn within(base: Option<lint::Base>) -> Auto {
         Auto {
             parsers: vec![
-                Box::new(cargo_json::CargoJson::new()),
-                Box::new(rustc::Rustc::new()),
-                Box::new(tsc::Tsc::new()),
-                Box::new(mypy::Mypy::new()),
-                Box::new(cmake::Cmake::new()),
+                Box::new(cargo_json::CargoJson::default()),
+                Box::new(rustc::Rustc::default()),
+                Box::new(tsc::Tsc::default()),
+                Box::new(mypy::Mypy::default()),
+                Box::new(cmake::Cmake::default()),
                 Box::new(gcc::Gcc::new(true)),
-                Box::new(pytest::Pytest::new()),
-                Box::new(eslint::Eslint::new()),
-                Box::new(rustfmt::Rustfmt::new()),
-                Box::new(vitest::Vitest::new()),
-                Box::new(jest::Jest::new()),
-                Box::new(tap::Tap::new()),
+                Box::new(pytest::Pytest::default()),
+                Box::new(eslint::Eslint::default()),
+                Box::new(rustfmt::Rustfmt::default()),
+                Box::new(vitest::Vitest::default()),
+                Box::new(jest::Jest::default()),
+                Box::new(tap::Tap::default()),
                 Box::new(lint::Lint::new(base)),
             ],
         }
     }
 }
 
+/// Without a `base`, linter lines are accepted only on paths with a
+/// source-file extension.
 impl Default for Auto {
     fn default() -> Self {
-        Auto::new()
+        Auto::within(None)
     }
 }
 
@@ -188,11 +184,7 @@ impl CustomMatcher {
         let caps = self.regex.captures(line)?;
         let text = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
         // Lines and columns are 1-based: a 0 is no position.
-        let number = |name: &str| {
-            text(name)
-                .and_then(|n| n.parse().ok())
-                .filter(|n: &u64| *n > 0)
-        };
+        let number = |name: &str| caps.name(name).and_then(|m| position(m.as_str().trim()));
         Some(Diagnostic {
             file: text("file").filter(|f| !f.is_empty()),
             line: number("line"),
@@ -377,11 +369,8 @@ impl Collector {
         if let Some(parser) = &mut self.parser {
             parser.line(&text, &mut self.batch);
         }
-        for matcher in &self.matchers {
-            if let Some(found) = matcher.apply(&text) {
-                self.batch.push(found);
-            }
-        }
+        self.batch
+            .extend(self.matchers.iter().filter_map(|m| m.apply(&text)));
         if let Some(score) = &self.score
             && let Some(value) = score
                 .captures(&text)
@@ -429,6 +418,11 @@ impl Collector {
         self.keep_batch();
         self.parsed
     }
+}
+
+/// A line or column as printed; `0` (or no number) is no position.
+pub(crate) fn position(text: &str) -> Option<u64> {
+    text.parse().ok().filter(|&n| n > 0)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…`

@@ -39,11 +39,6 @@ struct Pending {
 }
 
 impl Panics {
-    /// A fresh reader.
-    pub(crate) fn new() -> Panics {
-        Panics { pending: None }
-    }
-
     /// One line; true when it belongs to a panic (its header or message).
     pub(crate) fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some((thread, after)) = panicked(line) {
@@ -186,7 +181,7 @@ mod tests {
     }
 
     fn parse_all(text: &str) -> (Vec<Diagnostic>, Vec<bool>) {
-        feed(&mut Panics::new(), text)
+        feed(&mut Panics::default(), text)
     }
 
     fn panic(file: &str, line: u64, column: u64, message: &str) -> Diagnostic {

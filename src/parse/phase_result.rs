@@ -54,11 +54,6 @@ pub(crate) struct PhaseResult {
 }
 
 impl PhaseResult {
-    /// A fresh parser.
-    pub(crate) fn new() -> PhaseResult {
-        PhaseResult::default()
-    }
-
     fn pair(&mut self, line: &str) {
         let Some(caps) = PAIR.captures(line) else {
             return;
@@ -120,7 +115,7 @@ mod tests {
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> (Vec<Diagnostic>, Option<Map<String, Value>>) {
-        let mut parser = PhaseResult::new();
+        let mut parser = PhaseResult::default();
         let (out, _) = feed(&mut parser, text);
         (out, parser.data())
     }
@@ -160,7 +155,7 @@ mod tests {
 
     #[test]
     fn claimed_lines() {
-        let mut parser = PhaseResult::new();
+        let mut parser = PhaseResult::default();
         let mut out = Vec::new();
         let mut claimed = |line: &str| parser.line(line, &mut out);
         assert!(!claimed("- status: before any marker"));

@@ -30,13 +30,6 @@ static ERROR: LazyLock<Regex> = regex!(
 #[derive(Debug, Default)]
 pub(crate) struct Prettier;
 
-impl Prettier {
-    /// A fresh parser.
-    pub(crate) fn new() -> Prettier {
-        Prettier
-    }
-}
-
 impl LineParser for Prettier {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some(file) = line.strip_prefix("[warn] ") {
@@ -62,11 +55,7 @@ impl LineParser for Prettier {
             return false;
         }
         if let Some(caps) = ERROR.captures(line) {
-            let number = |name: &str| {
-                caps.name(name)
-                    .and_then(|m| m.as_str().parse().ok())
-                    .filter(|n: &u64| *n > 0)
-            };
+            let number = |name: &str| caps.name(name).and_then(|m| super::position(m.as_str()));
             out.push(Diagnostic {
                 file: Some(caps["file"].to_string()),
                 line: number("line"),
@@ -88,7 +77,7 @@ mod tests {
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        feed(&mut Prettier::new(), text).0
+        feed(&mut Prettier, text).0
     }
 
     fn unformatted(file: &str) -> Diagnostic {

@@ -37,17 +37,10 @@ pub(crate) struct Rustfmt {
 }
 
 impl Rustfmt {
-    /// A fresh parser.
-    pub(crate) fn new() -> Rustfmt {
-        Rustfmt::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.shown = 0;
         self.context = None;
-        if let Some(found) = self.pending.take() {
-            out.push(found);
-        }
+        out.extend(self.pending.take());
     }
 }
 
@@ -60,8 +53,7 @@ impl LineParser for Rustfmt {
             let number = caps
                 .name("line")
                 .or_else(|| caps.name("old"))
-                .and_then(|m| m.as_str().parse().ok())
-                .filter(|n: &u64| *n > 0);
+                .and_then(|m| super::position(m.as_str()));
             self.pending = Some(Diagnostic {
                 file: Some(caps["file"].to_string()),
                 line: number,
@@ -111,7 +103,7 @@ mod tests {
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        feed(&mut Rustfmt::new(), text).0
+        feed(&mut Rustfmt::default(), text).0
     }
 
     fn diag(file: &str, line: u64, message: &str) -> Diagnostic {
@@ -171,7 +163,7 @@ mod tests {
 
     #[test]
     fn near_misses_are_not_claimed() {
-        let mut parser = Rustfmt::new();
+        let mut parser = Rustfmt::default();
         let mut out = Vec::new();
         for line in [
             "Diff in src/a.rs",

@@ -111,10 +111,6 @@ pub(crate) struct Tap {
 }
 
 impl Tap {
-    pub(crate) fn new() -> Tap {
-        Tap::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         let Some(p) = self.pending.take() else {
             return;
@@ -208,8 +204,8 @@ impl Tap {
                     let value = value.trim().trim_matches('\'');
                     match key {
                         "fileName" => p.at_file = Some(value.to_string()),
-                        "lineNumber" => p.at_line = value.parse().ok().filter(|n| *n > 0),
-                        "columnNumber" => p.at_col = value.parse().ok().filter(|n| *n > 0),
+                        "lineNumber" => p.at_line = super::position(value),
+                        "columnNumber" => p.at_col = super::position(value),
                         _ => {}
                     }
                 }
@@ -321,7 +317,7 @@ mod tests {
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
-        feed(&mut Tap::new(), text).0
+        feed(&mut Tap::default(), text).0
     }
 
     fn at(file: &str, line: u64, column: Option<u64>, message: &str) -> Diagnostic {
@@ -417,7 +413,7 @@ mod tests {
             include_str!("../../tests/fixtures/diagnostics/tap/prove.stderr.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/prove-v.stdout.txt"),
         ] {
-            let mut auto = super::super::Auto::new();
+            let mut auto = super::super::Auto::default();
             let mut out = Vec::new();
             for line in text.lines() {
                 auto.line(line, &mut out);

@@ -382,7 +382,7 @@ fn auto_ends_a_block_at_a_line_an_earlier_parser_claimed() {
                     warning: unused variable: `x`\n\
                     \x20\x20--> src/main.rs:3:9\n\
                     \x20\x20\x20\x20indented text after rustc's block\n";
-    let (out, _) = feed(&mut Auto::new(), text);
+    let (out, _) = feed(&mut Auto::default(), text);
     let seen: Vec<(Option<&str>, &str)> = out
         .iter()
         .map(|f| (f.file.as_deref(), f.message.as_str()))

@@ -209,17 +209,14 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
             .iter()
             .filter(|p| p.check == check.name && !is_read_only(p.diagnostic))
             .collect();
-        lines.extend(own.iter().map(|p| Line::problem(problem(p))));
+        lines.extend(own.iter().map(|p| problem(p)));
         let located_error = own
             .iter()
             .any(|p| p.diagnostic.severity == DiagSeverity::Error && p.diagnostic.file.is_some());
         if !located_error {
-            lines.push(Line::other(clean(
-                &format!("{}: {}", check.name, outcome(check)),
-                LINE_CHARS,
-            )));
+            lines.push(Line::other(&format!("{}: {}", check.name, outcome(check))));
             for text in output_tail(check) {
-                lines.push(Line::other(clean(&format!("  | {text}"), LINE_CHARS)));
+                lines.push(Line::other(&format!("  | {text}")));
             }
         }
     }
@@ -227,16 +224,13 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
         problems
             .iter()
             .filter(|p| is_read_only(p.diagnostic))
-            .map(|p| Line::problem(problem(p))),
+            .map(problem),
     );
     if let Some(gate) = super::changed_gate(evidence) {
-        lines.push(Line::other(clean(
-            &format!(
-                "gate changed against {}: {}",
-                gate.base.as_deref().unwrap_or("the base"),
-                gate.changed.join(", ")
-            ),
-            LINE_CHARS,
+        lines.push(Line::other(&format!(
+            "gate changed against {}: {}",
+            gate.base.as_deref().unwrap_or("the base"),
+            gate.changed.join(", ")
         )));
     }
     lines
@@ -253,23 +247,17 @@ struct Line {
 }
 
 impl Line {
-    fn problem(text: String) -> Line {
+    /// A line that is no problem, cleaned and cut to `LINE_CHARS`.
+    fn other(text: &str) -> Line {
         Line {
-            text,
-            problem: true,
-        }
-    }
-
-    fn other(text: String) -> Line {
-        Line {
-            text,
+            text: clean(text, LINE_CHARS),
             problem: false,
         }
     }
 }
 
 /// `path:line[:col]: [check rule] message`, the message's first line.
-fn problem(p: &Problem<'_>) -> String {
+fn problem(p: &Problem<'_>) -> Line {
     let d = p.diagnostic;
     let mut line = super::file_prefix(d);
     let _ = write!(line, "[{}", p.check);
@@ -281,7 +269,10 @@ fn problem(p: &Problem<'_>) -> String {
         let _ = write!(line, "{}: ", d.severity.as_str());
     }
     line.push_str(d.message.lines().next().unwrap_or(""));
-    clean(&line, LINE_CHARS)
+    Line {
+        text: clean(&line, LINE_CHARS),
+        problem: true,
+    }
 }
 
 /// What happened to a check that did not pass: `exit 1`, `timed out`, ...

@@ -117,9 +117,11 @@ pub(super) fn render(evidence: &Evidence) -> String {
         }
     }
     for check in &evidence.checks {
-        let mut line = format!("{} {}", word(check.status), check.name);
+        // The text report's word, without its padding.
+        let word = super::status_word(check.status).trim_start();
+        let mut line = format!("{word} {}", check.name);
         if check.status != Status::Skip {
-            let _ = write!(line, " {}", seconds(check.duration_ms));
+            let _ = write!(line, " {}", super::seconds(check.duration_ms));
         }
         let detail = super::detail(check);
         if !detail.is_empty() {
@@ -132,19 +134,6 @@ pub(super) fn render(evidence: &Evidence) -> String {
     out.push_str(&plain(&s.banner));
     out.push('\n');
     out
-}
-
-fn word(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "PASS",
-        Status::Fail => "FAIL",
-        Status::Error => "ERROR",
-        Status::Skip => "SKIP",
-    }
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.2}s", ms as f64 / 1000.0)
 }
 
 /// `::kind prop=value,...::message`, everything escaped.

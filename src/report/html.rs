@@ -106,7 +106,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         format!("run-check {}", esc(&meta.tool.version)),
         format!("<code>{}</code>", evidence.mode),
         esc(&super::tally(s)),
-        seconds(s.duration_ms),
+        super::seconds(s.duration_ms),
     ];
     if let Some(commit) = &meta.git.commit {
         let short: String = commit.chars().take(12).collect();
@@ -212,8 +212,8 @@ fn timeline(out: &mut String, evidence: &Evidence) {
             "{}: {}, from {} for {}",
             check.name,
             check.status.as_str(),
-            seconds(bar.start),
-            seconds(bar.duration)
+            super::seconds(bar.start),
+            super::seconds(bar.duration)
         );
         if let Some(note) = super::attempts::note(&check.attempt_log, check.flaky, check.status) {
             title = format!("{title}; {note}");
@@ -241,8 +241,8 @@ fn timeline(out: &mut String, evidence: &Evidence) {
     let _ = writeln!(
         out,
         "<div class=\"axis\"><span>0s</span><span>{}</span><span>{}</span></div>",
-        seconds(span / 2),
-        seconds(span)
+        super::seconds(span / 2),
+        super::seconds(span)
     );
     let unstarted: Vec<String> = evidence
         .checks
@@ -279,7 +279,7 @@ fn failing(out: &mut String, evidence: &Evidence) {
             "<article class=\"check\" id=\"check-{name}\" data-check=\"{name}\" data-status=\"{status}\">\n<h3><span class=\"tag s-{status}\">{status}</span> <code>{name}</code> — {outcome} · {time}</h3>",
             status = check.status.as_str(),
             outcome = esc(&super::outcome(check)),
-            time = seconds(check.duration_ms),
+            time = super::seconds(check.duration_ms),
         );
         if !check.command.is_empty() {
             let _ = writeln!(
@@ -361,7 +361,7 @@ fn flaky(out: &mut String, evidence: &Evidence) {
                     "{}: {} in {}",
                     i + 1,
                     super::attempts::attempt_ending(a),
-                    seconds(a.duration_ms)
+                    super::seconds(a.duration_ms)
                 )
             })
             .collect();
@@ -467,8 +467,8 @@ fn all_checks(out: &mut String, evidence: &Evidence) {
         }
         let (start, time) = match (check.status, check.started_ms) {
             (Status::Skip, _) => ("—".to_string(), "—".to_string()),
-            (_, None) => ("—".to_string(), seconds(check.duration_ms)),
-            (_, Some(start)) => (seconds(start), seconds(check.duration_ms)),
+            (_, None) => ("—".to_string(), super::seconds(check.duration_ms)),
+            (_, Some(start)) => (super::seconds(start), super::seconds(check.duration_ms)),
         };
         let _ = writeln!(
             out,
@@ -596,10 +596,6 @@ fn task(out: &mut String, task: Option<&run_check_documents::evidence::TaskContr
             }
         }
     }
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.2}s", ms as f64 / 1000.0)
 }
 
 /// `text` escaped for HTML text and double- or single-quoted attribute

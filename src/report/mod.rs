@@ -111,6 +111,11 @@ pub(crate) fn colour_text(report: &[u8], evidence: &Evidence) -> Vec<u8> {
     text::colour(&String::from_utf8_lossy(report), passed).into_bytes()
 }
 
+/// A duration in seconds, as the human formats show it: `1.50s`.
+fn seconds(ms: u64) -> String {
+    format!("{:.2}s", ms as f64 / 1000.0)
+}
+
 fn checks(n: usize) -> String {
     crate::output::plural(n, "check")
 }

@@ -109,10 +109,7 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> S
         if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
             return true;
         }
-        match relative(entry.path(), &root) {
-            Some(rel) => filter.may_contain(&rel),
-            None => false,
-        }
+        relative(entry.path(), &root).is_some_and(|rel| filter.may_contain(&rel))
     });
     let mut visitors = Visitors {
         matcher: &matcher,
@@ -423,10 +420,7 @@ fn read_text(path: &Path, buf: &mut Vec<u8>) -> Result<(), Reason> {
         return Err(Reason::TooLarge);
     }
     let head = &buf[..buf.len().min(BINARY_SNIFF_BYTES)];
-    match memchr::memchr(0, head) {
-        Some(_) => Err(Reason::Binary),
-        None => Ok(()),
-    }
+    memchr::memchr(0, head).map_or(Ok(()), |_| Err(Reason::Binary))
 }
 
 /// `path` relative to `root` with `/` separators; `None` outside it.

@@ -98,7 +98,7 @@ fn current_state(out: &mut String, verdict: &Verdict) {
     // The first round's trend word (`first`) would only say it again.
     let trend = match p.previous_score {
         None if p.current_score.is_some() => String::new(),
-        _ => format!(" ({})", trend_word(verdict)),
+        _ => format!(" ({})", serde_word(&p.trend)),
     };
     let _ = writeln!(out, "- Overall score: {overall}{trend}");
     let score = |s: Option<f64>| s.map_or_else(|| "n/a".to_string(), format_score);
@@ -162,10 +162,6 @@ fn problem(out: &mut String, description: &str) {
         let _ = writeln!(out, "         … {} more lines", lines.len() - PROBLEM_LINES);
     }
     out.push('\n');
-}
-
-fn trend_word(verdict: &Verdict) -> String {
-    serde_word(&verdict.progress.trend)
 }
 
 /// The JSON word of a unit enum.

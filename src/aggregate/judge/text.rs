@@ -23,17 +23,12 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         one_line(&verdict.feedback_for_code_writer.summary)
     );
     let ordered = priority(&verdict.issues);
-    for (severity, title) in [
-        (Severity::Critical, "Critical"),
-        (Severity::High, "High"),
-        (Severity::Medium, "Medium"),
-        (Severity::Low, "Low"),
-    ] {
+    for severity in Severity::ALL {
         let of: Vec<_> = ordered.iter().filter(|i| i.severity == severity).collect();
         if of.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{title} ({}):", of.len());
+        let _ = writeln!(out, "{} ({}):", severity.title(), of.len());
         for issue in of {
             let _ = writeln!(
                 out,

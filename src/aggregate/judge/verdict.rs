@@ -17,11 +17,6 @@ pub(crate) const DIMENSIONS: [Dimension; 3] = [
     Dimension::Performance,
 ];
 
-/// The word of a dimension in JSON and messages.
-pub(crate) fn dimension_name(dimension: Dimension) -> &'static str {
-    dimension.as_str()
-}
-
 /// The issue-id prefix of a dimension (docs/judge.md).
 pub(crate) fn id_prefix(dimension: Dimension) -> &'static str {
     match dimension {

@@ -79,9 +79,7 @@ pub(super) fn junit(contents: &[u8]) -> Vec<Diagnostic> {
             })
             .unwrap_or_else(|| problem.tag_name().name().to_string());
         let mut file = attr(case, "file").map(str::to_string);
-        let mut line = attr(case, "line")
-            .and_then(|l| l.parse().ok())
-            .filter(|&l| l > 0);
+        let mut line = attr(case, "line").and_then(crate::parse::position);
         let mut column = None;
         // No line given (vitest, jest-junit, node --test): the failure
         // text's first stack frame in the testcase's file (its `file`

@@ -21,15 +21,6 @@ pub(crate) struct CargoJson {
     panics: Panics,
 }
 
-impl CargoJson {
-    /// A fresh parser.
-    pub(crate) fn new() -> CargoJson {
-        CargoJson {
-            panics: Panics::new(),
-        }
-    }
-}
-
 impl LineParser for CargoJson {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if !line.starts_with('{') {
@@ -49,9 +40,7 @@ impl LineParser for CargoJson {
         } else {
             return false;
         };
-        if let Some(found) = message.and_then(diagnostic) {
-            out.push(found);
-        }
+        out.extend(message.and_then(diagnostic));
         true
     }
 
@@ -145,15 +134,13 @@ fn salvage(line: &str, out: &mut Vec<Diagnostic>) -> bool {
         // The last line may be cut anywhere, even inside a line number.
         lines.pop();
     }
-    let mut parser = Rustc::new();
+    let mut parser = Rustc::default();
     let mut found = Vec::new();
     for text in lines {
         parser.line(&crate::sanitize::strip_escapes(text), &mut found);
     }
     parser.finish(&mut found);
-    if let Some(first) = found.into_iter().next() {
-        out.push(first);
-    }
+    out.extend(found.into_iter().next());
     true
 }
 

@@ -3,7 +3,7 @@ use crate::parse::tests::feed;
 use DiagSeverity::{Error, Warning};
 
 fn parse_all(text: &str) -> (Vec<Diagnostic>, usize) {
-    let (out, claimed) = feed(&mut CargoJson::new(), text);
+    let (out, claimed) = feed(&mut CargoJson::default(), text);
     (out, claimed.iter().filter(|c| **c).count())
 }
 
@@ -133,7 +133,7 @@ fn of_the_test_harness_output_only_the_panic_is_read() {
         claimed,
         text.lines().filter(|l| l.starts_with('{')).count() + 4
     );
-    let mut parser = CargoJson::new();
+    let mut parser = CargoJson::default();
     let human = text.lines().filter(|l| !l.starts_with('{'));
     let claimed_human: Vec<&str> = human.filter(|l| parser.line(l, &mut Vec::new())).collect();
     assert_eq!(
@@ -155,7 +155,7 @@ fn a_cut_line_is_read_from_its_rendered_text() {
         .find("note: the lint level")
         .expect("the lint level note");
     let mut out = Vec::new();
-    assert!(CargoJson::new().line(&line[..cut], &mut out));
+    assert!(CargoJson::default().line(&line[..cut], &mut out));
     assert_eq!(
         out,
         vec![Diagnostic {
@@ -171,14 +171,14 @@ fn a_cut_line_is_read_from_its_rendered_text() {
     // Cut inside the location: no half-read line number.
     let at = line.find("src/main.rs:6:5").expect("location") + "src/main.rs:".len();
     let mut out = Vec::new();
-    assert!(CargoJson::new().line(&line[..at], &mut out));
+    assert!(CargoJson::default().line(&line[..at], &mut out));
     assert_eq!(out[0].line, None);
     assert_eq!(out[0].message, "unneeded `return` statement");
 }
 
 #[test]
 fn foreign_and_summary_lines() {
-    let mut parser = CargoJson::new();
+    let mut parser = CargoJson::default();
     let mut out = Vec::new();
     for line in [
         r#"{"type":"test","event":"failed","name":"tests::x"}"#,

@@ -89,10 +89,6 @@ pub(crate) struct Cmake {
 }
 
 impl Cmake {
-    pub(crate) fn new() -> Cmake {
-        Cmake::default()
-    }
-
     fn end_message(&mut self, out: &mut Vec<Diagnostic>) {
         let Some(m) = self.message.take() else {
             return;
@@ -159,11 +155,8 @@ impl Cmake {
         let text = caps["text"].trim().to_string();
         let d = Diagnostic {
             file: Some(caps["file"].to_string()),
-            line: caps["line"].parse().ok().filter(|n| *n > 0),
-            column: caps
-                .name("col")
-                .and_then(|c| c.as_str().parse().ok())
-                .filter(|n| *n > 0),
+            line: super::position(&caps["line"]),
+            column: caps.name("col").and_then(|c| super::position(c.as_str())),
             severity: DiagSeverity::Error,
             rule: Some(test.name.clone()),
             message: text.clone(),
@@ -229,10 +222,7 @@ impl LineParser for Cmake {
             self.message = Some(Message {
                 head: Diagnostic {
                     file,
-                    line: caps
-                        .name("line")
-                        .and_then(|l| l.as_str().parse().ok())
-                        .filter(|n| *n > 0),
+                    line: caps.name("line").and_then(|l| super::position(l.as_str())),
                     severity,
                     rule: caps
                         .name("rule")

@@ -2,7 +2,7 @@ use super::*;
 use crate::parse::tests::feed;
 
 fn parse(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Cmake::new(), text).0
+    feed(&mut Cmake::default(), text).0
 }
 
 fn row(d: &Diagnostic) -> (Option<&str>, Option<u64>, DiagSeverity, Option<&str>, &str) {
@@ -163,7 +163,7 @@ fn the_auto_parser_reads_cmake_and_ctest() {
             3,
         ),
     ] {
-        let mut auto = crate::parse::Auto::new();
+        let mut auto = crate::parse::Auto::default();
         let mut out = Vec::new();
         for line in fixture.lines() {
             auto.line(line, &mut out);

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Diagnostic, LineParser};
+use super::{Diagnostic, LineParser, position};
 use crate::config::DiagSeverity;
 
 /// An absolute path alone on a line: `/x/a.js`, `C:\x\a.js`, `\\host\x\a.js`.
@@ -50,18 +50,6 @@ static SUMMARY: LazyLock<Regex> =
 pub(crate) struct Eslint {
     /// The file of the stylish block being read.
     file: Option<String>,
-}
-
-impl Eslint {
-    /// A fresh parser.
-    pub(crate) fn new() -> Eslint {
-        Eslint::default()
-    }
-}
-
-/// A position, `0` being none.
-fn position(text: &str) -> Option<u64> {
-    text.parse().ok().filter(|&n| n > 0)
 }
 
 impl LineParser for Eslint {

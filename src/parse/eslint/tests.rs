@@ -2,7 +2,7 @@ use super::*;
 use crate::parse::tests::feed;
 
 fn parse(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Eslint::new(), text).0
+    feed(&mut Eslint::default(), text).0
 }
 
 fn problem(
@@ -147,7 +147,7 @@ fn plugin_rules_and_windows_paths() {
 
 #[test]
 fn a_path_line_alone_yields_nothing() {
-    let mut parser = Eslint::new();
+    let mut parser = Eslint::default();
     let mut out = Vec::new();
     assert!(!parser.line("/usr/local/bin/node", &mut out));
     assert!(!parser.line("", &mut out));
@@ -161,7 +161,7 @@ fn a_path_line_alone_yields_nothing() {
 
 #[track_caller]
 fn claims(line: &str, expected: bool) {
-    let mut parser = Eslint::new();
+    let mut parser = Eslint::default();
     let mut out = Vec::new();
     assert_eq!(parser.line(line, &mut out), expected, "{line:?}");
 }

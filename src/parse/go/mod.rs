@@ -44,11 +44,6 @@ struct Pending {
 }
 
 impl Go {
-    /// A fresh parser.
-    pub(crate) fn new() -> Go {
-        Go::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         if let Some(pending) = self.pending.take() {
             match pending.waits_for {

@@ -2,7 +2,7 @@ use super::*;
 use crate::parse::tests::feed;
 
 fn parse_all(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Go::new(), text).0
+    feed(&mut Go::default(), text).0
 }
 
 fn build(line: u64, column: u64, message: &str) -> Diagnostic {
@@ -91,11 +91,11 @@ fn go_test_json_events() {
     // The same failures as the -v text the events carry; every event
     // line is claimed.
     assert_eq!(parse_all(text), half_failures());
-    let mut parser = Go::new();
+    let mut parser = Go::default();
     let mut out = Vec::new();
     assert!(text.lines().all(|line| parser.line(line, &mut out)));
     // Other JSON is not ours.
-    assert!(!Go::new().line(r#"{"reason": "compiler-message"}"#, &mut out));
+    assert!(!Go::default().line(r#"{"reason": "compiler-message"}"#, &mut out));
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn near_misses_are_not_claimed() {
         "goroutine 1 [running]:",
         "panic: outside any test",
     ] {
-        let mut parser = Go::new();
+        let mut parser = Go::default();
         let mut out = Vec::new();
         assert!(!parser.line(line, &mut out), "{line:?}");
         parser.finish(&mut out);

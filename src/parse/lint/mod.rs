@@ -32,7 +32,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Diagnostic, LineParser};
+use super::{Diagnostic, LineParser, position};
 use crate::config::DiagSeverity;
 
 /// Extensions of files a linter reports on (lower case).
@@ -256,11 +256,6 @@ fn source_extension(file: &str) -> bool {
     })
 }
 
-/// A position, `0` being none.
-fn position(text: &str) -> Option<u64> {
-    text.parse().ok().filter(|&n| n > 0)
-}
-
 /// A 0-based column made 1-based.
 fn zero_based(text: &str) -> Option<u64> {
     text.parse::<u64>().ok().and_then(|n| n.checked_add(1))
@@ -414,25 +409,23 @@ impl Lint {
             });
             return true;
         }
-        if let Some(caps) = SHELLCHECK_HEAD.captures(line) {
-            let file = caps["file"].to_string();
-            if let Some(number) = position(&caps["line"])
-                && self.names_a_file(&file)
-            {
-                self.block = Block::Shellcheck(file, number);
-                return true;
+        for (head, block) in [
+            (
+                &*SHELLCHECK_HEAD,
+                Block::Shellcheck as fn(String, u64) -> Block,
+            ),
+            (&*PYDOCSTYLE_HEAD, Block::Pydocstyle),
+        ] {
+            if let Some(caps) = head.captures(line) {
+                let file = caps["file"].to_string();
+                if let Some(number) = position(&caps["line"])
+                    && self.names_a_file(&file)
+                {
+                    self.block = block(file, number);
+                    return true;
+                }
+                return false;
             }
-            return false;
-        }
-        if let Some(caps) = PYDOCSTYLE_HEAD.captures(line) {
-            let file = caps["file"].to_string();
-            if let Some(number) = position(&caps["line"])
-                && self.names_a_file(&file)
-            {
-                self.block = Block::Pydocstyle(file, number);
-                return true;
-            }
-            return false;
         }
         if let Some(caps) = RUFF_HEAD.captures(line) {
             // Claimed only once its location follows.

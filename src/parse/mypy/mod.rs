@@ -80,16 +80,9 @@ pub(crate) struct Mypy {
 }
 
 impl Mypy {
-    /// A fresh parser.
-    pub(crate) fn new() -> Mypy {
-        Mypy::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         self.wrapped.clear();
-        if let Some(found) = self.pending.take() {
-            out.push(found);
-        }
+        out.extend(self.pending.take());
     }
 
     /// A line after an error without a code: is it the end of the error?

@@ -2,7 +2,7 @@ use super::*;
 use crate::parse::tests::feed;
 
 fn parse(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Mypy::new(), text).0
+    feed(&mut Mypy::default(), text).0
 }
 
 fn diag(
@@ -204,7 +204,7 @@ fn windows_paths() {
 
 #[track_caller]
 fn claims(line: &str, expected: bool) {
-    let mut parser = Mypy::new();
+    let mut parser = Mypy::default();
     let mut out = Vec::new();
     assert_eq!(parser.line(line, &mut out), expected, "{line:?}");
 }

@@ -205,11 +205,6 @@ pub(crate) struct Pytest {
 }
 
 impl Pytest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Pytest {
-        Pytest::default()
-    }
-
     fn banner(&mut self, title: &str) -> bool {
         self.in_traceback = false;
         self.kind = match title {
@@ -299,10 +294,8 @@ impl Pytest {
         // Sections name a test by its dotted domain (`TestGroup.test_m`), a
         // collection error by its node id (`ERROR collecting tests/a.py`).
         let nodeid = format!("{file}{rest}");
-        let name = match rest.strip_prefix("::") {
-            Some(test) => test.replace("::", "."),
-            None => nodeid.clone(),
-        };
+        let name = (rest.strip_prefix("::"))
+            .map_or_else(|| nodeid.clone(), |test| test.replace("::", "."));
         // The section of this test in this file; else one of the same name
         // that names no file at all (`--tb=line` errors), which cannot be
         // another file's; else one of the same name in other files only (a

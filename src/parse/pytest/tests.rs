@@ -16,7 +16,7 @@ fn a_strict_xpass_carries_its_reason() {
 }
 
 fn parse(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Pytest::new(), text).0
+    feed(&mut Pytest::default(), text).0
 }
 
 fn test(rule: &str, line: Option<u64>, message: &str) -> Diagnostic {
@@ -321,7 +321,7 @@ fn paths_relative_to_a_subdirectory_still_pair() {
 
 #[track_caller]
 fn claims(line: &str, expected: bool) {
-    let mut parser = Pytest::new();
+    let mut parser = Pytest::default();
     let mut out = Vec::new();
     assert_eq!(parser.line(line, &mut out), expected, "{line:?}");
     let diagnostic = expected && (line.starts_with("FAILED") || line.starts_with("ERROR"));

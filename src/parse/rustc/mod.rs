@@ -84,18 +84,8 @@ impl Pending {
 }
 
 impl Rustc {
-    /// A fresh parser.
-    pub(crate) fn new() -> Rustc {
-        Rustc {
-            pending: None,
-            panics: Panics::new(),
-        }
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        if let Some(pending) = self.pending.take() {
-            out.push(pending.found);
-        }
+        out.extend(self.pending.take().map(|p| p.found));
     }
 
     /// A line inside the pending diagnostic's block; false when it is not one.

@@ -3,7 +3,7 @@ use crate::parse::tests::feed;
 use DiagSeverity::{Error, Warning};
 
 fn parse_all(text: &str) -> Vec<Diagnostic> {
-    feed(&mut Rustc::new(), text).0
+    feed(&mut Rustc::default(), text).0
 }
 
 fn f(
@@ -183,7 +183,7 @@ fn clippy_deny_warnings_lint_names() {
 
 #[test]
 fn emitted_only_when_the_block_ends() {
-    let mut parser = Rustc::new();
+    let mut parser = Rustc::default();
     let mut out = Vec::new();
     for line in [
         "warning: unused variable: `x`",
@@ -252,7 +252,7 @@ fn short_format_with_code() {
     );
     // Without a code on another file it is a plain gcc-style line, left
     // to `gcc`.
-    assert!(!Rustc::new().line(
+    assert!(!Rustc::default().line(
         "src/a.c:6:5: warning: unused variable ‘x’ [-Wunused-variable]",
         &mut Vec::new()
     ));
@@ -310,7 +310,7 @@ fn short_format_warnings_without_a_code() {
         )
     }));
     assert_eq!(parse_all(text), expected);
-    let mut auto = crate::parse::Auto::new();
+    let mut auto = crate::parse::Auto::default();
     let mut out = Vec::new();
     for line in text.lines() {
         auto.line(line, &mut out);
@@ -334,7 +334,7 @@ fn summaries_and_stray_lines_are_not_diagnostics() {
         "error: test failed, to rerun pass `--lib`",
         "error: 2 targets failed:",
     ] {
-        let mut parser = Rustc::new();
+        let mut parser = Rustc::default();
         let mut out = Vec::new();
         assert!(parser.line(line, &mut out), "{line}");
         parser.finish(&mut out);
@@ -353,7 +353,7 @@ fn summaries_and_stray_lines_are_not_diagnostics() {
         "Error: capitalised",
         "",
     ] {
-        let mut parser = Rustc::new();
+        let mut parser = Rustc::default();
         let mut out = Vec::new();
         assert!(!parser.line(line, &mut out), "{line:?}");
         parser.finish(&mut out);

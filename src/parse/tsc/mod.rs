@@ -58,19 +58,6 @@ pub(crate) struct Tsc {
     pending: Option<Diagnostic>,
 }
 
-impl Tsc {
-    /// A fresh parser.
-    pub(crate) fn new() -> Tsc {
-        Tsc { pending: None }
-    }
-
-    fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        if let Some(found) = self.pending.take() {
-            out.push(found);
-        }
-    }
-}
-
 fn severity(category: &str) -> DiagSeverity {
     match category {
         "warning" => DiagSeverity::Warning,
@@ -103,7 +90,7 @@ fn diagnostic(line: &str) -> Option<Diagnostic> {
 impl LineParser for Tsc {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         if let Some(found) = diagnostic(line) {
-            self.flush(out);
+            out.extend(self.pending.take());
             self.pending = Some(found);
             return true;
         }
@@ -116,12 +103,12 @@ impl LineParser for Tsc {
             }
             return true;
         }
-        self.flush(out);
+        out.extend(self.pending.take());
         line.starts_with("Found ") && SUMMARY.is_match(line)
     }
 
     fn finish(&mut self, out: &mut Vec<Diagnostic>) {
-        self.flush(out);
+        out.extend(self.pending.take());
     }
 }
 

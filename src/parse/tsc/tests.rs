@@ -1,7 +1,7 @@
 use super::*;
 
 fn parse(text: &str) -> Vec<Diagnostic> {
-    crate::parse::tests::feed(&mut Tsc::new(), text).0
+    crate::parse::tests::feed(&mut Tsc::default(), text).0
 }
 
 /// A located error, as tsc reports them (vitest's and jest's are too).
@@ -118,7 +118,7 @@ fn tsc7_pretty() {
 
 #[track_caller]
 fn claims(line: &str, expected: bool) {
-    let mut parser = Tsc::new();
+    let mut parser = Tsc::default();
     let mut out = Vec::new();
     assert_eq!(parser.line(line, &mut out), expected, "{line:?}");
     parser.finish(&mut out);
@@ -159,7 +159,7 @@ fn parentheses_in_paths_and_other_categories() {
 
 #[test]
 fn an_indented_line_without_a_diagnostic_before_it_is_not_claimed() {
-    let mut parser = Tsc::new();
+    let mut parser = Tsc::default();
     let mut out = Vec::new();
     assert!(!parser.line("  indented log line", &mut out));
     assert!(parser.line("a.ts(1,1): error TS1005: ';' expected.", &mut out));

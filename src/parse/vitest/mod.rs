@@ -73,8 +73,8 @@ pub(crate) fn frame(line: &str) -> Option<Frame> {
     } else {
         return None;
     };
-    let line_number = caps["line"].parse().ok().filter(|n: &u64| *n > 0)?;
-    let column = caps["column"].parse().ok().filter(|n: &u64| *n > 0)?;
+    let line_number = super::position(&caps["line"])?;
+    let column = super::position(&caps["column"])?;
     let path = &caps["path"];
     let path = path.strip_prefix("file://").unwrap_or(path);
     Some((path.to_string(), line_number, column))
@@ -114,6 +114,29 @@ pub(crate) fn choose(frames: &[Frame], file: Option<&str>) -> Option<Frame> {
 pub(crate) fn stack_location(text: &str, file: Option<&str>) -> Option<Frame> {
     let frames: Vec<Frame> = text.lines().filter_map(frame).take(MAX_FRAMES).collect();
     choose(&frames, file)
+}
+
+/// The error of a failed test in `file`: at its place among `frames` (see
+/// `choose`), else on the file without a line.
+pub(crate) fn failed_test(
+    frames: &[Frame],
+    file: String,
+    rule: String,
+    message: String,
+) -> Diagnostic {
+    let (file, line, column) = match choose(frames, Some(&file)) {
+        Some((path, line, column)) => (path, Some(line), Some(column)),
+        None => (file, None, None),
+    };
+    Diagnostic {
+        file: Some(file),
+        line,
+        column,
+        severity: DiagSeverity::Error,
+        rule: Some(rule),
+        message,
+        ..Diagnostic::default()
+    }
 }
 
 /// A failure's message being collected: lines as printed, bounded.
@@ -198,28 +221,15 @@ pub(crate) struct Vitest {
 }
 
 impl Vitest {
-    /// A fresh parser.
-    pub(crate) fn new() -> Vitest {
-        Vitest::default()
-    }
-
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
         let message = self.message.text().unwrap_or_else(|| "failed".into());
         for test in self.tests.drain(..) {
-            let place = choose(&self.frames, Some(&test.file));
-            let (file, line, column) = match place {
-                Some((path, line, column)) => (path, Some(line), Some(column)),
-                None => (test.file, None, None),
-            };
-            out.push(Diagnostic {
-                file: Some(file),
-                line,
-                column,
-                severity: DiagSeverity::Error,
-                rule: Some(test.rule),
-                message: message.clone(),
-                ..Diagnostic::default()
-            });
+            out.push(failed_test(
+                &self.frames,
+                test.file,
+                test.rule,
+                message.clone(),
+            ));
         }
         self.message = Message::default();
         self.frames.clear();
@@ -238,10 +248,9 @@ impl LineParser for Vitest {
                 self.flush(out);
             }
             let file = caps["file"].to_string();
-            let rule = match caps.name("name") {
-                Some(name) => name.as_str().to_string(),
-                None => file.clone(),
-            };
+            let rule = caps
+                .name("name")
+                .map_or_else(|| file.clone(), |n| n.as_str().to_string());
             if self.tests.len() < super::MAX_PER_CHECK {
                 self.tests.push(Failed { file, rule });
             }

@@ -67,9 +67,9 @@ fn expected() -> Vec<Diagnostic> {
 #[test]
 fn every_failure_of_the_default_reporter() {
     let text = include_str!("../../../tests/fixtures/diagnostics/vitest/vitest-run.txt");
-    assert_eq!(feed(&mut Vitest::new(), text).0, expected());
+    assert_eq!(feed(&mut Vitest::default(), text).0, expected());
     // Under `auto` the same.
-    assert_eq!(feed(&mut super::super::Auto::new(), text).0, expected());
+    assert_eq!(feed(&mut super::super::Auto::default(), text).0, expected());
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn grouped_failures_share_their_error() {
     let text = " FAIL  a.test.ts > one\n FAIL  b/c.test.ts > two\nError: same\n \
                     ❯ helper src/h.ts:3:9\n ❯ b/c.test.ts:7:5\n ❯ a.test.ts:4:1\n⎯⎯[1/2]⎯\n";
     assert_eq!(
-        feed(&mut Vitest::new(), text).0,
+        feed(&mut Vitest::default(), text).0,
         vec![
             failure("a.test.ts", 4, 1, "one", "Error: same"),
             failure("b/c.test.ts", 7, 5, "two", "Error: same"),
@@ -88,7 +88,7 @@ fn grouped_failures_share_their_error() {
 #[test]
 fn no_frame_leaves_the_file_without_a_line() {
     let text = " FAIL  |unit| x.test.ts > t\nError: boom\n ❯ run node_modules/a/b.js:1:2\n";
-    let out = feed(&mut Vitest::new(), text).0;
+    let out = feed(&mut Vitest::default(), text).0;
     assert_eq!(out.len(), 1);
     assert_eq!(
         (out[0].file.as_deref(), out[0].line, out[0].message.as_str()),
@@ -102,14 +102,14 @@ fn long_messages_are_cut() {
     for n in 0..100 {
         text.push_str(&format!("line {n}\n"));
     }
-    let message = feed(&mut Vitest::new(), &text).0.remove(0).message;
+    let message = feed(&mut Vitest::default(), &text).0.remove(0).message;
     assert_eq!(message.lines().count(), MAX_MESSAGE_LINES);
     assert!(message.ends_with("line 19…"), "{message}");
 }
 
 #[test]
 fn progress_lines_and_near_misses_are_not_claimed() {
-    let mut parser = Vitest::new();
+    let mut parser = Vitest::default();
     let mut out = Vec::new();
     for line in [
         " ❯ tests/math.test.ts (3 tests | 2 failed) 21ms",

@@ -69,7 +69,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         format!("run-check {}", meta.tool.version),
         format!("`{}`", evidence.mode),
         super::tally(s),
-        seconds(s.duration_ms),
+        super::seconds(s.duration_ms),
     ];
     if let Some(commit) = &meta.git.commit {
         let short: String = commit.chars().take(12).collect();
@@ -186,7 +186,7 @@ fn table(out: &mut String, evidence: &Evidence, cut: &mut Cut) {
         let time = if check.status == Status::Skip {
             "—".to_string()
         } else {
-            seconds(check.duration_ms)
+            super::seconds(check.duration_ms)
         };
         let row = format!(
             "| {} | {}{} | {} | {} |\n",
@@ -464,10 +464,6 @@ fn cell(text: &str) -> String {
         }
     }
     out
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.2}s", ms as f64 / 1000.0)
 }
 
 #[cfg(test)]

@@ -185,10 +185,8 @@ impl ConfigFile {
             .ok()
             .map(crate::paths::to_slashes)
             .filter(|p| !p.is_empty());
-        let (uri, uri_base_id) = match relative {
-            Some(relative) => file_uri(&relative),
-            None => file_uri(&absolute.to_string_lossy()),
-        };
+        let (uri, uri_base_id) =
+            file_uri(&relative.unwrap_or_else(|| absolute.to_string_lossy().into_owned()));
         ConfigFile { uri, uri_base_id }
     }
 

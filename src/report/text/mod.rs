@@ -76,7 +76,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
         "run-check {} · {} · {}",
         evidence.mode,
         super::checks(s.total),
-        seconds(s.duration_ms)
+        super::seconds(s.duration_ms)
     );
     for check in &evidence.checks {
         let line = format!(
@@ -86,7 +86,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
             if check.status == Status::Skip {
                 String::new()
             } else {
-                seconds(check.duration_ms)
+                super::seconds(check.duration_ms)
             },
             super::detail(check),
         );
@@ -212,15 +212,7 @@ fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
 /// `file:line:column: severity[rule]: message`, the parts it lacks left
 /// out, the message's first line only.
 fn diagnostic(d: &Diagnostic) -> String {
-    let mut line = String::new();
-    if let Some(file) = &d.file {
-        line.push_str(file);
-        let line_col = super::line_col(d);
-        if !line_col.is_empty() {
-            let _ = write!(line, ":{line_col}");
-        }
-        line.push_str(": ");
-    }
+    let mut line = super::file_prefix(d);
     line.push_str(d.severity.as_str());
     if let Some(rule) = &d.rule {
         let _ = write!(line, "[{rule}]");
@@ -245,10 +237,6 @@ fn blamed(evidence: &Evidence, path: &str) -> String {
             || "check unknown".into(),
             |check| format!("by check `{check}`"),
         )
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.2}s", ms as f64 / 1000.0)
 }
 
 /// The last lines of each stream that is not blank, stdout first; with both,

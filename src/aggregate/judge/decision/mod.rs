@@ -24,7 +24,7 @@ use run_check_documents::evidence::Status;
 
 use super::input::AggregatorInput;
 use super::score::Gates;
-use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent, dimension_name};
+use super::verdict::{Blocked, Category, Decision, DecisionKind, NextAgent};
 use run_check_documents::evidence::{CheckRecord, Evidence};
 
 /// The category of a blocked check.
@@ -128,11 +128,7 @@ pub(crate) fn from_evidence(evidence: &Evidence) -> Decision {
 pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decision {
     let mut problems: Vec<String> = Vec::new();
     if !gates.failed_dimensions.is_empty() {
-        let names: Vec<&str> = gates
-            .failed_dimensions
-            .iter()
-            .map(|d| dimension_name(*d))
-            .collect();
+        let names: Vec<&str> = gates.failed_dimensions.iter().map(|d| d.as_str()).collect();
         problems.push(format!("below the minimum: {}", names.join(", ")));
     }
     if gates.overall_below {
@@ -148,7 +144,7 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, gates: &Gates) -> Decisio
         .results()
         .into_iter()
         .filter(|(_, r)| !r.passed)
-        .map(|(dimension, _)| format!("{}_result", dimension_name(dimension)))
+        .map(|(dimension, _)| format!("{}_result", dimension.as_str()))
         .collect();
     let said = (!failed.is_empty()).then(|| format!("`passed` false in {}", failed.join(", ")));
     let pass = match &said {

@@ -11,9 +11,7 @@
 
 use super::score::{Gates, minimum};
 use super::thresholds::Thresholds;
-use super::verdict::{
-    Feedback, Fix, Issue, Issues, IterationBudget, ScoreGap, Scores, dimension_name,
-};
+use super::verdict::{Feedback, Fix, Issue, Issues, IterationBudget, ScoreGap, Scores};
 use crate::config::Severity;
 use crate::output::plural;
 
@@ -90,7 +88,7 @@ pub(crate) fn blockers(
         if let Some(score) = scores.get(*dimension) {
             out.push(format!(
                 "raise {} from {} to {}",
-                dimension_name(*dimension),
+                dimension.as_str(),
                 format_score(score),
                 format_score(minimum(t, *dimension))
             ));

@@ -15,8 +15,6 @@ use run_check_documents::evidence::Evidence;
 use run_check_documents::read::{self, Problem};
 pub(crate) use run_check_documents::verdict::AggregatorInput;
 
-use super::verdict::dimension_name;
-
 /// What the judge reads.
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
@@ -53,7 +51,7 @@ fn unique_ids(input: &AggregatorInput) -> Result<(), Problem> {
             if let Some(id) = &issue.id
                 && !ids.insert(id.as_str())
             {
-                let path = format!("$.{}_result.issues[{i}].id", dimension_name(dimension));
+                let path = format!("$.{}_result.issues[{i}].id", dimension.as_str());
                 return Err(Problem::at(path, format!("duplicate issue id {id:?}")));
             }
         }

@@ -28,7 +28,7 @@ use run_check_documents::evidence::Status;
 
 use super::history::PastRound;
 use super::input::AggregatorInput;
-use super::verdict::{Issue, Issues, dimension_name, fingerprint, id_prefix};
+use super::verdict::{Issue, Issues, fingerprint, id_prefix};
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Evidence};
 
 /// An error-level diagnostic takes its check's severity; a warning is
@@ -46,9 +46,10 @@ pub(crate) fn of_diagnostic(diagnostic: DiagSeverity, check: Severity) -> Severi
 /// taken in this round), else the lowest number of its prefix that neither
 /// a recorded round nor this round used. Ids already set are kept.
 fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
-    // Listed (and numbered) in the order they are read: by severity, then
-    // file and line, so new ids ascend down each list.
-    sort_by_priority(&mut all);
+    // Listed (and numbered) in the order they are read (`feedback::priority`'s,
+    // ties keep their order): by severity, then file and line, so new ids
+    // ascend down each list.
+    all.sort_by(super::feedback::by_priority);
     let mut used: HashSet<String> = earlier
         .iter()
         .filter_map(|r| r.fingerprints.as_ref())
@@ -90,11 +91,6 @@ fn number(mut all: Vec<Issue>, earlier: &[PastRound]) -> Issues {
         };
     }
     bucket(all)
-}
-
-/// The priority order (`feedback::priority`'s); ties keep their order.
-fn sort_by_priority(all: &mut [Issue]) {
-    all.sort_by(super::feedback::by_priority);
 }
 
 /// Sorts issues into their severity lists, keeping their order.
@@ -597,7 +593,7 @@ pub(crate) fn from_aggregator(input: &AggregatorInput, earlier: &[PastRound]) ->
                 source: given
                     .source
                     .clone()
-                    .unwrap_or_else(|| format!("{}-reviewer", dimension_name(dimension))),
+                    .unwrap_or_else(|| format!("{}-reviewer", dimension.as_str())),
                 severity: given.severity,
                 kind: given.kind.clone(),
                 file: given.file.clone(),

@@ -186,20 +186,20 @@ fn past_retries(point: &RetryPoint) -> Option<Route> {
 
 /// Rule 1.
 fn blocked(list: &[Blocked], repeated: bool) -> Route {
-    let of = |category: Category| -> Vec<String> {
+    let of = |category: Category| {
         list.iter()
             .filter(|b| b.category == category)
             .map(|b| format!("{} ({})", b.check, b.reason))
-            .collect()
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let environment = of(Category::Environment);
     if !environment.is_empty() {
         return route(
             NextAgent::User,
-            format!("blocked on the environment: {}", environment.join(", ")),
+            format!("blocked on the environment: {environment}"),
             format!(
-                "Ask a person to install or allow what is missing, then run the gate again: {}",
-                environment.join(", ")
+                "Ask a person to install or allow what is missing, then run the gate again: {environment}"
             ),
         );
     }
@@ -208,34 +208,24 @@ fn blocked(list: &[Blocked], repeated: bool) -> Route {
         return if repeated {
             route(
                 NextAgent::User,
+                format!("blocked on infrastructure in two rounds in a row: {infrastructure}"),
                 format!(
-                    "blocked on infrastructure in two rounds in a row: {}",
-                    infrastructure.join(", ")
-                ),
-                format!(
-                    "Ask a person to look at the machine: the gate could not run twice in a row ({})",
-                    infrastructure.join(", ")
+                    "Ask a person to look at the machine: the gate could not run twice in a row ({infrastructure})"
                 ),
             )
         } else {
             route(
                 NextAgent::Validate,
-                format!("blocked on infrastructure: {}", infrastructure.join(", ")),
-                format!(
-                    "Run the gate again without changing the code: {}",
-                    infrastructure.join(", ")
-                ),
+                format!("blocked on infrastructure: {infrastructure}"),
+                format!("Run the gate again without changing the code: {infrastructure}"),
             )
         };
     }
     let code = of(Category::Code);
     route(
         NextAgent::Implementer,
-        format!("blocked by the code: {}", code.join(", ")),
-        format!(
-            "Fix what keeps the checks from running, then run the gate again: {}",
-            code.join(", ")
-        ),
+        format!("blocked by the code: {code}"),
+        format!("Fix what keeps the checks from running, then run the gate again: {code}"),
     )
 }
 
