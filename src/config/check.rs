@@ -9,6 +9,7 @@ use toml::Spanned;
 use crate::error::Error;
 
 use super::raw::{RawCheck, RawMatcher, RawRule, RawScan, RawScore};
+use super::span::Of;
 use super::validate::Validator;
 use super::{
     CacheSpec, CheckConfig, CheckKind, DiagSeverity, Dimension, MAX_RETRIES, Matcher, Mode,
@@ -31,31 +32,29 @@ impl Validator<'_> {
                 format!("duplicate check name `{name}`"),
             ));
         }
-        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let of = |key| Of {
+            key,
+            table: "check",
+            name: &name,
+        };
         let kind = self.kind(&raw, settings, &name)?;
         let cache = self.cache_spec(&raw, &kind, settings, &name)?;
         let modes = raw.modes.unwrap_or_else(|| vec![Mode::Strict]);
         let timeout = (raw.timeout.as_ref())
-            .map(|t| self.duration(t, &of("timeout")))
+            .map(|t| self.duration(t, of("timeout")))
             .transpose()?;
-        let retries = self.retries(raw.retries.as_ref(), &kind, &of("retries"))?;
-        let cwd = self.cwd(&raw.cwd, &of("cwd"))?;
-        let env = self.env(raw.env, &settings.allow_env, &of("env"))?;
-        let (paths, path_globs) = self.globs(raw.paths.as_deref(), || of("paths"))?;
+        let retries = self.retries(raw.retries.as_ref(), &kind, of("retries"))?;
+        let cwd = self.cwd(&raw.cwd, of("cwd"))?;
+        let env = self.env(raw.env, &settings.allow_env, of("env"))?;
+        let (paths, path_globs) = self.globs(raw.paths.as_deref(), of("paths"))?;
         // Artifacts read patterns as `paths` and `scan.paths` do.
         for glob in &raw.artifacts {
-            self.pattern(glob, &of("artifacts"))?;
+            self.pattern(glob, of("artifacts"))?;
         }
-        // The keys of errors are formatted only for what is there: a config
-        // of 500 checks would pay for 1,000 strings at every start.
         let score = (raw.score.as_ref())
-            .map(|score| self.score(score, &of("score.regex")))
+            .map(|score| self.score(score, of("score.regex")))
             .transpose()?;
-        let matchers = if raw.matcher.is_empty() {
-            Vec::new()
-        } else {
-            self.matchers(&raw.matcher, &of("matcher.regex"))?
-        };
+        let matchers = self.matchers(&raw.matcher, of("matcher.regex"))?;
         let mut needs = Vec::with_capacity(raw.needs.len());
         for need in &raw.needs {
             if *need.get_ref() == name {
@@ -104,9 +103,13 @@ impl Validator<'_> {
     /// Exactly one of `run` (an argv under the whitelist) and `scan`;
     /// `[[check.rule]]`s only with `scan`.
     fn kind(&self, raw: &RawCheck, settings: &Settings, name: &str) -> Result<CheckKind, Error> {
-        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let of = |key| Of {
+            key,
+            table: "check",
+            name,
+        };
         let kind = match (&raw.run, &raw.scan) {
-            (Some(run), None) => CheckKind::Run(self.argv(run, &settings.allow, &of("run"))?),
+            (Some(run), None) => CheckKind::Run(self.argv(run, &settings.allow, of("run"))?),
             (None, Some(scan)) => CheckKind::Scan(self.scan(scan, &raw.rule, name)?),
             (Some(run), Some(_)) => {
                 return Err(self.err(run.span(), of("run"), "has both `run` and `scan`; keep one"));
@@ -129,27 +132,25 @@ impl Validator<'_> {
         Ok(kind)
     }
 
-    /// Patterns of `paths` or `inputs`, and the globs as written. `key`
-    /// (an error's key) is formatted only when the check has the list.
+    /// Patterns of `paths` or `inputs`, and the globs as written.
     fn globs(
         &self,
         globs: Option<&[Spanned<String>]>,
-        key: impl FnOnce() -> String,
+        key: Of,
     ) -> Result<(Option<Vec<globset::Glob>>, Vec<String>), Error> {
         let Some(globs) = globs else {
             return Ok((None, Vec::new()));
         };
-        let key = key();
         let mut parsed = Vec::with_capacity(globs.len());
         for glob in globs {
-            parsed.extend(self.pattern(glob, &key)?);
+            parsed.extend(self.pattern(glob, key)?);
         }
         let written = globs.iter().map(|g| g.get_ref().clone()).collect();
         Ok((Some(parsed), written))
     }
 
     /// `score.regex`, with a capture group holding the score.
-    fn score(&self, score: &RawScore, key: &str) -> Result<regex::Regex, Error> {
+    fn score(&self, score: &RawScore, key: Of) -> Result<regex::Regex, Error> {
         let regex = self.regex(&score.regex, key)?;
         if regex.captures_len() < 2 {
             let message = "needs a capture group holding the score";
@@ -159,7 +160,7 @@ impl Validator<'_> {
     }
 
     /// `[[check.matcher]]`s, each with a named group `message`.
-    fn matchers(&self, raw: &[RawMatcher], key: &str) -> Result<Vec<Matcher>, Error> {
+    fn matchers(&self, raw: &[RawMatcher], key: Of) -> Result<Vec<Matcher>, Error> {
         let mut matchers = Vec::with_capacity(raw.len());
         for m in raw {
             let regex = self.regex(&m.regex, key)?;
@@ -188,7 +189,11 @@ impl Validator<'_> {
         settings: &Settings,
         name: &str,
     ) -> Result<Option<CacheSpec>, Error> {
-        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let of = |key| Of {
+            key,
+            table: "check",
+            name,
+        };
         let on = raw.cache.as_ref().is_some_and(|c| *c.get_ref());
         if !on {
             let stray = [
@@ -222,10 +227,10 @@ impl Validator<'_> {
                 "a cached check that is not run writes no `artifacts`, and run-check does not restore them; drop `artifacts` or `cache`",
             ));
         }
-        let (inputs, input_globs) = self.globs(raw.inputs.as_deref(), || of("inputs"))?;
+        let (inputs, input_globs) = self.globs(raw.inputs.as_deref(), of("inputs"))?;
         let mut env_keys: Vec<String> = Vec::with_capacity(raw.env_keys.len());
         for key in &raw.env_keys {
-            self.env_name(key, &of("env_keys"))?;
+            self.env_name(key, of("env_keys"))?;
             let text = key.get_ref();
             if env_keys.contains(text) {
                 return Err(self.err(
@@ -237,7 +242,7 @@ impl Validator<'_> {
             env_keys.push(text.clone());
         }
         let version = (raw.version.as_ref())
-            .map(|argv| self.argv(argv, &settings.allow, &of("version")))
+            .map(|argv| self.argv(argv, &settings.allow, of("version")))
             .transpose()?;
         Ok(Some(CacheSpec {
             inputs,
@@ -249,12 +254,7 @@ impl Validator<'_> {
 
     /// `retries`: 0..=`MAX_RETRIES`, and only for a check with `run` (a
     /// scan reads the same files again to the same end).
-    fn retries(
-        &self,
-        raw: Option<&Spanned<i64>>,
-        kind: &CheckKind,
-        key: &str,
-    ) -> Result<u32, Error> {
+    fn retries(&self, raw: Option<&Spanned<i64>>, kind: &CheckKind, key: Of) -> Result<u32, Error> {
         let Some(raw) = raw else { return Ok(0) };
         let value = *raw.get_ref();
         let retries = match u32::try_from(value) {
@@ -283,10 +283,14 @@ impl Validator<'_> {
         rules: &[RawRule],
         name: &str,
     ) -> Result<ScanConfig, Error> {
-        let of = |k: &str| format!("`{k}` of check `{name}`");
+        let of = |key| Of {
+            key,
+            table: "check",
+            name,
+        };
         let scan = raw.get_ref();
         for glob in &scan.paths {
-            self.pattern(glob, &of("scan.paths"))?;
+            self.pattern(glob, of("scan.paths"))?;
         }
         for rule in &scan.rules {
             if !SCAN_RULE_SETS.contains(&rule.get_ref().as_str()) {
@@ -315,7 +319,7 @@ impl Validator<'_> {
             }
             custom.push(ScanRule {
                 id: rule.id.get_ref().clone(),
-                pattern: self.regex(&rule.pattern, &of("rule.pattern"))?,
+                pattern: self.regex(&rule.pattern, of("rule.pattern"))?,
                 message: rule.message.clone(),
                 severity: rule.severity.unwrap_or(DiagSeverity::Error),
             });

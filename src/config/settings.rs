@@ -187,7 +187,7 @@ impl Validator<'_> {
         &self,
         raw: &Spanned<Vec<String>>,
         allow: &[String],
-        key: &str,
+        key: impl std::fmt::Display + Copy,
     ) -> Result<Vec<String>, Error> {
         let argv = raw.get_ref();
         let Some(program) = argv.first() else {

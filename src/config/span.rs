@@ -1,6 +1,8 @@
 //! Where in the file: byte spans to 1-based lines, to the dotted key of a
 //! line (for toml's own errors), and to the one-line config error.
 
+use std::fmt::{self, Display};
+
 use crate::error::Error;
 
 use super::validate::Validator;
@@ -86,13 +88,31 @@ impl Validator<'_> {
         self.newlines.partition_point(|&n| n < offset) + 1
     }
 
-    pub(super) fn err(
-        &self,
-        span: Span,
-        key: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Error {
-        Error::config_at(self.path, self.text, Some(span), Some(key.into()), message)
+    pub(super) fn err(&self, span: Span, key: impl Display, message: impl Into<String>) -> Error {
+        Error::config_at(
+            self.path,
+            self.text,
+            Some(span),
+            Some(key.to_string()),
+            message,
+        )
+    }
+}
+
+/// An error's key `` `key` of check `name` ``, formatted only when an error
+/// is made: a config of 500 checks would otherwise format thousands of keys
+/// at every start.
+#[derive(Clone, Copy)]
+pub(super) struct Of<'a> {
+    pub(super) key: &'a str,
+    /// `check` or `fix`.
+    pub(super) table: &'a str,
+    pub(super) name: &'a str,
+}
+
+impl Display for Of<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` of {} `{}`", self.key, self.table, self.name)
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::error::Error;
 
 use super::raw::RawConfig;
+use super::span::Of;
 use super::{CheckConfig, CheckKind, Config, Dimension, Parser, Severity};
 
 /// Validates a parsed file against the text it came from, so every error can
@@ -61,13 +62,17 @@ impl Validator<'_> {
                     format!("duplicate fix name `{}`", fix.name.get_ref()),
                 ));
             }
-            let of = |k: &str| format!("`{k}` of fix `{}`", fix.name.get_ref());
-            let run = self.argv(&fix.run, &settings.allow, &of("run"))?;
+            let of = |key| Of {
+                key,
+                table: "fix",
+                name: fix.name.get_ref(),
+            };
+            let run = self.argv(&fix.run, &settings.allow, of("run"))?;
             let timeout = (fix.timeout.as_ref())
-                .map(|t| self.duration(t, &of("timeout")))
+                .map(|t| self.duration(t, of("timeout")))
                 .transpose()?;
-            let cwd = self.cwd(&fix.cwd, &of("cwd"))?;
-            let env = self.env(fix.env, &settings.allow_env, &of("env"))?;
+            let cwd = self.cwd(&fix.cwd, of("cwd"))?;
+            let env = self.env(fix.env, &settings.allow_env, of("env"))?;
             let line = self.line_of(fix.name.span().start);
             let table_line = self.table_line(fix.name.span().start, "fix");
             fixes.push(CheckConfig {

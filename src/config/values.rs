@@ -2,6 +2,7 @@
 //! each checked where it is written and reported under the key it was given.
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -16,7 +17,11 @@ use super::validate::Validator;
 use super::{env, pattern};
 
 impl Validator<'_> {
-    pub(super) fn name(&self, name: &Spanned<String>, key: &str) -> Result<(), Error> {
+    pub(super) fn name(
+        &self,
+        name: &Spanned<String>,
+        key: impl Display + Copy,
+    ) -> Result<(), Error> {
         let text = name.get_ref();
         let valid = !text.is_empty()
             && text
@@ -30,7 +35,11 @@ impl Validator<'_> {
     }
 
     /// An environment variable name: not empty, without `=` or NUL.
-    pub(super) fn env_name(&self, raw: &Spanned<String>, key: &str) -> Result<(), Error> {
+    pub(super) fn env_name(
+        &self,
+        raw: &Spanned<String>,
+        key: impl Display + Copy,
+    ) -> Result<(), Error> {
         let name = raw.get_ref();
         if name.is_empty() || name.contains(['=', '\0']) {
             let message = format!("invalid environment variable name `{name}`");
@@ -39,7 +48,11 @@ impl Validator<'_> {
         Ok(())
     }
 
-    pub(super) fn duration(&self, raw: &Spanned<String>, key: &str) -> Result<Duration, Error> {
+    pub(super) fn duration(
+        &self,
+        raw: &Spanned<String>,
+        key: impl Display + Copy,
+    ) -> Result<Duration, Error> {
         duration::parse(raw.get_ref()).map_err(|why| {
             self.err(
                 raw.span(),
@@ -54,7 +67,11 @@ impl Validator<'_> {
 
     /// A `paths` or `scan.paths` pattern (`pattern::expand`) as the globs it
     /// stands for; errors quote the pattern as written.
-    pub(super) fn pattern(&self, raw: &Spanned<String>, key: &str) -> Result<Vec<Glob>, Error> {
+    pub(super) fn pattern(
+        &self,
+        raw: &Spanned<String>,
+        key: impl Display + Copy,
+    ) -> Result<Vec<Glob>, Error> {
         let expanded =
             pattern::expand(raw.get_ref()).map_err(|why| self.err(raw.span(), key, why))?;
         expanded
@@ -71,7 +88,11 @@ impl Validator<'_> {
             .collect()
     }
 
-    pub(super) fn regex(&self, raw: &Spanned<String>, key: &str) -> Result<Regex, Error> {
+    pub(super) fn regex(
+        &self,
+        raw: &Spanned<String>,
+        key: impl Display + Copy,
+    ) -> Result<Regex, Error> {
         Regex::new(raw.get_ref()).map_err(|err| {
             let why = err.to_string();
             let why = why.lines().last().unwrap_or("invalid").trim();
@@ -86,7 +107,11 @@ impl Validator<'_> {
 
     /// A `cwd` relative to the worktree that may not leave it (lexically; `plan`
     /// also resolves symlinks).
-    pub(super) fn cwd(&self, raw: &Option<Spanned<String>>, key: &str) -> Result<PathBuf, Error> {
+    pub(super) fn cwd(
+        &self,
+        raw: &Option<Spanned<String>>,
+        key: impl Display + Copy,
+    ) -> Result<PathBuf, Error> {
         let Some(raw) = raw else {
             return Ok(PathBuf::new());
         };
@@ -119,7 +144,7 @@ impl Validator<'_> {
         &self,
         env: BTreeMap<Spanned<String>, String>,
         allow_env: &[String],
-        key: &str,
+        key: impl Display + Copy,
     ) -> Result<BTreeMap<String, String>, Error> {
         let mut out = BTreeMap::new();
         for (name, value) in env {
