@@ -48,37 +48,26 @@ impl Output {
                 path.display()
             )));
         }
-        let target = match target_of(path).map_err(|err| Error::io("resolve", path, err))? {
-            Target::Open => {
-                // A FIFO blocks here until its reader opens it, as a shell
-                // redirection would; a device is never truncated or replaced.
-                let file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|err| Error::io("open", path, err))?;
-                return Ok(Output::Direct {
-                    file,
-                    path: path.to_path_buf(),
-                });
+        let opened = match target_of(path).map_err(|err| Error::io("resolve", path, err))? {
+            // A FIFO blocks here until its reader opens it, as a shell
+            // redirection would; a device is never truncated or replaced.
+            Target::Open => std::fs::OpenOptions::new().write(true).open(path),
+            Target::Descriptor(fd) => duplicate(fd),
+            Target::Replace(target) => {
+                let dir = parent(&target);
+                if !dir.is_dir() {
+                    return Err(Error::Usage(format!(
+                        "--out `{}`: directory `{}` does not exist",
+                        path.display(),
+                        dir.display()
+                    )));
+                }
+                return Atomic::create(&target, path, FileKind::Regular).map(Output::File);
             }
-            Target::Descriptor(fd) => {
-                let file = duplicate(fd).map_err(|err| Error::io("open", path, err))?;
-                return Ok(Output::Direct {
-                    file,
-                    path: path.to_path_buf(),
-                });
-            }
-            Target::Replace(target) => target,
         };
-        let dir = parent(&target);
-        if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "--out `{}`: directory `{}` does not exist",
-                path.display(),
-                dir.display()
-            )));
-        }
-        Atomic::create(&target, path, FileKind::Regular).map(Output::File)
+        let file = opened.map_err(|err| Error::io("open", path, err))?;
+        let path = path.to_path_buf();
+        Ok(Output::Direct { file, path })
     }
 
     /// The temporary file, while the report is not yet written (none when

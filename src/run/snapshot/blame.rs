@@ -64,7 +64,7 @@ impl Windows {
 
     /// Check `check` ended.
     pub(super) fn ended(&mut self, check: &str) {
-        let now = nanos(SystemTime::now());
+        let now = stat::nanos(SystemTime::now());
         if let Some(window) = self
             .runs
             .iter_mut()
@@ -213,14 +213,6 @@ fn collect(
         }
     }
     true
-}
-
-/// Nanoseconds since the Unix epoch.
-fn nanos(time: SystemTime) -> i128 {
-    match time.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(after) => after.as_nanos() as i128,
-        Err(before) => -(before.duration().as_nanos() as i128),
-    }
 }
 
 /// Adds the checks of `candidates` to `writers`, each once.

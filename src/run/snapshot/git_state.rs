@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::display_path;
 use crate::git::{GitDirs, Hidden, Repo};
 
 /// At most this many files are read under a hooks folder (a `core.hooksPath`
@@ -91,10 +92,7 @@ struct Folders(Vec<Vec<u8>>);
 
 impl Folders {
     fn add(&mut self, path: &[u8]) {
-        let folder = match path.iter().rposition(|&b| b == b'/') {
-            Some(end) => &path[..end],
-            None => &[],
-        };
+        let folder = super::up(path);
         if self.0.last().is_none_or(|last| last.as_slice() != folder) {
             self.0.push(folder.to_vec());
         }
@@ -119,6 +117,16 @@ struct IndexState {
     /// Whether the index may hold a submodule (a gitlink entry); `true`
     /// when it was not parsed here.
     gitlinks: bool,
+}
+
+impl IndexState {
+    fn of(bytes: Option<Vec<u8>>, listed: Option<Meaning>, gitlinks: bool) -> IndexState {
+        IndexState {
+            bytes,
+            listed,
+            gitlinks,
+        }
+    }
 }
 
 /// A digest of what an index means: each entry's path, mode, object id,
@@ -225,15 +233,8 @@ impl GitWatch {
         let (index, hidden, dirs) = if flagged {
             self.index()
         } else {
-            let bytes = read(&dirs.index);
-            let listed = None;
-            let gitlinks = true;
             (
-                IndexState {
-                    bytes,
-                    listed,
-                    gitlinks,
-                },
+                IndexState::of(read(&dirs.index), None, true),
                 Vec::new(),
                 Vec::new(),
             )
@@ -245,28 +246,22 @@ impl GitWatch {
     /// The changes from `before` to `after` (the state as it is now),
     /// sorted by name.
     pub(crate) fn diff(&self, before: &GitState, after: &GitState) -> Vec<GitChange> {
-        let mut changes = Vec::new();
-        for (name, was) in &before.items {
-            match after.items.get(name) {
-                Some(now) if now == was => {}
-                Some(_) => changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "changed",
-                }),
-                None => changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "deleted",
-                }),
-            }
-        }
-        for name in after.items.keys() {
-            if !before.items.contains_key(name) {
-                changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "created",
-                });
-            }
-        }
+        let created = after
+            .items
+            .keys()
+            .filter(|name| !before.items.contains_key(*name));
+        let mut changes: Vec<GitChange> = (before.items.keys().chain(created))
+            .filter_map(|name| {
+                let kind = match (before.items.get(name), after.items.get(name)) {
+                    (Some(was), Some(now)) if was == now => return None,
+                    (Some(_), Some(_)) => "changed",
+                    (Some(_), None) => "deleted",
+                    _ => "created",
+                };
+                let name = name.clone();
+                Some(GitChange { name, kind })
+            })
+            .collect();
         changes.extend(self.restamped(&before.index, &after.index));
         if self.index_changed(&before.index, &after.index) {
             let kind = match (&before.index.bytes, &after.index.bytes) {
@@ -324,11 +319,11 @@ impl GitWatch {
         let dirs = self.repo.dirs();
         for dir in [&dirs.git_dir, &dirs.common_dir] {
             if let Ok(rest) = path.strip_prefix(dir) {
-                return format!(".git/{}", slashed(rest));
+                return format!(".git/{}", display_path(rest, false));
             }
         }
         match path.strip_prefix(&self.worktree) {
-            Ok(rest) => slashed(rest),
+            Ok(rest) => display_path(rest, false),
             Err(_) => path.display().to_string(),
         }
     }
@@ -405,15 +400,7 @@ impl GitWatch {
         let bytes = read(&dirs.index);
         let mut hidden = Vec::new();
         let Some(data) = &bytes else {
-            return (
-                IndexState {
-                    bytes,
-                    listed: None,
-                    gitlinks: false,
-                },
-                hidden,
-                Vec::new(),
-            );
+            return (IndexState::of(bytes, None, false), hidden, Vec::new());
         };
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
@@ -437,11 +424,7 @@ impl GitWatch {
         if parsed.is_ok() {
             self.guard(submodules);
             return (
-                IndexState {
-                    bytes,
-                    listed: None,
-                    gitlinks,
-                },
+                IndexState::of(bytes, None, gitlinks),
                 hidden,
                 folders.done(),
             );
@@ -468,15 +451,8 @@ impl GitWatch {
             let changed = exists || !entry.skip_worktree;
             hidden.push(Hidden { path, changed });
         }
-        (
-            IndexState {
-                bytes,
-                listed: listed.map(|(meaning, _, _)| meaning),
-                gitlinks: true,
-            },
-            hidden,
-            folders.done(),
-        )
+        let listed = listed.map(|(meaning, _, _)| meaning);
+        (IndexState::of(bytes, listed, true), hidden, folders.done())
     }
 
     /// Guards the git of the submodules checked out among `gitlinks` and
@@ -512,19 +488,12 @@ impl GitWatch {
         let mut flagged = Vec::new();
         let mut paths = Vec::new();
         for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let entry = parse_listed(record)?;
-            paths.push(entry.path.clone());
-            let flags = (entry.assume_unchanged, entry.skip_worktree);
-            feed(
-                &mut hasher,
-                &entry.path,
-                entry.mode,
-                &entry.oid,
-                entry.stage,
-                flags,
-            );
-            if flags.0 || flags.1 || entry.mode == GITLINK {
-                flagged.push(entry);
+            let e = parse_listed(record)?;
+            paths.push(e.path.clone());
+            let flags = (e.assume_unchanged, e.skip_worktree);
+            feed(&mut hasher, &e.path, e.mode, &e.oid, e.stage, flags);
+            if flags.0 || flags.1 || e.mode == GITLINK {
+                flagged.push(e);
             }
         }
         Some((hasher.finalize().into(), flagged, paths))
@@ -627,18 +596,10 @@ impl GitWatch {
         if code != Some(0) {
             return None;
         }
-        let hashes: Vec<Vec<u8>> = stdout
+        let lines = stdout
             .split(|&b| b == b'\n')
-            .filter(|line| !line.is_empty())
-            .map(|hex| {
-                (0..hex.len() / 2)
-                    .map(|i| {
-                        let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-                        digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1])
-                    })
-                    .collect()
-            })
-            .collect();
+            .filter(|line| !line.is_empty());
+        let hashes: Vec<Vec<u8>> = lines.map(from_hex).collect::<Option<_>>()?;
         (hashes.len() == paths.len()).then_some(hashes)
     }
 
@@ -1032,11 +993,7 @@ fn parse_listed(record: &[u8]) -> Option<Listed> {
     let mut fields = head.split(' ');
     let tag = fields.next()?;
     let mode = u32::from_str_radix(fields.next()?, 8).ok()?;
-    let hex = fields.next()?;
-    let oid = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect::<Option<Vec<u8>>>()?;
+    let oid = from_hex(fields.next()?.as_bytes())?;
     let stage = fields.next()?.parse().ok()?;
     let first = tag.chars().next()?;
     Some(Listed {
@@ -1049,6 +1006,16 @@ fn parse_listed(record: &[u8]) -> Option<Listed> {
     })
 }
 
+/// The bytes of an object id git printed in hex, `None` when it is not hex.
+fn from_hex(hex: &[u8]) -> Option<Vec<u8>> {
+    let pairs = hex.chunks_exact(2);
+    if !pairs.remainder().is_empty() {
+        return None;
+    }
+    let byte = |pair: &[u8]| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok();
+    pairs.map(byte).collect()
+}
+
 /// A file's bytes, `None` when it is not there (or not a readable file).
 fn read(path: &Path) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
@@ -1056,14 +1023,6 @@ fn read(path: &Path) -> Option<Vec<u8>> {
 
 fn hash(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
-}
-
-/// A relative path with `/` separators (invalid UTF-8 replaced).
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Status entries for the flagged paths `git status` did not list, so a

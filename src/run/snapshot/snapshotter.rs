@@ -118,7 +118,7 @@ impl Snapshotter {
             }
         };
         temps::forget_run_check_temps(&mut snapshot, self.worktree());
-        if (snapshot.unread() || snapshot.tree.is_some()) && !snapshot.clock.settle() {
+        if (snapshot.unread || snapshot.tree.is_some()) && !snapshot.clock.settle() {
             return Err(
                 "the file system's clock did not move on within a second, so \
                         files cannot be judged by their change times"
@@ -152,7 +152,7 @@ impl Snapshotter {
     /// [`Snapshotter::again`]; the untracked files are listed again unless
     /// `unlisted` and the reference's tree proves them the same.
     fn again_with(&self, reference: &Snapshot, unlisted: bool) -> Result<Snapshot, String> {
-        if reference.unread() && !reference.clock.held() {
+        if reference.unread && !reference.clock.held() {
             return Err(
                 "the system clock was set back during the run, so the untracked \
                         files' timestamps cannot be compared"
@@ -602,7 +602,7 @@ fn ignored_keys(repo: &Repo, worktree: &Path, status: &Status) -> Vec<Key> {
 /// unread: for each reference entry the index of its directory's identity
 /// (`usize::MAX` for the others), and the identities.
 fn unread_dirs(reference: &Snapshot, worktree: &Path) -> (Vec<usize>, Vec<Option<DirId>>) {
-    if !reference.unread() {
+    if !reference.unread {
         return (Vec::new(), Vec::new());
     }
     let mut dirs: Vec<Option<DirId>> = Vec::new();

@@ -54,11 +54,6 @@ impl Clock {
         }
     }
 
-    /// Nanoseconds since the epoch.
-    pub(super) fn at(&self) -> i128 {
-        self.at
-    }
-
     /// How long after this moment a change is surely stamped after it: one
     /// tick of the clock files are stamped with, and a little slack.
     pub(super) fn tick() -> Duration {
@@ -113,7 +108,7 @@ pub(super) fn stamp_floor() -> i128 {
 }
 
 /// Nanoseconds since the Unix epoch (negative before it).
-fn nanos(time: SystemTime) -> i128 {
+pub(super) fn nanos(time: SystemTime) -> i128 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(after) => after.as_nanos() as i128,
         Err(before) => -(before.duration().as_nanos() as i128),
@@ -134,14 +129,14 @@ pub(super) const CHANGE_TIME: bool = imp::UNREAD;
 /// data).
 pub(super) fn needs_reading(stat: &Stat, path: &Path, clock: &Clock, trust: &mut Trust) -> bool {
     let tick = Clock::tick().as_nanos() as i128;
-    !(trust.of(stat, path) && stat.fine() && stat.changed() + tick < clock.at())
+    !(trust.of(stat, path) && stat.fine() && stat.changed() + tick < clock.at)
 }
 
 /// Whether the directory at `path` is still the one of `id`, unchanged
 /// since `clock` (no entry created, deleted or renamed in it: its change
 /// time is not after that moment).
 pub(super) fn dir_unchanged(path: &Path, id: &DirId, clock: &Clock) -> bool {
-    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at())
+    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at)
 }
 
 /// Which file systems' clocks are trusted, asked once per device.
@@ -223,11 +218,6 @@ mod imp {
                 mtime: nanos(meta.mtime(), meta.mtime_nsec()),
                 ctime: nanos(meta.ctime(), meta.ctime_nsec()),
             }
-        }
-
-        /// Whether both describe the same file in the same state.
-        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
-            self == other
         }
 
         pub(super) fn device(&self) -> Option<u64> {
@@ -485,11 +475,6 @@ mod imp {
                 readonly: meta.permissions().readonly(),
                 symlink: meta.file_type().is_symlink(),
             }
-        }
-
-        /// Whether both describe the same file in the same state.
-        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
-            self == other
         }
 
         /// No device to ask about: never trusted.

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::stat::{Clock, DirId, Trust};
-use super::{BUILD_OUTPUT, Entry, bytes};
+use super::{BUILD_OUTPUT, Entry, bytes, up};
 use crate::git::{Repo, path_from_bytes};
 
 /// The untracked roots: files of tracked directories, untracked
@@ -60,16 +60,6 @@ pub(super) struct Tree {
     /// Every directory under the untracked directories (worktree-relative)
     /// with its identity.
     dirs: Vec<(Vec<u8>, DirId)>,
-}
-
-/// The directory holding `path` (a directory's own trailing `/` aside):
-/// empty at the top.
-fn up(path: &[u8]) -> &[u8] {
-    let path = path.strip_suffix(b"/").unwrap_or(path);
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(end) => &path[..end],
-        None => &[],
-    }
 }
 
 /// The entries of NUL-separated `out`, sorted.
@@ -152,7 +142,7 @@ pub(super) fn record(
         let path = worktree.join(path_from_bytes(&dir));
         let (id, changed, links) = trust.dir_links(&path)?;
         // Changed since the listing began: the listing may not show it.
-        if changed > clock.at() {
+        if changed > clock.at {
             return None;
         }
         let subdirs = shown.get(dir.as_slice()).copied().unwrap_or(0);

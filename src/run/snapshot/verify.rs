@@ -16,12 +16,7 @@ fn listed_dirs(snapshot: &Snapshot) -> Vec<Vec<u8>> {
         if key.is_absolute() {
             continue;
         }
-        let whole = bytes(key);
-        let path = whole.strip_suffix(b"/").unwrap_or(whole);
-        let dir = match path.iter().rposition(|&b| b == b'/') {
-            Some(end) => &path[..end],
-            None => &[],
-        };
+        let dir = up(bytes(key));
         if dirs.last().is_none_or(|last| last.as_slice() != dir) {
             dirs.push(dir.to_vec());
         }
@@ -119,11 +114,6 @@ impl Verifier {
         self.git = Some((watch, before, None));
     }
 
-    /// The git state now, when watched.
-    fn git_now(&self) -> Option<GitState> {
-        self.git.as_ref().map(|(watch, _, _)| watch.again())
-    }
-
     /// A snapshot of the worktree and of the git state now. When the git
     /// state changed (an excludes file among others) and the untracked
     /// files were not listed, they are: files it no longer ignores are
@@ -131,7 +121,7 @@ impl Verifier {
     fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
         let (snapshot, specials) = self.again_with_specials();
         let mut snapshot = snapshot?;
-        let git = self.git_now();
+        let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
         let git_changed = match (&self.git, &git) {
             (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
             _ => false,
