@@ -39,8 +39,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::display_path;
 use crate::git::{GitDirs, Hidden, Repo};
+use crate::paths::to_slashes;
 
 /// At most this many files are read under a hooks folder (a `core.hooksPath`
 /// naming a big directory must not make every run slow), this many levels
@@ -319,11 +319,11 @@ impl GitWatch {
         let dirs = self.repo.dirs();
         for dir in [&dirs.git_dir, &dirs.common_dir] {
             if let Ok(rest) = path.strip_prefix(dir) {
-                return format!(".git/{}", display_path(rest, false));
+                return format!(".git/{}", to_slashes(rest));
             }
         }
         match path.strip_prefix(&self.worktree) {
-            Ok(rest) => display_path(rest, false),
+            Ok(rest) => to_slashes(rest),
             Err(_) => path.display().to_string(),
         }
     }
@@ -433,25 +433,23 @@ impl GitWatch {
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
+        let entries = listed.iter().flat_map(|(_, entries)| entries);
         let mut folders = Folders::default();
-        for path in listed.iter().flat_map(|(_, _, paths)| paths) {
-            folders.add(path);
+        let mut gitlinks = Vec::new();
+        for Listed { entry, .. } in entries.clone() {
+            folders.add(&entry.path);
+            if entry.mode == GITLINK {
+                gitlinks.push(top.join(crate::git::path_from_bytes(&entry.path)));
+            }
         }
-        let gitlinks = listed.iter().flat_map(|(_, entries, _)| entries);
-        let gitlinks = gitlinks.filter(|entry| entry.mode == GITLINK);
-        self.guard(
-            gitlinks
-                .map(|entry| top.join(crate::git::path_from_bytes(&entry.path)))
-                .collect(),
-        );
-        let flagged = listed.iter().flat_map(|(_, entries, _)| entries);
-        for entry in flagged.filter(|entry| entry.assume_unchanged || entry.skip_worktree) {
-            let path = crate::git::path_from_bytes(&entry.path);
+        self.guard(gitlinks);
+        for listed in entries.filter(|listed| listed.assume_unchanged || listed.skip_worktree) {
+            let path = crate::git::path_from_bytes(&listed.entry.path);
             let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
-            let changed = exists || !entry.skip_worktree;
+            let changed = exists || !listed.skip_worktree;
             hidden.push(Hidden { path, changed });
         }
-        let listed = listed.map(|(meaning, _, _)| meaning);
+        let listed = listed.map(|(meaning, _)| meaning);
         (IndexState::of(bytes, listed, true), hidden, folders.done())
     }
 
@@ -479,24 +477,17 @@ impl GitWatch {
         let _ = self.repo.guard_submodules(found);
     }
 
-    /// The index as `git ls-files -s -v -z` lists it: its meaning, its
-    /// flagged entries and submodules, and every entry's path (`None` when
-    /// git fails).
-    fn listed(&self) -> Option<(Meaning, Vec<Listed>, Vec<Vec<u8>>)> {
-        let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
+    /// The index as `git ls-files -s -v -z` lists it: its meaning and its
+    /// entries (`None` when git fails).
+    fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
+        let entries = ls_files(&self.repo)?;
         let mut hasher = Sha256::new();
-        let mut flagged = Vec::new();
-        let mut paths = Vec::new();
-        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let e = parse_listed(record)?;
-            paths.push(e.path.clone());
-            let flags = (e.assume_unchanged, e.skip_worktree);
+        for listed in &entries {
+            let e = &listed.entry;
+            let flags = (listed.assume_unchanged, listed.skip_worktree);
             feed(&mut hasher, &e.path, e.mode, &e.oid, e.stage, flags);
-            if flags.0 || flags.1 || e.mode == GITLINK {
-                flagged.push(e);
-            }
         }
-        Some((hasher.finalize().into(), flagged, paths))
+        Some((hasher.finalize().into(), entries))
     }
 
     /// The files whose index entry kept its meaning while its cached stat
@@ -619,7 +610,7 @@ impl GitWatch {
         let was = meaning(before);
         // `after` is the index as it is now: a split or sparse one is
         // listed by git now.
-        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _, _)| meaning));
+        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _)| meaning));
         match (was, now) {
             (Some(was), Some(now)) => was != now,
             // Neither side can be read: the bytes differ.
@@ -799,18 +790,21 @@ pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
     if parsed.is_ok() {
         return Some(entries);
     }
+    Some(
+        ls_files(repo)?
+            .into_iter()
+            .map(|listed| listed.entry)
+            .collect(),
+    )
+}
+
+/// Every entry of the index as `git ls-files --stage -v -z` lists it (a
+/// split or sparse index, which is not parsed here); `None` when git fails
+/// or a record cannot be read.
+fn ls_files(repo: &Repo) -> Option<Vec<Listed>> {
     let out = repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
-    out.split(|&b| b == 0)
-        .filter(|r| !r.is_empty())
-        .map(|record| {
-            parse_listed(record).map(|entry| IndexEntry {
-                path: entry.path,
-                mode: entry.mode,
-                oid: entry.oid,
-                stage: entry.stage,
-            })
-        })
-        .collect()
+    let records = out.split(|&b| b == 0).filter(|r| !r.is_empty());
+    records.map(parse_listed).collect()
 }
 
 /// An index entry as it is stored: what parsing reads of it.
@@ -973,14 +967,11 @@ fn be32(bytes: &[u8], at: usize) -> Result<u32, ()> {
     Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// One entry as `git ls-files -s -v` lists it.
+/// One entry as `git ls-files -s -v` lists it (the object id as bytes: git
+/// prints it in hex).
 #[derive(Debug)]
 struct Listed {
-    path: Vec<u8>,
-    mode: u32,
-    /// The object id, as bytes (git prints it in hex).
-    oid: Vec<u8>,
-    stage: u8,
+    entry: IndexEntry,
     assume_unchanged: bool,
     skip_worktree: bool,
 }
@@ -997,10 +988,12 @@ fn parse_listed(record: &[u8]) -> Option<Listed> {
     let stage = fields.next()?.parse().ok()?;
     let first = tag.chars().next()?;
     Some(Listed {
-        path: record[tab + 1..].to_vec(),
-        mode,
-        oid,
-        stage,
+        entry: IndexEntry {
+            path: record[tab + 1..].to_vec(),
+            mode,
+            oid,
+            stage,
+        },
         assume_unchanged: first.is_ascii_lowercase(),
         skip_worktree: first.eq_ignore_ascii_case(&'s'),
     })
@@ -1098,13 +1091,17 @@ mod tests {
                 let mut count = 0;
                 parse_index(&bytes, |_| count += 1).unwrap();
                 assert_eq!(count, 5);
-                let (listed, flagged, _) = watch.listed().unwrap();
+                let (listed, entries) = watch.listed().unwrap();
                 assert_eq!(
                     meaning_of(&bytes),
                     Some(listed),
                     "{init:?} version {version}"
                 );
-                assert_eq!(flagged.len(), 2);
+                assert_eq!(entries.len(), 5);
+                let flagged = entries
+                    .iter()
+                    .filter(|e| e.assume_unchanged || e.skip_worktree);
+                assert_eq!(flagged.count(), 2);
                 let (_, hidden) = watch.capture();
                 let flagged: Vec<&Path> = hidden.iter().map(|h| h.path.as_path()).collect();
                 assert_eq!(flagged, [Path::new("a/b/d.txt"), Path::new("z.txt")]);

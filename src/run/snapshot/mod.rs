@@ -498,10 +498,7 @@ fn display_path(key: &Path, tree: bool) -> String {
     let mut shown = if key.is_absolute() {
         key.display().to_string()
     } else {
-        key.components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/")
+        crate::paths::to_slashes(key)
     };
     if tree {
         shown.push('/');

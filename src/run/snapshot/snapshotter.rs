@@ -103,7 +103,7 @@ impl Snapshotter {
                 let untracked = status.entries.iter().filter(|e| e.code == "??").count();
                 let roots = !submodules && repo.toplevel() == worktree && untracked >= UNREAD_MIN;
                 std::thread::scope(|scope| {
-                    let roots = roots.then(|| scope.spawn(|| tree::roots(repo)));
+                    let roots = roots.then(|| scope.spawn(|| repo.run(&tree::ROOTS)));
                     let mut snapshot = first_of_status(repo, worktree, status, &flagged, clock);
                     let roots =
                         roots.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
@@ -144,14 +144,13 @@ impl Snapshotter {
         Ok(snapshot)
     }
 
-    /// [`Snapshotter::again`], the untracked files listed in full.
-    pub(super) fn again_listed(&self, reference: &Snapshot) -> Result<Snapshot, String> {
-        self.again_with(reference, false)
-    }
-
     /// [`Snapshotter::again`]; the untracked files are listed again unless
     /// `unlisted` and the reference's tree proves them the same.
-    fn again_with(&self, reference: &Snapshot, unlisted: bool) -> Result<Snapshot, String> {
+    pub(super) fn again_with(
+        &self,
+        reference: &Snapshot,
+        unlisted: bool,
+    ) -> Result<Snapshot, String> {
         if reference.unread && !reference.clock.held() {
             return Err(
                 "the system clock was set back during the run, so the untracked \

@@ -2,13 +2,11 @@
 //! (docs/read-only.md, git's stat rule): its stat data, and on Linux its change time (ctime)
 //! against the clock of the run.
 //!
-//! `Stat` is what is compared: on Unix the device, inode, mode (type and
-//! permission bits), size, mtime and ctime; on Windows, where std offers no
-//! inode and no change time, the size, the modification time, the read-only
-//! attribute and the type. A file whose stat data differs between two
-//! snapshots is changed, whatever its bytes: a check that rewrites a file
-//! with the same bytes, `touch`es it or `chmod`s it and back wrote to the
-//! worktree.
+//! `Stat` is what is compared (whatever the bytes, as the parent module
+//! says): on Unix the device, inode, mode (type and permission bits), size,
+//! mtime and ctime; on Windows, where std offers no inode and no change
+//! time, the size, the modification time, the read-only attribute and the
+//! type.
 //!
 //! The ctime is the part a check cannot forge: every write, truncate,
 //! `chmod`, `chown`, `utimes`, link or rename sets it to the current time,
@@ -557,7 +555,6 @@ mod imp {
     }
 
     /// Never asked (no device).
-    #[allow(dead_code)]
     pub(super) fn local(_path: &Path) -> bool {
         false
     }

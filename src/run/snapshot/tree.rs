@@ -41,7 +41,7 @@ use crate::git::{Repo, path_from_bytes};
 
 /// The untracked roots: files of tracked directories, untracked
 /// directories as one entry (`dir/`), not looked inside.
-const ROOTS: [&str; 5] = [
+pub(super) const ROOTS: [&str; 5] = [
     "ls-files",
     "--others",
     "--directory",
@@ -71,11 +71,6 @@ fn sorted(out: &[u8]) -> Vec<Vec<u8>> {
         .collect();
     entries.sort_unstable();
     entries
-}
-
-/// The untracked roots now (`git ls-files --others --directory`).
-pub(super) fn roots(repo: &Repo) -> Result<Vec<u8>, String> {
-    repo.run(&ROOTS)
 }
 
 /// Records the untracked part of the worktree of `entries` (a first
@@ -184,7 +179,7 @@ impl Tree {
         entries: &[(super::Key, Entry)],
         clock: &Clock,
     ) -> Result<Option<Vec<PathBuf>>, String> {
-        let roots = sorted(&roots(repo)?);
+        let roots = sorted(&repo.run(&ROOTS)?);
         fn dirs(roots: &[Vec<u8>]) -> impl Iterator<Item = &Vec<u8>> {
             roots.iter().filter(|r| r.ends_with(b"/"))
         }

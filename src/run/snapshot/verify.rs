@@ -79,10 +79,9 @@ impl Verifier {
         attribute: bool,
     ) -> Result<Verifier, String> {
         let started = Instant::now();
-        let (before, status_took) = match first {
-            Some((status, took)) => (snapshotter.first(Some(status), took)?, took),
-            None => (snapshotter.first(None, Duration::ZERO)?, Duration::ZERO),
-        };
+        let (status, status_took) =
+            first.map_or((None, Duration::ZERO), |(s, took)| (Some(s), took));
+        let before = snapshotter.first(status, status_took)?;
         // Folders of the listed files; those of the tracked ones come with
         // the git state. Taken now: no check has started.
         let specials = match &snapshotter {
@@ -127,7 +126,7 @@ impl Verifier {
             _ => false,
         };
         if git_changed && !snapshot.listed_untracked {
-            snapshot = self.snapshotter.again_listed(&self.before)?;
+            snapshot = self.snapshotter.again_with(&self.before, false)?;
         }
         if let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter {
             snapshot.add_specials(special::not_ignored(repo, worktree, specials));
@@ -230,21 +229,18 @@ impl Verifier {
                     });
                 }
             }
-            changes.sort_by(|a, b| a.path.cmp(&b.path));
         }
-        if self.git.is_some() {
-            for change in git_changes {
-                if !changes.iter().any(|c| c.path == change.name) {
-                    changes.push(Change {
-                        key: PathBuf::from(&change.name),
-                        path: change.name,
-                        kind: change.kind,
-                        timed: false,
-                    });
-                }
+        for change in git_changes {
+            if !changes.iter().any(|c| c.path == change.name) {
+                changes.push(Change {
+                    key: PathBuf::from(&change.name),
+                    path: change.name,
+                    kind: change.kind,
+                    timed: false,
+                });
             }
-            changes.sort_by(|a, b| a.path.cmp(&b.path));
         }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
         changes
     }
 

@@ -24,10 +24,9 @@ pub(super) fn look_first(lstat: &mut Lstat, path: &Path, clock: &Clock, trust: &
 }
 
 /// What a later snapshot records of `key` (in `worktree`), whose first
-/// snapshot found
-/// `reference`: the stat data, the content hash when the first took one,
-/// and `dir` (the identity of its directory now) when the first left it
-/// unread.
+/// snapshot found `reference`: the stat data, the content hash when the
+/// first took one, and `dir` (the identity of its directory now) when the
+/// first left it unread.
 pub(super) fn look_again(
     lstat: &mut Lstat,
     worktree: &Path,
