@@ -3,12 +3,9 @@
 //! for `GIT_OPTIONAL_LOCKS=0`, so `git status` never refreshes and writes
 //! the index), `--no-pager` and `core.quotePath=false`, with no stdin.
 //!
-//! The repository is the code under test's: its `.git/config`, its
-//! `.gitattributes` and the user's global config can name programs that a
-//! git command runs (a clean, smudge or process filter, a transport for a
-//! lazy fetch, an fsmonitor hook). run-check's git runs none ([`Guard`]):
-//! every driver the config defines is overridden on the command line with
-//! an empty command, which git's `apply_filter` (convert.c) skips.
+//! The repository is the code under test's, and its config can name
+//! programs a git command runs: run-check's git runs none (filters and
+//! transports: [`Guard`]; an fsmonitor hook: [`base_args`]).
 //!
 //! One `git status --porcelain=v2 --branch -z --untracked-files=all` answers
 //! what a run needs to know at its start: the commit and branch and whether

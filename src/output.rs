@@ -215,11 +215,10 @@ pub(crate) enum FileKind {
 }
 
 /// Creates the temporary sibling in `dir` that will be renamed over
-/// `target`. A new file's mode is `0666` (`0777` for [`FileKind::Executable`])
-/// minus the umask, as `open(2)` would give it; when `target` is an existing
-/// regular file its permission bits are copied, so replacing a 0600 file
-/// keeps it 0600. The file is created narrow and only then widened, so its
-/// contents are never more readable than the final file.
+/// `target`, with the mode of [`FileKind`] (an existing regular file's bits
+/// copied, so replacing a 0600 file keeps it 0600). The file is created
+/// narrow and only then widened, so its contents are never more readable
+/// than the final file.
 fn atomic_temp(dir: &Path, target: &Path, kind: FileKind) -> std::io::Result<NamedTempFile> {
     let prefix = out_temp_prefix();
     let mut builder = tempfile::Builder::new();

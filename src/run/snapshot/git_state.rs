@@ -34,7 +34,7 @@
 //! dirty files and fast mode and the change budget count them (see
 //! [`Hidden`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -512,8 +512,7 @@ impl GitWatch {
         if was == now {
             return Vec::new();
         }
-        let mut old: std::collections::HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> =
-            std::collections::HashMap::new();
+        let mut old: HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> = HashMap::new();
         if parse_index(was, |e| {
             if e.stage == 0 {
                 old.insert(e.path.to_vec(), (e.stat, e.mode, e.oid.to_vec()));

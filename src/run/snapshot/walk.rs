@@ -49,16 +49,13 @@ pub(super) fn look_again(
     }
 }
 
-/// `read_hash` of `path`, its metadata asked now (all zeros when gone).
-fn read_path(path: &Path) -> [u8; 32] {
-    std::fs::symlink_metadata(path).map_or([0; 32], |meta| read_hash(path, &meta))
-}
-
 /// The content hash of a file that has to be read; a file that cannot be
-/// read (or a FIFO, socket or device) hashes as all zeros, judged by its
-/// stat data alone.
-fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
-    hash_with(path, meta).unwrap_or([0; 32])
+/// read or is gone (or a FIFO, socket or device) hashes as all zeros,
+/// judged by its stat data alone.
+fn read_path(path: &Path) -> [u8; 32] {
+    let meta = std::fs::symlink_metadata(path).ok();
+    meta.and_then(|meta| hash_with(path, &meta))
+        .unwrap_or([0; 32])
 }
 
 /// Items one thread takes at a time.
@@ -260,7 +257,7 @@ pub(super) fn walk_entries(
             ),
         };
         Seen::File {
-            hash: read.then(|| Box::new(read_hash(&path, meta))),
+            hash: read.then(|| Box::new(hash_with(&path, meta).unwrap_or([0; 32]))),
             stat,
             dir: None,
         }
