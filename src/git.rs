@@ -3,12 +3,9 @@
 //! for `GIT_OPTIONAL_LOCKS=0`, so `git status` never refreshes and writes
 //! the index), `--no-pager` and `core.quotePath=false`, with no stdin.
 //!
-//! The repository is the code under test's: its `.git/config`, its
-//! `.gitattributes` and the user's global config can name programs that a
-//! git command runs (a clean, smudge or process filter, a transport for a
-//! lazy fetch, an fsmonitor hook). run-check's git runs none ([`Guard`]):
-//! every driver the config defines is overridden on the command line with
-//! an empty command, which git's `apply_filter` (convert.c) skips.
+//! The repository is the code under test's, and its config can name
+//! programs a git command runs: run-check's git runs none (filters and
+//! transports: [`Guard`]; an fsmonitor hook: [`base_args`]).
 //!
 //! One `git status --porcelain=v2 --branch -z --untracked-files=all` answers
 //! what a run needs to know at its start: the commit and branch and whether
@@ -24,6 +21,7 @@ mod guard;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+pub(crate) use guard::git_dir_of;
 use guard::{Guard, Overrides};
 
 /// A repository's top level and the git that asks it.
@@ -169,13 +167,8 @@ impl Opening {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|err| format!("failed to run git: {err}"))?;
-        let config = command(&exe, worktree, &Overrides::default())
-            .args(guard::QUESTION)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|err| format!("failed to run git: {err}"));
+            .map_err(failed)?;
+        let config = ask_guard(&exe, worktree);
         Ok(Opening {
             exe,
             toplevel,
@@ -195,7 +188,7 @@ impl Opening {
         let config = self
             .config
             .and_then(|child| config_answer(child.wait_with_output()));
-        let output = output.map_err(|err| format!("failed to run git: {err}"))?;
+        let output = output.map_err(failed)?;
         let mut lines = output.stdout.split(|&b| b == b'\n');
         let top = String::from_utf8_lossy(lines.next().unwrap_or_default())
             .trim()
@@ -245,19 +238,39 @@ impl Opening {
     }
 }
 
+/// Starts the guard's question ([`guard::QUESTION`]) in `dir`, asked
+/// without overrides.
+fn ask_guard(exe: &Path, dir: &Path) -> Result<Child, String> {
+    command(exe, dir, &Overrides::default())
+        .args(guard::QUESTION)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(failed)
+}
+
 /// The guard's answer: git's output, empty when no key matched (exit 1),
 /// or a one-line error (a config git cannot read fails every question).
 fn config_answer(output: std::io::Result<Output>) -> Result<Vec<u8>, String> {
-    let output = output.map_err(|err| format!("failed to run git: {err}"))?;
+    let output = output.map_err(failed)?;
     match output.status.code() {
         Some(0) => Ok(output.stdout),
         Some(1) => Ok(Vec::new()),
-        _ => {
-            let why = String::from_utf8_lossy(&output.stderr);
-            let why = why.trim().lines().next().unwrap_or("failed");
-            Err(format!("`git config`: {why}"))
-        }
+        _ => Err(git_failed("git config", &output.stderr)),
     }
+}
+
+/// Why git could not be run.
+fn failed(err: std::io::Error) -> String {
+    format!("failed to run git: {err}")
+}
+
+/// The one-line error of a git command that failed: the first line of its
+/// stderr (git's own message).
+fn git_failed(command: &str, stderr: &[u8]) -> String {
+    let why = String::from_utf8_lossy(stderr);
+    let why = why.trim().lines().next().unwrap_or("failed");
+    format!("`{command}`: {why}")
 }
 
 /// `git -C DIR` asking read-only, without stdin, with `overrides`. The
@@ -308,12 +321,6 @@ fn output(exe: &Path, dir: &Path, overrides: &Overrides, args: &[&str]) -> Resul
     answer(output, args)
 }
 
-/// The git directory of the repository checked out at `worktree` (a
-/// submodule's): its `.git` directory, or the one its `.git` file names.
-pub(crate) fn git_dir_of(worktree: &Path) -> Option<PathBuf> {
-    guard::git_dir_of(worktree)
-}
-
 /// The git on PATH, or why there is none.
 fn git_exe() -> Result<PathBuf, String> {
     which::which("git").map_err(|_| "git is not installed".to_string())
@@ -331,13 +338,14 @@ pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's
 /// own message.
 fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = output.map_err(|err| format!("failed to run git: {err}"))?;
+    let output = output.map_err(failed)?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
-        let why = String::from_utf8_lossy(&output.stderr);
-        let why = why.trim().lines().next().unwrap_or("failed");
-        Err(format!("`git {}`: {why}", args.join(" ")))
+        Err(git_failed(
+            &format!("git {}", args.join(" ")),
+            &output.stderr,
+        ))
     }
 }
 
@@ -471,21 +479,11 @@ impl Repo {
     /// Asks the guard's question of the top level and of each submodule
     /// worktree (at once), and puts the answers in force.
     fn ask_config(&self, guard: &mut Guard, submodules: Vec<PathBuf>) -> Result<(), String> {
-        let none = Overrides::default();
         let dirs: Vec<&Path> = std::iter::once(self.toplevel.as_path())
             .chain(submodules.iter().map(PathBuf::as_path))
             .collect();
-        let children: Vec<Result<Child, String>> = dirs
-            .iter()
-            .map(|dir| {
-                command(&self.exe, dir, &none)
-                    .args(guard::QUESTION)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|err| format!("failed to run git: {err}"))
-            })
-            .collect();
+        let children: Vec<Result<Child, String>> =
+            dirs.iter().map(|dir| ask_guard(&self.exe, dir)).collect();
         let mut answers = Vec::new();
         for (child, dir) in children.into_iter().zip(&dirs) {
             let out = child.and_then(|child| config_answer(child.wait_with_output()))?;
@@ -493,7 +491,7 @@ impl Repo {
         }
         let fixed = submodules
             .iter()
-            .filter_map(|worktree| guard::git_dir_of(worktree))
+            .filter_map(|worktree| git_dir_of(worktree))
             .flat_map(|dir| [dir.join("config"), dir.join("config.worktree")])
             .collect();
         guard.answered(answers, submodules, fixed);
@@ -521,10 +519,9 @@ impl Repo {
     }
 
     /// The worktree's status: tracked changes (without rename detection),
-    /// every untracked file that is not ignored, the ignored paths, and
-    /// the branch headers
-    /// (without counting commits ahead of or behind the upstream, which can
-    /// cost more than the status itself).
+    /// every untracked file that is not ignored, the ignored paths, and the
+    /// branch headers (without counting commits ahead of or behind the
+    /// upstream, which can cost more than the status itself).
     pub(crate) fn status(&self) -> Result<Status, String> {
         self.status_of(&STATUS)
     }
@@ -536,7 +533,6 @@ impl Repo {
     /// that fills its pipe with warnings must not stall on it).
     fn status_of(&self, args: &[&str]) -> Result<Status, String> {
         use std::io::Read;
-        let failed = |err: std::io::Error| format!("failed to run git: {err}");
         let mut child = self
             .command(args)?
             .stdout(Stdio::piped())
@@ -583,9 +579,7 @@ impl Repo {
         read.map_err(failed)?;
         let exit = exit.map_err(failed)?;
         if !exit.success() {
-            let why = String::from_utf8_lossy(&errors);
-            let why = why.trim().lines().next().unwrap_or("failed");
-            return Err(format!("`git {}`: {why}", args.join(" ")));
+            return Err(git_failed(&format!("git {}", args.join(" ")), &errors));
         }
         Ok(parser.status)
     }

@@ -108,16 +108,10 @@ pub(crate) fn parse_line(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|err| {
         format!(
             "invalid JSON: {} (column {})",
-            syntax_message(&err),
+            run_check_documents::read::message(&err),
             err.column().max(1)
         )
     })
-}
-
-/// serde_json's message without its trailing ` at line L column C` (the
-/// location is reported separately).
-pub(crate) fn syntax_message(err: &serde_json::Error) -> String {
-    run_check_documents::read::message(err)
 }
 
 #[cfg(test)]

@@ -48,37 +48,26 @@ impl Output {
                 path.display()
             )));
         }
-        let target = match target_of(path).map_err(|err| Error::io("resolve", path, err))? {
-            Target::Open => {
-                // A FIFO blocks here until its reader opens it, as a shell
-                // redirection would; a device is never truncated or replaced.
-                let file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|err| Error::io("open", path, err))?;
-                return Ok(Output::Direct {
-                    file,
-                    path: path.to_path_buf(),
-                });
+        let opened = match target_of(path).map_err(|err| Error::io("resolve", path, err))? {
+            // A FIFO blocks here until its reader opens it, as a shell
+            // redirection would; a device is never truncated or replaced.
+            Target::Open => std::fs::OpenOptions::new().write(true).open(path),
+            Target::Descriptor(fd) => duplicate(fd),
+            Target::Replace(target) => {
+                let dir = parent(&target);
+                if !dir.is_dir() {
+                    return Err(Error::Usage(format!(
+                        "--out `{}`: directory `{}` does not exist",
+                        path.display(),
+                        dir.display()
+                    )));
+                }
+                return Atomic::create(&target, path, FileKind::Regular).map(Output::File);
             }
-            Target::Descriptor(fd) => {
-                let file = duplicate(fd).map_err(|err| Error::io("open", path, err))?;
-                return Ok(Output::Direct {
-                    file,
-                    path: path.to_path_buf(),
-                });
-            }
-            Target::Replace(target) => target,
         };
-        let dir = parent(&target);
-        if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "--out `{}`: directory `{}` does not exist",
-                path.display(),
-                dir.display()
-            )));
-        }
-        Atomic::create(&target, path, FileKind::Regular).map(Output::File)
+        let file = opened.map_err(|err| Error::io("open", path, err))?;
+        let path = path.to_path_buf();
+        Ok(Output::Direct { file, path })
     }
 
     /// The temporary file, while the report is not yet written (none when
@@ -226,11 +215,10 @@ pub(crate) enum FileKind {
 }
 
 /// Creates the temporary sibling in `dir` that will be renamed over
-/// `target`. A new file's mode is `0666` (`0777` for [`FileKind::Executable`])
-/// minus the umask, as `open(2)` would give it; when `target` is an existing
-/// regular file its permission bits are copied, so replacing a 0600 file
-/// keeps it 0600. The file is created narrow and only then widened, so its
-/// contents are never more readable than the final file.
+/// `target`, with the mode of [`FileKind`] (an existing regular file's bits
+/// copied, so replacing a 0600 file keeps it 0600). The file is created
+/// narrow and only then widened, so its contents are never more readable
+/// than the final file.
 fn atomic_temp(dir: &Path, target: &Path, kind: FileKind) -> std::io::Result<NamedTempFile> {
     let prefix = out_temp_prefix();
     let mut builder = tempfile::Builder::new();

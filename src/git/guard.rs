@@ -269,7 +269,7 @@ fn stamp_of(path: &Path) -> Option<[u8; 32]> {
 
 /// The git directory of the submodule (or nested repository) checked out
 /// at `worktree`: its `.git` directory, or the one its `.git` file names.
-pub(super) fn git_dir_of(worktree: &Path) -> Option<PathBuf> {
+pub(crate) fn git_dir_of(worktree: &Path) -> Option<PathBuf> {
     let dot_git = worktree.join(".git");
     let meta = std::fs::symlink_metadata(&dot_git).ok()?;
     if meta.is_dir() {

@@ -155,19 +155,13 @@ fn blank_invisible(c: char) -> bool {
 /// `evidence` with [`strip_escapes`] applied to every string: what the
 /// `json` (and `sarif`) reports write.
 pub(crate) fn evidence_json(evidence: &Evidence) -> Evidence {
-    if !may_change(evidence, false) {
-        return evidence.clone();
-    }
-    map_strings(evidence, &strip_escapes)
+    map_strings(evidence, false, &strip_escapes)
 }
 
 /// `evidence` with [`for_display`] applied to every string: what the human
 /// reports render.
 pub(crate) fn evidence_display(evidence: &Evidence) -> Evidence {
-    if !may_change(evidence, true) {
-        return evidence.clone();
-    }
-    map_strings(evidence, &for_display)
+    map_strings(evidence, true, &for_display)
 }
 
 /// Whether [`evidence_json`] (`display` false) or [`evidence_display`]
@@ -196,8 +190,12 @@ fn may_change(evidence: &Evidence, display: bool) -> bool {
 }
 
 /// Every string of the document (values and keys) through `f`, by way of
-/// its JSON form, so that fields added later are covered too.
-fn map_strings(evidence: &Evidence, f: &dyn Fn(&str) -> Cow<'_, str>) -> Evidence {
+/// its JSON form, so that fields added later are covered too; no walk when
+/// [`may_change`] (of `display`) says nothing can change.
+fn map_strings(evidence: &Evidence, display: bool, f: &dyn Fn(&str) -> Cow<'_, str>) -> Evidence {
+    if !may_change(evidence, display) {
+        return evidence.clone();
+    }
     let Ok(mut value) = serde_json::to_value(evidence) else {
         return evidence.clone();
     };
@@ -219,28 +217,21 @@ fn map_value(value: &mut serde_json::Value, f: &dyn Fn(&str) -> Cow<'_, str>) ->
                 true
             }
         },
-        serde_json::Value::Array(items) => {
-            let mut changed = false;
-            for item in items {
-                changed |= map_value(item, f);
-            }
-            changed
-        }
+        // Every item is mapped: `|`, not `||`, which would stop at the first
+        // change.
+        serde_json::Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, item| map_value(item, f) | changed),
         serde_json::Value::Object(map) => {
-            let mut changed = false;
-            let keys_change = map.keys().any(|k| matches!(f(k), Cow::Owned(_)));
-            if keys_change {
-                let old = std::mem::take(map);
-                for (key, mut item) in old {
+            if map.keys().any(|k| matches!(f(k), Cow::Owned(_))) {
+                for (key, mut item) in std::mem::take(map) {
                     map_value(&mut item, f);
                     map.insert(f(&key).into_owned(), item);
                 }
                 return true;
             }
-            for item in map.values_mut() {
-                changed |= map_value(item, f);
-            }
-            changed
+            map.values_mut()
+                .fold(false, |changed, item| map_value(item, f) | changed)
         }
         _ => false,
     }

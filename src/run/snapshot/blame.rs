@@ -64,7 +64,7 @@ impl Windows {
 
     /// Check `check` ended.
     pub(super) fn ended(&mut self, check: &str) {
-        let now = nanos(SystemTime::now());
+        let now = stat::nanos(SystemTime::now());
         if let Some(window) = self
             .runs
             .iter_mut()
@@ -124,7 +124,7 @@ impl Windows {
                 let Some((changed, span)) = path
                     .ancestors()
                     .skip(1)
-                    .find_map(|dir| stamp_of(dir, &mut trust))
+                    .find_map(|dir| stamp(dir, &std::fs::symlink_metadata(dir).ok()?, &mut trust))
                 else {
                     return Writer::Unknown;
                 };
@@ -157,11 +157,6 @@ impl Windows {
 
 /// The change time of the path at `path` and the span its clock keeps
 /// (a second on a file system with whole seconds), when it can be trusted.
-fn stamp_of(path: &Path, trust: &mut Trust) -> Option<(i128, i128)> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    stamp(path, &meta, trust)
-}
-
 fn stamp(path: &Path, meta: &std::fs::Metadata, trust: &mut Trust) -> Option<(i128, i128)> {
     if !stat::CHANGE_TIME {
         return None;
@@ -213,14 +208,6 @@ fn collect(
         }
     }
     true
-}
-
-/// Nanoseconds since the Unix epoch.
-fn nanos(time: SystemTime) -> i128 {
-    match time.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(after) => after.as_nanos() as i128,
-        Err(before) => -(before.duration().as_nanos() as i128),
-    }
 }
 
 /// Adds the checks of `candidates` to `writers`, each once.

@@ -34,12 +34,13 @@
 //! dirty files and fast mode and the change budget count them (see
 //! [`Hidden`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use crate::git::{GitDirs, Hidden, Repo};
+use crate::paths::to_slashes;
 
 /// At most this many files are read under a hooks folder (a `core.hooksPath`
 /// naming a big directory must not make every run slow), this many levels
@@ -91,10 +92,7 @@ struct Folders(Vec<Vec<u8>>);
 
 impl Folders {
     fn add(&mut self, path: &[u8]) {
-        let folder = match path.iter().rposition(|&b| b == b'/') {
-            Some(end) => &path[..end],
-            None => &[],
-        };
+        let folder = super::up(path);
         if self.0.last().is_none_or(|last| last.as_slice() != folder) {
             self.0.push(folder.to_vec());
         }
@@ -119,6 +117,16 @@ struct IndexState {
     /// Whether the index may hold a submodule (a gitlink entry); `true`
     /// when it was not parsed here.
     gitlinks: bool,
+}
+
+impl IndexState {
+    fn of(bytes: Option<Vec<u8>>, listed: Option<Meaning>, gitlinks: bool) -> IndexState {
+        IndexState {
+            bytes,
+            listed,
+            gitlinks,
+        }
+    }
 }
 
 /// A digest of what an index means: each entry's path, mode, object id,
@@ -225,15 +233,8 @@ impl GitWatch {
         let (index, hidden, dirs) = if flagged {
             self.index()
         } else {
-            let bytes = read(&dirs.index);
-            let listed = None;
-            let gitlinks = true;
             (
-                IndexState {
-                    bytes,
-                    listed,
-                    gitlinks,
-                },
+                IndexState::of(read(&dirs.index), None, true),
                 Vec::new(),
                 Vec::new(),
             )
@@ -245,28 +246,22 @@ impl GitWatch {
     /// The changes from `before` to `after` (the state as it is now),
     /// sorted by name.
     pub(crate) fn diff(&self, before: &GitState, after: &GitState) -> Vec<GitChange> {
-        let mut changes = Vec::new();
-        for (name, was) in &before.items {
-            match after.items.get(name) {
-                Some(now) if now == was => {}
-                Some(_) => changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "changed",
-                }),
-                None => changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "deleted",
-                }),
-            }
-        }
-        for name in after.items.keys() {
-            if !before.items.contains_key(name) {
-                changes.push(GitChange {
-                    name: name.clone(),
-                    kind: "created",
-                });
-            }
-        }
+        let created = after
+            .items
+            .keys()
+            .filter(|name| !before.items.contains_key(*name));
+        let mut changes: Vec<GitChange> = (before.items.keys().chain(created))
+            .filter_map(|name| {
+                let kind = match (before.items.get(name), after.items.get(name)) {
+                    (Some(was), Some(now)) if was == now => return None,
+                    (Some(_), Some(_)) => "changed",
+                    (Some(_), None) => "deleted",
+                    _ => "created",
+                };
+                let name = name.clone();
+                Some(GitChange { name, kind })
+            })
+            .collect();
         changes.extend(self.restamped(&before.index, &after.index));
         if self.index_changed(&before.index, &after.index) {
             let kind = match (&before.index.bytes, &after.index.bytes) {
@@ -324,11 +319,11 @@ impl GitWatch {
         let dirs = self.repo.dirs();
         for dir in [&dirs.git_dir, &dirs.common_dir] {
             if let Ok(rest) = path.strip_prefix(dir) {
-                return format!(".git/{}", slashed(rest));
+                return format!(".git/{}", to_slashes(rest));
             }
         }
         match path.strip_prefix(&self.worktree) {
-            Ok(rest) => slashed(rest),
+            Ok(rest) => to_slashes(rest),
             Err(_) => path.display().to_string(),
         }
     }
@@ -405,15 +400,7 @@ impl GitWatch {
         let bytes = read(&dirs.index);
         let mut hidden = Vec::new();
         let Some(data) = &bytes else {
-            return (
-                IndexState {
-                    bytes,
-                    listed: None,
-                    gitlinks: false,
-                },
-                hidden,
-                Vec::new(),
-            );
+            return (IndexState::of(bytes, None, false), hidden, Vec::new());
         };
         let written = std::fs::metadata(&dirs.index).ok().map(|m| stamp(&m));
         let top = self.repo.toplevel();
@@ -437,11 +424,7 @@ impl GitWatch {
         if parsed.is_ok() {
             self.guard(submodules);
             return (
-                IndexState {
-                    bytes,
-                    listed: None,
-                    gitlinks,
-                },
+                IndexState::of(bytes, None, gitlinks),
                 hidden,
                 folders.done(),
             );
@@ -450,33 +433,24 @@ impl GitWatch {
         // times, a flagged file that exists counts as changed.
         hidden.clear();
         let listed = self.listed();
+        let entries = listed.iter().flat_map(|(_, entries)| entries);
         let mut folders = Folders::default();
-        for path in listed.iter().flat_map(|(_, _, paths)| paths) {
-            folders.add(path);
+        let mut gitlinks = Vec::new();
+        for Listed { entry, .. } in entries.clone() {
+            folders.add(&entry.path);
+            if entry.mode == GITLINK {
+                gitlinks.push(top.join(crate::git::path_from_bytes(&entry.path)));
+            }
         }
-        let gitlinks = listed.iter().flat_map(|(_, entries, _)| entries);
-        let gitlinks = gitlinks.filter(|entry| entry.mode == GITLINK);
-        self.guard(
-            gitlinks
-                .map(|entry| top.join(crate::git::path_from_bytes(&entry.path)))
-                .collect(),
-        );
-        let flagged = listed.iter().flat_map(|(_, entries, _)| entries);
-        for entry in flagged.filter(|entry| entry.assume_unchanged || entry.skip_worktree) {
-            let path = crate::git::path_from_bytes(&entry.path);
+        self.guard(gitlinks);
+        for listed in entries.filter(|listed| listed.assume_unchanged || listed.skip_worktree) {
+            let path = crate::git::path_from_bytes(&listed.entry.path);
             let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
-            let changed = exists || !entry.skip_worktree;
+            let changed = exists || !listed.skip_worktree;
             hidden.push(Hidden { path, changed });
         }
-        (
-            IndexState {
-                bytes,
-                listed: listed.map(|(meaning, _, _)| meaning),
-                gitlinks: true,
-            },
-            hidden,
-            folders.done(),
-        )
+        let listed = listed.map(|(meaning, _)| meaning);
+        (IndexState::of(bytes, listed, true), hidden, folders.done())
     }
 
     /// Guards the git of the submodules checked out among `gitlinks` and
@@ -503,31 +477,17 @@ impl GitWatch {
         let _ = self.repo.guard_submodules(found);
     }
 
-    /// The index as `git ls-files -s -v -z` lists it: its meaning, its
-    /// flagged entries and submodules, and every entry's path (`None` when
-    /// git fails).
-    fn listed(&self) -> Option<(Meaning, Vec<Listed>, Vec<Vec<u8>>)> {
-        let out = self.repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
+    /// The index as `git ls-files -s -v -z` lists it: its meaning and its
+    /// entries (`None` when git fails).
+    fn listed(&self) -> Option<(Meaning, Vec<Listed>)> {
+        let entries = ls_files(&self.repo)?;
         let mut hasher = Sha256::new();
-        let mut flagged = Vec::new();
-        let mut paths = Vec::new();
-        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let entry = parse_listed(record)?;
-            paths.push(entry.path.clone());
-            let flags = (entry.assume_unchanged, entry.skip_worktree);
-            feed(
-                &mut hasher,
-                &entry.path,
-                entry.mode,
-                &entry.oid,
-                entry.stage,
-                flags,
-            );
-            if flags.0 || flags.1 || entry.mode == GITLINK {
-                flagged.push(entry);
-            }
+        for listed in &entries {
+            let e = &listed.entry;
+            let flags = (listed.assume_unchanged, listed.skip_worktree);
+            feed(&mut hasher, &e.path, e.mode, &e.oid, e.stage, flags);
         }
-        Some((hasher.finalize().into(), flagged, paths))
+        Some((hasher.finalize().into(), entries))
     }
 
     /// The files whose index entry kept its meaning while its cached stat
@@ -552,8 +512,7 @@ impl GitWatch {
         if was == now {
             return Vec::new();
         }
-        let mut old: std::collections::HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> =
-            std::collections::HashMap::new();
+        let mut old: HashMap<Vec<u8>, ([u8; 36], u32, Vec<u8>)> = HashMap::new();
         if parse_index(was, |e| {
             if e.stage == 0 {
                 old.insert(e.path.to_vec(), (e.stat, e.mode, e.oid.to_vec()));
@@ -627,18 +586,10 @@ impl GitWatch {
         if code != Some(0) {
             return None;
         }
-        let hashes: Vec<Vec<u8>> = stdout
+        let lines = stdout
             .split(|&b| b == b'\n')
-            .filter(|line| !line.is_empty())
-            .map(|hex| {
-                (0..hex.len() / 2)
-                    .map(|i| {
-                        let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-                        digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1])
-                    })
-                    .collect()
-            })
-            .collect();
+            .filter(|line| !line.is_empty());
+        let hashes: Vec<Vec<u8>> = lines.map(from_hex).collect::<Option<_>>()?;
         (hashes.len() == paths.len()).then_some(hashes)
     }
 
@@ -658,7 +609,7 @@ impl GitWatch {
         let was = meaning(before);
         // `after` is the index as it is now: a split or sparse one is
         // listed by git now.
-        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _, _)| meaning));
+        let now = meaning(after).or_else(|| self.listed().map(|(meaning, _)| meaning));
         match (was, now) {
             (Some(was), Some(now)) => was != now,
             // Neither side can be read: the bytes differ.
@@ -838,18 +789,21 @@ pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
     if parsed.is_ok() {
         return Some(entries);
     }
+    Some(
+        ls_files(repo)?
+            .into_iter()
+            .map(|listed| listed.entry)
+            .collect(),
+    )
+}
+
+/// Every entry of the index as `git ls-files --stage -v -z` lists it (a
+/// split or sparse index, which is not parsed here); `None` when git fails
+/// or a record cannot be read.
+fn ls_files(repo: &Repo) -> Option<Vec<Listed>> {
     let out = repo.run(&["ls-files", "--stage", "-v", "-z"]).ok()?;
-    out.split(|&b| b == 0)
-        .filter(|r| !r.is_empty())
-        .map(|record| {
-            parse_listed(record).map(|entry| IndexEntry {
-                path: entry.path,
-                mode: entry.mode,
-                oid: entry.oid,
-                stage: entry.stage,
-            })
-        })
-        .collect()
+    let records = out.split(|&b| b == 0).filter(|r| !r.is_empty());
+    records.map(parse_listed).collect()
 }
 
 /// An index entry as it is stored: what parsing reads of it.
@@ -1012,14 +966,11 @@ fn be32(bytes: &[u8], at: usize) -> Result<u32, ()> {
     Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// One entry as `git ls-files -s -v` lists it.
+/// One entry as `git ls-files -s -v` lists it (the object id as bytes: git
+/// prints it in hex).
 #[derive(Debug)]
 struct Listed {
-    path: Vec<u8>,
-    mode: u32,
-    /// The object id, as bytes (git prints it in hex).
-    oid: Vec<u8>,
-    stage: u8,
+    entry: IndexEntry,
     assume_unchanged: bool,
     skip_worktree: bool,
 }
@@ -1032,21 +983,29 @@ fn parse_listed(record: &[u8]) -> Option<Listed> {
     let mut fields = head.split(' ');
     let tag = fields.next()?;
     let mode = u32::from_str_radix(fields.next()?, 8).ok()?;
-    let hex = fields.next()?;
-    let oid = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect::<Option<Vec<u8>>>()?;
+    let oid = from_hex(fields.next()?.as_bytes())?;
     let stage = fields.next()?.parse().ok()?;
     let first = tag.chars().next()?;
     Some(Listed {
-        path: record[tab + 1..].to_vec(),
-        mode,
-        oid,
-        stage,
+        entry: IndexEntry {
+            path: record[tab + 1..].to_vec(),
+            mode,
+            oid,
+            stage,
+        },
         assume_unchanged: first.is_ascii_lowercase(),
         skip_worktree: first.eq_ignore_ascii_case(&'s'),
     })
+}
+
+/// The bytes of an object id git printed in hex, `None` when it is not hex.
+fn from_hex(hex: &[u8]) -> Option<Vec<u8>> {
+    let pairs = hex.chunks_exact(2);
+    if !pairs.remainder().is_empty() {
+        return None;
+    }
+    let byte = |pair: &[u8]| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok();
+    pairs.map(byte).collect()
 }
 
 /// A file's bytes, `None` when it is not there (or not a readable file).
@@ -1056,14 +1015,6 @@ fn read(path: &Path) -> Option<Vec<u8>> {
 
 fn hash(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
-}
-
-/// A relative path with `/` separators (invalid UTF-8 replaced).
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Status entries for the flagged paths `git status` did not list, so a
@@ -1139,13 +1090,17 @@ mod tests {
                 let mut count = 0;
                 parse_index(&bytes, |_| count += 1).unwrap();
                 assert_eq!(count, 5);
-                let (listed, flagged, _) = watch.listed().unwrap();
+                let (listed, entries) = watch.listed().unwrap();
                 assert_eq!(
                     meaning_of(&bytes),
                     Some(listed),
                     "{init:?} version {version}"
                 );
-                assert_eq!(flagged.len(), 2);
+                assert_eq!(entries.len(), 5);
+                let flagged = entries
+                    .iter()
+                    .filter(|e| e.assume_unchanged || e.skip_worktree);
+                assert_eq!(flagged.count(), 2);
                 let (_, hidden) = watch.capture();
                 let flagged: Vec<&Path> = hidden.iter().map(|h| h.path.as_path()).collect();
                 assert_eq!(flagged, [Path::new("a/b/d.txt"), Path::new("z.txt")]);

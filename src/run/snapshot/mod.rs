@@ -171,7 +171,7 @@ impl Seen {
                     ..
                 },
             ) => {
-                stat.same(now)
+                stat == now
                     && match (hash, now_hash) {
                         (Some(a), Some(b)) => a == b,
                         (Some(_), None) => false,
@@ -185,7 +185,7 @@ impl Seen {
                     dir: Some(now_dir),
                     ..
                 },
-            ) => dir == now_dir && stat.on(dir) && stat.changed() <= clock.at(),
+            ) => dir == now_dir && stat.on(dir) && stat.changed() <= clock.at,
             _ => false,
         }
     }
@@ -354,11 +354,6 @@ impl Snapshot {
             })
     }
 
-    /// Whether some file was left unread (judged later by the clock).
-    fn unread(&self) -> bool {
-        self.unread
-    }
-
     /// Records the FIFOs, sockets and devices `found` (keys and stat
     /// data) as untracked files, which `git status` does not list: a path
     /// it lists already (a tracked file replaced by a FIFO) stays as git
@@ -447,6 +442,13 @@ fn at_key(worktree: &Path, key: &Path) -> PathBuf {
     PathBuf::from(path)
 }
 
+/// The folder holding `path` (`/`-separated bytes; a directory's own
+/// trailing `/` aside): empty at the top.
+fn up(path: &[u8]) -> &[u8] {
+    let path = path.strip_suffix(b"/").unwrap_or(path);
+    path.rsplitn(2, |&b| b == b'/').nth(1).unwrap_or_default()
+}
+
 /// The folder of a snapshot key (empty for the worktree itself).
 fn parent_of(key: &Path) -> &Path {
     key.parent().unwrap_or(Path::new(""))
@@ -496,10 +498,7 @@ fn display_path(key: &Path, tree: bool) -> String {
     let mut shown = if key.is_absolute() {
         key.display().to_string()
     } else {
-        key.components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/")
+        crate::paths::to_slashes(key)
     };
     if tree {
         shown.push('/');

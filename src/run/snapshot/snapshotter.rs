@@ -103,7 +103,7 @@ impl Snapshotter {
                 let untracked = status.entries.iter().filter(|e| e.code == "??").count();
                 let roots = !submodules && repo.toplevel() == worktree && untracked >= UNREAD_MIN;
                 std::thread::scope(|scope| {
-                    let roots = roots.then(|| scope.spawn(|| tree::roots(repo)));
+                    let roots = roots.then(|| scope.spawn(|| repo.run(&tree::ROOTS)));
                     let mut snapshot = first_of_status(repo, worktree, status, &flagged, clock);
                     let roots =
                         roots.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
@@ -118,7 +118,7 @@ impl Snapshotter {
             }
         };
         temps::forget_run_check_temps(&mut snapshot, self.worktree());
-        if (snapshot.unread() || snapshot.tree.is_some()) && !snapshot.clock.settle() {
+        if (snapshot.unread || snapshot.tree.is_some()) && !snapshot.clock.settle() {
             return Err(
                 "the file system's clock did not move on within a second, so \
                         files cannot be judged by their change times"
@@ -144,15 +144,14 @@ impl Snapshotter {
         Ok(snapshot)
     }
 
-    /// [`Snapshotter::again`], the untracked files listed in full.
-    pub(super) fn again_listed(&self, reference: &Snapshot) -> Result<Snapshot, String> {
-        self.again_with(reference, false)
-    }
-
     /// [`Snapshotter::again`]; the untracked files are listed again unless
     /// `unlisted` and the reference's tree proves them the same.
-    fn again_with(&self, reference: &Snapshot, unlisted: bool) -> Result<Snapshot, String> {
-        if reference.unread() && !reference.clock.held() {
+    pub(super) fn again_with(
+        &self,
+        reference: &Snapshot,
+        unlisted: bool,
+    ) -> Result<Snapshot, String> {
+        if reference.unread && !reference.clock.held() {
             return Err(
                 "the system clock was set back during the run, so the untracked \
                         files' timestamps cannot be compared"
@@ -602,7 +601,7 @@ fn ignored_keys(repo: &Repo, worktree: &Path, status: &Status) -> Vec<Key> {
 /// unread: for each reference entry the index of its directory's identity
 /// (`usize::MAX` for the others), and the identities.
 fn unread_dirs(reference: &Snapshot, worktree: &Path) -> (Vec<usize>, Vec<Option<DirId>>) {
-    if !reference.unread() {
+    if !reference.unread {
         return (Vec::new(), Vec::new());
     }
     let mut dirs: Vec<Option<DirId>> = Vec::new();

@@ -75,10 +75,7 @@ impl Specials {
             let mut dir = dir.as_slice();
             // Climb until a folder already known: its own are known too.
             while all.insert(dir) {
-                dir = match dir.iter().rposition(|&b| b == b'/') {
-                    Some(end) => &dir[..end],
-                    None => &[],
-                };
+                dir = super::up(dir);
             }
         }
         let mut all: Vec<Vec<u8>> = all.into_iter().map(<[u8]>::to_vec).collect();

@@ -2,13 +2,11 @@
 //! (docs/read-only.md, git's stat rule): its stat data, and on Linux its change time (ctime)
 //! against the clock of the run.
 //!
-//! `Stat` is what is compared: on Unix the device, inode, mode (type and
-//! permission bits), size, mtime and ctime; on Windows, where std offers no
-//! inode and no change time, the size, the modification time, the read-only
-//! attribute and the type. A file whose stat data differs between two
-//! snapshots is changed, whatever its bytes: a check that rewrites a file
-//! with the same bytes, `touch`es it or `chmod`s it and back wrote to the
-//! worktree.
+//! `Stat` is what is compared (whatever the bytes, as the parent module
+//! says): on Unix the device, inode, mode (type and permission bits), size,
+//! mtime and ctime; on Windows, where std offers no inode and no change
+//! time, the size, the modification time, the read-only attribute and the
+//! type.
 //!
 //! The ctime is the part a check cannot forge: every write, truncate,
 //! `chmod`, `chown`, `utimes`, link or rename sets it to the current time,
@@ -52,11 +50,6 @@ impl Clock {
             at: nanos(at),
             mono: mono.checked_sub(ago).unwrap_or(mono),
         }
-    }
-
-    /// Nanoseconds since the epoch.
-    pub(super) fn at(&self) -> i128 {
-        self.at
     }
 
     /// How long after this moment a change is surely stamped after it: one
@@ -113,7 +106,7 @@ pub(super) fn stamp_floor() -> i128 {
 }
 
 /// Nanoseconds since the Unix epoch (negative before it).
-fn nanos(time: SystemTime) -> i128 {
+pub(super) fn nanos(time: SystemTime) -> i128 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(after) => after.as_nanos() as i128,
         Err(before) => -(before.duration().as_nanos() as i128),
@@ -134,14 +127,14 @@ pub(super) const CHANGE_TIME: bool = imp::UNREAD;
 /// data).
 pub(super) fn needs_reading(stat: &Stat, path: &Path, clock: &Clock, trust: &mut Trust) -> bool {
     let tick = Clock::tick().as_nanos() as i128;
-    !(trust.of(stat, path) && stat.fine() && stat.changed() + tick < clock.at())
+    !(trust.of(stat, path) && stat.fine() && stat.changed() + tick < clock.at)
 }
 
 /// Whether the directory at `path` is still the one of `id`, unchanged
 /// since `clock` (no entry created, deleted or renamed in it: its change
 /// time is not after that moment).
 pub(super) fn dir_unchanged(path: &Path, id: &DirId, clock: &Clock) -> bool {
-    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at())
+    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at)
 }
 
 /// Which file systems' clocks are trusted, asked once per device.
@@ -223,11 +216,6 @@ mod imp {
                 mtime: nanos(meta.mtime(), meta.mtime_nsec()),
                 ctime: nanos(meta.ctime(), meta.ctime_nsec()),
             }
-        }
-
-        /// Whether both describe the same file in the same state.
-        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
-            self == other
         }
 
         pub(super) fn device(&self) -> Option<u64> {
@@ -487,11 +475,6 @@ mod imp {
             }
         }
 
-        /// Whether both describe the same file in the same state.
-        pub(in crate::run::snapshot) fn same(&self, other: &Stat) -> bool {
-            self == other
-        }
-
         /// No device to ask about: never trusted.
         pub(super) fn device(&self) -> Option<u64> {
             None
@@ -572,7 +555,6 @@ mod imp {
     }
 
     /// Never asked (no device).
-    #[allow(dead_code)]
     pub(super) fn local(_path: &Path) -> bool {
         false
     }

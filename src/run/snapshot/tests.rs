@@ -426,7 +426,7 @@ fn many_untracked_files_left_unread_still_show_every_change() {
     let before = snap.first(None, Duration::ZERO).unwrap();
     let mut trust = Trust::default();
     let trusted = trust.dir(&root).is_some();
-    assert_eq!(before.unread(), trusted);
+    assert_eq!(before.unread, trusted);
     assert_eq!(before.len(), 10 * per_dir + 1);
     assert_eq!(
         paths(before.diff(&snap.again(&before).unwrap())),

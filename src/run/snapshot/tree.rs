@@ -36,12 +36,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::stat::{Clock, DirId, Trust};
-use super::{BUILD_OUTPUT, Entry, bytes};
+use super::{BUILD_OUTPUT, Entry, bytes, up};
 use crate::git::{Repo, path_from_bytes};
 
 /// The untracked roots: files of tracked directories, untracked
 /// directories as one entry (`dir/`), not looked inside.
-const ROOTS: [&str; 5] = [
+pub(super) const ROOTS: [&str; 5] = [
     "ls-files",
     "--others",
     "--directory",
@@ -62,16 +62,6 @@ pub(super) struct Tree {
     dirs: Vec<(Vec<u8>, DirId)>,
 }
 
-/// The directory holding `path` (a directory's own trailing `/` aside):
-/// empty at the top.
-fn up(path: &[u8]) -> &[u8] {
-    let path = path.strip_suffix(b"/").unwrap_or(path);
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(end) => &path[..end],
-        None => &[],
-    }
-}
-
 /// The entries of NUL-separated `out`, sorted.
 fn sorted(out: &[u8]) -> Vec<Vec<u8>> {
     let mut entries: Vec<Vec<u8>> = out
@@ -81,11 +71,6 @@ fn sorted(out: &[u8]) -> Vec<Vec<u8>> {
         .collect();
     entries.sort_unstable();
     entries
-}
-
-/// The untracked roots now (`git ls-files --others --directory`).
-pub(super) fn roots(repo: &Repo) -> Result<Vec<u8>, String> {
-    repo.run(&ROOTS)
 }
 
 /// Records the untracked part of the worktree of `entries` (a first
@@ -152,7 +137,7 @@ pub(super) fn record(
         let path = worktree.join(path_from_bytes(&dir));
         let (id, changed, links) = trust.dir_links(&path)?;
         // Changed since the listing began: the listing may not show it.
-        if changed > clock.at() {
+        if changed > clock.at {
             return None;
         }
         let subdirs = shown.get(dir.as_slice()).copied().unwrap_or(0);
@@ -194,7 +179,7 @@ impl Tree {
         entries: &[(super::Key, Entry)],
         clock: &Clock,
     ) -> Result<Option<Vec<PathBuf>>, String> {
-        let roots = sorted(&roots(repo)?);
+        let roots = sorted(&repo.run(&ROOTS)?);
         fn dirs(roots: &[Vec<u8>]) -> impl Iterator<Item = &Vec<u8>> {
             roots.iter().filter(|r| r.ends_with(b"/"))
         }

@@ -16,12 +16,7 @@ fn listed_dirs(snapshot: &Snapshot) -> Vec<Vec<u8>> {
         if key.is_absolute() {
             continue;
         }
-        let whole = bytes(key);
-        let path = whole.strip_suffix(b"/").unwrap_or(whole);
-        let dir = match path.iter().rposition(|&b| b == b'/') {
-            Some(end) => &path[..end],
-            None => &[],
-        };
+        let dir = up(bytes(key));
         if dirs.last().is_none_or(|last| last.as_slice() != dir) {
             dirs.push(dir.to_vec());
         }
@@ -84,10 +79,9 @@ impl Verifier {
         attribute: bool,
     ) -> Result<Verifier, String> {
         let started = Instant::now();
-        let (before, status_took) = match first {
-            Some((status, took)) => (snapshotter.first(Some(status), took)?, took),
-            None => (snapshotter.first(None, Duration::ZERO)?, Duration::ZERO),
-        };
+        let (status, status_took) =
+            first.map_or((None, Duration::ZERO), |(s, took)| (Some(s), took));
+        let before = snapshotter.first(status, status_took)?;
         // Folders of the listed files; those of the tracked ones come with
         // the git state. Taken now: no check has started.
         let specials = match &snapshotter {
@@ -119,11 +113,6 @@ impl Verifier {
         self.git = Some((watch, before, None));
     }
 
-    /// The git state now, when watched.
-    fn git_now(&self) -> Option<GitState> {
-        self.git.as_ref().map(|(watch, _, _)| watch.again())
-    }
-
     /// A snapshot of the worktree and of the git state now. When the git
     /// state changed (an excludes file among others) and the untracked
     /// files were not listed, they are: files it no longer ignores are
@@ -131,13 +120,13 @@ impl Verifier {
     fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
         let (snapshot, specials) = self.again_with_specials();
         let mut snapshot = snapshot?;
-        let git = self.git_now();
+        let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
         let git_changed = match (&self.git, &git) {
             (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
             _ => false,
         };
         if git_changed && !snapshot.listed_untracked {
-            snapshot = self.snapshotter.again_listed(&self.before)?;
+            snapshot = self.snapshotter.again_with(&self.before, false)?;
         }
         if let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter {
             snapshot.add_specials(special::not_ignored(repo, worktree, specials));
@@ -240,21 +229,18 @@ impl Verifier {
                     });
                 }
             }
-            changes.sort_by(|a, b| a.path.cmp(&b.path));
         }
-        if self.git.is_some() {
-            for change in git_changes {
-                if !changes.iter().any(|c| c.path == change.name) {
-                    changes.push(Change {
-                        key: PathBuf::from(&change.name),
-                        path: change.name,
-                        kind: change.kind,
-                        timed: false,
-                    });
-                }
+        for change in git_changes {
+            if !changes.iter().any(|c| c.path == change.name) {
+                changes.push(Change {
+                    key: PathBuf::from(&change.name),
+                    path: change.name,
+                    kind: change.kind,
+                    timed: false,
+                });
             }
-            changes.sort_by(|a, b| a.path.cmp(&b.path));
         }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
         changes
     }
 

@@ -24,10 +24,9 @@ pub(super) fn look_first(lstat: &mut Lstat, path: &Path, clock: &Clock, trust: &
 }
 
 /// What a later snapshot records of `key` (in `worktree`), whose first
-/// snapshot found
-/// `reference`: the stat data, the content hash when the first took one,
-/// and `dir` (the identity of its directory now) when the first left it
-/// unread.
+/// snapshot found `reference`: the stat data, the content hash when the
+/// first took one, and `dir` (the identity of its directory now) when the
+/// first left it unread.
 pub(super) fn look_again(
     lstat: &mut Lstat,
     worktree: &Path,
@@ -50,16 +49,13 @@ pub(super) fn look_again(
     }
 }
 
-/// `read_hash` of `path`, its metadata asked now (all zeros when gone).
-fn read_path(path: &Path) -> [u8; 32] {
-    std::fs::symlink_metadata(path).map_or([0; 32], |meta| read_hash(path, &meta))
-}
-
 /// The content hash of a file that has to be read; a file that cannot be
-/// read (or a FIFO, socket or device) hashes as all zeros, judged by its
-/// stat data alone.
-fn read_hash(path: &Path, meta: &std::fs::Metadata) -> [u8; 32] {
-    hash_with(path, meta).unwrap_or([0; 32])
+/// read or is gone (or a FIFO, socket or device) hashes as all zeros,
+/// judged by its stat data alone.
+fn read_path(path: &Path) -> [u8; 32] {
+    let meta = std::fs::symlink_metadata(path).ok();
+    meta.and_then(|meta| hash_with(path, &meta))
+        .unwrap_or([0; 32])
 }
 
 /// Items one thread takes at a time.
@@ -261,7 +257,7 @@ pub(super) fn walk_entries(
             ),
         };
         Seen::File {
-            hash: read.then(|| Box::new(read_hash(&path, meta))),
+            hash: read.then(|| Box::new(hash_with(&path, meta).unwrap_or([0; 32]))),
             stat,
             dir: None,
         }
