@@ -119,21 +119,14 @@ fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
         },
     );
     write_stdout(&text)?;
-    Ok(match evidence.summary.exit_code {
-        0 => 0,
-        _ => 1,
-    })
+    Ok(super::report::outcome(&evidence))
 }
 
 /// `[agent] max_chars` of the checks.toml a check run here would read,
 /// else the default. A config that exists but is invalid is an error: it
 /// would not be the bound the hook uses either.
 fn configured_max_chars() -> Result<usize, Error> {
-    let location = Location {
-        config: None,
-        worktree: None,
-    }
-    .resolved();
+    let location = Location::default().resolved();
     let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     if !super::config_file(&location, &worktree).exists() {
         return Ok(AgentConfig::MAX_CHARS);

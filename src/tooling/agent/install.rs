@@ -283,13 +283,9 @@ fn refuse(path: &str, why: &str) -> Error {
 fn written(existing: Option<&str>, bytes: String) -> Action {
     match existing {
         Some(current) if current == bytes => Action::Unchanged,
-        Some(_) => Action::Write {
+        _ => Action::Write {
+            existed: existing.is_some(),
             bytes,
-            existed: true,
-        },
-        None => Action::Write {
-            bytes,
-            existed: false,
         },
     }
 }

@@ -58,8 +58,6 @@ const SOURCES: &[&str] = &[
     "**/eslint.config.*",
 ];
 
-/// package.json scripts `lint`, `typecheck`, `build`, `test`, run with the
-/// package manager its lockfile names.
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let text = read(root, "package.json")?;
     let manifest: serde_json::Value = match serde_json::from_str(&text) {
@@ -112,13 +110,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     checks.extend(node.format());
     notes.append(&mut node.refusal_notes);
     notes.append(&mut node.lifecycle_notes);
-    let fixes = match node.script("format") {
-        Some(_) => vec![Fix {
-            name: "format".into(),
-            run: node.run("format"),
-        }],
-        None => Vec::new(),
-    };
+    let fix = node
+        .script("format")
+        .map(|_| Fix::new("format", &[manager, "run", "format"]));
     if checks.is_empty() {
         notes.push(format!(
             "package.json has none of the scripts lint, typecheck, build, test; no {manager} checks"
@@ -129,7 +123,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         ecosystem: manager.into(),
         files,
         checks,
-        fixes,
+        fixes: Vec::from_iter(fix),
         refused: node.refused,
     })
 }
@@ -176,10 +170,6 @@ impl Node {
         )
     }
 
-    fn run(&self, name: &str) -> Vec<String> {
-        argv(&[self.manager, "run", name])
-    }
-
     /// `words` run with the package manager's way to run a package's
     /// binary, never installing.
     fn exec(&self, words: &[String]) -> Vec<String> {
@@ -219,10 +209,7 @@ impl Node {
         };
         let Some(why) = writes else {
             if left_out.is_empty() {
-                return Some(Check {
-                    run: self.run(name),
-                    ..Check::new(check, &[], modes)
-                });
+                return Some(Check::new(check, &[self.manager, "run", name], modes));
             }
             let shown: Vec<String> = left_out
                 .iter()
@@ -238,11 +225,7 @@ impl Node {
                 shown.join(" and ")
             ));
             return Some(
-                Check {
-                    run: argv(&["npm", "run", "--ignore-scripts", name]),
-                    ..Check::new(check, &[], modes)
-                }
-                .comment(format!(
+                Check::new(check, &["npm", "run", "--ignore-scripts", name], modes).comment(format!(
                     "`--ignore-scripts`: `npm run {name}` would also run {}, which may need the network or write; the check runs the script alone.",
                     left_out.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(" and ")
                 )),
