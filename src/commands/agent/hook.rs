@@ -522,16 +522,14 @@ impl Session {
         .next()
         .unwrap_or("")
         .to_string();
-        let line = |verdict: &run_check_documents::verdict::Verdict| {
-            serde_json::to_string(verdict).unwrap_or_default() + "\n"
-        };
         match route.next {
             NextAgent::Finish => {
                 drop(history);
                 // The passing round is the new window's first: iteration 1.
                 let mut kept = verdict.clone();
                 kept.iteration = 1;
-                write_atomic(&history_path, line(&kept).as_bytes())?;
+                let line = serde_json::to_string(&kept).unwrap_or_default() + "\n";
+                write_atomic(&history_path, line.as_bytes())?;
                 state.window_start = state.rounds;
                 state.blocks = 0;
                 Ok(Reply::Allow)

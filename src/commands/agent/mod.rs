@@ -106,10 +106,7 @@ fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
     let (name, bytes) = bounded::read_input(&path, "read evidence")?;
     let evidence = json_input::evidence(&name, &bytes)?;
     let shown = (path != Path::new("-")).then(|| path.display().to_string());
-    let max_chars = match args.max_chars {
-        Some(n) => n,
-        None => configured_max_chars()?,
-    };
+    let max_chars = args.max_chars.map_or_else(configured_max_chars, Ok)?;
     let text = feedback::render(
         &evidence,
         &feedback::Options {
