@@ -230,7 +230,7 @@ pub(crate) struct ReportArgs {
 }
 
 /// Where the worktree and config are.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub(crate) struct Location {
     /// Config file [default: <worktree>/checks.toml]
     #[arg(long, value_name = "PATH")]

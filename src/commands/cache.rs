@@ -7,10 +7,11 @@ use crate::cli::{CacheArgs, CacheCommand, CacheKeyArgs, Location};
 use crate::config::Config;
 use crate::error::Error;
 use crate::exit_code;
-use crate::output::Output;
 use crate::run::cache::{self, key};
 use crate::run::plan::{self, Selection};
 use crate::run::snapshot::{GitWatch, OwnFiles};
+
+use super::printed;
 
 /// `run-check cache ...`.
 pub(crate) fn cache(args: &CacheArgs) -> Result<i32, Error> {
@@ -18,12 +19,7 @@ pub(crate) fn cache(args: &CacheArgs) -> Result<i32, Error> {
         CacheCommand::Key(args) => print_key(args),
         CacheCommand::Stats(location) => {
             let (store, dir) = store(location)?;
-            let stats = store.stats(&dir);
-            let mut text = serde_json::to_string_pretty(&stats)
-                .map_err(|err| Error::Internal(err.to_string()))?;
-            text.push('\n');
-            Output::Stdout.write(text.as_bytes())?;
-            Ok(exit_code::PASS)
+            printed(run_check_documents::pretty(&store.stats(&dir)))
         }
         CacheCommand::Clean(location) => {
             let (store, dir) = store(location)?;
@@ -40,11 +36,10 @@ fn store(location: &Location) -> Result<(cache::store::Store, std::path::PathBuf
     let resolved = location.resolved();
     let worktree = crate::paths::worktree(resolved.worktree.as_deref())?;
     let file = super::config_file(&resolved, &worktree);
-    let config: Option<Config> = match file.symlink_metadata() {
-        Ok(_) => Some(super::load_config(&resolved, &worktree)?),
-        Err(_) if resolved.config.is_none() => None,
-        Err(_) => Some(super::load_config(&resolved, &worktree)?),
-    };
+    // No checks.toml is no config; a `--config` that is missing is an error.
+    let config: Option<Config> = (file.symlink_metadata().is_ok() || resolved.config.is_some())
+        .then(|| super::load_config(&resolved, &worktree))
+        .transpose()?;
     cache::store_of(config.as_ref()).ok_or_else(|| {
         Error::Environment(
             "no cache folder: set XDG_CACHE_HOME or HOME, or `[cache] dir` in checks.toml".into(),
@@ -56,25 +51,18 @@ fn store(location: &Location) -> Result<(cache::store::Store, std::path::PathBuf
 /// them now (its `version` command runs).
 fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
     let (worktree, config) = super::locate(&args.location)?;
+    let refused = |why: &str| Error::Usage(format!("cache key `{}`: {why}", args.name));
+    let file = config.path.display();
     let Some(check) = config.checks.iter().find(|c| c.name == args.name) else {
-        return Err(Error::Usage(format!(
-            "cache key `{}`: no check of that name in {}",
-            args.name,
-            config.path.display()
-        )));
+        return Err(refused(&format!("no check of that name in {file}")));
     };
     if check.cache.is_none() {
-        return Err(Error::Usage(format!(
-            "cache key `{}`: the check has no `cache = true` in {}",
-            args.name,
-            config.path.display()
+        return Err(refused(&format!(
+            "the check has no `cache = true` in {file}"
         )));
     }
     let Some(&mode) = check.modes.first() else {
-        return Err(Error::Usage(format!(
-            "cache key `{}`: the check runs in no mode",
-            args.name
-        )));
+        return Err(refused("the check runs in no mode"));
     };
     let selection = Selection {
         only: vec![args.name.clone()],
@@ -104,11 +92,7 @@ fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
         None => return Err(Error::Internal("the check was not planned".into())),
     };
     let shown = serde_json::json!({"check": args.name, "key": key.hex, "document": key.document});
-    let mut text =
-        serde_json::to_string_pretty(&shown).map_err(|err| Error::Internal(err.to_string()))?;
-    text.push('\n');
-    Output::Stdout.write(text.as_bytes())?;
-    Ok(exit_code::PASS)
+    printed(run_check_documents::pretty(&shown))
 }
 
 /// The repository and its status with the flagged index entries, as a

@@ -4,13 +4,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::cli::{CheckArgs, Location};
-use crate::config::Mode;
-use crate::config::{CheckKind, Config};
+use crate::config::{CheckKind, Config, Mode};
 use crate::error::Error;
 use crate::git;
 use crate::output::Output;
-use crate::run::cache;
-use crate::run::changes;
 use crate::run::evidence::{self, ReadOnly};
 use crate::run::meta::{self, Meta};
 use crate::run::plan::{self, Plan, Selection};
@@ -18,6 +15,7 @@ use crate::run::runner::{self, CheckResult, Event};
 use crate::run::scan_base::ScanBase;
 use crate::run::snapshot::{GitState, GitWatch, OwnFiles, Snapshotter, Verifier};
 use crate::run::task::{self, Task};
+use crate::run::{cache, changes};
 use crate::signal;
 
 use super::progress::Progress;

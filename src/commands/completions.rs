@@ -6,8 +6,8 @@ use clap_complete::Shell;
 
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::error::Error;
-use crate::exit_code;
-use crate::output::Output;
+
+use super::printed;
 
 /// `run-check completions SHELL`: the shell's completion script on stdout.
 pub(crate) fn completions(args: &CompletionsArgs) -> Result<i32, Error> {
@@ -17,8 +17,7 @@ pub(crate) fn completions(args: &CompletionsArgs) -> Result<i32, Error> {
     if args.shell == Shell::Bash {
         script = bash_fixed(&script);
     }
-    Output::Stdout.write(&script)?;
-    Ok(exit_code::PASS)
+    printed(script)
 }
 
 /// clap_complete's bash script for a hyphenated name (clap_complete
@@ -56,6 +55,5 @@ pub(crate) fn man(args: &ManArgs) -> Result<i32, Error> {
         .source(format!("run-check {}", env!("CARGO_PKG_VERSION")))
         .render(&mut page)
         .map_err(|err| Error::Internal(format!("rendering the manual page: {err}")))?;
-    Output::Stdout.write(&page)?;
-    Ok(exit_code::PASS)
+    printed(page)
 }

@@ -4,8 +4,7 @@ use crate::cli::FixArgs;
 use crate::error::Error;
 use crate::exit_code;
 use crate::run::evidence::Status;
-use crate::run::plan::{self};
-use crate::run::runner::{self};
+use crate::run::{plan, runner};
 use crate::signal;
 
 use super::locate;

@@ -7,39 +7,29 @@ mod cache;
 mod candidates;
 mod check;
 mod completions;
+mod documents;
 mod fix;
-mod hooks;
-mod init;
-mod judge;
 mod list;
 mod mcp;
-mod merge;
 mod progress;
 mod report;
-mod retry;
-mod schema;
+mod setup;
 mod validate;
-mod vote;
 
 pub(crate) use agent::agent;
 pub(crate) use cache::cache;
 pub(crate) use candidates::candidates;
 pub(crate) use check::check;
 pub(crate) use completions::{completions, man};
+pub(crate) use documents::{judge, merge, retry, schema, vote};
 pub(crate) use fix::fix;
-pub(crate) use hooks::hooks;
-pub(crate) use init::init;
-pub(crate) use judge::judge;
 pub(crate) use list::list;
 pub(crate) use mcp::mcp;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::serve as mcp_serve;
-pub(crate) use merge::merge;
 pub(crate) use report::report;
-pub(crate) use retry::retry;
-pub(crate) use schema::schema;
+pub(crate) use setup::{hooks, init};
 pub(crate) use validate::validate;
-pub(crate) use vote::vote;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -79,6 +69,12 @@ fn load_config(location: &Location, worktree: &Path) -> Result<Config, Error> {
     };
     let path = config_file(location, worktree);
     config::load(&path, &display, location.config.is_some())
+}
+
+/// Writes `text`, the command's answer, on stdout; the command passed.
+fn printed(text: impl AsRef<[u8]>) -> Result<i32, Error> {
+    Output::Stdout.write(text.as_ref())?;
+    Ok(crate::exit_code::PASS)
 }
 
 fn relative(path: &Path, base: &Path) -> String {

@@ -44,14 +44,9 @@ impl Progress {
             .map(|c| c.name().chars().count())
             .max()
             .unwrap_or(0);
-        let n = plan.checks.len();
-        let noun = match (what, n) {
-            ("fix", 1) => "fix",
-            ("fix", _) => "fixes",
-            (_, 1) => "check",
-            _ => "checks",
-        };
-        let header = format!("run-check {what}: {n} {noun}, {} at a time", plan.jobs);
+        let noun = if what == "fix" { "fix" } else { "check" };
+        let counted = crate::output::plural(plan.checks.len(), noun);
+        let header = format!("run-check {what}: {counted}, {} at a time", plan.jobs);
         let shown = if quiet {
             Shown::Quiet
         } else if console::stderr_live() {
@@ -81,7 +76,7 @@ impl Progress {
                 let _ = writeln!(std::io::stderr().lock(), "{line}");
             }
             (Shown::Live(live), Event::Retrying(check, failed, next)) => {
-                let mut state = live.lock();
+                let mut state = lock(&live.shared.0);
                 let columns = Some(state.columns());
                 let line = retry_line(check, failed, next, self.width, state.colour, columns);
                 if state.transient {
@@ -92,14 +87,14 @@ impl Progress {
                 }
             }
             (Shown::Live(live), Event::Started(check)) => {
-                let mut state = live.lock();
+                let mut state = lock(&live.shared.0);
                 state
                     .running
                     .push((check.name().to_string(), Instant::now()));
                 state.draw(&[]);
             }
             (Shown::Live(live), Event::Finished(check, result)) => {
-                let mut state = live.lock();
+                let mut state = lock(&live.shared.0);
                 if let Some(at) = state.running.iter().position(|(n, _)| n == check.name()) {
                     state.running.remove(at);
                 }
@@ -230,7 +225,7 @@ struct Live {
 
 impl Live {
     fn start(header: String, transient: bool, width: usize) -> Live {
-        let state = State {
+        let mut state = State {
             header,
             transient,
             finished: Vec::new(),
@@ -240,16 +235,13 @@ impl Live {
             colour: console::stderr_colour(),
             width,
         };
-        let shared = Arc::new((Mutex::new(state), Condvar::new()));
-        {
-            let mut state = lock(&shared.0);
-            if transient {
-                state.draw(&[]);
-            } else {
-                let header = state.header.clone();
-                state.draw(&[header]);
-            }
+        if transient {
+            state.draw(&[]);
+        } else {
+            let header = state.header.clone();
+            state.draw(&[header]);
         }
+        let shared = Arc::new((Mutex::new(state), Condvar::new()));
         let ticker = {
             let shared = Arc::clone(&shared);
             std::thread::Builder::new()
@@ -260,16 +252,12 @@ impl Live {
         Live { shared, ticker }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        lock(&self.shared.0)
-    }
-
     fn stop(&mut self) {
         let Some(ticker) = self.ticker.take() else {
             return;
         };
         {
-            let mut state = self.lock();
+            let mut state = lock(&self.shared.0);
             state.done = true;
             state.erase();
             state.flush();

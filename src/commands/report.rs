@@ -24,7 +24,7 @@ pub(crate) fn report(args: &ReportArgs) -> Result<i32, Error> {
 /// 0 for PASS evidence, 1 for any other (FAIL, ERROR, interrupted): the
 /// report was rendered and the run it records did not pass. 2 stays what
 /// it is for every command, input that cannot be used.
-fn outcome(evidence: &Evidence) -> i32 {
+pub(super) fn outcome(evidence: &Evidence) -> i32 {
     match evidence.summary.exit_code {
         exit_code::PASS => exit_code::PASS,
         _ => exit_code::FAIL,

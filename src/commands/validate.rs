@@ -3,11 +3,10 @@
 use crate::cli::Location;
 use crate::config::CheckKind;
 use crate::error::Error;
-use crate::exit_code;
-use crate::output::{Output, plural};
+use crate::output::plural;
 use crate::run::plan::{self};
 
-use super::locate;
+use super::{locate, printed};
 
 /// `run-check validate`: the config is loaded and checked; nothing runs.
 pub(crate) fn validate(location: &Location) -> Result<i32, Error> {
@@ -28,12 +27,10 @@ pub(crate) fn validate(location: &Location) -> Result<i32, Error> {
             eprintln!("warning: fix `{}`: {why}", fix.name);
         }
     }
-    let line = format!(
+    printed(format!(
         "{}: valid ({}, {})\n",
         config.path.display(),
         plural(config.checks.len(), "check"),
         plural(config.fixes.len(), "fix")
-    );
-    Output::Stdout.write(line.as_bytes())?;
-    Ok(exit_code::PASS)
+    ))
 }

@@ -212,21 +212,18 @@ fn locate(worktree: &Path, shown: &Path) -> Result<Repository, Error> {
 
 /// `<name>.run-check-backup`, or the first free `.N` after it.
 fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(BACKUP_SUFFIX);
-    let first = PathBuf::from(&name);
-    (1..)
-        .map(|n| {
-            if n == 1 {
-                first.clone()
-            } else {
-                let mut numbered = name.clone();
-                numbered.push(format!(".{}", n - 1));
-                PathBuf::from(numbered)
-            }
-        })
+    let numbered = |n: u32| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(BACKUP_SUFFIX);
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        PathBuf::from(name)
+    };
+    (0..)
+        .map(numbered)
         .find(|candidate| candidate.symlink_metadata().is_err())
-        .unwrap_or(first)
+        .unwrap_or_else(|| numbered(0))
 }
 
 /// Installs `hooks` (none: both) into the hooks directory of the

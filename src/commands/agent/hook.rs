@@ -89,11 +89,8 @@ pub(crate) fn hook(args: &AgentHookArgs) -> i32 {
 
 /// Reads the input and handles the event; every failure is a release.
 fn run(agent: Agent, event: Event) -> Reply {
-    let input = match read_stdin() {
-        Ok(value) => match agent::read_input(agent, &value) {
-            Ok(input) => input,
-            Err(why) => return release(why),
-        },
+    let input = match read_stdin().and_then(|value| agent::read_input(agent, &value)) {
+        Ok(input) => input,
         Err(why) => return release(why),
     };
     if input.abandoned {
@@ -256,11 +253,7 @@ impl Session {
             .map_err(|err| format!("cannot read the current directory: {err}"))?;
         let git_dir = crate::git::ask(&cwd, &["rev-parse", "--absolute-git-dir"])
             .map_err(|why| format!("not in a git repository ({why})"))?;
-        let location = Location {
-            config: None,
-            worktree: None,
-        }
-        .resolved();
+        let location = Location::default().resolved();
         let worktree =
             crate::paths::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
         let config = super::super::load_config(&location, &worktree)
@@ -285,10 +278,6 @@ impl Session {
             dir,
             _lock: lock,
         })
-    }
-
-    fn settings(&self) -> AgentConfig {
-        self.config.agent
     }
 
     fn state_path(&self) -> PathBuf {
@@ -331,7 +320,7 @@ impl Session {
     fn begin(&self, take_baseline: bool) -> Result<(State, Option<String>), String> {
         let mut note = None;
         let mut baseline_sha256 = None;
-        if take_baseline && self.settings().new_only {
+        if take_baseline && self.config.agent.new_only {
             let gate = self.gate(&self.baseline_path(), None, None);
             match gate {
                 Ok(_) => baseline_sha256 = sha256_of(&self.baseline_path()),
@@ -470,7 +459,7 @@ impl Session {
             .arg("check")
             .arg("--worktree")
             .arg(&self.worktree)
-            .args(["--mode", self.settings().mode.as_str()])
+            .args(["--mode", self.config.agent.mode.as_str()])
             .args(["--format", "json", "--quiet", "--out"])
             .arg(out)
             .current_dir(&self.worktree)
@@ -504,7 +493,7 @@ impl Session {
     /// Judges the round with the session's history and decides the reply;
     /// updates `state` (blocks, window) and the history.
     fn judge(&self, state: &mut State, evidence: &Evidence, round: &Path) -> Result<Reply, String> {
-        let settings = self.settings();
+        let settings = self.config.agent;
         let history_path = self.dir.join("history.jsonl");
         let source = Source::Evidence(Box::new(evidence.clone()));
         let (config, config_used) =
@@ -533,16 +522,14 @@ impl Session {
         .next()
         .unwrap_or("")
         .to_string();
-        let line = |verdict: &run_check_documents::verdict::Verdict| {
-            serde_json::to_string(verdict).unwrap_or_default() + "\n"
-        };
         match route.next {
             NextAgent::Finish => {
                 drop(history);
                 // The passing round is the new window's first: iteration 1.
                 let mut kept = verdict.clone();
                 kept.iteration = 1;
-                write_atomic(&history_path, line(&kept).as_bytes())?;
+                let line = serde_json::to_string(&kept).unwrap_or_default() + "\n";
+                write_atomic(&history_path, line.as_bytes())?;
                 state.window_start = state.rounds;
                 state.blocks = 0;
                 Ok(Reply::Allow)

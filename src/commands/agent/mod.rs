@@ -106,10 +106,7 @@ fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
     let (name, bytes) = bounded::read_input(&path, "read evidence")?;
     let evidence = json_input::evidence(&name, &bytes)?;
     let shown = (path != Path::new("-")).then(|| path.display().to_string());
-    let max_chars = match args.max_chars {
-        Some(n) => n,
-        None => configured_max_chars()?,
-    };
+    let max_chars = args.max_chars.map_or_else(configured_max_chars, Ok)?;
     let text = feedback::render(
         &evidence,
         &feedback::Options {
@@ -119,21 +116,14 @@ fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
         },
     );
     write_stdout(&text)?;
-    Ok(match evidence.summary.exit_code {
-        0 => 0,
-        _ => 1,
-    })
+    Ok(super::report::outcome(&evidence))
 }
 
 /// `[agent] max_chars` of the checks.toml a check run here would read,
 /// else the default. A config that exists but is invalid is an error: it
 /// would not be the bound the hook uses either.
 fn configured_max_chars() -> Result<usize, Error> {
-    let location = Location {
-        config: None,
-        worktree: None,
-    }
-    .resolved();
+    let location = Location::default().resolved();
     let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     if !super::config_file(&location, &worktree).exists() {
         return Ok(AgentConfig::MAX_CHARS);

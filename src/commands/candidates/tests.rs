@@ -2,8 +2,8 @@ use run_check_documents::candidates::Candidate as Entry;
 
 use super::after::changeset_text;
 use super::gate::{Ended, verdict_of};
-use super::index::rank;
 use super::inputs::safe_component;
+use super::rank;
 use crate::aggregate::judge;
 use crate::exit_code;
 use crate::run::changes::FileChange;

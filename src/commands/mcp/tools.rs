@@ -32,6 +32,7 @@ use run_check_documents::verdict::Verdict;
 
 use crate::aggregate::judge::{self, history::History, input::Source};
 use crate::config::Mode;
+use crate::output::plural;
 use crate::report::feedback::{self, LINE_CHARS, clean};
 
 /// At most this many entries in a list of structured content (checks,
@@ -269,6 +270,14 @@ impl Gate {
         tool(args)
     }
 
+    /// The last run, locked; a poisoned lock still holds `None` or a
+    /// finished run (one is set only once finished).
+    fn last(&self) -> std::sync::MutexGuard<'_, Option<LastRun>> {
+        self.last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// `text` cut to the bound, without control characters but its newlines.
     fn bounded(&self, text: &str) -> String {
         let lines: Vec<String> = text.lines().map(|l| clean(l, LINE_CHARS)).collect();
@@ -280,9 +289,10 @@ impl Gate {
         let only = args.only.unwrap_or_default();
         let revision = args.changed_since.as_deref().map(revision).transpose()?;
         if !only.is_empty() {
-            let known = self.names(mode)?;
+            let rows = self.list(mode)?;
+            let known: Vec<&str> = rows.iter().filter_map(|row| row["name"].as_str()).collect();
             for name in &only {
-                if !known.iter().any(|k| k == name) {
+                if !known.contains(&name.as_str()) {
                     return Err(format!(
                         "unknown check `{}` in {} mode; nothing ran. The checks: {}",
                         clean(name, 80),
@@ -292,10 +302,7 @@ impl Gate {
                 }
             }
         }
-        let mut last = self
-            .last
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut last = self.last();
         *last = None;
         let path = self.state.join("evidence.json");
         if cancelled() {
@@ -411,6 +418,7 @@ impl Gate {
         // checks first so a cut never hides one behind passing ones.
         let (failing, passing): (Vec<_>, Vec<_>) =
             evidence.checks.iter().partition(|c| c.status.is_failure());
+        let failed: Vec<&str> = failing.iter().map(|c| c.name.as_str()).collect();
         let checks: Vec<Value> = failing
             .into_iter()
             .chain(passing)
@@ -423,12 +431,6 @@ impl Gate {
             })
             .collect();
         let checks = fit_values(checks, self.max_chars);
-        let failed: Vec<&str> = evidence
-            .checks
-            .iter()
-            .filter(|c| c.status.is_failure())
-            .map(|c| c.name.as_str())
-            .collect();
         let shown_diagnostics: Vec<Value> = evidence
             .diagnostics
             .iter()
@@ -468,23 +470,21 @@ impl Gate {
         let mode = mode(args.mode.as_deref())?;
         let rows = self.list(mode)?;
         let mut lines = vec![format!(
-            "{} check{} in {} mode:",
-            rows.len(),
-            if rows.len() == 1 { "" } else { "s" },
+            "{} in {} mode:",
+            plural(rows.len(), "check"),
             mode.as_str()
         )];
         let mut checks = Vec::new();
         for row in &rows {
             let name = row["name"].as_str().unwrap_or("");
             let kind = row["kind"].as_str().unwrap_or("");
-            let command: Vec<&str> = row["command"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let needs: Vec<&str> = row["needs"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let strings = |key: &str| -> Vec<&str> {
+                row[key]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default()
+            };
+            let (command, needs) = (strings("command"), strings("needs"));
             let mut line = format!("{name} ({kind})");
             if !command.is_empty() {
                 line.push_str(": ");
@@ -510,15 +510,6 @@ impl Gate {
             fit_lines(&lines, self.max_chars, true),
             json!({"mode": mode.as_str(), "checks": checks, "checks_omitted": omitted}),
         ))
-    }
-
-    /// The names of the checks `mode` runs.
-    fn names(&self, mode: Mode) -> Result<Vec<String>, String> {
-        Ok(self
-            .list(mode)?
-            .iter()
-            .filter_map(|row| row["name"].as_str().map(str::to_string))
-            .collect())
     }
 
     /// `run-check list --format json` of `mode`: the plan, which starts no
@@ -554,10 +545,7 @@ impl Gate {
     }
 
     fn check_output(&self, args: OutputArgs) -> Result<Reply, String> {
-        let last = self
-            .last
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let last = self.last();
         let Some(evidence) = last.as_ref().and_then(LastRun::evidence) else {
             return Err("no run yet: call run_checks first".into());
         };
@@ -623,11 +611,7 @@ impl Gate {
             self.max_chars.saturating_sub(head.chars().count() + 1),
             false,
         );
-        let shown = if body.is_empty() {
-            0
-        } else {
-            body.lines().count()
-        };
+        let shown = body.lines().count();
         Reply::ok(
             format!("{head}\n{body}"),
             json!({
@@ -643,10 +627,7 @@ impl Gate {
     }
 
     fn judge(&self) -> Result<Reply, String> {
-        let last = self
-            .last
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let last = self.last();
         let Some(run) = last.as_ref() else {
             return Err("no run yet: call run_checks first".into());
         };
@@ -718,9 +699,9 @@ fn run_until_cancelled(
     command: &mut Command,
     cancelled: &dyn Fn() -> bool,
 ) -> std::io::Result<GateOutput> {
-    use std::io::Read;
-    let mut child = command.spawn()?;
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+    fn reader(
+        pipe: Option<impl std::io::Read + Send + 'static>,
+    ) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut pipe) = pipe {
@@ -728,19 +709,10 @@ fn run_until_cancelled(
             }
             bytes
         })
-    };
-    let stdout = reader(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = reader(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+    }
+    let mut child = command.spawn()?;
+    let stdout = reader(child.stdout.take());
+    let stderr = reader(child.stderr.take());
     let mut stopped = false;
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -852,10 +824,7 @@ fn fit_lines(lines: &[String], max: usize, keep_head: bool) -> String {
         kept.push(line);
     }
     let cut = lines.len() - kept.len();
-    let note = format!(
-        "[{cut} more line{} left out]",
-        if cut == 1 { "" } else { "s" }
-    );
+    let note = format!("[{} left out]", plural(cut, "more line"));
     let mut out: Vec<&str> = Vec::new();
     if keep_head {
         out.extend(kept.iter().map(|l| l.as_str()));

@@ -140,7 +140,7 @@ pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<
         let existing = read(root, path)?;
         let mut document = match &existing {
             None => Json::Object(Vec::new()),
-            Some(text) => match mergeable(text, layout) {
+            Some(text) => match mergeable(text) {
                 Ok(document) => document,
                 Err(_) if force => Json::Object(Vec::new()),
                 Err(why) => return Err(refuse(path, &why)),
@@ -178,7 +178,7 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         if let Some(text) = read(root, path)? {
             // A file run-check cannot read as settings holds nothing of
             // run-check's: it is left alone.
-            let action = match mergeable(&text, layout) {
+            let action = match mergeable(&text) {
                 Ok(mut document) => {
                     let commands: Vec<String> =
                         agent.events().iter().map(|e| command(agent, e)).collect();
@@ -283,20 +283,16 @@ fn refuse(path: &str, why: &str) -> Error {
 fn written(existing: Option<&str>, bytes: String) -> Action {
     match existing {
         Some(current) if current == bytes => Action::Unchanged,
-        Some(_) => Action::Write {
+        _ => Action::Write {
+            existed: existing.is_some(),
             bytes,
-            existed: true,
-        },
-        None => Action::Write {
-            bytes,
-            existed: false,
         },
     }
 }
 
 /// `text` as a settings document run-check can merge into: a JSON object
 /// whose `hooks` (when present) is an object of arrays.
-fn mergeable(text: &str, _layout: Layout) -> Result<Json, String> {
+fn mergeable(text: &str) -> Result<Json, String> {
     let document = Json::parse(text).map_err(|err| format!("not valid JSON ({err})"))?;
     if !matches!(document, Json::Object(_)) {
         return Err("not a JSON object".into());
@@ -451,7 +447,7 @@ mod tests {
     #[test]
     fn merging_keeps_other_hooks_and_taking_out_restores_the_bytes() {
         for layout in [Layout::Grouped, Layout::Flat, Layout::Copilot] {
-            let mut document = mergeable(SETTINGS, layout).unwrap();
+            let mut document = mergeable(SETTINGS).unwrap();
             add(&mut document, layout, "run-check agent hook claude Stop");
             add(
                 &mut document,

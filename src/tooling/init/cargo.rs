@@ -5,9 +5,8 @@
 
 use std::path::Path;
 
-use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, globs, is_file, read};
 
-/// Cargo.toml: rustfmt, clippy with warnings as errors, the tests.
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     if !is_file(root, "Cargo.toml") {
         return None;
@@ -85,10 +84,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .comment("Clippy's lints on every target (tests, examples, benches too), warnings as errors: the compiler's and clippy's warnings fail the gate, as in a Rust project's CI."),
             test,
         ],
-        fixes: vec![Fix {
-            name: "fmt".into(),
-            run: argv(&["cargo", "fmt", "--all"]),
-        }],
+        fixes: vec![Fix::new("fmt", &["cargo", "fmt", "--all"])],
         refused: Vec::new(),
     })
 }

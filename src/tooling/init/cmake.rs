@@ -65,7 +65,6 @@ pub(super) fn gitignore_ignores(root: &Path, dir: &str) -> bool {
     })
 }
 
-/// CMakeLists.txt: configure, build, and ctest when testing is enabled.
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let text = read(root, "CMakeLists.txt")?;
     if !ignores_build(root) {

@@ -3,9 +3,8 @@
 
 use std::path::Path;
 
-use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file};
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, globs, is_file};
 
-/// go.mod: `go vet` and `go test` over every package.
 pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
     if !is_file(root, "go.mod") {
         return None;
@@ -22,10 +21,7 @@ pub(super) fn detect(root: &Path, _notes: &mut Vec<String>) -> Option<Found> {
                 .parser("go")
                 .comment("Every package's tests (go test runs vet's high-confidence checks too); the go parser names each failing test with its `file:line:` log. Since Go 1.16 go test never rewrites go.mod."),
         ],
-        fixes: vec![Fix {
-            name: "fmt".into(),
-            run: argv(&["go", "fmt", "./..."]),
-        }],
+        fixes: vec![Fix::new("fmt", &["go", "fmt", "./..."])],
         refused: Vec::new(),
     })
 }

@@ -331,7 +331,6 @@ fn targets_as_checks<'a>(
     refused
 }
 
-/// A Makefile's `lint`, `check` and `test` targets as `make X` checks.
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let file = ["GNUmakefile", "makefile", "Makefile"]
         .into_iter()

@@ -93,6 +93,15 @@ fn globs(globs: &[&str]) -> Vec<String> {
     argv(globs)
 }
 
+impl Fix {
+    fn new(name: &str, run: &[&str]) -> Fix {
+        Fix {
+            name: name.into(),
+            run: argv(run),
+        }
+    }
+}
+
 impl Check {
     fn new(name: &str, run: &[&str], modes: &'static [&'static str]) -> Check {
         Check {

@@ -20,7 +20,7 @@
 use std::path::Path;
 
 use super::writers::{self, Context};
-use super::{Check, FAST_STRICT, Fix, Found, STRICT, globs, is_file, read};
+use super::{Check, FAST_STRICT, Fix, Found, STRICT, argv, globs, is_file, read};
 
 /// Script names that check formatting, read-only by their name (and checked).
 const FORMAT_CHECKS: &[&str] = &[
@@ -32,8 +32,32 @@ const FORMAT_CHECKS: &[&str] = &[
     "prettier:check",
 ];
 
-/// package.json scripts `lint`, `typecheck`, `build`, `test`, run with the
-/// package manager its lockfile names.
+/// Lockfiles and the package manager each names.
+const LOCKFILES: &[(&str, &str)] = &[
+    ("pnpm-lock.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("package-lock.json", "npm"),
+    ("npm-shrinkwrap.json", "npm"),
+];
+
+/// The sources a lint, typecheck or format check reads (`paths`).
+const SOURCES: &[&str] = &[
+    "**/*.js",
+    "**/*.jsx",
+    "**/*.mjs",
+    "**/*.cjs",
+    "**/*.ts",
+    "**/*.tsx",
+    "**/*.mts",
+    "**/*.cts",
+    "**/*.vue",
+    "**/*.svelte",
+    "package.json",
+    "**/tsconfig*.json",
+    "**/.eslintrc*",
+    "**/eslint.config.*",
+];
+
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let text = read(root, "package.json")?;
     let manifest: serde_json::Value = match serde_json::from_str(&text) {
@@ -43,13 +67,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             return None;
         }
     };
-    let lockfiles = [
-        ("pnpm-lock.yaml", "pnpm"),
-        ("yarn.lock", "yarn"),
-        ("package-lock.json", "npm"),
-        ("npm-shrinkwrap.json", "npm"),
-    ];
-    let lock = lockfiles.iter().find(|(file, _)| is_file(root, file));
+    let lock = LOCKFILES.iter().find(|(file, _)| is_file(root, file));
     let manager = match lock {
         Some((_, manager)) => *manager,
         // No lockfile: the `packageManager` field (corepack), else npm.
@@ -61,265 +79,40 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     };
     let mut files = vec!["package.json".to_string()];
     files.extend(lock.map(|(file, _)| file.to_string()));
-    let scripts = manifest["scripts"].as_object();
-    let script = |name: &str| -> Option<&str> {
-        scripts
-            .and_then(|s| s.get(name))
-            .and_then(|s| s.as_str())
-            .filter(|s| !s.trim().is_empty())
-    };
-    let mut sources = globs(&[
-        "**/*.js",
-        "**/*.jsx",
-        "**/*.mjs",
-        "**/*.cjs",
-        "**/*.ts",
-        "**/*.tsx",
-        "**/*.mts",
-        "**/*.cts",
-        "**/*.vue",
-        "**/*.svelte",
-        "package.json",
-        "**/tsconfig*.json",
-        "**/.eslintrc*",
-        "**/eslint.config.*",
-    ]);
+    let mut sources = globs(SOURCES);
     sources.extend(lock.map(|(file, _)| file.to_string()));
-    let run = |name: &str| vec![manager.to_string(), "run".to_string(), name.to_string()];
-    let uses = |text: &str, tools: &[&str]| {
-        text.split(|c: char| c.is_whitespace() || "&|;()".contains(c))
-            .any(|word| tools.contains(&word))
-    };
-
     let ruff = super::python::ruff_config(root);
-    let context = Context {
-        scripts: scripts
-            .map(|s| {
-                s.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        targets: Vec::new(),
-        ruff_fixes: ruff.fix,
-        ruff_fix_only: ruff.fix_only,
+    let mut node = Node {
+        manager,
+        sources,
+        context: Context {
+            scripts: manifest["scripts"]
+                .as_object()
+                .map(|s| {
+                    s.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            targets: Vec::new(),
+            ruff_fixes: ruff.fix,
+            ruff_fix_only: ruff.fix_only,
+        },
+        refused: Vec::new(),
+        refusal_notes: Vec::new(),
+        lifecycle_notes: Vec::new(),
     };
-    // The package manager's way to run a package's binary, never installing.
-    let exec: &[&str] = match manager {
-        "pnpm" => &["pnpm", "exec"],
-        "yarn" => &["yarn", "run"],
-        _ => &["npm", "exec", "--no", "--"],
-    };
-    let mut refused = Vec::new();
-    let mut refusal_notes = Vec::new();
-    let mut lifecycle_notes = Vec::new();
-    // npm runs `preX` and `postX` around `npm run X`: a `posttest` that
-    // audits needs the network, one that publishes writes. The check runs
-    // the script alone (`--ignore-scripts` skips only those), and init says
-    // what it left out.
-    let hooks = |name: &str| -> Vec<String> {
-        match manager {
-            "npm" => [format!("pre{name}"), format!("post{name}")]
-                .into_iter()
-                .filter(|hook| script(hook).is_some())
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    // Script `name` as check `check`: `manager run name` when it is
-    // read-only; its read-only form when it writes and has one; else none.
-    let mut adopt = |name: &str, check: &str, modes: &'static [&'static str]| -> Option<Check> {
-        let text = script(name)?;
-        let left_out = hooks(name);
-        let writes = if left_out.is_empty() {
-            writers::script_writes(name, &context)
-        } else {
-            writers::script_alone_writes(name, &context)
-        };
-        let Some(why) = writes else {
-            if left_out.is_empty() {
-                return Some(Check {
-                    run: run(name),
-                    ..Check::new(check, &[], modes)
-                });
-            }
-            let shown: Vec<String> = left_out
-                .iter()
-                .map(|hook| format!("`{hook}` (`{}`)", script(hook).unwrap_or_default().trim()))
-                .collect();
-            lifecycle_notes.push(format!(
-                "package.json {} not run by check `{check}`: it runs `npm run --ignore-scripts {name}`, the script alone (add a check of its own if it checks something)",
-                shown.join(" and ")
-            ));
-            return Some(
-                Check {
-                    run: super::argv(&["npm", "run", "--ignore-scripts", name]),
-                    ..Check::new(check, &[], modes)
-                }
-                .comment(format!(
-                    "`--ignore-scripts`: `npm run {name}` would also run {}, which may need the network or write; the check runs the script alone.",
-                    left_out.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(" and ")
-                )),
-            );
-        };
-        match writers::read_only_variant(text) {
-            Some(words) => {
-                let mut argv: Vec<String> = exec.iter().map(|w| w.to_string()).collect();
-                argv.extend(words.iter().cloned());
-                Some(
-                    Check {
-                        run: argv,
-                        ..Check::new(check, &[], modes)
-                    }
-                    .comment(format!(
-                        "package.json `{name}` writes files ({why}); a check must leave the tree unchanged, so this runs `{}` instead.",
-                        words.join(" ")
-                    )),
-                )
-            }
-            None => {
-                refusal_notes.push(format!(
-                    "package.json `{name}` writes files ({why}); not used as a check"
-                ));
-                refused.push(format!(
-                    "Not a check: package.json `{name}` writes files ({why}), and a check must leave the tree unchanged. Add a read-only `{check}` check by hand."
-                ));
-                None
-            }
-        }
-    };
-
-    // Why a check is there, before what init changed about it.
-    let purpose = |check: Check, why: String| -> Check {
-        let comment = match &check.comment {
-            Some(more) => format!("{why}\n{more}"),
-            None => why,
-        };
-        check.comment(comment)
-    };
-    let shown = |name: &str| {
-        format!(
-            "package.json `{name}` (`{}`)",
-            script(name).unwrap_or_default().trim()
-        )
-    };
-
-    let mut checks = Vec::new();
-    if let Some(mut check) = adopt("lint", "lint", FAST_STRICT) {
-        check = purpose(
-            check.paths(sources.clone()),
-            format!("The project's linter: {}.", shown("lint")),
-        );
-        if script("lint").is_some_and(|text| uses(text, &["eslint", "next"])) {
-            check = check.parser("eslint");
-        }
-        checks.push(check);
-    }
-    for name in ["typecheck", "type-check"] {
-        if script(name).is_some() {
-            if let Some(mut check) = adopt(name, "typecheck", FAST_STRICT) {
-                check = purpose(
-                    check.paths(sources.clone()),
-                    format!("Type checking: {}.", shown(name)),
-                );
-                if script(name).is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
-                    check = check.parser("tsc");
-                }
-                checks.push(check);
-            }
-            break;
-        }
-    }
-    if let Some(mut check) = adopt("build", "build", STRICT) {
-        check = purpose(
-            check,
-            format!("The build: {}; strict mode only (slower).", shown("build")),
-        );
-        if script("build").is_some_and(|text| uses(text, &["tsc", "vue-tsc"])) {
-            check = check.parser("tsc");
-        }
-        checks.push(check);
-    }
-    match script("test") {
-        // npm init's placeholder fails on purpose; it is no test suite.
-        Some(text) if text.contains("no test specified") => {
-            notes.push("package.json `test` is npm's placeholder; not used".into());
-        }
-        // Asked to watch, vitest and jest never end: a check would time out.
-        Some(text)
-            if uses(text, &["vitest", "jest"]) && uses(text, &["--watch", "--watchAll", "-w"]) =>
-        {
-            notes.push(format!(
-                "package.json `test` (`{}`) watches and never ends; not used as a check",
-                text.trim()
-            ));
-        }
-        Some(text) => {
-            if let Some(mut check) = adopt("test", "test", STRICT) {
-                let runner = if uses(text, &["vitest"]) {
-                    check = check.parser("vitest");
-                    "vitest"
-                } else if uses(text, &["jest"]) {
-                    check = check.parser("jest");
-                    "jest"
-                } else {
-                    "the test runner"
-                };
-                checks.push(purpose(
-                    check,
-                    format!(
-                        "The test suite: {}; strict mode only. It runs once: a check has no terminal, so {runner} does not watch. CI is not set: running once does not need it, and it turns vitest's colour on. Without it vitest and jest write a snapshot that is missing (the gate then reports the tree modified): commit snapshots.",
-                        shown("test")
-                    ),
-                ));
-            }
-        }
-        None => {}
-    }
-    // Formatting, checked: a format-check script, else the read-only form
-    // of the `format` script.
-    match FORMAT_CHECKS.iter().find(|name| script(name).is_some()) {
-        Some(name) => checks.extend(adopt(name, "format", FAST_STRICT).map(|check| {
-            let check = purpose(check, format!("Formatting: {}.", shown(name)));
-            if script(name).is_some_and(|text| uses(text, &["prettier"])) {
-                check.parser("prettier")
-            } else {
-                check
-            }
-        })),
-        None => {
-            if let Some(text) = script("format")
-                && writers::script_writes("format", &context).is_some()
-                && let Some(words) = writers::read_only_variant(text)
-            {
-                let mut argv: Vec<String> = exec.iter().map(|w| w.to_string()).collect();
-                argv.extend(words.iter().cloned());
-                let mut check = Check {
-                    run: argv,
-                    ..Check::new("format", &[], FAST_STRICT)
-                };
-                if words.first().is_some_and(|w| w == "prettier") {
-                    check = check.parser("prettier");
-                }
-                checks.push(
-                    check
-                    .comment(format!(
-                        "Formatting: the read-only form of package.json `format` (a writer, run by `run-check fix`): `{}`.",
-                        words.join(" ")
-                    )),
-                );
-            }
-        }
-    }
-    notes.extend(refusal_notes);
-    notes.extend(lifecycle_notes);
-    let fixes = match script("format") {
-        Some(_) => vec![Fix {
-            name: "format".into(),
-            run: run("format"),
-        }],
-        None => Vec::new(),
-    };
+    let mut checks: Vec<Check> = [node.lint(), node.typecheck(), node.build()]
+        .into_iter()
+        .flatten()
+        .collect();
+    checks.extend(node.test(notes));
+    checks.extend(node.format());
+    notes.append(&mut node.refusal_notes);
+    notes.append(&mut node.lifecycle_notes);
+    let fix = node
+        .script("format")
+        .map(|_| Fix::new("format", &[manager, "run", "format"]));
     if checks.is_empty() {
         notes.push(format!(
             "package.json has none of the scripts lint, typecheck, build, test; no {manager} checks"
@@ -330,7 +123,249 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         ecosystem: manager.into(),
         files,
         checks,
-        fixes,
-        refused,
+        fixes: Vec::from_iter(fix),
+        refused: node.refused,
     })
+}
+
+/// What the detector knows of the project, and what it left out (for the
+/// notes, in the order init reports them).
+struct Node {
+    /// npm, pnpm or yarn.
+    manager: &'static str,
+    sources: Vec<String>,
+    /// The scripts, for `writers`.
+    context: Context,
+    refused: Vec<String>,
+    refusal_notes: Vec<String>,
+    lifecycle_notes: Vec<String>,
+}
+
+/// Whether command line `text` runs one of `tools` (a word of it).
+fn uses(text: &str, tools: &[&str]) -> bool {
+    text.split(|c: char| c.is_whitespace() || "&|;()".contains(c))
+        .any(|word| tools.contains(&word))
+}
+
+/// Why a check is there, before what init changed about it.
+fn purpose(check: Check, why: String) -> Check {
+    let comment = match &check.comment {
+        Some(more) => format!("{why}\n{more}"),
+        None => why,
+    };
+    check.comment(comment)
+}
+
+impl Node {
+    /// Script `name`, when it is not empty.
+    fn script(&self, name: &str) -> Option<&str> {
+        let (_, text) = self.context.scripts.iter().find(|(n, _)| n == name)?;
+        Some(text.as_str()).filter(|text| !text.trim().is_empty())
+    }
+
+    fn shown(&self, name: &str) -> String {
+        format!(
+            "package.json `{name}` (`{}`)",
+            self.script(name).unwrap_or_default().trim()
+        )
+    }
+
+    /// `words` run with the package manager's way to run a package's
+    /// binary, never installing.
+    fn exec(&self, words: &[String]) -> Vec<String> {
+        let exec: &[&str] = match self.manager {
+            "pnpm" => &["pnpm", "exec"],
+            "yarn" => &["yarn", "run"],
+            _ => &["npm", "exec", "--no", "--"],
+        };
+        let mut argv = argv(exec);
+        argv.extend(words.iter().cloned());
+        argv
+    }
+
+    /// npm runs `preX` and `postX` around `npm run X`: a `posttest` that
+    /// audits needs the network, one that publishes writes. The check runs
+    /// the script alone (`--ignore-scripts` skips only those), and init
+    /// says what it left out.
+    fn hooks(&self, name: &str) -> Vec<String> {
+        match self.manager {
+            "npm" => [format!("pre{name}"), format!("post{name}")]
+                .into_iter()
+                .filter(|hook| self.script(hook).is_some())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Script `name` as check `check`: `manager run name` when it is
+    /// read-only; its read-only form when it writes and has one; else none.
+    fn adopt(&mut self, name: &str, check: &str, modes: &'static [&'static str]) -> Option<Check> {
+        let text = self.script(name)?;
+        let left_out = self.hooks(name);
+        let writes = if left_out.is_empty() {
+            writers::script_writes(name, &self.context)
+        } else {
+            writers::script_alone_writes(name, &self.context)
+        };
+        let Some(why) = writes else {
+            if left_out.is_empty() {
+                return Some(Check::new(check, &[self.manager, "run", name], modes));
+            }
+            let shown: Vec<String> = left_out
+                .iter()
+                .map(|hook| {
+                    format!(
+                        "`{hook}` (`{}`)",
+                        self.script(hook).unwrap_or_default().trim()
+                    )
+                })
+                .collect();
+            self.lifecycle_notes.push(format!(
+                "package.json {} not run by check `{check}`: it runs `npm run --ignore-scripts {name}`, the script alone (add a check of its own if it checks something)",
+                shown.join(" and ")
+            ));
+            return Some(
+                Check::new(check, &["npm", "run", "--ignore-scripts", name], modes).comment(format!(
+                    "`--ignore-scripts`: `npm run {name}` would also run {}, which may need the network or write; the check runs the script alone.",
+                    left_out.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(" and ")
+                )),
+            );
+        };
+        match writers::read_only_variant(text) {
+            Some(words) => Some(
+                Check {
+                    run: self.exec(&words),
+                    ..Check::new(check, &[], modes)
+                }
+                .comment(format!(
+                    "package.json `{name}` writes files ({why}); a check must leave the tree unchanged, so this runs `{}` instead.",
+                    words.join(" ")
+                )),
+            ),
+            None => {
+                self.refusal_notes.push(format!(
+                    "package.json `{name}` writes files ({why}); not used as a check"
+                ));
+                self.refused.push(format!(
+                    "Not a check: package.json `{name}` writes files ({why}), and a check must leave the tree unchanged. Add a read-only `{check}` check by hand."
+                ));
+                None
+            }
+        }
+    }
+
+    /// Script `name` adopted as check `check`, its comment saying `why`,
+    /// and `parser` when the script runs one of `tools`.
+    fn adopt_as(
+        &mut self,
+        (name, check): (&str, &str),
+        modes: &'static [&'static str],
+        why: String,
+        tools: &[&str],
+        parser: &'static str,
+    ) -> Option<Check> {
+        let parsed = uses(self.script(name)?, tools);
+        let check = purpose(self.adopt(name, check, modes)?, why);
+        Some(if parsed { check.parser(parser) } else { check })
+    }
+
+    fn lint(&mut self) -> Option<Check> {
+        let why = format!("The project's linter: {}.", self.shown("lint"));
+        let check = self.adopt_as(
+            ("lint", "lint"),
+            FAST_STRICT,
+            why,
+            &["eslint", "next"],
+            "eslint",
+        )?;
+        Some(check.paths(self.sources.clone()))
+    }
+
+    fn typecheck(&mut self) -> Option<Check> {
+        let name = ["typecheck", "type-check"]
+            .into_iter()
+            .find(|name| self.script(name).is_some())?;
+        let why = format!("Type checking: {}.", self.shown(name));
+        let check = self.adopt_as(
+            (name, "typecheck"),
+            FAST_STRICT,
+            why,
+            &["tsc", "vue-tsc"],
+            "tsc",
+        )?;
+        Some(check.paths(self.sources.clone()))
+    }
+
+    fn build(&mut self) -> Option<Check> {
+        let why = format!(
+            "The build: {}; strict mode only (slower).",
+            self.shown("build")
+        );
+        self.adopt_as(("build", "build"), STRICT, why, &["tsc", "vue-tsc"], "tsc")
+    }
+
+    /// The `test` script, unless it is npm's placeholder or watches.
+    fn test(&mut self, notes: &mut Vec<String>) -> Option<Check> {
+        let text = self.script("test")?;
+        // npm init's placeholder fails on purpose; it is no test suite.
+        if text.contains("no test specified") {
+            notes.push("package.json `test` is npm's placeholder; not used".into());
+            return None;
+        }
+        // Asked to watch, vitest and jest never end: a check would time out.
+        if uses(text, &["vitest", "jest"]) && uses(text, &["--watch", "--watchAll", "-w"]) {
+            notes.push(format!(
+                "package.json `test` (`{}`) watches and never ends; not used as a check",
+                text.trim()
+            ));
+            return None;
+        }
+        let runner = ["vitest", "jest"]
+            .into_iter()
+            .find(|runner| uses(text, &[runner]));
+        let why = format!(
+            "The test suite: {}; strict mode only. It runs once: a check has no terminal, so {} does not watch. CI is not set: running once does not need it, and it turns vitest's colour on. Without it vitest and jest write a snapshot that is missing (the gate then reports the tree modified): commit snapshots.",
+            self.shown("test"),
+            runner.unwrap_or("the test runner")
+        );
+        let check = purpose(self.adopt("test", "test", STRICT)?, why);
+        Some(match runner {
+            Some(runner) => check.parser(runner),
+            None => check,
+        })
+    }
+
+    /// Formatting, checked: a format-check script, else the read-only form
+    /// of the `format` script.
+    fn format(&mut self) -> Option<Check> {
+        if let Some(name) = FORMAT_CHECKS
+            .iter()
+            .find(|name| self.script(name).is_some())
+        {
+            let why = format!("Formatting: {}.", self.shown(name));
+            return self.adopt_as(
+                (name, "format"),
+                FAST_STRICT,
+                why,
+                &["prettier"],
+                "prettier",
+            );
+        }
+        let text = self.script("format")?;
+        writers::script_writes("format", &self.context)?;
+        let words = writers::read_only_variant(text)?;
+        let check = Check {
+            run: self.exec(&words),
+            ..Check::new("format", &[], FAST_STRICT)
+        };
+        let check = if words.first().is_some_and(|w| w == "prettier") {
+            check.parser("prettier")
+        } else {
+            check
+        };
+        Some(check.comment(format!(
+            "Formatting: the read-only form of package.json `format` (a writer, run by `run-check fix`): `{}`.",
+            words.join(" ")
+        )))
+    }
 }

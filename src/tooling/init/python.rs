@@ -370,8 +370,6 @@ fn black_check(sources: &[String]) -> Check {
         )
 }
 
-/// pytest, ruff and mypy, each only when the project declares it (a
-/// dependency, or the tool's own configuration).
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let (files, declared) = declared(root, notes);
     if files.is_empty() {
@@ -409,10 +407,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 "ruff's lint rules (the project's configuration honoured), each finding as `file:line:col: CODE message` for the gcc parser.\n--no-fix --no-fix-only: {why}, and a check never writes (`run-check fix` runs `ruff check --fix`). --no-cache: no .ruff_cache in the tree."
             )),
         );
-        fixes.push(Fix {
-            name: "ruff".into(),
-            run: argv(&["ruff", "check", "--fix"]),
-        });
+        fixes.push(Fix::new("ruff", &["ruff", "check", "--fix"]));
         // The formatter: ruff's when configured, or when black is not there.
         if config.format || !declared.contains("black") {
             let why = if config.format {
@@ -434,18 +429,12 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                     "Formatting as `ruff format` would, checked only (`run-check fix` formats): {why}. RUFF_OUTPUT_FORMAT=concise: a recent ruff names each file at its first change (`file:line:col: unformatted: ...`); an older one prints `Would reformat: file`, which the matcher reads."
                 )),
             );
-            fixes.push(Fix {
-                name: "ruff-format".into(),
-                run: argv(&["ruff", "format"]),
-            });
+            fixes.push(Fix::new("ruff-format", &["ruff", "format"]));
         }
     }
     if declared.contains("black") && !(declared.contains("ruff") && ruff_config(root).format) {
         checks.push(black_check(&sources));
-        fixes.push(Fix {
-            name: "black".into(),
-            run: argv(&["black", "."]),
-        });
+        fixes.push(Fix::new("black", &["black", "."]));
     }
     if declared.contains("mypy") {
         checks.push(mypy_check(root, &sources));

@@ -47,20 +47,12 @@ impl Context {
 
     /// Scripts whose names match `pattern` (`lint:*` as npm-run-all globs).
     fn scripts_matching(&self, pattern: &str) -> Vec<&str> {
-        match pattern.strip_suffix('*') {
-            Some(prefix) => self
-                .scripts
-                .iter()
-                .filter(|(n, _)| n.starts_with(prefix))
-                .map(|(n, _)| n.as_str())
-                .collect(),
-            None => self
-                .scripts
-                .iter()
-                .filter(|(n, _)| n == pattern)
-                .map(|(n, _)| n.as_str())
-                .collect(),
-        }
+        let prefix = pattern.strip_suffix('*');
+        self.scripts
+            .iter()
+            .filter(|(n, _)| prefix.map_or(n == pattern, |prefix| n.starts_with(prefix)))
+            .map(|(n, _)| n.as_str())
+            .collect()
     }
 
     fn target(&self, name: &str) -> Option<&(String, Vec<String>, Vec<String>)> {
@@ -71,28 +63,24 @@ impl Context {
 /// Why package.json script `name` (with npm's `pre`/`post` scripts) writes
 /// files, if it does: e.g. "`eslint --fix`".
 pub(super) fn script_writes(name: &str, context: &Context) -> Option<String> {
-    let mut seen = BTreeSet::new();
-    run_script(name, context, &mut seen)
+    run_script(name, context, &mut BTreeSet::new())
 }
 
 /// Why package.json script `name` alone (without npm's `pre`/`post`
 /// scripts: `npm run --ignore-scripts`) writes files, if it does.
 pub(super) fn script_alone_writes(name: &str, context: &Context) -> Option<String> {
-    let mut seen = BTreeSet::new();
-    seen.insert(format!("script:{name}"));
+    let mut seen = BTreeSet::from([format!("script:{name}")]);
     line_writes(context.script(name)?, context, &mut seen)
 }
 
 /// Why Makefile target `name` (its prerequisites and recipes) writes files.
 pub(super) fn target_writes(name: &str, context: &Context) -> Option<String> {
-    let mut seen = BTreeSet::new();
-    make_target(name, context, &mut seen)
+    make_target(name, context, &mut BTreeSet::new())
 }
 
 /// Why the command line `line` writes files, if it does.
 pub(super) fn writes(line: &str, context: &Context) -> Option<String> {
-    let mut seen = BTreeSet::new();
-    line_writes(line, context, &mut seen)
+    line_writes(line, context, &mut BTreeSet::new())
 }
 
 fn run_script(name: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
@@ -307,9 +295,7 @@ const MANAGER_COMMANDS: &[&str] = &[
 /// known (a Makefile calling `npm run format` without a package.json).
 fn writer_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    name == "format"
-        || name == "fmt"
-        || name == "fix"
+    matches!(name.as_str(), "format" | "fmt" | "fix")
         || name.starts_with("format:")
         || name.starts_with("fix:")
         || name.ends_with(":fix")
