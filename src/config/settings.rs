@@ -6,6 +6,7 @@ use toml::Spanned;
 use crate::error::Error;
 
 use super::raw::{RawAgent, RawSettings};
+use super::span::Key;
 use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
@@ -187,7 +188,7 @@ impl Validator<'_> {
         &self,
         raw: &Spanned<Vec<String>>,
         allow: &[String],
-        key: impl std::fmt::Display + Copy,
+        key: impl Key,
     ) -> Result<Vec<String>, Error> {
         let argv = raw.get_ref();
         let Some(program) = argv.first() else {

@@ -99,6 +99,11 @@ impl Validator<'_> {
     }
 }
 
+/// An error's key as the value functions take it: a name (`check.name`) or
+/// an [`Of`], made into text only on the error path.
+pub(super) trait Key: Display + Copy {}
+impl<T: Display + Copy> Key for T {}
+
 /// An error's key `` `key` of check `name` ``, formatted only when an error
 /// is made: a config of 500 checks would otherwise format thousands of keys
 /// at every start.

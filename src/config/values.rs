@@ -2,7 +2,6 @@
 //! each checked where it is written and reported under the key it was given.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -13,15 +12,12 @@ use toml::Spanned;
 use crate::duration;
 use crate::error::Error;
 
+use super::span::Key;
 use super::validate::Validator;
 use super::{env, pattern};
 
 impl Validator<'_> {
-    pub(super) fn name(
-        &self,
-        name: &Spanned<String>,
-        key: impl Display + Copy,
-    ) -> Result<(), Error> {
+    pub(super) fn name(&self, name: &Spanned<String>, key: impl Key) -> Result<(), Error> {
         let text = name.get_ref();
         let valid = !text.is_empty()
             && text
@@ -35,11 +31,7 @@ impl Validator<'_> {
     }
 
     /// An environment variable name: not empty, without `=` or NUL.
-    pub(super) fn env_name(
-        &self,
-        raw: &Spanned<String>,
-        key: impl Display + Copy,
-    ) -> Result<(), Error> {
+    pub(super) fn env_name(&self, raw: &Spanned<String>, key: impl Key) -> Result<(), Error> {
         let name = raw.get_ref();
         if name.is_empty() || name.contains(['=', '\0']) {
             let message = format!("invalid environment variable name `{name}`");
@@ -48,11 +40,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    pub(super) fn duration(
-        &self,
-        raw: &Spanned<String>,
-        key: impl Display + Copy,
-    ) -> Result<Duration, Error> {
+    pub(super) fn duration(&self, raw: &Spanned<String>, key: impl Key) -> Result<Duration, Error> {
         duration::parse(raw.get_ref()).map_err(|why| {
             self.err(
                 raw.span(),
@@ -67,11 +55,7 @@ impl Validator<'_> {
 
     /// A `paths` or `scan.paths` pattern (`pattern::expand`) as the globs it
     /// stands for; errors quote the pattern as written.
-    pub(super) fn pattern(
-        &self,
-        raw: &Spanned<String>,
-        key: impl Display + Copy,
-    ) -> Result<Vec<Glob>, Error> {
+    pub(super) fn pattern(&self, raw: &Spanned<String>, key: impl Key) -> Result<Vec<Glob>, Error> {
         let expanded =
             pattern::expand(raw.get_ref()).map_err(|why| self.err(raw.span(), key, why))?;
         expanded
@@ -88,11 +72,7 @@ impl Validator<'_> {
             .collect()
     }
 
-    pub(super) fn regex(
-        &self,
-        raw: &Spanned<String>,
-        key: impl Display + Copy,
-    ) -> Result<Regex, Error> {
+    pub(super) fn regex(&self, raw: &Spanned<String>, key: impl Key) -> Result<Regex, Error> {
         Regex::new(raw.get_ref()).map_err(|err| {
             let why = err.to_string();
             let why = why.lines().last().unwrap_or("invalid").trim();
@@ -110,7 +90,7 @@ impl Validator<'_> {
     pub(super) fn cwd(
         &self,
         raw: &Option<Spanned<String>>,
-        key: impl Display + Copy,
+        key: impl Key,
     ) -> Result<PathBuf, Error> {
         let Some(raw) = raw else {
             return Ok(PathBuf::new());
@@ -144,7 +124,7 @@ impl Validator<'_> {
         &self,
         env: BTreeMap<Spanned<String>, String>,
         allow_env: &[String],
-        key: impl Display + Copy,
+        key: impl Key,
     ) -> Result<BTreeMap<String, String>, Error> {
         let mut out = BTreeMap::new();
         for (name, value) in env {
