@@ -601,8 +601,7 @@ impl Repo {
     }
 }
 
-/// Parses `git status --porcelain=v2 --branch -z` output. Records git may add
-/// in later versions (unknown headers or kinds) are skipped.
+/// The whole output at once.
 #[cfg(test)]
 fn parse_status(out: &[u8]) -> Status {
     let mut parser = StatusParser::default();
@@ -610,8 +609,10 @@ fn parse_status(out: &[u8]) -> Status {
     parser.status
 }
 
-/// [`parse_status`] record by record, fed output as it arrives, each piece
-/// ending where a record ends (after its NUL, or at the end of the output).
+/// Parses `git status --porcelain=v2 --branch -z` output record by record,
+/// fed as it arrives, each piece ending where a record ends (after its NUL,
+/// or at the end of the output). Records git may add in later versions
+/// (unknown headers or kinds) are skipped.
 #[derive(Debug, Default)]
 struct StatusParser {
     status: Status,
