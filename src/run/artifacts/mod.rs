@@ -25,7 +25,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use sha2::{Digest, Sha256};
 
 use crate::parse::Diagnostic;
-use crate::run::evidence::Artifact;
+use run_check_documents::evidence::Artifact;
 
 /// Files larger than this are recorded (size, hash) but not parsed.
 pub(crate) const MAX_PARSE_BYTES: u64 = 16 * 1024 * 1024;

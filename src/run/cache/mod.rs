@@ -198,12 +198,7 @@ fn look_up(
     store: &Store,
     remote: Option<&Remote>,
 ) -> Option<(Entry, CacheSource)> {
-    let local = if policy.read {
-        store.get(key, name)
-    } else {
-        None
-    };
-    match (local, remote) {
+    match (policy.read.then(|| store.get(key, name)).flatten(), remote) {
         (Some(entry), _) => Some((entry, CacheSource::Local)),
         (None, Some(remote)) => remote.get(key, name).map(|entry| {
             // Kept here too: the next run on this machine need not ask.
