@@ -124,11 +124,7 @@ impl Pattern {
         Some(Pattern {
             prefix: components[..fixed].iter().map(|c| c.to_string()).collect(),
             literal: rest.is_empty(),
-            depth: if rest.iter().any(|c| c.contains("**")) {
-                None
-            } else {
-                Some(rest.len())
-            },
+            depth: (!rest.iter().any(|c| c.contains("**"))).then_some(rest.len()),
             matcher,
         })
     }

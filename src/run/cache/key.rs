@@ -21,7 +21,7 @@
 //! give, so committing a file does not change the key); a symlink is its
 //! link text's sha256.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -104,7 +104,7 @@ pub(crate) fn keys(
         })
         .collect();
     // The files to hash: the changed ones any check holds, hashed at once.
-    let mut wanted: Vec<usize> = chosen
+    let wanted: BTreeSet<usize> = chosen
         .iter()
         .flatten()
         .flatten()
@@ -112,8 +112,6 @@ pub(crate) fn keys(
         .copied()
         .filter(|&i| files[i].hash.is_none() && files[i].unkeyable.is_none())
         .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
     let hashed = hash_files(repo, &files, &wanted);
     let mut versions: HashMap<Vec<String>, Result<Value, String>> = HashMap::new();
     let mut programs: HashMap<PathBuf, Result<String, String>> = HashMap::new();
@@ -405,7 +403,7 @@ fn inputs_of(check: &CheckConfig, files: &[File]) -> Result<Vec<usize>, String> 
 fn hash_files(
     repo: &Repo,
     files: &[File],
-    wanted: &[usize],
+    wanted: &BTreeSet<usize>,
 ) -> HashMap<usize, Result<String, String>> {
     let by_content = |i: usize| {
         file_sha256(&repo.toplevel().join(&files[i].git_path)).map(|h| format!("sha256:{h}"))

@@ -273,10 +273,9 @@ impl Remote {
     /// One request within the phase's deadline.
     fn request(&self, path: &str, put: Option<&[u8]>, limit: u64) -> Result<Vec<u8>, Failure> {
         let method = if put.is_some() { "PUT" } else { "GET" };
-        let left = match self.deadline.get() {
-            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
-            None => TIMEOUT,
-        };
+        let left = self.deadline.get().map_or(TIMEOUT, |deadline| {
+            deadline.saturating_duration_since(Instant::now())
+        });
         if left.is_zero() {
             return Err(Failure::Broken(format!(
                 "{method} `{path}`: no time left of the {}s the remote may take",

@@ -217,13 +217,14 @@ pub(crate) fn run_plan(
 
     // Whatever any check left is gone now (but what `leave_running` kept),
     // before the last snapshot is taken.
-    let (results, stop_reason) = (schedule.results, schedule.stop_reason);
-    completed(plan, results, contain.finish(), stop_reason, on_event)
+    completed(
+        plan,
+        schedule.results,
+        contain.finish(),
+        schedule.stop_reason,
+        on_event,
+    )
 }
-
-/// Hands check `i` to a worker (or runs it), `running` checks running with
-/// it; progress goes to the `on_event` it is given.
-type Start<'s> = &'s mut dyn FnMut(usize, usize, &mut dyn FnMut(Event<'_>));
 
 /// The scheduler's state: which checks started, which ended and how, how
 /// many run, and why launching stopped.
@@ -254,12 +255,13 @@ impl<'p, 'a> Schedule<'p, 'a> {
     /// Launches ready checks in file order while slots (and tokens of the
     /// jobs pool) are free, unless stopped: a check whose need failed is
     /// skipped, one with a result before it starts gets it, any other goes
-    /// to `start`. Returns how many ready checks wait for a token.
+    /// to `start` (with the number running, it included). Returns how many
+    /// ready checks wait for a token.
     fn launch(
         &mut self,
         mut tokens: Option<&mut Tokens>,
         on_event: &mut dyn FnMut(Event<'_>),
-        start: Start<'_>,
+        start: &mut dyn FnMut(usize, usize, &mut dyn FnMut(Event<'_>)),
     ) -> usize {
         let (plan, n) = (self.plan, self.started.len());
         let mut waiting = 0usize;
@@ -348,12 +350,10 @@ fn failed_need(
     plan: &Plan<'_>,
     results: &[Option<CheckResult>],
 ) -> Option<CheckResult> {
-    let &d = check.needs.iter().find(|&&d| {
-        results[d]
-            .as_ref()
-            .is_some_and(|r| !r.lets_dependants_run())
+    let (d, need) = check.needs.iter().find_map(|&d| {
+        let need = results[d].as_ref()?;
+        (!need.lets_dependants_run()).then_some((d, need.status))
     })?;
-    let need = &results[d].as_ref().expect("finished").status;
     let reason = format!(
         "needs `{}`, which ended `{}`",
         plan.checks[d].name(),

@@ -450,10 +450,7 @@ fn collect(
     // A drain thread still running keeps appending to its excerpt; take what
     // is there now.
     let take = |shared: &Arc<Mutex<Capture>>| {
-        let mut capture = match shared.lock() {
-            Ok(capture) => capture,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut capture = shared.lock().unwrap_or_else(|p| p.into_inner());
         Capture {
             excerpt: capture.excerpt.clone(),
             collector: capture.collector.take(),
