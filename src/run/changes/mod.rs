@@ -381,10 +381,7 @@ const CHANGED_FILE: crate::bounded::Limit = crate::bounded::Limit {
 /// Lines of a text file; `None` for a binary one (a NUL byte in its first
 /// 8 KiB), one over 16 MiB or one that cannot be read.
 fn text_lines(path: &Path) -> Option<u64> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    std::fs::metadata(path).ok().filter(|meta| meta.is_file())?;
     // Bounded again as it is read: the file may have been replaced since.
     let bytes = crate::bounded::read(path, CHANGED_FILE).ok()?;
     if bytes.iter().take(8192).any(|&b| b == 0) {

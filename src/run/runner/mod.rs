@@ -226,6 +226,9 @@ pub(crate) fn run_plan(
     )
 }
 
+/// Hands check `i` to a worker (or runs it), `running` checks running.
+type Start<'s> = &'s mut dyn FnMut(usize, usize, &mut dyn FnMut(Event<'_>));
+
 /// The scheduler's state: which checks started, which ended and how, how
 /// many run, and why launching stopped.
 struct Schedule<'p, 'a> {
@@ -255,13 +258,12 @@ impl<'p, 'a> Schedule<'p, 'a> {
     /// Launches ready checks in file order while slots (and tokens of the
     /// jobs pool) are free, unless stopped: a check whose need failed is
     /// skipped, one with a result before it starts gets it, any other goes
-    /// to `start` (with the number running, it included). Returns how many
-    /// ready checks wait for a token.
+    /// to `start`. Returns how many ready checks wait for a token.
     fn launch(
         &mut self,
         mut tokens: Option<&mut Tokens>,
         on_event: &mut dyn FnMut(Event<'_>),
-        start: &mut dyn FnMut(usize, usize, &mut dyn FnMut(Event<'_>)),
+        start: Start<'_>,
     ) -> usize {
         let (plan, n) = (self.plan, self.started.len());
         let mut waiting = 0usize;
@@ -746,9 +748,11 @@ fn run_process(
         .into_iter()
         .flatten()
         .collect();
-    let artifacts = (outcome.end != End::Interrupted)
-        .then(|| artifacts::collect(&check.config.artifacts, &plan.worktree))
-        .unwrap_or_default();
+    let artifacts = if outcome.end == End::Interrupted {
+        Collected::default()
+    } else {
+        artifacts::collect(&check.config.artifacts, &plan.worktree)
+    };
     let mut result = CheckResult {
         status: Status::Error,
         skip_reason: None,
