@@ -3,7 +3,7 @@
 //! pipeline (`run/`), the pipeline never imports what renders, aggregates or
 //! wires it, the base modules import none of the folders above them, no two
 //! modules import each other through a circle (between src/'s top-level
-//! modules, and between the runner's files), and the document crate imports
+//! modules, between the modules of run/, and between the runner's files), and the document crate imports
 //! nothing of the binary. Reads the sources; unit tests (`#[cfg(test)] mod
 //! tests`, tests.rs files) are left out.
 
@@ -366,6 +366,39 @@ fn no_circle_between_the_top_level_modules() {
     let edges = edges(&files, &["crate::"], &BTreeMap::new());
     assert!(edges.len() > 20, "the imports were not read: {edges:?}");
     let circles = circles(&edges);
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn no_circle_between_the_modules_of_run() {
+    let run = repo_root().join("src/run");
+    let mut files = Vec::new();
+    for file in sources(&run) {
+        let rel = file.strip_prefix(&run).unwrap();
+        let first = rel.components().next().unwrap().as_os_str();
+        let node = first.to_string_lossy().trim_end_matches(".rs").to_string();
+        if node != "mod.rs" && node != "mod" {
+            files.push((node, file));
+        }
+    }
+    // `super::` names a sibling in run/'s own files and its folders' mod.rs.
+    let children: Vec<(String, PathBuf)> = files
+        .iter()
+        .filter(|(_, f)| {
+            let parent = f.parent();
+            parent == Some(run.as_path())
+                || (f.ends_with("mod.rs") && parent.and_then(Path::parent) == Some(run.as_path()))
+        })
+        .cloned()
+        .collect();
+    let mut imports = edges(&files, &["crate::run::"], &BTreeMap::new());
+    imports.extend(edges(&children, &["super::"], &BTreeMap::new()));
+    assert!(imports.len() > 10, "the imports were not read: {imports:?}");
+    let circles = circles(&imports);
     assert!(
         circles.is_empty(),
         "import circles:\n{}",

@@ -134,17 +134,13 @@ pub(crate) fn normal(message: &str) -> String {
             space = false;
         }
         if c.is_ascii_digit() {
-            let hex = c == '0' && chars.peek().is_some_and(|&x| x == 'x' || x == 'X');
-            if hex {
-                chars.next();
-                while chars.peek().is_some_and(char::is_ascii_hexdigit) {
-                    chars.next();
-                }
+            let hex = c == '0' && chars.next_if(|&x| x == 'x' || x == 'X').is_some();
+            let digit = if hex {
+                char::is_ascii_hexdigit
             } else {
-                while chars.peek().is_some_and(char::is_ascii_digit) {
-                    chars.next();
-                }
-            }
+                char::is_ascii_digit
+            };
+            while chars.next_if(digit).is_some() {}
             out.push('#');
         } else {
             out.push(c);

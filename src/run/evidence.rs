@@ -11,8 +11,8 @@ use crate::run::runner::{CheckResult, collect_diagnostics};
 use crate::time::millis;
 
 pub(crate) use run_check_documents::evidence::{
-    Artifact, CheckRecord, Contracts, Diagnostic, Evidence, Mode, PASS_BANNER, ReadOnly,
-    SCHEMA_VERSION, Status, summarize,
+    CheckRecord, Contracts, Diagnostic, Evidence, Mode, PASS_BANNER, ReadOnly, SCHEMA_VERSION,
+    Status, summarize,
 };
 
 impl From<crate::config::Mode> for Mode {

@@ -3,7 +3,7 @@
 //! check prints; bytes are stored raw and decoded (lossily) only when rendered.
 
 /// Head + tail capture of a byte stream.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Excerpt {
     limit: usize,
     head: Vec<u8>,
@@ -19,10 +19,7 @@ impl Excerpt {
     pub(crate) fn new(limit: usize) -> Excerpt {
         Excerpt {
             limit,
-            head: Vec::new(),
-            tail: Vec::new(),
-            tail_start: 0,
-            total: 0,
+            ..Excerpt::default()
         }
     }
 
@@ -74,13 +71,9 @@ impl Excerpt {
     /// `… [N bytes omitted] …`, then tail. Invalid UTF-8 is replaced; a
     /// character split by a cut is dropped rather than shown as garbage.
     pub(crate) fn render(&self) -> String {
-        let mut tail = Vec::with_capacity(self.tail.len());
-        tail.extend_from_slice(&self.tail[self.tail_start..]);
-        tail.extend_from_slice(&self.tail[..self.tail_start]);
+        let tail = [&self.tail[self.tail_start..], &self.tail[..self.tail_start]].concat();
         if !self.truncated() {
-            let mut all = self.head.clone();
-            all.extend_from_slice(&tail);
-            return String::from_utf8_lossy(&all).into_owned();
+            return String::from_utf8_lossy(&[&self.head[..], &tail[..]].concat()).into_owned();
         }
         let omitted = self.total - (self.head.len() + tail.len()) as u64;
         let head = trim_partial_end(&self.head);

@@ -177,7 +177,7 @@ pub(crate) fn changed(files: &[String], changed: &[String], base: &str) -> Gate 
 
 /// The gate's changed files that `files_involved` (the task's, as written)
 /// does not name: each is a task violation.
-pub(crate) fn undeclared<'g>(gate: &'g Gate, files_involved: &[&str]) -> Vec<&'g str> {
+pub(crate) fn undeclared<'g>(gate: &'g Gate, files_involved: &[String]) -> Vec<&'g str> {
     let declared: Vec<String> = files_involved.iter().map(|f| normal(f)).collect();
     gate.changed
         .iter()
@@ -262,19 +262,13 @@ impl<'w> Inside<'w> {
         let path = std::path::absolute(path).ok()?;
         let path = crate::paths::lexical(&path);
         let name = path.file_name()?;
-        let path = match path.parent() {
-            Some(dir) => {
-                let canonical = self
-                    .dirs
-                    .entry(dir.to_path_buf())
-                    .or_insert_with(|| dunce::canonicalize(dir).ok());
-                match canonical {
-                    Some(dir) => dir.join(name),
-                    None => path.clone(),
-                }
-            }
-            None => path.clone(),
-        };
+        let canonical = path.parent().and_then(|dir| {
+            let dirs = &mut self.dirs;
+            dirs.entry(dir.to_path_buf())
+                .or_insert_with(|| dunce::canonicalize(dir).ok())
+                .as_ref()
+        });
+        let path = canonical.map_or_else(|| path.clone(), |dir| dir.join(name));
         let relative = path.strip_prefix(self.worktree).ok()?;
         (!relative.as_os_str().is_empty()).then(|| crate::paths::to_slashes(relative))
     }
@@ -356,10 +350,10 @@ mod tests {
         };
         assert_eq!(undeclared(&gate, &[]), ["checks.toml", "scripts/lint.sh"]);
         assert_eq!(
-            undeclared(&gate, &["./scripts\\lint.sh", "src/a.rs"]),
+            undeclared(&gate, &argv(&["./scripts\\lint.sh", "src/a.rs"])),
             ["checks.toml"]
         );
-        assert!(undeclared(&gate, &["checks.toml", "scripts/lint.sh/"]).is_empty());
+        assert!(undeclared(&gate, &argv(&["checks.toml", "scripts/lint.sh/"])).is_empty());
     }
 
     #[test]

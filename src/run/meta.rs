@@ -39,14 +39,11 @@ pub(crate) fn platform() -> Platform {
 
 /// The git facts in the run's `git status`; all null outside git.
 pub(crate) fn git(status: Option<&Status>) -> Git {
-    match status {
-        None => Git::default(),
-        Some(status) => Git {
-            commit: status.commit.clone(),
-            branch: status.branch.clone(),
-            dirty: Some(!status.entries.is_empty()),
-        },
-    }
+    status.map_or_else(Git::default, |status| Git {
+        commit: status.commit.clone(),
+        branch: status.branch.clone(),
+        dirty: Some(!status.entries.is_empty()),
+    })
 }
 
 #[cfg(test)]

@@ -73,9 +73,8 @@ impl crate::scan::Base for ScanBase<'_> {
     }
 
     fn contents(&self, files: &[String]) -> Result<HashMap<String, Vec<u8>>, String> {
-        let mut contents = HashMap::new();
         let Some(commit) = self.commit()? else {
-            return Ok(contents);
+            return Ok(HashMap::new());
         };
         let prefix = self.prefix();
         // (object name, worktree-relative file) of every file to read.
@@ -101,25 +100,21 @@ impl crate::scan::Base for ScanBase<'_> {
             }
         }
         if wanted.is_empty() {
-            return Ok(contents);
+            return Ok(HashMap::new());
         }
         // One `git cat-file --batch` for them all, not a process a file.
-        let mut input = Vec::new();
-        for (object, _) in &wanted {
-            input.extend_from_slice(object.as_bytes());
-            input.push(b'\n');
-        }
-        let output = match self.repo.feed(&["cat-file", "--batch"], input) {
+        let input = wanted
+            .iter()
+            .flat_map(|(object, _)| object.bytes().chain([b'\n']));
+        let output = match self.repo.feed(&["cat-file", "--batch"], input.collect()) {
             Some((Some(0), output)) => output,
             _ => return Err("`git cat-file --batch` failed".into()),
         };
         let texts = batch_blobs(&output)
             .filter(|texts| texts.len() == wanted.len())
             .ok_or("`git cat-file --batch` answered what was not asked")?;
-        for ((_, file), text) in wanted.into_iter().zip(texts) {
-            contents.insert(file, text.to_vec());
-        }
-        Ok(contents)
+        let files = wanted.into_iter().map(|(_, file)| file);
+        Ok(files.zip(texts.into_iter().map(<[u8]>::to_vec)).collect())
     }
 }
 

@@ -25,7 +25,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use sha2::{Digest, Sha256};
 
 use crate::parse::Diagnostic;
-use crate::run::evidence::Artifact;
+use run_check_documents::evidence::Artifact;
 
 /// Files larger than this are recorded (size, hash) but not parsed.
 pub(crate) const MAX_PARSE_BYTES: u64 = 16 * 1024 * 1024;
@@ -124,11 +124,7 @@ impl Pattern {
         Some(Pattern {
             prefix: components[..fixed].iter().map(|c| c.to_string()).collect(),
             literal: rest.is_empty(),
-            depth: if rest.iter().any(|c| c.contains("**")) {
-                None
-            } else {
-                Some(rest.len())
-            },
+            depth: (!rest.iter().any(|c| c.contains("**"))).then_some(rest.len()),
             matcher,
         })
     }

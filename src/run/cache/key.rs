@@ -21,7 +21,7 @@
 //! give, so committing a file does not change the key); a symlink is its
 //! link text's sha256.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,7 +29,7 @@ use globset::{GlobSet, GlobSetBuilder};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::config::{CheckConfig, CheckKind, Config};
+use crate::config::{CheckConfig, CheckKind, Config, hex};
 use crate::git::{Repo, Status};
 use crate::run::plan::PlannedCheck;
 use crate::run::snapshot::{IndexEntry, OwnFiles};
@@ -79,15 +79,12 @@ pub(crate) fn keys(
     facts: &Facts<'_>,
     checks: &[&PlannedCheck<'_>],
 ) -> Vec<Option<Result<Key, String>>> {
-    let Some((repo, status)) = facts.git else {
-        let why = "the worktree is not in a git repository";
-        return checks
-            .iter()
-            .map(|c| c.config.cache.as_ref().map(|_| Err(why.to_string())))
-            .collect();
+    let found = match facts.git {
+        Some((repo, status)) => files(facts, repo, status).map(|files| (repo, files)),
+        None => Err("the worktree is not in a git repository".to_string()),
     };
-    let files = match files(facts, repo, status) {
-        Ok(files) => files,
+    let (repo, files) = match found {
+        Ok(found) => found,
         Err(why) => {
             return checks
                 .iter()
@@ -96,18 +93,18 @@ pub(crate) fn keys(
         }
     };
     // Which files each check's inputs hold.
-    let mut chosen: Vec<Option<Result<Vec<usize>, String>>> = Vec::with_capacity(checks.len());
-    for check in checks {
-        chosen.push(
+    let chosen: Vec<Option<Result<Vec<usize>, String>>> = checks
+        .iter()
+        .map(|check| {
             check
                 .config
                 .cache
                 .as_ref()
-                .map(|_| inputs_of(check.config, &files)),
-        );
-    }
+                .map(|_| inputs_of(check.config, &files))
+        })
+        .collect();
     // The files to hash: the changed ones any check holds, hashed at once.
-    let mut wanted: Vec<usize> = chosen
+    let wanted: BTreeSet<usize> = chosen
         .iter()
         .flatten()
         .flatten()
@@ -115,8 +112,6 @@ pub(crate) fn keys(
         .copied()
         .filter(|&i| files[i].hash.is_none() && files[i].unkeyable.is_none())
         .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
     let hashed = hash_files(repo, &files, &wanted);
     let mut versions: HashMap<Vec<String>, Result<Value, String>> = HashMap::new();
     let mut programs: HashMap<PathBuf, Result<String, String>> = HashMap::new();
@@ -342,10 +337,7 @@ fn describe(file: &mut File, top: &Path, index_mode: Option<u32>) {
         Ok(meta) if meta.file_type().is_symlink() => {
             file.mode = "120000".into();
             file.hash = Some(match std::fs::read_link(&path) {
-                Ok(target) => format!(
-                    "sha256:{}",
-                    hex(&Sha256::digest(target.as_os_str().as_encoded_bytes()))
-                ),
+                Ok(target) => value_hash(target.as_os_str().as_encoded_bytes()),
                 Err(err) => format!("unreadable: {}", err.kind()),
             });
         }
@@ -411,19 +403,18 @@ fn inputs_of(check: &CheckConfig, files: &[File]) -> Result<Vec<usize>, String> 
 fn hash_files(
     repo: &Repo,
     files: &[File],
-    wanted: &[usize],
+    wanted: &BTreeSet<usize>,
 ) -> HashMap<usize, Result<String, String>> {
+    let by_content = |i: usize| {
+        file_sha256(&repo.toplevel().join(&files[i].git_path)).map(|h| format!("sha256:{h}"))
+    };
     let mut out = HashMap::new();
     let mut asked: Vec<usize> = Vec::new();
     let mut input = Vec::new();
     for &i in wanted {
         let bytes = files[i].git_path.as_os_str().as_encoded_bytes();
         if bytes.contains(&b'\n') {
-            out.insert(
-                i,
-                file_sha256(&repo.toplevel().join(&files[i].git_path))
-                    .map(|h| format!("sha256:{h}")),
-            );
+            out.insert(i, by_content(i));
             continue;
         }
         input.extend_from_slice(bytes);
@@ -445,17 +436,8 @@ fn hash_files(
         })
         .filter(|ids| ids.len() == asked.len());
     match answer {
-        Some(ids) => {
-            for (i, id) in asked.into_iter().zip(ids) {
-                out.insert(i, Ok(id));
-            }
-        }
-        None => {
-            for i in asked {
-                let path = repo.toplevel().join(&files[i].git_path);
-                out.insert(i, file_sha256(&path).map(|h| format!("sha256:{h}")));
-            }
-        }
+        Some(ids) => out.extend(asked.into_iter().zip(ids.into_iter().map(Ok))),
+        None => out.extend(asked.into_iter().map(|i| (i, by_content(i)))),
     }
     out
 }
@@ -484,27 +466,7 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
         .stderr(std::process::Stdio::piped());
     let child = shared_child::SharedChild::spawn(&mut command)
         .map_err(|err| format!("`version` command `{shown}` could not start: {err}"))?;
-    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                // At most 1 MiB is kept; the rest is read to let it exit.
-                let _ = std::io::copy(&mut std::io::Read::take(&mut *pipe, 1 << 20), &mut bytes);
-                let _ = std::io::copy(&mut pipe, &mut std::io::sink());
-            }
-            bytes
-        })
-    };
-    let stdout = read(
-        child
-            .take_stdout()
-            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
-    );
-    let stderr = read(
-        child
-            .take_stderr()
-            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
-    );
+    let (stdout, stderr) = (read(child.take_stdout()), read(child.take_stderr()));
     let status = match child.wait_timeout(VERSION_TIMEOUT) {
         Ok(Some(status)) => status,
         Ok(None) => {
@@ -519,8 +481,8 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
     };
     let text = |bytes: Vec<u8>| match (bytes.len() <= VERSION_TEXT, String::from_utf8(bytes)) {
         (true, Ok(text)) => text,
-        (_, Ok(text)) => format!("sha256:{}", hex(&Sha256::digest(text.as_bytes()))),
-        (_, Err(err)) => format!("sha256:{}", hex(&Sha256::digest(err.as_bytes()))),
+        (_, Ok(text)) => value_hash(text.as_bytes()),
+        (_, Err(err)) => value_hash(err.as_bytes()),
     };
     Ok(json!({
         "command": argv,
@@ -528,6 +490,19 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
         "stdout": text(stdout.join().unwrap_or_default()),
         "stderr": text(stderr.join().unwrap_or_default()),
     }))
+}
+
+/// Reads `pipe` to its end on a thread of its own: at most 1 MiB is kept,
+/// the rest is read to let the process exit.
+fn read<R: std::io::Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = std::io::copy(&mut std::io::Read::take(&mut pipe, 1 << 20), &mut bytes);
+            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+        }
+        bytes
+    })
 }
 
 /// The sha256 of a file's content, hex.
@@ -564,15 +539,4 @@ fn target() -> String {
         "none"
     };
     format!("{}-{}-{env}", std::env::consts::ARCH, std::env::consts::OS)
-}
-
-/// Lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }

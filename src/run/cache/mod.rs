@@ -32,7 +32,7 @@ use run_check_documents::evidence::{
 };
 
 use crate::config::{Config, Mode};
-use crate::run::plan::{Cached, Plan};
+use crate::run::plan::{Cached, Plan, PlannedCheck};
 use remote::Remote;
 use store::{Entry, Store};
 
@@ -42,7 +42,7 @@ pub(crate) const WRITE_ENV: &str = "RUN_CHECK_CACHE_WRITE";
 /// What a run may do with the local store (docs/cache.md): both modes
 /// write; fast mode reads, strict mode only with `--cache`; `--no-cache`
 /// neither. The remote is read by both modes unless `--no-cache`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Policy {
     pub(crate) read: bool,
     pub(crate) write: bool,
@@ -86,10 +86,7 @@ impl Session {
             remote: None,
             remote_write: false,
             misses: vec![None; checks],
-            policy: Policy {
-                read: false,
-                write: false,
-            },
+            policy: Policy::default(),
             commit: None,
         }
     }
@@ -106,11 +103,8 @@ pub(crate) fn begin(
     policy: Policy,
     quiet: bool,
 ) -> Session {
-    let wanted = plan
-        .checks
-        .iter()
-        .any(|c| c.config.cache.is_some() && c.skip.is_none());
-    if !wanted || !(policy.read || policy.write) {
+    let cached = |c: &PlannedCheck<'_>| c.config.cache.is_some() && c.skip.is_none();
+    if !plan.checks.iter().any(cached) || !(policy.read || policy.write) {
         return Session::off(plan.checks.len());
     }
     let warn = |what: String| {
@@ -144,20 +138,15 @@ pub(crate) fn begin(
     if let Some(remote) = &remote {
         remote.phase();
     }
-    let candidates: Vec<&crate::run::plan::PlannedCheck<'_>> = plan
-        .checks
-        .iter()
-        .filter(|c| c.config.cache.is_some() && c.skip.is_none())
-        .collect();
-    let keys = key::keys(facts, &candidates);
-    let mut by_name: std::collections::HashMap<String, Result<key::Key, String>> = candidates
-        .iter()
-        .zip(keys)
-        .filter_map(|(c, k)| k.map(|k| (c.name().to_string(), k)))
-        .collect();
+    let candidates: Vec<&PlannedCheck<'_>> = plan.checks.iter().filter(|c| cached(c)).collect();
+    // One key (or none) per candidate, in plan order.
+    let mut keys = key::keys(facts, &candidates).into_iter();
     let mut misses = vec![None; plan.checks.len()];
     for (i, check) in plan.checks.iter_mut().enumerate() {
-        let Some(found) = by_name.remove(check.name()) else {
+        if !cached(check) {
+            continue;
+        }
+        let Some(found) = keys.next().flatten() else {
             continue;
         };
         let key = match found {
@@ -198,12 +187,7 @@ fn look_up(
     store: &Store,
     remote: Option<&Remote>,
 ) -> Option<(Entry, CacheSource)> {
-    let local = if policy.read {
-        store.get(key, name)
-    } else {
-        None
-    };
-    match (local, remote) {
+    match (policy.read.then(|| store.get(key, name)).flatten(), remote) {
         (Some(entry), _) => Some((entry, CacheSource::Local)),
         (None, Some(remote)) => remote.get(key, name).map(|entry| {
             // Kept here too: the next run on this machine need not ask.

@@ -230,15 +230,13 @@ impl Remote {
             ));
             return None;
         }
-        match store::verify(&blob, &digest, key, name) {
-            Some(entry) => Some(entry),
-            None => {
-                self.fail(format!(
-                    "`cas/{digest}` does not match its digest or is not a pass of `{name}` under this key: a miss"
-                ));
-                None
-            }
+        let entry = store::verify(&blob, &digest, key, name);
+        if entry.is_none() {
+            self.fail(format!(
+                "`cas/{digest}` does not match its digest or is not a pass of `{name}` under this key: a miss"
+            ));
         }
+        entry
     }
 
     /// Stores a result blob (`store::blob_of`) under `key`: the blob, then
@@ -254,37 +252,30 @@ impl Remote {
     /// The body of `GET {remote}/{path}`, at most `limit` bytes.
     fn fetch(&self, path: &str, limit: u64) -> Option<Vec<u8>> {
         match self.request(path, None, limit) {
-            Ok(body) => Some(body),
-            Err(Failure::Absent) => None,
-            Err(Failure::Broken(why)) => {
-                self.fail(why);
-                None
-            }
+            Ok(body) => return Some(body),
+            Err(Failure::Broken(why)) => self.fail(why),
+            Err(Failure::Absent) => {}
         }
+        None
     }
 
     /// `PUT {remote}/{path}` with `body`; any 2xx is stored.
     fn send(&self, path: &str, body: &[u8]) -> bool {
-        match self.request(path, Some(body), 0) {
-            Ok(_) => true,
-            Err(Failure::Absent) => {
-                self.fail(format!("PUT `{path}` answered 404 Not Found"));
-                false
-            }
-            Err(Failure::Broken(why)) => {
-                self.fail(why);
-                false
-            }
-        }
+        let why = match self.request(path, Some(body), 0) {
+            Ok(_) => return true,
+            Err(Failure::Absent) => format!("PUT `{path}` answered 404 Not Found"),
+            Err(Failure::Broken(why)) => why,
+        };
+        self.fail(why);
+        false
     }
 
     /// One request within the phase's deadline.
     fn request(&self, path: &str, put: Option<&[u8]>, limit: u64) -> Result<Vec<u8>, Failure> {
         let method = if put.is_some() { "PUT" } else { "GET" };
-        let left = match self.deadline.get() {
-            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
-            None => TIMEOUT,
-        };
+        let left = self.deadline.get().map_or(TIMEOUT, |deadline| {
+            deadline.saturating_duration_since(Instant::now())
+        });
         if left.is_zero() {
             return Err(Failure::Broken(format!(
                 "{method} `{path}`: no time left of the {}s the remote may take",
@@ -292,27 +283,20 @@ impl Remote {
             )));
         }
         let url = format!("{}/{path}", self.base);
-        let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let answer = match put {
-            Some(body) => {
-                let mut request = self.agent().put(&url);
-                if let Some(auth) = &auth {
-                    request = request.header("Authorization", auth);
-                }
-                request
-                    .header("Content-Type", "application/octet-stream")
-                    .config()
-                    .timeout_global(Some(left))
-                    .build()
-                    .send(body)
-            }
-            None => {
-                let mut request = self.agent().get(&url);
-                if let Some(auth) = &auth {
-                    request = request.header("Authorization", auth);
-                }
-                request.config().timeout_global(Some(left)).build().call()
-            }
+            Some(body) => self
+                .authorized(self.agent().put(&url))
+                .header("Content-Type", "application/octet-stream")
+                .config()
+                .timeout_global(Some(left))
+                .build()
+                .send(body),
+            None => self
+                .authorized(self.agent().get(&url))
+                .config()
+                .timeout_global(Some(left))
+                .build()
+                .call(),
         };
         let mut response = answer.map_err(|err| Failure::Broken(transport(method, path, &err)))?;
         let status = response.status();
@@ -337,6 +321,14 @@ impl Remote {
             .limit(limit)
             .read_to_vec()
             .map_err(|err| Failure::Broken(transport(method, path, &err)))
+    }
+
+    /// `request` with the bearer token, when there is one.
+    fn authorized<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        match &self.token {
+            Some(token) => request.header("Authorization", format!("Bearer {token}")),
+            None => request,
+        }
     }
 
     /// The first failure of the run: one warning line, and the remote is

@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Status, StoredBy};
 
-use super::key::hex;
+use crate::config::hex;
 
 /// The layout's version: a folder of its own, so an older run-check never
 /// reads a newer layout's files.

@@ -99,7 +99,7 @@ pub(crate) fn changed_files_among(
     let wanted: Option<std::collections::HashSet<Vec<u8>>> = among.map(|files| {
         let prefix = worktree
             .strip_prefix(repo.toplevel())
-            .map(slashed)
+            .map(crate::paths::to_slashes)
             .unwrap_or_default();
         files
             .iter()
@@ -117,13 +117,13 @@ pub(crate) fn changed_files_among(
         Some(wanted) => wanted.contains(path.as_os_str().as_encoded_bytes()),
     };
     // `HEAD` is the status's own commit: no git process.
-    let files: BTreeSet<PathBuf> = if unborn(status, base) || base == "HEAD" {
-        everything(status, &keep)
-    } else {
-        let commit = resolve(repo, base)?;
-        if status.commit.as_deref() == Some(commit.as_str()) {
-            everything(status, &keep)
-        } else {
+    let commit = match unborn(status, base) || base == "HEAD" {
+        true => None,
+        false => Some(resolve(repo, base)?),
+    };
+    let mut files: BTreeSet<PathBuf> = match commit.filter(|c| status.commit.as_ref() != Some(c)) {
+        None => everything(status, &keep),
+        Some(commit) => {
             let names = repo
                 .run(&[
                     "diff",
@@ -146,13 +146,16 @@ pub(crate) fn changed_files_among(
             files
         }
     };
-    let mut files = files;
     files.extend(hidden(status).filter(|p| keep(p)).map(Path::to_path_buf));
     let mut inside: Vec<String> = files
         .into_iter()
         .map(|path| repo.toplevel().join(path))
         .filter(|path| !own.is_out(path))
-        .filter_map(|path| path.strip_prefix(worktree).ok().map(slashed))
+        .filter_map(|path| {
+            path.strip_prefix(worktree)
+                .ok()
+                .map(crate::paths::to_slashes)
+        })
         .collect();
     inside.sort();
     inside.dedup();
@@ -322,10 +325,7 @@ pub(crate) fn numstat(out: &[u8]) -> Vec<(PathBuf, Option<(u64, u64)>)> {
                 .ok()
                 .and_then(|n| n.parse::<u64>().ok())
         };
-        let lines = match (count(added), count(deleted)) {
-            (Some(added), Some(deleted)) => Some((added, deleted)),
-            _ => None,
-        };
+        let lines = count(added).zip(count(deleted));
         changed.push((crate::git::path_from_bytes(path), lines));
     }
     changed
@@ -381,10 +381,7 @@ const CHANGED_FILE: crate::bounded::Limit = crate::bounded::Limit {
 /// Lines of a text file; `None` for a binary one (a NUL byte in its first
 /// 8 KiB), one over 16 MiB or one that cannot be read.
 fn text_lines(path: &Path) -> Option<u64> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    std::fs::metadata(path).ok().filter(|meta| meta.is_file())?;
     // Bounded again as it is read: the file may have been replaced since.
     let bytes = crate::bounded::read(path, CHANGED_FILE).ok()?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
@@ -392,14 +389,6 @@ fn text_lines(path: &Path) -> Option<u64> {
     }
     let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
     Some(newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n")))
-}
-
-/// A relative path with `/` separators (invalid UTF-8 replaced).
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// `path` relative to `base` with `/` separators, or with `../` steps when
@@ -412,16 +401,11 @@ fn relative_to(path: &Path, base: &Path) -> String {
         .zip(&base_parts)
         .take_while(|(a, b)| a == b)
         .count();
-    let mut parts: Vec<String> = Vec::new();
-    parts.extend(std::iter::repeat_n(
-        "..".to_string(),
-        base_parts.len() - common,
-    ));
-    parts.extend(
-        path_parts[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
+    let up = std::iter::repeat_n("..".into(), base_parts.len() - common);
+    let down = path_parts[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy());
+    let parts: Vec<std::borrow::Cow<'_, str>> = up.chain(down).collect();
     parts.join("/")
 }
 

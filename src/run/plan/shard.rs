@@ -55,13 +55,9 @@ impl Timings {
             }
         }
         // In u128 and saturating: a hand-made file may hold any u64.
-        let mean = match known.len() as u128 {
-            0 => 0,
-            n => {
-                let sum: u128 = known.iter().map(|(ms, _, _)| u128::from(*ms)).sum();
-                u64::try_from(sum / n).unwrap_or(u64::MAX)
-            }
-        };
+        let sum: u128 = known.iter().map(|(ms, _, _)| u128::from(*ms)).sum();
+        let mean = sum.checked_div(known.len() as u128).unwrap_or(0);
+        let mean = u64::try_from(mean).unwrap_or(u64::MAX);
         // Loads of the shards holding something; every other shard is empty.
         // (N may be far above the number of checks: no array of N loads.)
         let mut loads: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
@@ -135,19 +131,14 @@ pub(super) fn select<'c>(
     selected: Vec<&'c CheckConfig>,
     sharding: Option<&Sharding>,
 ) -> (Vec<&'c CheckConfig>, Option<(Shard, Vec<String>)>) {
-    let shard = sharding.map(|sharding| {
-        let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
-        (sharding.shard, all)
-    });
-    let selected = match (sharding, &shard) {
-        (
-            Some(Sharding {
-                shard,
-                timings: Some(timings),
-            }),
-            Some((_, all)),
-        ) => {
-            let split = timings.split(all, shard.count);
+    let Some(sharding) = sharding else {
+        return (selected, None);
+    };
+    let all: Vec<String> = selected.iter().map(|c| c.name.clone()).collect();
+    let shard = sharding.shard;
+    let selected = match &sharding.timings {
+        Some(timings) => {
+            let split = timings.split(&all, shard.count);
             selected
                 .into_iter()
                 .zip(split)
@@ -155,11 +146,10 @@ pub(super) fn select<'c>(
                 .map(|(c, _)| c)
                 .collect()
         }
-        (Some(Sharding { shard, .. }), _) => selected
+        None => selected
             .into_iter()
             .filter(|c| shard.contains(&c.name))
             .collect(),
-        (None, _) => selected,
     };
-    (selected, shard)
+    (selected, Some((shard, all)))
 }

@@ -36,14 +36,6 @@ pub(crate) struct Spec<'a> {
     pub(crate) leave_running: bool,
 }
 
-impl Spec<'_> {
-    /// The cookie value its processes inherit.
-    pub(crate) fn cookie(&self) -> Option<String> {
-        self.contain
-            .map(|(containment, index)| containment.cookie(index))
-    }
-}
-
 /// A started process and the write ends of its output pipes, when
 /// run-check keeps them open until it sees the exit.
 #[derive(Debug)]
@@ -76,7 +68,9 @@ pub(crate) fn spawn(
     stdout: PipeWriter,
     stderr: PipeWriter,
 ) -> io::Result<Started> {
-    let cookie = start.cookie();
+    let cookie = start
+        .contain
+        .map(|(containment, index)| containment.cookie(index));
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsFd;

@@ -152,10 +152,7 @@ pub(crate) fn run_plan(
     cancel: &Cancel,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Vec<CheckResult> {
-    let n = plan.checks.len();
-    let mut results: Vec<Option<CheckResult>> = (0..n).map(|_| None).collect();
-    let mut started = vec![false; n];
-    let mut stop_reason: Option<&'static str> = None;
+    let mut schedule = Schedule::new(plan);
     let (tx, rx) = mpsc::channel::<Message>();
     let mut tokens = match plan.jobs {
         1 => None,
@@ -172,107 +169,47 @@ pub(crate) fn run_plan(
     std::thread::scope(|scope| {
         let job_tx = job_tx;
         let mut workers = 0usize;
-        let mut running = 0usize;
-        // Checks before this one have all started: the launch scan starts
-        // here (200 checks in a row would otherwise scan 20,000 entries).
-        let mut first = 0usize;
+        let mut start = |i: usize, running: usize, on_event: &mut dyn FnMut(Event<'_>)| {
+            if plan.jobs == 1 {
+                // Nothing to overlap: a hand-off to a worker would only
+                // cost two thread wake-ups.
+                let run = run_check(i, (plan, base), cancel, contain, &mut |a, n| {
+                    on_event(Event::Retrying(&plan.checks[i], a, n));
+                });
+                let _ = tx.send(Message::Done(i, run));
+                return;
+            }
+            // A worker per running check at most, started when every
+            // worker is busy, reused after.
+            if workers < running {
+                workers += 1;
+                let (tx, jobs) = (tx.clone(), &jobs);
+                scope.spawn(move || work((plan, base), cancel, contain, jobs, &tx));
+            }
+            let _ = job_tx.send(i);
+        };
         loop {
-            if stop_reason.is_none() && cancel.is_cancelled() {
-                stop_reason = Some(INTERRUPTED);
+            if schedule.stop_reason.is_none() && cancel.is_cancelled() {
+                schedule.stop_reason = Some(INTERRUPTED);
             }
-            // Ready checks waiting for a token of the jobs pool.
-            let mut waiting = 0usize;
-            if stop_reason.is_none() {
-                // Launch ready checks in file order while slots are free.
-                while first < n && started[first] {
-                    first += 1;
-                }
-                for i in first..n {
-                    if started[i] {
-                        continue;
-                    }
-                    let check = &plan.checks[i];
-                    if let Some(result) = failed_need(check, plan, &results) {
-                        started[i] = true;
-                        on_event(Event::Finished(check, &result));
-                        results[i] = Some(result);
-                        continue;
-                    }
-                    if check.needs.iter().any(|&d| results[d].is_none()) {
-                        continue;
-                    }
-                    if running >= plan.jobs {
-                        break;
-                    }
-                    if let Some(tokens) = &mut tokens
-                        && (waiting > 0 || !tokens.allow(running))
-                    {
-                        // Counted, so that as many tokens are asked for.
-                        waiting += 1;
-                        continue;
-                    }
-                    started[i] = true;
-                    match immediate_result(check) {
-                        Some(result) => {
-                            on_event(Event::Finished(check, &result));
-                            if plan.fail_fast && result.status.is_failure() {
-                                stop_reason = Some(FAIL_FAST);
-                            }
-                            results[i] = Some(result);
-                            if stop_reason.is_some() {
-                                break;
-                            }
-                        }
-                        None => {
-                            on_event(Event::Started(check));
-                            running += 1;
-                            if plan.jobs == 1 {
-                                // Nothing to overlap: a hand-off to a worker
-                                // would only cost two thread wake-ups.
-                                let run =
-                                    run_check(i, (plan, base), cancel, contain, &mut |a, n| {
-                                        on_event(Event::Retrying(check, a, n));
-                                    });
-                                let _ = tx.send(Message::Done(i, run));
-                            } else {
-                                // A worker per running check at most, started
-                                // when every worker is busy, reused after.
-                                if workers < running {
-                                    workers += 1;
-                                    let (tx, jobs) = (tx.clone(), &jobs);
-                                    scope.spawn(move || {
-                                        work((plan, base), cancel, contain, jobs, &tx)
-                                    });
-                                }
-                                let _ = job_tx.send(i);
-                            }
-                        }
-                    }
-                }
-            }
+            let waiting = schedule.launch(tokens.as_mut(), on_event, &mut start);
             if let Some(tokens) = &mut tokens {
-                tokens.keep(running);
-                tokens.ask(waiting.min(plan.jobs.saturating_sub(running)));
+                tokens.keep(schedule.running);
+                tokens.ask(waiting.min(plan.jobs.saturating_sub(schedule.running)));
             }
-            if running == 0 {
+            if schedule.running == 0 {
                 // Nothing runs and nothing more can be launched (or we stopped):
                 // needs are acyclic, so a pending check would have been ready.
-                let blocked = (0..n).any(|i| !started[i]);
-                if stop_reason.is_some() || !blocked {
+                if schedule.stop_reason.is_some() || schedule.started.iter().all(|&s| s) {
                     break;
                 }
                 continue;
             }
             let Ok(message) = rx.recv() else { break };
-            let Some((i, result)) = ended(message, plan, tokens.as_mut(), on_event) else {
-                continue;
-            };
-            running -= 1;
-            on_event(Event::Finished(&plan.checks[i], &result));
-            if plan.fail_fast && result.status.is_failure() && stop_reason.is_none() {
-                stop_reason = Some(FAIL_FAST);
+            if let Some((i, result)) = ended(message, plan, tokens.as_mut(), on_event) {
+                schedule.running -= 1;
+                schedule.record(i, result, on_event);
             }
-            results[i] = Some(result);
         }
     });
     // Pending requests are abandoned and held tokens go back to the pool.
@@ -280,7 +217,110 @@ pub(crate) fn run_plan(
 
     // Whatever any check left is gone now (but what `leave_running` kept),
     // before the last snapshot is taken.
-    completed(plan, results, contain.finish(), stop_reason, on_event)
+    completed(
+        plan,
+        schedule.results,
+        contain.finish(),
+        schedule.stop_reason,
+        on_event,
+    )
+}
+
+/// Hands check `i` to a worker (or runs it), `running` checks running.
+type Start<'s> = &'s mut dyn FnMut(usize, usize, &mut dyn FnMut(Event<'_>));
+
+/// The scheduler's state: which checks started, which ended and how, how
+/// many run, and why launching stopped.
+struct Schedule<'p, 'a> {
+    plan: &'p Plan<'a>,
+    results: Vec<Option<CheckResult>>,
+    started: Vec<bool>,
+    /// Checks before this one have all started: the launch scan starts
+    /// here (200 checks in a row would otherwise scan 20,000 entries).
+    first: usize,
+    running: usize,
+    stop_reason: Option<&'static str>,
+}
+
+impl<'p, 'a> Schedule<'p, 'a> {
+    fn new(plan: &'p Plan<'a>) -> Self {
+        let n = plan.checks.len();
+        Schedule {
+            plan,
+            results: (0..n).map(|_| None).collect(),
+            started: vec![false; n],
+            first: 0,
+            running: 0,
+            stop_reason: None,
+        }
+    }
+
+    /// Launches ready checks in file order while slots (and tokens of the
+    /// jobs pool) are free, unless stopped: a check whose need failed is
+    /// skipped, one with a result before it starts gets it, any other goes
+    /// to `start`. Returns how many ready checks wait for a token.
+    fn launch(
+        &mut self,
+        mut tokens: Option<&mut Tokens>,
+        on_event: &mut dyn FnMut(Event<'_>),
+        start: Start<'_>,
+    ) -> usize {
+        let (plan, n) = (self.plan, self.started.len());
+        let mut waiting = 0usize;
+        if self.stop_reason.is_some() {
+            return waiting;
+        }
+        while self.first < n && self.started[self.first] {
+            self.first += 1;
+        }
+        for i in self.first..n {
+            if self.started[i] {
+                continue;
+            }
+            let check = &plan.checks[i];
+            if let Some(result) = failed_need(check, plan, &self.results) {
+                self.started[i] = true;
+                on_event(Event::Finished(check, &result));
+                self.results[i] = Some(result);
+                continue;
+            }
+            if check.needs.iter().any(|&d| self.results[d].is_none()) {
+                continue;
+            }
+            if self.running >= plan.jobs {
+                break;
+            }
+            if let Some(tokens) = &mut tokens
+                && (waiting > 0 || !tokens.allow(self.running))
+            {
+                // Counted, so that as many tokens are asked for.
+                waiting += 1;
+                continue;
+            }
+            self.started[i] = true;
+            if let Some(result) = immediate_result(check) {
+                self.record(i, result, on_event);
+                if self.stop_reason.is_some() {
+                    break;
+                }
+                continue;
+            }
+            on_event(Event::Started(check));
+            self.running += 1;
+            start(i, self.running, on_event);
+        }
+        waiting
+    }
+
+    /// Check `i` ended with `result`: reported, and in fast mode a failure
+    /// stops further launches.
+    fn record(&mut self, i: usize, result: CheckResult, on_event: &mut dyn FnMut(Event<'_>)) {
+        on_event(Event::Finished(&self.plan.checks[i], &result));
+        if self.plan.fail_fast && result.status.is_failure() && self.stop_reason.is_none() {
+            self.stop_reason = Some(FAIL_FAST);
+        }
+        self.results[i] = Some(result);
+    }
 }
 
 /// The check that `message` says ended, and its result; a retry is
@@ -312,12 +352,10 @@ fn failed_need(
     plan: &Plan<'_>,
     results: &[Option<CheckResult>],
 ) -> Option<CheckResult> {
-    let &d = check.needs.iter().find(|&&d| {
-        results[d]
-            .as_ref()
-            .is_some_and(|r| !r.lets_dependants_run())
+    let (d, need) = check.needs.iter().find_map(|&d| {
+        let need = results[d].as_ref()?;
+        (!need.lets_dependants_run()).then_some((d, need.status))
     })?;
-    let need = &results[d].as_ref().expect("finished").status;
     let reason = format!(
         "needs `{}`, which ended `{}`",
         plan.checks[d].name(),
@@ -487,10 +525,7 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
             ..CheckResult::skipped("")
         });
     }
-    match (&check.config.kind, &check.program) {
-        (CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
-        _ => None,
-    }
+    missing_program(check)
 }
 
 /// The error of a check whose program was not found and that fast mode's
@@ -544,8 +579,8 @@ pub(crate) fn collect_diagnostics(
     // Scan findings are worktree-relative already; tool output is relative
     // to the directory the tool ran in.
     let base = match check.config.kind {
-        crate::config::CheckKind::Scan(_) => worktree,
-        crate::config::CheckKind::Run(_) => check.cwd.as_path(),
+        CheckKind::Scan(_) => worktree,
+        CheckKind::Run(_) => check.cwd.as_path(),
     };
     let mut kept = 0;
     for f in found {
@@ -705,10 +740,9 @@ fn run_process(
         contain: Some(contain),
         leave_running: check.config.leave_running,
     };
-    let collectors = [
-        Collector::new(check.config).map(|c| c.within(cwd, &plan.worktree)),
-        Collector::new(check.config).map(|c| c.within(cwd, &plan.worktree)),
-    ];
+    let collectors = std::array::from_fn(|_| {
+        Collector::new(check.config).map(|c| c.within(cwd, &plan.worktree))
+    });
     let outcome = process::run(&spec, collectors, cancel);
     let parsed = [outcome.stdout_parsed, outcome.stderr_parsed]
         .into_iter()
@@ -721,23 +755,15 @@ fn run_process(
     };
     let mut result = CheckResult {
         status: Status::Error,
-        exit_code: None,
+        skip_reason: None,
         duration: outcome.duration,
-        timed_out: false,
         stdout: Some(outcome.stdout),
         stderr: Some(outcome.stderr),
-        skip_reason: None,
-        error: None,
         spawned: true,
         parsed,
         artifacts,
-        benign_skip: false,
         leaked: outcome.leaked,
-        started: None,
-        baseline_suppressed: 0,
-        flaky: false,
-        attempt_log: Vec::new(),
-        cached: None,
+        ..CheckResult::skipped("")
     };
     match outcome.end {
         End::Exited(code) => {

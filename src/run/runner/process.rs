@@ -88,6 +88,18 @@ struct Capture {
 }
 
 impl Capture {
+    fn new(limit: usize, collector: Option<Collector>) -> Capture {
+        Capture {
+            excerpt: Excerpt::new(limit),
+            collector,
+        }
+    }
+
+    fn finish(mut self) -> (Excerpt, Option<Parsed>) {
+        let parsed = self.collector.take().map(Collector::finish);
+        (self.excerpt, parsed)
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         self.excerpt.push(bytes);
         if let Some(collector) = &mut self.collector {
@@ -156,11 +168,7 @@ pub(crate) fn run(
         leave_running: spec.leave_running,
         leaked: Vec::new(),
     };
-    let [out_collector, err_collector] = collectors;
-    let captures = [
-        Capture::new(limit, out_collector),
-        Capture::new(limit, err_collector),
-    ];
+    let captures = collectors.map(|collector| Capture::new(limit, collector));
     let (waited, captures) = collect(
         &mut supervisor,
         [out_read, err_read],
@@ -174,9 +182,7 @@ pub(crate) fn run(
     supervisor.clear_tree();
     let stopped = supervisor.stopped.take();
     let leaked = std::mem::take(&mut supervisor.leaked);
-    let [stdout, stderr] = captures;
-    let (stdout, stdout_parsed) = stdout.finish();
-    let (stderr, stderr_parsed) = stderr.finish();
+    let [(stdout, stdout_parsed), (stderr, stderr_parsed)] = captures.map(Capture::finish);
 
     let end = match (waited, stopped) {
         (_, Some((why, _))) => why,
@@ -302,20 +308,6 @@ impl Supervisor<'_> {
             }
             self.enforce(cancel);
         }
-    }
-}
-
-impl Capture {
-    fn new(limit: usize, collector: Option<Collector>) -> Capture {
-        Capture {
-            excerpt: Excerpt::new(limit),
-            collector,
-        }
-    }
-
-    fn finish(mut self) -> (Excerpt, Option<Parsed>) {
-        let parsed = self.collector.take().map(Collector::finish);
-        (self.excerpt, parsed)
     }
 }
 
@@ -458,10 +450,7 @@ fn collect(
     // A drain thread still running keeps appending to its excerpt; take what
     // is there now.
     let take = |shared: &Arc<Mutex<Capture>>| {
-        let mut capture = match shared.lock() {
-            Ok(capture) => capture,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut capture = shared.lock().unwrap_or_else(|p| p.into_inner());
         Capture {
             excerpt: capture.excerpt.clone(),
             collector: capture.collector.take(),

@@ -173,13 +173,7 @@ fn join_command(bytes: &[u8]) -> String {
             c => c,
         })
         .collect();
-    if text.len() > COMMAND_BYTES {
-        let mut cut = COMMAND_BYTES;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-    }
+    text.truncate(text.floor_char_boundary(COMMAND_BYTES));
     text
 }
 
@@ -210,8 +204,7 @@ pub(crate) fn tree(pid: u32) -> Vec<u32> {
     let mut found = vec![pid];
     let mut next = 0;
     while next < found.len() && found.len() < MAX_LISTED {
-        let children = children(&found[next].to_string());
-        found.extend(children);
+        found.extend(children(&found[next].to_string()));
         next += 1;
     }
     found.truncate(MAX_LISTED);

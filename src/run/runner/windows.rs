@@ -13,10 +13,10 @@ use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
 };
 use windows_sys::Win32::System::JobObjects::{
-    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectBasicProcessIdList,
-    JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
-    TerminateJobObject,
+    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT,
+    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+    JobObjectBasicProcessIdList, JobObjectExtendedLimitInformation, QueryInformationJobObject,
+    SetInformationJobObject, TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
     CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_NAME_WIN32,
@@ -104,19 +104,7 @@ impl Tree {
             return Err(io::Error::last_os_error());
         }
         let tree = Tree { job };
-        // SAFETY: zeroed is a valid JOBOBJECT_EXTENDED_LIMIT_INFORMATION.
-        let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
-        info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-        // SAFETY: `info` is a live struct of the size passed.
-        let ok = unsafe {
-            SetInformationJobObject(
-                job,
-                JobObjectExtendedLimitInformation,
-                (&raw const info).cast(),
-                std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
-            )
-        };
-        if ok == 0 {
+        if !tree.limit(JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE) {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: OpenProcess has no memory-safety preconditions.
@@ -180,10 +168,16 @@ impl Tree {
     /// Lets the job's processes outlive it (`leave_running`): closing the
     /// job no longer kills them.
     pub(crate) fn keep(&self) {
-        // SAFETY: zeroed is a valid JOBOBJECT_EXTENDED_LIMIT_INFORMATION (no limit).
-        let info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
-        // SAFETY: `info` is a live struct of the size passed.
-        unsafe {
+        self.limit(0);
+    }
+
+    /// Sets the job's limit flags (all others off); says whether it did.
+    fn limit(&self, flags: JOB_OBJECT_LIMIT) -> bool {
+        // SAFETY: zeroed is a valid JOBOBJECT_EXTENDED_LIMIT_INFORMATION.
+        let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+        info.BasicLimitInformation.LimitFlags = flags;
+        // SAFETY: `info` is a live struct of the size passed; the job is ours.
+        let ok = unsafe {
             SetInformationJobObject(
                 self.job,
                 JobObjectExtendedLimitInformation,
@@ -191,6 +185,7 @@ impl Tree {
                 std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
             )
         };
+        ok != 0
     }
 }
 

@@ -66,13 +66,7 @@ pub(crate) fn bad_base(path: &Path, base: &str) -> Error {
 /// `files_involved` does not name.
 pub(crate) fn gate_violations(task: &Task, gate: &crate::run::gate::Gate) -> Vec<Violation> {
     let base = gate.base.as_deref().unwrap_or("HEAD");
-    let files: Vec<&str> = task
-        .document
-        .files_involved
-        .iter()
-        .map(String::as_str)
-        .collect();
-    crate::run::gate::undeclared(gate, &files)
+    crate::run::gate::undeclared(gate, &task.document.files_involved)
         .into_iter()
         .map(|file| Violation {
             field: "files_involved".into(),
