@@ -3,9 +3,11 @@
 //! pipeline (`run/`), the pipeline never imports what renders, aggregates or
 //! wires it, the base modules import none of the folders above them, no two
 //! modules import each other through a circle (between src/'s top-level
-//! modules, between the modules of run/, and between the runner's files), and the document crate imports
-//! nothing of the binary. Reads the sources; unit tests (`#[cfg(test)] mod
-//! tests`, tests.rs files) are left out.
+//! modules, between the modules of run/, and between the runner's files), and
+//! the document crate imports nothing of the binary. And the code reads in
+//! pieces: no function over 100 lines, no inline test module over 150. Reads
+//! the sources; unit tests (`#[cfg(test)] mod tests`, tests.rs files) are
+//! left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -437,4 +439,149 @@ fn no_circle_between_the_runner_s_files() {
         "import circles:\n{}",
         circles.join("\n")
     );
+}
+
+/// `text` with comments and the insides of string and char literals blanked
+/// (newlines kept), so that the braces left are the code's.
+fn blanked(text: &str) -> String {
+    let b = text.as_bytes();
+    let find = |from: usize, what: &[u8]| {
+        (b[from.min(b.len())..].windows(what.len()))
+            .position(|w| w == what)
+            .map_or(b.len(), |at| from + at + what.len())
+    };
+    let ident = |i: usize| i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &b[i..];
+        let raw = b[i] == b'r' && (!ident(i) || (b[i - 1] == b'b' && !ident(i - 1)));
+        let hashes = rest.iter().skip(1).take_while(|c| **c == b'#').count();
+        let end = if rest.starts_with(b"//") {
+            find(i, b"\n") - 1
+        } else if rest.starts_with(b"/*") {
+            find(i + 2, b"*/")
+        } else if raw && rest.get(1 + hashes) == Some(&b'"') {
+            let close = [&b"\""[..], &b"#".repeat(hashes)].concat();
+            find(i + 2 + hashes, &close)
+        } else if b[i] == b'"' {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if b[i] == b'\'' && (rest.get(1) == Some(&b'\\') || rest.get(2) == Some(&b'\'')) {
+            find(i + 2, b"'")
+        } else {
+            i + 1
+        };
+        let end = end.clamp(i + 1, b.len());
+        if end == i + 1 {
+            out.push(b[i]);
+        } else {
+            out.extend(
+                b[i..end]
+                    .iter()
+                    .map(|c| if *c == b'\n' { b'\n' } else { b' ' }),
+            );
+        }
+        i = end;
+    }
+    String::from_utf8(out).expect("blanking keeps UTF-8")
+}
+
+/// The line (0-based) where the item starting at `start` ends: its matching
+/// brace, or its `;` when it opens none.
+fn item_end(lines: &[&str], start: usize) -> usize {
+    // A `;` inside brackets (`[u8; 4]` in a signature) ends nothing.
+    let (mut depth, mut nested) = (0i64, 0i64);
+    for (n, line) in lines.iter().enumerate().skip(start) {
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                '(' | '[' => nested += 1,
+                ')' | ']' => nested -= 1,
+                ';' if depth == 0 && nested == 0 => return n,
+                _ => continue,
+            }
+            if depth == 0 && c == '}' {
+                return n;
+            }
+        }
+    }
+    lines.len() - 1
+}
+
+/// A line that starts a function: `fn`, after any of `pub(...)`, `const`,
+/// `async`, `unsafe`, `extern "C"`.
+fn starts_fn(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words
+        .find(|w| {
+            !(w.starts_with("pub")
+                || ["const", "async", "unsafe", "extern", "\"", "\"\""].contains(w))
+        })
+        .is_some_and(|w| w == "fn")
+}
+
+#[test]
+fn no_function_over_100_lines_and_no_inline_test_module_over_150() {
+    let root = repo_root();
+    let (mut long, mut functions) = (Vec::new(), 0);
+    for file in sources(&root.join("src")) {
+        let text = blanked(&fs::read_to_string(&file).unwrap());
+        let lines: Vec<&str> = text.lines().collect();
+        let code = code_lines(&file);
+        let rel = file.strip_prefix(&root).unwrap().display();
+        let mut n = 0;
+        while n < lines.len() {
+            let line = lines[n].trim();
+            let test_module = line == "#[cfg(test)]"
+                && lines
+                    .get(n + 1)
+                    .is_some_and(|l| l.trim_end().ends_with('{') && starts_mod(l));
+            if test_module {
+                let end = item_end(&lines, n + 1);
+                if end - n > 150 {
+                    long.push(format!(
+                        "{rel}:{}: an inline test module of {} lines",
+                        n + 1,
+                        end - n
+                    ));
+                }
+                n = end + 1;
+            } else if starts_fn(line) && code.iter().any(|(c, _)| *c == n + 1) {
+                let end = item_end(&lines, n);
+                functions += 1;
+                if end + 1 - n > 100 {
+                    long.push(format!(
+                        "{rel}:{}: a function of {} lines",
+                        n + 1,
+                        end + 1 - n
+                    ));
+                }
+                n = end + 1;
+            } else {
+                n += 1;
+            }
+        }
+    }
+    assert!(
+        functions > 1000,
+        "only {functions} functions read: is the reader blind?"
+    );
+    assert!(
+        long.is_empty(),
+        "split these along their ideas:\n{}",
+        long.join("\n")
+    );
+}
+
+/// `mod NAME {`, after any `pub(...)`.
+fn starts_mod(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words
+        .find(|w| !w.starts_with("pub"))
+        .is_some_and(|w| w == "mod")
 }
