@@ -45,7 +45,9 @@ TOOLS=$ROOT/.tools
 say() { printf 'package: %s\n' "$*" >&2; }
 cannot() { say "cannot build: $*"; exit 2; }
 
-VERSION=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+# The first `version = "..."` line is the package's; sed quits there (no
+# pipe into head, whose early exit would be sed's SIGPIPE under pipefail).
+VERSION=$(sed -n '/^version *= *"/{s/^version *= *"\(.*\)"/\1/p;q}' Cargo.toml)
 [ -n "$VERSION" ] || cannot "no version in Cargo.toml"
 
 SETUP_ONLY=0

@@ -241,7 +241,7 @@ say "cases run in $TMP"
 new_case version
 run_exe --version
 expect "exit code" 0 "$RC"
-VERSION=$(sed -n 's/^version *= *"\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -n 1)
+VERSION=$(sed -n '/^version *= *"/{s/^version *= *"\(.*\)"/\1/p;q}' "$ROOT/Cargo.toml")
 expect "stdout" "run-check $VERSION" "$(tr -d '\r' <"$OUT")"
 end_case "--version exits 0 and prints run-check $VERSION"
 
