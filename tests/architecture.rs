@@ -348,23 +348,24 @@ fn circle(edges: &Edges) -> Option<Vec<(String, String)>> {
     None
 }
 
-#[test]
-fn no_circle_between_the_top_level_modules() {
-    let src = repo_root().join("src");
+/// Each source file under `dir` with the module directly under `dir` it
+/// belongs to (`a.rs` and `a/...` are `a`), but for the `skip`ped ones.
+fn modules_of(dir: &Path, skip: &[&str]) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for file in sources(&src) {
-        let rel = file.strip_prefix(&src).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let node = first.trim_end_matches(".rs").to_string();
-        if node != "lib" && node != "main" {
+    for file in sources(dir) {
+        let rel = file.strip_prefix(dir).unwrap();
+        let first = rel.components().next().unwrap().as_os_str();
+        let node = first.to_string_lossy().trim_end_matches(".rs").to_string();
+        if !skip.contains(&node.as_str()) {
             files.push((node, file));
         }
     }
+    files
+}
+
+#[test]
+fn no_circle_between_the_top_level_modules() {
+    let files = modules_of(&repo_root().join("src"), &["lib", "main"]);
     let edges = edges(&files, &["crate::"], &BTreeMap::new());
     assert!(edges.len() > 20, "the imports were not read: {edges:?}");
     let circles = circles(&edges);
@@ -378,15 +379,7 @@ fn no_circle_between_the_top_level_modules() {
 #[test]
 fn no_circle_between_the_modules_of_run() {
     let run = repo_root().join("src/run");
-    let mut files = Vec::new();
-    for file in sources(&run) {
-        let rel = file.strip_prefix(&run).unwrap();
-        let first = rel.components().next().unwrap().as_os_str();
-        let node = first.to_string_lossy().trim_end_matches(".rs").to_string();
-        if node != "mod.rs" && node != "mod" {
-            files.push((node, file));
-        }
-    }
+    let files = modules_of(&run, &["mod"]);
     // `super::` names a sibling in run/'s own files and its folders' mod.rs.
     let children: Vec<(String, PathBuf)> = files
         .iter()
