@@ -207,8 +207,7 @@ pub(crate) fn run_plan(
             }
             let Ok(message) = rx.recv() else { break };
             if let Some((i, result)) = ended(message, plan, tokens.as_mut(), on_event) {
-                schedule.running -= 1;
-                schedule.record(i, result, on_event);
+                schedule.finished(i, result, on_event);
             }
         }
     });
@@ -310,6 +309,12 @@ impl<'p, 'a> Schedule<'p, 'a> {
             start(i, self.running, on_event);
         }
         waiting
+    }
+
+    /// Started check `i` ended with `result`: one fewer runs.
+    fn finished(&mut self, i: usize, result: CheckResult, on_event: &mut dyn FnMut(Event<'_>)) {
+        self.running -= 1;
+        self.record(i, result, on_event);
     }
 
     /// Check `i` ended with `result`: reported, and in fast mode a failure
