@@ -675,8 +675,10 @@ fn install_writes_each_agents_documented_configuration() {
 /// message it has a fix for (one per round) and stops again; given only
 /// exit codes (blocked or not) it has nothing to act on. It prints the
 /// rounds, the repairs, the feedback sizes and whether the gate passed.
-const SCRIPTED_AGENT: &str = r##"import json, re, subprocess, sys
+/// An optional fifth argument is its first attempt's `app.py`.
+pub(crate) const SCRIPTED_AGENT: &str = r##"import json, re, subprocess, sys
 mode, repo, exe, fixture = sys.argv[1:5]
+first = sys.argv[5] if len(sys.argv) > 5 else "x = 0\na = 1  # BUG\ny = 0\n\tb = 2\nz = 0\nc = 3   \n"
 FIXES = {
     "found a BUG marker": lambda line: line.replace("  # BUG", ""),
     "tab character": lambda line: line.replace("\t", "    "),
@@ -692,9 +694,9 @@ def hook(event, active):
     return json.loads(out.stdout)
 hook("SessionStart", False)
 with open(repo + "/app.py", "w") as f:
-    f.write("x = 0\na = 1  # BUG\ny = 0\n\tb = 2\nz = 0\nc = 3   \n")
+    f.write(first)
 stops, repairs, sizes, active, released = 0, 0, [], False, None
-while stops < 10:
+while stops < 20:
     reply = hook("Stop", active)
     stops += 1
     if reply.get("decision") != "block":
@@ -721,17 +723,17 @@ print(json.dumps({"stops": stops, "repairs": repairs, "sizes": sizes,
                   "passed": gate == 0, "released": released}))
 "##;
 
-const LOOP_LINT: &str = r##"import sys
+pub(crate) const LOOP_LINT: &str = r##"import sys
 kind = sys.argv[1]
 bad = 0
 for n, line in enumerate(open("app.py"), 1):
-    if kind == "markers" and "# BUG" in line:
+    if kind in ("markers", "all") and "# BUG" in line:
         print(f"app.py:{n}: E1 found a BUG marker")
         bad = 1
-    if kind == "tabs" and "\t" in line:
+    if kind in ("tabs", "all") and "\t" in line:
         print(f"app.py:{n}: E101 tab character")
         bad = 1
-    if kind == "spaces" and line.rstrip("\n") != line.rstrip():
+    if kind in ("spaces", "all") and line.rstrip("\n") != line.rstrip():
         print(f"app.py:{n}: E291 trailing whitespace")
         bad = 1
 sys.exit(bad)

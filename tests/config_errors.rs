@@ -1080,3 +1080,15 @@ fn result_cache_keys_are_checked() {
         ),
     );
 }
+
+#[test]
+fn max_blocks_above_the_agents_own_cap() {
+    rejects(
+        with_marker("\n[agent]\nmax_blocks = 9\n"),
+        Line::Is(
+            "error: checks.toml:9:14: agent.max_blocks: must be between 0 and 8: Claude Code and \
+             GitHub Copilot end a turn after 8 consecutive blocks themselves, so a larger bound \
+             is never reached",
+        ),
+    );
+}

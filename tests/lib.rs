@@ -4,10 +4,14 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// The agent's feedback: separators, bidi and zero-width characters shown as escapes.
+mod agent_feedback;
 /// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.
 mod agent_hooks;
 /// A real agent loop: three candidates, three rounds of `candidates`.
 mod agent_loop;
+/// Progress is not a stall: one fix per stop against one failing check.
+mod agent_progress;
 /// The import rules of ARCHITECTURE.md's map.
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.

@@ -235,6 +235,9 @@ impl AgentConfig {
     /// The smallest `max_chars`: the verdict, the next step and the
     /// evidence's path still fit.
     pub(crate) const MIN_CHARS: usize = 300;
+    /// The largest `max_blocks`: Claude Code and GitHub Copilot end a turn
+    /// after 8 consecutive blocks.
+    pub(crate) const MAX_BLOCKS_LIMIT: u32 = 8;
 }
 
 impl Default for AgentConfig {

@@ -74,8 +74,9 @@ pub(super) struct RawAgent {
     pub(super) max_chars: Option<Spanned<i64>>,
     /// Consecutive blocked stops of one session before the hook lets the
     /// agent stop and tells the user; 0: the hook never blocks (it only
-    /// reports).
-    #[schemars(with = "Option<u64>", range(min = 0, max = 1000))]
+    /// reports). At most 8: Claude Code and GitHub Copilot end a turn after
+    /// 8 consecutive blocks themselves.
+    #[schemars(with = "Option<u64>", range(min = 0, max = 8))]
     #[schemars(extend("default" = 5))]
     pub(super) max_blocks: Option<Spanned<i64>>,
     /// Block only for failures the session did not start with (the gate's

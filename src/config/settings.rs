@@ -73,7 +73,23 @@ impl Validator<'_> {
             AgentConfig::MIN_CHARS as i64,
             AgentConfig::MAX_CHARS_LIMIT as i64,
         )?;
-        let max_blocks = bounded(&raw.max_blocks, "agent.max_blocks", 0, 1000)?;
+        // Claude Code and Copilot end a turn themselves after 8 consecutive
+        // blocks: a larger bound would never be reached, and the agent,
+        // not run-check, would decide when the user is told.
+        let max_blocks = match &raw.max_blocks {
+            Some(v) if *v.get_ref() > i64::from(AgentConfig::MAX_BLOCKS_LIMIT) => {
+                return Err(self.err(
+                    v.span(),
+                    "agent.max_blocks",
+                    format!(
+                        "must be between 0 and {}: Claude Code and GitHub Copilot end a turn \
+                         after 8 consecutive blocks themselves, so a larger bound is never reached",
+                        AgentConfig::MAX_BLOCKS_LIMIT
+                    ),
+                ));
+            }
+            _ => bounded(&raw.max_blocks, "agent.max_blocks", 0, 8)?,
+        };
         Ok(AgentConfig {
             mode: raw.mode.unwrap_or(defaults.mode),
             max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),

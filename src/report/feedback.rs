@@ -302,9 +302,14 @@ fn output_tail(check: &CheckRecord) -> Vec<&str> {
 }
 
 /// `text` on one line with no control character and at most `max`
-/// characters (an ellipsis marks a cut).
+/// characters (an ellipsis marks a cut). Line and paragraph separators,
+/// bidirectional controls and zero-width characters are shown as escapes
+/// (`\u{2028}`) first: a model or a terminal may start a line at a
+/// separator or reorder text at a bidi control, so a check's output could
+/// otherwise show a `next:` or `evidence:` line of its own, or hide text.
 pub(crate) fn clean(text: &str, max: usize) -> String {
-    let shown = crate::sanitize::for_display(text);
+    let escaped = escape_invisible(text);
+    let shown = crate::sanitize::for_display(&escaped);
     let mut out = String::with_capacity(shown.len().min(max * 4));
     let mut count = 0;
     let mut chars = shown.chars().peekable();
@@ -318,6 +323,32 @@ pub(crate) fn clean(text: &str, max: usize) -> String {
         count += 1;
     }
     out
+}
+
+/// `text` with each character that can move or hide text on screen
+/// written as `\u{XXXX}`: NEL (U+0085), the line and paragraph separators
+/// (U+2028, U+2029), the bidirectional controls (U+061C, U+200E, U+200F,
+/// U+202A..U+202E, U+2066..U+2069) and the zero-width and invisible
+/// characters (U+200B..U+200D, U+2060..U+2064, U+FEFF, U+180E).
+pub(crate) fn escape_invisible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        matches!(c,
+            '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{61c}' | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}'
+            | '\u{feff}' | '\u{180e}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The headline, as many body lines as fit, the cut line when some did

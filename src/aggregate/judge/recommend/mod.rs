@@ -9,6 +9,16 @@
 //! errored) is left out of trend and every stall rule, and a round that
 //! is null itself detects no stall.
 //! Improvements are rounded to two decimals before they are compared.
+//!
+//! Progress is counted by problems too: a round whose issues are a strict
+//! subset of the round before's (by fingerprint: one or more resolved, none
+//! new) made progress whatever the scores, so it is never `STALLED_SCORE`
+//! or `STALLED_OSCILLATING`, and those two rules only look at the rounds
+//! from the last such round on. A failing check scores 0 until it passes,
+//! so without this an agent fixing one of three problems per round would be
+//! called stalled while the problems go 3, 2, 1.
+
+use std::collections::BTreeSet;
 
 use super::history::PastRound;
 use super::verdict::{
@@ -48,6 +58,15 @@ pub(crate) fn assess(
 ) -> (Recommendation, Progress) {
     let scored: Vec<f64> = earlier.iter().filter_map(|r| r.overall).collect();
     let previous_score = scored.last().copied();
+    let progressed = earlier
+        .last()
+        .and_then(|r| r.fingerprints.as_ref())
+        .is_some_and(|before| fewer_problems(&fingerprints(current.issues), &before.all));
+    // The score rules count from the last round that made progress on.
+    let since_progress: Vec<f64> = earlier[last_progress(earlier)..]
+        .iter()
+        .filter_map(|r| r.overall)
+        .collect();
     let improvement = match (current.overall, previous_score) {
         (Some(now), Some(before)) => Some(round2(now - before)),
         _ => None,
@@ -68,10 +87,11 @@ pub(crate) fn assess(
         Some(_) => regressions(current.scores, scored_rounds.last()),
         None => Vec::new(),
     };
-    let oscillating = oscillating(&scored, current.overall);
+    let oscillating = !progressed && oscillating(&since_progress, current.overall);
     let critical = current.overall.is_some() && critical_stalled(current.issues, &scored_rounds);
     let stall = [
-        score_stalled(&scored, current.overall, t).then_some(StallType::StalledScore),
+        (!progressed && score_stalled(&since_progress, current.overall, t))
+            .then_some(StallType::StalledScore),
         critical.then_some(StallType::StalledCritical),
         oscillating.then_some(StallType::StalledOscillating),
         (!regressions.is_empty()).then_some(StallType::StalledRegression),
@@ -111,6 +131,31 @@ pub(crate) fn assess(
         failed_dimensions: current.failed_dimensions.to_vec(),
     };
     (recommendation, progress)
+}
+
+/// This round's fingerprints.
+fn fingerprints(issues: &Issues) -> BTreeSet<String> {
+    issues.all().map(|i| i.fingerprint.clone()).collect()
+}
+
+/// `now` is a strict subset of `before`: one or more problems resolved and
+/// none new.
+fn fewer_problems(now: &BTreeSet<String>, before: &BTreeSet<String>) -> bool {
+    now.len() < before.len() && now.is_subset(before)
+}
+
+/// The index in `earlier` of the last round that made progress over the
+/// round before it (0 when none did): the score rules start there.
+fn last_progress(earlier: &[PastRound]) -> usize {
+    (1..earlier.len())
+        .rev()
+        .find(
+            |&i| match (&earlier[i - 1].fingerprints, &earlier[i].fingerprints) {
+                (Some(before), Some(now)) => fewer_problems(&now.all, &before.all),
+                _ => false,
+            },
+        )
+        .unwrap_or(0)
 }
 
 /// The trend of an improvement: declining below 0, stable at 0, improving

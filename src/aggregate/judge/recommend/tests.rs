@@ -409,3 +409,78 @@ fn persistent_issues_are_this_rounds_issues_seen_in_the_last_round() {
     let earlier = [round(20.0, scores(1.0, 1.0, 1.0), &["A:f:2"])];
     assert!(case.run(&earlier).1.persistent_issues.is_empty());
 }
+
+/// High issues at `file:line` fingerprints (`lint:a.py:N`).
+fn highs(lines: &[u32]) -> Issues {
+    Issues {
+        high: lines
+            .iter()
+            .map(|n| Issue {
+                severity: Severity::High,
+                ..critical(&format!("lint:a.py:{n}"))
+            })
+            .collect(),
+        ..Issues::default()
+    }
+}
+
+/// An earlier round at score 0 whose issues are `highs(lines)`.
+fn failing(lines: &[u32]) -> PastRound {
+    let all: std::collections::BTreeSet<String> =
+        highs(lines).all().map(|i| i.fingerprint.clone()).collect();
+    PastRound {
+        fingerprints: Some(Fingerprints {
+            all,
+            ..Fingerprints::default()
+        }),
+        ..round(0.0, scores(0.0, 0.0, 0.0), &[])
+    }
+}
+
+#[test]
+fn fewer_problems_is_progress_whatever_the_scores() {
+    let mut case = Case::new(0.0);
+    // 3 -> 2 -> 1 problems at score 0 each: progress, not STALLED_SCORE.
+    case.issues = highs(&[3]);
+    let earlier = [failing(&[1, 2, 3]), failing(&[2, 3])];
+    assert_eq!(stalled(&case, &earlier), None);
+    assert_eq!(case.run(&earlier).0, Recommendation::Iterate);
+    // The same scores with a new problem among them is no progress, nor is
+    // the same set again, nor one resolved and one new (after two rounds
+    // without progress).
+    let flat = [failing(&[1, 2, 3]), failing(&[2, 3]), failing(&[2, 3])];
+    for issues in [highs(&[3, 9]), highs(&[2, 3]), highs(&[3, 4])] {
+        case.issues = issues;
+        assert_eq!(stalled(&case, &flat), Some(StallType::StalledScore));
+    }
+    // The stall count starts again after a round that made progress: one
+    // round without progress after it is not yet a stall, two are.
+    case.issues = highs(&[3]);
+    let after = [failing(&[1, 2, 3]), failing(&[2, 3]), failing(&[3])];
+    assert_eq!(stalled(&case, &after), None);
+    let after = [
+        failing(&[1, 2, 3]),
+        failing(&[2, 3]),
+        failing(&[3]),
+        failing(&[3]),
+    ];
+    assert_eq!(stalled(&case, &after), Some(StallType::StalledScore));
+}
+
+#[test]
+fn progress_also_excuses_an_oscillating_score() {
+    // 66, 72, 69 oscillates; in the first case the last round resolved a
+    // problem.
+    let mut case = Case::new(69.0);
+    case.issues = highs(&[1]);
+    let mut before = failing(&[1, 2]);
+    before.overall = Some(72.0);
+    let mut first = failing(&[1, 2]);
+    first.overall = Some(66.0);
+    assert_eq!(stalled(&case, &[first.clone(), before.clone()]), None);
+    case.issues = highs(&[1, 2]);
+    assert_eq!(
+        stalled(&case, &[first, before]),
+        Some(StallType::StalledOscillating)
+    );
+}
