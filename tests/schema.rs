@@ -480,7 +480,7 @@ fn the_schema_command_prints_each_schema() {
         assert!(
             String::from_utf8(output.stdout).unwrap() == committed,
             "{file} differs from `run-check schema {name}`; regenerate it with \
-             `cargo run -q -- schema {name} > {file}`"
+             `cargo run -q --bin run-check -- schema {name} > {file}`"
         );
     }
 
