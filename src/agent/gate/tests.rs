@@ -1,7 +1,6 @@
 use super::*;
 
 /// A stand-in gate: a script that ignores its arguments.
-#[cfg(unix)]
 fn script(dir: &Path, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join("gate.sh");
@@ -10,7 +9,6 @@ fn script(dir: &Path, body: &str) -> std::path::PathBuf {
     path
 }
 
-#[cfg(unix)]
 fn run(exe: &Path, deadline: Option<Duration>, cancelled: &dyn Fn() -> bool) -> Gated {
     Gate {
         exe,
@@ -24,7 +22,6 @@ fn run(exe: &Path, deadline: Option<Duration>, cancelled: &dyn Fn() -> bool) -> 
     .unwrap()
 }
 
-#[cfg(unix)]
 #[test]
 fn the_output_is_the_gate_s_stdout_and_its_exit_code_and_arguments() {
     let temp = tempfile::tempdir().unwrap();
@@ -42,7 +39,6 @@ fn the_output_is_the_gate_s_stdout_and_its_exit_code_and_arguments() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn a_deadline_interrupts_the_gate_and_keeps_what_it_printed() {
     let temp = tempfile::tempdir().unwrap();
@@ -58,7 +54,6 @@ fn a_deadline_interrupts_the_gate_and_keeps_what_it_printed() {
     assert_eq!(gated.output.unwrap(), b"interrupted\n");
 }
 
-#[cfg(unix)]
 #[test]
 fn a_gate_that_ignores_its_deadline_is_killed_after_the_grace() {
     let temp = tempfile::tempdir().unwrap();
@@ -78,7 +73,6 @@ fn a_gate_that_ignores_its_deadline_is_killed_after_the_grace() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn a_cancelled_gate_is_asked_to_stop_as_on_sigterm() {
     let temp = tempfile::tempdir().unwrap();
