@@ -7,9 +7,10 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use run_check_documents::retry::Phase;
 
+use crate::agent::protocol::Agent;
 use crate::config::Mode;
 use crate::report::Format;
-use crate::tooling::{agent::Agent, hooks::Hook};
+use crate::tooling::hooks::Hook;
 
 /// The single read-only verification gate of a repository.
 ///
@@ -663,13 +664,7 @@ impl ValueEnum for Agent {
         &Agent::ALL
     }
     fn to_possible_value(&self) -> Option<PossibleValue> {
-        let help = match self {
-            Agent::Claude => "Claude Code",
-            Agent::Cursor => "Cursor",
-            Agent::Codex => "OpenAI Codex CLI",
-            Agent::Copilot => "GitHub Copilot (CLI and cloud agent)",
-        };
-        Some(PossibleValue::new(self.name()).help(help))
+        Some(PossibleValue::new(self.name()).help(self.protocol().title))
     }
 }
 

@@ -8,6 +8,7 @@
 //! and merge (documents in, documents out), `tooling` init, hooks and
 //! schema. ARCHITECTURE.md draws the map and its rules.
 
+mod agent;
 mod aggregate;
 mod bounded;
 mod cli;

@@ -102,27 +102,6 @@ fn install_quit() -> Result<(), String> {
     Ok(())
 }
 
-/// Asks a child run-check (a gate of `candidates`) to stop as run-check
-/// itself was asked: SIGTERM on Unix, so it kills its checks, writes the
-/// evidence of what finished and exits 130; on Windows, where a console
-/// process cannot be sent Ctrl-C alone, it is terminated, and its checks'
-/// Job Objects (kill on close) end them with it.
-pub(crate) fn forward_stop(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        if let Some(pid) = i32::try_from(child.id())
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = child.kill();
-    }
-}
-
 /// The signal that ended a child (a gate of `candidates`), when one did:
 /// such a child did not exit by itself, so what it wrote is no verdict.
 /// On Windows a process always has an exit code.

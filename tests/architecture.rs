@@ -518,47 +518,57 @@ fn starts_fn(line: &str) -> bool {
         .is_some_and(|w| w == "fn")
 }
 
-#[test]
-fn no_function_over_100_lines_and_no_inline_test_module_over_150() {
+/// The functions of `file` over `max` lines and its inline test modules
+/// over 150, one line each; and how many functions it read.
+fn long_items(file: &Path, max: usize) -> (Vec<String>, usize) {
     let root = repo_root();
     let (mut long, mut functions) = (Vec::new(), 0);
-    for file in sources(&root.join("src")) {
-        let text = blanked(&fs::read_to_string(&file).unwrap());
-        let lines: Vec<&str> = text.lines().collect();
-        let code = code_lines(&file);
-        let rel = file.strip_prefix(&root).unwrap().display();
-        let mut n = 0;
-        while n < lines.len() {
-            let line = lines[n].trim();
-            let test_module = line == "#[cfg(test)]"
-                && lines
-                    .get(n + 1)
-                    .is_some_and(|l| l.trim_end().ends_with('{') && starts_mod(l));
-            if test_module {
-                let end = item_end(&lines, n + 1);
-                if end - n > 150 {
-                    long.push(format!(
-                        "{rel}:{}: an inline test module of {} lines",
-                        n + 1,
-                        end - n
-                    ));
-                }
-                n = end + 1;
-            } else if starts_fn(line) && code.iter().any(|(c, _)| *c == n + 1) {
-                let end = item_end(&lines, n);
-                functions += 1;
-                if end + 1 - n > 100 {
-                    long.push(format!(
-                        "{rel}:{}: a function of {} lines",
-                        n + 1,
-                        end + 1 - n
-                    ));
-                }
-                n = end + 1;
-            } else {
-                n += 1;
+    let text = blanked(&fs::read_to_string(file).unwrap());
+    let lines: Vec<&str> = text.lines().collect();
+    let code = code_lines(file);
+    let rel = file.strip_prefix(&root).unwrap().display();
+    let mut n = 0;
+    while n < lines.len() {
+        let line = lines[n].trim();
+        let test_module = line == "#[cfg(test)]"
+            && lines
+                .get(n + 1)
+                .is_some_and(|l| l.trim_end().ends_with('{') && starts_mod(l));
+        if test_module {
+            let end = item_end(&lines, n + 1);
+            if end - n > 150 {
+                long.push(format!(
+                    "{rel}:{}: an inline test module of {} lines",
+                    n + 1,
+                    end - n
+                ));
             }
+            n = end + 1;
+        } else if starts_fn(line) && code.iter().any(|(c, _)| *c == n + 1) {
+            let end = item_end(&lines, n);
+            functions += 1;
+            if end + 1 - n > max {
+                long.push(format!(
+                    "{rel}:{}: a function of {} lines",
+                    n + 1,
+                    end + 1 - n
+                ));
+            }
+            n = end + 1;
+        } else {
+            n += 1;
         }
+    }
+    (long, functions)
+}
+
+#[test]
+fn no_function_over_100_lines_and_no_inline_test_module_over_150() {
+    let (mut long, mut functions) = (Vec::new(), 0);
+    for file in sources(&repo_root().join("src")) {
+        let (found, read) = long_items(&file, 100);
+        long.extend(found);
+        functions += read;
     }
     assert!(
         functions > 1000,
@@ -568,6 +578,147 @@ fn no_function_over_100_lines_and_no_inline_test_module_over_150() {
         long.is_empty(),
         "split these along their ideas:\n{}",
         long.join("\n")
+    );
+}
+
+/// `commands/agent*` and `commands/mcp*`: the files of the thin commands
+/// over the agent layer.
+fn agent_commands() -> Vec<PathBuf> {
+    let commands = repo_root().join("src/commands");
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&commands).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("agent") || name.starts_with("mcp") {
+            files.extend(sources(&path));
+        }
+    }
+    files
+}
+
+#[test]
+fn the_agent_commands_are_thin() {
+    let files = agent_commands();
+    assert!(
+        files.len() >= 3,
+        "the agent commands were not found: {files:?}"
+    );
+    let (mut long, mut functions) = (Vec::new(), 0);
+    for file in &files {
+        let (found, read) = long_items(file, 40);
+        long.extend(found);
+        functions += read;
+    }
+    assert!(functions > 10, "only {functions} functions read");
+    assert!(
+        long.is_empty(),
+        "commands/agent* and commands/mcp* parse, call agent/ and print; \
+         move the logic to agent/:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_agent_layer_imports_neither_commands_nor_cli() {
+    let agent = repo_root().join("src/agent");
+    assert!(sources(&agent).len() > 3, "src/agent was not read");
+    let mut found = imports_of("src/agent", &["commands", "cli"]);
+    // Nor by climbing out of agent/ with `super::`.
+    for file in sources(&agent) {
+        for (n, line) in code_lines(&file) {
+            let below = file.strip_prefix(&agent).unwrap().components().count();
+            let depth = below + usize::from(!file.ends_with("mod.rs"));
+            if line.contains(&"super::".repeat(depth)) {
+                found.push(format!("{}:{n}: {line}", file.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The judge round every caller goes through, and its callers.
+const ROUND: &str = "src/aggregate/judge/round.rs";
+const ROUND_CALLERS: [&str; 4] = [
+    "src/agent/mcp/mod.rs",
+    "src/agent/session/mod.rs",
+    "src/commands/candidates/after.rs",
+    "src/commands/documents.rs",
+];
+
+#[test]
+fn the_judge_round_has_four_callers_and_no_one_goes_around_it() {
+    let root = repo_root();
+    assert!(
+        fs::read_to_string(root.join(ROUND))
+            .unwrap()
+            .contains("pub(crate) fn round("),
+        "{ROUND} has no `round` function"
+    );
+    let (mut callers, mut around) = (BTreeSet::new(), Vec::new());
+    for file in sources(&root.join("src")) {
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        for (n, line) in code_lines(&file) {
+            if line.contains("round::round(") {
+                callers.insert(rel.clone());
+            }
+            let judge = rel.starts_with("src/aggregate/judge/");
+            if !judge && line.contains("evaluate(&") {
+                around.push(format!("{rel}:{n}: {line}"));
+            }
+        }
+    }
+    let expected: BTreeSet<String> = ROUND_CALLERS.iter().map(|s| s.to_string()).collect();
+    assert_eq!(callers, expected, "the callers of {ROUND}'s `round`");
+    assert!(
+        around.is_empty(),
+        "judged without the round:\n{}",
+        around.join("\n")
+    );
+}
+
+/// The protocol table: the one place that names an agent.
+const PROTOCOL_TABLE: &str = "src/agent/protocol/table.rs";
+
+#[test]
+fn no_agent_is_named_outside_the_protocol_table() {
+    let root = repo_root();
+    let table = fs::read_to_string(root.join(PROTOCOL_TABLE)).unwrap();
+    let names: Vec<String> = table
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("name: \""))
+        .filter_map(|l| l.split('"').next())
+        .map(str::to_string)
+        .collect();
+    assert!(
+        names.len() >= 4,
+        "the table's rows were not read: {names:?}"
+    );
+    let mut found = Vec::new();
+    for file in sources(&root.join("src")) {
+        if file == root.join(PROTOCOL_TABLE) {
+            continue;
+        }
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        for (n, line) in code_lines(&file) {
+            for name in &names {
+                let mut variant = name.clone();
+                variant[..1].make_ascii_uppercase();
+                if line.contains(&format!("\"{name}\""))
+                    || line.contains(&format!("Agent::{variant}"))
+                {
+                    found.push(format!("{rel}:{n}: {line}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "an agent's protocol is a row of {PROTOCOL_TABLE}, not a match elsewhere:\n{}",
+        found.join("\n")
     );
 }
 

@@ -6,7 +6,8 @@ use run_check_documents::pretty;
 use run_check_documents::retry::StatusOutput;
 use run_check_documents::vote::VoteInput;
 
-use crate::aggregate::judge::{self, history::History, input::Source};
+use crate::aggregate::judge;
+use crate::aggregate::judge::round::{self, Record};
 use crate::aggregate::retry::{self, state::Point};
 use crate::aggregate::{merge as shards, vote};
 use crate::cli::{JudgeArgs, JudgeFormat, MergeArgs, SchemaArgs, VoteArgs};
@@ -25,45 +26,25 @@ pub(crate) fn judge(args: &JudgeArgs) -> Result<i32, Error> {
     let value = crate::json_input::typed(&display, &bytes)?;
     let source =
         judge::input::read(value).map_err(|p| crate::json_input::from_problem(&display, p))?;
-    let (thresholds, config_used) = judge::judge_config(args.config.as_deref(), &source)?;
-    // Bad input changes nothing: the thresholds (a weight sum in the input)
-    // are checked before `--record` creates the history file or its folder.
-    if let Source::Aggregator(a) = &source {
-        judge::thresholds::resolve(&thresholds, &a.tech_stack, &display)?;
-    }
     let retry = match (&args.state, &args.phase, &args.subagent) {
         (Some(state), Some(phase), Some(subagent)) => {
             judge::retry_point(state, phase, subagent, &source, &display)?
         }
         _ => None,
     };
-    let history = args
-        .history
-        .as_deref()
-        .map(|path| {
-            if args.record
-                && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            {
-                std::fs::create_dir_all(dir)
-                    .map_err(|err| Error::io("create the directory of", path, err))?;
-            }
-            History::open(path, args.record)
-        })
-        .transpose()?;
-    let rounds = history.as_ref().map_or(&[][..], |h| h.rounds.as_slice());
-    let verdict = judge::evaluate(&judge::Round {
+    let history = match (args.history.as_deref(), args.record) {
+        (None, _) => Record::Nothing,
+        (Some(path), false) => Record::Read(path),
+        (Some(path), true) => Record::Append(path),
+    };
+    let verdict = round::round(&round::Ask {
         source: &source,
-        config: &thresholds,
-        config_used: config_used.as_ref(),
-        history: rounds,
+        config: round::Config::Given(args.config.as_deref()),
+        history,
         retry: retry.as_ref(),
         file: &display,
-    })?;
-    if let Some(history) = history
-        && args.record
-    {
-        history.append(&verdict)?;
-    }
+    })?
+    .verdict;
     let text = match args.format {
         JudgeFormat::Json => pretty(&verdict),
         JudgeFormat::Markdown => judge::markdown::render(&verdict),

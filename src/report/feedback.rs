@@ -17,10 +17,7 @@
 
 use std::fmt::Write;
 
-use run_check_documents::evidence::{
-    CheckRecord, DiagSeverity, Diagnostic, Evidence, Severity, Status,
-};
-use run_check_documents::verdict::{Issue, Verdict};
+use run_check_documents::evidence::{CheckRecord, DiagSeverity, Diagnostic, Evidence, Status};
 
 /// The smallest bound that still holds the verdict, the next step and the
 /// evidence's path.
@@ -62,44 +59,6 @@ pub(crate) fn render(evidence: &Evidence, options: &Options<'_>) -> String {
     }
     let body = body(evidence, &problems);
     fit(&head, &body, &tail_lines, problems.len(), options, max)
-}
-
-/// The route's next step as one line a model can act on: `NEXT: action`.
-/// The judge's action names its issues by the verdict's ids (`QA-001
-/// (High)`), which the feedback never shows, so each id is replaced by what
-/// it stands for: `path:line (check rule)` when the issue is located, else
-/// `check NAME`. The ids of a verdict are unique, and a longer id is
-/// replaced first, so `QA-1` never eats into `QA-10`.
-pub(crate) fn next_step(verdict: &Verdict) -> String {
-    let mut action = verdict.route.action.clone();
-    let mut issues: Vec<&Issue> = Severity::ALL
-        .iter()
-        .flat_map(|s| verdict.issues.of(*s))
-        .filter(|i| !i.id.is_empty())
-        .collect();
-    issues.sort_by_key(|i| std::cmp::Reverse(i.id.len()));
-    for issue in issues {
-        let named = issue_name(issue);
-        let with_severity = format!("{} ({})", issue.id, issue.severity.title());
-        action = action
-            .replace(&with_severity, &named)
-            .replace(&issue.id, &named);
-    }
-    format!("{}: {action}", verdict.route.next.as_str())
-}
-
-/// An issue as the feedback's reader knows it: where, and which check.
-fn issue_name(issue: &Issue) -> String {
-    let what = if issue.kind.is_empty() || issue.kind == issue.source {
-        issue.source.clone()
-    } else {
-        format!("{} {}", issue.source, issue.kind)
-    };
-    match (&issue.file, issue.line) {
-        (Some(file), Some(line)) => format!("{file}:{line} ({what})"),
-        (Some(file), None) => format!("{file} ({what})"),
-        _ => format!("check {what}"),
-    }
 }
 
 /// A problem the feedback lists: a new diagnostic of a check that did not
@@ -445,46 +404,6 @@ mod tests {
             next: Some("IMPLEMENTER: fix the reported problems"),
             evidence_path: Some(".git/run-check/agent/s/round-1.json"),
         }
-    }
-
-    #[test]
-    fn the_next_step_names_no_issue_id() {
-        let mut verdict = crate::aggregate::judge::tests::sample_verdict();
-        let mut extra = verdict.issues.medium[0].clone();
-        extra.id = "QA-0010".into();
-        extra.source = "tests".into();
-        extra.kind = "tests".into();
-        extra.file = None;
-        extra.line = None;
-        verdict.issues.medium.push(extra);
-        verdict.issues.critical[0].file = Some("src/db.py".into());
-        verdict.issues.critical[0].line = Some(42);
-        verdict.issues.medium[0].file = Some("src/app.py".into());
-        verdict.issues.medium[0].line = Some(7);
-        verdict.route.action = "Fix SEC-001 (Critical), QA-0010 (Medium) and QA-001 (Medium) \
-                                and run the checks again"
-            .into();
-        let next = next_step(&verdict);
-        let sec = &verdict.issues.critical[0];
-        let qa = &verdict.issues.medium[0];
-        let located = |i: &Issue| {
-            format!(
-                "{}:{} ({} {})",
-                i.file.as_deref().unwrap(),
-                i.line.unwrap(),
-                i.source,
-                i.kind
-            )
-        };
-        assert_eq!(
-            next,
-            format!(
-                "IMPLEMENTER: Fix {}, check tests and {} and run the checks again",
-                located(sec),
-                located(qa)
-            )
-        );
-        assert!(!next.contains("SEC-0") && !next.contains("QA-0"), "{next}");
     }
 
     #[test]

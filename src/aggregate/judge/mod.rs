@@ -83,6 +83,7 @@ pub(crate) mod markdown;
 #[cfg(test)]
 mod props;
 pub(crate) mod recommend;
+pub(crate) mod round;
 pub(crate) mod route;
 #[cfg(test)]
 mod schema;
@@ -197,8 +198,8 @@ pub(crate) struct Round<'a> {
     pub(crate) file: &'a Path,
 }
 
-/// Judges one round.
-pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
+/// Judges one round: the verdict, and its route as values.
+pub(crate) fn evaluate(round: &Round<'_>) -> Result<(Verdict, route::Step), Error> {
     let source = round.source;
     let tech_stack = match source {
         Source::Aggregator(a) => &a.tech_stack,
@@ -241,7 +242,7 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
         ),
         Source::Aggregator(_) => (None, &[][..]),
     };
-    let route = route::decide(&route::Facts {
+    let facts = route::Facts {
         decision: &decision,
         last_blocked_on_infrastructure: earlier.last().is_some_and(|r| r.infrastructure_blocked),
         recommendation,
@@ -258,9 +259,11 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
         retry: round.retry,
         iteration,
         thresholds: &t,
-    });
+    };
+    let route = route::decide(&facts);
+    let step = route::step(&facts);
     decision.next_agent = route.next;
-    Ok(Verdict {
+    let verdict = Verdict {
         iteration,
         passed,
         overall_score: overall,
@@ -276,7 +279,8 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<Verdict, Error> {
         decision,
         route,
         config_used: round.config_used.cloned(),
-    })
+    };
+    Ok((verdict, step))
 }
 
 /// The rounds before this one, oldest first: an aggregator input's

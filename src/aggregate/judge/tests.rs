@@ -32,6 +32,7 @@ fn judge(value: &Value, config: &JudgeConfig, history: &[PastRound]) -> Result<V
         retry: None,
         file: Path::new("in.json"),
     })
+    .map(|(verdict, _)| verdict)
 }
 
 /// The verdict of [`sample_input`] with the defaults.

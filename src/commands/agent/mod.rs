@@ -1,17 +1,18 @@
 //! `run-check agent`: the gate inside coding agents (docs/agents.md).
 //! `install` / `uninstall` write the agents' hook configurations
-//! (`tooling/agent/install.rs`), `hook` is the session's state machine
-//! ([`hook`]), `feedback` prints an evidence's bounded feedback.
-
-mod hook;
+//! (`tooling/agent/install.rs`), `hook` runs the session's state machine
+//! (`agent/session/`), `feedback` prints an evidence's bounded feedback.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::agent::protocol::Agent;
+use crate::agent::session;
 use crate::cli::{
-    AgentArgs, AgentCommand, AgentFeedbackArgs, AgentInstallArgs, AgentUninstallArgs, Location,
+    AgentArgs, AgentCommand, AgentFeedbackArgs, AgentHookArgs, AgentInstallArgs,
+    AgentUninstallArgs, Location,
 };
-use crate::config::AgentConfig;
+use crate::config::{AgentConfig, Config};
 use crate::error::Error;
 use crate::report::feedback;
 use crate::tooling::agent::install;
@@ -22,7 +23,7 @@ pub(crate) fn agent(args: &AgentArgs) -> Result<i32, Error> {
     match &args.command {
         AgentCommand::Install(args) => install(args),
         AgentCommand::Uninstall(args) => uninstall(args),
-        AgentCommand::Hook(args) => Ok(hook::hook(args)),
+        AgentCommand::Hook(args) => Ok(hook(args)),
         AgentCommand::Feedback(args) => feedback(args),
     }
 }
@@ -62,7 +63,29 @@ fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
     finish(&root, &changes, args.dry_run)
 }
 
-fn dedup(agents: &[crate::tooling::agent::Agent]) -> Vec<crate::tooling::agent::Agent> {
+/// `agent hook AGENT EVENT`: the reply on stdout, a line for the user on
+/// stderr, the exit code the agent reads.
+fn hook(args: &AgentHookArgs) -> i32 {
+    let rendered = session::hook(args.agent.as_deref(), args.event.as_deref(), &hook_config);
+    println!("{}", rendered.stdout);
+    if let Some(line) = &rendered.stderr {
+        eprintln!("{line}");
+    }
+    rendered.code
+}
+
+/// The worktree and checks.toml a check run in the current directory
+/// reads, for the hook.
+fn hook_config() -> Result<(PathBuf, Config), String> {
+    let location = Location::default().resolved();
+    let worktree =
+        crate::paths::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
+    let config = super::load_config(&location, &worktree)
+        .map_err(|err| format!("the gate cannot run: {err}"))?;
+    Ok((worktree, config))
+}
+
+fn dedup(agents: &[Agent]) -> Vec<Agent> {
     let mut agents = agents.to_vec();
     agents.sort();
     agents.dedup();
@@ -101,7 +124,7 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
     let path = match &args.evidence {
         Some(path) => path.clone(),
-        None => hook::latest_round(&root()?)?,
+        None => session::latest_round(&root()?)?,
     };
     let (name, bytes) = bounded::read_input(&path, "read evidence")?;
     let evidence = json_input::evidence(&name, &bytes)?;

@@ -9,7 +9,7 @@ use run_check_documents::retry::RecordOutput;
 
 use crate::aggregate::judge::route::RetryPoint;
 use crate::aggregate::judge::verdict::{Recommendation, Verdict};
-use crate::aggregate::judge::{self, history::History, input::Source};
+use crate::aggregate::judge::{self, input::Source, round};
 use crate::aggregate::retry;
 use crate::cli::CandidatesArgs;
 use crate::config::Config;
@@ -167,10 +167,6 @@ pub(crate) fn judge_candidate(
     recorded: &RecordOutput,
 ) -> Result<Verdict, Error> {
     let source = Source::Evidence(Box::new(evidence.clone()));
-    let (judge_config, config_used) = match trusted {
-        Some((path, config)) => judge::used(config, path),
-        None => judge::judge_config(None, &source)?,
-    };
     let retry = RetryPoint {
         name: format!(
             "{}/{}/{}",
@@ -182,17 +178,17 @@ pub(crate) fn judge_candidate(
         max_retries: recorded.max_retries,
         decision: recorded.decision,
     };
-    let history = History::open(history_path, true)?;
-    let verdict = judge::evaluate(&judge::Round {
+    let judged = round::round(&round::Ask {
         source: &source,
-        config: &judge_config,
-        config_used: config_used.as_ref(),
-        history: &history.rounds,
+        config: match trusted {
+            Some((path, config)) => round::Config::Loaded(path, config),
+            None => round::Config::Given(None),
+        },
+        history: round::Record::Append(history_path),
         retry: Some(&retry),
         file: evidence_path,
     })?;
-    history.append(&verdict)?;
-    Ok(verdict)
+    Ok(judged.verdict)
 }
 
 /// `changeset.txt`: a summary line, then one line per file.

@@ -1,9 +1,10 @@
 use run_check_documents::candidates::Candidate as Entry;
 
 use super::after::changeset_text;
-use super::gate::{Ended, verdict_of};
+use super::gate::verdict_of;
 use super::inputs::safe_component;
 use super::rank;
+use crate::agent::gate::Ended;
 use crate::aggregate::judge;
 use crate::exit_code;
 use crate::run::changes::FileChange;

@@ -7,8 +7,6 @@
 
 #[cfg(feature = "mcp")]
 mod server;
-#[cfg(feature = "mcp")]
-mod tools;
 
 #[cfg(feature = "mcp")]
 pub(crate) use server::serve;

@@ -1,7 +1,7 @@
 //! The MCP server of `run-check-mcp`: the protocol's glue on the official
 //! Rust SDK (rmcp) and the server's life: its state folder, a tokio runtime
 //! of one thread, and the end of the session when the client closes stdin.
-//! The tools themselves are in [`super::tools`], free of the protocol.
+//! The tools themselves are in `agent/mcp/`, free of the protocol.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use crate::cli::{Location, McpArgs};
 use crate::error::Error;
 
-use super::tools;
+use crate::agent::mcp as tools;
 
 /// What the server tells the client about itself, for the model.
 const INSTRUCTIONS: &str = "run-check is this repository's read-only verification gate. \
@@ -40,13 +40,24 @@ pub(crate) fn serve(args: &McpArgs) -> Result<i32, Error> {
     let state = StateDir::create(&worktree)?;
     let max_chars = max_chars(&location, &worktree);
     let gate = tools::Gate::new(exe, worktree, state.path.clone(), max_chars);
+    let served = run(Server {
+        gate: Arc::new(gate),
+    });
+    // A gate still running when the session ends has been asked to stop
+    // (its request's token is cancelled with the session) and was waited
+    // for (the runtime is gone) before the state folder goes.
+    drop(state);
+    served?;
+    Ok(crate::exit_code::PASS)
+}
+
+/// Runs the session on a runtime of one thread until the client closes
+/// stdin; the runtime is dropped before this returns.
+fn run(server: Server) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|err| Error::Environment(format!("cannot start the MCP server: {err}")))?;
-    let server = Server {
-        gate: Arc::new(gate),
-    };
     let served = runtime.block_on(async move {
         let running = server
             .serve(rmcp::transport::stdio())
@@ -57,13 +68,8 @@ pub(crate) fn serve(args: &McpArgs) -> Result<i32, Error> {
             .await
             .map_err(|err| format!("the MCP server stopped: {err}"))
     });
-    // A gate still running when the session ends has been asked to stop
-    // (its request's token is cancelled with the session) and is waited
-    // for before the state folder goes.
     drop(runtime);
-    drop(state);
-    served.map_err(Error::Environment)?;
-    Ok(crate::exit_code::PASS)
+    served.map(|_| ()).map_err(Error::Environment)
 }
 
 /// The bound of every tool's text: `[agent] max_chars` of the worktree's

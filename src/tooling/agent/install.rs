@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use super::json::{Json, object, string};
-use super::{Agent, skill};
+use crate::agent::protocol::{Agent, Event, Settings, skill};
 use crate::error::Error;
 
 /// Seconds an agent waits for the hook: a strict gate can take minutes,
@@ -63,55 +63,15 @@ pub(crate) fn command(agent: Agent, event: &str) -> String {
     format!("run-check agent hook {} {event}", agent.name())
 }
 
-/// How an agent's settings file lists hooks.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Layout {
-    /// Claude Code and Codex: `{"hooks": {"Stop": [{"hooks": [{"type":
-    /// "command", "command": ..., "timeout": s}]}]}}`.
-    Grouped,
-    /// Cursor: `{"version": 1, "hooks": {"stop": [{"command": ...}]}}`.
-    Flat,
-    /// Copilot: `{"version": 1, "hooks": {"agentStop": [{"type":
-    /// "command", "bash": ..., "powershell": ..., "timeoutSec": s}]}}`.
-    Copilot,
-}
-
-/// The settings file of `agent` and how it lists hooks.
-fn settings_of(agent: Agent) -> (&'static str, Layout) {
-    match agent {
-        Agent::Claude => (".claude/settings.json", Layout::Grouped),
-        Agent::Codex => (".codex/hooks.json", Layout::Grouped),
-        Agent::Cursor => (".cursor/hooks.json", Layout::Flat),
-        Agent::Copilot => (".github/hooks/run-check.json", Layout::Copilot),
-    }
-}
-
-/// The instruction file of `agent`, with its text.
-fn instructions_of(agent: Agent) -> Option<(&'static str, String)> {
-    match agent {
-        Agent::Claude => Some((".claude/skills/run-check/SKILL.md", skill::claude_skill())),
-        Agent::Cursor => Some((".cursor/rules/run-check.mdc", skill::cursor_rule())),
-        Agent::Codex | Agent::Copilot => None,
-    }
-}
-
 /// The agents `install` sets up when none is named: those whose folder the
 /// repository has, else Claude Code.
 pub(crate) fn present(root: &Path) -> Vec<Agent> {
     let found: Vec<Agent> = Agent::ALL
         .into_iter()
-        .filter(|agent| {
-            let dir = match agent {
-                Agent::Claude => ".claude",
-                Agent::Cursor => ".cursor",
-                Agent::Codex => ".codex",
-                Agent::Copilot => ".github/hooks",
-            };
-            root.join(dir).is_dir()
-        })
+        .filter(|agent| root.join(agent.protocol().folder).is_dir())
         .collect();
     if found.is_empty() {
-        vec![Agent::Claude]
+        Agent::ALL[..1].to_vec()
     } else {
         found
     }
@@ -136,7 +96,8 @@ pub(crate) fn installed(root: &Path) -> Result<Vec<Agent>, Error> {
 pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
     for &agent in agents {
-        let (path, layout) = settings_of(agent);
+        let settings = agent.protocol().settings;
+        let path = settings.path;
         let existing = read(root, path)?;
         let mut document = match &existing {
             None => Json::Object(Vec::new()),
@@ -146,14 +107,20 @@ pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<
                 Err(why) => return Err(refuse(path, &why)),
             },
         };
-        for event in agent.events() {
-            add(&mut document, layout, &command(agent, event));
+        for (event, kind) in agent.protocol().events {
+            add(
+                &mut document,
+                &settings,
+                &command(agent, event),
+                kind == Event::Stop,
+            );
         }
         changes.push(Change {
             path: PathBuf::from(path),
             action: written(existing.as_deref(), document.pretty()),
         });
-        if let Some((path, text)) = instructions_of(agent) {
+        if let Some((path, text)) = agent.protocol().instructions {
+            let text = text();
             let existing = read(root, path)?;
             if let Some(current) = &existing
                 && !current.contains(skill::MARKER)
@@ -174,7 +141,8 @@ pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<
 pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
     for &agent in agents {
-        let (path, layout) = settings_of(agent);
+        let settings = agent.protocol().settings;
+        let path = settings.path;
         if let Some(text) = read(root, path)? {
             // A file run-check cannot read as settings holds nothing of
             // run-check's: it is left alone.
@@ -182,7 +150,7 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
                 Ok(mut document) => {
                     let commands: Vec<String> =
                         agent.events().iter().map(|e| command(agent, e)).collect();
-                    if remove(&mut document, layout, &commands) {
+                    if remove(&mut document, &settings, &commands) {
                         if holds_nothing(&document) {
                             Action::Remove
                         } else {
@@ -199,7 +167,7 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
                 action,
             });
         }
-        if let Some((path, _)) = instructions_of(agent)
+        if let Some((path, _)) = agent.protocol().instructions
             && let Some(text) = read(root, path)?
         {
             changes.push(Change {
@@ -309,35 +277,29 @@ fn mergeable(text: &str) -> Result<Json, String> {
     Ok(document)
 }
 
-/// The entry that runs `command`.
-fn entry(layout: Layout, command: &str) -> Json {
-    let timeout = Json::Number(TIMEOUT_SECONDS.into());
-    match layout {
-        Layout::Grouped => object([(
-            "hooks",
-            Json::Array(vec![object([
-                ("type", string("command")),
-                ("command", string(command)),
-                ("timeout", timeout),
-            ])]),
-        )]),
-        // Cursor caps the follow-ups of a `stop` hook itself, per entry
-        // (`loop_limit`): set to run-check's own default bound, so the two
-        // agree (docs/agents.md says to raise both together).
-        Layout::Flat if event_of(command) == "stop" => object([
-            ("command", string(command)),
-            (
-                "loop_limit",
-                Json::Number(crate::config::AgentConfig::default().max_blocks.into()),
-            ),
-        ]),
-        Layout::Flat => object([("command", string(command))]),
-        Layout::Copilot => object([
-            ("type", string("command")),
-            ("bash", string(command)),
-            ("powershell", string(command)),
-            ("timeoutSec", timeout),
-        ]),
+/// The entry that runs `command`, as `settings` lists one.
+fn entry(settings: &Settings, command: &str, stop: bool) -> Json {
+    let mut fields: Vec<(&str, Json)> = Vec::new();
+    if settings.typed {
+        fields.push(("type", string("command")));
+    }
+    for key in settings.command_keys {
+        fields.push((*key, string(command)));
+    }
+    if let Some(timeout) = settings.timeout {
+        let value = timeout.unit.of(TIMEOUT_SECONDS);
+        fields.push((timeout.key, Json::Number(value.into())));
+    }
+    if let Some(key) = settings.loop_limit
+        && stop
+    {
+        let limit = crate::config::AgentConfig::default().max_blocks;
+        fields.push((key, Json::Number(limit.into())));
+    }
+    let inner = Json::Object(fields.into_iter().map(|(k, v)| (k.into(), v)).collect());
+    match settings.grouped {
+        true => object([("hooks", Json::Array(vec![inner]))]),
+        false => inner,
     }
 }
 
@@ -346,21 +308,17 @@ fn event_of(command: &str) -> &str {
     command.rsplit(' ').next().unwrap_or(command)
 }
 
-/// Does this entry (a group's inner entry for [`Layout::Grouped`]) run
-/// `command`?
-fn runs(item: &Json, layout: Layout, command: &str) -> bool {
-    let key = match layout {
-        Layout::Copilot => "bash",
-        Layout::Grouped | Layout::Flat => "command",
-    };
+/// Does this entry (a group's inner entry when grouped) run `command`?
+fn runs(item: &Json, settings: &Settings, command: &str) -> bool {
+    let key = settings.command_keys.first().copied().unwrap_or("command");
     item.get(key).and_then(Json::as_str) == Some(command)
 }
 
 /// Adds the entry for `command` unless one is there.
-fn add(document: &mut Json, layout: Layout, command: &str) {
-    // A new Cursor or Copilot file needs the format's `version`; an
-    // existing one keeps what it has.
-    if layout != Layout::Grouped
+fn add(document: &mut Json, settings: &Settings, command: &str, stop: bool) {
+    // A new file of a format with a `version` needs it; an existing one
+    // keeps what it has.
+    if settings.version
         && document.is_empty()
         && let Json::Object(entries) = document
     {
@@ -372,21 +330,21 @@ fn add(document: &mut Json, layout: Layout, command: &str) {
     let Some(Json::Array(list)) = hooks.entry(event_of(command), Json::Array(Vec::new())) else {
         return;
     };
-    let present = list.iter().any(|item| match layout {
-        Layout::Grouped => match item.get("hooks") {
-            Some(Json::Array(inner)) => inner.iter().any(|h| runs(h, layout, command)),
+    let present = list.iter().any(|item| match settings.grouped {
+        true => match item.get("hooks") {
+            Some(Json::Array(inner)) => inner.iter().any(|h| runs(h, settings, command)),
             _ => false,
         },
-        _ => runs(item, layout, command),
+        false => runs(item, settings, command),
     });
     if !present {
-        list.push(entry(layout, command));
+        list.push(entry(settings, command, stop));
     }
 }
 
 /// Takes out every entry that runs one of `commands`, and what that leaves
 /// empty; true when anything was taken out.
-fn remove(document: &mut Json, layout: Layout, commands: &[String]) -> bool {
+fn remove(document: &mut Json, settings: &Settings, commands: &[String]) -> bool {
     let mut removed = false;
     let Some(Json::Object(events)) = document.entry("hooks", Json::Object(Vec::new())) else {
         return false;
@@ -394,15 +352,15 @@ fn remove(document: &mut Json, layout: Layout, commands: &[String]) -> bool {
     for (_, list) in events.iter_mut() {
         let Json::Array(items) = list else { continue };
         let before = items.len();
-        match layout {
-            Layout::Grouped => {
+        match settings.grouped {
+            true => {
                 for item in items.iter_mut() {
                     if !matches!(item.get("hooks"), Some(Json::Array(_))) {
                         continue;
                     }
                     if let Some(Json::Array(inner)) = item.entry("hooks", Json::Array(Vec::new())) {
                         let count = inner.len();
-                        inner.retain(|h| !commands.iter().any(|c| runs(h, layout, c)));
+                        inner.retain(|h| !commands.iter().any(|c| runs(h, settings, c)));
                         if inner.len() != count {
                             removed = true;
                             // A group emptied by it goes with it (an empty
@@ -415,8 +373,8 @@ fn remove(document: &mut Json, layout: Layout, commands: &[String]) -> bool {
                 }
                 items.retain(|item| *item != Json::Null);
             }
-            Layout::Flat | Layout::Copilot => {
-                items.retain(|item| !commands.iter().any(|c| runs(item, layout, c)));
+            false => {
+                items.retain(|item| !commands.iter().any(|c| runs(item, settings, c)));
             }
         }
         removed |= items.len() != before;
@@ -446,16 +404,28 @@ mod tests {
 
     #[test]
     fn merging_keeps_other_hooks_and_taking_out_restores_the_bytes() {
-        for layout in [Layout::Grouped, Layout::Flat, Layout::Copilot] {
+        for agent in Agent::ALL {
+            let layout = &agent.protocol().settings;
             let mut document = mergeable(SETTINGS).unwrap();
-            add(&mut document, layout, "run-check agent hook claude Stop");
+            add(
+                &mut document,
+                layout,
+                "run-check agent hook claude Stop",
+                true,
+            );
             add(
                 &mut document,
                 layout,
                 "run-check agent hook claude SessionStart",
+                false,
             );
             let once = document.pretty();
-            add(&mut document, layout, "run-check agent hook claude Stop");
+            add(
+                &mut document,
+                layout,
+                "run-check agent hook claude Stop",
+                true,
+            );
             assert_eq!(document.pretty(), once);
             assert!(once.contains("notify-send done"), "{once}");
             let commands = [

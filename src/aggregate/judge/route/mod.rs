@@ -23,8 +23,8 @@ use run_check_documents::retry::Decision as RetryDecision;
 use super::feedback::{format_score, priority};
 use super::thresholds::Thresholds;
 use super::verdict::{
-    Blocked, Category, Decision, DecisionKind, Issues, NextAgent, Progress, Recommendation, Route,
-    StallType,
+    Blocked, Category, Decision, DecisionKind, Issue, Issues, NextAgent, Progress, Recommendation,
+    Route, StallType,
 };
 use crate::config::Severity;
 
@@ -85,6 +85,70 @@ pub(crate) struct Facts<'a> {
     pub(crate) thresholds: &'a Thresholds,
 }
 
+/// The route as values, beside the document's sentences: the iteration a
+/// roll-back goes to and the issues the action names, so that no caller
+/// reads them back out of the English.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Step {
+    pub(crate) next: NextAgent,
+    /// STALLED_REGRESSION's round without the regression (its iteration).
+    pub(crate) roll_back_to: Option<u32>,
+    /// The issues the action names, in its order.
+    pub(crate) problems: Vec<Issue>,
+    /// The action with each problem named by where it is (`path:line
+    /// (check rule)`, else `check NAME`) instead of its id: an agent
+    /// never sees the verdict's ids.
+    pub(crate) action: String,
+}
+
+impl Step {
+    /// `NEXT: action`, the feedback's next step.
+    pub(crate) fn next_step(&self) -> String {
+        format!("{}: {}", self.next.as_str(), self.action)
+    }
+}
+
+/// How an action names an issue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Naming {
+    /// By its id (the verdict document's).
+    Ids,
+    /// By where it is (an agent's).
+    Places,
+}
+
+impl Naming {
+    /// `issue` as this naming says it; `QA-001 (High)` with `severity`.
+    fn name(self, issue: &Issue, severity: bool) -> String {
+        match (self, severity) {
+            (Naming::Ids, true) => format!("{} ({})", issue.id, issue.severity.title()),
+            (Naming::Ids, false) => issue.id.clone(),
+            (Naming::Places, _) => place_of(issue),
+        }
+    }
+}
+
+/// An issue as the feedback's reader knows it: where, and which check.
+fn place_of(issue: &Issue) -> String {
+    let what = if issue.kind.is_empty() || issue.kind == issue.source {
+        issue.source.clone()
+    } else {
+        format!("{} {}", issue.source, issue.kind)
+    };
+    match (&issue.file, issue.line) {
+        (Some(file), Some(line)) => format!("{file}:{line} ({what})"),
+        (Some(file), None) => format!("{file} ({what})"),
+        _ => format!("check {what}"),
+    }
+}
+
+/// A route and its values.
+struct Decided {
+    route: Route,
+    roll_back_to: Option<u32>,
+    problems: Vec<Issue>,
+}
+
 fn route(next: NextAgent, reason: impl Into<String>, action: impl Into<String>) -> Route {
     Route {
         next,
@@ -93,23 +157,49 @@ fn route(next: NextAgent, reason: impl Into<String>, action: impl Into<String>) 
     }
 }
 
+impl From<Route> for Decided {
+    fn from(route: Route) -> Decided {
+        Decided {
+            route,
+            roll_back_to: None,
+            problems: Vec::new(),
+        }
+    }
+}
+
 /// The one next step: the first of the rules (module doc) that applies.
 pub(crate) fn decide(f: &Facts<'_>) -> Route {
+    decided(f, Naming::Ids).route
+}
+
+/// The one next step as values, its action naming places, not ids.
+pub(crate) fn step(f: &Facts<'_>) -> Step {
+    let decided = decided(f, Naming::Places);
+    Step {
+        next: decided.route.next,
+        roll_back_to: decided.roll_back_to,
+        problems: decided.problems,
+        action: decided.route.action,
+    }
+}
+
+fn decided(f: &Facts<'_>, naming: Naming) -> Decided {
     if f.decision.decision == DecisionKind::Blocked {
-        return blocked(&f.decision.blocked, f.last_blocked_on_infrastructure);
+        return blocked(&f.decision.blocked, f.last_blocked_on_infrastructure).into();
     }
     if f.recommendation == Recommendation::Pass {
         return route(
             NextAgent::Finish,
             "the gate passed and every score gate holds",
             "Finish: every gate passed",
-        );
+        )
+        .into();
     }
     if let Some(route) = gate_changed(f.issues)
         .or_else(|| over_budget(f.budget, f.violations))
         .or_else(|| f.retry.and_then(past_retries))
     {
-        return route;
+        return route.into();
     }
     let t = f.thresholds;
     match f.recommendation {
@@ -126,14 +216,22 @@ pub(crate) fn decide(f: &Facts<'_>) -> Route {
                 t.max_iterations,
                 f.blockers.join("; ")
             ),
-        ),
-        Recommendation::Stalled => stalled(f),
+        )
+        .into(),
+        Recommendation::Stalled => stalled(f, naming),
         // PASS returned above.
-        Recommendation::Iterate | Recommendation::Pass => route(
-            NextAgent::Implementer,
-            "not passed yet, and no stall",
-            iterate_action(f.issues, f.blockers),
-        ),
+        Recommendation::Iterate | Recommendation::Pass => {
+            let (action, problems) = iterate_with(f.issues, f.blockers, naming);
+            Decided {
+                route: route(
+                    NextAgent::Implementer,
+                    "not passed yet, and no stall",
+                    action,
+                ),
+                roll_back_to: None,
+                problems,
+            }
+        }
     }
 }
 
@@ -256,7 +354,7 @@ fn over_budget(budget: Option<&ChangeBudget>, violations: &[Violation]) -> Optio
 }
 
 /// Rule 7.
-fn stalled(f: &Facts<'_>) -> Route {
+fn stalled(f: &Facts<'_>, naming: Naming) -> Decided {
     let t = f.thresholds;
     let p = f.progress;
     match p.stall_type {
@@ -277,33 +375,42 @@ fn stalled(f: &Facts<'_>) -> Route {
                 || "the previous round".to_string(),
                 |n| format!("iteration {n}"),
             );
-            route(
-                NextAgent::Implementer,
-                format!("STALLED_REGRESSION: {}", drops.join(", ")),
-                format!(
-                    "Roll back to {to}, the last round without the regression, and redo the \
-                     change: {}",
-                    drops.join(", ")
+            Decided {
+                route: route(
+                    NextAgent::Implementer,
+                    format!("STALLED_REGRESSION: {}", drops.join(", ")),
+                    format!(
+                        "Roll back to {to}, the last round without the regression, and redo the \
+                         change: {}",
+                        drops.join(", ")
+                    ),
                 ),
-            )
+                roll_back_to: f.before_regression,
+                problems: Vec::new(),
+            }
         }
         Some(StallType::StalledCritical) => {
-            let ids: Vec<&str> = f
+            let problems: Vec<Issue> = f
                 .issues
                 .critical
                 .iter()
                 .filter(|i| p.persistent_issues.contains(&i.id))
-                .map(|i| i.id.as_str())
+                .cloned()
                 .collect();
-            route(
-                NextAgent::User,
-                "STALLED_CRITICAL: the same Critical issue in 3 rounds in a row",
-                format!(
-                    "Ask a person to review {}: the same Critical issue persisted for 3 rounds; \
-                     decide whether the approach or the task must change",
-                    ids.join(", ")
+            let names: Vec<String> = problems.iter().map(|i| naming.name(i, false)).collect();
+            Decided {
+                route: route(
+                    NextAgent::User,
+                    "STALLED_CRITICAL: the same Critical issue in 3 rounds in a row",
+                    format!(
+                        "Ask a person to review {}: the same Critical issue persisted for 3 \
+                         rounds; decide whether the approach or the task must change",
+                        names.join(", ")
+                    ),
                 ),
-            )
+                roll_back_to: None,
+                problems,
+            }
         }
         Some(StallType::StalledOscillating) => route(
             NextAgent::User,
@@ -313,7 +420,8 @@ fn stalled(f: &Facts<'_>) -> Route {
                  back and forth within {} points over the last 3 rounds",
                 format_score(super::recommend::OSCILLATION_SPAN)
             ),
-        ),
+        )
+        .into(),
         Some(StallType::StalledScore) | None => route(
             NextAgent::User,
             "STALLED_SCORE: too little improvement",
@@ -323,21 +431,29 @@ fn stalled(f: &Facts<'_>) -> Route {
                 t.stall_rounds,
                 format_score(t.stall_threshold)
             ),
-        ),
+        )
+        .into(),
     }
 }
 
 /// Rule 8's action: the first (at most 3) Critical or High issues, else
 /// the first thing that stands between this round and a pass.
+#[cfg(test)]
 pub(crate) fn iterate_action(issues: &Issues, blockers: &[String]) -> String {
-    let urgent: Vec<String> = priority(issues)
+    iterate_with(issues, blockers, Naming::Ids).0
+}
+
+/// Rule 8's action named as `naming` says, and the issues it names.
+fn iterate_with(issues: &Issues, blockers: &[String], naming: Naming) -> (String, Vec<Issue>) {
+    let urgent: Vec<Issue> = priority(issues)
         .into_iter()
         .filter(|i| i.severity <= Severity::High)
         .take(3)
-        .map(|i| format!("{} ({})", i.id, i.severity.title()))
+        .cloned()
         .collect();
-    if !urgent.is_empty() {
-        format!("Fix {} and run the checks again", urgent.join(", "))
+    let names: Vec<String> = urgent.iter().map(|i| naming.name(i, true)).collect();
+    let action = if !urgent.is_empty() {
+        format!("Fix {} and run the checks again", names.join(", "))
     } else if let Some(first) = blockers.first() {
         let mut first = first.clone();
         if let Some(c) = first.get(..1) {
@@ -346,7 +462,8 @@ pub(crate) fn iterate_action(issues: &Issues, blockers: &[String]) -> String {
         format!("{first} and run the checks again")
     } else {
         "Run the checks again".into()
-    }
+    };
+    (action, urgent)
 }
 
 #[cfg(test)]

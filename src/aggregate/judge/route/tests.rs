@@ -292,3 +292,70 @@ fn rule_8_iterate_names_the_first_issues() {
     assert_eq!(r.next, Implementer);
     assert_eq!(r.action, "Fix QA-002 (High) and run the checks again");
 }
+
+/// The facts of a round with `issues`, recommended `recommendation`.
+fn facts<'a>(
+    decision: &'a Decision,
+    progress: &'a Progress,
+    issues: &'a Issues,
+    recommendation: Recommendation,
+    thresholds: &'a Thresholds,
+) -> Facts<'a> {
+    Facts {
+        decision,
+        last_blocked_on_infrastructure: false,
+        recommendation,
+        progress,
+        before_regression: Some(3),
+        issues,
+        blockers: &[],
+        budget: None,
+        violations: &[],
+        retry: None,
+        iteration: 4,
+        thresholds,
+    }
+}
+
+#[test]
+fn the_step_names_places_where_the_document_names_ids() {
+    let mut located = critical("sql", Some("src/db.py"));
+    located.line = Some(42);
+    located.source = "bandit".into();
+    let mut unlocated = critical("tests", None);
+    unlocated.id = "QA-0010".into();
+    unlocated.source = "tests".into();
+    let issues = Issues {
+        critical: vec![located.clone(), unlocated.clone()],
+        ..Issues::default()
+    };
+    let decision = decision(DecisionKind::Rework, &[]);
+    let progress = progress(None);
+    let t = Thresholds::default();
+    let f = facts(&decision, &progress, &issues, Recommendation::Iterate, &t);
+    assert_eq!(
+        decide(&f).action,
+        "Fix QA-001 (Critical), QA-0010 (Critical) and run the checks again"
+    );
+    let step = step(&f);
+    assert_eq!(
+        step.next_step(),
+        "IMPLEMENTER: Fix src/db.py:42 (bandit sql), check tests and run the checks again"
+    );
+    assert_eq!(step.problems, vec![located, unlocated]);
+    assert_eq!(step.roll_back_to, None);
+}
+
+#[test]
+fn a_roll_back_is_a_value() {
+    let issues = Issues::default();
+    let decision = decision(DecisionKind::Rework, &[]);
+    let regression = progress(Some(StallType::StalledRegression));
+    let t = Thresholds::default();
+    let f = facts(&decision, &regression, &issues, Recommendation::Stalled, &t);
+    assert!(decide(&f).action.starts_with("Roll back to iteration 3,"));
+    assert_eq!(step(&f).roll_back_to, Some(3));
+    let critical = progress(Some(StallType::StalledCritical));
+    let f = facts(&decision, &critical, &issues, Recommendation::Stalled, &t);
+    assert_eq!(step(&f).roll_back_to, None);
+}

@@ -7,8 +7,8 @@
 //!   base) and, with `new_only`, `baseline.json` (the gate's evidence now).
 //!   A session that already has a state is resumed as it is.
 //! - Stop: the gate runs as a child process of this binary (`check --mode M
-//!   --format json --out <state>/round-N.json --baseline <state>/baseline.json
-//!   --changed-since <base>`), the round is judged with the session's
+//!   --baseline <state>/baseline.json --changed-since <base> --format
+//!   json`), the round is judged with the session's
 //!   history (`history.jsonl`), and the hook follows the round's route:
 //!   `FINISH` lets the agent stop; `IMPLEMENTER` blocks with the feedback
 //!   (at most `max_blocks` consecutive times); `USER`, `SUBTASK` and
@@ -32,71 +32,77 @@
 //!   broken checks.toml, a gate that wrote no evidence, a state it cannot
 //!   write) lets the agent stop with one line saying why: a broken gate must
 //!   not trap an agent.
+//! - The gate's verdict is its process's: exit code and stdout
+//!   ([`crate::agent::gate`]). A copy of the evidence is kept as
+//!   `round-N.json` (for `agent feedback` and the block's `evidence:`
+//!   line); the hook never reads its answer back from it.
 
+mod state;
+
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::aggregate::judge::{self, history::History, input::Source, verdict::NextAgent};
-use crate::cli::{AgentHookArgs, Location};
+use crate::agent::gate::{self, Ended, Gate};
+use crate::agent::protocol::{self, Agent, Event, Input, Reply};
+use crate::aggregate::judge::round::{self, Ask, Record};
+use crate::aggregate::judge::{input::Source, verdict::NextAgent};
 use crate::config::{AgentConfig, Config};
-use crate::error::Error;
 use crate::report::feedback;
-use crate::tooling::agent::{self, Agent, Event, Input, Reply};
 use run_check_documents::evidence::Evidence;
+
+pub(crate) use state::latest_round;
+use state::{Answered, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic};
 
 /// The most input the hook reads: the agents send a few hundred bytes.
 const INPUT_LIMIT: u64 = 1024 * 1024;
 
-/// The session state's format.
-const STATE_VERSION: u32 = 1;
+/// Finds the checks.toml a run in the current directory reads: the
+/// worktree and its config, or why there is none.
+pub(crate) type Load<'a> = &'a dyn Fn() -> Result<(PathBuf, Config), String>;
 
-/// Runs the hook and prints its reply; the exit code the agent reads.
-pub(crate) fn hook(args: &AgentHookArgs) -> i32 {
-    let Some(agent) = args.agent.as_deref().and_then(Agent::from_name) else {
-        println!("{{}}");
-        eprintln!(
-            "{}",
-            agent::one_line(&format!(
-                "unknown agent `{}` (claude, cursor, codex, copilot): the hook does nothing",
-                args.agent.as_deref().unwrap_or("")
-            ))
-        );
-        return 0;
+/// The hook of `agent` (its name) for `event` (as the agent spells it):
+/// the reply as the agent reads it. `load` finds the config once the hook
+/// is in the project's directory.
+pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> protocol::Rendered {
+    let Some(agent) = agent.and_then(Agent::from_name) else {
+        return protocol::Rendered {
+            stdout: "{}".into(),
+            stderr: Some(protocol::one_line(&format!(
+                "unknown agent `{}` ({}): the hook does nothing",
+                agent.unwrap_or(""),
+                Agent::names()
+            ))),
+            code: 0,
+        };
     };
-    let event = args.event.as_deref().and_then(|e| agent.event(e));
-    let reply = match event {
-        Some(event) => run(agent, event),
+    let handled = event.and_then(|e| agent.event(e));
+    let reply = match handled {
+        Some(handled) => run(agent, handled, load),
         None => Reply::Release {
             message: format!(
                 "`{}` is not an event run-check handles for {} ({}): the hook does nothing",
-                args.event.as_deref().unwrap_or(""),
+                event.unwrap_or(""),
                 agent.name(),
                 agent.events().join(", ")
             ),
         },
     };
-    let rendered = agent::render(agent, event, &reply);
-    println!("{}", rendered.stdout);
-    if let Some(line) = &rendered.stderr {
-        eprintln!("{line}");
-    }
-    rendered.code
+    protocol::render(agent, handled, &reply)
 }
 
 /// Reads the input and handles the event; every failure is a release.
-fn run(agent: Agent, event: Event) -> Reply {
-    let input = match read_stdin().and_then(|value| agent::read_input(agent, &value)) {
+fn run(agent: Agent, event: Event, load: Load<'_>) -> Reply {
+    let input = match read_stdin().and_then(|value| protocol::read_input(agent, &value)) {
         Ok(input) => input,
         Err(why) => return release(why),
     };
     if input.abandoned {
         return Reply::Allow;
     }
-    match Session::open(agent, &input) {
+    match Session::open(agent, &input, load) {
         Ok(session) => match event {
             Event::Start => session.start(),
             Event::Stop => session.stop(&input),
@@ -125,97 +131,6 @@ fn read_stdin() -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|err| format!("the hook input is not JSON ({err})"))
 }
 
-/// What `state.json` keeps between hook calls.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct State {
-    version: u32,
-    /// The agent that started the session.
-    agent: String,
-    /// The commit `HEAD` named at session start (`None`: no commit yet).
-    base: Option<String>,
-    /// sha256 of `baseline.json` as written at session start.
-    baseline_sha256: Option<String>,
-    /// Stops gated so far (the last round file is `round-<rounds>.json`).
-    rounds: u32,
-    /// The round the judge's history starts at (its iteration 1).
-    window_start: u32,
-    /// Consecutive blocked stops.
-    blocks: u32,
-    /// The answer of the last gated stop, for a second hook of the same
-    /// stop (see [`Answered`]).
-    #[serde(default)]
-    answered: Option<Answered>,
-}
-
-/// The answer of the last gated stop. GitHub Copilot CLI runs the hooks of
-/// `.github/hooks/*.json` and those of `.claude/settings.json` alike, so a
-/// repository with both installed has two hooks per stop, one of each
-/// agent's name, with the same session id: the second one answers this,
-/// in its own agent's format, instead of running the gate again.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Answered {
-    /// The agent name of the hook that gated the stop.
-    agent: String,
-    /// The round it gated.
-    round: u32,
-    /// When (seconds since the Unix epoch).
-    at: u64,
-    /// A hook of another agent has answered it too: the next stop gates.
-    replayed: bool,
-    /// `allow`, `block` or `release`.
-    kind: String,
-    /// The block's reason or the release's message.
-    text: Option<String>,
-    /// The block's note for the user.
-    notice: Option<String>,
-}
-
-/// How long after a gated stop a hook of another agent name counts as the
-/// same stop's second hook. Copilot runs them one after the other (or the
-/// second waits on the session's lock), so the second starts within
-/// seconds of the answer; a stop of a later turn comes after the model
-/// has worked on a block, or after a user's prompt.
-const REPLAY_SECONDS: u64 = 60;
-
-impl Answered {
-    fn new(agent: Agent, round: u32, reply: &Reply) -> Answered {
-        let (kind, text, notice) = match reply {
-            Reply::Allow => ("allow", None, None),
-            Reply::Block { reason, notice } => ("block", Some(reason.clone()), notice.clone()),
-            Reply::Release { message } => ("release", Some(message.clone()), None),
-        };
-        Answered {
-            agent: agent.name().into(),
-            round,
-            at: now(),
-            replayed: false,
-            kind: kind.into(),
-            text,
-            notice,
-        }
-    }
-
-    fn reply(&self) -> Reply {
-        let text = self.text.clone().unwrap_or_default();
-        match self.kind.as_str() {
-            "block" => Reply::Block {
-                reason: text,
-                notice: self.notice.clone(),
-            },
-            "release" => Reply::Release { message: text },
-            _ => Reply::Allow,
-        }
-    }
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// One session: its repository, config and state folder, locked.
 struct Session {
     agent: Agent,
@@ -229,7 +144,7 @@ struct Session {
 impl Session {
     /// Finds the repository of `input`, loads its checks.toml, and creates
     /// and locks the session's state folder.
-    fn open(agent: Agent, input: &Input) -> Result<Session, String> {
+    fn open(agent: Agent, input: &Input, load: Load<'_>) -> Result<Session, String> {
         let id = input
             .session
             .as_deref()
@@ -237,7 +152,7 @@ impl Session {
         // The agents' ids (UUIDs, ULIDs) are file names already; one that
         // the reduction would change is not an agent's: refused, so that
         // `../../x` and `x` can never share (or escape) a state folder.
-        let name = agent::session_name(id)
+        let name = protocol::session_name(id)
             .filter(|name| name == id)
             .ok_or_else(|| {
                 format!(
@@ -253,11 +168,7 @@ impl Session {
             .map_err(|err| format!("cannot read the current directory: {err}"))?;
         let git_dir = crate::git::ask(&cwd, &["rev-parse", "--absolute-git-dir"])
             .map_err(|why| format!("not in a git repository ({why})"))?;
-        let location = Location::default().resolved();
-        let worktree =
-            crate::paths::worktree(location.worktree.as_deref()).map_err(|e| e.to_string())?;
-        let config = super::super::load_config(&location, &worktree)
-            .map_err(|err| format!("the gate cannot run: {err}"))?;
+        let (worktree, config) = load()?;
         let dir = Path::new(&git_dir)
             .join("run-check")
             .join("agent")
@@ -321,9 +232,11 @@ impl Session {
         let mut note = None;
         let mut baseline_sha256 = None;
         if take_baseline && self.config.agent.new_only {
-            let gate = self.gate(&self.baseline_path(), None, None);
-            match gate {
-                Ok(_) => baseline_sha256 = sha256_of(&self.baseline_path()),
+            let taken = self
+                .gate(None, None)
+                .and_then(|(_, bytes)| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
+            match taken {
+                Ok(bytes) => baseline_sha256 = Some(sha256(&bytes)),
                 Err(why) => {
                     note = Some(format!(
                         "the session's baseline could not be taken ({why}): every failure counts"
@@ -404,7 +317,7 @@ impl Session {
             state.blocks = 0;
         }
         let baseline = match &state.baseline_sha256 {
-            Some(recorded) => match sha256_of(&self.baseline_path()) {
+            Some(recorded) => match state::sha256_of(&self.baseline_path()) {
                 Some(now) if now == *recorded => Some(self.baseline_path()),
                 _ => {
                     return release(format!(
@@ -420,9 +333,16 @@ impl Session {
         };
         state.rounds += 1;
         let round = self.dir.join(format!("round-{}.json", state.rounds));
-        let evidence = match self.gate(&round, baseline.as_deref(), state.base.as_deref()) {
+        // The round's file is the copy of what the gate printed, or none:
+        // never a file a check put there.
+        let _ = std::fs::remove_file(&round);
+        let evidence = self
+            .gate(baseline.as_deref(), state.base.as_deref())
+            .and_then(|(evidence, bytes)| write_atomic(&round, &bytes).map(|()| evidence));
+        let evidence = match evidence {
             Ok(evidence) => evidence,
             Err(why) => {
+                let _ = std::fs::remove_file(&round);
                 state.blocks = 0;
                 return release(format!("the gate could not judge this stop: {why}"));
             }
@@ -444,47 +364,43 @@ impl Session {
         }
     }
 
-    /// Runs the gate to `out`; its evidence, or why there is none.
+    /// Runs the gate ([`gate::Gate`]): its evidence and the bytes it
+    /// printed, or why there is none. The verdict is the gate process's:
+    /// its exit code and its stdout, never a file the checks could write.
     fn gate(
         &self,
-        out: &Path,
         baseline: Option<&Path>,
         base: Option<&str>,
-    ) -> Result<Evidence, String> {
+    ) -> Result<(Evidence, Vec<u8>), String> {
         let exe = std::env::current_exe()
             .map_err(|err| format!("cannot find run-check's own binary: {err}"))?;
-        let _ = std::fs::remove_file(out);
-        let mut command = Command::new(exe);
-        command
-            .arg("check")
-            .arg("--worktree")
-            .arg(&self.worktree)
-            .args(["--mode", self.config.agent.mode.as_str()])
-            .args(["--format", "json", "--quiet", "--out"])
-            .arg(out)
-            .current_dir(&self.worktree)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        let mut args: Vec<OsString> = vec!["--worktree".into(), self.worktree.clone().into()];
+        args.extend(["--mode", self.config.agent.mode.as_str()].map(OsString::from));
         if let Some(baseline) = baseline {
-            command.arg("--baseline").arg(baseline);
+            args.extend(["--baseline".into(), baseline.into()]);
         }
         if let Some(base) = base {
-            command.args(["--changed-since", base]);
+            args.extend(["--changed-since", base].map(OsString::from));
         }
-        let output = command
-            .output()
-            .map_err(|err| format!("cannot start the gate: {err}"))?;
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        match crate::json_input::evidence_file(out) {
-            Ok(evidence) => Ok(evidence),
-            Err(_) => Err(match output.status.code() {
-                Some(code) => format!("the gate exited {code} without evidence: {}", last.trim()),
+        let gated = Gate {
+            exe: &exe,
+            args,
+            dir: Some(&self.worktree),
+            jobs: None,
+            cancelled: &|| false,
+            deadline: None,
+        }
+        .run()
+        .map_err(|err| format!("cannot start the gate: {err}"))?;
+        let last = gated.last_line().unwrap_or("").trim().to_string();
+        let code = match gated.ended {
+            Ended::Code(code) => Some(code),
+            Ended::Killed(_) => None,
+        };
+        match gate::verdict_of(gated.ended, gated.output, String::new()).evidence {
+            Some(found) => Ok(found),
+            None => Err(match code {
+                Some(code) => format!("the gate exited {code} without evidence: {last}"),
                 None => "the gate was killed before it wrote its evidence".into(),
             }),
         }
@@ -496,33 +412,17 @@ impl Session {
         let settings = self.config.agent;
         let history_path = self.dir.join("history.jsonl");
         let source = Source::Evidence(Box::new(evidence.clone()));
-        let (config, config_used) =
-            judge::judge_config(None, &source).map_err(|err| err.to_string())?;
-        let history = History::open(&history_path, true).map_err(|err| err.to_string())?;
-        let verdict = judge::evaluate(&judge::Round {
+        let judged = round::round(&Ask {
             source: &source,
-            config: &config,
-            config_used: config_used.as_ref(),
-            history: &history.rounds,
+            config: round::Config::Given(None),
+            history: Record::Hold(&history_path),
             retry: None,
             file: round,
         })
         .map_err(|err| err.to_string())?;
-        let route = &verdict.route;
+        let (verdict, step, history) = (judged.verdict, judged.step, judged.history);
         let shown = round.display().to_string();
-        let headline = feedback::render(
-            evidence,
-            &feedback::Options {
-                max_chars: AgentConfig::MIN_CHARS,
-                next: None,
-                evidence_path: None,
-            },
-        )
-        .lines()
-        .next()
-        .unwrap_or("")
-        .to_string();
-        match route.next {
+        match verdict.route.next {
             NextAgent::Finish => {
                 drop(history);
                 // The passing round is the new window's first: iteration 1.
@@ -537,10 +437,12 @@ impl Session {
             NextAgent::Implementer
                 if settings.max_blocks > 0 && state.blocks < settings.max_blocks =>
             {
-                history.append(&verdict).map_err(|err| err.to_string())?;
+                if let Some(history) = history {
+                    history.append(&verdict).map_err(|err| err.to_string())?;
+                }
                 state.blocks += 1;
-                let mut next = feedback::next_step(&verdict);
-                if let Some(at) = rolled_back_to(&route.action) {
+                let mut next = step.next_step();
+                if let Some(at) = step.roll_back_to {
                     let round = state.window_start + at - 1;
                     next.push_str(&format!(
                         " (iteration {at} is this session's stop {round}: round-{round}.json)"
@@ -562,92 +464,56 @@ impl Session {
             next => {
                 drop(history);
                 let _ = std::fs::remove_file(&history_path);
-                let blocks = state.blocks;
-                state.window_start = state.rounds + 1;
-                state.blocks = 0;
-                let why = match next {
-                    NextAgent::Implementer if settings.max_blocks == 0 => {
-                        "the gate is red; `[agent] max_blocks = 0` never blocks".to_string()
-                    }
-                    NextAgent::Implementer => format!(
-                        "{blocks} consecutive blocked stops (`[agent] max_blocks`): the agent \
-                         is let go with the gate red"
-                    ),
-                    _ => format!("{}: {}", next.as_str(), route.reason),
-                };
-                Ok(Reply::Release {
-                    message: format!("run-check gate: {headline}. {why} (evidence: {shown})"),
-                })
+                let message = self.released(state, next, &verdict.route.reason, evidence, &shown);
+                Ok(Reply::Release { message })
             }
         }
     }
-}
 
-/// Sessions kept under `<git-dir>/run-check/agent/` besides the one
-/// starting: the most recently active ones.
-const KEEP_SESSIONS: usize = 20;
-
-/// A session idle this long (no hook call) is removed at the next session
-/// start, whatever the count.
-const SESSION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 60 * 60);
-
-/// Bounds the session folders in `sessions` when `current` starts: those
-/// idle for longer than [`SESSION_MAX_AGE`] go, and of the rest only the
-/// [`KEEP_SESSIONS`] most recently active stay. A session's activity is its
-/// `state.json`'s modification time (every hook call that gates writes
-/// it). A session whose lock is held (a hook of it is running) is never
-/// removed, nor is anything in `sessions` that is not a folder. Best
-/// effort: what cannot be read or removed stays.
-fn prune(sessions: &Path, current: &Path) {
-    let Ok(entries) = std::fs::read_dir(sessions) else {
-        return;
-    };
-    let now = std::time::SystemTime::now();
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        // Not followed: a link here is not a session run-check made.
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if !is_dir || path == current {
-            continue;
-        }
-        let active = path
-            .join("state.json")
-            .metadata()
-            .or_else(|_| path.metadata())
-            .and_then(|m| m.modified())
-            .unwrap_or(std::time::UNIX_EPOCH);
-        found.push((active, path));
-    }
-    found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
-    for (index, (active, path)) in found.into_iter().enumerate() {
-        let old = now
-            .duration_since(active)
-            .is_ok_and(|idle| idle > SESSION_MAX_AGE);
-        if (old || index >= KEEP_SESSIONS) && !in_use(&path) {
-            let _ = std::fs::remove_dir_all(&path);
-        }
+    /// Why the agent is let go with the gate red; restarts the window.
+    fn released(
+        &self,
+        state: &mut State,
+        next: NextAgent,
+        reason: &str,
+        evidence: &Evidence,
+        shown: &str,
+    ) -> String {
+        let settings = self.config.agent;
+        let blocks = state.blocks;
+        state.window_start = state.rounds + 1;
+        state.blocks = 0;
+        let why = match next {
+            NextAgent::Implementer if settings.max_blocks == 0 => {
+                "the gate is red; `[agent] max_blocks = 0` never blocks".to_string()
+            }
+            NextAgent::Implementer => format!(
+                "{blocks} consecutive blocked stops (`[agent] max_blocks`): the agent \
+                 is let go with the gate red"
+            ),
+            _ => format!("{}: {reason}", next.as_str()),
+        };
+        format!(
+            "run-check gate: {}. {why} (evidence: {shown})",
+            headline(evidence)
+        )
     }
 }
 
-/// A hook of the session in `dir` holds its lock now.
-fn in_use(dir: &Path) -> bool {
-    let Ok(file) = std::fs::OpenOptions::new()
-        .write(true)
-        .open(dir.join("lock"))
-    else {
-        return false;
-    };
-    !matches!(file.try_lock(), Ok(()))
-}
-
-/// The iteration a roll-back action names (`Roll back to iteration N, ...`).
-fn rolled_back_to(action: &str) -> Option<u32> {
-    let rest = action.strip_prefix("Roll back to iteration ")?;
-    rest.split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()
+/// The feedback's first line: the verdict and counts.
+fn headline(evidence: &Evidence) -> String {
+    feedback::render(
+        evidence,
+        &feedback::Options {
+            max_chars: AgentConfig::MIN_CHARS,
+            next: None,
+            evidence_path: None,
+        },
+    )
+    .lines()
+    .next()
+    .unwrap_or("")
+    .to_string()
 }
 
 /// A note for the user when the agent added allow markers the gate did
@@ -663,49 +529,5 @@ fn allow_markers(evidence: &Evidence) -> Option<String> {
             "run-check gate: {added} `run-check: allow` marker(s) were added since the session \
              started; they silence nothing and the agent is held to the findings"
         )
-    })
-}
-
-/// sha256 of a file, hex; `None` when it cannot be read.
-fn sha256_of(path: &Path) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let bytes = crate::bounded::read(path, crate::bounded::JSON).ok()?;
-    Some(crate::config::hex(&Sha256::digest(&bytes)))
-}
-
-/// Writes `bytes` to `path` atomically.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)
-        .and_then(|file| file.commit(bytes, true))
-        .map_err(|err| err.to_string())
-}
-
-/// The evidence of the last round of the repository's most recently active
-/// agent session (`agent feedback` without an argument).
-pub(crate) fn latest_round(root: &Path) -> Result<PathBuf, Error> {
-    let git_dir = crate::git::ask(root, &["rev-parse", "--absolute-git-dir"])
-        .map_err(|why| Error::Usage(format!("no EVIDENCE given and no repository here ({why})")))?;
-    let sessions = Path::new(&git_dir).join("run-check").join("agent");
-    let mut latest: Option<(std::time::SystemTime, PathBuf)> = None;
-    for entry in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
-        let state = entry.path().join("state.json");
-        let Ok(text) = std::fs::read_to_string(&state) else {
-            continue;
-        };
-        let Ok(parsed) = serde_json::from_str::<State>(&text) else {
-            continue;
-        };
-        let round = entry.path().join(format!("round-{}.json", parsed.rounds));
-        if let Ok(modified) = round.metadata().and_then(|m| m.modified())
-            && latest.as_ref().is_none_or(|(t, _)| modified > *t)
-        {
-            latest = Some((modified, round));
-        }
-    }
-    latest.map(|(_, path)| path).ok_or_else(|| {
-        Error::Usage(format!(
-            "no EVIDENCE given and no agent session has a round in {}",
-            sessions.display()
-        ))
     })
 }

@@ -1,6 +1,8 @@
-//! The four tools of `run-check mcp`, without the protocol: each takes the
-//! client's arguments (a JSON object) and gives a [`Reply`]. Nothing here
-//! knows MCP, so each tool is tested without a client.
+//! The four tools of `run-check mcp`, without the protocol (rmcp's glue is
+//! `commands/mcp/server.rs`): each takes the client's arguments (a JSON
+//! object) and gives a [`Reply`]. Nothing here knows MCP, so each tool is
+//! tested without a client. The gate runs through [`crate::agent::gate`],
+//! and each run is judged by the one judge round.
 //!
 //! What holds for every tool:
 //!
@@ -19,6 +21,7 @@
 //!   as a child process, so a check can corrupt nothing the server holds
 //!   in memory.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -30,7 +33,10 @@ use sha2::Digest;
 use run_check_documents::evidence::{CheckRecord, Evidence};
 use run_check_documents::verdict::Verdict;
 
-use crate::aggregate::judge::{self, history::History, input::Source};
+use crate::agent::gate::{self, Ended, Stop};
+use crate::aggregate::judge::round::{self, Record};
+use crate::aggregate::judge::route::Step;
+use crate::aggregate::judge::{self, input::Source};
 use crate::config::Mode;
 use crate::output::plural;
 use crate::report::feedback::{self, LINE_CHARS, clean};
@@ -51,10 +57,10 @@ const MAX_REVISION: usize = 200;
 /// A tool's answer: text for the model, structured content for a program,
 /// and whether it is an error result.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Reply {
-    pub(super) text: String,
-    pub(super) structured: Option<Value>,
-    pub(super) is_error: bool,
+pub(crate) struct Reply {
+    pub(crate) text: String,
+    pub(crate) structured: Option<Value>,
+    pub(crate) is_error: bool,
 }
 
 impl Reply {
@@ -76,14 +82,14 @@ impl Reply {
 }
 
 /// A tool's name, description and input schema, as `tools/list` gives them.
-pub(super) struct Definition {
-    pub(super) name: &'static str,
-    pub(super) description: &'static str,
-    pub(super) input_schema: Value,
+pub(crate) struct Definition {
+    pub(crate) name: &'static str,
+    pub(crate) description: &'static str,
+    pub(crate) input_schema: Value,
 }
 
 /// The four tools.
-pub(super) fn definitions() -> Vec<Definition> {
+pub(crate) fn definitions() -> Vec<Definition> {
     let mode = json!({
         "type": "string",
         "enum": ["strict", "fast"],
@@ -156,7 +162,7 @@ pub(super) fn definitions() -> Vec<Definition> {
 
 /// The gate one server serves: where it runs, what it runs, and the last
 /// run.
-pub(super) struct Gate {
+pub(crate) struct Gate {
     /// The run-check executable the gate runs as (this one).
     exe: PathBuf,
     /// The worktree, canonical.
@@ -174,8 +180,8 @@ pub(super) struct Gate {
 struct LastRun {
     /// Its evidence, as judged.
     source: Source,
-    /// The judge's verdict, or why there is none.
-    verdict: Result<Verdict, String>,
+    /// The judge's verdict and its route as values, or why there is none.
+    verdict: Result<(Verdict, Step), String>,
 }
 
 impl LastRun {
@@ -219,7 +225,7 @@ struct JudgeArgs {}
 
 impl Gate {
     /// A gate of `worktree` that runs `exe` and keeps its files in `state`.
-    pub(super) fn new(exe: PathBuf, worktree: PathBuf, state: PathBuf, max_chars: usize) -> Gate {
+    pub(crate) fn new(exe: PathBuf, worktree: PathBuf, state: PathBuf, max_chars: usize) -> Gate {
         Gate {
             exe,
             worktree,
@@ -232,7 +238,7 @@ impl Gate {
     /// Calls the tool `name`; `None` when there is no such tool.
     /// `cancelled` says whether the client cancelled the request: a gate
     /// it started is then stopped.
-    pub(super) fn call(
+    pub(crate) fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
@@ -328,36 +334,44 @@ impl Gate {
         out: &Path,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Source, String> {
-        let mut command = self.command("check");
-        command.args(["--quiet", "--format", "json", "--mode", mode.as_str()]);
+        let mut args: Vec<OsString> = vec!["--worktree".into(), self.worktree.clone().into()];
+        args.extend(["--mode", mode.as_str()].map(OsString::from));
         // `--flag=value`: a value is never read as an option.
-        command.args(only.iter().map(|name| format!("--only={name}")));
+        args.extend(only.iter().map(|name| format!("--only={name}").into()));
         if let Some(revision) = revision {
-            command.arg(format!("--changed-since={revision}"));
+            args.push(format!("--changed-since={revision}").into());
         }
-        let output = run_until_cancelled(&mut command, cancelled)
-            .map_err(|err| format!("cannot run {}: {err}", self.exe.display()))?;
-        if output.stopped {
+        let gated = gate::Gate {
+            exe: &self.exe,
+            args,
+            dir: Some(&self.worktree),
+            jobs: None,
+            cancelled,
+            deadline: None,
+        }
+        .run()
+        .map_err(|err| format!("cannot run {}: {err}", self.exe.display()))?;
+        if gated.stopped == Some(Stop::Cancelled) {
             return Err(
                 "cancelled: the gate was stopped (its checks were terminated); no verdict".into(),
             );
         }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let Some(code) = output.status.code() else {
+        let Ended::Code(code) = gated.ended else {
             return Err(format!(
                 "no verdict: the gate was killed before it finished: {}",
-                last_lines(&stderr, 5)
+                last_lines(&gated.stderr, 5)
             ));
         };
-        if output.stdout.is_empty() {
+        let stdout = gated.output.map_err(|why| format!("no verdict: {why}"))?;
+        if stdout.is_empty() {
             return Err(format!(
                 "no verdict: the gate exited {code} with no evidence: {}",
-                last_lines(&stderr, 5)
+                last_lines(&gated.stderr, 5)
             ));
         }
         let shown = Path::new("<the gate's output>");
         let value: Value =
-            crate::json_input::typed(shown, &output.stdout).map_err(|err| err.to_string())?;
+            crate::json_input::typed(shown, &stdout).map_err(|err| err.to_string())?;
         let source = judge::input::read(value)
             .map_err(|p| crate::json_input::from_problem(shown, p).to_string())?;
         let Source::Evidence(evidence) = &source else {
@@ -372,7 +386,7 @@ impl Gate {
         // Renamed into place: whatever a check put at that path (a FIFO, a
         // link) is replaced, never opened.
         crate::output::Atomic::create(out, out, crate::output::FileKind::Regular)
-            .and_then(|file| file.commit(&output.stdout, true))
+            .and_then(|file| file.commit(&stdout, true))
             .map_err(|err| err.to_string())?;
         Ok(source)
     }
@@ -380,20 +394,16 @@ impl Gate {
     /// The judge's verdict on `source`, recorded in the server's history
     /// `name` so that stall detection sees this server's earlier runs of
     /// the same checks.
-    fn judged(&self, source: &Source, file: &Path, name: &str) -> Result<Verdict, String> {
-        let (config, used) = judge::judge_config(None, source).map_err(|e| e.to_string())?;
-        let history = History::open(&self.state.join(name), true).map_err(|e| e.to_string())?;
-        let verdict = judge::evaluate(&judge::Round {
+    fn judged(&self, source: &Source, file: &Path, name: &str) -> Result<(Verdict, Step), String> {
+        let judged = round::round(&round::Ask {
             source,
-            config: &config,
-            config_used: used.as_ref(),
-            history: &history.rounds,
+            config: round::Config::Given(None),
+            history: Record::Append(&self.state.join(name)),
             retry: None,
             file,
         })
         .map_err(|e| e.to_string())?;
-        history.append(&verdict).map_err(|e| e.to_string())?;
-        Ok(verdict)
+        Ok((judged.verdict, judged.step))
     }
 
     /// The reply of `run_checks`: the feedback, and the run as structured
@@ -402,7 +412,7 @@ impl Gate {
         let Some(evidence) = run.evidence() else {
             return Reply::error("the gate wrote no evidence".into());
         };
-        let next = run.verdict.as_ref().ok().map(feedback::next_step);
+        let next = run.verdict.as_ref().ok().map(|(_, step)| step.next_step());
         let shown = path.display().to_string();
         let text = feedback::render(
             evidence,
@@ -460,7 +470,7 @@ impl Gate {
             "diagnostics_omitted": diagnostics.1,
             "evidence": shown,
         });
-        if let Ok(verdict) = &run.verdict {
+        if let Ok((verdict, _)) = &run.verdict {
             structured["route"] = route(verdict, self.max_chars);
         }
         Reply::ok(text, structured)
@@ -631,7 +641,7 @@ impl Gate {
         let Some(run) = last.as_ref() else {
             return Err("no run yet: call run_checks first".into());
         };
-        let verdict = run
+        let (verdict, step) = run
             .verdict
             .as_ref()
             .map_err(|why| format!("the judge could not judge the last run: {why}"))?;
@@ -645,10 +655,7 @@ impl Gate {
                 ),
                 LINE_CHARS,
             ),
-            clean(
-                &format!("next: {}", feedback::next_step(verdict)),
-                self.max_chars,
-            ),
+            clean(&format!("next: {}", step.next_step()), self.max_chars),
             clean(&format!("because: {}", verdict.route.reason), LINE_CHARS),
         ];
         Ok(Reply::ok(
@@ -679,57 +686,6 @@ fn history_name(mode: Mode, only: &[String]) -> String {
     let digest = sha2::Sha256::digest(names.join("\n").as_bytes());
     let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!("history-{}-only-{short}.jsonl", mode.as_str())
-}
-
-/// What a gate left: as `Command::output`, and whether it was stopped.
-struct GateOutput {
-    status: std::process::ExitStatus,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    stopped: bool,
-}
-
-/// Runs `command` to its end, its stdout and stderr read on threads of
-/// their own; when `cancelled` turns true (the client cancelled the
-/// request, or closed the session), the gate is asked to stop as on
-/// SIGTERM (it terminates its checks' process groups and exits), once. A
-/// cancelled request whose gate ran on would keep checks running for an
-/// answer nobody reads, and hold every later call behind it.
-fn run_until_cancelled(
-    command: &mut Command,
-    cancelled: &dyn Fn() -> bool,
-) -> std::io::Result<GateOutput> {
-    fn reader(
-        pipe: Option<impl std::io::Read + Send + 'static>,
-    ) -> std::thread::JoinHandle<Vec<u8>> {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    }
-    let mut child = command.spawn()?;
-    let stdout = reader(child.stdout.take());
-    let stderr = reader(child.stderr.take());
-    let mut stopped = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if !stopped && cancelled() {
-            crate::signal::forward_stop(&mut child);
-            stopped = true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    Ok(GateOutput {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        stopped,
-    })
 }
 
 /// `route` of a verdict, its texts bounded.
@@ -855,144 +811,4 @@ fn fit_values(values: Vec<Value>, max: usize) -> (Vec<Value>, usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_revision_is_plain_characters_never_an_option() {
-        for good in [
-            "main",
-            "HEAD~2",
-            "origin/main",
-            "a1b2c3",
-            "main@{1}",
-            "v1.0^{commit}",
-        ] {
-            assert_eq!(revision(good), Ok(good));
-        }
-        for bad in [
-            "",
-            "--output=/tmp/x",
-            "-x",
-            "main; touch pwned",
-            "$(touch pwned)",
-            "`id`",
-            "a b",
-            "a\nb",
-            "a|b",
-        ] {
-            let err = revision(bad).unwrap_err();
-            assert!(err.contains("nothing ran"), "{bad}: {err}");
-            assert!(!err.contains('\n'), "{err}");
-        }
-        assert!(revision(&"a".repeat(MAX_REVISION + 1)).is_err());
-    }
-
-    #[test]
-    fn a_history_per_selection() {
-        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(history_name(Mode::Strict, &[]), "history-strict.jsonl");
-        assert_eq!(history_name(Mode::Fast, &[]), "history-fast.jsonl");
-        let ab = history_name(Mode::Strict, &names(&["a", "b"]));
-        assert_eq!(ab, history_name(Mode::Strict, &names(&["b", "a", "a"])));
-        assert_ne!(ab, history_name(Mode::Strict, &names(&["a"])));
-        assert!(ab.starts_with("history-strict-only-") && ab.ends_with(".jsonl"));
-    }
-
-    #[test]
-    fn mode_is_one_of_two_words() {
-        assert_eq!(mode(None), Ok(Mode::Strict));
-        assert_eq!(mode(Some("fast")), Ok(Mode::Fast));
-        let err = mode(Some("strict && rm -rf /\u{1b}[31m")).unwrap_err();
-        assert!(!err.contains('\u{1b}'), "{err}");
-    }
-
-    #[test]
-    fn fit_lines_keeps_the_tail_or_the_head_within_the_bound() {
-        let lines: Vec<String> = (0..1000).map(|i| format!("line {i}")).collect();
-        let tail = fit_lines(&lines, 300, false);
-        assert!(tail.chars().count() <= 300, "{}", tail.chars().count());
-        assert!(tail.starts_with('['), "{tail}");
-        assert!(tail.ends_with("line 999"), "{tail}");
-        let head = fit_lines(&lines, 300, true);
-        assert!(head.chars().count() <= 300);
-        assert!(head.starts_with("line 0\n"), "{head}");
-        assert!(head.ends_with("left out]"), "{head}");
-        assert_eq!(fit_lines(&lines[..2], 300, true), "line 0\nline 1");
-    }
-
-    #[test]
-    fn fit_values_caps_by_size_and_count() {
-        let values: Vec<Value> = (0..1000).map(|i| json!({"n": i})).collect();
-        let (kept, omitted) = fit_values(values.clone(), 100);
-        assert_eq!(kept.len() + omitted, 1000);
-        assert!(Value::Array(kept).to_string().len() <= 100 + 2);
-        let (kept, omitted) = fit_values(values, usize::MAX);
-        assert_eq!((kept.len(), omitted), (MAX_ITEMS, 1000 - MAX_ITEMS));
-    }
-
-    #[test]
-    fn unknown_keys_and_tools_run_nothing() {
-        // An executable that cannot exist: any attempt to run it would
-        // show as "cannot start", not as the argument error.
-        let gate = Gate::new(
-            PathBuf::from("/nonexistent/run-check"),
-            PathBuf::from("/nonexistent"),
-            PathBuf::from("/nonexistent/state"),
-            4000,
-        );
-        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
-        assert_eq!(gate.call("sh", args(json!({})), &|| false), None);
-        let reply = gate
-            .call(
-                "run_checks",
-                args(json!({"command": "touch pwned"})),
-                &|| false,
-            )
-            .unwrap();
-        assert!(reply.is_error);
-        assert!(
-            reply.text.contains("unknown field `command`"),
-            "{}",
-            reply.text
-        );
-        let reply = gate
-            .call(
-                "run_checks",
-                args(json!({"changed_since": "--upload-pack=touch pwned"})),
-                &|| false,
-            )
-            .unwrap();
-        assert!(
-            reply.is_error && reply.text.contains("nothing ran"),
-            "{}",
-            reply.text
-        );
-        let reply = gate
-            .call("run_checks", args(json!({"only": "tests"})), &|| false)
-            .unwrap();
-        assert!(
-            reply.is_error && reply.text.contains("`only`"),
-            "{}",
-            reply.text
-        );
-        let reply = gate.call("judge", args(json!({})), &|| false).unwrap();
-        assert!(
-            reply.is_error && reply.text.contains("no run yet"),
-            "{}",
-            reply.text
-        );
-        let reply = gate
-            .call(
-                "check_output",
-                args(json!({"check": "x", "tail_lines": 0})),
-                &|| false,
-            )
-            .unwrap();
-        assert!(
-            reply.is_error && reply.text.contains("no run yet"),
-            "{}",
-            reply.text
-        );
-    }
-}
+mod tests;

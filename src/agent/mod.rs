@@ -1,0 +1,15 @@
+//! The agent loop as a library layer: what runs inside a coding agent's
+//! hooks and the MCP server, beside `aggregate/` and `run/` and below
+//! `commands/`, which only parses, calls this, and prints. It never
+//! imports `commands/` or `cli`: it takes plain values.
+//!
+//! - [`protocol`]: each agent's hook protocol as a row of one table.
+//! - [`gate`]: the one child-gate runner (the hook, MCP and `candidates`).
+//! - [`session`]: `agent hook`'s session state machine.
+//! - [`mcp`]: the MCP server's tools, without the protocol.
+
+pub(crate) mod gate;
+#[cfg(feature = "mcp")]
+pub(crate) mod mcp;
+pub(crate) mod protocol;
+pub(crate) mod session;

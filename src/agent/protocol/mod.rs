@@ -1,0 +1,361 @@
+//! What run-check knows of each coding agent's hooks, as data: the events
+//! `agent hook` handles, the fields it reads from the agent's input JSON,
+//! the reply that lets the agent stop, blocks it or tells the user, the
+//! settings file that calls the hook (`tooling/agent/install.rs` writes
+//! it from here), its timeout field and the project variable. Every agent
+//! is a row of [`table::PROTOCOLS`]; nothing here runs a check or touches
+//! the session state (that is [`super::session`]).
+
+pub(crate) mod skill;
+mod table;
+
+use serde_json::{Value, json};
+
+use table::PROTOCOLS;
+
+/// One agent's hook protocol.
+#[derive(Debug)]
+pub(crate) struct Protocol {
+    /// The name on the command line.
+    pub(crate) name: &'static str,
+    /// The agent as its users call it (`--help`).
+    pub(crate) title: &'static str,
+    /// The folder whose presence makes `install` set the agent up.
+    pub(crate) folder: &'static str,
+    /// The settings file that calls the hook.
+    pub(crate) settings: Settings,
+    /// The instruction file and its text, for agents that read one.
+    pub(crate) instructions: Option<Instructions>,
+    /// The events `install` hooks, as the agent spells them: session
+    /// start, then stop.
+    pub(crate) events: [(&'static str, Event); 2],
+    /// Other spellings the hook accepts.
+    pub(crate) aliases: &'static [(&'static str, Event)],
+    /// The input's fields.
+    pub(crate) fields: Fields,
+    /// The reply's shapes.
+    pub(crate) replies: Replies,
+    /// The environment variable the agent documents as the project's
+    /// directory, read when the input names none.
+    pub(crate) project_variable: Option<&'static str>,
+}
+
+/// An instruction file: its path, and what makes its text.
+pub(crate) type Instructions = (&'static str, fn() -> String);
+
+/// How an agent's settings file lists hooks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Settings {
+    /// The file, relative to the repository's top level.
+    pub(crate) path: &'static str,
+    /// Each entry sits in a group's `hooks` list (Claude Code, Codex).
+    pub(crate) grouped: bool,
+    /// Each entry says `"type": "command"`.
+    pub(crate) typed: bool,
+    /// The keys that hold the command (the first identifies an entry).
+    pub(crate) command_keys: &'static [&'static str],
+    /// The field an entry's timeout goes in, and its unit.
+    pub(crate) timeout: Option<Timeout>,
+    /// The key of the stop entry's own cap on consecutive blocks.
+    pub(crate) loop_limit: Option<&'static str>,
+    /// A new file starts with `"version": 1`.
+    pub(crate) version: bool,
+}
+
+/// A settings file's timeout field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Timeout {
+    pub(crate) key: &'static str,
+    pub(crate) unit: Unit,
+}
+
+/// The unit an agent reads a timeout in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Unit {
+    Seconds,
+}
+
+impl Unit {
+    /// `seconds` in this unit.
+    pub(crate) fn of(self, seconds: u64) -> u64 {
+        match self {
+            Unit::Seconds => seconds,
+        }
+    }
+}
+
+/// The input fields the hook reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    /// The session id, the first present of these.
+    pub(crate) session: &'static [&'static str],
+    /// The repository's directory, the first present of these.
+    pub(crate) dir: &'static [&'static str],
+    /// A list of roots whose first is the repository's directory.
+    pub(crate) roots: &'static str,
+    /// `roots` is read before `dir`.
+    pub(crate) roots_first: bool,
+    /// True when this stop follows a block of this hook in the same turn.
+    pub(crate) continued: &'static str,
+    /// Above 0 when this stop follows a block of this hook.
+    pub(crate) loop_count: &'static str,
+    /// A stop's status: anything but `completed` is a stop not to gate.
+    pub(crate) status: Option<&'static str>,
+}
+
+/// The reply's shapes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Replies {
+    /// At session start every reply is `{KEY: true}` (`None`: as at stop).
+    pub(crate) start: Option<&'static str>,
+    /// How a block is said.
+    pub(crate) block: Block,
+    /// Where a block's note for the user goes.
+    pub(crate) notice: Notice,
+    /// The key a release's message goes in (it goes to stderr too).
+    pub(crate) release_key: Option<&'static str>,
+    /// The exit code of a release.
+    pub(crate) release_code: i32,
+}
+
+/// How a block is said.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Block {
+    /// `{"decision": "block", "reason": ...}`.
+    Decision,
+    /// `{KEY: reason}`.
+    Key(&'static str),
+}
+
+/// Where a block's note for the user goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Notice {
+    /// `systemMessage` beside the block.
+    SystemMessage,
+    /// A line on stderr.
+    Stderr,
+    /// Nowhere: the agent shows the user nothing of a hook's.
+    Dropped,
+}
+
+/// A coding agent whose hooks run-check speaks: a row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Agent(usize);
+
+/// What a hook event is to the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The session starts (or, for Cursor, a prompt is submitted): the
+    /// session's baseline is taken once.
+    Start,
+    /// The agent is about to end its turn: the gate decides.
+    Stop,
+}
+
+impl Agent {
+    /// Every agent, in the order `install` handles them.
+    pub(crate) const ALL: [Agent; PROTOCOLS.len()] = {
+        let mut all = [Agent(0); PROTOCOLS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Agent(i);
+            i += 1;
+        }
+        all
+    };
+
+    /// Its row.
+    pub(crate) fn protocol(self) -> &'static Protocol {
+        &PROTOCOLS[self.0]
+    }
+
+    /// The name on the command line.
+    pub(crate) fn name(self) -> &'static str {
+        self.protocol().name
+    }
+
+    /// The agent named `name` (as on the command line).
+    pub(crate) fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Every agent's name, `claude, cursor, ...`.
+    pub(crate) fn names() -> String {
+        Agent::ALL.map(Agent::name).join(", ")
+    }
+
+    /// The events `install` hooks, as the agent spells them: session start,
+    /// then stop.
+    pub(crate) fn events(self) -> [&'static str; 2] {
+        self.protocol().events.map(|(name, _)| name)
+    }
+
+    /// What `event` (as the agent spells it) is; `None` for an event the
+    /// hook does not handle.
+    pub(crate) fn event(self, event: &str) -> Option<Event> {
+        let protocol = self.protocol();
+        protocol
+            .events
+            .iter()
+            .chain(protocol.aliases)
+            .find(|(name, _)| *name == event)
+            .map(|(_, what)| *what)
+    }
+}
+
+/// What the hook reads from the agent's input.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Input {
+    /// The session (Cursor: the conversation), as given.
+    pub(crate) session: Option<String>,
+    /// The repository's directory: the input's `cwd`, Cursor's first
+    /// `workspace_roots`, else the agent's project variable.
+    pub(crate) dir: Option<String>,
+    /// This stop follows a block of this hook in the same turn
+    /// (`stop_hook_active`; Cursor: `loop_count` above 0).
+    pub(crate) continued: bool,
+    /// Cursor's `status` of a stop other than `completed` (`aborted`,
+    /// `error`): the user stopped the agent, or it failed; nothing to gate.
+    pub(crate) abandoned: bool,
+}
+
+/// The hook's input as the agent documents it, read leniently: every field
+/// is optional, and a field of the wrong type is as if absent. Only a
+/// document that is not a JSON object is an error.
+pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
+    let Some(object) = value.as_object() else {
+        return Err("the hook input is not a JSON object".into());
+    };
+    let protocol = agent.protocol();
+    let fields = &protocol.fields;
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let first = |keys: &[&str]| keys.iter().find_map(|key| text(key));
+    let root = object
+        .get(fields.roots)
+        .and_then(Value::as_array)
+        .and_then(|roots| roots.first())
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let variable = protocol
+        .project_variable
+        .and_then(std::env::var_os)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.to_string_lossy().into_owned());
+    let dir = match fields.roots_first {
+        true => root.or_else(|| first(fields.dir)),
+        false => first(fields.dir).or(root),
+    }
+    .or(variable);
+    let continued = object
+        .get(fields.continued)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+        || object
+            .get(fields.loop_count)
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 0);
+    let abandoned = fields
+        .status
+        .and_then(&text)
+        .is_some_and(|s| s != "completed");
+    Ok(Input {
+        session: first(fields.session),
+        dir,
+        continued,
+        abandoned,
+    })
+}
+
+/// The session id as a file name: only `[A-Za-z0-9_-]`, at most 64
+/// characters; `None` when nothing is left.
+pub(crate) fn session_name(session: &str) -> Option<String> {
+    let name: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .take(64)
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Reply {
+    /// The agent may go on (or stop) as it would.
+    Allow,
+    /// The agent may not end its turn: `reason` is what it is told; `notice`,
+    /// when the agent's hooks can show one, is told to the user as well.
+    Block {
+        reason: String,
+        notice: Option<String>,
+    },
+    /// The agent may stop, and the user is told why the gate let it.
+    Release { message: String },
+}
+
+/// A reply as the agent reads it: stdout (one JSON object), the line for
+/// stderr, and the exit code.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rendered {
+    pub(crate) stdout: String,
+    pub(crate) stderr: Option<String>,
+    pub(crate) code: i32,
+}
+
+/// `reply` in the agent's own format for `event`. The JSON is built by
+/// serde_json from strings, so whatever a check printed it is one valid
+/// object; exit 0 except where the agent's documented way to show the user
+/// a message is a warning exit.
+pub(crate) fn render(agent: Agent, event: Option<Event>, reply: &Reply) -> Rendered {
+    let replies = &agent.protocol().replies;
+    let (mut value, stderr, code) = match reply {
+        Reply::Allow => (json!({}), None, 0),
+        Reply::Block { reason, notice } => {
+            let mut value = match replies.block {
+                Block::Decision => json!({"decision": "block", "reason": reason}),
+                Block::Key(key) => json!({ key: reason }),
+            };
+            let mut stderr = None;
+            match (replies.notice, notice) {
+                (Notice::SystemMessage, Some(notice)) => value["systemMessage"] = json!(notice),
+                (Notice::Stderr, Some(notice)) => stderr = Some(notice.clone()),
+                _ => {}
+            }
+            (value, stderr, 0)
+        }
+        Reply::Release { message } => {
+            let value = match replies.release_key {
+                Some(key) => json!({ key: message }),
+                None => json!({}),
+            };
+            (value, Some(message.clone()), replies.release_code)
+        }
+    };
+    if let (Some(key), Some(Event::Start)) = (replies.start, event) {
+        value = json!({ key: true });
+    }
+    Rendered {
+        stdout: value.to_string(),
+        stderr: stderr.map(|line| one_line(&line)),
+        code,
+    }
+}
+
+/// `text` as one line without control characters (for stderr).
+pub(crate) fn one_line(text: &str) -> String {
+    let shown = crate::sanitize::for_display(text);
+    let line: String = shown
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("run-check agent hook: {}", line.trim())
+}
+
+#[cfg(test)]
+mod tests;
