@@ -127,8 +127,8 @@ impl Drop for Helping {
 
 /// Registers `child` (a helper: one of run-check's git questions) to be
 /// killed when a stop is requested, or kills it now when one was already.
-/// On Windows nothing: a stop there terminates run-check, and its git
-/// with the console.
+/// On Windows nothing is killed: no FIFO can sit among git's files there
+/// (named pipes live in a namespace of their own, not in a folder).
 pub(crate) fn helper(child: &std::process::Child) -> Helping {
     let helper = Helper {
         pid: child.id(),

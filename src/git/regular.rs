@@ -212,11 +212,11 @@ pub(super) fn discovery_hazard(dir: &Path) -> Option<(PathBuf, &'static str)> {
     hazard(&paths).map(|(path, kind)| (path.to_path_buf(), kind))
 }
 
-#[cfg(test)]
+// Linux only: rustix has no `mknodat` for macOS.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn a_fifo_is_named_and_never_opened() {
         let dir = tempfile::tempdir().unwrap();
