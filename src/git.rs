@@ -17,6 +17,8 @@
 //! would name a file that does not exist (and hash nothing, twice).
 
 mod guard;
+mod pins;
+pub(crate) mod regular;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -36,6 +38,10 @@ pub(crate) struct Repo {
     /// The overrides that keep its git from running programs (shared by
     /// the clones: one answer per run).
     guard: std::sync::Arc<std::sync::Mutex<Guard>>,
+    /// Files under the git directory that git would open and that are not
+    /// regular files, as the latest walk of the git state found them (the
+    /// loose refs): no git process starts while there is one.
+    hazards: std::sync::Arc<std::sync::Mutex<Vec<(PathBuf, &'static str)>>>,
 }
 
 /// Where a worktree's git state lives, as git itself resolves it (a linked
@@ -116,8 +122,10 @@ pub(crate) struct Status {
     pub(crate) ignored: Vec<std::sync::Arc<Path>>,
 }
 
-/// The arguments of the run's `git status`.
-const STATUS: [&str; 8] = [
+/// The arguments of the run's `git status` (`--ignore-submodules=none`:
+/// a submodule's changes count whatever `.gitmodules` or the config say,
+/// as `pins.rs` says).
+const STATUS: [&str; 9] = [
     "status",
     "--porcelain=v2",
     "--branch",
@@ -126,6 +134,7 @@ const STATUS: [&str; 8] = [
     "--untracked-files=all",
     "--ignored=matching",
     "--no-renames",
+    "--ignore-submodules=none",
 ];
 
 /// The questions of a run's start (the repository, its config, then its
@@ -162,6 +171,12 @@ impl Opening {
     /// says that git is missing or could not run.
     pub(crate) fn start(worktree: &Path) -> Result<Opening, String> {
         let exe = git_exe()?;
+        if let Some((path, kind)) = regular::discovery_hazard(worktree) {
+            return Err(format!(
+                "{BLOCKED}`{}` is a {kind}, which git would block on or open as a device (remove it)",
+                path.display()
+            ));
+        }
         let toplevel = command(&exe, worktree, &Overrides::default())
             .args(REV_PARSE)
             .stdout(Stdio::piped())
@@ -226,17 +241,25 @@ impl Opening {
         fixed.push(dirs.common_dir.join("config"));
         fixed.push(dirs.git_dir.join("config.worktree"));
         fixed.push(dirs.git_dir.join("HEAD"));
+        let folds = pins::folds_case(&toplevel);
+        let guard = Guard::new(answer, fixed, folds);
         let repo = Repo {
             exe: self.exe,
             toplevel,
             dirs: std::sync::Arc::new(dirs),
-            guard: std::sync::Arc::new(std::sync::Mutex::new(Guard::new(answer, fixed))),
+            guard: std::sync::Arc::new(std::sync::Mutex::new(guard)),
+            hazards: std::sync::Arc::default(),
         };
         let found = meanwhile(&repo);
         let status = repo.status();
         Ok((repo, status, found))
     }
 }
+
+/// How the error of [`Opening::start`] begins when a file git's discovery
+/// opens is not a regular file: the repository is there, and cannot be
+/// asked (a run must not take it for a worktree outside git).
+pub(crate) const BLOCKED: &str = "cannot ask git: ";
 
 /// Starts the guard's question ([`guard::QUESTION`]) in `dir`, asked
 /// without overrides.
@@ -283,6 +306,7 @@ fn command(exe: &Path, dir: &Path, overrides: &Overrides) -> Command {
     let mut command = Command::new(exe);
     command
         .args(base_args(dir))
+        .args(pins::ARGS)
         .args(&overrides.args)
         .envs(overrides.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null());
@@ -290,12 +314,11 @@ fn command(exe: &Path, dir: &Path, overrides: &Overrides) -> Command {
 }
 
 /// What every git question starts with: never an optional lock, never a
-/// pager, `-C DIR`, paths unquoted, no fsmonitor and no untracked cache. A
-/// repository's `core.fsmonitor` names a program that git runs and whose
-/// answer it trusts, and the untracked cache is a list of untracked files
-/// stored in the index, which a check can rewrite: either could say
-/// "nothing changed" for the code under test. Never.
-fn base_args(dir: &Path) -> [&std::ffi::OsStr; 10] {
+/// pager, `-C DIR`, paths unquoted. The settings that decide what counts
+/// as modified follow ([`pins::ARGS`]: no fsmonitor, no untracked cache,
+/// every stat field compared, ...): the repository cannot redefine
+/// "unchanged".
+fn base_args(dir: &Path) -> [&std::ffi::OsStr; 6] {
     [
         "--no-optional-locks".as_ref(),
         "--no-pager".as_ref(),
@@ -303,10 +326,6 @@ fn base_args(dir: &Path) -> [&std::ffi::OsStr; 10] {
         dir.as_os_str(),
         "-c".as_ref(),
         "core.quotePath=false".as_ref(),
-        "-c".as_ref(),
-        "core.fsmonitor=false".as_ref(),
-        "-c".as_ref(),
-        "core.untrackedCache=false".as_ref(),
     ]
 }
 
@@ -381,7 +400,7 @@ fn global_file(configured: Option<&[u8]>, toplevel: &Path, name: &str) -> Option
 
 /// The config files git reads besides the repository's, as git finds them
 /// (`git config --show-origin` would cost a process).
-fn config_files() -> Vec<PathBuf> {
+pub(super) fn config_files() -> Vec<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let home = std::env::home_dir();
     let mut files = Vec::new();
@@ -416,15 +435,65 @@ impl Repo {
     /// Runs `git ARGS` at the top level, guarded; stdout, or a one-line
     /// error with git's own message.
     pub(crate) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
-        output(&self.exe, &self.toplevel, &*self.overrides()?, args)
+        let child = self
+            .command(args)?
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(failed)?;
+        let helping = crate::signal::helper(&child);
+        let output = child.wait_with_output();
+        drop(helping);
+        answer(output, args)
     }
 
     /// A `git ARGS` command at the top level, guarded, for a question that
-    /// needs its own pipes.
+    /// needs its own pipes; refused while git would block on a file
+    /// ([`Repo::blocked`]).
     fn command(&self, args: &[&str]) -> Result<Command, String> {
+        if let Some(why) = self.blocked() {
+            return Err(why);
+        }
         let mut command = command(&self.exe, &self.toplevel, &*self.overrides()?);
         command.args(args);
         Ok(command)
+    }
+
+    /// Why no git process may start now: a file git would open is a FIFO,
+    /// a socket or a device (`regular.rs`), named as the git state names
+    /// it. `None` when every one is a regular file or absent.
+    pub(crate) fn blocked(&self) -> Option<String> {
+        let hazards = self
+            .hazards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fixed = regular::read_by_git(&self.dirs, &self.toplevel);
+        let (path, kind) = hazards
+            .iter()
+            .map(|(path, kind)| (path.as_path(), *kind))
+            .next()
+            .or_else(|| regular::hazard(&fixed))?;
+        Some(format!(
+            "`{}` is a {kind}, which git would block on or open as a device: \
+             not asked (remove it)",
+            path.display()
+        ))
+    }
+
+    /// The files under the git directory that git would open and that are
+    /// not regular files, as a walk of the git state found them (the loose
+    /// refs), and those among the files git opens in any question.
+    pub(crate) fn found_hazards(&self, found: Vec<(PathBuf, &'static str)>) {
+        *self
+            .hazards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = found;
+    }
+
+    /// The files every git question may open (`regular.rs`), for the git
+    /// state to look at.
+    pub(crate) fn read_by_git(&self) -> Vec<PathBuf> {
+        regular::read_by_git(&self.dirs, &self.toplevel)
     }
 
     /// Runs `git ARGS` at the top level, guarded, with `input` on its stdin
@@ -441,9 +510,12 @@ impl Repo {
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
+        let helping = crate::signal::helper(&child);
         let mut stdin = child.stdin.take()?;
         let writer = std::thread::spawn(move || stdin.write_all(&input));
-        let output = child.wait_with_output().ok()?;
+        let output = child.wait_with_output();
+        drop(helping);
+        let output = output.ok()?;
         writer.join().ok()?.ok()?;
         Some((output.status.code(), output.stdout))
     }
@@ -460,6 +532,39 @@ impl Repo {
             self.ask_config(&mut guard, submodules)?;
         }
         Ok(guard.overrides())
+    }
+
+    /// The repository's own config files (`.git/config`,
+    /// `.git/config.worktree`, named so) that set a pinned setting
+    /// (`pins.rs`) to something else than its pin, as the run's config
+    /// answer found them: run-check's git ignores them, and the gate counts
+    /// them as changed since the base (docs/read-only.md says why the base
+    /// is git's defaults). The global and system config are the user's,
+    /// not the repository's: pinned, never named.
+    pub(crate) fn relaxed(&self) -> Vec<String> {
+        let guard = self
+            .guard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dirs = &self.dirs;
+        let mut names: Vec<String> = guard
+            .relaxed()
+            .into_iter()
+            .filter_map(|origin| {
+                let origin = dunce::canonicalize(origin).ok()?;
+                [&dirs.git_dir, &dirs.common_dir]
+                    .into_iter()
+                    .find_map(|dir| {
+                        let rest = origin.strip_prefix(dir).ok()?;
+                        let rest = crate::paths::to_slashes(rest);
+                        matches!(rest.as_str(), "config" | "config.worktree")
+                            .then(|| format!(".git/{rest}"))
+                    })
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// Also guards the git of the submodules checked out at `worktrees`
@@ -486,7 +591,12 @@ impl Repo {
             dirs.iter().map(|dir| ask_guard(&self.exe, dir)).collect();
         let mut answers = Vec::new();
         for (child, dir) in children.into_iter().zip(&dirs) {
-            let out = child.and_then(|child| config_answer(child.wait_with_output()))?;
+            let out = child.and_then(|child| {
+                let helping = crate::signal::helper(&child);
+                let output = child.wait_with_output();
+                drop(helping);
+                config_answer(output)
+            })?;
             answers.push(guard::parse(&out, dir));
         }
         let fixed = submodules
@@ -539,6 +649,7 @@ impl Repo {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(failed)?;
+        let helping = crate::signal::helper(&child);
         let stderr = child.stderr.take();
         let errors = std::thread::spawn(move || {
             let mut kept = Vec::new();
@@ -575,6 +686,7 @@ impl Repo {
             None => Ok(()),
         };
         let exit = child.wait();
+        drop(helping);
         let errors = errors.join().unwrap_or_default();
         read.map_err(failed)?;
         let exit = exit.map_err(failed)?;

@@ -327,13 +327,29 @@ fn descriptor(path: &Path) -> Option<Target> {
 }
 
 /// A new handle on this process's descriptor `fd` (a `dup`), sharing its
-/// file offset.
+/// file offset. `fd` is a number the user typed (`--out /proc/self/fd/9`):
+/// nothing says it is open (nor that it is not -1), so it is never made a
+/// `BorrowedFd`, whose contract it could break; the kernel is asked to
+/// duplicate the number, and answers `EBADF` when it names nothing.
 #[cfg(target_os = "linux")]
 fn duplicate(fd: i32) -> std::io::Result<File> {
-    // SAFETY: `fd` is open (it was just listed in /proc/self/fd, and nothing
-    // closes descriptors it did not open) and borrowed only for the copy.
-    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    Ok(File::from(fd.try_clone_to_owned()?))
+    use std::os::fd::FromRawFd;
+    // SAFETY: `fcntl(F_DUPFD_CLOEXEC)` reads no memory of ours; any integer
+    // is a valid argument (a closed or negative one fails with EBADF).
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if copy < 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EBADF) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("descriptor {fd} is not open in run-check"),
+            ));
+        }
+        return Err(err);
+    }
+    // SAFETY: `copy` was just returned by the kernel as a new descriptor of
+    // this process, owned by nothing else: the `File` takes it.
+    Ok(unsafe { File::from_raw_fd(copy) })
 }
 
 #[cfg(not(target_os = "linux"))]

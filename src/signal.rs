@@ -60,13 +60,107 @@ pub(crate) fn install() -> Result<&'static Cancel, String> {
     INSTALLED
         .get_or_init(|| {
             // `ctrlc` (feature `termination`) takes SIGINT, SIGTERM and SIGHUP.
-            ctrlc::set_handler(|| GLOBAL.request())
-                .map_err(|err| format!("failed to install the Ctrl-C handler: {err}"))?;
+            // Its handler runs on a thread of its own, so it may take a lock.
+            ctrlc::set_handler(|| {
+                GLOBAL.request();
+                stop_helpers();
+            })
+            .map_err(|err| format!("failed to install the Ctrl-C handler: {err}"))?;
             install_quit()
         })
         .clone()?;
     GLOBAL.reset();
     Ok(&GLOBAL)
+}
+
+/// run-check's own helper processes (its git questions) while they run,
+/// by a number of their own. A stop request kills them: a git blocked on a
+/// FIFO the code under test put among its objects would otherwise hold
+/// the gate (its snapshot waits for git) past any stop short of SIGKILL.
+/// They write nothing (`--no-optional-locks`), so a kill loses nothing.
+static HELPERS: std::sync::Mutex<Vec<(u64, Helper)>> = std::sync::Mutex::new(Vec::new());
+static NEXT_HELPER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// One helper process, as a stop request reaches it: on Linux by a pidfd
+/// (opened while the child cannot have been reaped, so a reused pid is
+/// never hit); elsewhere by its pid, from its start until just after it
+/// is reaped (a pid is reused only after the whole pid space went round).
+#[derive(Debug)]
+struct Helper {
+    pid: u32,
+    #[cfg(target_os = "linux")]
+    pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+impl Helper {
+    fn kill(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.pidfd {
+            let _ = rustix::process::pidfd_send_signal(fd, rustix::process::Signal::KILL);
+            return;
+        }
+        #[cfg(unix)]
+        if let Some(pid) = i32::try_from(self.pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+        #[cfg(not(unix))]
+        let _ = self.pid;
+    }
+}
+
+/// A helper process registered by [`helper`]: unregistered when dropped,
+/// which its owner does after waiting for it.
+#[derive(Debug)]
+pub(crate) struct Helping(u64);
+
+impl Drop for Helping {
+    fn drop(&mut self) {
+        let mut helpers = HELPERS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        helpers.retain(|(id, _)| *id != self.0);
+    }
+}
+
+/// Registers `child` (a helper: one of run-check's git questions) to be
+/// killed when a stop is requested, or kills it now when one was already.
+/// On Windows nothing is killed: no FIFO can sit among git's files there
+/// (named pipes live in a namespace of their own, not in a folder).
+pub(crate) fn helper(child: &std::process::Child) -> Helping {
+    let helper = Helper {
+        pid: child.id(),
+        #[cfg(target_os = "linux")]
+        pidfd: i32::try_from(child.id())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+            .and_then(|pid| {
+                rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+            }),
+    };
+    let id = NEXT_HELPER.fetch_add(1, Ordering::Relaxed);
+    let mut helpers = HELPERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Registered first, then the level read: a request that came before
+    // is seen here, one that comes after finds it registered.
+    if GLOBAL.is_cancelled() {
+        helper.kill();
+    }
+    helpers.push((id, helper));
+    Helping(id)
+}
+
+/// Kills every helper process running now.
+fn stop_helpers() {
+    let helpers = HELPERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (_, helper) in helpers.iter() {
+        helper.kill();
+    }
 }
 
 /// SIGQUIT (Ctrl-\\), whose default would end run-check with a core dump

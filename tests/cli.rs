@@ -923,3 +923,20 @@ modes = ["fast"]
         json!(["true", "echo 'hello world'", "false"])
     );
 }
+
+/// `--out /proc/self/fd/N` is run-check's own descriptor N: a number that
+/// names no open descriptor (or -1) is a one-line error naming the path,
+/// exit 2, before any check runs; never a panic, nor a handle made of a
+/// number that is not open.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_out_descriptor_that_is_not_open_is_an_error() {
+    for fd in ["-1", "977"] {
+        let out = format!("/proc/self/fd/{fd}");
+        let run = Test::new().config(FAILING).args(&["--out", &out]).run();
+        assert_eq!(run.code, Some(2), "{fd}: {}", run.stderr);
+        let lines = run.stderr_lines();
+        assert_eq!(lines.len(), 1, "{fd}: {}", run.stderr);
+        assert!(lines[0].contains(&out), "{fd}: {}", run.stderr);
+    }
+}

@@ -74,6 +74,14 @@ mod readonly;
 /// stat cache, ignore files, FIFOs (shell-script filters: Unix).
 #[cfg(unix)]
 mod readonly_git;
+/// Nothing under the git directory is opened unless it is a regular file:
+/// FIFOs at a hook, `config.worktree`, a ref, an object; SIGTERM (Unix).
+#[cfg(unix)]
+mod readonly_gitdir;
+/// The repository's git settings cannot redefine "unchanged": settings a check
+/// left, in-place edits, a weakened gate, a cached pass (shell checks: Unix).
+#[cfg(unix)]
+mod readonly_pinned;
 /// `run-check report`: an evidence file in every format, as its run printed it.
 mod report;
 /// `--only`/`--skip` against the mode; how `run[0]` paths resolve.

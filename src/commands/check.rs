@@ -91,7 +91,6 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         args.quiet,
         report_here,
     );
-    let interrupted = cancel.is_cancelled();
     let change_budget = changed.budget.as_ref().map(task::budget);
     let facts = Facts {
         timestamp,
@@ -102,6 +101,9 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     };
     let meta = facts.meta(&config, &plan, &results, &start);
     let (read_only, read_only_diagnostics) = read_only(verifier, &results);
+    // Read after the last snapshot: a stop during it (which kills a git
+    // blocked on a FIFO) is an interrupted run too.
+    let interrupted = cancel.is_cancelled();
     let mut evidence = evidence::assemble(
         &plan,
         &results,
@@ -428,7 +430,14 @@ fn gate_contract(
             &asked
         }
     };
-    Ok(Some(crate::run::gate::changed(&files, changed, base)))
+    let mut gate = crate::run::gate::changed(&files, changed, base);
+    // The repository's config relaxing a setting that decides "modified"
+    // is a changed gate too: `.git/config` is not versioned, so its base
+    // is git's defaults (docs/read-only.md).
+    gate.changed.extend(repo.relaxed());
+    gate.changed.sort();
+    gate.changed.dedup();
+    Ok(Some(gate))
 }
 
 /// The worktree's git state at the start of a run, asked once before
@@ -488,6 +497,11 @@ impl Asking {
                 return Err(Error::Environment(format!(
                     "cannot read the worktree's git status: {why}"
                 )));
+            }
+            // A repository whose git would block is no worktree outside
+            // git: an error, never a walk that watches no git state.
+            Err(why) if why.starts_with(git::BLOCKED) => {
+                return Err(Error::Environment(why));
             }
             Err(why) => Err(why),
         };

@@ -37,9 +37,14 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 /// The config keys asked: the drivers that run programs, the transports,
-/// the includes (whose files the answer depends on), and the excludes and
-/// attributes files (read-only verification watches them).
-const KEYS: &str = r"^(filter|protocol|include|includeif)\.|^core\.(excludesfile|attributesfile)$";
+/// the includes (whose files the answer depends on), the excludes and
+/// attributes files (read-only verification watches them), and the pinned
+/// settings (`pins.rs`: where the repository relaxes one, the
+/// gate says so).
+pub(super) const KEYS: &str = concat!(
+    r"^(filter|protocol|include|includeif)\.|^core\.(excludesfile|attributesfile)$|",
+    "^core\\.(checkstat|trustctime|ignorestat|fsmonitor|untrackedcache|splitindex|filemode|symlinks|ignorecase)$|^index\\.skiphash$|^diff\\.ignoresubmodules$"
+);
 
 /// The question, after the common arguments.
 pub(super) const QUESTION: [&str; 5] = ["config", "-z", "--show-origin", "--get-regexp", KEYS];
@@ -57,6 +62,10 @@ pub(super) struct Answer {
     pub(super) excludes_file: Option<Vec<u8>>,
     /// The last `core.attributesFile`, as written.
     pub(super) attributes_file: Option<Vec<u8>>,
+    /// Each pinned setting found (`pins.rs`), in git's order: the file it
+    /// came from (`None`: the command line or the environment), its key and
+    /// its value (`None`: written without `=`).
+    pinned: Vec<(Option<PathBuf>, String, Option<Vec<u8>>)>,
 }
 
 /// Parses the answer of [`QUESTION`] asked in `dir` (`-z --show-origin`:
@@ -98,6 +107,11 @@ pub(super) fn parse(out: &[u8], dir: &Path) -> Answer {
             ("core", None, "attributesfile") => {
                 answer.attributes_file = value.map(<[u8]>::to_vec);
             }
+            ("core" | "index" | "diff", None, _) => {
+                answer
+                    .pinned
+                    .push((origin.clone(), key.to_string(), value.map(<[u8]>::to_vec)));
+            }
             _ => {}
         }
     }
@@ -130,6 +144,9 @@ pub(super) struct Guard {
     stamps: Vec<(PathBuf, Option<[u8; 32]>)>,
     /// The overrides of the answers.
     overrides: Arc<Overrides>,
+    /// Whether the worktree's file system folds case (the pin of
+    /// `core.ignoreCase`).
+    folds: bool,
 }
 
 /// Config given to a git process on top of the repository's.
@@ -144,14 +161,16 @@ pub(super) struct Overrides {
 }
 
 impl Guard {
-    /// A guard of the top level's `answer`, which depends on `fixed` too.
-    pub(super) fn new(answer: Answer, fixed: Vec<PathBuf>) -> Guard {
+    /// A guard of the top level's `answer`, which depends on `fixed` too;
+    /// `folds`: the worktree's file system folds case.
+    pub(super) fn new(answer: Answer, fixed: Vec<PathBuf>, folds: bool) -> Guard {
         let mut guard = Guard {
             answers: vec![answer],
             submodules: Vec::new(),
             fixed,
             stamps: Vec::new(),
             overrides: Arc::default(),
+            folds,
         };
         guard.settle();
         guard
@@ -167,6 +186,29 @@ impl Guard {
         self.stamps
             .iter()
             .any(|(path, stamp)| stamp_of(path) != *stamp)
+    }
+
+    /// The files of the top level's config that set a pinned setting to
+    /// something else than its pin (the last value of a key wins, as in
+    /// git).
+    pub(super) fn relaxed(&self) -> Vec<&Path> {
+        let Some(top) = self.answers.first() else {
+            return Vec::new();
+        };
+        let mut last: Vec<(&str, &Path, bool)> = Vec::new();
+        // Only the config files: the command line holds the pins
+        // themselves (the question is asked with them).
+        for (origin, key, value) in &top.pinned {
+            let Some(origin) = origin else {
+                continue;
+            };
+            let relaxes = super::pins::relaxes(key, value.as_deref(), self.folds);
+            last.retain(|(k, _, _)| *k != key.as_str());
+            last.push((key, origin, relaxes));
+        }
+        last.into_iter()
+            .filter_map(|(_, origin, relaxes)| relaxes.then_some(origin))
+            .collect()
     }
 
     /// The submodule worktrees asked.
@@ -206,7 +248,10 @@ impl Guard {
             .collect();
         let filters: BTreeSet<&String> = self.answers.iter().flat_map(|a| &a.filters).collect();
         let protocols: BTreeSet<&String> = self.answers.iter().flat_map(|a| &a.protocols).collect();
-        let mut pairs: Vec<(String, &str)> = vec![("protocol.allow".into(), "never")];
+        let folds = super::pins::ignore_case_arg(self.folds);
+        let (key, value) = folds.split_once('=').unwrap_or((folds, ""));
+        let mut pairs: Vec<(String, &str)> =
+            vec![("protocol.allow".into(), "never"), (key.into(), value)];
         for driver in filters {
             for (name, value) in [
                 ("clean", ""),
@@ -262,9 +307,15 @@ fn overrides_of(pairs: &[(String, &str)], first: usize) -> Overrides {
     overrides
 }
 
-/// A file's content hash, `None` when it cannot be read.
+/// A file's content hash, `None` when it is not there; one that is not a
+/// regular file is never opened (a FIFO would block: `regular.rs`), and
+/// stamped by its kind.
 fn stamp_of(path: &Path) -> Option<[u8; 32]> {
-    std::fs::read(path).ok().map(|b| Sha256::digest(&b).into())
+    match super::regular::read(path) {
+        super::regular::Found::File(bytes) => Some(Sha256::digest(&bytes).into()),
+        super::regular::Found::Other(kind) => Some(Sha256::digest(kind.as_bytes()).into()),
+        super::regular::Found::Absent => None,
+    }
 }
 
 /// The git directory of the submodule (or nested repository) checked out
@@ -275,7 +326,7 @@ pub(crate) fn git_dir_of(worktree: &Path) -> Option<PathBuf> {
     if meta.is_dir() {
         return Some(dot_git);
     }
-    let text = std::fs::read(&dot_git).ok()?;
+    let text = super::regular::read(&dot_git).bytes()?;
     let text = text.strip_prefix(b"gitdir:")?.trim_ascii();
     Some(worktree.join(super::path_from_bytes(text)))
 }

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::git::regular::Found;
 use crate::git::{GitDirs, Hidden, Repo};
 use crate::paths::to_slashes;
 
@@ -204,14 +205,17 @@ impl GitWatch {
     fn take(&self, flagged: bool) -> (GitState, Vec<Hidden>) {
         let dirs = self.repo.dirs();
         let mut items = BTreeMap::new();
-        if let Some(head) = read(&dirs.git_dir.join("HEAD")) {
+        if let Some(head) = value(&dirs.git_dir.join("HEAD"), |bytes| bytes) {
             items.insert(".git/HEAD".to_string(), head);
         }
+        let mut hazards = Vec::new();
         if dirs.common_dir.join("reftable").is_dir() {
             self.reftable_refs(&mut items);
         } else {
-            refs_from_files(dirs, &mut items);
+            refs_from_files(dirs, &mut items, &mut hazards);
         }
+        self.specials_git_reads(&mut items);
+        self.repo.found_hazards(hazards);
         let files = [
             dirs.common_dir.join("config"),
             dirs.git_dir.join("config.worktree"),
@@ -224,8 +228,8 @@ impl GitWatch {
             .chain(&dirs.attributes_file)
             .chain(&dirs.config_files);
         for path in files.iter().chain(outside) {
-            if let Some(bytes) = read(path) {
-                items.insert(self.name_of(path), hash(&bytes).to_vec());
+            if let Some(value) = value(path, |bytes| hash(&bytes).to_vec()) {
+                items.insert(self.name_of(path), value);
             }
         }
         let mut budget = HOOK_FILES;
@@ -276,6 +280,30 @@ impl GitWatch {
         }
         changes.sort_by(|a, b| a.name.cmp(&b.name));
         changes
+    }
+
+    /// Each file git opens in any question (`git/regular.rs`) that is not
+    /// a regular file, unless named already (the loose refs are named by
+    /// their walk): a FIFO planted at `.git/packed-refs` or `.git/shallow`
+    /// is a change too, and blocks every later git question.
+    fn specials_git_reads(&self, items: &mut BTreeMap<String, Vec<u8>>) {
+        let dirs = self.repo.dirs();
+        let refs = [dirs.common_dir.join("refs"), dirs.git_dir.join("refs")];
+        for path in self.repo.read_by_git() {
+            if refs.iter().any(|dir| path.starts_with(dir)) {
+                continue;
+            }
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if let Some(kind) = crate::git::regular::not_regular(&meta)
+                && kind != "directory"
+            {
+                items
+                    .entry(self.name_of(&path))
+                    .or_insert_with(|| special(kind));
+            }
+        }
     }
 
     /// Whether the change named `name` (of [`GitWatch::diff`]) is of a
@@ -363,7 +391,7 @@ impl GitWatch {
                 link.extend_from_slice(target.as_os_str().as_encoded_bytes());
                 link
             } else {
-                read(&path).map(|b| hash(&b).to_vec()).unwrap_or_default()
+                value(&path, |b| hash(&b).to_vec()).unwrap_or_default()
             };
             value.push(u8::from(executable(&meta)));
             items.insert(self.name_of(&path), value);
@@ -710,7 +738,11 @@ fn executable(_meta: &std::fs::Metadata) -> bool {
 /// (a loose ref wins), from the common directory and, in a linked worktree,
 /// its own per-worktree refs. A ref's value is its file's text (an object
 /// id, or `ref: ` and the ref a symbolic ref names).
-fn refs_from_files(dirs: &GitDirs, items: &mut BTreeMap<String, Vec<u8>>) {
+fn refs_from_files(
+    dirs: &GitDirs,
+    items: &mut BTreeMap<String, Vec<u8>>,
+    hazards: &mut Vec<(PathBuf, &'static str)>,
+) {
     if let Some(packed) = read(&dirs.common_dir.join("packed-refs")) {
         for line in packed.split(|&b| b == b'\n') {
             if line.starts_with(b"#") || line.starts_with(b"^") || line.is_empty() {
@@ -728,12 +760,19 @@ fn refs_from_files(dirs: &GitDirs, items: &mut BTreeMap<String, Vec<u8>>) {
         roots.push(&dirs.git_dir);
     }
     for root in roots {
-        loose_refs(&root.join("refs"), "refs", items);
+        loose_refs(&root.join("refs"), "refs", items, hazards);
     }
 }
 
-/// The loose refs under `dir`, named `prefix/...`.
-fn loose_refs(dir: &Path, prefix: &str, items: &mut BTreeMap<String, Vec<u8>>) {
+/// The loose refs under `dir`, named `prefix/...`; one that is not a
+/// regular file (a FIFO, never opened) is a ref of its own value, and a
+/// hazard: git would block on it.
+fn loose_refs(
+    dir: &Path,
+    prefix: &str,
+    items: &mut BTreeMap<String, Vec<u8>>,
+    hazards: &mut Vec<(PathBuf, &'static str)>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -742,15 +781,19 @@ fn loose_refs(dir: &Path, prefix: &str, items: &mut BTreeMap<String, Vec<u8>>) {
         let file_name = file_name.to_string_lossy();
         let name = format!("{prefix}/{file_name}");
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() => loose_refs(&entry.path(), &name, items),
+            Ok(kind) if kind.is_dir() => loose_refs(&entry.path(), &name, items, hazards),
             // A ref being updated has a `.lock` beside it: not a ref.
             Ok(_) if file_name.ends_with(".lock") => {}
-            Ok(_) => {
-                if let Some(value) = read(&entry.path()) {
-                    let value = value.trim_ascii_end().to_vec();
-                    items.insert(name, value);
+            Ok(_) => match crate::git::regular::read(&entry.path()) {
+                Found::File(value) => {
+                    items.insert(name, value.trim_ascii_end().to_vec());
                 }
-            }
+                Found::Other(kind) => {
+                    hazards.push((entry.path(), kind));
+                    items.insert(name, special(kind));
+                }
+                Found::Absent => {}
+            },
             Err(_) => {}
         }
     }
@@ -1008,9 +1051,27 @@ fn from_hex(hex: &[u8]) -> Option<Vec<u8>> {
     pairs.map(byte).collect()
 }
 
-/// A file's bytes, `None` when it is not there (or not a readable file).
+/// A file's bytes, `None` when it is not there or not a regular file
+/// (never opened then: a FIFO would block).
 fn read(path: &Path) -> Option<Vec<u8>> {
-    std::fs::read(path).ok()
+    crate::git::regular::read(path).bytes()
+}
+
+/// What a snapshot records of the file at `path`: `of` its bytes for a
+/// regular file, a mark of its kind for anything else (never opened),
+/// `None` when it is not there.
+fn value(path: &Path, of: impl FnOnce(Vec<u8>) -> Vec<u8>) -> Option<Vec<u8>> {
+    match crate::git::regular::read(path) {
+        Found::File(bytes) => Some(of(bytes)),
+        Found::Other(kind) => Some(special(kind)),
+        Found::Absent => None,
+    }
+}
+
+/// The value recorded for a file that is not a regular one: no hash or
+/// ref text starts with a NUL.
+fn special(kind: &str) -> Vec<u8> {
+    format!("\0{kind}").into_bytes()
 }
 
 fn hash(bytes: &[u8]) -> [u8; 32] {

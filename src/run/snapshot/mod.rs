@@ -234,6 +234,10 @@ pub(crate) struct Snapshot {
     ignored: Vec<Key>,
     /// Whether some file was left unread (judged later by the clock).
     unread: bool,
+    /// Not looked at: git could not be asked (a FIFO where it reads), so
+    /// this is the first snapshot's copy and no worktree change is found
+    /// in it.
+    blind: bool,
 }
 
 /// A snapshot's path: shared by the snapshots that list it, so a later
@@ -275,6 +279,16 @@ impl Snapshot {
             rules: Vec::new(),
             ignored: Vec::new(),
             unread: false,
+            blind: false,
+        }
+    }
+
+    /// The copy of `self` (a first snapshot) that stands for a later one
+    /// not taken: nothing in the worktree is found changed against it.
+    fn blind(&self) -> Snapshot {
+        Snapshot {
+            blind: true,
+            ..self.clone()
         }
     }
 
