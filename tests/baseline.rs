@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{Test, bin, check, git, test_tool};
 
@@ -512,4 +512,95 @@ fn an_edited_baseline_inside_the_worktree_is_a_changed_gate() {
         changed.as_array().unwrap().iter().any(|f| f == "base.json"),
         "{changed}"
     );
+}
+
+/// A `ci` check that runs the lint, then the unit tests, in one command:
+/// real gcc (its located error, read by the gcc parser) and real
+/// `python3 -m unittest`, which reports a failing test only by its
+/// summary, `FAILED (failures=1)`, with no location.
+const CI: &str = r#"version = 1
+[settings]
+allow = ["sh"]
+[[check]]
+name = "ci"
+run = ["sh", "ci.sh"]
+parser = "gcc"
+"#;
+
+const CI_SH: &str = "cc -fsyntax-only -Werror=unused-variable lint.c; lint=$?\n\
+python3 -m unittest test_calc; tests=$?\n\
+[ \"$lint\" -eq 0 ] && [ \"$tests\" -eq 0 ]\n";
+
+fn unit_test(expected: u32) -> String {
+    format!(
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        \
+         self.assertEqual(1 + 1, {expected})\n"
+    )
+}
+
+/// The baseline knows the old lint finding; the change breaks a unit test.
+/// The check's only diagnostic is old and its exit code is the baseline's,
+/// but the failure unittest reports without a location is new: the check
+/// fails, and a diagnostic names what the baseline does not explain. A
+/// baseline whose run had that failure too excuses it.
+#[test]
+fn a_failure_without_a_location_the_baseline_did_not_have_is_not_excused() {
+    let out = tempfile::tempdir().unwrap();
+    let test = Test::new()
+        .config(CI)
+        .file("ci.sh", CI_SH)
+        .file(
+            "lint.c",
+            "int f(void) {\n    int unused;\n    return 0;\n}\n",
+        )
+        .file("test_calc.py", &unit_test(2));
+    commit(&test);
+    let base = evidence_file(&test, out.path(), "base.json", &[]);
+    let base_evidence = read(&base);
+    assert_eq!(check(&base_evidence, "ci")["exit_code"], 1);
+    assert_eq!(diagnostics(&base_evidence).len(), 1, "{base_evidence:#}");
+    assert!(
+        !check(&base_evidence, "ci")["stderr_excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("FAILED")
+    );
+
+    std::fs::write(test.path().join("test_calc.py"), unit_test(3)).unwrap();
+    let args = ["--baseline", base.to_str().unwrap()];
+    let now = read(&evidence_file(&test, out.path(), "now.json", &args));
+    let ci = check(&now, "ci");
+    assert!(
+        ci["stderr_excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("FAILED (failures=1)"),
+        "{ci:#}"
+    );
+    assert_eq!(
+        (&ci["status"], &ci["exit_code"]),
+        (&json!("fail"), &json!(1))
+    );
+    assert_eq!(ci["baseline_suppressed"], 1);
+    assert_eq!(now["summary"]["all_checks_passed"], false);
+    let new: Vec<(&str, &str)> = diagnostics(&now)
+        .iter()
+        .filter(|d| d["new"] == true)
+        .map(|d| (d["rule"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        new,
+        [(
+            "baseline-unexplained",
+            "failed for what the baseline does not explain: unittest reports 1 failed, \
+             the baseline's run 0"
+        )]
+    );
+
+    // The same failure in the baseline's run: old, excused.
+    let failing = evidence_file(&test, out.path(), "failing.json", &[]);
+    let args = ["--baseline", failing.to_str().unwrap()];
+    let again = read(&evidence_file(&test, out.path(), "again.json", &args));
+    assert_eq!(check(&again, "ci")["status"], "pass");
+    assert_eq!(check(&again, "ci")["baseline_suppressed"], 1);
 }

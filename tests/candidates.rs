@@ -888,6 +888,116 @@ run = ["sh", "scripts/lint.sh"]
     }
 }
 
+/// A trusted `--config` whose checks reach the candidate's scripts through
+/// an indirection: a shell's `-c` string (`scripts/lint.sh --strict`, and
+/// `. ./env.sh && lint.sh`, which sources one file and runs another) and
+/// `python3 -m tools.lint`. A candidate that makes each pass by editing the
+/// file it reaches (`exit 0`, `sys.exit(0)`) passes its checks, but every
+/// edited file is a changed gate file: no pass.
+#[cfg(unix)]
+#[test]
+fn a_trusted_configs_shell_strings_and_modules_are_gate_files() {
+    let checks = r#"[settings]
+allow = ["sh", "python3"]
+
+[[check]]
+name = "shell"
+run = ["sh", "-c", "scripts/lint.sh --strict"]
+
+[[check]]
+name = "sourced"
+run = ["sh", "-c", ". ./env.sh && lint.sh"]
+
+[[check]]
+name = "module"
+run = ["python3", "-m", "tools.lint"]
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    let failing = "#!/bin/sh\necho 'a.txt:1:1: error: bad'\nexit 1\n";
+    let files = [
+        ("scripts/lint.sh", failing),
+        ("lint.sh", failing),
+        ("env.sh", "PATH=\"$PWD:$PATH\"\n"),
+        ("tools/__init__.py", ""),
+        (
+            "tools/lint.py",
+            "import sys\nprint('a.txt:1:1: error: bad')\nsys.exit(1)\n",
+        ),
+    ];
+    std::fs::create_dir_all(repo.join("scripts")).unwrap();
+    std::fs::create_dir_all(repo.join("tools")).unwrap();
+    for (file, text) in files {
+        std::fs::write(repo.join(file), text).unwrap();
+    }
+    git(&repo, &["add", "."]);
+    git(
+        &repo,
+        &["update-index", "--chmod=+x", "scripts/lint.sh", "lint.sh"],
+    );
+    git(&repo, &["commit", "-q", "-m", "lint"]);
+    std::fs::write(p.path("trusted.toml"), checks).unwrap();
+    let weakened = "#!/bin/sh\nexit 0\n";
+    p.candidate("honest", &[("feature.txt", "done\n")]);
+    p.candidate(
+        "edited",
+        &[
+            ("scripts/lint.sh", weakened),
+            ("lint.sh", weakened),
+            ("tools/lint.py", "import sys\nsys.exit(0)\n"),
+        ],
+    );
+    // The file sourced ends the shell before `lint.sh` runs, and the
+    // package's `__init__.py` before the module does: neither script is
+    // touched.
+    p.candidate(
+        "sourcing",
+        &[
+            ("scripts/lint.sh", weakened),
+            ("env.sh", "exit 0\n"),
+            ("tools/__init__.py", "import sys\nsys.exit(0)\n"),
+        ],
+    );
+    let out = p.run(&[
+        "--task",
+        "task.json",
+        "--config",
+        "trusted.toml",
+        "--format",
+        "json",
+        "honest",
+        "edited",
+        "sourcing",
+    ]);
+    code(&out, 1);
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut seen = Vec::new();
+    for c in index["candidates"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let evidence = p.json(&format!("runs/T-7/{id}/run-check.json"));
+        assert_eq!(c["passed"], false, "{id}: {c:#}");
+        let changed = &evidence["contracts"]["gate"]["changed"];
+        seen.push((id.to_string(), c["exit_code"].clone(), changed.clone()));
+    }
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        [
+            (
+                "edited".to_string(),
+                json!(0),
+                json!(["lint.sh", "scripts/lint.sh", "tools/lint.py"])
+            ),
+            ("honest".to_string(), json!(1), json!([])),
+            (
+                "sourcing".to_string(),
+                json!(0),
+                json!(["env.sh", "scripts/lint.sh", "tools/__init__.py"])
+            ),
+        ]
+    );
+}
+
 /// docs/baseline.md's in-tree baseline, abused: the candidate adds a
 /// finding and commits it together with a baseline regenerated over it.
 /// Its lint passes by the baseline (exit 0), but the baseline differs from

@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Run, Test, git};
+use crate::support::{Run, Test, check, git};
 
 /// `ok` passes; `lint` (a script run by path) and `style` (a script run by
 /// an interpreter) fail: the gate as the base revision defines it.
@@ -371,6 +371,74 @@ fn a_config_inside_watches_an_interpreters_script_not_the_files_a_check_reads() 
         *gate(&evidence(&run)),
         json!({"changed": ["scripts/style.sh"], "base": "HEAD"})
     );
+}
+
+/// Checks that reach their scripts through a shell's `-c` string (one with
+/// an argument, one that sources a file and runs a script by a bare name)
+/// and through `python3 -m`: each script the candidate weakens is a
+/// changed gate file. A trusted config (outside) counts every word of the
+/// string, a file its commands only read too; a config inside counts what
+/// the string runs, not the code under test it reads.
+#[test]
+fn what_a_shell_string_or_a_module_runs_is_part_of_the_gate() {
+    const INDIRECT: &str = r#"[settings]
+allow = ["sh", "python3"]
+
+[[check]]
+name = "shell"
+run = ["sh", "-c", "scripts/lint.sh --strict src/a.txt"]
+
+[[check]]
+name = "sourced"
+run = ["sh", "-c", ". ./env.sh && lint.sh"]
+
+[[check]]
+name = "module"
+run = ["python3", "-m", "tools.lint"]
+"#;
+    let outside = tempfile::tempdir().unwrap();
+    let trusted = outside.path().join("checks.toml");
+    std::fs::write(&trusted, INDIRECT).unwrap();
+    for config in [Some(trusted.to_str().unwrap()), None] {
+        let test = Test::new()
+            .config(INDIRECT)
+            .file(".gitignore", "runs/\n")
+            .file("src/a.txt", "a\n")
+            .script("scripts/lint.sh", FAILING)
+            .script("lint.sh", FAILING)
+            .file("env.sh", "PATH=\"$PWD:$PATH\"\n")
+            .file("tools/__init__.py", "")
+            .file("tools/lint.py", "import sys\nsys.exit(1)\n");
+        git(test.path(), &["add", "."]);
+        git(test.path(), &["commit", "-q", "-m", "base"]);
+        std::fs::create_dir(test.path().join("runs")).unwrap();
+        let args: Vec<&str> = config.iter().flat_map(|c| ["--config", c]).collect();
+        let run = strict(test, &args).status(1);
+        assert_eq!(check(&evidence(&run), "shell")["status"], "fail");
+        assert_eq!(check(&evidence(&run), "sourced")["status"], "fail");
+        assert_eq!(check(&evidence(&run), "module")["status"], "fail");
+        assert_eq!(
+            *gate(&evidence(&run)),
+            json!({"changed": [], "base": "HEAD"})
+        );
+        let test = run
+            .test
+            .again()
+            .script("scripts/lint.sh", WEAKENED)
+            .script("lint.sh", WEAKENED)
+            .file("tools/lint.py", "")
+            .file("src/a.txt", "b\n");
+        let run = strict(test, &args).success();
+        let mut expected = vec!["lint.sh", "scripts/lint.sh", "src/a.txt", "tools/lint.py"];
+        if config.is_none() {
+            expected.retain(|f| *f != "src/a.txt");
+        }
+        assert_eq!(
+            *gate(&evidence(&run)),
+            json!({"changed": expected, "base": "HEAD"}),
+            "config {config:?}"
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Built-in scan checks end to end (docs/checks-toml.md): the real binary scans a
 //! temp worktree; findings land in `diagnostics[]` with worktree-relative
 //! files, lines and `<set>/<name>` rules; secrets never reach any output;
-//! `.gitignore`d, binary and oversized files are not read; warnings alone
-//! pass.
+//! `.gitignore`d files are not read, binary and oversized ones are, and a
+//! changed file the scan cannot read fails it; warnings alone pass.
 //!
 //! Secret samples are assembled at run time so that this file holds no
 //! literal a secret scanner would flag; the other patterns are written out
@@ -61,7 +61,7 @@ fn row(file: &str, line: u64, rule: &str) -> (String, u64, String) {
 }
 
 /// A worktree with every rule set's pattern at known lines, plus files that
-/// must not be read.
+/// must not be read and files that hide nothing by being binary or large.
 fn cheating_tree() -> Test {
     let mut big = "dbg!(big);\n".to_string();
     big.push_str(&" ".repeat(1024 * 1024));
@@ -93,7 +93,7 @@ fn cheating_tree() -> Test {
                 github_token()
             ),
         )
-        // Not read: ignored, outside `paths`, binary, over 1 MiB.
+        // Not read: ignored, outside `paths`. Read: binary, over 1 MiB.
         .file("src/generated/out.rs", "dbg!(generated);\n")
         .file("docs/example.rs", "dbg!(docs);\n")
         .file("src/blob.bin", "dbg!(blob);\n\0\0\0\n")
@@ -102,6 +102,8 @@ fn cheating_tree() -> Test {
 
 fn expected() -> Vec<(String, u64, String)> {
     let mut rows = vec![
+        row("src/big.rs", 1, "debug-leftovers/rust-dbg"),
+        row("src/blob.bin", 1, "debug-leftovers/rust-dbg"),
         row("src/lib.rs", 2, "debug-leftovers/rust-dbg"),
         row("src/lib.rs", 6, "skipped-tests/rust-ignore"),
         row("src/lib.rs", 8, "placeholder-asserts/rust-assert-true"),
@@ -233,20 +235,26 @@ fn a_clean_tree_passes() {
 }
 
 #[test]
-fn ignored_binary_and_oversized_files_are_not_read() {
-    let mut big = "dbg!(big);\n".to_string();
-    big.push_str(&" ".repeat(1024 * 1024));
+fn ignored_files_are_not_read_and_binary_and_oversized_ones_are() {
+    let mut big = " ".repeat(1024 * 1024);
+    big.push_str("\ndbg!(big);\n");
     let run = Test::new()
         .config(SCAN)
         .file(".gitignore", "src/generated/\n")
         .file("src/generated/out.rs", "dbg!(generated);\n")
-        .file("src/blob.bin", "dbg!(blob);\n\0\n")
+        .file("src/blob.bin", "\0\ndbg!(blob);\n")
         .file("src/big.rs", &big)
         .file("src/ok.rs", "pub fn ok() {}\n")
         .args(&["--format", "json"])
         .run()
-        .success();
-    assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
+        .status(1);
+    assert_eq!(
+        found(&run.json_stdout(), "anti-cheat"),
+        vec![
+            row("src/big.rs", 2, "debug-leftovers/rust-dbg"),
+            row("src/blob.bin", 2, "debug-leftovers/rust-dbg"),
+        ]
+    );
 }
 
 #[test]
@@ -287,6 +295,9 @@ fn warning_rules_alone_pass_with_warning_diagnostics() {
     assert_eq!(d["message"], "matches pattern todo");
 }
 
+/// A link out of the worktree is never followed: when it is part of the
+/// change, the scan fails on it (a `scan-skipped` finding at the link);
+/// once committed with the base, it is only listed.
 #[cfg(unix)]
 #[test]
 fn symlinks_out_of_the_worktree_are_not_followed() {
@@ -301,8 +312,20 @@ fn symlinks_out_of_the_worktree_are_not_followed() {
         test.path().join("src/leak.rs"),
     )
     .unwrap();
+    let run = test.args(&["--format", "json"]).run().status(1);
+    assert_eq!(
+        found(&run.json_stdout(), "anti-cheat"),
+        vec![
+            row("src/leak.rs", 0, "scan-skipped"),
+            row("src/linked", 0, "scan-skipped"),
+        ]
+    );
+    let test = committed(run.test.again());
     let run = test.args(&["--format", "json"]).run().success();
-    assert_eq!(found(&run.json_stdout(), "anti-cheat"), vec![]);
+    let ev = run.json_stdout();
+    assert_eq!(found(&ev, "anti-cheat"), vec![]);
+    let skipped = &check(&ev, "anti-cheat")["data"]["skipped"];
+    assert_eq!(skipped.as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -521,14 +544,9 @@ fn this_repository_passes_its_own_secrets_scan() {
         (&data["allowed"], &data["allowed_new"]),
         (&json!(0), &json!(0))
     );
-    // The images of the docs are not read (binary), and listed.
-    let skipped = data["skipped"].as_array().unwrap();
-    assert!(
-        skipped
-            .iter()
-            .any(|s| s["file"] == "docs/img/html-report.png" && s["reason"] == "binary"),
-        "{data}"
-    );
+    // The images of the docs are read too (and hold nothing): nothing is
+    // left unread.
+    assert_eq!(data["skipped"], json!([]), "{data}");
 }
 
 /// A `secrets` scan of `src/**`.
@@ -642,55 +660,100 @@ fn allow_markers_the_change_adds_silence_nothing_in_strict_mode() {
     assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (2, 1)));
 }
 
+/// The attack that used to hide a secret from the scan: behind a NUL
+/// byte, after 1 MiB of padding, and in a file outside `scan.paths` that a
+/// file inside links to. Each is read now, and found.
 #[cfg(unix)]
 #[test]
-fn files_the_scan_does_not_read_are_listed_with_why_and_whether_they_changed() {
+fn a_secret_behind_a_nul_byte_padding_or_a_link_is_found() {
     let test = committed(
         Test::new()
             .config(SECRETS_IN_SRC)
             .file("src/ok.py", "x = 1\n")
             .file("src/logo.bin", "\u{0}png\n"),
     );
-    // The attack: a secret behind a NUL byte, before 1 MiB of padding, and
-    // in a file outside `scan.paths` that a file inside links to.
-    let padded = format!("KEY = \"{}\"\n{}", key(5), " ".repeat(1024 * 1024));
+    let padded = format!("{}\nKEY = \"{}\"\n", " ".repeat(1024 * 1024), key(5));
     let test = test
-        .file("src/nul.py", &format!("KEY = \"{}\"\n\u{0}\n", key(4)))
+        .file("src/nul.py", &format!("\u{0}\nKEY = \"{}\"\n", key(4)))
         .file("src/padded.py", &padded)
         .file("vendor/secret.py", &format!("KEY = \"{}\"\n", key(6)));
     std::os::unix::fs::symlink("../vendor/secret.py", test.path().join("src/config.py")).unwrap();
     let (code, findings, data, _) = gate(test, &[]);
-    assert_eq!((code, findings), (Some(0), vec![]));
-    // Changed files first; the base's binary file did not change.
+    let aws = "secrets/aws-access-key-id";
+    assert_eq!(code, Some(1));
     assert_eq!(
-        data["skipped"],
-        json!([
-            {"file": "src/config.py", "reason": "link-outside-paths", "changed": true},
-            {"file": "src/nul.py", "reason": "binary", "changed": true},
-            {"file": "src/padded.py", "reason": "too-large", "changed": true},
-            {"file": "src/logo.bin", "reason": "binary", "changed": false},
-        ])
+        findings,
+        vec![
+            row("src/nul.py", 2, aws),
+            row("src/padded.py", 2, aws),
+            row("vendor/secret.py", 1, aws),
+        ]
     );
-    assert_eq!(data["skipped_total"], 4);
+    assert_eq!(data["skipped"], json!([]));
+    assert_eq!(data["skipped_total"], 0);
 }
 
+/// What the scan still cannot read (a FIFO, a link out of the worktree) is
+/// listed with why and whether it changed; a changed one fails the scan
+/// in both modes, an unchanged one does not.
 #[cfg(unix)]
 #[test]
-fn a_link_that_did_not_change_to_a_file_that_did_is_a_changed_skip() {
+fn files_the_scan_cannot_read_are_listed_and_fail_it_when_changed() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("k.py"), "KEY = None\n").unwrap();
+    let old = Test::new()
+        .config(SECRETS_IN_SRC)
+        .file("src/ok.py", "x = 1\n");
+    std::os::unix::fs::symlink(outside.path().join("k.py"), old.path().join("src/old.py")).unwrap();
+    let test = committed(old);
+    let made = std::process::Command::new("mkfifo")
+        .arg(test.path().join("src/pipe.py"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::os::unix::fs::symlink(outside.path().join("k.py"), test.path().join("src/new.py"))
+        .unwrap();
+    let expected = json!([
+        {"file": "src/new.py", "reason": "link-outside-paths", "changed": true},
+        {"file": "src/pipe.py", "reason": "not-a-file", "changed": true},
+        {"file": "src/old.py", "reason": "link-outside-paths", "changed": false},
+    ]);
+    let mut test = test;
+    for mode in ["strict", "fast"] {
+        let (code, findings, data, again) = gate(test, &["--mode", mode]);
+        assert_eq!(code, Some(1), "{mode}");
+        assert_eq!(
+            findings,
+            vec![
+                row("src/new.py", 0, "scan-skipped"),
+                row("src/pipe.py", 0, "scan-skipped"),
+            ],
+            "{mode}"
+        );
+        assert_eq!(data["skipped"], expected, "{mode}");
+        assert_eq!(data["skipped_total"], 3);
+        test = again;
+    }
+}
+
+/// A link to a file inside the worktree is followed: a change of that
+/// file is read through the link, whether the link itself changed or not.
+#[cfg(unix)]
+#[test]
+fn a_link_that_did_not_change_to_a_file_that_did_is_read() {
     let test = Test::new()
         .config(SECRETS_IN_SRC)
         .file("src/ok.py", "x = 1\n")
         .file("vendor/secret.py", "KEY = None\n");
     std::os::unix::fs::symlink("../vendor/secret.py", test.path().join("src/config.py")).unwrap();
     let test = committed(test);
-    let (_, _, data, test) = gate(test, &[]);
-    assert_eq!(data["skipped"][0]["changed"], false);
+    let (code, _, data, test) = gate(test, &[]);
+    assert_eq!((code, &data["skipped"]), (Some(0), &json!([])));
     let test = test.file("vendor/secret.py", &format!("KEY = \"{}\"\n", key(6)));
-    let (code, _, data, _) = gate(test, &[]);
-    assert_eq!(code, Some(0));
+    let (code, findings, _, _) = gate(test, &[]);
+    assert_eq!(code, Some(1));
     assert_eq!(
-        data["skipped"],
-        json!([{"file": "src/config.py", "reason": "link-outside-paths", "changed": true}])
+        findings,
+        vec![row("vendor/secret.py", 1, "secrets/aws-access-key-id")]
     );
 }
 
@@ -700,8 +763,14 @@ fn a_secret_in_a_path_is_masked_in_every_format() {
     let masked = format!("AKIA{}", "*".repeat(16));
     let test = Test::new()
         .config(SECRETS_IN_SRC)
-        .file(&format!("src/{key}/app.py"), "import os\n\nbreakpoint()\n")
-        .file(&format!("src/{key}/blob.bin"), "\u{0}\n");
+        .file(&format!("src/{key}/app.py"), "import os\n\nbreakpoint()\n");
+    #[cfg(unix)]
+    {
+        let made = std::process::Command::new("mkfifo")
+            .arg(test.path().join(format!("src/{key}/pipe")))
+            .status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    }
     let run = test
         .args(&["--format", "json", "--out", "ev.json"])
         .run()
@@ -709,12 +778,16 @@ fn a_secret_in_a_path_is_masked_in_every_format() {
     let ev = run.json_file("ev.json");
     // Still located: the masked file and the line.
     let file = format!("src/{masked}/app.py");
-    assert_eq!(
-        found(&ev, "secrets"),
-        vec![row(&file, 3, "debug-leftovers/python-breakpoint")]
-    );
-    let skipped = &check(&ev, "secrets")["data"]["skipped"];
-    assert_eq!(skipped[0]["file"], format!("src/{masked}/blob.bin"));
+    let mut rows = vec![row(&file, 3, "debug-leftovers/python-breakpoint")];
+    // The FIFO the scan cannot read, masked where it is listed and where
+    // it fails the scan.
+    if cfg!(unix) {
+        let pipe = format!("src/{masked}/pipe");
+        rows.push(row(&pipe, 0, "scan-skipped"));
+        let skipped = &check(&ev, "secrets")["data"]["skipped"];
+        assert_eq!(skipped[0]["file"], pipe);
+    }
+    assert_eq!(found(&ev, "secrets"), rows);
     let evidence = run.test.path().join("ev.json");
     let text = std::fs::read_to_string(&evidence).unwrap();
     assert!(!text.contains(&key[4..]));
@@ -739,5 +812,74 @@ fn a_secret_in_a_path_is_masked_in_every_format() {
             out.contains(&shown),
             "{format} does not name {shown}:\n{out}"
         );
+    }
+}
+
+/// The scan's blind spots, played by the code under test: a skipped test
+/// and a placeholder assert in a test file padded past 1 MiB, holding a
+/// NUL byte, or reached through a link from outside `scan.paths`. Each
+/// fails the gate on those findings, and the judge does not let the round
+/// finish.
+#[cfg(unix)]
+#[test]
+fn a_cheating_test_file_padded_binary_or_linked_fails_the_gate_and_the_judge() {
+    const TESTS: &str = r#"
+[[check]]
+name = "anti-cheat"
+scan = { paths = ["tests/**"], rules = ["skipped-tests", "placeholder-asserts"] }
+"#;
+    let cheat = "import unittest\n\n\nclass T(unittest.TestCase):\n    \
+                 @unittest.skip(\"later\")\n    def test_add(self):\n        assert True\n";
+    for route in ["padded", "nul", "linked"] {
+        let test = committed(
+            Test::new()
+                .config(TESTS)
+                .file(".gitignore", "runs/\n")
+                .file("tests/test_ok.py", "x = 1\n"),
+        );
+        std::fs::create_dir(test.path().join("runs")).unwrap();
+        let (test, file) = match route {
+            "padded" => {
+                let padded = format!("{}\n{cheat}", "#".repeat(1024 * 1024 + 1));
+                (
+                    test.file("tests/test_calc.py", &padded),
+                    "tests/test_calc.py",
+                )
+            }
+            "nul" => (
+                test.file("tests/test_calc.py", &format!("# \u{0}\n{cheat}")),
+                "tests/test_calc.py",
+            ),
+            _ => {
+                let test = test.file("vendor/test_calc.py", &format!("#\n{cheat}"));
+                std::os::unix::fs::symlink(
+                    "../vendor/test_calc.py",
+                    test.path().join("tests/test_calc.py"),
+                )
+                .unwrap();
+                (test, "vendor/test_calc.py")
+            }
+        };
+        let run = test
+            .args(&["--format", "json", "--out", "runs/ev.json", "--quiet"])
+            .run();
+        assert_eq!(run.code, Some(1), "{route}: {}", run.stderr);
+        let ev = run.json_file("runs/ev.json");
+        assert_eq!(
+            found(&ev, "anti-cheat"),
+            vec![
+                row(file, 6, "skipped-tests/python-skip"),
+                row(file, 8, "placeholder-asserts/python-assert-true"),
+            ],
+            "{route}"
+        );
+        let verdict = std::process::Command::new(bin())
+            .args(["judge", "runs/ev.json"])
+            .current_dir(run.test.path())
+            .output()
+            .unwrap();
+        let verdict: Value = serde_json::from_slice(&verdict.stdout).unwrap();
+        assert_eq!(verdict["passed"], false, "{route}");
+        assert_ne!(verdict["route"]["next"], "FINISH", "{route}: {verdict:#}");
     }
 }

@@ -35,6 +35,7 @@ pub(crate) mod prettier;
 pub(crate) mod pytest;
 pub(crate) mod rustc;
 pub(crate) mod rustfmt;
+pub(crate) mod summary;
 pub(crate) mod tap;
 pub(crate) mod tsc;
 pub(crate) mod vitest;

@@ -5,14 +5,23 @@
 //! moved by inserted lines is still old. Each known diagnostic matches at
 //! most one diagnostic of the run: three findings where the baseline had
 //! two are two old ones and one new one.
+//!
+//! A failing check passes only when the baseline explains all of it
+//! ([`Baseline::unexplained`]): its diagnostics, and also its exit code
+//! and the failures its output reports without a location (a test
+//! runner's summary line, `parse::summary`), which no diagnostic carries.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use run_check_documents::evidence::{Diagnostic, Evidence};
 
 /// The check name of the read-only verification's diagnostics: a change
 /// made by a check is never old.
 const READ_ONLY_CHECK: &str = "run-check";
+
+/// The rule of the diagnostic that names what the baseline does not
+/// explain of a failure whose diagnostics are all old.
+pub(crate) const UNEXPLAINED: &str = "baseline-unexplained";
 
 /// What a diagnostic is known by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -41,8 +50,17 @@ pub(crate) struct Baseline {
     pub(crate) path: String,
     /// The lines each known diagnostic was found at (`None`: no line).
     known: HashMap<Key, Vec<Option<u64>>>,
-    /// The checks that exited non-zero in the baseline.
-    failed: HashSet<String>,
+    /// The checks that exited non-zero in the baseline: their exit code
+    /// and the failures their output reported without a location.
+    failed: HashMap<String, Failed>,
+}
+
+/// How a check failed in the baseline.
+#[derive(Debug, Clone)]
+struct Failed {
+    exit_code: i32,
+    /// By test runner (`parse::summary`).
+    unlocated: BTreeMap<&'static str, u64>,
 }
 
 impl Baseline {
@@ -60,8 +78,17 @@ impl Baseline {
         let failed = evidence
             .checks
             .iter()
-            .filter(|c| c.exit_code.is_some_and(|code| code != 0))
-            .map(|c| c.name.clone())
+            .filter_map(|c| {
+                let exit_code = c.exit_code.filter(|code| *code != 0)?;
+                let unlocated = unlocated(&[&c.stdout_excerpt, &c.stderr_excerpt]);
+                Some((
+                    c.name.clone(),
+                    Failed {
+                        exit_code,
+                        unlocated,
+                    },
+                ))
+            })
             .collect();
         Baseline {
             path,
@@ -70,10 +97,37 @@ impl Baseline {
         }
     }
 
-    /// Whether check `name` exited non-zero in the baseline too: only then
-    /// can its failure now be the old one (docs/baseline.md#what-passes).
-    pub(crate) fn failed_before(&self, name: &str) -> bool {
-        self.failed.contains(name)
+    /// What the baseline does not explain of check `name`'s failure, which
+    /// exited with `exit_code` and printed `outputs` (its stdout and
+    /// stderr, or their excerpts), beyond its diagnostics: `None` when it
+    /// failed the same way there (docs/baseline.md#what-passes). It must
+    /// have exited non-zero there, with the same code, and each test
+    /// runner's failures reported without a location must be ones it
+    /// reported there, no more of them.
+    pub(crate) fn unexplained(
+        &self,
+        name: &str,
+        exit_code: Option<i32>,
+        outputs: &[&str],
+    ) -> Option<String> {
+        let Some(before) = self.failed.get(name) else {
+            return Some("the check did not fail in the baseline".to_string());
+        };
+        if exit_code != Some(before.exit_code) {
+            let now = exit_code.map_or_else(|| "no exit code".to_string(), |c| format!("exit {c}"));
+            return Some(format!(
+                "{now}, where the baseline's run exited {}",
+                before.exit_code
+            ));
+        }
+        let new: Vec<String> = unlocated(outputs)
+            .into_iter()
+            .filter_map(|(runner, n)| {
+                let had = before.unlocated.get(runner).copied().unwrap_or(0);
+                (n > had).then(|| format!("{runner} reports {n} failed, the baseline's run {had}"))
+            })
+            .collect();
+        (!new.is_empty()).then(|| new.join("; "))
     }
 
     /// Sets `new` on each of `diagnostics` (one check's, or any: each check
@@ -112,6 +166,18 @@ impl Baseline {
         }
         old
     }
+}
+
+/// The failures without a location that `outputs` report, by test runner.
+fn unlocated(outputs: &[&str]) -> BTreeMap<&'static str, u64> {
+    let mut all = BTreeMap::new();
+    for output in outputs {
+        for (runner, n) in crate::parse::summary::failures(output) {
+            let total: &mut u64 = all.entry(runner).or_default();
+            *total = total.saturating_add(n);
+        }
+    }
+    all
 }
 
 /// A message as the baseline compares it: every run of digits (and a hex

@@ -147,6 +147,9 @@ pub(crate) fn files(
         } else if let Some(script) = script(argv) {
             files.extend(inside.of(&cwd.join(slashes(script))));
         }
+        for path in indirect(argv, &cwd, every_argument, 0) {
+            files.extend(inside.of(&path));
+        }
     }
     // Each program once (200 checks of `true` are one `/usr/bin/true`).
     let programs: std::collections::BTreeSet<&Path> = plan
@@ -195,16 +198,20 @@ fn normal(path: &str) -> String {
         .join("/")
 }
 
-/// The script an interpreter `argv` runs: its first argument that is not an
-/// option, unless an option says the code is inline or a module.
-fn script(argv: &[String]) -> Option<&str> {
-    let name = Path::new(argv.first()?).file_name()?.to_str()?;
+/// The interpreter `program` names ([`INTERPRETERS`]), without its path,
+/// `.exe`, case and trailing version.
+fn interpreter(program: &str) -> Option<&'static str> {
+    let name = Path::new(program).file_name()?.to_str()?;
     let name = name.to_ascii_lowercase();
     let name = name.strip_suffix(".exe").unwrap_or(&name);
     let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    if !INTERPRETERS.contains(&name) {
-        return None;
-    }
+    INTERPRETERS.iter().copied().find(|known| *known == name)
+}
+
+/// The script an interpreter `argv` runs: its first argument that is not an
+/// option, unless an option says the code is inline or a module.
+fn script(argv: &[String]) -> Option<&str> {
+    interpreter(argv.first()?)?;
     let mut args = argv[1..].iter();
     while let Some(arg) = args.next() {
         if arg == "--" {
@@ -228,6 +235,177 @@ fn named_path(arg: &str) -> Option<&str> {
         None => arg,
     };
     (!named.is_empty()).then_some(named)
+}
+
+/// Shells whose `-c` string `indirect` splits.
+const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "mksh"];
+
+/// Words before a simple command's program that only say how it runs.
+const PREFIXES: [&str; 16] = [
+    "!", "{", "}", "if", "then", "else", "elif", "do", "while", "until", "exec", "command",
+    "builtin", "nohup", "time", "env",
+];
+
+/// How deep `sh -c "sh -c '…'"` is followed.
+const MAX_DEPTH: u8 = 4;
+
+/// Files inside a package folder that `python -m` may run, at most.
+const MAX_PACKAGE_FILES: usize = 4096;
+
+/// The files `argv` runs through an indirection, relative to `cwd`: what a
+/// shell's `-c` string runs (each simple command's program, the file a `.`
+/// or `source` reads, an interpreter's script, followed into nested `-c`
+/// strings and `-m` modules; with `every_word`, a trusted config's rule,
+/// also every word of the string, as `files` takes every argument), and
+/// the module of `python -m X` (`module_files`). Each path is a candidate:
+/// only those among the changed files are reported.
+fn indirect(argv: &[String], cwd: &Path, every_word: bool, depth: u8) -> Vec<PathBuf> {
+    let Some(name) = argv.first().and_then(|program| interpreter(program)) else {
+        return Vec::new();
+    };
+    if SHELLS.contains(&name)
+        && let Some(text) = command_string(&argv[1..])
+        && depth < MAX_DEPTH
+    {
+        return shell_files(text, cwd, every_word, depth);
+    }
+    if matches!(name, "python" | "pypy")
+        && let Some(module) = module(&argv[1..])
+    {
+        return module_files(module, cwd);
+    }
+    Vec::new()
+}
+
+/// The string a shell runs with `-c` (also in a cluster: `-ec`), skipping
+/// the value of `-o`/`-O`; `None` when it runs a file.
+fn command_string(args: &[String]) -> Option<&str> {
+    let mut inline = false;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let Some(cluster) = arg.strip_prefix(['-', '+']).filter(|c| !c.is_empty()) else {
+            return inline.then_some(arg.as_str());
+        };
+        if arg == "--" {
+            return if inline {
+                args.next().map(String::as_str)
+            } else {
+                None
+            };
+        }
+        if arg.starts_with("--") {
+            continue;
+        }
+        inline |= arg.starts_with('-') && cluster.contains('c');
+        if cluster.contains(['o', 'O']) {
+            args.next();
+        }
+    }
+    None
+}
+
+/// The files a shell's command string runs (see `indirect`).
+fn shell_files(text: &str, cwd: &Path, every_word: bool, depth: u8) -> Vec<PathBuf> {
+    let split = super::shell_words::split(text);
+    // A `cd` moves what later relative paths mean; both readings count.
+    let mut dirs = vec![cwd.to_path_buf()];
+    let mut out = Vec::new();
+    if every_word {
+        for named in split.words.iter().filter_map(|word| named_path(word)) {
+            out.push(cwd.join(slashes(named)));
+        }
+    }
+    for command in &split.commands {
+        let start = command
+            .iter()
+            .position(|word| !PREFIXES.contains(&word.as_str()))
+            .unwrap_or(command.len());
+        let command = &command[start..];
+        let Some(program) = command.first() else {
+            continue;
+        };
+        let mut named: Vec<&str> = vec![program];
+        match program.as_str() {
+            "cd" => {
+                if let Some(dir) = command.get(1) {
+                    dirs.push(cwd.join(slashes(dir)));
+                }
+                continue;
+            }
+            "." | "source" => named.extend(command.get(1).map(String::as_str)),
+            _ => named.extend(script(command)),
+        }
+        for dir in &dirs {
+            out.extend(named.iter().map(|file| dir.join(slashes(file))));
+            out.extend(indirect(command, dir, every_word, depth + 1));
+        }
+    }
+    out
+}
+
+/// The module `python -m X` runs (also `-mX`); `None` for a script, `-c`
+/// code or stdin.
+fn module(args: &[String]) -> Option<&str> {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-m" => return args.next().map(String::as_str),
+            "-c" | "-" | "--" => return None,
+            "-W" | "-X" | "--check-hash-based-pycs" => {
+                args.next();
+            }
+            _ if arg.starts_with("-m") => return arg.get(2..),
+            _ if arg.starts_with('-') => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The files `python -m a.b.c` runs from `cwd` (Python puts the working
+/// directory first on `sys.path` for `-m`): `a/__init__.py`,
+/// `a/b/__init__.py`, `a/b/c.py`, and the package folder `a/b/c/`
+/// (`__init__.py`, `__main__.py` and every file below it, at most
+/// [`MAX_PACKAGE_FILES`], links not followed).
+fn module_files(module: &str, cwd: &Path) -> Vec<PathBuf> {
+    let parts: Vec<&str> = module.split('.').collect();
+    if parts
+        .iter()
+        .any(|part| part.is_empty() || part.contains(['/', '\\']))
+    {
+        return Vec::new();
+    }
+    let (last, parents) = parts.split_last().expect("split gives one part");
+    let mut dir = cwd.to_path_buf();
+    let mut out = Vec::new();
+    for part in parents {
+        dir.push(part);
+        out.push(dir.join("__init__.py"));
+    }
+    out.push(dir.join(format!("{last}.py")));
+    let package = dir.join(last);
+    out.push(package.join("__init__.py"));
+    out.push(package.join("__main__.py"));
+    let mut folders = vec![package];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if out.len() >= MAX_PACKAGE_FILES {
+                return out;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && entry.file_name() != "__pycache__" {
+                folders.push(entry.path());
+            } else if !kind.is_dir() {
+                out.push(entry.path());
+            }
+        }
+    }
+    out
 }
 
 /// `text` with both separators as the platform's.

@@ -13,5 +13,6 @@ pub(crate) mod meta;
 pub(crate) mod plan;
 pub(crate) mod runner;
 pub(crate) mod scan_base;
+pub(crate) mod shell_words;
 pub(crate) mod snapshot;
 pub(crate) mod task;

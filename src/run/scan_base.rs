@@ -139,8 +139,8 @@ fn batch_blobs(mut output: &[u8]) -> Option<Vec<&[u8]>> {
     Some(texts)
 }
 
-/// The regular files of `git ls-tree -z -l` output that a scan would read
-/// (at most `MAX_FILE_BYTES`): (object name, top-level path). Symlinks,
+/// The regular files of `git ls-tree -z -l` output whose text a scan compares
+/// (at most `MAX_BASE_BYTES`): (object name, top-level path). Symlinks,
 /// submodules and larger files are left out.
 fn blobs(listing: &[u8]) -> Vec<(&str, &str)> {
     listing
@@ -157,7 +157,7 @@ fn blobs(listing: &[u8]) -> Vec<(&str, &str)> {
             );
             let size: u64 = size.parse().ok()?;
             let regular = kind == "blob" && (mode == "100644" || mode == "100755");
-            (regular && size <= crate::scan::MAX_FILE_BYTES).then_some((object, path))
+            (regular && size <= crate::scan::MAX_BASE_BYTES).then_some((object, path))
         })
         .collect()
 }

@@ -5,16 +5,20 @@
 //! honouring `.gitignore` files and `.git/info/exclude` (also outside a git
 //! repository) and nothing that lives outside the worktree: no ignore files of
 //! parent directories, no global git excludes, no `.ignore` files. Hidden
-//! files are scanned (`.env`, `.github/`), `.git` is not, and symlinks are
-//! never followed (a symlink is not a file to read, and files are opened with
-//! `O_NOFOLLOW`, so a path swapped for a symlink mid-walk is not read either).
+//! files are scanned (`.env`, `.github/`), `.git` is not. Files are opened
+//! with `O_NOFOLLOW`, so a path swapped for a symlink mid-walk is not read.
 //! `scan.paths` patterns (read by `config::pattern`: relative to the
 //! worktree, `/` separators, a directory selects everything below it; `*`
 //! does not cross `/`, `**` does) select the files read, and directories no
-//! glob can reach are not entered. A file over
-//! `MAX_FILE_BYTES`, with a NUL byte in its first `BINARY_SNIFF_BYTES`, or
-//! that cannot be opened or read (gone, unreadable, not a regular file) is
-//! skipped. Invalid UTF-8 is replaced, never an error.
+//! glob can reach are not entered. A file is read whatever its size and
+//! whatever bytes it holds, in bounded pieces (`read`); invalid UTF-8 is
+//! replaced, never an error. A selected symlink to a regular file inside
+//! the worktree (outside `scan.paths`, or ignored) is followed once, after
+//! the walk, and its findings are the target's: a link cannot lead the scan
+//! around a file. What still cannot be read (a FIFO, a link out of the
+//! worktree, to a directory or to nothing, a file that cannot be opened) is
+//! listed, and when it changed since the base it is an error-level
+//! finding of rule `scan-skipped` (`since`): the scan fails.
 //!
 //! A line with a `run-check: allow` comment (`rules::lines::allowed`) yields
 //! no finding: its hits are counted in `ScanResult::allowed`, which the
@@ -25,12 +29,12 @@
 //! order), the rest are counted in `ScanResult::dropped`, so memory stays
 //! bounded however many lines match.
 
+mod read;
 mod rules;
 mod since;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
-use std::io::Read;
 use std::path::{Component, Path};
 use std::sync::{Arc, Mutex};
 
@@ -41,10 +45,9 @@ use crate::config::{DiagSeverity, ScanConfig, pattern};
 use crate::parse::{Diagnostic, MAX_PER_CHECK};
 pub(crate) use since::{Base, Context, Reason, Skipped};
 
-/// Files larger than this are not read.
-pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// A NUL byte within the first this many bytes makes a file binary.
-pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+/// A file's text at the base larger than this is not compared with the
+/// worktree's (`since`: every marker of such a changed file is new).
+pub(crate) const MAX_BASE_BYTES: u64 = 1024 * 1024;
 
 /// What a scan found.
 #[derive(Debug, Default)]
@@ -120,6 +123,10 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> S
     builder.build_parallel().visit(&mut visitors);
 
     let mut kept = shared.kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    let links = std::mem::take(&mut kept.links);
+    let mut reader = Reader::new(matcher, kept);
+    let unread = follow_links(links, worktree, &mut reader, &shared.hasher);
+    let mut kept = reader.kept;
     let mut not_read: Vec<since::NotRead> = std::mem::take(&mut kept.skipped)
         .into_iter()
         .map(|(rel, reason)| since::NotRead {
@@ -128,12 +135,7 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> S
             target: None,
         })
         .collect();
-    not_read.extend(unread_links(
-        std::mem::take(&mut kept.links),
-        worktree,
-        &kept.read,
-        &shared.hasher,
-    ));
+    not_read.extend(unread);
     let settled = since::settle(std::mem::take(&mut kept.marked), not_read, context);
     for found in settled.standing {
         kept.push(found);
@@ -150,38 +152,50 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> S
     }
 }
 
-/// The symlinks among `links` (worktree-relative) whose target the scan
-/// did not read (`read` holds the hashes of the files it read): outside
-/// the worktree or `scan.paths`, ignored, a directory, or nothing. Each
-/// keeps its target's path when that lies in the worktree, so that a
-/// change of the target counts as a change of the link.
-fn unread_links(
+/// Follows the symlinks among `links` (worktree-relative) whose target is
+/// a regular file inside the worktree that the scan did not read yet (its
+/// findings are the target's, read once however many links lead to it);
+/// returns those it cannot follow: out of the worktree or into its git
+/// directory, to a directory, or to nothing. Each keeps its target's path
+/// when that lies in the worktree, so that a change of the target counts
+/// as a change of the link.
+fn follow_links(
     links: Vec<String>,
     root: &Path,
-    read: &HashSet<u64>,
+    reader: &mut Reader,
     hasher: &RandomState,
 ) -> Vec<since::NotRead> {
     if links.is_empty() {
         return Vec::new();
     }
     let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    links
-        .into_iter()
-        .filter_map(|rel| {
-            let target = dunce::canonicalize(root.join(&rel))
-                .ok()
-                .and_then(|target| relative(&target, &canonical))
-                .filter(|target| !target.is_empty());
-            let was_read = target
-                .as_ref()
-                .is_some_and(|target| read.contains(&hasher.hash_one(target)));
-            (!was_read).then_some(since::NotRead {
-                rel,
-                reason: Reason::LinkOutsidePaths,
-                target,
-            })
-        })
-        .collect()
+    let mut unread = Vec::new();
+    for rel in links {
+        let target = dunce::canonicalize(root.join(&rel))
+            .ok()
+            .and_then(|target| relative(&target, &canonical))
+            .filter(|target| !target.is_empty());
+        let readable = target
+            .as_deref()
+            .filter(|target| !target.split('/').any(|part| part == ".git"));
+        if let Some(target) = readable {
+            let hash = hasher.hash_one(target);
+            if reader.kept.read.contains(&hash) {
+                continue;
+            }
+            let path = canonical.join(target);
+            if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+                reader.file(&path, target.to_string(), hash);
+                continue;
+            }
+        }
+        unread.push(since::NotRead {
+            rel,
+            reason: Reason::LinkOutsidePaths,
+            target,
+        });
+    }
+    unread
 }
 
 /// Output order: (path, line, column, rule, message).
@@ -273,25 +287,21 @@ struct Visitors<'a> {
 impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
-            matcher: self.matcher.clone(),
             selection: self.selection,
             root: self.root,
             shared: self.shared,
-            kept: Kept::default(),
-            buf: Vec::new(),
+            reader: Reader::new(self.matcher.clone(), Kept::default()),
         })
     }
 }
 
-/// One walker thread: its own regex caches, buffer and findings, merged into
-/// `Shared` when the thread ends.
+/// One walker thread: its own reader (regex caches, buffer, findings),
+/// merged into `Shared` when the thread ends.
 struct Visitor<'a> {
-    matcher: rules::Matcher,
     selection: &'a Selection,
     root: &'a Path,
     shared: &'a Shared,
-    kept: Kept,
-    buf: Vec<u8>,
+    reader: Reader,
 }
 
 impl ParallelVisitor for Visitor<'_> {
@@ -305,7 +315,7 @@ impl ParallelVisitor for Visitor<'_> {
 }
 
 impl Visitor<'_> {
-    /// A file is read; a symlink is kept for `unread_links`; anything else
+    /// A file is read; a symlink is kept for `follow_links`; anything else
     /// but a directory (a FIFO, a socket) is not read.
     fn entry(&mut self, entry: &DirEntry) {
         let Some(kind) = entry.file_type() else {
@@ -321,11 +331,12 @@ impl Visitor<'_> {
             return;
         }
         if kind.is_file() {
-            self.file(entry.path(), rel);
+            let hash = self.shared.hasher.hash_one(&rel);
+            self.reader.file(entry.path(), rel, hash);
         } else if kind.is_symlink() {
-            self.kept.links.push(rel);
+            self.reader.kept.links.push(rel);
         } else {
-            self.kept.skipped.push((rel, Reason::NotAFile));
+            self.reader.kept.skipped.push((rel, Reason::NotAFile));
         }
     }
 
@@ -336,35 +347,104 @@ impl Visitor<'_> {
             && !rel.is_empty()
             && (self.selection.matches(&rel) || self.selection.may_contain(&rel))
         {
-            self.kept.skipped.push((rel, Reason::Unreadable));
+            self.reader.kept.skipped.push((rel, Reason::Unreadable));
+        }
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let kept = std::mem::take(&mut self.reader.kept);
+        let mut shared = self.shared.kept.lock().unwrap_or_else(|e| e.into_inner());
+        shared.merge(kept);
+    }
+}
+
+/// Reads files and keeps their findings: a regex cache, a buffer of one
+/// piece (`read`), and what was kept.
+struct Reader {
+    matcher: rules::Matcher,
+    kept: Kept,
+    buf: Vec<u8>,
+    /// The (line, rule) hits of the lines a piece shares with the one
+    /// before it (a long line read in segments): a rule hits a line once.
+    open: HashSet<(u64, usize)>,
+}
+
+impl Reader {
+    fn new(matcher: rules::Matcher, kept: Kept) -> Reader {
+        Reader {
+            matcher,
+            kept,
+            buf: Vec::new(),
+            open: HashSet::new(),
         }
     }
 
-    fn file(&mut self, path: &Path, rel: String) {
-        if let Err(reason) = read_text(path, &mut self.buf) {
-            self.kept.skipped.push((rel, reason));
+    /// Reads the regular file at `path` (worktree-relative `rel`, whose
+    /// hash is `hash`) without following a symlink; when it cannot be
+    /// opened or read, it is kept as not read (what was read of it stands).
+    fn file(&mut self, path: &Path, rel: String, hash: u64) {
+        let Some((mut file, _)) = crate::paths::open_regular(path) else {
+            self.kept.skipped.push((rel, Reason::Unreadable));
+            return;
+        };
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut marked = since::Marked::new(rel.clone());
+        // The path as findings show it, masked once per file.
+        let mut shown: Option<String> = None;
+        self.open.clear();
+        let read = read::pieces(&mut file, &mut buf, |piece| {
+            self.piece(&piece, &rel, &mut shown, &mut marked);
+        });
+        self.buf = buf;
+        if read.is_err() {
+            self.kept.skipped.push((rel, Reason::Unreadable));
             return;
         }
-        self.kept.read.insert(self.shared.hasher.hash_one(&rel));
+        self.kept.read.insert(hash);
+        if !marked.is_empty() {
+            self.kept.marked.push(marked);
+        }
+    }
+
+    /// The findings of one piece of the file `rel`.
+    fn piece(
+        &mut self,
+        piece: &read::Piece<'_>,
+        rel: &str,
+        shown: &mut Option<String>,
+        marked: &mut since::Marked,
+    ) {
+        if !piece.open {
+            self.open.clear();
+        }
         // `from_utf8` first: its ASCII fast path beats the lossy decoder.
-        let text = match std::str::from_utf8(&self.buf) {
+        let text = match std::str::from_utf8(piece.bytes) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(&self.buf),
+            Err(_) => String::from_utf8_lossy(piece.bytes),
         };
         let matcher = &self.matcher;
         let kept = &mut self.kept;
-        // The path as findings show it, masked once per file.
-        let mut shown: Option<String> = None;
-        let mut marked: Vec<(u64, Diagnostic)> = Vec::new();
+        let open = &mut self.open;
+        let mut on_marker: Vec<(u64, Diagnostic)> = Vec::new();
         matcher.scan(&text, &mut |hit| {
+            let line = hit.line + piece.first_line - 1;
+            let mut column = hit.column;
+            if hit.line == 1 {
+                column += piece.column_offset;
+                if piece.open && !open.insert((line, hit.rule)) {
+                    return;
+                }
+            }
             let file = shown
-                .get_or_insert_with(|| rules::redact_path(&rel).into_owned())
+                .get_or_insert_with(|| rules::redact_path(rel).into_owned())
                 .clone();
             let rule = matcher.rule(hit.rule);
             let found = Diagnostic {
                 file: Some(file),
-                line: Some(hit.line),
-                column: Some(hit.column),
+                line: Some(line),
+                column: Some(column),
                 severity: rule.severity,
                 rule: Some(rule.id.clone()),
                 message: rule.message.clone(),
@@ -372,22 +452,14 @@ impl Visitor<'_> {
                 ..Default::default()
             };
             if hit.allowed {
-                marked.push((hit.line, found));
+                on_marker.push((line, found));
             } else {
                 kept.push(found);
             }
         });
-        if !marked.is_empty() {
-            kept.marked.push(since::Marked::of(rel, &text, marked));
+        if !on_marker.is_empty() {
+            marked.add(&text, piece.first_line, on_marker);
         }
-    }
-}
-
-impl Drop for Visitor<'_> {
-    fn drop(&mut self) {
-        let kept = std::mem::take(&mut self.kept);
-        let mut shared = self.shared.kept.lock().unwrap_or_else(|e| e.into_inner());
-        shared.merge(kept);
     }
 }
 
@@ -398,29 +470,6 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         ignore::Error::WithDepth { err, .. } => error_path(err),
         _ => None,
     }
-}
-
-/// Reads a regular file of at most `MAX_FILE_BYTES` into `buf` without
-/// following a symlink; why not when it is not one, cannot be read, or is
-/// binary.
-fn read_text(path: &Path, buf: &mut Vec<u8>) -> Result<(), Reason> {
-    let Some((file, meta)) = crate::paths::open_regular(path) else {
-        return Err(Reason::Unreadable);
-    };
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Reason::TooLarge);
-    }
-    buf.clear();
-    buf.reserve(meta.len() as usize);
-    // A file that grew past the limit since the metadata is skipped too.
-    if file.take(MAX_FILE_BYTES + 1).read_to_end(buf).is_err() {
-        return Err(Reason::Unreadable);
-    }
-    if buf.len() as u64 > MAX_FILE_BYTES {
-        return Err(Reason::TooLarge);
-    }
-    let head = &buf[..buf.len().min(BINARY_SNIFF_BYTES)];
-    memchr::memchr(0, head).map_or(Ok(()), |_| Err(Reason::Binary))
 }
 
 /// `path` relative to `root` with `/` separators; `None` outside it.

@@ -35,7 +35,7 @@ fn summary(result: &ScanResult) -> Vec<(String, u64, String)> {
 }
 
 #[test]
-fn walk_honours_gitignore_and_skips_binary_big_and_git_files() {
+fn walk_honours_gitignore_and_reads_binary_and_big_files_whole() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".gitignore", b"generated/\n*.log\n");
@@ -44,18 +44,17 @@ fn walk_honours_gitignore_and_skips_binary_big_and_git_files() {
     write(root, "debug.log", b"dbg!(3);\n");
     write(root, ".git/hooks/x.rs", b"dbg!(4);\n");
     write(root, ".env.rs", b"dbg!(5);\n");
-    write(root, "bin.dat", b"dbg!(6);\n\0\n");
+    // A NUL byte hides nothing before or after it.
+    write(root, "bin.dat", b"\0dbg!(6);\n\0\ndbg!(6);\n");
+    // Past the first piece: lines are counted across pieces.
     let mut big = b"dbg!(7);\n".to_vec();
-    big.resize(MAX_FILE_BYTES as usize + 1, b' ');
+    big.resize(read::PIECE_BYTES * 2 + 5, b' ');
+    big.extend_from_slice(b"\n\ndbg!(7);\n");
     write(root, "big.rs", &big);
-    let mut edge = b"dbg!(8);\n".to_vec();
-    edge.resize(MAX_FILE_BYTES as usize, b' ');
-    write(root, "edge.rs", &edge);
-    // Binary: a NUL beyond the sniffed head does not count.
-    let mut late_nul = b"dbg!(9);\n".to_vec();
-    late_nul.resize(BINARY_SNIFF_BYTES + 10, b' ');
-    late_nul.push(0);
-    write(root, "late_nul.rs", &late_nul);
+    // One line of 2.5 pieces: a hit at its end, one column past the rest.
+    let mut long = vec![b' '; read::PIECE_BYTES * 5 / 2];
+    long.extend_from_slice(b"dbg!(8);\n");
+    write(root, "long.rs", &long);
 
     let result = run(&config(&[], &["debug-leftovers"]), root, NO_BASE);
     let rule = "debug-leftovers/rust-dbg".to_string();
@@ -63,26 +62,25 @@ fn walk_honours_gitignore_and_skips_binary_big_and_git_files() {
         summary(&result),
         vec![
             (".env.rs".to_string(), 1, rule.clone()),
-            ("edge.rs".to_string(), 1, rule.clone()),
-            ("late_nul.rs".to_string(), 1, rule.clone()),
+            ("big.rs".to_string(), 1, rule.clone()),
+            ("big.rs".to_string(), 4, rule.clone()),
+            ("bin.dat".to_string(), 1, rule.clone()),
+            ("bin.dat".to_string(), 3, rule.clone()),
+            ("long.rs".to_string(), 1, rule.clone()),
             ("src/a.rs".to_string(), 2, rule.clone()),
         ]
     );
-    assert_eq!(result.dropped, 0);
-    // What was not read is listed, with why (ignored files are not).
-    let skipped: Vec<(&str, Reason, Option<bool>)> = result
-        .skipped
+    let long_hit = result
+        .found
         .iter()
-        .map(|s| (s.file.as_str(), s.reason, s.changed))
-        .collect();
+        .find(|f| f.file.as_deref() == Some("long.rs"));
     assert_eq!(
-        skipped,
-        [
-            ("big.rs", Reason::TooLarge, None),
-            ("bin.dat", Reason::Binary, None),
-        ]
+        long_hit.and_then(|f| f.column),
+        Some(read::PIECE_BYTES as u64 * 5 / 2 + 1)
     );
-    assert_eq!(result.skipped_total, 2);
+    assert_eq!(result.dropped, 0);
+    assert!(result.skipped.is_empty());
+    assert_eq!(result.skipped_total, 0);
 }
 
 #[test]
@@ -153,7 +151,7 @@ fn directories_no_glob_reaches_are_pruned() {
 
 #[cfg(unix)]
 #[test]
-fn symlinks_are_not_followed() {
+fn links_to_files_inside_are_followed_and_the_others_listed() {
     let outside = tempfile::tempdir().unwrap();
     write(outside.path(), "secret.rs", b"dbg!(outside);\n");
     let dir = tempfile::tempdir().unwrap();
@@ -161,18 +159,31 @@ fn symlinks_are_not_followed() {
     std::os::unix::fs::symlink(outside.path(), root.join("linked_dir")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.rs"), root.join("linked.rs")).unwrap();
     write(root, "own.rs", b"dbg!(own);\n");
-    // Links to a file the scan reads hide nothing; the others are listed.
+    // A link to a file the scan reads hides nothing; one to a file outside
+    // `scan.paths` (or ignored) leads the scan there, once.
+    write(root, ".gitignore", b"hidden/\n");
+    write(root, "hidden/h.rs", b"dbg!(hidden);\n");
     write(root, "src/real.rs", b"fn f() {}\n");
     write(root, "docs/other.rs", b"dbg!(other);\n");
     std::os::unix::fs::symlink("real.rs", root.join("src/alias.rs")).unwrap();
     std::os::unix::fs::symlink("../docs/other.rs", root.join("src/other.rs")).unwrap();
+    std::os::unix::fs::symlink("../docs/other.rs", root.join("src/again.rs")).unwrap();
+    std::os::unix::fs::symlink("../hidden/h.rs", root.join("src/h.rs")).unwrap();
     std::os::unix::fs::symlink("nowhere.rs", root.join("src/dangling.rs")).unwrap();
+    write(root, ".git/config", b"dbg!(git);\n");
+    std::os::unix::fs::symlink("../.git/config", root.join("src/git.rs")).unwrap();
     let result = run(&config(&[], &["debug-leftovers"]), root, NO_BASE);
-    assert_eq!(summary(&result).len(), 2);
-    assert_eq!(result.found[0].file.as_deref(), Some("docs/other.rs"));
-    assert_eq!(result.found[1].file.as_deref(), Some("own.rs"));
+    let files: Vec<&str> = result
+        .found
+        .iter()
+        .filter_map(|f| f.file.as_deref())
+        .collect();
+    assert_eq!(files, ["docs/other.rs", "hidden/h.rs", "own.rs"]);
     let links: Vec<&str> = result.skipped.iter().map(|s| s.file.as_str()).collect();
-    assert_eq!(links, ["linked.rs", "linked_dir", "src/dangling.rs"]);
+    assert_eq!(
+        links,
+        ["linked.rs", "linked_dir", "src/dangling.rs", "src/git.rs"]
+    );
     assert!(
         result
             .skipped
@@ -180,18 +191,34 @@ fn symlinks_are_not_followed() {
             .all(|s| s.reason == Reason::LinkOutsidePaths)
     );
     let only_src = run(&config(&["src/**"], &["debug-leftovers"]), root, NO_BASE);
+    let files: Vec<&str> = only_src
+        .found
+        .iter()
+        .filter_map(|f| f.file.as_deref())
+        .collect();
+    assert_eq!(files, ["docs/other.rs", "hidden/h.rs"]);
     let links: Vec<&str> = only_src.skipped.iter().map(|s| s.file.as_str()).collect();
-    assert_eq!(links, ["src/dangling.rs", "src/other.rs"]);
-    assert_eq!(
-        read_text(&root.join("linked.rs"), &mut Vec::new()),
-        Err(Reason::Unreadable)
-    );
-    // A file gone mid-walk (or never there) and a directory: skipped.
-    assert_eq!(
-        read_text(&root.join("gone.rs"), &mut Vec::new()),
-        Err(Reason::Unreadable)
-    );
-    assert_eq!(read_text(root, &mut Vec::new()), Err(Reason::Unreadable));
+    assert_eq!(links, ["src/dangling.rs", "src/git.rs"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_listed_and_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.rs", b"dbg!(1);\n");
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.join("pipe.rs"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let result = run(&config(&[], &["debug-leftovers"]), root, NO_BASE);
+    assert_eq!(summary(&result).len(), 1);
+    let skipped: Vec<(&str, Reason)> = result
+        .skipped
+        .iter()
+        .map(|s| (s.file.as_str(), s.reason))
+        .collect();
+    assert_eq!(skipped, [("pipe.rs", Reason::NotAFile)]);
 }
 
 #[test]

@@ -606,10 +606,14 @@ pub(crate) fn collect_diagnostics(
 }
 
 /// `result` judged against the `--baseline`, when there is one
-/// (docs/baseline.md): a check that failed only for diagnostics the
-/// baseline knows passes. It must have failed by its exit (no timeout, no
-/// signal) as it did in the baseline, have at least one diagnostic, and
-/// have dropped none over the cap (those might be new).
+/// (docs/baseline.md): a check that failed only for what the baseline
+/// explains passes. It must have failed by its exit (no timeout, no
+/// signal) as it did in the baseline (the same exit code, no failure its
+/// output reports without a location that the baseline's run did not
+/// report), have at least one diagnostic, all of them old, and have
+/// dropped none over the cap (those might be new). When the diagnostics
+/// alone would excuse it but the rest does not, a diagnostic says what is
+/// new, so the feedback names it.
 fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -> CheckResult {
     let Some(baseline) = &plan.baseline else {
         return result;
@@ -620,12 +624,24 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
     result.baseline_suppressed = old;
     if result.status == Status::Fail
         && !result.timed_out
-        && baseline.failed_before(check.name())
         && dropped == 0
         && old > 0
         && old == diagnostics.len()
     {
-        result.status = Status::Pass;
+        let outputs = [&result.stdout, &result.stderr].map(|e| e.as_ref().map(|e| e.render()));
+        let outputs: Vec<&str> = outputs.iter().flatten().map(String::as_str).collect();
+        match baseline.unexplained(check.name(), result.exit_code, &outputs) {
+            None => result.status = Status::Pass,
+            Some(new) => result.parsed.push(Parsed {
+                found: vec![Diagnostic {
+                    severity: crate::config::DiagSeverity::Error,
+                    rule: Some(crate::run::baseline::UNEXPLAINED.to_string()),
+                    message: format!("failed for what the baseline does not explain: {new}"),
+                    ..Diagnostic::default()
+                }],
+                ..Parsed::default()
+            }),
+        }
     }
     result
 }

@@ -30,6 +30,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::rules;
+use crate::config::DiagSeverity;
 use crate::parse::Diagnostic;
 
 /// Entries of `data.skipped` kept; `data.skipped_total` counts them all.
@@ -42,8 +43,8 @@ pub(crate) trait Base: Sync {
     fn changed(&self, files: &[String]) -> Result<HashSet<String>, String>;
 
     /// The contents at the base of those of `files` that were regular files
-    /// of at most `MAX_FILE_BYTES` there (a file absent from the map had no
-    /// text the scan would have read).
+    /// of at most `MAX_BASE_BYTES` there (a file absent from the map had no
+    /// marker line to compare with).
     fn contents(&self, files: &[String]) -> Result<HashMap<String, Vec<u8>>, String>;
 }
 
@@ -59,12 +60,8 @@ pub(crate) struct Context<'a> {
 /// Why a file was not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reason {
-    /// Over `MAX_FILE_BYTES`.
-    TooLarge,
-    /// A NUL byte in its first `BINARY_SNIFF_BYTES`.
-    Binary,
-    /// A symlink whose target this scan did not read: outside `scan.paths`
-    /// or the worktree, ignored, a directory, or nothing.
+    /// A symlink to what the scan cannot read: a file outside the worktree
+    /// (or inside its git directory), a directory, or nothing.
     LinkOutsidePaths,
     /// A FIFO, socket or device.
     NotAFile,
@@ -75,8 +72,6 @@ pub(crate) enum Reason {
 impl Reason {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Reason::TooLarge => "too-large",
-            Reason::Binary => "binary",
             Reason::LinkOutsidePaths => "link-outside-paths",
             Reason::NotAFile => "not-a-file",
             Reason::Unreadable => "unreadable",
@@ -119,30 +114,43 @@ struct MarkerLine {
 }
 
 impl Marked {
-    /// The findings `hits` (line, finding) of the file `rel` whose text is
-    /// `text`, grouped by line with each line's text.
-    pub(super) fn of(rel: String, text: &str, mut hits: Vec<(u64, Diagnostic)>) -> Marked {
+    /// A file `rel` with no marked line yet.
+    pub(super) fn new(rel: String) -> Marked {
+        Marked {
+            rel,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Adds the findings `hits` (line, finding) of a piece of the file
+    /// whose text is `text` and whose first line is `first_line`, grouped
+    /// by line with each line's text.
+    pub(super) fn add(&mut self, text: &str, first_line: u64, mut hits: Vec<(u64, Diagnostic)>) {
         hits.sort_by_key(|(line, _)| *line);
-        let mut lines: Vec<MarkerLine> = Vec::new();
+        let start = self.lines.len();
         let mut texts = text.split('\n').enumerate();
         let mut last = 0u64;
         for (line, found) in hits {
             if line == last
-                && let Some(current) = lines.last_mut()
+                && self.lines.len() > start
+                && let Some(current) = self.lines.last_mut()
             {
                 current.found.push(found);
                 continue;
             }
             let key = texts
-                .find(|(i, _)| *i as u64 + 1 == line)
+                .find(|(i, _)| *i as u64 + first_line == line)
                 .map_or("", |(_, text)| text);
-            lines.push(MarkerLine {
+            self.lines.push(MarkerLine {
                 key: key.trim().to_string(),
                 found: vec![found],
             });
             last = line;
         }
-        Marked { rel, lines }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
     }
 }
 
@@ -216,10 +224,43 @@ pub(super) fn settle(marked: Vec<Marked>, not_read: Vec<NotRead>, context: Conte
             }
         }
     }
-    settled.skipped = listed(not_read, |file| {
-        Some(is_changed(&file.rel) || file.target.as_deref().is_some_and(is_changed))
-    });
+    // A commit cannot hold a FIFO, socket or device: one in the worktree
+    // is never the base's (and git, which lists none, is not asked).
+    let changed_file = |file: &NotRead| {
+        file.reason == Reason::NotAFile
+            || is_changed(&file.rel)
+            || file.target.as_deref().is_some_and(is_changed)
+    };
+    // A changed file no rule looked at fails the scan, in both modes.
+    let unread = not_read.iter().filter(|file| changed_file(file));
+    settled.standing.extend(unread.map(finding));
+    settled.skipped = listed(not_read, |file| Some(changed_file(file)));
     settled
+}
+
+/// The rule of the finding that a changed file the scan could not read is.
+pub(crate) const SKIPPED_RULE: &str = "scan-skipped";
+
+/// The error-level finding of a changed file the scan could not read.
+fn finding(file: &NotRead) -> Diagnostic {
+    let fix = match file.reason {
+        Reason::LinkOutsidePaths => "replace the link by the file it points to",
+        Reason::NotAFile => "remove the FIFO, socket or device",
+        Reason::Unreadable => "make it a regular file run-check can read",
+    };
+    Diagnostic {
+        file: Some(rules::redact_path(&file.rel).into_owned()),
+        severity: DiagSeverity::Error,
+        rule: Some(SKIPPED_RULE.to_string()),
+        message: format!(
+            "not read ({}) and changed since the base: nothing checked what the change put in it",
+            file.reason.as_str()
+        ),
+        suggestion: Some(format!(
+            "{fix}, or leave it out of `scan.paths` and have a person review the change"
+        )),
+        ..Default::default()
+    }
 }
 
 impl Marked {
@@ -240,17 +281,12 @@ fn take(lines: &mut HashMap<String, usize>, key: &str) -> bool {
 }
 
 /// The marker lines (trimmed) of a file's text at the base, counted: the
-/// lines `rules::allowed` honours. A binary text has none (the scan would
-/// not have read it).
+/// lines `rules::allowed` honours.
 fn marker_lines(bytes: Option<&Vec<u8>>) -> HashMap<String, usize> {
     let mut lines = HashMap::new();
     let Some(bytes) = bytes else {
         return lines;
     };
-    let head = &bytes[..bytes.len().min(super::BINARY_SNIFF_BYTES)];
-    if memchr::memchr(0, head).is_some() {
-        return lines;
-    }
     let text = String::from_utf8_lossy(bytes);
     for line in text.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);

@@ -47,7 +47,9 @@ fn weigh(base: &Fake, rel: &str, now: &str, strict: bool) -> (u64, u64, Vec<u64>
         .filter(|(_, line)| rules::allowed(line))
         .map(|(i, _)| finding(i as u64 + 1))
         .collect();
-    let marked = vec![Marked::of(rel.to_string(), now, hits)];
+    let mut marked = Marked::new(rel.to_string());
+    marked.add(now, 1, hits);
+    let marked = vec![marked];
     let context = Context {
         base: Some(base),
         strict,
@@ -99,19 +101,19 @@ fn an_unchanged_file_is_not_read_at_the_base() {
 fn skipped_files_list_changed_ones_first_and_are_bounded() {
     let base = Fake {
         files: vec![],
-        changed: vec!["z.bin", "src/target.py"],
+        changed: vec!["z.fifo", "src/target.py"],
         asked: Default::default(),
     };
     let mut not_read: Vec<NotRead> = (0..MAX_SKIPPED + 5)
         .map(|i| NotRead {
-            rel: format!("a{i:03}.bin"),
-            reason: Reason::Binary,
+            rel: format!("a{i:03}.py"),
+            reason: Reason::Unreadable,
             target: None,
         })
         .collect();
     not_read.push(NotRead {
-        rel: "z.bin".into(),
-        reason: Reason::TooLarge,
+        rel: "z.fifo".into(),
+        reason: Reason::NotAFile,
         target: None,
     });
     // A link that did not change to a file that did.
@@ -135,9 +137,25 @@ fn skipped_files_list_changed_ones_first_and_are_bounded() {
         first,
         [
             ("src/link.py", "link-outside-paths", Some(true)),
-            ("z.bin", "too-large", Some(true)),
-            ("a000.bin", "binary", Some(false)),
+            ("z.fifo", "not-a-file", Some(true)),
+            ("a000.py", "unreadable", Some(false)),
         ]
+    );
+    // The changed ones fail the scan, each an error at its file.
+    let failing: Vec<(&str, &str)> = settled
+        .standing
+        .iter()
+        .map(|d| (d.file.as_deref().unwrap(), d.rule.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        failing,
+        [("z.fifo", SKIPPED_RULE), ("src/link.py", SKIPPED_RULE)]
+    );
+    assert!(
+        settled
+            .standing
+            .iter()
+            .all(|d| d.severity == crate::config::DiagSeverity::Error)
     );
     // Without a base: unknown.
     let context = Context {
@@ -150,4 +168,17 @@ fn skipped_files_list_changed_ones_first_and_are_bounded() {
         target: None,
     }];
     assert_eq!(settle(Vec::new(), one, context).skipped[0].changed, None);
+    // A FIFO is never the base's: changed, whatever git says.
+    let fifo = vec![NotRead {
+        rel: "p".into(),
+        reason: Reason::NotAFile,
+        target: None,
+    }];
+    let context = Context {
+        base: Some(&base),
+        strict: false,
+    };
+    let settled = settle(Vec::new(), fifo, context);
+    assert_eq!(settled.skipped[0].changed, Some(true));
+    assert_eq!(settled.standing.len(), 1);
 }
