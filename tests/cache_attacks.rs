@@ -9,12 +9,15 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::support::{Test, check, git, wait_until};
+#[cfg(target_os = "linux")]
+use crate::support::wait_until;
+use crate::support::{Test, check, git};
 
 /// `shadow.sh`: what an import sees. It fails when the package
 /// `src/calc/` exists beside the module `src/calc.py`, as Python would
@@ -139,9 +142,11 @@ fn a_shadow_hidden_by_an_ignore_rule_changes_the_key() {
 /// A `version` command that leaves a process behind, which edits
 /// `src/calc.py` two seconds later (after the run ended with exit 0 and
 /// `modified []`). It waits until that process has written its pid.
+#[cfg(target_os = "linux")]
 const DAEMON: &str = "#!/bin/sh\nsh -c 'echo $$ > \"$SIDE/daemon.pid\"; sleep 2; echo \"# edited later\" >> src/calc.py' >/dev/null 2>&1 &\nwhile [ ! -s \"$SIDE/daemon.pid\" ]; do sleep 0.01; done\necho 'tool 1.0'\n";
 
 /// Whether process `pid` still runs (a zombie does not).
+#[cfg(target_os = "linux")]
 fn alive(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit_once(") ")
