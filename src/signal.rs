@@ -163,6 +163,18 @@ fn stop_helpers() {
     }
 }
 
+/// The cancellation state as it is: installs the handler when no run has
+/// yet (`run-check cache key`, whose `version` commands run in process
+/// groups of their own, out of the terminal's Ctrl-C), but never resets a
+/// request already made (a Ctrl-C during a run's `version` command stops
+/// the run's checks too).
+pub(crate) fn current() -> Result<&'static Cancel, String> {
+    match INSTALLED.get() {
+        Some(installed) => installed.clone().map(|()| &GLOBAL),
+        None => install(),
+    }
+}
+
 /// SIGQUIT (Ctrl-\\), whose default would end run-check with a core dump
 /// and orphan its checks: raises the level directly from the handler (an
 /// atomic update is async-signal-safe).

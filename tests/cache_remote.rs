@@ -173,25 +173,40 @@ struct Ran {
     stderr: String,
 }
 
-const SCRIPT: &str = "#!/bin/sh\necho run >> \"$COUNTERS/counter\"\necho checked\n";
+/// Counts its runs; fails when a package `src/calc/` shadows a module
+/// (`cache_attacks::hide`).
+const SCRIPT: &str = "#!/bin/sh\necho run >> \"$COUNTERS/counter\"\nif [ -e src/calc/__init__.py ]; then echo shadowed; exit 1; fi\necho checked\n";
 
 impl Repo {
     fn new(url: &str, cache_extra: &str) -> Repo {
+        Repo::with(url, cache_extra, "", &[])
+    }
+
+    /// `new` with more lines for the check (`check_extra`) and more
+    /// scripts (allowed too).
+    fn with(url: &str, cache_extra: &str, check_extra: &str, scripts: &[(&str, &str)]) -> Repo {
         let side = tempfile::Builder::new()
             .prefix("run-check-remote-")
             .tempdir()
             .expect("tempdir");
+        let allowed: String = scripts
+            .iter()
+            .map(|(name, _)| format!(", \"./{name}\""))
+            .collect();
         let config = format!(
-            "[settings]\nallow = [\"./count.sh\"]\n\n[cache]\nremote = \"{url}\"\n{cache_extra}\n\
+            "[settings]\nallow = [\"./count.sh\"{allowed}]\n\n[cache]\nremote = \"{url}\"\n{cache_extra}\n\
              [[check]]\nname = \"counted\"\nrun = [\"./count.sh\"]\nmodes = [\"fast\", \"strict\"]\n\
-             cache = true\ninputs = [\"src/**\"]\nparser = \"none\"\n"
+             cache = true\ninputs = [\"src/**\"]\nparser = \"none\"\n{check_extra}"
         );
-        let test = Test::new()
+        let mut test = Test::new()
             .config(&config)
             .file("src/a.rs", "fn a() {}\n")
             .file(".gitignore", "ev.json\n")
             .script("count.sh", SCRIPT)
             .env("COUNTERS", &side.path().display().to_string());
+        for (name, text) in scripts {
+            test = test.script(name, text);
+        }
         git(test.path(), &["add", "."]);
         git(test.path(), &["commit", "-q", "-m", "base"]);
         Repo {
@@ -216,6 +231,18 @@ impl Repo {
     /// Runs the gate on `machine` with `args` and `env`, expecting exit 0.
     #[track_caller]
     fn run(&mut self, machine: &str, args: &[&str], env: &[(&str, &str)]) -> Ran {
+        self.run_expecting(machine, args, env, 0)
+    }
+
+    /// `run`, expecting exit `code`.
+    #[track_caller]
+    fn run_expecting(
+        &mut self,
+        machine: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        code: i32,
+    ) -> Ran {
         let test = self
             .test
             .take()
@@ -236,7 +263,7 @@ impl Repo {
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert_eq!(
             output.status.code(),
-            Some(0),
+            Some(code),
             "{stdout}\n--- stderr\n{stderr}"
         );
         let evidence = serde_json::from_str(&stdout).expect("evidence on stdout");
@@ -569,4 +596,154 @@ fn a_pull_request_cannot_write_where_only_the_writer_token_may() {
         "remote"
     );
     assert_eq!(repo.runs(), 2);
+}
+
+/// The trusted writer stores the green commit's pass; then a file hidden
+/// by an ignore rule shadows a module. A strict reader (another machine,
+/// no `--cache`) must not take the stored pass: the key changed.
+#[test]
+fn a_shadow_hidden_by_an_ignore_rule_misses_the_remote() {
+    let Some(nginx) = Nginx::start("", "") else {
+        return;
+    };
+    for route in ["self-ignoring .gitignore", ".git/info/exclude"] {
+        let mut repo = Repo::new(&nginx.url(), "");
+        let writer = repo.run("writer", &[], &[WRITE]);
+        ran_and_passed(&writer);
+        crate::cache_attacks::hide(route, repo.path());
+        assert_eq!(git(repo.path(), &["status", "--porcelain"]), "", "{route}");
+        let reader = repo.run_expecting(&format!("reader-{route}"), &[], &[], 1);
+        let entry = check(&reader.evidence, "counted");
+        assert_eq!(entry["status"], "fail", "{route}: {entry}");
+        assert_eq!(entry["cache"]["status"], "miss", "{route}: {entry}");
+        assert_eq!(repo.runs(), 2, "{route}: the reader ran the check");
+    }
+}
+
+/// A passing check (and a `version` command) that print their whole
+/// environment while the run holds the cache's tokens: `token_env`'s
+/// variable and `RUN_CHECK_CACHE_TOKEN`. Neither value reaches the
+/// evidence, the local store, the remote's blobs or `cache key`.
+#[test]
+fn a_check_that_prints_its_environment_leaks_no_token() {
+    const TOKEN: &str = "tok-env-5ecret-of-the-writer";
+    const DEFAULT: &str = "tok-default-5ecret-unused";
+    let guard = format!("if ($http_authorization != \"Bearer {TOKEN}\") {{ return 401; }}");
+    let Some(nginx) = Nginx::start("", &guard) else {
+        return;
+    };
+    // Short enough to be keyed as text (`cache key` prints it).
+    let printenv = "#!/bin/sh\nenv | grep -e TOKEN -e COUNTERS\n";
+    let mut repo = Repo::with(
+        &nginx.url(),
+        "token_env = \"MY_CACHE_TOKEN\"\nremote_write = true\n",
+        "version = [\"./printenv.sh\"]\n",
+        &[("printenv.sh", printenv)],
+    );
+    // The check prints its environment too.
+    std::fs::write(repo.path().join("count.sh"), format!("{SCRIPT}env\n")).unwrap();
+    git(repo.path(), &["commit", "-qam", "print the environment"]);
+    let secrets = [
+        ("MY_CACHE_TOKEN", TOKEN),
+        ("RUN_CHECK_CACHE_TOKEN", DEFAULT),
+    ];
+    let writer = repo.run("writer", &[], &secrets);
+    ran_and_passed(&writer);
+    assert_eq!(nginx.entries("ac").len(), 1, "stored with the token");
+    let excerpt = check(&writer.evidence, "counted")["stdout_excerpt"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        excerpt.contains("COUNTERS="),
+        "the environment was printed: {excerpt}"
+    );
+    let reader = repo.run("reader", &[], &secrets);
+    assert_eq!(
+        check(&reader.evidence, "counted")["cache"]["source"],
+        "remote"
+    );
+    // The run's arguments left out.
+    let test = repo.test.take().expect("test").again();
+    let key = test
+        .command()
+        .args(["cache", "key", "counted"])
+        .envs(secrets)
+        .output()
+        .expect("cache key");
+    repo.test = Some(test);
+    let document = String::from_utf8_lossy(&key.stdout).into_owned();
+    assert!(
+        document.contains("COUNTERS="),
+        "the version output is keyed: {document}\n{}",
+        String::from_utf8_lossy(&key.stderr)
+    );
+    for secret in [TOKEN, DEFAULT] {
+        for ran in [&writer, &reader] {
+            assert!(!ran.stdout.contains(secret), "{secret} in the evidence");
+            assert!(!ran.stderr.contains(secret));
+        }
+        assert!(!document.contains(secret), "{secret} in `cache key`");
+        for file in walk(repo.side.path())
+            .into_iter()
+            .chain(walk(&nginx.dir.path().join("data")))
+        {
+            let bytes = std::fs::read(&file).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(secret),
+                "{secret} in {}",
+                file.display()
+            );
+        }
+    }
+}
+
+/// A remote that is down, under `--quiet`: the warning is still on
+/// stderr, and the evidence of each check it affected says what failed,
+/// for a lookup and for a write.
+#[test]
+fn a_remote_that_is_down_is_warned_under_quiet_and_in_the_evidence() {
+    let down_url = format!("http://127.0.0.1:{}/cache", free_port());
+    let mut repo = Repo::new(&down_url, "");
+    for (machine, env) in [("w", &[WRITE][..]), ("r", &[][..])] {
+        let ran = repo.run(machine, &["--quiet"], env);
+        ran_and_passed(&ran);
+        let lines = warnings(&ran.stderr);
+        assert_eq!(lines.len(), 1, "{machine}: {}", ran.stderr);
+        let error = check(&ran.evidence, "counted")["cache"]["remote_error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{machine}: no remote_error: {}", ran.stdout))
+            .to_string();
+        assert!(error.contains(&down_url), "{error}");
+        assert!(!error.contains('\n'), "one line: {error}");
+    }
+    // A local hit never asked the remote: nothing to record.
+    let hit = repo.run("w", &["--mode", "fast", "--quiet"], &[]);
+    let cache = &check(&hit.evidence, "counted")["cache"];
+    assert_eq!(cache["source"], "local");
+    assert!(cache.get("remote_error").is_none(), "{cache}");
+    assert!(warnings(&hit.stderr).is_empty(), "{}", hit.stderr);
+}
+
+/// The remote's 5 s budget starts at its first request: a `version`
+/// command that takes longer than that before the lookups does not turn
+/// a stored pass into a miss.
+#[test]
+fn the_remote_budget_starts_at_the_first_request() {
+    let Some(nginx) = Nginx::start("", "") else {
+        return;
+    };
+    let slow = "#!/bin/sh\nsleep \"${SLOW_VERSION:-0}\"\necho 'tool 1.0'\n";
+    let mut repo = Repo::with(
+        &nginx.url(),
+        "",
+        "version = [\"./slow.sh\"]\n",
+        &[("slow.sh", slow)],
+    );
+    ran_and_passed(&repo.run("writer", &[], &[WRITE]));
+    let reader = repo.run("reader", &[], &[("SLOW_VERSION", "6")]);
+    let cache = &check(&reader.evidence, "counted")["cache"];
+    assert_eq!(cache["status"], "hit", "{cache}\n{}", reader.stderr);
+    assert_eq!(cache["source"], "remote");
+    assert!(warnings(&reader.stderr).is_empty(), "{}", reader.stderr);
 }

@@ -20,6 +20,8 @@ mod artifacts;
 mod baseline;
 /// The result cache by mutation: each change of a key runs the check again.
 mod cache;
+/// The result cache attacked: hidden shadows, `version` commands that write, linked stores.
+mod cache_attacks;
 /// The remote result cache against a real nginx with WebDAV: fill, hit, token, failures.
 mod cache_remote;
 /// `candidates`: candidate worktrees gated at once, judged, ranked.

@@ -35,19 +35,20 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     let changed = Changed::of(args, task.as_ref(), &start, &worktree, &own)?;
     let mut plan = plan::build(&config, &worktree, &selection(args, &changed)?)?;
     plan.baseline = args.baseline.as_deref().map(baseline).transpose()?;
-    // Before the first check starts: keys are made of the worktree as the
-    // run's `git status` saw it, and a hit is not started at all.
-    let cache = cache::begin(
-        &cache::key::Facts {
-            config: &config,
-            worktree: &worktree,
-            git: start.in_git(),
-            own: &own,
-        },
-        &mut plan,
-        cache::Policy::of(args.mode, args.cache, args.no_cache),
-        args.quiet,
-    );
+    // The first snapshot is taken before the keys are made: a key's
+    // `version` command runs inside the read-only proof window, as checks
+    // do (docs/cache.md).
+    let mut verifier = if verify {
+        Some(verifier(&mut start, &worktree, &plan, &own)?)
+    } else {
+        None
+    };
+    // The handler goes in before the output file exists, so an early Ctrl-C
+    // still ends in evidence (every check `interrupted`), never a stray
+    // file; and before the keys are made, so that it stops a `version`
+    // command too.
+    let cancel = signal::install().map_err(Error::Environment)?;
+    let cache = cache_session(args, &config, &start, &own, &mut plan);
     let gate = gate_contract(
         &location,
         (&config, args.baseline.as_deref()),
@@ -60,14 +61,6 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
         let violations = task::gate_violations(task, gate);
         task.violations.extend(violations);
     }
-    let mut verifier = if verify {
-        Some(verifier(&mut start, &worktree, &plan, &own)?)
-    } else {
-        None
-    };
-    // The handler goes in before the output file exists, so an early Ctrl-C
-    // still ends in evidence (every check `interrupted`), never a stray file.
-    let cancel = signal::install().map_err(Error::Environment)?;
     let output = Output::open(args.out.as_deref())?;
     if let (Some(verifier), Some(temp)) = (&mut verifier, output.temp_path()) {
         verifier.ignore(temp);
@@ -117,10 +110,35 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     evidence.contracts.task = task.as_ref().map(task::contract);
     evidence.contracts.change_budget = change_budget;
     evidence.contracts.gate = gate;
+    // Stored before the evidence is delivered: a remote that fails to
+    // store a pass is in the evidence too.
+    cache::finish(&cache, &mut evidence);
     super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
-    cache::finish(&cache, &evidence);
     leave_to_exit(start);
     Ok(evidence.summary.exit_code)
+}
+
+/// The result cache's part of the run, before the first check starts:
+/// keys are made of the worktree as the run's `git status` saw it, and a
+/// hit is not started at all.
+fn cache_session(
+    args: &CheckArgs,
+    config: &Config,
+    start: &GitStart,
+    own: &OwnFiles,
+    plan: &mut Plan<'_>,
+) -> cache::Session {
+    let worktree = plan.worktree.clone();
+    cache::begin(
+        &cache::key::Facts {
+            config,
+            worktree: &worktree,
+            git: start.in_git(),
+            own,
+        },
+        plan,
+        cache::Policy::of(args.mode, args.cache, args.no_cache),
+    )
 }
 
 /// A status of many files is left for the process's exit to free (as the

@@ -266,6 +266,28 @@ pub(crate) struct CacheSettings {
     pub(crate) token_env: Option<String>,
 }
 
+/// The token's variable that docs/cache.md names (`token_env` may name
+/// another): never given to a check, whatever `token_env` says.
+pub(crate) const CACHE_TOKEN_ENV: &str = "RUN_CHECK_CACHE_TOKEN";
+
+impl CacheSettings {
+    /// The variables that hold the cache's secrets: `RUN_CHECK_CACHE_TOKEN`
+    /// and the one `token_env` names. No check, fix or `version` command
+    /// of a key gets them in its environment (inherited or set by its
+    /// `env`): a passing check that prints its environment would put the
+    /// token into its excerpt, so into the evidence, the local store and
+    /// the remote.
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        let mut names = vec![CACHE_TOKEN_ENV.to_string()];
+        if let Some(name) = &self.token_env
+            && name != CACHE_TOKEN_ENV
+        {
+            names.push(name.clone());
+        }
+        names
+    }
+}
+
 /// A check's `cache = true` and what its key holds besides the check.
 #[derive(Debug)]
 pub(crate) struct CacheSpec {

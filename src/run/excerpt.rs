@@ -67,6 +67,17 @@ impl Excerpt {
         self.total > (self.head.len() + self.tail.len()) as u64
     }
 
+    /// The bytes kept: head then tail (the whole stream when not
+    /// `truncated`).
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        [
+            &self.head[..],
+            &self.tail[self.tail_start..],
+            &self.tail[..self.tail_start],
+        ]
+        .concat()
+    }
+
     /// The excerpt as text: head, then (when cut) a line
     /// `… [N bytes omitted] …`, then tail. Invalid UTF-8 is replaced; a
     /// character split by a cut is dropped rather than shown as garbage.

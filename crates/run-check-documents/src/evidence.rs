@@ -621,6 +621,12 @@ pub struct CacheUse {
     )]
     #[schemars(extend("default" = null))]
     pub duration_ms: Option<u64>,
+    /// What went wrong with the remote cache when it affected this check
+    /// (its lookup or its write), one line: the check ran, or was not
+    /// stored there, as if the remote were not configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub remote_error: Option<String>,
 }
 
 /// The run that stored a cached result.

@@ -34,12 +34,17 @@ use crate::git::{Repo, Status};
 use crate::run::plan::PlannedCheck;
 use crate::run::snapshot::{IndexEntry, OwnFiles};
 
+mod hidden;
+
 /// The key document's format; a change of what the document holds bumps it.
-pub(crate) const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 2;
 /// How long a `version` command may run.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// A `version` output longer than this is keyed by its sha256, not copied.
 const VERSION_TEXT: usize = 4096;
+/// The bytes of a `version` stream kept from each end: a longer one is
+/// keyed by these and its length.
+const VERSION_KEEP: usize = 512 * 1024;
 
 /// A check's key: the document and its sha256 (64 hex digits).
 #[derive(Debug, Clone)]
@@ -103,50 +108,86 @@ pub(crate) fn keys(
                 .map(|_| inputs_of(check.config, &files))
         })
         .collect();
+    let (hidden, scopes) = hidden_scopes(facts, repo, &files, checks, &chosen);
     // The files to hash: the changed ones any check holds, hashed at once.
     let wanted: BTreeSet<usize> = chosen
         .iter()
         .flatten()
         .flatten()
         .flatten()
+        .chain(scopes.iter().flatten().flat_map(hidden::Scope::listed))
         .copied()
         .filter(|&i| files[i].hash.is_none() && files[i].unkeyable.is_none())
         .collect();
     let hashed = hash_files(repo, &files, &wanted);
+    let hidden_hashed = hidden.hash(repo, &scopes);
     let mut versions: HashMap<Vec<String>, Result<Value, String>> = HashMap::new();
     let mut programs: HashMap<PathBuf, Result<String, String>> = HashMap::new();
+    let hash_of = |i: usize| -> Result<String, String> {
+        let file = &files[i];
+        if let Some(why) = &file.unkeyable {
+            return Err(why.clone());
+        }
+        match &file.hash {
+            Some(hash) => Ok(hash.clone()),
+            None => hashed
+                .get(&i)
+                .cloned()
+                .ok_or_else(|| format!("cannot read `{}`", file.rel))?,
+        }
+    };
     checks
         .iter()
         .zip(chosen)
-        .map(|(check, inputs)| {
+        .zip(&scopes)
+        .map(|((check, inputs), scope)| {
             let inputs = inputs?;
             Some(inputs.and_then(|inputs| {
                 let mut listed = Vec::with_capacity(inputs.len());
                 for i in inputs {
                     let file = &files[i];
-                    if let Some(why) = &file.unkeyable {
-                        return Err(why.clone());
-                    }
-                    let hash = match &file.hash {
-                        Some(hash) => hash.clone(),
-                        None => hashed
-                            .get(&i)
-                            .cloned()
-                            .ok_or_else(|| format!("cannot read `{}`", file.rel))??,
-                    };
+                    let hash = hash_of(i)?;
                     listed.push(json!({"path": file.rel, "mode": file.mode, "hash": hash}));
                 }
-                document(facts, check, listed, &mut versions, &mut programs)
+                let ignore = match scope {
+                    Some(scope) => hidden.document(scope, &files, &hash_of, &hidden_hashed)?,
+                    None => Value::Null,
+                };
+                document(facts, check, (listed, ignore), &mut versions, &mut programs)
             }))
         })
         .collect()
 }
 
-/// The key document of `check` with its input files `listed`.
+/// What ignore rules hide (`hidden`), gathered once, and the part of it
+/// in each check's key (`None` for a check whose inputs are not known).
+fn hidden_scopes(
+    facts: &Facts<'_>,
+    repo: &Repo,
+    files: &[File],
+    checks: &[&PlannedCheck<'_>],
+    chosen: &[Option<Result<Vec<usize>, String>>],
+) -> (hidden::Hidden, Vec<Option<hidden::Scope>>) {
+    let none = Status::default();
+    let status = facts.git.map_or(&none, |(_, status)| status);
+    let hidden = hidden::Hidden::gather(facts, repo, status, files);
+    let scopes = checks
+        .iter()
+        .zip(chosen)
+        .map(|(check, inputs)| {
+            let inputs = inputs.as_ref()?.as_ref().ok()?;
+            Some(hidden.scope(check.config, files, inputs))
+        })
+        .collect();
+    (hidden, scopes)
+}
+
+/// The key document of `check` with its input files `listed` and what
+/// ignore rules hide from them (`ignore`).
 fn document(
     facts: &Facts<'_>,
     check: &PlannedCheck<'_>,
-    listed: Vec<Value>,
+    (listed, ignore): (Vec<Value>, Value),
     versions: &mut HashMap<Vec<String>, Result<Value, String>>,
     programs: &mut HashMap<PathBuf, Result<String, String>>,
 ) -> Result<Key, String> {
@@ -188,6 +229,7 @@ fn document(
         "env": env,
         "env_keys": env_keys,
         "inputs": listed,
+        "ignore": ignore,
     });
     let bytes = serde_json::to_vec(&document).map_err(|err| err.to_string())?;
     Ok(Key {
@@ -443,10 +485,13 @@ fn hash_files(
 }
 
 /// The `version` command's output, run once per run in the worktree with
-/// null stdin: `{"exit_code", "stdout", "stderr"}`, each stream as text
-/// when short, else as its sha256. A command that cannot start, is not
-/// allowed or runs past its time leaves the check uncached.
+/// null stdin, as a check runs (`runner::alone`: contained, timed, none of
+/// the cache's secrets): `{"exit_code", "stdout", "stderr"}`, each stream
+/// as text when short, else as its sha256. A command that cannot start, is
+/// not allowed, runs past its time or is interrupted leaves the check
+/// uncached.
 fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
+    use crate::run::runner::{alone, process::End};
     let shown = crate::run::meta::display_command(argv);
     let resolved =
         crate::run::plan::resolve_program(&argv[0], facts.worktree, &facts.config.settings.allow)
@@ -457,52 +502,56 @@ fn version_output(facts: &Facts<'_>, argv: &[String]) -> Result<Value, String> {
             }
         })?;
     let exec = resolved.exec.unwrap_or(resolved.real);
-    let mut command = std::process::Command::new(&exec);
-    command
-        .args(&argv[1..])
-        .current_dir(facts.worktree)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = shared_child::SharedChild::spawn(&mut command)
-        .map_err(|err| format!("`version` command `{shown}` could not start: {err}"))?;
-    let (stdout, stderr) = (read(child.take_stdout()), read(child.take_stderr()));
-    let status = match child.wait_timeout(VERSION_TIMEOUT) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
-            let _ = child.kill();
-            let _ = child.wait();
+    let cancel =
+        crate::signal::current().map_err(|why| format!("`version` command `{shown}`: {why}"))?;
+    let remove = facts.config.cache.secrets();
+    let ran = alone::run(
+        &alone::Alone {
+            program: &exec,
+            args: &argv[1..],
+            cwd: facts.worktree,
+            remove: &remove,
+            timeout: VERSION_TIMEOUT,
+            keep: VERSION_KEEP,
+        },
+        cancel,
+    );
+    let exit_code = match ran.end {
+        End::Exited(code) => Some(code),
+        End::Signaled(_) => None,
+        End::TimedOut => {
             return Err(format!(
                 "`version` command `{shown}` ran past {}s",
                 VERSION_TIMEOUT.as_secs()
             ));
         }
-        Err(err) => return Err(format!("`version` command `{shown}`: {err}")),
+        End::Interrupted => return Err(format!("`version` command `{shown}` was interrupted")),
+        End::Failed(why) => {
+            return Err(format!(
+                "`version` command `{shown}` could not start: {why}"
+            ));
+        }
     };
-    let text = |bytes: Vec<u8>| match (bytes.len() <= VERSION_TEXT, String::from_utf8(bytes)) {
-        (true, Ok(text)) => text,
-        (_, Ok(text)) => value_hash(text.as_bytes()),
-        (_, Err(err)) => value_hash(err.as_bytes()),
+    let text = |excerpt: &crate::run::excerpt::Excerpt| {
+        let mut bytes = excerpt.bytes();
+        if !excerpt.truncated()
+            && bytes.len() <= VERSION_TEXT
+            && let Ok(text) = std::str::from_utf8(&bytes)
+        {
+            return text.to_string();
+        }
+        // Past both ends: what was left out is counted.
+        if excerpt.truncated() {
+            bytes.extend_from_slice(format!("\n{} bytes in all", excerpt.total()).as_bytes());
+        }
+        value_hash(&bytes)
     };
     Ok(json!({
         "command": argv,
-        "exit_code": status.code(),
-        "stdout": text(stdout.join().unwrap_or_default()),
-        "stderr": text(stderr.join().unwrap_or_default()),
+        "exit_code": exit_code,
+        "stdout": text(&ran.stdout),
+        "stderr": text(&ran.stderr),
     }))
-}
-
-/// Reads `pipe` to its end on a thread of its own: at most 1 MiB is kept,
-/// the rest is read to let the process exit.
-fn read<R: std::io::Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = std::io::copy(&mut std::io::Read::take(&mut pipe, 1 << 20), &mut bytes);
-            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
-        }
-        bytes
-    })
 }
 
 /// The sha256 of a file's content, hex.

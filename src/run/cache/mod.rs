@@ -67,6 +67,9 @@ fn remote_writable(config: &Config) -> bool {
 /// The cache's part of a run: the store, and each planned check's key.
 #[derive(Debug)]
 pub(crate) struct Session {
+    /// The worktree (canonical): the store is looked at again before
+    /// it is written.
+    worktree: PathBuf,
     store: Option<(Store, PathBuf)>,
     /// The remote, when one is configured and this run uses it.
     remote: Option<Remote>,
@@ -82,6 +85,7 @@ impl Session {
     /// A run that does not use the cache.
     pub(crate) fn off(checks: usize) -> Session {
         Session {
+            worktree: PathBuf::new(),
             store: None,
             remote: None,
             remote_write: false,
@@ -95,23 +99,15 @@ impl Session {
 /// Makes the keys of `plan`'s cached checks and looks them up: a hit
 /// marks its check (`PlannedCheck::hit`) so that the runner does not start
 /// it; every cached check gets its `cache` field (`miss` or `hit`; the
-/// others stay `off`). Warnings (a key that cannot be made, no store) go
-/// to stderr unless `quiet`.
-pub(crate) fn begin(
-    facts: &key::Facts<'_>,
-    plan: &mut Plan<'_>,
-    policy: Policy,
-    quiet: bool,
-) -> Session {
+/// others stay `off`). Warnings (a key that cannot be made, no store, a
+/// remote that fails) go to stderr, also under `--quiet`: a warning is
+/// not a progress line (docs/cli.md).
+pub(crate) fn begin(facts: &key::Facts<'_>, plan: &mut Plan<'_>, policy: Policy) -> Session {
     let cached = |c: &PlannedCheck<'_>| c.config.cache.is_some() && c.skip.is_none();
     if !plan.checks.iter().any(cached) || !(policy.read || policy.write) {
         return Session::off(plan.checks.len());
     }
-    let warn = |what: String| {
-        if !quiet {
-            eprintln!("run-check: cache: {what}");
-        }
-    };
+    let warn = |what: String| eprintln!("run-check: cache: {what}");
     let Some(dir) = place::store_dir(facts.config.cache.dir.as_deref()) else {
         warn(
             "no cache folder (set XDG_CACHE_HOME or HOME, or `[cache] dir`): nothing is cached"
@@ -119,11 +115,8 @@ pub(crate) fn begin(
         );
         return Session::off(plan.checks.len());
     };
-    if crate::paths::lexical(&dir).starts_with(facts.worktree) {
-        warn(format!(
-            "the store `{}` is inside the worktree: nothing is cached",
-            dir.display()
-        ));
+    if place::inside(&dir, facts.worktree) {
+        warn(inside_worktree(&dir));
         return Session::off(plan.checks.len());
     }
     let store = Store::at(&dir);
@@ -134,7 +127,7 @@ pub(crate) fn begin(
         .cache
         .remote
         .as_deref()
-        .map(|url| Remote::new(url, facts.config.cache.token_env.as_deref(), quiet));
+        .map(|url| Remote::new(url, facts.config.cache.token_env.as_deref()));
     if let Some(remote) = &remote {
         remote.phase();
     }
@@ -162,6 +155,9 @@ pub(crate) fn begin(
                 check.cache = CacheUse {
                     status: CacheStatus::Miss,
                     key: Some(key.clone()),
+                    // It missed locally and the remote was not asked, or
+                    // failed when asked: the evidence says so.
+                    remote_error: remote.as_ref().and_then(Remote::error),
                     ..CacheUse::default()
                 };
                 misses[i] = Some(key);
@@ -169,6 +165,7 @@ pub(crate) fn begin(
         }
     }
     Session {
+        worktree: facts.worktree.to_path_buf(),
         store: Some((store, dir)),
         remote_write: remote.is_some() && remote_writable(facts.config),
         remote,
@@ -218,6 +215,7 @@ fn hit(entry: Entry, key: &str, source: CacheSource) -> Cached {
         stored_at: Some(stored_at),
         stored_by: Some(stored_by),
         duration_ms: Some(check.duration_ms),
+        remote_error: None,
     };
     check.duration_ms = 0;
     check.started_ms = None;
@@ -232,9 +230,11 @@ fn hit(entry: Entry, key: &str, source: CacheSource) -> Cached {
 
 /// Stores the passes of the run's missed checks (locally, and in the
 /// remote when this run may write it), unless the run was interrupted or
-/// found the worktree modified; then prunes the store when due.
-pub(crate) fn finish(session: &Session, evidence: &Evidence) {
-    let Some((store, _)) = &session.store else {
+/// found the worktree modified; then prunes the store when due. Called
+/// before the evidence is delivered: a check whose remote write failed
+/// (or was not tried, the remote set aside) gets `cache.remote_error`.
+pub(crate) fn finish(session: &Session, evidence: &mut Evidence) {
+    let Some((store, dir)) = &session.store else {
         return;
     };
     if !session.policy.write
@@ -244,6 +244,12 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
     {
         return;
     }
+    // Looked at again: a check may have made the folder a link into the
+    // worktree since the run began.
+    if place::inside(dir, &session.worktree) {
+        eprintln!("run-check: cache: {}", inside_worktree(dir));
+        return;
+    }
     let stored_at = crate::time::timestamp();
     let remote = session.remote.as_ref().filter(|_| session.remote_write);
     if let Some(remote) = remote {
@@ -251,7 +257,7 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
     }
     let mut wrote = false;
     let mut first_diagnostic = 0;
-    for (check, key) in evidence.checks.iter().zip(&session.misses) {
+    for (check, key) in evidence.checks.iter_mut().zip(&session.misses) {
         let count = check.diagnostics_count;
         let diagnostics = evidence
             .diagnostics
@@ -262,25 +268,9 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
         if !storable(check) {
             continue;
         }
-        let mut record = check.clone();
-        record.cache = CacheUse::default();
-        let entry = Entry {
-            format: 1,
-            key: key.clone(),
-            stored_at: stored_at.clone(),
-            stored_by: StoredBy {
-                commit: session.commit.clone(),
-            },
-            check: record,
-            diagnostics: diagnostics
-                .iter()
-                .map(|d| Diagnostic {
-                    new: None,
-                    ..d.clone()
-                })
-                .collect(),
-        };
-        let Ok((blob, digest)) = store::blob_of(&entry) else {
+        let Ok((blob, digest)) =
+            store::blob_of(&entry(session, check, key, &stored_at, diagnostics))
+        else {
             continue;
         };
         // A store that cannot be written is a cache that does not fill,
@@ -288,13 +278,53 @@ pub(crate) fn finish(session: &Session, evidence: &Evidence) {
         if store.put_blob(key, &blob, &digest).is_ok() {
             wrote = true;
         }
-        if let Some(remote) = remote {
-            remote.put(key, &blob, &digest);
+        if let Some(remote) = remote
+            && !remote.put(key, &blob, &digest)
+            && check.cache.remote_error.is_none()
+        {
+            check.cache.remote_error = remote.error();
         }
     }
     if wrote {
         store.maybe_prune();
     }
+}
+
+/// The stored entry of `check`'s pass under `key`: its evidence entry
+/// without the run's `cache` field, and its diagnostics without `new`.
+fn entry(
+    session: &Session,
+    check: &CheckRecord,
+    key: &str,
+    stored_at: &str,
+    diagnostics: &[Diagnostic],
+) -> Entry {
+    let mut record = check.clone();
+    record.cache = CacheUse::default();
+    Entry {
+        format: 1,
+        key: key.to_string(),
+        stored_at: stored_at.to_string(),
+        stored_by: StoredBy {
+            commit: session.commit.clone(),
+        },
+        check: record,
+        diagnostics: diagnostics
+            .iter()
+            .map(|d| Diagnostic {
+                new: None,
+                ..d.clone()
+            })
+            .collect(),
+    }
+}
+
+/// The warning of a store folder inside the worktree.
+fn inside_worktree(dir: &std::path::Path) -> String {
+    format!(
+        "the store `{}` is inside the worktree (its links resolved): nothing is cached",
+        dir.display()
+    )
 }
 
 /// Only a clean pass is stored: not a retried (flaky) one, not one that

@@ -14,9 +14,12 @@
 //!
 //! Nothing here can fail a run or make it slower than the timeout: every
 //! request of a phase (the lookups before the checks start, the writes
-//! after the evidence) shares one deadline, `TIMEOUT` from the phase's
-//! first request; the first failure (unreachable, refused, a status other
-//! than 200 or 404, past the deadline) prints one warning line and the
+//! after the evidence is assembled) shares one deadline, `TIMEOUT` from
+//! the phase's first request (not from the phase's start: the keys'
+//! `version` commands may take a minute before it); the first failure
+//! (unreachable, refused, a status other than 200 or 404, past the
+//! deadline) prints one warning line, even under `--quiet` (a warning is
+//! not a progress line), is kept for the evidence (`error`), and the
 //! remote is not asked again in this run. Every blob read is checked
 //! against its digest and then as the local store checks its own
 //! (`store::verify`); anything wrong is a miss.
@@ -24,7 +27,7 @@
 //! The bearer token is read from the environment and only ever put in the
 //! `Authorization` header: no message, `Debug` output or evidence holds it.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -126,11 +129,13 @@ pub(crate) struct Remote {
     /// Built at the first request: a run whose cached checks all hit
     /// locally never builds it.
     agent: OnceCell<ureq::Agent>,
-    /// The end of the current phase's time.
+    /// The end of the current phase's time, set by its first request.
     deadline: Cell<Option<Instant>>,
     /// Set by the first failure: the remote is not asked again.
     broken: Cell<bool>,
-    quiet: bool,
+    /// The first failure, as its warning says it (the evidence's
+    /// `cache.remote_error`).
+    error: RefCell<Option<String>>,
 }
 
 impl std::fmt::Debug for Remote {
@@ -156,7 +161,7 @@ impl Remote {
     /// The remote at `url`, with the bearer token of the variable
     /// `token_env` (when set and not empty). The HTTP client is built at
     /// the first request, so a run that asks no remote never pays for it.
-    pub(crate) fn new(url: &str, token_env: Option<&str>, quiet: bool) -> Remote {
+    pub(crate) fn new(url: &str, token_env: Option<&str>) -> Remote {
         let token = token_env
             .and_then(std::env::var_os)
             .map(|value| value.to_string_lossy().trim().to_string())
@@ -168,7 +173,7 @@ impl Remote {
             agent: OnceCell::new(),
             deadline: Cell::new(None),
             broken: Cell::new(false),
-            quiet,
+            error: RefCell::new(None),
         };
         // A header value is visible ASCII; saying which character is wrong
         // would say something about the secret.
@@ -204,9 +209,15 @@ impl Remote {
         })
     }
 
-    /// Starts a phase: its requests share one `TIMEOUT` from now.
+    /// Starts a phase: its requests share one `TIMEOUT` from the first
+    /// of them.
     pub(crate) fn phase(&self) {
-        self.deadline.set(Some(Instant::now() + TIMEOUT));
+        self.deadline.set(None);
+    }
+
+    /// The failure that set the remote aside in this run, one line.
+    pub(crate) fn error(&self) -> Option<String> {
+        self.error.borrow().clone()
     }
 
     /// The entry stored under `key` for check `name`, read and verified;
@@ -273,9 +284,12 @@ impl Remote {
     /// One request within the phase's deadline.
     fn request(&self, path: &str, put: Option<&[u8]>, limit: u64) -> Result<Vec<u8>, Failure> {
         let method = if put.is_some() { "PUT" } else { "GET" };
-        let left = self.deadline.get().map_or(TIMEOUT, |deadline| {
-            deadline.saturating_duration_since(Instant::now())
+        let deadline = self.deadline.get().unwrap_or_else(|| {
+            let deadline = Instant::now() + TIMEOUT;
+            self.deadline.set(Some(deadline));
+            deadline
         });
+        let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(Failure::Broken(format!(
                 "{method} `{path}`: no time left of the {}s the remote may take",
@@ -331,14 +345,15 @@ impl Remote {
         }
     }
 
-    /// The first failure of the run: one warning line, and the remote is
-    /// not asked again.
+    /// The first failure of the run: one warning line (also under
+    /// `--quiet`), kept for the evidence, and the remote is not asked
+    /// again.
     fn fail(&self, why: String) {
-        if !self.broken.replace(true) && !self.quiet {
-            eprintln!(
-                "run-check: cache: remote {}: {why}; the remote is not used for the rest of this run",
-                self.shown
-            );
+        if !self.broken.replace(true) {
+            // One line, whatever a transport error's text holds.
+            let line = format!("remote {}: {why}", self.shown).replace(char::is_control, " ");
+            eprintln!("run-check: cache: {line}; the remote is not used for the rest of this run");
+            *self.error.borrow_mut() = Some(line);
         }
     }
 }
@@ -408,7 +423,7 @@ mod tests {
             agent: OnceCell::new(),
             deadline: Cell::new(None),
             broken: Cell::new(false),
-            quiet: true,
+            error: RefCell::new(None),
         };
         assert!(!format!("{remote:?}").contains("s3cr3t"));
     }

@@ -78,6 +78,8 @@ pub(crate) struct Plan<'c> {
     /// `--baseline`: the diagnostics of an earlier evidence, which do not
     /// fail a check (set after `build`).
     pub(crate) baseline: Option<crate::run::baseline::Baseline>,
+    /// Environment variables no check's process gets (`CacheSettings::secrets`).
+    pub(crate) scrub: Vec<String>,
 }
 
 /// One selected check with its resolved facts.
@@ -204,6 +206,7 @@ pub(crate) fn build<'c>(
             .and_then(|s| s.timings.as_ref())
             .map(|t| t.path.clone()),
         baseline: None,
+        scrub: config.cache.secrets(),
     })
 }
 
@@ -283,6 +286,7 @@ pub(crate) fn build_fixes<'c>(
         shard: None,
         timings: None,
         baseline: None,
+        scrub: config.cache.secrets(),
     })
 }
 

@@ -25,6 +25,9 @@ pub(crate) struct Spec<'a> {
     pub(crate) cwd: &'a Path,
     /// Extra environment.
     pub(crate) env: &'a BTreeMap<String, String>,
+    /// Variables the process never gets, inherited or in `env`: the
+    /// cache's secrets (`CacheSettings::secrets`), which a check could print.
+    pub(crate) remove: &'a [String],
     /// Timeout from start.
     pub(crate) timeout: Duration,
     /// Bytes kept from each end of each stream.
@@ -62,7 +65,7 @@ pub(crate) enum Child {
 /// Starts `start` with stdin from the null device and stdout/stderr into the
 /// given pipes, in a process tree of its own (`platform::prepare`), with the
 /// containment's cookie in its environment (over any inherited or
-/// configured value).
+/// configured value) and none of `remove`.
 pub(crate) fn spawn(
     start: &Spec<'_>,
     stdout: PipeWriter,
@@ -78,7 +81,7 @@ pub(crate) fn spawn(
             start.program,
             start.args,
             start.cwd,
-            start.env,
+            (start.env, start.remove),
             cookie.as_deref(),
             stdout.as_fd(),
             stderr.as_fd(),
@@ -98,6 +101,9 @@ pub(crate) fn spawn(
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr);
+    for name in start.remove {
+        command.env_remove(name);
+    }
     if let Some(cookie) = &cookie {
         command.env(COOKIE, cookie);
     }

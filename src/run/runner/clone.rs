@@ -325,12 +325,12 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
 
 /// What the child reads, as C strings: the program, the arguments, the
 /// working directory, and the environment entries set over run-check's own
-/// (`env` without any `COOKIE`, then `cookie`).
+/// (`env` without any `COOKIE` or name of `remove`, then `cookie`).
 fn c_strings(
     program: &Path,
     args: &[String],
     cwd: &Path,
-    env: &BTreeMap<String, String>,
+    (env, remove): (&BTreeMap<String, String>, &[String]),
     cookie: Option<&str>,
 ) -> io::Result<(CString, Vec<CString>, CString, Vec<CString>)> {
     let program = c_string(program.as_os_str().as_bytes())?;
@@ -341,7 +341,7 @@ fn c_strings(
     let cwd = c_string(cwd.as_os_str().as_bytes())?;
     let mut extra = env
         .iter()
-        .filter(|(key, _)| key.as_str() != COOKIE)
+        .filter(|(key, _)| key.as_str() != COOKIE && !remove.contains(key))
         .map(|(key, value)| c_string(format!("{key}={value}").as_bytes()))
         .collect::<io::Result<Vec<_>>>()?;
     if let Some(cookie) = cookie {
@@ -350,8 +350,9 @@ fn c_strings(
     Ok((program, args, cwd, extra))
 }
 
-/// Starts `program` with `args` in `cwd`, with `env` over run-check's own
-/// environment and `cookie` (the containment's `COOKIE`) over both, stdin
+/// Starts `program` with `args` in `cwd`, with `env`'s first part over
+/// run-check's own environment, none of its second part (inherited or
+/// set), and `cookie` (the containment's `COOKIE`) over both, stdin
 /// from /dev/null, stdout and stderr to the given descriptors, as the leader
 /// of a new process group. `None`: this path is unavailable here; use the
 /// standard library.
@@ -359,7 +360,7 @@ pub(crate) fn spawn(
     program: &Path,
     args: &[String],
     cwd: &Path,
-    env: &BTreeMap<String, String>,
+    (env, remove): (&BTreeMap<String, String>, &[String]),
     cookie: Option<&str>,
     stdout: BorrowedFd<'_>,
     stderr: BorrowedFd<'_>,
@@ -371,7 +372,7 @@ pub(crate) fn spawn(
     if stdout.as_raw_fd() <= 2 || stderr.as_raw_fd() <= 2 {
         return None;
     }
-    let prepared = c_strings(program, args, cwd, env, cookie);
+    let prepared = c_strings(program, args, cwd, (env, remove), cookie);
     let (program, args, cwd, extra) = match prepared {
         Ok(prepared) => prepared,
         Err(err) => return Some(Err(err)),
@@ -387,7 +388,9 @@ pub(crate) fn spawn(
             .iter()
             .filter(|(key_len, entry)| {
                 let key = std::str::from_utf8(&entry.as_bytes()[..*key_len]);
-                !key.is_ok_and(|key| key == COOKIE || env.contains_key(key))
+                !key.is_ok_and(|key| {
+                    key == COOKIE || env.contains_key(key) || remove.iter().any(|r| r == key)
+                })
             })
             .map(|(_, entry)| entry.as_ptr()),
     );
@@ -524,7 +527,7 @@ mod tests {
             Path::new(program),
             &args,
             &cwd,
-            &env,
+            (&env, &[]),
             None,
             out_write.as_fd(),
             err_write.as_fd(),
@@ -609,7 +612,7 @@ mod tests {
             Path::new("/bin/true"),
             &[],
             Path::new("/nonexistent/dir"),
-            &BTreeMap::new(),
+            (&BTreeMap::new(), &[]),
             None,
             w.as_fd(),
             w.as_fd(),
@@ -627,7 +630,7 @@ mod tests {
             Path::new("/bin/sleep"),
             &args,
             &std::env::temp_dir(),
-            &BTreeMap::new(),
+            (&BTreeMap::new(), &[]),
             None,
             w.as_fd(),
             w.as_fd(),

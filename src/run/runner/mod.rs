@@ -7,6 +7,7 @@
 //! runs its first check on its implicit token and holds a token of the pool
 //! for each further check running at once ([`Tokens`]).
 
+pub(crate) mod alone;
 mod child;
 #[cfg(target_os = "linux")]
 mod clone;
@@ -756,6 +757,7 @@ fn run_process(
         args: &check.argv()[1..],
         cwd,
         env: &check.config.env,
+        remove: &plan.scrub,
         timeout: check.timeout,
         excerpt_bytes: plan.excerpt_bytes,
         contain: Some(contain),
