@@ -73,6 +73,13 @@ pub(crate) const JSON: Limit = Limit {
     what: "a JSON input",
 };
 
+/// The limit of an agent session's state (`state.json`): a few hundred
+/// bytes when the hook wrote it.
+pub(crate) const SESSION: Limit = Limit {
+    bytes: MIB,
+    what: "an agent session's state",
+};
+
 impl Limit {
     /// The refusal: `larger than 4 MiB, the limit for a task file`.
     fn exceeded(self) -> io::Error {
@@ -110,6 +117,49 @@ pub(crate) fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
         return Err(limit.exceeded());
     }
     read_from(file, known, limit)
+}
+
+/// [`read`] of a file that must be a regular file: a symlink, FIFO,
+/// socket or device at `path` is refused without being opened (opening a
+/// FIFO blocks until a writer comes; a link to `/dev/zero` reads forever).
+/// The file is opened without following a link and without blocking, and
+/// checked again on the open descriptor, so nothing swapped in between
+/// the look and the open is read either. For the files run-check wrote
+/// itself in a place the code under test can reach (an agent session's
+/// folder under the git directory).
+pub(crate) fn read_regular(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
+    let not_regular = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a regular file (a link, FIFO, socket or device): not opened",
+        )
+    };
+    if !std::fs::symlink_metadata(path)?.file_type().is_file() {
+        return Err(not_regular());
+    }
+    let file = open_regular(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > limit.bytes {
+        return Err(limit.exceeded());
+    }
+    read_from(file, Some(meta.len()), limit)
+}
+
+#[cfg(unix)]
+fn open_regular(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_regular(path: &Path) -> io::Result<File> {
+    File::open(path)
 }
 
 /// Reads `reader` to its end (stdin, an open file), refusing more than

@@ -12,6 +12,8 @@ mod agent_hooks;
 mod agent_loop;
 /// Progress is not a stall: one fix per stop against one failing check.
 mod agent_progress;
+/// Session files planted as links to /dev/zero or FIFOs: never opened, never a hang.
+mod agent_session_files;
 /// The import rules of ARCHITECTURE.md's map.
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.

@@ -140,8 +140,9 @@ pub(super) struct RawCheck {
     #[schemars(with = "Option<Vec<String>>", length(min = 1))]
     #[schemars(extend("prefixItems" = [{"type": "string", "minLength": 1}]))]
     pub(super) run: Option<Spanned<Vec<String>>>,
-    /// A built-in scan of the worktree's files (honours .gitignore; skips
-    /// binary files and files over 1 MiB); fails on any error-level finding.
+    /// A built-in scan of the worktree's files (honours .gitignore; reads
+    /// files of any size in bounded pieces); fails on any error-level
+    /// finding, and on a changed file it could not read.
     #[schemars(with = "Option<RawScan>")]
     pub(super) scan: Option<Spanned<RawScan>>,
     /// The modes that run this check: `fast` (the developer loop,

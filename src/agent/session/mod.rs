@@ -202,7 +202,7 @@ impl Session {
     /// The state, `None` when the session has none yet.
     fn load(&self) -> Result<Option<State>, String> {
         let path = self.state_path();
-        match crate::bounded::read(&path, crate::bounded::CONFIG) {
+        match crate::bounded::read_regular(&path, crate::bounded::SESSION) {
             Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|err| {
                 format!("the session state {} is unreadable ({err})", path.display())
             }),
@@ -411,6 +411,17 @@ impl Session {
     fn judge(&self, state: &mut State, evidence: &Evidence, round: &Path) -> Result<Reply, String> {
         let settings = self.config.agent;
         let history_path = self.dir.join("history.jsonl");
+        // The judge opens the history to lock and append to it: a FIFO or
+        // a link planted there would block it or be read without a bound.
+        if let Ok(meta) = std::fs::symlink_metadata(&history_path)
+            && !meta.file_type().is_file()
+        {
+            return Err(format!(
+                "the session's history {} is not a regular file (a link, FIFO, socket or \
+                 device): it was not written by the hook",
+                history_path.display()
+            ));
+        }
         let source = Source::Evidence(Box::new(evidence.clone()));
         let judged = round::round(&Ask {
             source: &source,

@@ -178,7 +178,7 @@ pub(super) fn sha256(bytes: &[u8]) -> String {
 
 /// sha256 of a file, hex; `None` when it cannot be read.
 pub(super) fn sha256_of(path: &Path) -> Option<String> {
-    let bytes = crate::bounded::read(path, crate::bounded::JSON).ok()?;
+    let bytes = crate::bounded::read_regular(path, crate::bounded::JSON).ok()?;
     Some(sha256(&bytes))
 }
 
@@ -199,15 +199,20 @@ pub(crate) fn latest_round(root: &Path) -> Result<PathBuf, Error> {
     let mut latest: Option<(std::time::SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
         let state = entry.path().join("state.json");
-        let Ok(text) = std::fs::read_to_string(&state) else {
+        let Ok(bytes) = crate::bounded::read_regular(&state, crate::bounded::SESSION) else {
             continue;
         };
-        let Ok(parsed) = serde_json::from_str::<State>(&text) else {
+        let Ok(parsed) = serde_json::from_slice::<State>(&bytes) else {
             continue;
         };
         let round = entry.path().join(format!("round-{}.json", parsed.rounds));
-        if let Ok(modified) = round.metadata().and_then(|m| m.modified())
-            && latest.as_ref().is_none_or(|(t, _)| modified > *t)
+        if let Ok(modified) = std::fs::symlink_metadata(&round).and_then(|m| {
+            if m.file_type().is_file() {
+                m.modified()
+            } else {
+                Err(std::io::ErrorKind::InvalidData.into())
+            }
+        }) && latest.as_ref().is_none_or(|(t, _)| modified > *t)
         {
             latest = Some((modified, round));
         }

@@ -122,11 +122,22 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 /// EVIDENCE, the last round of the repository's most recent agent session
 /// (what the agent was last told); `-` reads stdin.
 fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
-    let path = match &args.evidence {
-        Some(path) => path.clone(),
-        None => session::latest_round(&root()?)?,
+    let (path, bytes) = match &args.evidence {
+        Some(path) => (path.clone(), bounded::read_input(path, "read evidence")?.1),
+        // A session's round is read only when it is a regular file: the
+        // code under test can reach the session folder.
+        None => {
+            let path = session::latest_round(&root()?)?;
+            let bytes = bounded::read_regular(&path, bounded::JSON)
+                .map_err(|err| Error::io("read evidence", &path, err))?;
+            (path, bytes)
+        }
     };
-    let (name, bytes) = bounded::read_input(&path, "read evidence")?;
+    let name = if path == Path::new("-") {
+        PathBuf::from("<stdin>")
+    } else {
+        path.clone()
+    };
     let evidence = json_input::evidence(&name, &bytes)?;
     let shown = (path != Path::new("-")).then(|| path.display().to_string());
     let max_chars = args.max_chars.map_or_else(configured_max_chars, Ok)?;

@@ -138,7 +138,7 @@ pub(crate) fn from_evidence(evidence: &Evidence, earlier: &[PastRound]) -> Issue
         }
         all.extend(flaky_issue(check));
         all.extend(allowed_issue(check));
-        all.extend(scan_skipped_issues(check));
+        all.extend(scan_skipped_issues(check, &evidence.diagnostics));
     }
     for d in evidence
         .diagnostics
@@ -276,14 +276,16 @@ fn allowed_issue(check: &CheckRecord) -> Option<Issue> {
 pub(crate) const SCAN_SKIPPED: &str = "scan-skipped";
 
 /// A High `scan-skipped` issue for each file of a scan check's
-/// `data.skipped` that changed since the base (`changed: true`): the
-/// change holds something no rule looked at (a NUL byte or padding past
-/// 1 MiB in a source file, a link to a file outside `scan.paths`), so a
-/// person must look (docs/judge.md#issues). Its fingerprint is
+/// `data.skipped` that changed since the base (`changed: true`) and that
+/// the scan did not already report as a `scan-skipped` diagnostic: the
+/// change holds something no rule looked at (a FIFO, a link out of the
+/// worktree, a file it could not open; evidence of older versions also
+/// name files too large or binary), so a person must look
+/// (docs/judge.md#issues). Its fingerprint is
 /// `scan-skipped:<file>:unknown`. Entries that are not objects with a
 /// string `file` are no issue: a `phase-result` block's data is strings
 /// only, so no check output can make one.
-fn scan_skipped_issues(check: &CheckRecord) -> Vec<Issue> {
+fn scan_skipped_issues(check: &CheckRecord, diagnostics: &[Diagnostic]) -> Vec<Issue> {
     let Some(skipped) = check
         .data
         .get("skipped")
@@ -291,18 +293,29 @@ fn scan_skipped_issues(check: &CheckRecord) -> Vec<Issue> {
     else {
         return Vec::new();
     };
+    // The scan reports a changed file it could not read as an error
+    // diagnostic of this rule too (an issue of its own): one problem is one
+    // issue, not two with the same fingerprint.
+    let reported = |file: &str| {
+        diagnostics.iter().any(|d| {
+            d.check == check.name
+                && d.rule.as_deref() == Some(SCAN_SKIPPED)
+                && d.file.as_deref() == Some(file)
+        })
+    };
     skipped
         .iter()
         .filter(|entry| entry.get("changed") == Some(&serde_json::Value::Bool(true)))
         .filter_map(|entry| {
             let file = entry.get("file")?.as_str()?;
+            if reported(file) {
+                return None;
+            }
             let reason = entry
                 .get("reason")
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or("unknown");
             let fix = match reason {
-                "too-large" => "bring the file under 1 MiB",
-                "binary" => "remove the NUL bytes from its first 8 KiB",
                 "link-outside-paths" => {
                     "replace the link by the file, or link to a file the scan reads"
                 }

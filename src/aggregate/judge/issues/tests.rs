@@ -588,3 +588,33 @@ fn a_flaky_check_adds_one_low_issue() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_skipped_file_the_scan_reported_as_a_diagnostic_is_one_issue() {
+    let mut scan = check(
+        "anti-cheat",
+        Dimension::Security,
+        Severity::High,
+        Status::Fail,
+    );
+    scan.data.insert(
+        "skipped".into(),
+        serde_json::json!([{"file": "src/a.rs", "reason": "fifo", "changed": true}]),
+    );
+    let reported = Diagnostic {
+        check: "anti-cheat".into(),
+        ..diag(
+            "anti-cheat",
+            DiagSeverity::Error,
+            Some("scan-skipped"),
+            None,
+        )
+    };
+    let reported = Diagnostic {
+        file: Some("src/a.rs".into()),
+        ..reported
+    };
+    let issues = from_evidence(&evidence_with(vec![scan], vec![reported]), &[]);
+    let all: Vec<&str> = issues.all().map(|i| i.fingerprint.as_str()).collect();
+    assert_eq!(all, ["scan-skipped:src/a.rs:unknown"]);
+}
