@@ -435,6 +435,18 @@ impl Repo {
     /// Runs `git ARGS` at the top level, guarded; stdout, or a one-line
     /// error with git's own message.
     pub(crate) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
+        let (child, helping) = self.spawn(args)?;
+        let output = child.wait_with_output();
+        drop(helping);
+        answer(output, args)
+    }
+
+    /// Starts `git ARGS` with piped stdout and stderr, registered with the
+    /// stop handler until the returned guard is dropped (after the wait).
+    fn spawn(
+        &self,
+        args: &[&str],
+    ) -> Result<(std::process::Child, crate::signal::Helping), String> {
         let child = self
             .command(args)?
             .stdout(Stdio::piped())
@@ -442,9 +454,7 @@ impl Repo {
             .spawn()
             .map_err(failed)?;
         let helping = crate::signal::helper(&child);
-        let output = child.wait_with_output();
-        drop(helping);
-        answer(output, args)
+        Ok((child, helping))
     }
 
     /// A `git ARGS` command at the top level, guarded, for a question that
@@ -643,13 +653,7 @@ impl Repo {
     /// that fills its pipe with warnings must not stall on it).
     fn status_of(&self, args: &[&str]) -> Result<Status, String> {
         use std::io::Read;
-        let mut child = self
-            .command(args)?
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(failed)?;
-        let helping = crate::signal::helper(&child);
+        let (mut child, helping) = self.spawn(args)?;
         let stderr = child.stderr.take();
         let errors = std::thread::spawn(move || {
             let mut kept = Vec::new();
