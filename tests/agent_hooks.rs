@@ -676,7 +676,7 @@ fn install_writes_each_agents_documented_configuration() {
 /// exit codes (blocked or not) it has nothing to act on. It prints the
 /// rounds, the repairs, the feedback sizes and whether the gate passed.
 /// An optional fifth argument is its first attempt's `app.py`.
-pub(crate) const SCRIPTED_AGENT: &str = r##"import json, re, subprocess, sys
+const SCRIPTED_AGENT: &str = r##"import json, re, subprocess, sys
 mode, repo, exe, fixture = sys.argv[1:5]
 first = sys.argv[5] if len(sys.argv) > 5 else "x = 0\na = 1  # BUG\ny = 0\n\tb = 2\nz = 0\nc = 3   \n"
 FIXES = {
@@ -723,7 +723,7 @@ print(json.dumps({"stops": stops, "repairs": repairs, "sizes": sizes,
                   "passed": gate == 0, "released": released}))
 "##;
 
-pub(crate) const LOOP_LINT: &str = r##"import sys
+const LOOP_LINT: &str = r##"import sys
 kind = sys.argv[1]
 bad = 0
 for n, line in enumerate(open("app.py"), 1):
@@ -755,32 +755,40 @@ name = "spaces"
 run = ["python3", "lint.py", "spaces"]
 "#;
 
+/// Runs [`SCRIPTED_AGENT`] in `mode` on a fresh project of `checks` and
+/// [`LOOP_LINT`], with `first` (else its own) as its first attempt's
+/// `app.py`; its summary.
+pub(crate) fn scripted_agent(checks: &str, mode: &str, first: Option<&str>) -> Value {
+    let test = Test::new()
+        .config(checks)
+        .file("lint.py", LOOP_LINT)
+        .file("app.py", "x = 0\n")
+        .file("agent.py", SCRIPTED_AGENT);
+    git(test.path(), &["add", "-A"]);
+    git(test.path(), &["commit", "-qm", "project"]);
+    let output = Command::new("python3")
+        .arg("agent.py")
+        .arg(mode)
+        .arg(test.path())
+        .arg(bin())
+        .arg(repo_root().join("tests/fixtures/agents/claude-Stop.json"))
+        .args(first)
+        .current_dir(test.path())
+        .output()
+        .expect("python3");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn a_scripted_agent_reaches_pass_in_as_many_rounds_as_defects_only_with_the_feedback() {
     let mut results = Vec::new();
     for mode in ["feedback", "exit-codes"] {
-        let test = Test::new()
-            .config(LOOP_CHECKS)
-            .file("lint.py", LOOP_LINT)
-            .file("app.py", "x = 0\n")
-            .file("agent.py", SCRIPTED_AGENT);
-        git(test.path(), &["add", "-A"]);
-        git(test.path(), &["commit", "-qm", "project"]);
-        let output = Command::new("python3")
-            .arg("agent.py")
-            .arg(mode)
-            .arg(test.path())
-            .arg(bin())
-            .arg(repo_root().join("tests/fixtures/agents/claude-Stop.json"))
-            .current_dir(test.path())
-            .output()
-            .expect("python3");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let result = scripted_agent(LOOP_CHECKS, mode, None);
         eprintln!("{mode}: {result}");
         results.push(result);
     }

@@ -4,43 +4,18 @@
 //! check fails, and scores 0, until the last one is fixed), with the
 //! judge's defaults.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::agent_hooks::{LOOP_LINT, SCRIPTED_AGENT};
-use crate::support::{Test, bin, git, repo_root};
+use crate::agent_hooks::scripted_agent;
 
-/// Runs the scripted agent on a project whose one check is `lint.py all`,
-/// with `app` as its first attempt; its summary.
+/// The scripted agent on a project whose one check is `lint.py all`, with
+/// `app` as its first attempt; its summary.
 fn scripted(extra_config: &str, app: &str) -> Value {
     let checks = format!(
         "[settings]\nallow = [\"python3\"]\n{extra_config}\n[[check]]\nname = \"lint\"\n\
          run = [\"python3\", \"lint.py\", \"all\"]\n"
     );
-    let test = Test::new()
-        .config(&checks)
-        .file("lint.py", LOOP_LINT)
-        .file("app.py", "x = 0\n")
-        .file("agent.py", SCRIPTED_AGENT);
-    git(test.path(), &["add", "-A"]);
-    git(test.path(), &["commit", "-qm", "project"]);
-    let output = Command::new("python3")
-        .arg("agent.py")
-        .arg("feedback")
-        .arg(test.path())
-        .arg(bin())
-        .arg(repo_root().join("tests/fixtures/agents/claude-Stop.json"))
-        .arg(app)
-        .current_dir(test.path())
-        .output()
-        .expect("python3");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    scripted_agent(&checks, "feedback", Some(app))
 }
 
 #[test]
