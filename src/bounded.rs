@@ -73,6 +73,13 @@ pub(crate) const JSON: Limit = Limit {
     what: "a JSON input",
 };
 
+/// The limit of a Markdown log `candidates summary` reads (a root
+/// `PROGRESS.md`, a candidate's own log).
+pub(crate) const LOG: Limit = Limit {
+    bytes: 16 * MIB,
+    what: "a log file",
+};
+
 /// The limit of an agent session's state (`state.json`): a few hundred
 /// bytes when the hook wrote it.
 pub(crate) const SESSION: Limit = Limit {

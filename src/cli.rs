@@ -355,12 +355,18 @@ pub(crate) struct CheckArgs {
     pub(crate) quiet: bool,
 }
 
-/// `candidates` options.
+/// `candidates` options: a round of gates, or one of the subcommands that
+/// create, clean up and summarise the candidates' worktrees. A candidate
+/// worktree whose folder is named like a subcommand is given as
+/// `./create`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct CandidatesArgs {
+    #[command(subcommand)]
+    pub(crate) command: Option<CandidatesCommand>,
     /// Task contract JSON every candidate is gated with
-    #[arg(long, value_name = "T.json")]
-    pub(crate) task: PathBuf,
+    #[arg(long, value_name = "T.json", required = true)]
+    pub(crate) task: Option<PathBuf>,
     /// Folder of the runs: each candidate's files go to DIR/<task_id>/<candidate_id>/
     #[arg(long, value_name = "DIR", default_value = "runs")]
     pub(crate) runs: PathBuf,
@@ -387,6 +393,65 @@ pub(crate) struct CandidatesArgs {
     /// Candidate worktrees: PATH (its folder name is the id) or ID=PATH
     #[arg(value_name = "WORKTREE", required = true)]
     pub(crate) worktrees: Vec<String>,
+}
+
+/// `candidates` subcommands: the worktrees around a round.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CandidatesCommand {
+    /// Make the task's candidate worktrees at ../<repo>.wt/<task_id>/c<k>/, on branches aggr/task/<task_id>/c<k>
+    Create(CandidatesCreateArgs),
+    /// Remove the worktrees (and branches) the last round is done with; never one with uncommitted work
+    Cleanup(CandidatesCleanupArgs),
+    /// Write the root PROGRESS.md and SUMMARY.md from every candidate's files under --runs
+    Summary(CandidatesSummaryArgs),
+}
+
+/// `candidates create` options.
+#[derive(Debug, Args)]
+pub(crate) struct CandidatesCreateArgs {
+    /// Task contract JSON: its `id` names the worktrees and branches, its `base` is where they start
+    #[arg(long, value_name = "T.json")]
+    pub(crate) task: PathBuf,
+    /// How many worktrees [default: the task's parallel_count]
+    #[arg(long, value_name = "N")]
+    pub(crate) count: Option<u32>,
+    /// Output format of the list of worktrees
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: PathsFormat,
+}
+
+/// `candidates cleanup` options.
+#[derive(Debug, Args)]
+pub(crate) struct CandidatesCleanupArgs {
+    /// Task contract JSON of the round to clean up after
+    #[arg(long, value_name = "T.json")]
+    pub(crate) task: PathBuf,
+    /// Folder of the runs, as given to `candidates`
+    #[arg(long, value_name = "DIR", default_value = "runs")]
+    pub(crate) runs: PathBuf,
+    /// Also remove worktrees with uncommitted changes or without evidence under DIR
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Print what would be removed; remove nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+/// `candidates summary` options.
+#[derive(Debug, Args)]
+pub(crate) struct CandidatesSummaryArgs {
+    /// Folder of the runs, as given to `candidates`
+    #[arg(long, value_name = "DIR", default_value = "runs")]
+    pub(crate) runs: PathBuf,
+}
+
+/// Output format of a list of paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PathsFormat {
+    /// One path per line
+    Text,
+    /// A JSON array of strings
+    Json,
 }
 
 /// `list` options.

@@ -17,7 +17,7 @@ use crate::support::{bin, git};
 
 /// The base project: two checks, `feature` (feature.txt exists) and
 /// `no-bug` (bug.txt does not).
-const CHECKS: &str = r#"[settings]
+pub(crate) const CHECKS: &str = r#"[settings]
 allow = ["test"]
 
 [[check]]
@@ -31,13 +31,13 @@ run = ["test", "!", "-f", "bug.txt"]
 
 /// A folder holding the base repository `repo/`, candidate worktrees beside
 /// it, the task and the runs folder.
-struct Project {
+pub(crate) struct Project {
     dir: TempDir,
 }
 
 impl Project {
     /// The base repository (one commit, branch `main`) and the task file.
-    fn new(checks: &str) -> Project {
+    pub(crate) fn new(checks: &str) -> Project {
         let dir = tempfile::Builder::new()
             .prefix("run-check-candidates-")
             .tempdir()
@@ -53,7 +53,7 @@ impl Project {
         project
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 

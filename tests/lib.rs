@@ -28,6 +28,9 @@ mod cache_attacks;
 mod cache_remote;
 /// `candidates`: candidate worktrees gated at once, judged, ranked.
 mod candidates;
+/// `candidates create`, `cleanup` and `summary`: a whole round of worktrees.
+#[cfg(unix)]
+mod candidates_worktrees;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
 /// `completions SHELL` loaded by a real bash; `man` pages rendered by man.

@@ -27,25 +27,35 @@ pub(super) struct Inputs {
     pub(super) baseline: Option<PathBuf>,
 }
 
-/// Every input of the round, checked before anything is written.
-pub(super) fn read(args: &CandidatesArgs) -> Result<Inputs, Error> {
-    let named = named(&args.worktrees)?;
-    let task_bytes = crate::bounded::read(&args.task, crate::bounded::TASK)
-        .map_err(|err| Error::io("read task file", &args.task, err))?;
-    let task = crate::run::task::from_slice(&args.task, &task_bytes)?;
-    let task_id = task.document.id.clone();
-    safe_component(&task_id).map_err(|why| Error::Input {
-        path: args.task.clone(),
+/// A task file as the candidates' commands read it: its bytes, its id (a
+/// folder name) and the revision the candidates start from.
+pub(super) struct TaskFile {
+    pub(super) bytes: Vec<u8>,
+    pub(super) id: String,
+    pub(super) base: String,
+    /// The worktrees the task asks for (`parallel_count`).
+    pub(super) parallel_count: i128,
+}
+
+/// Reads `--task`: within its bound, typed, its id a folder name and its
+/// `base` present.
+pub(super) fn task_file(path: &Path) -> Result<TaskFile, Error> {
+    let bytes = crate::bounded::read(path, crate::bounded::TASK)
+        .map_err(|err| Error::io("read task file", path, err))?;
+    let task = crate::run::task::from_slice(path, &bytes)?;
+    let id = task.document.id.clone();
+    safe_component(&id).map_err(|why| Error::Input {
+        path: path.to_path_buf(),
         location: None,
         key: Some("$.id".into()),
-        message: format!("{task_id:?} cannot name a folder of --runs: {why}"),
+        message: format!("{id:?} cannot name a folder of --runs: {why}"),
     })?;
     // Without a base, a candidate that committed its change (a weakened
     // script, a regenerated baseline) would be measured against its own
     // HEAD and show nothing; which commit the candidates started from only
     // the caller knows.
     let base = task.document.base.clone().ok_or_else(|| Error::Input {
-        path: args.task.clone(),
+        path: path.to_path_buf(),
         location: None,
         key: Some("$.base".into()),
         message: "`candidates` needs the revision the candidates started from \
@@ -53,6 +63,27 @@ pub(super) fn read(args: &CandidatesArgs) -> Result<Inputs, Error> {
                   are compared with it"
             .into(),
     })?;
+    Ok(TaskFile {
+        parallel_count: task.document.parallel_count,
+        bytes,
+        id,
+        base,
+    })
+}
+
+/// Every input of the round, checked before anything is written.
+pub(super) fn read(args: &CandidatesArgs) -> Result<Inputs, Error> {
+    let named = named(&args.worktrees)?;
+    let given = args
+        .task
+        .as_deref()
+        .ok_or_else(|| Error::Usage("`candidates` needs --task T.json".into()))?;
+    let TaskFile {
+        bytes: task_bytes,
+        id: task_id,
+        base,
+        ..
+    } = task_file(given)?;
     // The trusted config is read once: its `[judge]` and `[retry]` serve
     // every candidate (the gates read the same file by its absolute path).
     let trusted = match &args.config {
@@ -77,8 +108,7 @@ pub(super) fn read(args: &CandidatesArgs) -> Result<Inputs, Error> {
             inside.worktree.display()
         )));
     }
-    let task_path =
-        std::path::absolute(&args.task).map_err(|err| Error::io("find", &args.task, err))?;
+    let task_path = std::path::absolute(given).map_err(|err| Error::io("find", given, err))?;
     // docs/baseline.md: the evidence of the task's base commit, read once
     // here so a bad file stops the round before anything is written.
     let baseline = match &args.baseline {

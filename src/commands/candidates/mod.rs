@@ -35,8 +35,10 @@
 mod after;
 mod gate;
 mod inputs;
+mod summary;
 #[cfg(test)]
 mod tests;
+mod worktrees;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -46,7 +48,7 @@ use run_check_documents::candidates::{Candidate as Entry, Index};
 use run_check_documents::retry::Decision;
 
 use crate::aggregate::retry;
-use crate::cli::{CandidatesArgs, CandidatesFormat};
+use crate::cli::{CandidatesArgs, CandidatesCommand, CandidatesFormat};
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::{Atomic, FileKind};
@@ -67,6 +69,12 @@ struct Named {
 
 /// `run-check candidates`: exit 0 when a candidate passed, 1 when none did.
 pub(crate) fn candidates(args: &CandidatesArgs) -> Result<i32, Error> {
+    match &args.command {
+        Some(CandidatesCommand::Create(args)) => return worktrees::create(args),
+        Some(CandidatesCommand::Cleanup(args)) => return worktrees::cleanup(args),
+        Some(CandidatesCommand::Summary(args)) => return summary::summary(args),
+        None => {}
+    }
     // Every input is checked before anything is written.
     let inputs = inputs::read(args)?;
     let task_dir = args.runs.join(&inputs.task_id);
