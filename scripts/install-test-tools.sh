@@ -176,6 +176,8 @@ if ! command -v cmake >/dev/null || ! command -v ctest >/dev/null; then
     missing="$missing cmake"
 fi
 command -v go >/dev/null || missing="$missing golang-go"
+# git-lfs: tests/readonly_filters.rs checks out a real LFS repository.
+command -v git-lfs >/dev/null || missing="$missing git-lfs"
 # nginx lives in /usr/sbin, which a non-root PATH may lack.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing="$missing nginx"
 if [ -n "$missing" ]; then

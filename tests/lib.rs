@@ -77,6 +77,10 @@ mod process;
 mod readers;
 /// Read-only verification: modified, created, deleted paths; ignored output.
 mod readonly;
+/// Files under a filter (Git LFS, a git-crypt-like driver) with stale stat
+/// data: a check's own `git status` refreshing them is no change (Unix).
+#[cfg(unix)]
+mod readonly_filters;
 /// Read-only verification against what git decides: filters, the index's
 /// stat cache, ignore files, FIFOs (shell-script filters: Unix).
 #[cfg(unix)]

@@ -1181,3 +1181,47 @@ fn the_caches_pytest_mypy_and_ruff_hide_are_no_change_other_hiding_folders_are()
     );
     assert_modified(&run, &["tests/zz/.gitignore", "tests/zz/conftest.py"]);
 }
+
+#[test]
+fn a_secret_in_a_changed_path_is_masked_in_every_list_that_shows_it() {
+    // A folder named after an AWS key id, made by a check; the check's
+    // command (which the evidence shows) assembles the name in two halves.
+    let key = format!("AKIA{}", "Q7R2XJ5LMN3P4W6Z");
+    let masked = format!("AKIA{}", "*".repeat(16));
+    let run = run_with(
+        repo(),
+        "k=AKIAQ7R2XJ5L && k=${k}MN3P4W6Z && mkdir -p keys/$k && echo x > keys/$k/new.txt",
+        &[],
+    );
+    let shown = format!("keys/{masked}/new.txt");
+    let ev = assert_modified(&run, &[&shown]);
+    let files: Vec<&Value> = ev["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "read-only")
+        .map(|d| &d["file"])
+        .collect();
+    assert_eq!(files, [&Value::from(shown.as_str())]);
+    let evidence = run.test.path().join("ev.json");
+    let bytes = std::fs::read_to_string(&evidence).unwrap();
+    assert!(!bytes.contains(&key[4..]), "the evidence shows the key");
+    assert!(!run.stdout.contains(&key[4..]) && !run.stderr.contains(&key[4..]));
+    // The text report and the agent's feedback, made of the evidence.
+    for args in [
+        vec!["report", evidence.to_str().unwrap(), "--format", "text"],
+        vec!["agent", "feedback", evidence.to_str().unwrap()],
+    ] {
+        let output = std::process::Command::new(crate::support::bin())
+            .args(&args)
+            .current_dir(run.test.path())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(!out.contains(&key[4..]), "{args:?} shows the key:\n{out}");
+        assert!(
+            out.contains(&shown),
+            "{args:?} does not name {shown}:\n{out}"
+        );
+    }
+}

@@ -490,6 +490,32 @@ fn a_fifo_beside_only_ignored_files_is_a_change() {
 }
 
 #[test]
+fn a_fifo_in_an_empty_folder_there_before_the_run_is_a_change() {
+    // git lists nothing in `src/spool/` or `deep/a/b/` (empty folders), so
+    // no listing names them; the FIFO moves only its own folder's change
+    // time (not that of `src/`, which holds a tracked file).
+    let test = special("mkfifo src/spool/p deep/a/b/q");
+    for dir in ["src/spool", "deep/a/b"] {
+        std::fs::create_dir_all(test.path().join(dir)).unwrap();
+    }
+    let run = test.run();
+    assert_created(&run, &["deep/a/b/q", "src/spool/p"]);
+}
+
+#[test]
+fn an_empty_folder_there_before_the_run_passes_untouched() {
+    let test = special("true");
+    std::fs::create_dir_all(test.path().join("spool/empty")).unwrap();
+    let run = test.run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
 fn a_fifo_in_place_of_a_tracked_file_is_a_change_named_once() {
     let run = special("rm src/a.py && mkfifo src/a.py").run();
     assert_modified(&run, &["src/a.py"]);

@@ -618,7 +618,7 @@ fn allow_markers_the_change_adds_silence_nothing_in_strict_mode() {
     let test = test.file("src/settings.py", &format!("{old}\nDEBUG = False\n{old}\n"));
     let (code, findings, data, test) = gate(test, &[]);
     assert_eq!(code, Some(1));
-    assert_eq!(findings, vec![row("src/settings.py", 3, aws)]);
+    assert_eq!(findings, vec![row("src/settings.py", 1, aws)]);
     assert_eq!(counts(&data), (1, 1));
 
     // The old marker line edited to hold another key: new.
@@ -639,8 +639,8 @@ fn allow_markers_the_change_adds_silence_nothing_in_strict_mode() {
     assert_eq!(counts(&data), (1, 1));
     std::fs::remove_file(test.path().join("src/more.py")).unwrap();
 
-    // The old line moved and re-indented: still the base's.
-    let moved = format!("if True:\n    {old}\nDEBUG = False\n");
+    // The old line re-indented into a new block: still the base's.
+    let moved = format!("DEBUG = False\nif True:\n    {old}\n");
     let test = test.file("src/settings.py", &moved);
     let (code, findings, data, test) = gate(test, &[]);
     assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (1, 0)));
@@ -658,6 +658,54 @@ fn allow_markers_the_change_adds_silence_nothing_in_strict_mode() {
     let test = test.file("src/settings.py", &format!("DEBUG = False\n{old}\n{new}\n"));
     let (code, findings, data, _) = gate(test, &["--mode", "fast"]);
     assert_eq!((code, findings, counts(&data)), (Some(0), vec![], (2, 1)));
+}
+
+/// The attack on markers matched by their text anywhere in their file: an
+/// excused skip moved from the old flaky test it was written for to a new
+/// test that fails, in the same file (and the same line copied to excuse
+/// a second one). Each is a new marker: in strict mode it silences
+/// nothing.
+#[test]
+fn an_allow_marker_moved_to_another_test_of_its_file_excuses_nothing() {
+    const TESTS: &str = r#"
+[[check]]
+name = "anti-cheat"
+scan = { paths = ["tests/**"], rules = ["skipped-tests"] }
+"#;
+    let skip = "@pytest.mark.skip(reason=\"flaky on CI\")  # run-check: allow";
+    let old_test = "def test_retry_timing():\n    assert retry(3) == 3\n";
+    let new_test = "def test_new_feature():\n    assert feature() == 42\n";
+    let base = format!("import pytest\n\n\n{skip}\n{old_test}\n\n{new_test}");
+    let test = committed(Test::new().config(TESTS).file("tests/test_app.py", &base));
+    let run = test.args(&["--format", "json"]).run();
+    assert_eq!(run.code, Some(0), "the base's marker excuses its own line");
+    let ev = run.json_stdout();
+    assert_eq!(counts(&check(&ev, "anti-cheat")["data"]), (1, 0));
+
+    // The marker moved above the new, failing test.
+    let moved = format!("import pytest\n\n\n{old_test}\n\n{skip}\n{new_test}");
+    let test = run.test.again().file("tests/test_app.py", &moved);
+    let run = test.args(&["--format", "json"]).run();
+    let ev = run.json_stdout();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let rule = "skipped-tests/python-skip";
+    assert_eq!(
+        found(&ev, "anti-cheat"),
+        vec![row("tests/test_app.py", 8, rule)]
+    );
+    assert_eq!(counts(&check(&ev, "anti-cheat")["data"]), (0, 1));
+
+    // Kept where it was, and copied above the new test too: the copy is new.
+    let copied = format!("import pytest\n\n\n{skip}\n{old_test}\n\n{skip}\n{new_test}");
+    let test = run.test.again().file("tests/test_app.py", &copied);
+    let run = test.args(&["--format", "json"]).run();
+    let ev = run.json_stdout();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(
+        found(&ev, "anti-cheat"),
+        vec![row("tests/test_app.py", 9, rule)]
+    );
+    assert_eq!(counts(&check(&ev, "anti-cheat")["data"]), (1, 1));
 }
 
 /// The attack that used to hide a secret from the scan: behind a NUL

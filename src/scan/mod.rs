@@ -43,6 +43,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::config::{DiagSeverity, ScanConfig, pattern};
 use crate::parse::{Diagnostic, MAX_PER_CHECK};
+pub(crate) use rules::redact_path;
 pub(crate) use since::{Base, Context, Reason, Skipped};
 
 /// A file's text at the base larger than this is not compared with the
@@ -390,7 +391,7 @@ impl Reader {
             return;
         };
         let mut buf = std::mem::take(&mut self.buf);
-        let mut marked = since::Marked::new(rel.clone());
+        let mut marked = since::Marked::new(rel.clone(), path.to_path_buf());
         // The path as findings show it, masked once per file.
         let mut shown: Option<String> = None;
         self.open.clear();

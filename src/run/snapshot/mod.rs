@@ -43,6 +43,7 @@
 //! bytes on Unix, and converted (lossily) only to be shown.
 
 mod blame;
+mod filtered;
 mod git_state;
 mod own;
 mod snapshotter;

@@ -20,15 +20,22 @@
 //! - a subfolder not among those recorded whose change time moved (one a
 //!   check created, `mkdir -p src/d && mkfifo src/d/p`) is read the same
 //!   way, and its subfolders; `.git`, build output (`target`,
-//!   `node_modules`) and folders git listed as ignored are not.
+//!   `node_modules`) and folders git listed as ignored are not;
+//! - a folder git lists nothing in (an empty one, or one holding only
+//!   empty folders) is in no listing either, and a FIFO made in it moves
+//!   only its own change time: so a recorded folder whose link count (2
+//!   plus its subfolders) says it holds more folders than are recorded is
+//!   read too, for its subfolders only, and so is such a subfolder that
+//!   holds folders itself, down to the one that moved.
 //!
 //! Where the file system's clock is not trusted (not a local one on Linux,
 //! see `stat.rs`), every recorded folder, and every subfolder of one not
 //! recorded, is read: a special file then counts by its own change time
-//! against this machine's clock. What this does not see: a special file in
-//! a folder that holds neither a tracked nor a listed file (one with only
-//! ignored files, or empty) that existed before the run, and a special file
-//! that existed before the run and was removed.
+//! against this machine's clock. What this does not see: a special file
+//! inside a folder git listed as ignored (ignored like any file there),
+//! and a special file that existed before the run and was removed. On a
+//! file system whose folders' link count is 1 (btrfs) every recorded
+//! folder is read for its subfolders.
 
 use std::path::{Path, PathBuf};
 
@@ -110,19 +117,32 @@ impl Specials {
         // Folders are judged by their change time where files are (a local
         // file system on Linux, fine timestamps).
         let trusted = Trust::default().dir_links(worktree).is_some();
-        let moved = |path: &Path| match stat::dir_links(path) {
-            Some((dir, _)) => !trusted || dir.changed() >= self.since,
-            None => false,
-        };
-        let mut queue: Vec<Vec<u8>> = self
-            .dirs
-            .iter()
-            .filter(|dir| moved(&at(worktree, dir)))
-            .cloned()
-            .collect();
+        // How many recorded folders each recorded folder holds.
+        let mut children: std::collections::HashMap<&[u8], u64> = std::collections::HashMap::new();
+        for dir in self.dirs.iter().filter(|dir| !dir.is_empty()) {
+            *children.entry(super::up(dir)).or_default() += 1;
+        }
+        // A recorded folder that did not move is still read when its link
+        // count says it holds a folder not recorded: an empty one (git
+        // lists none), where a FIFO moves only that folder's change time.
+        let mut queue: Vec<(Vec<u8>, bool)> = Vec::new();
+        for dir in &self.dirs {
+            match stat::dir_links(&at(worktree, dir)) {
+                Some((stat, _)) if !trusted || stat.changed() >= self.since => {
+                    queue.push((dir.clone(), true));
+                }
+                Some((_, links))
+                    if links < 2
+                        || links - 2 > children.get(dir.as_slice()).copied().unwrap_or(0) =>
+                {
+                    queue.push((dir.clone(), false));
+                }
+                _ => {}
+            }
+        }
         let mut found = Vec::new();
         let mut lstat = Lstat::default();
-        while let Some(dir) = queue.pop() {
+        while let Some((dir, read)) = queue.pop() {
             let Ok(entries) = std::fs::read_dir(at(worktree, &dir)) else {
                 continue;
             };
@@ -142,10 +162,27 @@ impl Specials {
                         || BUILD_OUTPUT.iter().any(|b| name == b.as_bytes())
                         || self.dirs.binary_search(&key).is_ok()
                         || ignored_dir(&key);
-                    if !skipped && moved(&entry.path()) {
-                        queue.push(key);
+                    if !skipped {
+                        match stat::dir_links(&entry.path()) {
+                            Some((stat, _)) if !trusted || stat.changed() >= self.since => {
+                                queue.push((key, true));
+                            }
+                            // Not moved itself, but a folder inside may
+                            // have; not into a nested repository or a
+                            // submodule (its own ignored folders are not
+                            // listed here).
+                            Some((_, links))
+                                if links != 2
+                                    && std::fs::symlink_metadata(entry.path().join(".git"))
+                                        .is_err() =>
+                            {
+                                queue.push((key, false));
+                            }
+                            _ => {}
+                        }
                     }
-                } else if stat::special(&kind)
+                } else if read
+                    && stat::special(&kind)
                     && let Ok((seen, _)) = lstat.of(&entry.path())
                     && seen.changed() >= self.since
                 {

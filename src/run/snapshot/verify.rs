@@ -232,6 +232,7 @@ impl Verifier {
             }
             _ => Vec::new(),
         };
+        let (mut changes, git_changes) = self.unrefreshed(before, after, changes, git_changes);
         if !scopes.is_empty() {
             for key in newly_hidden(before, after, &scopes) {
                 if !changes.iter().any(|c| c.key == *key) {
@@ -256,6 +257,36 @@ impl Verifier {
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         changes
+    }
+
+    /// `changes` and `git_changes` less a filtered file's stat data that
+    /// a check's own `git status` refreshed (`filtered.rs`): no change of
+    /// the file, which is as the first snapshot recorded it.
+    fn unrefreshed(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        mut changes: Vec<Change>,
+        mut git_changes: Vec<super::git_state::GitChange>,
+    ) -> (Vec<Change>, Vec<super::git_state::GitChange>) {
+        let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter else {
+            return (changes, git_changes);
+        };
+        if after.blind {
+            return (changes, git_changes);
+        }
+        let names: Vec<String> = git_changes
+            .iter()
+            .filter(|c| c.kind == "changed")
+            .map(|c| c.name.clone())
+            .collect();
+        let refreshed = filtered::refreshed(repo, worktree, (before, after), &changes, &names);
+        if refreshed.is_empty() {
+            return (changes, git_changes);
+        }
+        changes.retain(|c| after.get(&c.key).is_some() || !refreshed.contains(&c.key));
+        git_changes.retain(|c| !refreshed.iter().any(|key| Path::new(&c.name) == key));
+        (changes, git_changes)
     }
 
     /// Check `name` is launched now (its process, or its scan).
@@ -381,7 +412,7 @@ impl Verifier {
                 };
                 Diagnostic {
                     check,
-                    file: Some(change.path.clone()),
+                    file: Some(shown(&change.path)),
                     line: None,
                     column: None,
                     severity: run_check_documents::evidence::DiagSeverity::Error,
@@ -394,7 +425,7 @@ impl Verifier {
             .collect();
         let read_only = ReadOnly {
             verified: true,
-            modified: changes.into_iter().map(|c| c.path).collect(),
+            modified: changes.iter().map(|c| shown(&c.path)).collect(),
             error: None,
         };
         // Hundreds of thousands of entries cost milliseconds to free, and
@@ -405,6 +436,14 @@ impl Verifier {
         }
         (read_only, diagnostics)
     }
+}
+
+/// A changed path as the evidence shows it: a token of a known format in
+/// it (a folder named after an AWS key id) masked by the scan's rule
+/// (`AKIA****************`), so the read-only lists, and the text report
+/// and feedback made of them, carry no secret a name holds.
+fn shown(path: &str) -> String {
+    crate::scan::redact_path(path).into_owned()
 }
 
 /// The paths `after` lists as ignored that `before` did not, under one of

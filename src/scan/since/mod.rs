@@ -2,12 +2,14 @@
 //! the change under test cannot excuse itself.
 //!
 //! - A `run-check: allow` marker silences its line's findings only when the
-//!   line was a marker line at the base. Lines are compared by their text
-//!   (trimmed), as a multiset per file: a marker line that moved or was
-//!   re-indented is old; a line edited to hold a secret, a copy of an old
-//!   marker line beyond the number the file had, a marker added to an old
-//!   line and every marker of a file that is new (or renamed: the file is
-//!   compared by its path) are new. A file unchanged since the base has only
+//!   line is the base's own marker line, where it stood: a line diff of the
+//!   file with its text at the base (`align.rs`, lines compared trimmed)
+//!   keeps it, and it held the same marker there. A re-indented marker
+//!   line, or one whose neighbours changed, is old; a marker line moved to
+//!   another place (above another test), a copy of one, a line edited to
+//!   hold a secret, a marker added to an old line and every marker of a
+//!   file that is new (or renamed: the file is compared by its path) are
+//!   new. A file unchanged since the base has only
 //!   old markers, and no git process is started for it. In strict mode a new
 //!   marker silences nothing: its findings stand and are counted in
 //!   `allowed_new`; in fast mode (a developer's loop, and the `pre-commit`
@@ -25,7 +27,10 @@
 //! the files it could not compare is new and every skipped file changed:
 //! the scan errs towards reporting.
 
+mod align;
+
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
@@ -102,22 +107,28 @@ pub(super) struct NotRead {
 pub(super) struct Marked {
     /// Worktree-relative, as on disk.
     rel: String,
+    /// Where it is read again when it changed since the base (its lines
+    /// aligned with the base's).
+    path: PathBuf,
     /// In line order.
     lines: Vec<MarkerLine>,
 }
 
 /// One line with a marker and the findings it would silence.
 struct MarkerLine {
+    /// Its 1-based number.
+    line: u64,
     /// The line's text, trimmed: what is compared with the base.
     key: String,
     found: Vec<Diagnostic>,
 }
 
 impl Marked {
-    /// A file `rel` with no marked line yet.
-    pub(super) fn new(rel: String) -> Marked {
+    /// A file `rel`, at `path`, with no marked line yet.
+    pub(super) fn new(rel: String, path: PathBuf) -> Marked {
         Marked {
             rel,
+            path,
             lines: Vec::new(),
         }
     }
@@ -142,6 +153,7 @@ impl Marked {
                 .find(|(i, _)| *i as u64 + first_line == line)
                 .map_or("", |(_, text)| text);
             self.lines.push(MarkerLine {
+                line,
                 key: key.trim().to_string(),
                 found: vec![found],
             });
@@ -205,13 +217,13 @@ pub(super) fn settle(marked: Vec<Marked>, not_read: Vec<NotRead>, context: Conte
     };
     for file in marked {
         let unchanged = !is_changed(&file.rel);
-        let mut at_base = match (&contents, unchanged) {
-            (Ok(contents), false) => marker_lines(contents.get(&file.rel)),
-            _ => HashMap::new(),
+        let kept = match (&contents, unchanged) {
+            (Ok(contents), false) => kept_markers(&file, contents.get(&file.rel)),
+            _ => HashSet::new(),
         };
         for line in file.lines {
             let n = line.found.len() as u64;
-            let old = unchanged || take(&mut at_base, &line.key);
+            let old = unchanged || kept.contains(&line.line);
             if old {
                 settled.allowed += n;
                 continue;
@@ -269,32 +281,57 @@ impl Marked {
     }
 }
 
-/// One fewer `key` in `lines`; whether there was one.
-fn take(lines: &mut HashMap<String, usize>, key: &str) -> bool {
-    match lines.get_mut(key) {
-        Some(n) if *n > 0 => {
-            *n -= 1;
-            true
+/// The largest file read again to be aligned with its base (which is at
+/// most `MAX_BASE_BYTES`): a larger one has only new markers.
+const MAX_ALIGNED_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The numbers of `file`'s marker lines that are the base's own: kept by
+/// the line diff with `base` (the file's text there) and holding the same
+/// marker line there. None when the base had no such file, or the file
+/// cannot be read again.
+fn kept_markers(file: &Marked, base: Option<&Vec<u8>>) -> HashSet<u64> {
+    let mut old = HashSet::new();
+    let Some(base) = base else {
+        return old;
+    };
+    let Some(now) = read_again(&file.path) else {
+        return old;
+    };
+    let base_lines: Vec<&[u8]> = base.split(|&b| b == b'\n').collect();
+    let base_hashes: Vec<u64> = base_lines.iter().map(|l| align::line_hash(l)).collect();
+    let now_hashes: Vec<u64> = now.split(|&b| b == b'\n').map(align::line_hash).collect();
+    let Some(kept) = align::kept(&base_hashes, &now_hashes) else {
+        return old;
+    };
+    for marker in &file.lines {
+        let at_base = usize::try_from(marker.line - 1)
+            .ok()
+            .and_then(|i| kept.get(i).copied().flatten());
+        let Some(at_base) = at_base else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(base_lines[at_base]);
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        if text.contains(rules::ALLOW) && rules::allowed(text) && text.trim() == marker.key {
+            old.insert(marker.line);
         }
-        _ => false,
     }
+    old
 }
 
-/// The marker lines (trimmed) of a file's text at the base, counted: the
-/// lines `rules::allowed` honours.
-fn marker_lines(bytes: Option<&Vec<u8>>) -> HashMap<String, usize> {
-    let mut lines = HashMap::new();
-    let Some(bytes) = bytes else {
-        return lines;
-    };
-    let text = String::from_utf8_lossy(bytes);
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.contains(rules::ALLOW) && rules::allowed(line) {
-            *lines.entry(line.trim().to_string()).or_insert(0) += 1;
-        }
+/// The bytes of the regular file at `path`, at most [`MAX_ALIGNED_BYTES`].
+fn read_again(path: &std::path::Path) -> Option<Vec<u8>> {
+    let (file, meta) = crate::paths::open_regular(path)?;
+    if meta.len() > MAX_ALIGNED_BYTES {
+        return None;
     }
-    lines
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_ALIGNED_BYTES + 1),
+        &mut bytes,
+    )
+    .ok()?;
+    (bytes.len() as u64 <= MAX_ALIGNED_BYTES).then_some(bytes)
 }
 
 /// `data.skipped`: changed files first, then by path, at most

@@ -47,7 +47,11 @@ fn weigh(base: &Fake, rel: &str, now: &str, strict: bool) -> (u64, u64, Vec<u64>
         .filter(|(_, line)| rules::allowed(line))
         .map(|(i, _)| finding(i as u64 + 1))
         .collect();
-    let mut marked = Marked::new(rel.to_string());
+    // The file as it is now, read again to be aligned with its base.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("now");
+    std::fs::write(&path, now).unwrap();
+    let mut marked = Marked::new(rel.to_string(), path);
     marked.add(now, 1, hits);
     let marked = vec![marked];
     let context = Context {
@@ -61,19 +65,34 @@ fn weigh(base: &Fake, rel: &str, now: &str, strict: bool) -> (u64, u64, Vec<u64>
 
 const OLD: &str = "a = 1\nk = \"X\"  # run-check: allow\n";
 
+/// A skip excused above one test of two.
+const SKIPS: &str =
+    "@skip  # run-check: allow\ndef test_old():\n    pass\ndef test_new():\n    pass\n";
+
 #[test]
-fn a_marker_line_is_old_only_as_often_as_the_base_had_it() {
+fn a_marker_line_is_old_only_where_the_base_had_it() {
     let base = Fake {
         files: vec![("a.py", OLD)],
         changed: vec!["a.py", "new.py"],
         asked: Default::default(),
     };
-    // Moved and re-indented: old.
-    let moved = "b = 2\n    k = \"X\"  # run-check: allow\na = 1\n";
-    assert_eq!(weigh(&base, "a.py", moved, true), (1, 0, vec![]));
-    // Copied once more: the second copy is new and stands.
+    // Re-indented, with lines added around it: old.
+    let indented = "b = 2\na = 1\n    k = \"X\"  # run-check: allow\nc = 3\n";
+    assert_eq!(weigh(&base, "a.py", indented, true), (1, 0, vec![]));
+    // Moved from above one test to above another: the diff deletes and
+    // adds it, new.
+    let tests = Fake {
+        files: vec![("t.py", SKIPS)],
+        changed: vec!["t.py"],
+        asked: Default::default(),
+    };
+    let moved = "def test_old():\n    pass\n@skip  # run-check: allow\ndef test_new():\n    pass\n";
+    assert_eq!(weigh(&tests, "t.py", moved, true), (0, 1, vec![3]));
+    assert_eq!(weigh(&tests, "t.py", SKIPS, true), (1, 0, vec![]));
+    // Copied once more (in place of `a = 1`): the copy the diff adds is
+    // new and stands.
     let copied = "k = \"X\"  # run-check: allow\nk = \"X\"  # run-check: allow\n";
-    assert_eq!(weigh(&base, "a.py", copied, true), (1, 1, vec![2]));
+    assert_eq!(weigh(&base, "a.py", copied, true), (1, 1, vec![1]));
     // The old marker line edited to hold another value: new.
     let edited = "a = 1\nk = \"Y\"  # run-check: allow\n";
     assert_eq!(weigh(&base, "a.py", edited, true), (0, 1, vec![2]));

@@ -138,7 +138,17 @@ impl Hidden {
     /// What `check`'s key holds, its inputs being `inputs` (indices in
     /// `listed`).
     pub(super) fn scope(&self, check: &CheckConfig, listed: &[File], inputs: &[usize]) -> Scope {
-        let patterns = patterns(check);
+        let Some(globs) = globs(check) else {
+            return Scope {
+                ignore_files: self.ignore_files.clone(),
+                ignored: Vec::new(),
+            };
+        };
+        // Built on first use: most checks' ignore files sit in their
+        // inputs' folders and most ignored files are build output, so
+        // most keys never match a path against it.
+        let set = std::cell::OnceCell::new();
+        let matches = |rel: &str| set.get_or_init(|| glob_set(globs)).is_match(rel);
         let rel_of = |(ignored, i): (bool, usize)| {
             if ignored {
                 &self.files[i].rel
@@ -146,28 +156,20 @@ impl Hidden {
                 &listed[i].rel
             }
         };
-        let ignore_files = match &patterns {
-            None => self.ignore_files.clone(),
-            Some(set) => {
-                let folders = folders(inputs.iter().map(|&i| listed[i].rel.as_str()));
-                (self.ignore_files.iter().copied())
-                    .filter(|&at| {
-                        let rel = rel_of(at);
-                        let folder = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
-                        folders.contains(folder) || set.is_match(rel)
-                    })
-                    .collect()
-            }
-        };
-        let ignored = match &patterns {
-            None => Vec::new(),
-            Some(set) => (0..self.files.len())
-                .filter(|&i| {
-                    let rel = &self.files[i].rel;
-                    set.is_match(rel) && !rel.split('/').any(|part| BUILD_OUTPUT.contains(&part))
-                })
-                .collect(),
-        };
+        let folders = folders(inputs.iter().map(|&i| listed[i].rel.as_str()));
+        let ignore_files = (self.ignore_files.iter().copied())
+            .filter(|&at| {
+                let rel = rel_of(at);
+                let folder = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+                folders.contains(folder) || matches(rel)
+            })
+            .collect();
+        let ignored = (0..self.files.len())
+            .filter(|&i| {
+                let rel = &self.files[i].rel;
+                !rel.split('/').any(|part| BUILD_OUTPUT.contains(&part)) && matches(rel)
+            })
+            .collect();
         Scope {
             ignore_files,
             ignored,
@@ -236,17 +238,21 @@ pub(super) type Hashed = HashMap<usize, Result<String, String>>;
 
 /// A check's patterns: `inputs`, else `paths`; `None` for neither (every
 /// file is an input).
-fn patterns(check: &CheckConfig) -> Option<GlobSet> {
-    let globs = (check.cache.as_ref())
+fn globs(check: &CheckConfig) -> Option<&Vec<globset::Glob>> {
+    (check.cache.as_ref())
         .and_then(|c| c.inputs.as_ref())
-        .or(check.paths.as_ref())?;
+        .or(check.paths.as_ref())
+}
+
+/// The set of `globs`.
+fn glob_set(globs: &[globset::Glob]) -> GlobSet {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
         builder.add(glob.clone());
     }
     // A set that does not build matches nothing: `inputs_of` has refused
     // the check already.
-    Some(builder.build().unwrap_or_else(|_| GlobSet::empty()))
+    builder.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
 /// Every folder that holds one of `paths` (worktree-relative), at any
