@@ -5,7 +5,9 @@
 //! runs from a candidate; two rounds at once losing nothing; bad input
 //! (a task without `base` too) writing nothing; the `--jobs` budget shared
 //! across the gates; and the attacks on a candidate's verdict: a forged
-//! evidence with its gate killed, a baseline regenerated and committed.
+//! evidence with its gate killed, a baseline regenerated and committed, a
+//! gate stopped by its own check (SIGSTOP), a rule file that a trusted
+//! config declares with `[gate] files` edited, added or deleted.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -1192,4 +1194,164 @@ fn changeset_budget_and_judge_count_the_same_files_as_the_read_only_verification
         (&entry["files_changed"], &entry["loc_changed"]),
         (&json!(4), &json!(4))
     );
+}
+
+/// The entry of candidate `id` in a printed index.
+fn entry(index: &Value, id: &str) -> Value {
+    index["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no candidate {id}: {index:#}"))
+        .clone()
+}
+
+/// A candidate's check stops its own gate (`kill -STOP $PPID`): the round
+/// does not hang; that gate is ended (resumed, asked to stop) and the
+/// candidate is an error without a verdict, while the honest one beside it
+/// passes. Stop signals are Unix's.
+#[cfg(unix)]
+#[test]
+fn a_candidate_that_stops_its_gate_is_an_error_and_the_round_goes_on() {
+    let checks = r#"[settings]
+allow = ["test", "sh"]
+
+[[check]]
+name = "feature"
+run = ["test", "-f", "feature.txt"]
+
+[[check]]
+name = "tests"
+run = ["sh", "-c", "for t in tests/*.sh; do . \"./$t\" || exit 1; done"]
+"#;
+    let p = Project::new(checks);
+    let repo = p.path("repo");
+    std::fs::create_dir(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("tests/true.sh"), "true\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "tests"]);
+    p.candidate("honest", &[("feature.txt", "done\n")]);
+    // It did the work too, then stops its gate (the check's shell is the
+    // gate's child) and leaves a mark that it ran.
+    let mark = p.path("stopped.mark");
+    let attack = format!("echo stop > '{}'\nkill -STOP $PPID\ntrue\n", mark.display());
+    p.candidate(
+        "stopper",
+        &[("feature.txt", "done\n"), ("tests/attack.sh", &attack)],
+    );
+    let mut child = p
+        .command(&[
+            "--task",
+            "task.json",
+            "--format",
+            "json",
+            "honest",
+            "stopper",
+        ])
+        .spawn()
+        .unwrap();
+    // A guard, not a measure: without the fix the round never ends.
+    let ended = crate::support::wait_until(std::time::Duration::from_secs(120), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the round hung on the stopped gate");
+    }
+    let out = child.wait_with_output().unwrap();
+    code(&out, 0);
+    assert_eq!(std::fs::read_to_string(&mark).unwrap(), "stop\n");
+    let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let honest = entry(&index, "honest");
+    assert_eq!(
+        (&honest["passed"], &honest["exit_code"]),
+        (&json!(true), &json!(0)),
+        "{index:#}"
+    );
+    let stopper = entry(&index, "stopper");
+    assert_eq!(
+        (
+            &stopper["passed"],
+            &stopper["exit_code"],
+            &stopper["route"]["next"]
+        ),
+        (&json!(false), &json!(2), &json!("USER")),
+        "{index:#}"
+    );
+    let why = "no verdict: the gate was stopped by SIGSTOP and left stopped, then terminated \
+               by the runner before it finished";
+    assert_eq!(stopper["banner"], why, "{index:#}");
+    let feedback = std::fs::read_to_string(p.path("runs/T-7/stopper/feedback.md")).unwrap();
+    assert!(feedback.contains(why), "{feedback}");
+    assert!(!p.path("runs/T-7/stopper/verdict.json").exists());
+}
+
+/// A trusted `--config` whose lint (`python3 scripts/lint.py`) reads every
+/// rule file under `tools/` by itself, named by no argument. Candidates
+/// that make it pass by editing a rule, adding one that overrides it, or
+/// deleting it pass their checks; with `[gate] files = ["tools/**"]` in
+/// that config each is a changed gate (no pass), without it each passes.
+#[test]
+fn a_trusted_configs_gate_files_catch_a_rule_edited_added_or_deleted() {
+    let base = r#"[settings]
+allow = ["python3"]
+
+[[check]]
+name = "lint"
+run = ["python3", "scripts/lint.py"]
+"#;
+    let lint = "import glob, runpy, sys\nrules = {}\n\
+                for f in sorted(glob.glob('tools/*.py')):\n    rules.update(runpy.run_path(f))\n\
+                sys.exit(0 if rules.get('OK', True) else 1)\n";
+    let p = Project::new(base);
+    let repo = p.path("repo");
+    std::fs::create_dir_all(repo.join("scripts")).unwrap();
+    std::fs::create_dir_all(repo.join("tools")).unwrap();
+    std::fs::write(repo.join("scripts/lint.py"), lint).unwrap();
+    std::fs::write(repo.join("tools/lint_rules.py"), "OK = False\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "lint"]);
+    p.candidate("edited", &[("tools/lint_rules.py", "OK = True\n")]);
+    p.candidate("added", &[("tools/zz_override.py", "OK = True\n")]);
+    let deleted = p.candidate("deleted", &[]);
+    git(&deleted, &["rm", "-q", "tools/lint_rules.py"]);
+    git(&deleted, &["commit", "-q", "-m", "rules: drop"]);
+    let attackers = [
+        ("added", "tools/zz_override.py"),
+        ("deleted", "tools/lint_rules.py"),
+        ("edited", "tools/lint_rules.py"),
+    ];
+    for declared in [true, false] {
+        let config = match declared {
+            true => format!("{base}\n[gate]\nfiles = [\"tools/**\"]\n"),
+            false => base.to_string(),
+        };
+        std::fs::write(p.path("trusted.toml"), config).unwrap();
+        let mut args = vec!["--task", "task.json", "--config", "trusted.toml"];
+        args.extend(["--format", "json", "added", "deleted", "edited"]);
+        let out = p.run(&args);
+        code(&out, if declared { 1 } else { 0 });
+        let index: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (id, file) in attackers {
+            let c = entry(&index, id);
+            let evidence = p.json(&format!("runs/T-7/{id}/run-check.json"));
+            assert_eq!(c["exit_code"], 0, "{id}: {c:#}");
+            let changed: &[&str] = if declared { &[file] } else { &[] };
+            assert_eq!(
+                evidence["contracts"]["gate"],
+                json!({"changed": changed, "base": "main"}),
+                "{id} declared={declared}"
+            );
+            assert_eq!(c["passed"], !declared, "{id}: {c:#}");
+            if declared {
+                assert_eq!(
+                    c["route"]["reason"],
+                    format!("the gate itself changed: {file}"),
+                    "{id}"
+                );
+            }
+        }
+    }
 }

@@ -252,6 +252,28 @@ fn bad_glob_in_paths() {
 }
 
 #[test]
+fn bad_glob_in_gate_files() {
+    rejects(
+        with_marker("\n[gate]\nfiles = [\"tools/**\", \"tools/[\"]\n"),
+        Line::Is(
+            "error: checks.toml:9:22: gate.files: invalid glob `tools/[`: \
+             unclosed character class; missing ']'",
+        ),
+    );
+    rejects(
+        with_marker("\n[gate]\nfiles = [\"../tools/**\"]\n"),
+        Line::Is(
+            "error: checks.toml:9:10: gate.files: `../tools/**` leaves the worktree with `..`; \
+             patterns are relative to the worktree",
+        ),
+    );
+    rejects(
+        with_marker("\n[gate]\nfiles = \"tools/**\"\n"),
+        Line::StartsWith("error: checks.toml:9:"),
+    );
+}
+
+#[test]
 fn a_pattern_that_can_never_match_is_refused() {
     rejects(
         with_marker("\n[[check]]\nname = \"t\"\nrun = [\"touch\", \"x\"]\npaths = [\"/src/**\"]\n"),

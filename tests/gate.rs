@@ -615,3 +615,64 @@ fn before_the_first_commit_there_is_no_gate_to_compare() {
     assert_eq!(ev["meta"]["git"]["commit"], Value::Null);
     assert_eq!(ev["contracts"]["gate"], Value::Null);
 }
+
+/// `[gate] files`: a check's script reads a rule file it imports by itself
+/// (`tools/lint_rules.py`, named by no argument of the config). Without
+/// the key the candidate that edits the rule to let everything pass, adds
+/// a rule beside it and deletes another passes with `gate.changed []`;
+/// with `[gate] files = ["tools/**"]` (in the worktree's config, or in a
+/// trusted one outside) each of the three is a changed gate file.
+#[test]
+fn gate_files_declare_what_a_check_reads_indirectly() {
+    const LINT: &str = "import sys\nsys.path.insert(0, 'tools')\nimport lint_rules\n\
+                        sys.exit(0 if lint_rules.OK else 1)\n";
+    let declared = "\n[gate]\nfiles = [\"tools/**\"]\n";
+    let base = "[settings]\nallow = [\"python3\"]\n\n[[check]]\nname = \"lint\"\n\
+                run = [\"python3\", \"scripts/lint.py\"]\n";
+    let outside = tempfile::tempdir().unwrap();
+    let trusted = outside.path().join("checks.toml");
+    std::fs::write(&trusted, format!("{base}{declared}")).unwrap();
+    let trusted = trusted.to_str().unwrap();
+    for (config, args) in [
+        (base.to_string(), vec![]),
+        (format!("{base}{declared}"), vec![]),
+        (base.to_string(), vec!["--config", trusted]),
+    ] {
+        let test = Test::new()
+            .config(&config)
+            .file(".gitignore", "runs/\n__pycache__/\n")
+            .file("scripts/lint.py", LINT)
+            .file("tools/lint_rules.py", "OK = False\n")
+            .file("tools/old_rule.py", "STRICT = True\n");
+        git(test.path(), &["add", "."]);
+        git(test.path(), &["commit", "-q", "-m", "base"]);
+        git(test.path(), &["tag", "base"]);
+        std::fs::create_dir(test.path().join("runs")).unwrap();
+        let run = strict(test, &args).status(1);
+        assert_eq!(gate(&evidence(&run))["changed"], json!([]));
+        // The attack: the rule edited and committed, one added, one deleted.
+        let test = run.test.again().file("tools/lint_rules.py", "OK = True\n");
+        git(test.path(), &["commit", "-q", "-am", "rules: relax"]);
+        let test = test.file("tools/new_rule.py", "LOOSE = True\n");
+        std::fs::remove_file(test.path().join("tools/old_rule.py")).unwrap();
+        let mut with_base = args.clone();
+        with_base.extend(["--changed-since", "base"]);
+        let run = strict(test, &with_base).success();
+        let ev = evidence(&run);
+        assert_eq!(ev["summary"]["banner"], "All checks passed!");
+        let expected: &[&str] = if config.contains("[gate]") || !args.is_empty() {
+            &[
+                "tools/lint_rules.py",
+                "tools/new_rule.py",
+                "tools/old_rule.py",
+            ]
+        } else {
+            &[]
+        };
+        assert_eq!(
+            *gate(&ev),
+            json!({"changed": expected, "base": "base"}),
+            "{config} {args:?}"
+        );
+    }
+}

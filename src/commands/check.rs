@@ -406,7 +406,8 @@ impl Facts<'_> {
 
 /// `contracts.gate`: the gate's files (the config when it is inside the
 /// worktree, the programs its checks run and the files their arguments
-/// name from inside it, a `--baseline` inside it) changed against `base`.
+/// name from inside it, a `--baseline` inside it, what `[gate] files`
+/// declares) changed against `base`.
 /// A `--config` kept outside the worktree still has a gate: what it runs
 /// from the worktree. The change is the one the run already knows when it
 /// has it (the task's budget, fast mode's files against the same base);
@@ -443,12 +444,16 @@ fn gate_contract(
         (Some(budget), _) => &budget.files,
         (None, Some((files, None))) => files,
         _ => {
-            asked = changes::changed_files_among(repo, status, worktree, base, own, Some(&files))
+            // A glob of `[gate] files` names no list to ask about: every
+            // changed file is asked for, and the globs pick among them.
+            let among = config.gate.files.is_none().then_some(files.as_slice());
+            asked = changes::changed_files_among(repo, status, worktree, base, own, among)
                 .map_err(|err| Error::Usage(err.to_string()))?;
             &asked
         }
     };
-    let mut gate = crate::run::gate::changed(&files, changed, base);
+    let declared = config.gate.files.as_ref();
+    let mut gate = crate::run::gate::changed(&files, declared, changed, base);
     // The repository's config relaxing a setting that decides "modified"
     // is a changed gate too: `.git/config` is not versioned, so its base
     // is git's defaults (docs/read-only.md).

@@ -175,6 +175,8 @@ pub(crate) struct Config {
     pub(crate) agent: AgentConfig,
     /// `[cache]`.
     pub(crate) cache: CacheSettings,
+    /// `[gate]`.
+    pub(crate) gate: GateConfig,
     /// `[[check]]`, in file order.
     pub(crate) checks: Vec<CheckConfig>,
     /// `[[fix]]`, in file order, as process checks (no modes: only
@@ -249,6 +251,14 @@ impl Default for AgentConfig {
             new_only: true,
         }
     }
+}
+
+/// `[gate]`: the files a config declares part of the gate.
+#[derive(Debug, Default)]
+pub(crate) struct GateConfig {
+    /// `files`, compiled (each pattern as `pattern::expand` reads it);
+    /// `None` when the key is absent or empty.
+    pub(crate) files: Option<globset::GlobSet>,
 }
 
 /// `[cache]` (docs/cache.md).

@@ -50,6 +50,10 @@ pub(crate) struct RawConfig {
     /// The result cache of checks with `cache = true` (docs/cache.md).
     #[serde(default)]
     pub(super) cache: Option<RawCache>,
+    /// What the gate is besides the config and what it names
+    /// (`contracts.gate`, docs/evidence.md).
+    #[serde(default)]
+    pub(super) gate: RawGate,
     /// The checks, in the order they start (subject to `needs` and `jobs`).
     #[serde(default)]
     pub(super) check: Vec<RawCheck>,
@@ -232,6 +236,21 @@ pub(super) struct RawCheck {
     /// run once per run-check run.
     #[schemars(with = "Option<Vec<String>>", length(min = 1))]
     pub(super) version: Option<Spanned<Vec<String>>>,
+}
+
+/// `[gate]`: files that define the gate though no check names them.
+#[derive(Deserialize, Default, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGate {
+    /// Globs, relative to the worktree as `paths` reads them, of files the
+    /// checks depend on without naming them (a lint rule a script imports,
+    /// a tool's own config): each matching file that is new, edited or
+    /// deleted against the base revision is a changed gate file in
+    /// `contracts.gate`, like checks.toml and the scripts it runs.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    #[schemars(extend("examples" = [["tools/**", "lint-rules.yml"]]))]
+    pub(super) files: Vec<Spanned<String>>,
 }
 
 /// `[cache]`: where the result cache lives.

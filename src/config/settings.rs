@@ -5,14 +5,14 @@ use toml::Spanned;
 
 use crate::error::Error;
 
-use super::raw::{RawAgent, RawSettings};
+use super::raw::{RawAgent, RawGate, RawSettings};
 use super::span::Key;
 use super::validate::Validator;
 use run_check_documents::read::{self, Problem};
 
 use super::{
-    AgentConfig, CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, JudgeConfig, SHELLS,
-    Settings, Thresholds, Weights,
+    AgentConfig, CacheSettings, DEFAULT_EXCERPT_BYTES, DEFAULT_TIMEOUT, GateConfig, JudgeConfig,
+    SHELLS, Settings, Thresholds, Weights,
 };
 
 impl Validator<'_> {
@@ -96,6 +96,24 @@ impl Validator<'_> {
             max_blocks: max_blocks.map_or(defaults.max_blocks, |n| n as u32),
             new_only: raw.new_only.unwrap_or(defaults.new_only),
         })
+    }
+
+    /// `[gate]`: `files`, each a pattern as `paths` reads it, compiled
+    /// into one set (an error names the pattern as written).
+    pub(super) fn gate(&self, raw: RawGate) -> Result<GateConfig, Error> {
+        let Some(first) = raw.files.first() else {
+            return Ok(GateConfig::default());
+        };
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in &raw.files {
+            for glob in self.pattern(pattern, "gate.files")? {
+                builder.add(glob);
+            }
+        }
+        let files = builder
+            .build()
+            .map_err(|err| self.err(first.span(), "gate.files", format!("invalid globs: {err}")))?;
+        Ok(GateConfig { files: Some(files) })
     }
 
     /// `[cache]`: `dir` absolute or under `~/`; `remote` an http(s) URL;

@@ -39,6 +39,7 @@ impl Validator<'_> {
         let cache = raw.cache.map(|c| self.cache(c)).transpose()?;
         let judge = raw.judge.map(|j| self.judge(j)).transpose()?;
         let agent = self.agent(raw.agent)?;
+        let gate = self.gate(raw.gate)?;
 
         let mut checks = Vec::with_capacity(raw.check.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -107,6 +108,7 @@ impl Validator<'_> {
             retry: raw.retry,
             agent,
             cache: cache.unwrap_or_default(),
+            gate,
             checks,
             fixes,
         })

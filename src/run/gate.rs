@@ -27,7 +27,12 @@
 //!   a check only reads (`ruff check app.py`) is the code under test, and
 //!   a change to it would read as a changed gate in every round;
 //! - the `--baseline` evidence when it lies inside (it decides which
-//!   failures pass: docs/baseline.md).
+//!   failures pass: docs/baseline.md);
+//! - every file that `[gate] files` declares (globs, in any config): what
+//!   the checks depend on but no argument names (a rule file a script
+//!   imports). A glob has no list of files to compare, so it is matched
+//!   against the changed files themselves: a new, edited or deleted file
+//!   under it counts alike.
 //!
 //! An argument is a candidate path whatever it is (`-q`, `HEAD`, inline
 //! code): only the paths that are also among the changed files are
@@ -165,11 +170,17 @@ pub(crate) fn files(
     files
 }
 
-/// The gate's `files` among the `changed` files (both worktree-relative).
-pub(crate) fn changed(files: &[String], changed: &[String], base: &str) -> Gate {
-    let changed = files
+/// The gate's `files` among the `changed` files (both worktree-relative),
+/// and the changed files `declared` (`[gate] files`) matches.
+pub(crate) fn changed(
+    files: &[String],
+    declared: Option<&globset::GlobSet>,
+    changed: &[String],
+    base: &str,
+) -> Gate {
+    let changed = changed
         .iter()
-        .filter(|file| changed.contains(file))
+        .filter(|file| files.contains(file) || declared.is_some_and(|set| set.is_match(file)))
         .cloned()
         .collect();
     Gate {
@@ -539,11 +550,19 @@ mod tests {
         let files = argv(&["checks.toml", "scripts/lint.sh"]);
         let changed_files = argv(&["a.rs", "scripts/lint.sh"]);
         assert_eq!(
-            changed(&files, &changed_files, "v1"),
+            changed(&files, None, &changed_files, "v1"),
             Gate {
                 changed: vec!["scripts/lint.sh".into()],
                 base: Some("v1".into())
             }
+        );
+        let mut declared = globset::GlobSetBuilder::new();
+        declared.add(globset::Glob::new("tools/**").unwrap());
+        let declared = declared.build().unwrap();
+        let changed_files = argv(&["a.rs", "tools/rules/x.py", "toolsy.py"]);
+        assert_eq!(
+            changed(&files, Some(&declared), &changed_files, "v1").changed,
+            ["tools/rules/x.py"]
         );
     }
 }

@@ -14,6 +14,12 @@
 //! after [`GRACE`]. duct starts and waits for it (`before_spawn` lends the
 //! jobs pool, `HandleExt::send_signal` stops it) while the pipes are read
 //! here, incrementally and bounded.
+//!
+//! A gate stopped by a signal (a check's `kill -STOP $PPID`) would never
+//! end: one seen stopped at [`STOPPED_LOOKS`] looks in a row is asked to
+//! stop as on SIGTERM and resumed (SIGCONT, again each time it is seen
+//! stopped), killed after [`GRACE`], and has no verdict whatever it then
+//! printed: its checks ran under a process someone else controlled.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -43,6 +49,14 @@ const STDERR_TAIL: usize = 64 * 1024;
 /// deadline.
 const POLL: Duration = Duration::from_millis(20);
 
+/// Looks in a row that must see the gate stopped before it is ended
+/// (about a second). Counted in looks, not time: when the user stops the
+/// whole job (Ctrl-Z) the runner stops with its gates, and the time it
+/// spent stopped must not count against a gate that `fg` resumes with it.
+const STOPPED_LOOKS: u32 = 50;
+
+mod suspended;
+
 /// One gate to run.
 pub(crate) struct Gate<'a> {
     /// The run-check executable (this one, or the one installed beside
@@ -67,6 +81,10 @@ pub(crate) enum Stop {
     Cancelled,
     /// Its deadline passed; `killed` when it had not ended within the grace.
     Deadline { killed: bool },
+    /// A signal (`signal`) stopped it and it stayed stopped; `killed` when
+    /// it had not ended within the grace after it was resumed and asked to
+    /// stop.
+    Suspended { signal: i32, killed: bool },
 }
 
 /// How a gate ended, as its parent saw it.
@@ -133,6 +151,14 @@ impl Gate<'_> {
         let output = read_output(stdout);
         let (tail, tail_done) = read_tail(stderr);
         let (status, stopped) = self.wait(&handle);
+        let ended = match stopped {
+            Some(Stop::Suspended { signal, killed }) => Ended::Killed(format!(
+                "stopped by {} and left stopped, then {} by the runner",
+                suspended::name(signal),
+                if killed { "killed" } else { "terminated" }
+            )),
+            _ => ended(status),
+        };
         let deadline = Instant::now() + AFTER_EXIT;
         let output = output
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
@@ -144,24 +170,31 @@ impl Gate<'_> {
         let _ = tail_done.recv_timeout(deadline.saturating_duration_since(Instant::now()));
         let tail = tail.lock().map(|t| t.clone()).unwrap_or_default();
         Ok(Gated {
-            ended: ended(status),
+            ended,
             stopped,
             output,
             stderr: String::from_utf8_lossy(&tail).into_owned(),
         })
     }
 
-    /// Waits for the gate, stopping it when cancelled or at its deadline.
+    /// Waits for the gate, stopping it when cancelled, at its deadline, or
+    /// when it stays stopped by a signal.
     fn wait(&self, handle: &duct::Handle) -> (std::io::Result<ExitStatus>, Option<Stop>) {
         let started = Instant::now();
         let mut stopped = None;
         let mut stopped_at = started;
+        // Consecutive looks that saw it stopped, and by which signal.
+        let mut seen_stopped = (0u32, 0);
         loop {
             match handle.try_wait() {
                 Ok(Some(output)) => return (Ok(output.status), stopped),
                 Ok(None) => {}
                 Err(err) => return (Err(err), stopped),
             }
+            seen_stopped = match suspended::stopped_by(handle) {
+                Some(signal) => (seen_stopped.0 + 1, signal),
+                None => (0, 0),
+            };
             match stopped {
                 None if (self.cancelled)() => {
                     stop(handle, Signal::Terminate);
@@ -172,11 +205,35 @@ impl Gate<'_> {
                     stopped = Some(Stop::Deadline { killed: false });
                     stopped_at = Instant::now();
                 }
+                None if seen_stopped.0 >= STOPPED_LOOKS => {
+                    stop(handle, Signal::Terminate);
+                    stopped = Some(Stop::Suspended {
+                        signal: seen_stopped.1,
+                        killed: false,
+                    });
+                    stopped_at = Instant::now();
+                }
                 Some(Stop::Deadline { killed: false }) if stopped_at.elapsed() >= GRACE => {
                     let _ = handle.kill();
                     stopped = Some(Stop::Deadline { killed: true });
                 }
+                Some(Stop::Suspended {
+                    signal,
+                    killed: false,
+                }) if stopped_at.elapsed() >= GRACE => {
+                    let _ = handle.kill();
+                    stopped = Some(Stop::Suspended {
+                        signal,
+                        killed: true,
+                    });
+                }
                 _ => {}
+            }
+            // Asked to stop, a stopped gate must run to do it (it kills
+            // its checks and writes what finished): resumed each time it
+            // is seen stopped, until it ends or is killed.
+            if stopped.is_some() && seen_stopped.0 > 0 {
+                suspended::resume(handle);
             }
             std::thread::sleep(POLL);
         }

@@ -90,3 +90,60 @@ fn a_cancelled_gate_is_asked_to_stop_as_on_sigterm() {
     assert_eq!(gated.ended, Ended::Code(130));
     assert_eq!(gated.output.unwrap(), b"terminated\n");
 }
+
+#[test]
+fn a_gate_stopped_by_a_signal_is_ended_and_has_no_verdict() {
+    let temp = tempfile::tempdir().unwrap();
+    // A gate that would answer SIGTERM with a passing "evidence", stopped
+    // by its own child before it can (as a check's `kill -STOP $PPID`).
+    let exe = script(
+        temp.path(),
+        "trap 'echo terminated; exit 0' TERM\nsh -c 'kill -STOP $PPID'\nwhile :; do sleep 0.05; done",
+    );
+    let gated = run(&exe, None, &|| false);
+    assert_eq!(
+        gated.stopped,
+        Some(Stop::Suspended {
+            signal: libc::SIGSTOP,
+            killed: false
+        })
+    );
+    // Resumed and asked to stop, it did: what it then printed is no
+    // verdict all the same.
+    assert_eq!(gated.output.as_deref().unwrap(), b"terminated\n");
+    let verdict = verdict_of(gated.ended, gated.output, String::new());
+    assert!(verdict.evidence.is_none());
+    assert_eq!(verdict.code, crate::exit_code::ERROR);
+    assert_eq!(
+        verdict.last_line,
+        "no verdict: the gate was stopped by SIGSTOP and left stopped, \
+         then terminated by the runner before it finished"
+    );
+}
+
+#[test]
+fn a_gate_stopped_again_and_again_is_killed_after_the_grace() {
+    let temp = tempfile::tempdir().unwrap();
+    // The stopper stops once its parent is gone (it is then another
+    // process's child), so that no other process is ever stopped.
+    let exe = script(
+        temp.path(),
+        "trap '' TERM\n\
+         sh -c 'while [ \"$(ps -o ppid= -p $$ | tr -d \" \")\" = \"$PPID\" ]; do \
+         kill -STOP $PPID; sleep 0.02; done' &\n\
+         while :; do sleep 0.05; done",
+    );
+    let gated = run(&exe, None, &|| false);
+    assert_eq!(
+        gated.stopped,
+        Some(Stop::Suspended {
+            signal: libc::SIGSTOP,
+            killed: true
+        })
+    );
+    assert!(
+        matches!(&gated.ended, Ended::Killed(how) if how.ends_with("then killed by the runner")),
+        "{:?}",
+        gated.ended
+    );
+}
