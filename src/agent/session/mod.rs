@@ -240,6 +240,10 @@ impl Session {
             .open(dir.join("lock"))
             .and_then(|file| file.lock().map(|()| file))
             .map_err(|err| format!("cannot lock the session folder {}: {err}", dir.display()))?;
+        // Read again under the lock: another hook of the session (Copilot
+        // runs two per event) may have written it since.
+        let record = pin::read(&name);
+        let pinned = record.as_ref().ok().and_then(Option::as_ref);
         let pruned = pinned.is_some_and(|mirror| mirror.pruned);
         let mirrored = match &record {
             Ok(record) => Ok(record.as_ref().map(|mirror| &mirror.chain)),
