@@ -1,6 +1,6 @@
-//! An agent session the agent cannot move, reset or forge (SPEC 15, "A
-//! session is pinned", "No answer the code under test or the agent can
-//! write"), each test playing the attacker: the agent's shell (or the code
+//! An agent session the agent cannot move, reset or forge (docs/agents.md,
+//! "A pinned session and its digest chain"), each test playing the
+//! attacker: the agent's shell (or the code
 //! under test) changes the session's files, runs the hook itself, or stops
 //! from another directory, while `app.py` holds a defect. Each attack ends
 //! in a block, or in a release that tells the user; never in a silent `{}`.
