@@ -15,9 +15,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::{Test, bin, git, repo_root};
+use crate::support::{Test, bin, git, repo_root, state_home};
 
-const LINT: &str = r#"import sys
+pub(crate) const LINT: &str = r#"import sys
 bad = 0
 for number, line in enumerate(open("app.py"), 1):
     if "BUG" in line:
@@ -26,7 +26,7 @@ for number, line in enumerate(open("app.py"), 1):
 sys.exit(bad)
 "#;
 
-const CHECKS: &str = r#"[settings]
+pub(crate) const CHECKS: &str = r#"[settings]
 allow = ["python3"]
 
 [agent]
@@ -39,18 +39,18 @@ run = ["python3", "lint.py"]
 
 /// An agent as its documentation describes it.
 #[derive(Clone, Copy, Debug)]
-struct Agent {
-    name: &'static str,
-    start: &'static str,
-    stop: &'static str,
+pub(crate) struct Agent {
+    pub(crate) name: &'static str,
+    pub(crate) start: &'static str,
+    pub(crate) stop: &'static str,
 }
 
-const CLAUDE: Agent = Agent {
+pub(crate) const CLAUDE: Agent = Agent {
     name: "claude",
     start: "SessionStart",
     stop: "Stop",
 };
-const AGENTS: [Agent; 4] = [
+pub(crate) const AGENTS: [Agent; 4] = [
     CLAUDE,
     Agent {
         name: "cursor",
@@ -71,17 +71,17 @@ const AGENTS: [Agent; 4] = [
 
 /// What the hook answered.
 #[derive(Debug)]
-struct Reply {
-    json: Value,
+pub(crate) struct Reply {
+    pub(crate) json: Value,
     raw: String,
-    stderr: String,
+    pub(crate) stderr: String,
     code: Option<i32>,
 }
 
 impl Reply {
     /// The reason of a block, in the agent's format; `None` when the reply
     /// lets the agent stop.
-    fn blocked(&self, agent: Agent) -> Option<String> {
+    pub(crate) fn blocked(&self, agent: Agent) -> Option<String> {
         let field = match agent.name {
             "cursor" => "followup_message",
             _ => "reason",
@@ -93,7 +93,7 @@ impl Reply {
     }
 
     /// What the user is told when the agent is let go without a pass.
-    fn told(&self, agent: Agent) -> Option<String> {
+    pub(crate) fn told(&self, agent: Agent) -> Option<String> {
         match agent.name {
             "claude" | "codex" => self.json["systemMessage"].as_str().map(str::to_string),
             _ => (!self.stderr.trim().is_empty()).then(|| self.stderr.clone()),
@@ -110,7 +110,13 @@ impl Reply {
 }
 
 /// The documented input of `agent`'s `event`, pointed at `dir`.
-fn input(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Value {
+pub(crate) fn input(
+    agent: Agent,
+    event: &str,
+    dir: &Path,
+    session: &str,
+    continued: bool,
+) -> Value {
     let path = repo_root().join(format!("tests/fixtures/agents/{}-{event}.json", agent.name));
     let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let dir = dir.display().to_string();
@@ -142,12 +148,48 @@ fn input(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) 
 
 /// Runs `run-check agent hook AGENT EVENT` with `stdin`, from a directory
 /// that is not the repository (the input names it).
-fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
+pub(crate) fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
     let elsewhere = std::env::temp_dir();
-    let mut child = Command::new(bin())
+    // The state folder of the repository the input names ([`state_home`]);
+    // an input that names none gets one of its own.
+    let value: Option<Value> = serde_json::from_slice(stdin).ok();
+    let repo = value
+        .as_ref()
+        .and_then(|v| v["cwd"].as_str().or(v["workspace_roots"][0].as_str()))
+        .map(PathBuf::from)
+        .filter(|repo| repo.join(".git").is_dir());
+    let scratch = tempfile::tempdir().unwrap();
+    let home = repo.map_or(scratch.path().to_path_buf(), |repo| state_home(&repo));
+    hook_with(
+        agent,
+        event,
+        stdin,
+        &elsewhere,
+        &[("XDG_STATE_HOME", &home)],
+    )
+}
+
+/// Runs `run-check agent hook AGENT EVENT` with `stdin` in `cwd`, with
+/// only the environment variables `env` of those the hook reads (the
+/// agents' project variables, the state folder).
+pub(crate) fn hook_with(
+    agent: &str,
+    event: &str,
+    stdin: &[u8],
+    cwd: &Path,
+    env: &[(&str, &Path)],
+) -> Reply {
+    let mut command = Command::new(bin());
+    command
         .args(["agent", "hook", agent, event])
-        .current_dir(&elsewhere)
+        .current_dir(cwd)
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CURSOR_PROJECT_DIR")
+        .env_remove("XDG_STATE_HOME");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -168,7 +210,7 @@ fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
     }
 }
 
-fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Reply {
+pub(crate) fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Reply {
     let value = input(agent, event, dir, session, continued);
     let reply = hook_raw(agent.name, event, value.to_string().as_bytes());
     reply.assert_clean();
@@ -186,7 +228,7 @@ fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -
 }
 
 /// A repository with the lint check and `app.py` committed.
-fn project(checks: &str, app: &str) -> Test {
+pub(crate) fn project(checks: &str, app: &str) -> Test {
     let test = Test::new()
         .config(checks)
         .file("lint.py", LINT)
@@ -196,11 +238,11 @@ fn project(checks: &str, app: &str) -> Test {
     test
 }
 
-fn write(test: &Test, path: &str, text: &str) {
+pub(crate) fn write(test: &Test, path: &str, text: &str) {
     std::fs::write(test.path().join(path), text).unwrap();
 }
 
-fn state_dir(test: &Test, session: &str) -> PathBuf {
+pub(crate) fn state_dir(test: &Test, session: &str) -> PathBuf {
     test.path().join(".git/run-check/agent").join(session)
 }
 
@@ -406,7 +448,8 @@ fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() 
     let told = reply.told(CLAUDE).expect("the user is told");
     assert!(told.contains("`run-check: allow` marker"), "{told}");
 
-    // The session's baseline edited (to hide a failure): seen.
+    // The session's baseline edited (to hide a failure): seen, the stop
+    // blocked once and the user told (tests/agent_trust.rs).
     let test = project(CHECKS, "x = 1\n");
     let dir = test.path();
     hook(CLAUDE, "SessionStart", dir, "edited", false);
@@ -415,7 +458,7 @@ fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() 
     std::fs::write(&baseline, text.replace("\"total\"", "\"total\" ")).unwrap();
     write(&test, "app.py", "x = 1  # BUG\n");
     let reply = hook(CLAUDE, "Stop", dir, "edited", false);
-    assert_eq!(reply.blocked(CLAUDE), None, "{reply:?}");
+    assert!(reply.blocked(CLAUDE).is_some(), "{reply:?}");
     let told = reply.told(CLAUDE).expect("told");
     assert!(told.contains("baseline"), "{told}");
 }
@@ -774,6 +817,8 @@ pub(crate) fn scripted_agent(checks: &str, mode: &str, first: Option<&str>) -> V
         .arg(repo_root().join("tests/fixtures/agents/claude-Stop.json"))
         .args(first)
         .current_dir(test.path())
+        .env("XDG_STATE_HOME", state_home(test.path()))
+        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .expect("python3");
     assert!(
@@ -902,22 +947,20 @@ fn copilot_running_both_configurations_gates_each_stop_once() {
         rounds(&test, "s-dup"),
         BTreeSet::from(["round-1.json".to_string()])
     );
-    // The next stop is gated again (once), in whichever order the two
-    // hooks come: fixed now, both let the agent stop.
+    // The next stop is gated again, in whichever order the two hooks
+    // come: fixed now, both let the agent stop, and each gates (a pass is
+    // never replayed).
     write(&test, "app.py", "x = 1\n");
     let third = hook_raw("claude", "Stop", &copilot_as_claude(dir, "s-dup"));
     assert_eq!(third.blocked(CLAUDE), None, "{third:?}");
     let fourth = hook(copilot, copilot.stop, dir, "s-dup", true);
     assert_eq!(fourth.blocked(copilot), None, "{fourth:?}");
-    assert_eq!(
-        rounds(&test, "s-dup"),
-        BTreeSet::from(["round-1.json".to_string(), "round-2.json".to_string()])
-    );
+    assert_eq!(rounds(&test, "s-dup").len(), 3);
     // One agent alone is never answered from a recorded round: each of its
     // stops is gated.
     hook(copilot, copilot.stop, dir, "s-dup", false);
     hook(copilot, copilot.stop, dir, "s-dup", false);
-    assert_eq!(rounds(&test, "s-dup").len(), 4);
+    assert_eq!(rounds(&test, "s-dup").len(), 5);
 }
 
 #[test]
@@ -1076,17 +1119,25 @@ fn a_check_that_forges_the_round_file_is_judged_by_what_the_gate_printed() {
     );
     assert!(!state_dir(&test, "s-1").join("round-1.json").exists());
 
-    // The gate finishes after its check forged the files: the gate's own
-    // verdict blocks, and the round's file is what the gate printed.
+    // The round files it forged are not the hook's: the next stop blocks
+    // once saying so, and the session starts again.
     write(&test, "app.py", "x = 1  # BUG KILL=0\n");
     let stop = hook(CLAUDE, "Stop", dir, "s-1", false);
+    let reason = stop.blocked(CLAUDE).unwrap_or_else(|| panic!("{stop:?}"));
+    assert!(
+        reason.contains("`round-2.json` was not written by the hook"),
+        "{reason}"
+    );
+    // The gate finishes after its check forged the files: the gate's own
+    // verdict blocks, and the round's file is what the gate printed.
+    let stop = hook(CLAUDE, "Stop", dir, "s-1", true);
     let reason = stop.blocked(CLAUDE).unwrap_or_else(|| panic!("{stop:?}"));
     assert!(
         reason.starts_with("FAIL: 1 of 1 checks failed (lint)"),
         "{reason}"
     );
     let round: Value = serde_json::from_slice(
-        &std::fs::read(state_dir(&test, "s-1").join("round-2.json")).unwrap(),
+        &std::fs::read(state_dir(&test, "s-1").join("round-1.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(round["summary"]["exit_code"], 1, "{round}");

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{Test, bin, git, wait_until};
+use crate::support::{Test, bin, git, state_home, wait_until};
 
 /// `lint` fails, located, while `app.py` holds `BAD`.
 const CHECKS: &str = "[settings]\nallow = [\"python3\"]\n\n[[check]]\nname = \"lint\"\n\
@@ -28,6 +28,7 @@ fn start_hook(dir: &Path, event: &str) -> Child {
     let mut child = Command::new(bin())
         .args(["agent", "hook", "claude", event])
         .current_dir(dir)
+        .env("XDG_STATE_HOME", state_home(dir))
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -110,7 +111,9 @@ fn a_state_linked_to_dev_zero_or_a_fifo_is_never_read() {
         serde_json::from_str::<serde_json::Value>(&stdout).is_ok(),
         "{stdout}"
     );
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    // A file the hook wrote that is not one any more: the session is not
+    // trusted, which the reply says.
+    assert!(stdout.contains("not a regular file"), "{stdout} {stderr}");
 
     fifo(&dir.join("state.json"));
     let (code, _, stderr) = finished(feedback(test.path()), "agent feedback");
@@ -120,7 +123,9 @@ fn a_state_linked_to_dev_zero_or_a_fifo_is_never_read() {
         serde_json::from_str::<serde_json::Value>(&stdout).is_ok(),
         "{stdout}"
     );
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    // A file the hook wrote that is not one any more: the session is not
+    // trusted, which the reply says.
+    assert!(stdout.contains("not a regular file"), "{stdout} {stderr}");
 }
 
 #[test]
@@ -132,7 +137,7 @@ fn a_fifo_as_the_history_or_the_round_never_blocks() {
         serde_json::from_str::<serde_json::Value>(&stdout).is_ok(),
         "{stdout}"
     );
-    assert!(stderr.contains("history"), "{stderr}");
+    assert!(stdout.contains("`history.jsonl`"), "{stdout} {stderr}");
 
     // The newest round replaced by a FIFO: `agent feedback` does not open it.
     let (test, dir) = session();

@@ -14,6 +14,8 @@ mod agent_loop;
 mod agent_progress;
 /// Session files planted as links to /dev/zero or FIFOs: never opened, never a hang.
 mod agent_session_files;
+/// A session pinned to where it started, and files only the hook writes.
+mod agent_trust;
 /// The import rules of ARCHITECTURE.md's map.
 mod architecture;
 /// Artifacts: globs, sha256, JUnit XML and SARIF into diagnostics.

@@ -32,6 +32,14 @@ pub(crate) fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_run-check"))
 }
 
+/// The state folder (`XDG_STATE_HOME`) the agent hook is given for the
+/// repository at `repo`, where it keeps its sessions' records keyed by
+/// session id: one per repository, because tests reuse session ids, and
+/// removed with it. (A real one is outside every repository.)
+pub(crate) fn state_home(repo: &Path) -> PathBuf {
+    repo.join(".git").join("test-state-home")
+}
+
 /// The repository root (for the wrappers and scripts).
 pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

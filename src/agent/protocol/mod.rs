@@ -36,7 +36,7 @@ pub(crate) struct Protocol {
     /// The reply's shapes.
     pub(crate) replies: Replies,
     /// The environment variable the agent documents as the project's
-    /// directory, read when the input names none.
+    /// directory, preferred over the input's `cwd`.
     pub(crate) project_variable: Option<&'static str>,
 }
 
@@ -208,8 +208,8 @@ impl Agent {
 pub(crate) struct Input {
     /// The session (Cursor: the conversation), as given.
     pub(crate) session: Option<String>,
-    /// The repository's directory: the input's `cwd`, Cursor's first
-    /// `workspace_roots`, else the agent's project variable.
+    /// The repository's directory: the agent's project variable, else the
+    /// input's `cwd` or Cursor's first `workspace_roots`.
     pub(crate) dir: Option<String>,
     /// This stop follows a block of this hook in the same turn
     /// (`stop_hook_active`; Cursor: `loop_count` above 0).
@@ -248,11 +248,13 @@ pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
         .and_then(std::env::var_os)
         .filter(|v| !v.is_empty())
         .map(|v| v.to_string_lossy().into_owned());
-    let dir = match fields.roots_first {
+    // The project variable names the project the agent was started in;
+    // `cwd` is wherever its shell went (a sub-package, another worktree,
+    // a folder outside). A session with a recorded start ignores both.
+    let dir = variable.or_else(|| match fields.roots_first {
         true => root.or_else(|| first(fields.dir)),
         false => first(fields.dir).or(root),
-    }
-    .or(variable);
+    });
     let continued = object
         .get(fields.continued)
         .and_then(Value::as_bool)

@@ -104,7 +104,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
             release_key: None,
             release_code: 0,
         },
-        project_variable: None,
+        project_variable: Some("CURSOR_PROJECT_DIR"),
     },
     Protocol {
         name: "codex",

@@ -24,8 +24,14 @@
 //!   `loop_count` 0) starts the count again.
 //! - A stop with no recorded session start starts the session there, with
 //!   no baseline: every failure counts, and the user is told once.
-//! - A baseline whose sha256 differs from the one recorded at session start
-//!   was edited during the session: the agent is let go and the user told.
+//! - The session is pinned: its repository, checks.toml and base are
+//!   recorded at its start in the platform's state folder ([`pin`]), and a
+//!   later event gates them whatever its `cwd`. Its files carry a digest
+//!   chain ([`chain`]) checked at every event ([`trust`]): a session
+//!   changed by anything but the hook starts again with every failure
+//!   counted, and its next stop blocks once saying why.
+//! - Only a blocking answer is replayed to another agent's hook of the
+//!   same stop: a pass is always gated again.
 //! - A session id that is not already a file name (`[A-Za-z0-9_-]`, at
 //!   most 64 characters) is refused like bad input: no agent sends one.
 //! - Anything that stops the hook from judging (bad input, no repository, a
@@ -37,8 +43,13 @@
 //!   `round-N.json` (for `agent feedback` and the block's `evidence:`
 //!   line); the hook never reads its answer back from it.
 
+mod chain;
+mod pin;
+mod place;
 mod state;
+mod trust;
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -53,8 +64,12 @@ use crate::config::{AgentConfig, Config};
 use crate::report::feedback;
 use run_check_documents::evidence::Evidence;
 
+use chain::{Chain, Found};
+use pin::Mirror;
 pub(crate) use state::latest_round;
-use state::{Answered, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic};
+use state::{
+    Answered, Kind, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic,
+};
 
 /// The most input the hook reads: the agents send a few hundred bytes.
 const INPUT_LIMIT: u64 = 1024 * 1024;
@@ -103,10 +118,10 @@ fn run(agent: Agent, event: Event, load: Load<'_>) -> Reply {
         return Reply::Allow;
     }
     match Session::open(agent, &input, load) {
-        Ok(session) => match event {
-            Event::Start => session.start(),
-            Event::Stop => session.stop(&input),
-        },
+        Ok(session) => {
+            let reply = session.handle(event, &input);
+            session.seal(reply)
+        }
         Err(why) => release(why),
     }
 }
@@ -131,12 +146,39 @@ fn read_stdin() -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|err| format!("the hook input is not JSON ({err})"))
 }
 
+/// The repository of the current directory: its git directory, and the
+/// worktree and config a run here reads.
+fn located(load: Load<'_>) -> Result<(PathBuf, PathBuf, Config), String> {
+    let cwd = std::env::current_dir()
+        .map_err(|err| format!("cannot read the current directory: {err}"))?;
+    let git_dir = crate::git::ask(&cwd, &["rev-parse", "--absolute-git-dir"])
+        .map_err(|why| format!("not in a git repository ({why})"))?;
+    // Compared with the recorded one: the same folder, however named.
+    let git_dir = dunce::canonicalize(&git_dir).unwrap_or_else(|_| PathBuf::from(git_dir));
+    let (worktree, config) = load()?;
+    Ok((git_dir, worktree, config))
+}
+
 /// One session: its repository, config and state folder, locked.
 struct Session {
     agent: Agent,
+    /// The session id, a file name.
+    name: String,
     worktree: PathBuf,
     config: Config,
     dir: PathBuf,
+    /// Its record in the state folder: the pin, and the chain's mirror
+    /// as this event will leave it.
+    mirror: RefCell<Mirror>,
+    /// The base a session started again keeps: the recorded one, when
+    /// the session has a record (`None`: `HEAD` now).
+    pinned_base: Option<Option<String>>,
+    /// What this event found of the session's files (taken by `handle`).
+    found: RefCell<Option<Found>>,
+    /// The chain as this event leaves it.
+    chain: RefCell<Chain>,
+    /// What the user is told with this event's reply.
+    notes: RefCell<Vec<String>>,
     /// Held until the hook ends: two hooks of one session take turns.
     _lock: std::fs::File,
 }
@@ -160,19 +202,35 @@ impl Session {
                     id.chars().take(80).collect::<String>()
                 )
             })?;
-        if let Some(dir) = &input.dir {
-            std::env::set_current_dir(dir)
-                .map_err(|err| format!("cannot enter the project directory `{dir}`: {err}"))?;
+        // A session with a recorded start is gated where it started,
+        // whatever this event's directory says: its record names it.
+        pin::path(&name).map_err(|why| format!("the session cannot be kept: {why}"))?;
+        let record = pin::read(&name);
+        let pinned = record.as_ref().ok().and_then(Option::as_ref);
+        let enter = match pinned {
+            Some(mirror) => Some(mirror.worktree.clone()),
+            None => input.dir.as_ref().map(PathBuf::from),
+        };
+        if let Some(dir) = &enter {
+            std::env::set_current_dir(dir).map_err(|err| {
+                format!(
+                    "cannot enter the project directory `{}`: {err}",
+                    dir.display()
+                )
+            })?;
         }
-        let cwd = std::env::current_dir()
-            .map_err(|err| format!("cannot read the current directory: {err}"))?;
-        let git_dir = crate::git::ask(&cwd, &["rev-parse", "--absolute-git-dir"])
-            .map_err(|why| format!("not in a git repository ({why})"))?;
-        let (worktree, config) = load()?;
-        let dir = Path::new(&git_dir)
-            .join("run-check")
-            .join("agent")
-            .join(&name);
+        let (git_dir, worktree, config) = located(load)?;
+        if let Some(mirror) = pinned
+            && (worktree != mirror.worktree || git_dir != mirror.git_dir)
+        {
+            return Err(format!(
+                "the session's checks.toml {} is gone (the gate found {} instead): the \
+                 session cannot be gated as it started",
+                mirror.config.display(),
+                worktree.join("checks.toml").display()
+            ));
+        }
+        let dir = git_dir.join("run-check").join("agent").join(&name);
         std::fs::create_dir_all(&dir)
             .map_err(|err| format!("cannot create the session folder {}: {err}", dir.display()))?;
         let lock = std::fs::OpenOptions::new()
@@ -182,11 +240,32 @@ impl Session {
             .open(dir.join("lock"))
             .and_then(|file| file.lock().map(|()| file))
             .map_err(|err| format!("cannot lock the session folder {}: {err}", dir.display()))?;
+        // Read again under the lock: another hook of the session (Copilot
+        // runs two per event) may have written it since.
+        let record = pin::read(&name);
+        let pinned = record.as_ref().ok().and_then(Option::as_ref);
+        let pruned = pinned.is_some_and(|mirror| mirror.pruned);
+        let mirrored = match &record {
+            Ok(record) => Ok(record.as_ref().map(|mirror| &mirror.chain)),
+            Err(why) => Err(why.clone()),
+        };
+        let found = chain::check(&dir, mirrored, pruned);
+        let pinned_base = pinned.map(|mirror| mirror.base.clone());
+        let mirror = match record {
+            Ok(Some(mirror)) => mirror,
+            _ => Mirror::new(&git_dir, &worktree, None),
+        };
         Ok(Session {
             agent,
+            name,
             worktree,
             config,
             dir,
+            mirror: RefCell::new(mirror),
+            pinned_base,
+            found: RefCell::new(Some(found)),
+            chain: RefCell::new(Chain::default()),
+            notes: RefCell::new(Vec::new()),
             _lock: lock,
         })
     }
@@ -213,7 +292,9 @@ impl Session {
 
     fn save(&self, state: &State) -> Result<(), String> {
         let text = serde_json::to_string_pretty(state).unwrap_or_default() + "\n";
-        write_atomic(&self.state_path(), text.as_bytes())
+        let saved = write_atomic(&self.state_path(), text.as_bytes());
+        self.wrote("state.json");
+        saved
     }
 
     /// The commit `HEAD` names now.
@@ -235,6 +316,7 @@ impl Session {
             let taken = self
                 .gate(None, None)
                 .and_then(|(_, bytes)| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
+            self.wrote("baseline.json");
             match taken {
                 Ok(bytes) => baseline_sha256 = Some(sha256(&bytes)),
                 Err(why) => {
@@ -244,10 +326,16 @@ impl Session {
                 }
             }
         }
+        // Started again, a session keeps the base it was pinned to.
+        let base = match &self.pinned_base {
+            Some(base) => base.clone(),
+            None => self.head(),
+        };
+        self.mirror.borrow_mut().base = base.clone();
         let state = State {
             version: STATE_VERSION,
             agent: self.agent.name().into(),
-            base: self.head(),
+            base,
             baseline_sha256,
             rounds: 0,
             window_start: 1,
@@ -255,12 +343,14 @@ impl Session {
             answered: None,
         };
         self.save(&state)?;
-        prune(self.dir.parent().unwrap_or(&self.dir), &self.dir);
+        let removed = prune(self.dir.parent().unwrap_or(&self.dir), &self.dir);
+        pin::pruned(&removed, &self.mirror.borrow().git_dir);
+        pin::sweep();
         Ok((state, note))
     }
 
     /// Session start: take the baseline once.
-    fn start(self) -> Reply {
+    fn start(&self) -> Reply {
         match self.load() {
             Ok(Some(_)) => Reply::Allow,
             Ok(None) => match self.begin(true) {
@@ -274,7 +364,7 @@ impl Session {
 
     /// Stop: gate, judge, follow the route; or, for the second hook of a
     /// stop already gated, its answer again.
-    fn stop(self, input: &Input) -> Reply {
+    fn stop(&self, input: &Input) -> Reply {
         let (mut state, note) = match self.load() {
             Ok(Some(state)) => (state, None),
             // A baseline taken now would excuse what the agent already did.
@@ -291,7 +381,11 @@ impl Session {
             },
             Err(why) => return release(why),
         };
+        // Only a block is replayed: a pass or a release recorded by a hook
+        // anyone can run (the agent's shell, while the code was green)
+        // never answers a stop that was not gated.
         if let Some(answered) = state.answered.as_mut()
+            && answered.kind == Kind::Block
             && answered.agent != self.agent.name()
             && !answered.replayed
             && now().saturating_sub(answered.at) <= REPLAY_SECONDS
@@ -339,15 +433,19 @@ impl Session {
         let evidence = self
             .gate(baseline.as_deref(), state.base.as_deref())
             .and_then(|(evidence, bytes)| write_atomic(&round, &bytes).map(|()| evidence));
+        self.wrote(&format!("round-{}.json", state.rounds));
         let evidence = match evidence {
             Ok(evidence) => evidence,
             Err(why) => {
                 let _ = std::fs::remove_file(&round);
+                self.wrote(&format!("round-{}.json", state.rounds));
                 state.blocks = 0;
                 return release(format!("the gate could not judge this stop: {why}"));
             }
         };
-        let reply = match self.judge(state, &evidence, &round) {
+        let judged = self.judge(state, &evidence, &round);
+        self.wrote("history.jsonl");
+        let reply = match judged {
             Ok(reply) => reply,
             Err(why) => release(why),
         };

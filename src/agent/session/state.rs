@@ -126,10 +126,12 @@ const SESSION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(14 *
 /// `state.json`'s modification time (every hook call that gates writes
 /// it). A session whose lock is held (a hook of it is running) is never
 /// removed, nor is anything in `sessions` that is not a folder. Best
-/// effort: what cannot be read or removed stays.
-pub(super) fn prune(sessions: &Path, current: &Path) {
+/// effort: what cannot be read or removed stays. The names of the
+/// sessions removed.
+pub(super) fn prune(sessions: &Path, current: &Path) -> Vec<String> {
+    let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(sessions) else {
-        return;
+        return removed;
     };
     let now = std::time::SystemTime::now();
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
@@ -153,10 +155,14 @@ pub(super) fn prune(sessions: &Path, current: &Path) {
         let old = now
             .duration_since(active)
             .is_ok_and(|idle| idle > SESSION_MAX_AGE);
-        if (old || index >= KEEP_SESSIONS) && !in_use(&path) {
-            let _ = std::fs::remove_dir_all(&path);
+        if (old || index >= KEEP_SESSIONS)
+            && !in_use(&path)
+            && std::fs::remove_dir_all(&path).is_ok()
+        {
+            removed.extend(path.file_name().and_then(|n| n.to_str()).map(String::from));
         }
     }
+    removed
 }
 
 /// A hook of the session in `dir` holds its lock now.
