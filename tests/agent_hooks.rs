@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::support::{Test, bin, git, repo_root};
 
-const LINT: &str = r#"import sys
+pub(crate) const LINT: &str = r#"import sys
 bad = 0
 for number, line in enumerate(open("app.py"), 1):
     if "BUG" in line:
@@ -26,7 +26,7 @@ for number, line in enumerate(open("app.py"), 1):
 sys.exit(bad)
 "#;
 
-const CHECKS: &str = r#"[settings]
+pub(crate) const CHECKS: &str = r#"[settings]
 allow = ["python3"]
 
 [agent]
@@ -39,18 +39,18 @@ run = ["python3", "lint.py"]
 
 /// An agent as its documentation describes it.
 #[derive(Clone, Copy, Debug)]
-struct Agent {
-    name: &'static str,
-    start: &'static str,
-    stop: &'static str,
+pub(crate) struct Agent {
+    pub(crate) name: &'static str,
+    pub(crate) start: &'static str,
+    pub(crate) stop: &'static str,
 }
 
-const CLAUDE: Agent = Agent {
+pub(crate) const CLAUDE: Agent = Agent {
     name: "claude",
     start: "SessionStart",
     stop: "Stop",
 };
-const AGENTS: [Agent; 4] = [
+pub(crate) const AGENTS: [Agent; 4] = [
     CLAUDE,
     Agent {
         name: "cursor",
@@ -71,17 +71,17 @@ const AGENTS: [Agent; 4] = [
 
 /// What the hook answered.
 #[derive(Debug)]
-struct Reply {
-    json: Value,
-    raw: String,
-    stderr: String,
-    code: Option<i32>,
+pub(crate) struct Reply {
+    pub(crate) json: Value,
+    pub(crate) raw: String,
+    pub(crate) stderr: String,
+    pub(crate) code: Option<i32>,
 }
 
 impl Reply {
     /// The reason of a block, in the agent's format; `None` when the reply
     /// lets the agent stop.
-    fn blocked(&self, agent: Agent) -> Option<String> {
+    pub(crate) fn blocked(&self, agent: Agent) -> Option<String> {
         let field = match agent.name {
             "cursor" => "followup_message",
             _ => "reason",
@@ -93,7 +93,7 @@ impl Reply {
     }
 
     /// What the user is told when the agent is let go without a pass.
-    fn told(&self, agent: Agent) -> Option<String> {
+    pub(crate) fn told(&self, agent: Agent) -> Option<String> {
         match agent.name {
             "claude" | "codex" => self.json["systemMessage"].as_str().map(str::to_string),
             _ => (!self.stderr.trim().is_empty()).then(|| self.stderr.clone()),
@@ -110,7 +110,13 @@ impl Reply {
 }
 
 /// The documented input of `agent`'s `event`, pointed at `dir`.
-fn input(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Value {
+pub(crate) fn input(
+    agent: Agent,
+    event: &str,
+    dir: &Path,
+    session: &str,
+    continued: bool,
+) -> Value {
     let path = repo_root().join(format!("tests/fixtures/agents/{}-{event}.json", agent.name));
     let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let dir = dir.display().to_string();
@@ -142,7 +148,7 @@ fn input(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) 
 
 /// Runs `run-check agent hook AGENT EVENT` with `stdin`, from a directory
 /// that is not the repository (the input names it).
-fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
+pub(crate) fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
     let elsewhere = std::env::temp_dir();
     let mut child = Command::new(bin())
         .args(["agent", "hook", agent, event])
@@ -168,7 +174,7 @@ fn hook_raw(agent: &str, event: &str, stdin: &[u8]) -> Reply {
     }
 }
 
-fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Reply {
+pub(crate) fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -> Reply {
     let value = input(agent, event, dir, session, continued);
     let reply = hook_raw(agent.name, event, value.to_string().as_bytes());
     reply.assert_clean();
@@ -185,8 +191,14 @@ fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continued: bool) -
     reply
 }
 
+/// [`CHECKS`] with `[agent] new_only = true`: the session's start takes
+/// the baseline.
+pub(crate) fn new_only() -> String {
+    CHECKS.replace("max_chars = 1000", "max_chars = 1000\nnew_only = true")
+}
+
 /// A repository with the lint check and `app.py` committed.
-fn project(checks: &str, app: &str) -> Test {
+pub(crate) fn project(checks: &str, app: &str) -> Test {
     let test = Test::new()
         .config(checks)
         .file("lint.py", LINT)
@@ -196,11 +208,11 @@ fn project(checks: &str, app: &str) -> Test {
     test
 }
 
-fn write(test: &Test, path: &str, text: &str) {
+pub(crate) fn write(test: &Test, path: &str, text: &str) {
     std::fs::write(test.path().join(path), text).unwrap();
 }
 
-fn state_dir(test: &Test, session: &str) -> PathBuf {
+pub(crate) fn state_dir(test: &Test, session: &str) -> PathBuf {
     test.path().join(".git/run-check/agent").join(session)
 }
 
@@ -211,7 +223,7 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
         let dir = test.path();
         let start = hook(agent, agent.start, dir, "s-1", false);
         assert_eq!(start.blocked(agent), None, "{agent:?} {start:?}");
-        assert!(state_dir(&test, "s-1").join("baseline.json").is_file());
+        assert!(state_dir(&test, "s-1").join("state.json").is_file());
 
         write(&test, "app.py", "x = 1\ny = 2  # BUG\n");
         let stop = hook(agent, agent.stop, dir, "s-1", false);
@@ -250,9 +262,9 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
 }
 
 #[test]
-fn a_failure_the_session_started_with_does_not_block() {
+fn a_failure_the_session_started_with_does_not_block_with_new_only() {
     for agent in AGENTS {
-        let test = project(CHECKS, "a = 1  # BUG\n");
+        let test = project(&new_only(), "a = 1  # BUG\n");
         let dir = test.path();
         hook(agent, agent.start, dir, "old", false);
         write(&test, "app.py", "a = 1  # BUG\nb = 2\n");
@@ -407,7 +419,7 @@ fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() 
     assert!(told.contains("`run-check: allow` marker"), "{told}");
 
     // The session's baseline edited (to hide a failure): seen.
-    let test = project(CHECKS, "x = 1\n");
+    let test = project(&new_only(), "x = 1\n");
     let dir = test.path();
     hook(CLAUDE, "SessionStart", dir, "edited", false);
     let baseline = state_dir(&test, "edited").join("baseline.json");
@@ -853,7 +865,7 @@ fn the_agent_table_is_validated_and_feedback_defaults_to_its_max_chars() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.chars().count() <= 300, "{text}");
     assert!(
-        text.starts_with("FAIL: 1 of 1 checks failed (lint): 50 new problems"),
+        text.starts_with("FAIL: 1 of 1 checks failed (lint): 50 problems"),
         "{text}"
     );
     assert!(text.contains("more problems left out"), "{text}");
@@ -1055,7 +1067,8 @@ sys.exit(1)
 
 #[test]
 fn a_check_that_forges_the_round_file_is_judged_by_what_the_gate_printed() {
-    let test = project(CHECKS, "x = 1\n");
+    // The session's baseline (new_only) is the passing evidence it copies.
+    let test = project(&new_only(), "x = 1\n");
     write(&test, "lint.py", FORGER);
     git(test.path(), &["commit", "-q", "-am", "forger"]);
     let dir = test.path();
