@@ -73,9 +73,9 @@ pub(crate) const AGENTS: [Agent; 4] = [
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) json: Value,
-    raw: String,
+    pub(crate) raw: String,
     pub(crate) stderr: String,
-    code: Option<i32>,
+    pub(crate) code: Option<i32>,
 }
 
 impl Reply {
@@ -227,6 +227,12 @@ pub(crate) fn hook(agent: Agent, event: &str, dir: &Path, session: &str, continu
     reply
 }
 
+/// [`CHECKS`] with `[agent] new_only = true`: the session's start takes
+/// the baseline.
+pub(crate) fn new_only() -> String {
+    CHECKS.replace("max_chars = 1000", "max_chars = 1000\nnew_only = true")
+}
+
 /// A repository with the lint check and `app.py` committed.
 pub(crate) fn project(checks: &str, app: &str) -> Test {
     let test = Test::new()
@@ -253,7 +259,7 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
         let dir = test.path();
         let start = hook(agent, agent.start, dir, "s-1", false);
         assert_eq!(start.blocked(agent), None, "{agent:?} {start:?}");
-        assert!(state_dir(&test, "s-1").join("baseline.json").is_file());
+        assert!(state_dir(&test, "s-1").join("state.json").is_file());
 
         write(&test, "app.py", "x = 1\ny = 2  # BUG\n");
         let stop = hook(agent, agent.stop, dir, "s-1", false);
@@ -292,9 +298,9 @@ fn each_agent_is_blocked_on_a_located_failure_and_let_go_once_fixed() {
 }
 
 #[test]
-fn a_failure_the_session_started_with_does_not_block() {
+fn a_failure_the_session_started_with_does_not_block_with_new_only() {
     for agent in AGENTS {
-        let test = project(CHECKS, "a = 1  # BUG\n");
+        let test = project(&new_only(), "a = 1  # BUG\n");
         let dir = test.path();
         hook(agent, agent.start, dir, "old", false);
         write(&test, "app.py", "a = 1  # BUG\nb = 2\n");
@@ -450,7 +456,7 @@ fn a_gate_weakened_and_committed_during_the_session_is_seen_and_the_user_told() 
 
     // The session's baseline edited (to hide a failure): seen, the stop
     // blocked once and the user told (tests/agent_trust.rs).
-    let test = project(CHECKS, "x = 1\n");
+    let test = project(&new_only(), "x = 1\n");
     let dir = test.path();
     hook(CLAUDE, "SessionStart", dir, "edited", false);
     let baseline = state_dir(&test, "edited").join("baseline.json");
@@ -898,7 +904,7 @@ fn the_agent_table_is_validated_and_feedback_defaults_to_its_max_chars() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.chars().count() <= 300, "{text}");
     assert!(
-        text.starts_with("FAIL: 1 of 1 checks failed (lint): 50 new problems"),
+        text.starts_with("FAIL: 1 of 1 checks failed (lint): 50 problems"),
         "{text}"
     );
     assert!(text.contains("more problems left out"), "{text}");
@@ -1098,7 +1104,8 @@ sys.exit(1)
 
 #[test]
 fn a_check_that_forges_the_round_file_is_judged_by_what_the_gate_printed() {
-    let test = project(CHECKS, "x = 1\n");
+    // The session's baseline (new_only) is the passing evidence it copies.
+    let test = project(&new_only(), "x = 1\n");
     write(&test, "lint.py", FORGER);
     git(test.path(), &["commit", "-q", "-am", "forger"]);
     let dir = test.path();

@@ -215,7 +215,7 @@ pub(crate) enum FlakyPolicy {
 }
 
 /// `[agent]`: how `run-check agent hook` holds an agent to the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AgentConfig {
     /// The mode a stop is gated in.
     pub(crate) mode: Mode,
@@ -223,8 +223,12 @@ pub(crate) struct AgentConfig {
     pub(crate) max_chars: usize,
     /// Consecutive blocked stops before the agent is let go; 0 never blocks.
     pub(crate) max_blocks: u32,
-    /// Block only for failures the session did not start with.
+    /// Block only for failures the session did not start with (and that
+    /// are not the worktree's debts: `agent/session/debts.rs`).
     pub(crate) new_only: bool,
+    /// The committed evidence that excuses what the repository already
+    /// fails on: a path relative to the worktree, without `..`.
+    pub(crate) baseline: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -248,7 +252,8 @@ impl Default for AgentConfig {
             mode: Mode::Strict,
             max_chars: AgentConfig::MAX_CHARS,
             max_blocks: 5,
-            new_only: true,
+            new_only: false,
+            baseline: None,
         }
     }
 }

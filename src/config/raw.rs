@@ -84,9 +84,17 @@ pub(super) struct RawAgent {
     #[schemars(extend("default" = 5))]
     pub(super) max_blocks: Option<Spanned<i64>>,
     /// Block only for failures the session did not start with (the gate's
-    /// evidence at session start is the session's `--baseline`).
-    #[schemars(extend("default" = true))]
+    /// evidence at session start, less the worktree's debts, is the
+    /// session's `--baseline`). Weaker than the default: every failure
+    /// blocks but those the committed `baseline` explains.
+    #[schemars(extend("default" = false))]
     pub(super) new_only: Option<bool>,
+    /// A committed evidence file (relative to the worktree, without `..`)
+    /// that excuses what the repository already fails on: every stop's
+    /// gate reads it as `--baseline`, compared with the session's base.
+    /// `run-check agent install` writes it when HEAD is red.
+    #[schemars(with = "Option<String>")]
+    pub(super) baseline: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

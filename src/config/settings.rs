@@ -95,6 +95,11 @@ impl Validator<'_> {
             max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),
             max_blocks: max_blocks.map_or(defaults.max_blocks, |n| n as u32),
             new_only: raw.new_only.unwrap_or(defaults.new_only),
+            baseline: raw
+                .baseline
+                .as_ref()
+                .map(|path| self.agent_baseline(path))
+                .transpose()?,
         })
     }
 
@@ -114,6 +119,38 @@ impl Validator<'_> {
             .build()
             .map_err(|err| self.err(first.span(), "gate.files", format!("invalid globs: {err}")))?;
         Ok(GateConfig { files: Some(files) })
+    }
+
+    /// `agent.baseline`: a file the repository commits, so a relative path
+    /// that stays inside the worktree and out of the git directory (where
+    /// nothing is committed and the agent's shell writes freely).
+    fn agent_baseline(&self, path: &Spanned<String>) -> Result<std::path::PathBuf, Error> {
+        use std::path::{Component, Path};
+        let text = path.get_ref();
+        let as_path = Path::new(text);
+        let drive = text.as_bytes().get(1) == Some(&b':');
+        let why = if text.trim().is_empty() || text.contains('\0') {
+            Some("must name a file")
+        } else if as_path.has_root() || as_path.is_absolute() || drive {
+            Some("must be a path relative to the worktree, not an absolute one")
+        } else if as_path.components().any(|c| c == Component::ParentDir) {
+            Some("must stay inside the worktree (no `..`)")
+        } else if as_path
+            .components()
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+        {
+            Some("must be a committed file, not under `.git`")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(self.err(
+                path.span(),
+                "agent.baseline",
+                format!("`{text}`: {why} (a committed evidence file, e.g. \".run-check/agent-baseline.json\")"),
+            )),
+            None => Ok(as_path.to_path_buf()),
+        }
     }
 
     /// `[cache]`: `dir` absolute or under `~/`; `remote` an http(s) URL;

@@ -4,11 +4,13 @@
 //! - Session start (Cursor: a prompt, the first of the conversation counts):
 //!   the session's state folder `<git-dir>/run-check/agent/<session>/` is
 //!   created with `state.json` (the commit `HEAD` names now: the session's
-//!   base) and, with `new_only`, `baseline.json` (the gate's evidence now).
+//!   base); no gate runs, except with `new_only`, where `baseline.json` is
+//!   the gate's evidence now less the worktree's debts ([`debts`]).
 //!   A session that already has a state is resumed as it is.
 //! - Stop: the gate runs as a child process of this binary (`check --mode M
-//!   --baseline <state>/baseline.json --changed-since <base> --format
-//!   json`), the round is judged with the session's
+//!   --baseline B --changed-since <base> --format json`, B the session's
+//!   `baseline.json` with `new_only`, else the committed `[agent] baseline`
+//!   ([`committed`])), the round is judged with the session's
 //!   history (`history.jsonl`), and the hook follows the round's route:
 //!   `FINISH` lets the agent stop; `IMPLEMENTER` blocks with the feedback
 //!   (at most `max_blocks` consecutive times); `USER`, `SUBTASK` and
@@ -44,6 +46,8 @@
 //!   line); the hook never reads its answer back from it.
 
 mod chain;
+mod committed;
+mod debts;
 mod pin;
 mod place;
 mod state;
@@ -278,6 +282,19 @@ impl Session {
         self.dir.join("baseline.json")
     }
 
+    /// The session's name (its folder's).
+    fn name(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The folder of the repository's sessions, where the debts are kept.
+    fn sessions(&self) -> &Path {
+        self.dir.parent().unwrap_or(&self.dir)
+    }
+
     /// The state, `None` when the session has none yet.
     fn load(&self) -> Result<Option<State>, String> {
         let path = self.state_path();
@@ -313,9 +330,11 @@ impl Session {
         let mut note = None;
         let mut baseline_sha256 = None;
         if take_baseline && self.config.agent.new_only {
+            // What an earlier session left red is not this one's to excuse.
             let taken = self
                 .gate(None, None)
-                .and_then(|(_, bytes)| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
+                .and_then(|(evidence, bytes)| debts::unexcused(self.sessions(), evidence, bytes))
+                .and_then(|bytes| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
             self.wrote("baseline.json");
             match taken {
                 Ok(bytes) => baseline_sha256 = Some(sha256(&bytes)),
@@ -423,8 +442,19 @@ impl Session {
                     ));
                 }
             },
-            None => None,
+            None => match committed::baseline(&self.worktree, &self.config.agent) {
+                Ok(path) => path,
+                Err(why) => {
+                    note = Some(note.map_or(why.clone(), |note| format!("{note}; {why}")));
+                    None
+                }
+            },
         };
+        // When the session's baseline was taken: the debts it left out.
+        let started = baseline
+            .as_ref()
+            .filter(|_| state.baseline_sha256.is_some())
+            .and_then(|b| std::fs::symlink_metadata(b).and_then(|m| m.modified()).ok());
         state.rounds += 1;
         let round = self.dir.join(format!("round-{}.json", state.rounds));
         // The round's file is the copy of what the gate printed, or none:
@@ -443,6 +473,12 @@ impl Session {
                 return release(format!("the gate could not judge this stop: {why}"));
             }
         };
+        if self.config.agent.new_only
+            && let Err(why) = debts::record(self.sessions(), &self.name(), &evidence, started)
+        {
+            let why = format!("the worktree's debts could not be recorded: {why}");
+            note = Some(note.map_or(why.clone(), |note| format!("{note}; {why}")));
+        }
         let judged = self.judge(state, &evidence, &round);
         self.wrote("history.jsonl");
         let reply = match judged {
@@ -507,7 +543,7 @@ impl Session {
     /// Judges the round with the session's history and decides the reply;
     /// updates `state` (blocks, window) and the history.
     fn judge(&self, state: &mut State, evidence: &Evidence, round: &Path) -> Result<Reply, String> {
-        let settings = self.config.agent;
+        let settings = &self.config.agent;
         let history_path = self.dir.join("history.jsonl");
         // The judge opens the history to lock and append to it: a FIFO or
         // a link planted there would block it or be read without a bound.
@@ -588,7 +624,7 @@ impl Session {
         evidence: &Evidence,
         shown: &str,
     ) -> String {
-        let settings = self.config.agent;
+        let settings = &self.config.agent;
         let blocks = state.blocks;
         state.window_start = state.rounds + 1;
         state.blocks = 0;

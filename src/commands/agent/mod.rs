@@ -15,7 +15,7 @@ use crate::cli::{
 use crate::config::{AgentConfig, Config};
 use crate::error::Error;
 use crate::report::feedback;
-use crate::tooling::agent::install;
+use crate::tooling::agent::{baseline, install};
 use crate::{bounded, json_input};
 
 /// `run-check agent ...`.
@@ -47,8 +47,26 @@ fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
     } else {
         dedup(&args.agents)
     };
-    let changes = install::install(&root, &agents, args.force)?;
-    finish(&root, &changes, args.dry_run)
+    let mut changes = install::install(&root, &agents, args.force)?;
+    let plan = head_baseline(&root, args.force)?;
+    changes.extend(plan.changes);
+    finish(&root, &changes, &plan.notes, args.dry_run)
+}
+
+/// The committed baseline `install` plans from one gate of the worktree
+/// (`tooling/agent/baseline.rs`), with the checks.toml of the top level,
+/// the one the hook of an agent started there reads.
+fn head_baseline(root: &Path, force: bool) -> Result<baseline::Plan, Error> {
+    let display = PathBuf::from("checks.toml");
+    let path = root.join(&display);
+    if !path.exists() {
+        return Ok(baseline::Plan {
+            changes: Vec::new(),
+            notes: vec!["no checks.toml at the top level: HEAD was not gated".into()],
+        });
+    }
+    let config = crate::config::load(&path, &display, false)?;
+    baseline::plan(root, &display, &config, force)
 }
 
 /// `agent uninstall [AGENT...] [--dry-run]`.
@@ -60,7 +78,7 @@ fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
         dedup(&args.agents)
     };
     let changes = install::uninstall(&root, &agents)?;
-    finish(&root, &changes, args.dry_run)
+    finish(&root, &changes, &[], args.dry_run)
 }
 
 /// `agent hook AGENT EVENT`: the reply on stdout, a line for the user on
@@ -92,8 +110,14 @@ fn dedup(agents: &[Agent]) -> Vec<Agent> {
     agents
 }
 
-/// Writes the changes (unless a dry run) and prints one line per file.
-fn finish(root: &Path, changes: &[install::Change], dry_run: bool) -> Result<i32, Error> {
+/// Writes the changes (unless a dry run) and prints one line per file,
+/// then the notes.
+fn finish(
+    root: &Path,
+    changes: &[install::Change],
+    notes: &[String],
+    dry_run: bool,
+) -> Result<i32, Error> {
     if !dry_run {
         install::apply(root, changes)?;
     }
@@ -104,6 +128,10 @@ fn finish(root: &Path, changes: &[install::Change], dry_run: bool) -> Result<i32
     }
     if changes.is_empty() {
         text.push_str("nothing of run-check's to change\n");
+    }
+    for note in notes {
+        text.push_str(note);
+        text.push('\n');
     }
     write_stdout(&text)?;
     Ok(0)
