@@ -4,6 +4,8 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
+/// The hook's deadline, a gate that dies, an input of another agent, the agents' timeout fields.
+mod agent_deadline;
 /// The agent's feedback: separators, bidi and zero-width characters shown as escapes.
 mod agent_feedback;
 /// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.

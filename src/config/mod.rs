@@ -223,6 +223,9 @@ pub(crate) struct AgentConfig {
     pub(crate) max_blocks: u32,
     /// Block only for failures the session did not start with.
     pub(crate) new_only: bool,
+    /// When the hook stops its gate (as on Ctrl-C): below the agent's own
+    /// hook timeout, which `agent install` writes as this + 60 s.
+    pub(crate) timeout: Duration,
 }
 
 impl AgentConfig {
@@ -238,6 +241,12 @@ impl AgentConfig {
     /// The largest `max_blocks`: Claude Code and GitHub Copilot end a turn
     /// after 8 consecutive blocks.
     pub(crate) const MAX_BLOCKS_LIMIT: u32 = 8;
+    /// The default `timeout`: with the 60 s `agent install` adds, the
+    /// agents' own 600 s default for a hook.
+    pub(crate) const TIMEOUT: Duration = Duration::from_secs(9 * 60);
+    /// The largest `timeout`: an agent left waiting longer for its stop
+    /// is stuck, not gated.
+    pub(crate) const TIMEOUT_LIMIT: Duration = Duration::from_secs(60 * 60);
 }
 
 impl Default for AgentConfig {
@@ -247,6 +256,7 @@ impl Default for AgentConfig {
             max_chars: AgentConfig::MAX_CHARS,
             max_blocks: 5,
             new_only: true,
+            timeout: AgentConfig::TIMEOUT,
         }
     }
 }

@@ -83,6 +83,12 @@ pub(super) struct RawAgent {
     /// evidence at session start is the session's `--baseline`).
     #[schemars(extend("default" = true))]
     pub(super) new_only: Option<bool>,
+    /// When the hook stops its gate as on Ctrl-C, e.g. "9m" (1ms..1h): the
+    /// failures of the checks that finished still block; the user is told
+    /// which did not finish. `agent install` writes each agent's own hook
+    /// timeout as this + 60 s.
+    #[schemars(with = "Option<String>", regex(pattern = DURATION), extend("default" = "9m"))]
+    pub(super) timeout: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

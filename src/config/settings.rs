@@ -90,12 +90,34 @@ impl Validator<'_> {
             }
             _ => bounded(&raw.max_blocks, "agent.max_blocks", 0, 8)?,
         };
+        let timeout = match &raw.timeout {
+            Some(t) => self.agent_timeout(t)?,
+            None => defaults.timeout,
+        };
         Ok(AgentConfig {
             mode: raw.mode.unwrap_or(defaults.mode),
             max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),
             max_blocks: max_blocks.map_or(defaults.max_blocks, |n| n as u32),
             new_only: raw.new_only.unwrap_or(defaults.new_only),
+            timeout,
         })
+    }
+
+    /// `agent.timeout`: a duration of at most [`AgentConfig::TIMEOUT_LIMIT`].
+    fn agent_timeout(&self, raw: &Spanned<String>) -> Result<std::time::Duration, Error> {
+        let timeout = self.duration(raw, "agent.timeout")?;
+        if timeout > AgentConfig::TIMEOUT_LIMIT {
+            return Err(self.err(
+                raw.span(),
+                "agent.timeout",
+                format!(
+                    "`{}` is longer than \"1h\", the most an agent is left waiting for its \
+                     stop hook",
+                    raw.get_ref()
+                ),
+            ));
+        }
+        Ok(timeout)
     }
 
     /// `[cache]`: `dir` absolute or under `~/`; `remote` an http(s) URL;

@@ -29,14 +29,17 @@
 //! - A session id that is not already a file name (`[A-Za-z0-9_-]`, at
 //!   most 64 characters) is refused like bad input: no agent sends one.
 //! - Anything that stops the hook from judging (bad input, no repository, a
-//!   broken checks.toml, a gate that wrote no evidence, a state it cannot
+//!   broken checks.toml, a gate that could not start, a state it cannot
 //!   write) lets the agent stop with one line saying why: a broken gate must
-//!   not trap an agent.
+//!   not trap an agent. A gate that dies (killed by a signal run-check did
+//!   not send, no evidence) blocks once first, and a gate cut short by
+//!   `[agent] timeout` blocks on what finished ([`ending`]).
 //! - The gate's verdict is its process's: exit code and stdout
 //!   ([`crate::agent::gate`]). A copy of the evidence is kept as
 //!   `round-N.json` (for `agent feedback` and the block's `evidence:`
 //!   line); the hook never reads its answer back from it.
 
+mod ending;
 mod state;
 
 use std::ffi::OsString;
@@ -45,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agent::gate::{self, Ended, Gate};
+use crate::agent::gate::Gate;
 use crate::agent::protocol::{self, Agent, Event, Input, Reply};
 use crate::aggregate::judge::round::{self, Ask, Record};
 use crate::aggregate::judge::{input::Source, verdict::NextAgent};
@@ -53,6 +56,7 @@ use crate::config::{AgentConfig, Config};
 use crate::report::feedback;
 use run_check_documents::evidence::Evidence;
 
+use ending::Outcome;
 pub(crate) use state::latest_round;
 use state::{Answered, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic};
 
@@ -234,6 +238,7 @@ impl Session {
         if take_baseline && self.config.agent.new_only {
             let taken = self
                 .gate(None, None)
+                .whole()
                 .and_then(|(_, bytes)| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
             match taken {
                 Ok(bytes) => baseline_sha256 = Some(sha256(&bytes)),
@@ -253,6 +258,7 @@ impl Session {
             window_start: 1,
             blocks: 0,
             answered: None,
+            died: 0,
         };
         self.save(&state)?;
         prune(self.dir.parent().unwrap_or(&self.dir), &self.dir);
@@ -336,20 +342,32 @@ impl Session {
         // The round's file is the copy of what the gate printed, or none:
         // never a file a check put there.
         let _ = std::fs::remove_file(&round);
-        let evidence = self
-            .gate(baseline.as_deref(), state.base.as_deref())
-            .and_then(|(evidence, bytes)| write_atomic(&round, &bytes).map(|()| evidence));
-        let evidence = match evidence {
-            Ok(evidence) => evidence,
-            Err(why) => {
-                let _ = std::fs::remove_file(&round);
+        let (evidence, bytes, cut) = match self.gate(baseline.as_deref(), state.base.as_deref()) {
+            Outcome::Verdict {
+                evidence,
+                bytes,
+                cut,
+            } => (evidence, bytes, cut),
+            Outcome::Overdue => return self.overdue(state),
+            Outcome::Died(why) => return self.died(state, &why),
+            Outcome::Failed(why) => {
+                state.rounds -= 1;
                 state.blocks = 0;
                 return release(format!("the gate could not judge this stop: {why}"));
             }
         };
-        let reply = match self.judge(state, &evidence, &round) {
-            Ok(reply) => reply,
-            Err(why) => release(why),
+        if let Err(why) = write_atomic(&round, &bytes) {
+            let _ = std::fs::remove_file(&round);
+            let why = format!(
+                "its evidence could not be copied to {}: {why}",
+                round.display()
+            );
+            return self.died(state, &why);
+        }
+        state.died = 0;
+        let reply = match cut {
+            true => self.cut_short(state, &evidence, &round),
+            false => self.judge(state, &evidence, &round).unwrap_or_else(release),
         };
         match (reply, note.take()) {
             (Reply::Allow, Some(note)) => Reply::Release { message: note },
@@ -364,16 +382,16 @@ impl Session {
         }
     }
 
-    /// Runs the gate ([`gate::Gate`]): its evidence and the bytes it
-    /// printed, or why there is none. The verdict is the gate process's:
-    /// its exit code and its stdout, never a file the checks could write.
-    fn gate(
-        &self,
-        baseline: Option<&Path>,
-        base: Option<&str>,
-    ) -> Result<(Evidence, Vec<u8>), String> {
-        let exe = std::env::current_exe()
-            .map_err(|err| format!("cannot find run-check's own binary: {err}"))?;
+    /// Runs the gate ([`Gate`]) until `[agent] timeout`: what it left. The
+    /// verdict is the gate process's: its exit code and its stdout, never
+    /// a file the checks could write.
+    fn gate(&self, baseline: Option<&Path>, base: Option<&str>) -> Outcome {
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(err) => {
+                return Outcome::Failed(format!("cannot find run-check's own binary: {err}"));
+            }
+        };
         let mut args: Vec<OsString> = vec!["--worktree".into(), self.worktree.clone().into()];
         args.extend(["--mode", self.config.agent.mode.as_str()].map(OsString::from));
         if let Some(baseline) = baseline {
@@ -388,21 +406,12 @@ impl Session {
             dir: Some(&self.worktree),
             jobs: None,
             cancelled: &|| false,
-            deadline: None,
+            deadline: Some(self.config.agent.timeout),
         }
-        .run()
-        .map_err(|err| format!("cannot start the gate: {err}"))?;
-        let last = gated.last_line().unwrap_or("").trim().to_string();
-        let code = match gated.ended {
-            Ended::Code(code) => Some(code),
-            Ended::Killed(_) => None,
-        };
-        match gate::verdict_of(gated.ended, gated.output, String::new()).evidence {
-            Some(found) => Ok(found),
-            None => Err(match code {
-                Some(code) => format!("the gate exited {code} without evidence: {last}"),
-                None => "the gate was killed before it wrote its evidence".into(),
-            }),
+        .run();
+        match gated {
+            Ok(gated) => Outcome::of(gated),
+            Err(err) => Outcome::Failed(format!("cannot start the gate: {err}")),
         }
     }
 
