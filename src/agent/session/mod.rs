@@ -342,7 +342,12 @@ impl Session {
         // The round's file is the copy of what the gate printed, or none:
         // never a file a check put there.
         let _ = std::fs::remove_file(&round);
-        let (evidence, bytes, cut) = match self.gate(baseline.as_deref(), state.base.as_deref()) {
+        let outcome = self.gate(baseline.as_deref(), state.base.as_deref());
+        if !matches!(outcome, Outcome::Verdict { .. }) {
+            // What a check put there while the gate ran.
+            let _ = std::fs::remove_file(&round);
+        }
+        let (evidence, bytes, cut) = match outcome {
             Outcome::Verdict {
                 evidence,
                 bytes,
