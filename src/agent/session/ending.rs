@@ -29,7 +29,7 @@ pub(super) enum Outcome {
     /// Its evidence and the bytes it printed; `cut` when the deadline
     /// stopped it before every check finished.
     Verdict {
-        evidence: Evidence,
+        evidence: Box<Evidence>,
         bytes: Vec<u8>,
         cut: bool,
     },
@@ -62,7 +62,7 @@ impl Outcome {
                 );
             }
             return Outcome::Verdict {
-                evidence,
+                evidence: Box::new(evidence),
                 bytes,
                 cut: interrupted,
             };
@@ -91,7 +91,7 @@ impl Outcome {
                 evidence,
                 bytes,
                 cut: false,
-            } => Ok((evidence, bytes)),
+            } => Ok((*evidence, bytes)),
             Outcome::Verdict { .. } | Outcome::Overdue => {
                 Err("the gate did not finish within `[agent] timeout`".into())
             }
