@@ -101,7 +101,7 @@ impl Reply {
     }
 
     #[track_caller]
-    fn assert_clean(&self) {
+    pub(crate) fn assert_clean(&self) {
         assert!(self.json.is_object(), "{}", self.raw);
         let raw = self.raw.strip_suffix('\n').unwrap_or(&self.raw);
         assert!(!raw.chars().any(char::is_control), "{raw:?}");
@@ -1112,18 +1112,14 @@ fn a_check_that_forges_the_round_file_is_judged_by_what_the_gate_printed() {
     let start = hook(CLAUDE, "SessionStart", dir, "s-1", false);
     assert_eq!(start.blocked(CLAUDE), None, "{start:?}");
 
-    // The gate is killed after its check forged a passing round: no pass,
-    // and the user is told.
+    // The gate is killed after its check forged a passing round: no pass;
+    // the stop blocks (a gate that dies is no reason to let the agent go).
     write(&test, "app.py", "x = 1  # BUG\n");
     let stop = hook(CLAUDE, "Stop", dir, "s-1", false);
-    assert_eq!(stop.blocked(CLAUDE), None, "{stop:?}");
-    let told = stop
-        .told(CLAUDE)
-        .unwrap_or_else(|| panic!("a silent pass: {stop:?}"));
-    assert!(
-        told.contains("the gate could not judge this stop"),
-        "{told}"
-    );
+    let reason = stop
+        .blocked(CLAUDE)
+        .unwrap_or_else(|| panic!("let go: {stop:?}"));
+    assert!(reason.starts_with("the gate could not finish"), "{reason}");
     assert!(!state_dir(&test, "s-1").join("round-1.json").exists());
 
     // The round files it forged are not the hook's: the next stop blocks

@@ -1114,3 +1114,18 @@ fn max_blocks_above_the_agents_own_cap() {
         ),
     );
 }
+
+#[test]
+fn agent_timeout_above_an_hour() {
+    rejects(
+        with_marker("\n[agent]\ntimeout = \"61m\"\n"),
+        Line::Is(
+            "error: checks.toml:9:11: agent.timeout: `61m` is longer than \"1h\", the most an \
+             agent is left waiting for its stop hook",
+        ),
+    );
+    rejects(
+        with_marker("\n[agent]\ntimeout = \"soon\"\n"),
+        Line::StartsWith("error: checks.toml:9:11: agent.timeout: invalid duration `soon`"),
+    );
+}

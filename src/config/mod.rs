@@ -229,6 +229,9 @@ pub(crate) struct AgentConfig {
     /// The committed evidence that excuses what the repository already
     /// fails on: a path relative to the worktree, without `..`.
     pub(crate) baseline: Option<PathBuf>,
+    /// When the hook stops its gate (as on Ctrl-C): below the agent's own
+    /// hook timeout, which `agent install` writes as this + 60 s.
+    pub(crate) timeout: Duration,
 }
 
 impl AgentConfig {
@@ -244,6 +247,12 @@ impl AgentConfig {
     /// The largest `max_blocks`: Claude Code and GitHub Copilot end a turn
     /// after 8 consecutive blocks.
     pub(crate) const MAX_BLOCKS_LIMIT: u32 = 8;
+    /// The default `timeout`: with the 60 s `agent install` adds, the
+    /// agents' own 600 s default for a hook.
+    pub(crate) const TIMEOUT: Duration = Duration::from_secs(9 * 60);
+    /// The largest `timeout`: an agent left waiting longer for its stop
+    /// is stuck, not gated.
+    pub(crate) const TIMEOUT_LIMIT: Duration = Duration::from_secs(60 * 60);
 }
 
 impl Default for AgentConfig {
@@ -254,6 +263,7 @@ impl Default for AgentConfig {
             max_blocks: 5,
             new_only: false,
             baseline: None,
+            timeout: AgentConfig::TIMEOUT,
         }
     }
 }

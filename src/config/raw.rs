@@ -95,6 +95,12 @@ pub(super) struct RawAgent {
     /// `run-check agent install` writes it when HEAD is red.
     #[schemars(with = "Option<String>")]
     pub(super) baseline: Option<Spanned<String>>,
+    /// When the hook stops its gate as on Ctrl-C, e.g. "9m" (1ms..1h): the
+    /// failures of the checks that finished still block; the user is told
+    /// which did not finish. `agent install` writes each agent's own hook
+    /// timeout as this + 60 s.
+    #[schemars(with = "Option<String>", regex(pattern = DURATION), extend("default" = "9m"))]
+    pub(super) timeout: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

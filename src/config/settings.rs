@@ -90,6 +90,10 @@ impl Validator<'_> {
             }
             _ => bounded(&raw.max_blocks, "agent.max_blocks", 0, 8)?,
         };
+        let timeout = match &raw.timeout {
+            Some(t) => self.agent_timeout(t)?,
+            None => defaults.timeout,
+        };
         Ok(AgentConfig {
             mode: raw.mode.unwrap_or(defaults.mode),
             max_chars: max_chars.map_or(defaults.max_chars, |n| n as usize),
@@ -100,6 +104,7 @@ impl Validator<'_> {
                 .as_ref()
                 .map(|path| self.agent_baseline(path))
                 .transpose()?,
+            timeout,
         })
     }
 
@@ -151,6 +156,23 @@ impl Validator<'_> {
             )),
             None => Ok(as_path.to_path_buf()),
         }
+    }
+
+    /// `agent.timeout`: a duration of at most [`AgentConfig::TIMEOUT_LIMIT`].
+    fn agent_timeout(&self, raw: &Spanned<String>) -> Result<std::time::Duration, Error> {
+        let timeout = self.duration(raw, "agent.timeout")?;
+        if timeout > AgentConfig::TIMEOUT_LIMIT {
+            return Err(self.err(
+                raw.span(),
+                "agent.timeout",
+                format!(
+                    "`{}` is longer than \"1h\", the most an agent is left waiting for its \
+                     stop hook",
+                    raw.get_ref()
+                ),
+            ));
+        }
+        Ok(timeout)
     }
 
     /// `[cache]`: `dir` absolute or under `~/`; `remote` an http(s) URL;

@@ -101,9 +101,8 @@ pub(crate) enum Ended {
 pub(crate) struct Gated {
     pub(crate) ended: Ended,
     /// Whether (and why) the runner stopped it: the MCP server tells a
-    /// cancelled run from one that died (without feature `mcp`, nothing
-    /// reads it yet).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    /// cancelled run from one that died, the hook a gate cut short by its
+    /// deadline from one a check interrupted.
     pub(crate) stopped: Option<Stop>,
     /// Its stdout (at most the JSON limit), or why it could not be read.
     pub(crate) output: Result<Vec<u8>, String>,

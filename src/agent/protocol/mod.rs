@@ -33,6 +33,11 @@ pub(crate) struct Protocol {
     pub(crate) aliases: &'static [(&'static str, Event)],
     /// The input's fields.
     pub(crate) fields: Fields,
+    /// Keys that every input of this agent has and no other agent's
+    /// has: an input holding them all is this agent's, whichever hook it
+    /// was sent to (Cursor runs `.claude/settings.json` hooks), and is read
+    /// with this agent's fields and rules. Empty: known by its hook's name.
+    pub(crate) shape: &'static [&'static str],
     /// The reply's shapes.
     pub(crate) replies: Replies,
     /// The environment variable the agent documents as the project's
@@ -190,6 +195,18 @@ impl Agent {
         self.protocol().events.map(|(name, _)| name)
     }
 
+    /// The agent that sent `input` to this agent's hook: the first whose
+    /// [`Protocol::shape`] the input has, else this one.
+    pub(crate) fn sender(self, input: &serde_json::Map<String, Value>) -> Agent {
+        Agent::ALL
+            .into_iter()
+            .find(|agent| {
+                let shape = agent.protocol().shape;
+                !shape.is_empty() && shape.iter().all(|key| input.contains_key(*key))
+            })
+            .unwrap_or(self)
+    }
+
     /// What `event` (as the agent spells it) is; `None` for an event the
     /// hook does not handle.
     pub(crate) fn event(self, event: &str) -> Option<Event> {
@@ -221,12 +238,14 @@ pub(crate) struct Input {
 
 /// The hook's input as the agent documents it, read leniently: every field
 /// is optional, and a field of the wrong type is as if absent. Only a
-/// document that is not a JSON object is an error.
+/// document that is not a JSON object is an error. It is read with the
+/// fields and rules of the agent that sent it ([`Agent::sender`]), which
+/// may not be `agent`, the one whose hook was called.
 pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
     let Some(object) = value.as_object() else {
         return Err("the hook input is not a JSON object".into());
     };
-    let protocol = agent.protocol();
+    let protocol = agent.sender(object).protocol();
     let fields = &protocol.fields;
     let text = |key: &str| {
         object
@@ -245,6 +264,7 @@ pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
         .map(str::to_string);
     let variable = protocol
         .project_variable
+        .or(agent.protocol().project_variable)
         .and_then(std::env::var_os)
         .filter(|v| !v.is_empty())
         .map(|v| v.to_string_lossy().into_owned());

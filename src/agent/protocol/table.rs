@@ -63,6 +63,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
         fields: FIELDS,
+        shape: &[],
         replies: DECISION,
         project_variable: Some("CLAUDE_PROJECT_DIR"),
     },
@@ -72,8 +73,8 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         name: "cursor",
         title: "Cursor",
         folder: ".cursor",
-        // `{"version": 1, "hooks": {"stop": [{"command": ...}]}}`; Cursor
-        // caps the follow-ups of a `stop` hook itself, per entry
+        // `{"version": 1, "hooks": {"stop": [{"command": ..., "timeout": s}]}}`;
+        // Cursor caps the follow-ups of a `stop` hook itself, per entry
         // (`loop_limit`): set to run-check's own default bound, so the two
         // agree (docs/agents.md says to raise both together).
         settings: Settings {
@@ -81,7 +82,10 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
             grouped: false,
             typed: false,
             command_keys: &["command"],
-            timeout: None,
+            timeout: Some(Timeout {
+                key: "timeout",
+                unit: Unit::Seconds,
+            }),
             loop_limit: Some("loop_limit"),
             version: true,
         },
@@ -95,6 +99,8 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
             status: Some("status"),
             ..FIELDS
         },
+        // Every Cursor input has both; no other agent sends either.
+        shape: &["conversation_id", "workspace_roots"],
         // A prompt is answered `{"continue": true}` whatever the reply; a
         // block at stop is a follow-up message; the user is told on stderr.
         replies: Replies {
@@ -118,6 +124,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
         fields: FIELDS,
+        shape: &[],
         replies: DECISION,
         project_variable: None,
     },
@@ -144,6 +151,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         // The PascalCase names of its VS Code compatible format.
         aliases: &[("SessionStart", Event::Start), ("Stop", Event::Stop)],
         fields: FIELDS,
+        shape: &[],
         // Exit 2 is a warning on its stop and start events, never a block:
         // the documented way to show the user a message.
         replies: Replies {

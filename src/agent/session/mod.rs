@@ -37,9 +37,11 @@
 //! - A session id that is not already a file name (`[A-Za-z0-9_-]`, at
 //!   most 64 characters) is refused like bad input: no agent sends one.
 //! - Anything that stops the hook from judging (bad input, no repository, a
-//!   broken checks.toml, a gate that wrote no evidence, a state it cannot
+//!   broken checks.toml, a gate that could not start, a state it cannot
 //!   write) lets the agent stop with one line saying why: a broken gate must
-//!   not trap an agent.
+//!   not trap an agent. A gate that dies (killed by a signal run-check did
+//!   not send, no evidence) blocks once first, and a gate cut short by
+//!   `[agent] timeout` blocks on what finished ([`ending`]).
 //! - The gate's verdict is its process's: exit code and stdout
 //!   ([`crate::agent::gate`]). A copy of the evidence is kept as
 //!   `round-N.json` (for `agent feedback` and the block's `evidence:`
@@ -48,6 +50,7 @@
 mod chain;
 mod committed;
 mod debts;
+mod ending;
 mod pin;
 mod place;
 mod state;
@@ -60,7 +63,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agent::gate::{self, Ended, Gate};
+use crate::agent::gate::Gate;
 use crate::agent::protocol::{self, Agent, Event, Input, Reply};
 use crate::aggregate::judge::round::{self, Ask, Record};
 use crate::aggregate::judge::{input::Source, verdict::NextAgent};
@@ -70,6 +73,7 @@ use run_check_documents::evidence::Evidence;
 
 use chain::{Chain, Found};
 use pin::Mirror;
+use ending::Outcome;
 pub(crate) use state::latest_round;
 use state::{
     Answered, Kind, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic,
@@ -333,6 +337,7 @@ impl Session {
             // What an earlier session left red is not this one's to excuse.
             let taken = self
                 .gate(None, None)
+                .whole()
                 .and_then(|(evidence, bytes)| debts::unexcused(self.sessions(), evidence, bytes))
                 .and_then(|bytes| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
             self.wrote("baseline.json");
@@ -360,6 +365,7 @@ impl Session {
             window_start: 1,
             blocks: 0,
             answered: None,
+            died: 0,
         };
         self.save(&state)?;
         let removed = prune(self.dir.parent().unwrap_or(&self.dir), &self.dir);
@@ -460,31 +466,49 @@ impl Session {
         // The round's file is the copy of what the gate printed, or none:
         // never a file a check put there.
         let _ = std::fs::remove_file(&round);
-        let evidence = self
-            .gate(baseline.as_deref(), state.base.as_deref())
-            .and_then(|(evidence, bytes)| write_atomic(&round, &bytes).map(|()| evidence));
-        self.wrote(&format!("round-{}.json", state.rounds));
-        let evidence = match evidence {
-            Ok(evidence) => evidence,
-            Err(why) => {
-                let _ = std::fs::remove_file(&round);
-                self.wrote(&format!("round-{}.json", state.rounds));
+        let round_name = format!("round-{}.json", state.rounds);
+        let outcome = self.gate(baseline.as_deref(), state.base.as_deref());
+        if !matches!(outcome, Outcome::Verdict { .. }) {
+            // What a check put there while the gate ran.
+            let _ = std::fs::remove_file(&round);
+            self.wrote(&round_name);
+        }
+        let (evidence, bytes, cut) = match outcome {
+            Outcome::Verdict {
+                evidence,
+                bytes,
+                cut,
+            } => (evidence, bytes, cut),
+            Outcome::Overdue => return self.overdue(state),
+            Outcome::Died(why) => return self.died(state, &why),
+            Outcome::Failed(why) => {
+                state.rounds -= 1;
                 state.blocks = 0;
                 return release(format!("the gate could not judge this stop: {why}"));
             }
         };
+        if let Err(why) = write_atomic(&round, &bytes) {
+            let _ = std::fs::remove_file(&round);
+            self.wrote(&round_name);
+            let why = format!(
+                "its evidence could not be copied to {}: {why}",
+                round.display()
+            );
+            return self.died(state, &why);
+        }
+        self.wrote(&round_name);
+        state.died = 0;
         if self.config.agent.new_only
             && let Err(why) = debts::record(self.sessions(), &self.name(), &evidence, started)
         {
             let why = format!("the worktree's debts could not be recorded: {why}");
             note = Some(note.map_or(why.clone(), |note| format!("{note}; {why}")));
         }
-        let judged = self.judge(state, &evidence, &round);
-        self.wrote("history.jsonl");
-        let reply = match judged {
-            Ok(reply) => reply,
-            Err(why) => release(why),
+        let reply = match cut {
+            true => self.cut_short(state, &evidence, &round),
+            false => self.judge(state, &evidence, &round).unwrap_or_else(release),
         };
+        self.wrote("history.jsonl");
         match (reply, note.take()) {
             (Reply::Allow, Some(note)) => Reply::Release { message: note },
             (Reply::Block { reason, notice }, Some(note)) => Reply::Block {
@@ -498,16 +522,16 @@ impl Session {
         }
     }
 
-    /// Runs the gate ([`gate::Gate`]): its evidence and the bytes it
-    /// printed, or why there is none. The verdict is the gate process's:
-    /// its exit code and its stdout, never a file the checks could write.
-    fn gate(
-        &self,
-        baseline: Option<&Path>,
-        base: Option<&str>,
-    ) -> Result<(Evidence, Vec<u8>), String> {
-        let exe = std::env::current_exe()
-            .map_err(|err| format!("cannot find run-check's own binary: {err}"))?;
+    /// Runs the gate ([`Gate`]) until `[agent] timeout`: what it left. The
+    /// verdict is the gate process's: its exit code and its stdout, never
+    /// a file the checks could write.
+    fn gate(&self, baseline: Option<&Path>, base: Option<&str>) -> Outcome {
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(err) => {
+                return Outcome::Failed(format!("cannot find run-check's own binary: {err}"));
+            }
+        };
         let mut args: Vec<OsString> = vec!["--worktree".into(), self.worktree.clone().into()];
         args.extend(["--mode", self.config.agent.mode.as_str()].map(OsString::from));
         if let Some(baseline) = baseline {
@@ -522,21 +546,12 @@ impl Session {
             dir: Some(&self.worktree),
             jobs: None,
             cancelled: &|| false,
-            deadline: None,
+            deadline: Some(self.config.agent.timeout),
         }
-        .run()
-        .map_err(|err| format!("cannot start the gate: {err}"))?;
-        let last = gated.last_line().unwrap_or("").trim().to_string();
-        let code = match gated.ended {
-            Ended::Code(code) => Some(code),
-            Ended::Killed(_) => None,
-        };
-        match gate::verdict_of(gated.ended, gated.output, String::new()).evidence {
-            Some(found) => Ok(found),
-            None => Err(match code {
-                Some(code) => format!("the gate exited {code} without evidence: {last}"),
-                None => "the gate was killed before it wrote its evidence".into(),
-            }),
+        .run();
+        match gated {
+            Ok(gated) => Outcome::of(gated),
+            Err(err) => Outcome::Failed(format!("cannot start the gate: {err}")),
         }
     }
 

@@ -33,6 +33,10 @@ pub(super) struct State {
     /// stop (see [`Answered`]).
     #[serde(default)]
     pub(super) answered: Option<Answered>,
+    /// Consecutive stops whose gate died (killed by a signal run-check did
+    /// not send, or no evidence): the first blocks, the second lets go.
+    #[serde(default)]
+    pub(super) died: u32,
 }
 
 /// The answer of the last gated stop. GitHub Copilot CLI runs the hooks of

@@ -47,7 +47,8 @@ fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
     } else {
         dedup(&args.agents)
     };
-    let mut changes = install::install(&root, &agents, args.force)?;
+    let seconds = install::hook_seconds(configured()?.timeout);
+    let mut changes = install::install(&root, &agents, args.force, seconds)?;
     let plan = head_baseline(&root, args.force)?;
     changes.extend(plan.changes);
     finish(&root, &changes, &plan.notes, args.dry_run)
@@ -182,13 +183,19 @@ fn feedback(args: &AgentFeedbackArgs) -> Result<i32, Error> {
 }
 
 /// `[agent] max_chars` of the checks.toml a check run here would read,
-/// else the default. A config that exists but is invalid is an error: it
-/// would not be the bound the hook uses either.
+/// else the default.
 fn configured_max_chars() -> Result<usize, Error> {
+    Ok(configured()?.max_chars)
+}
+
+/// `[agent]` of the checks.toml a check run here would read, else the
+/// defaults. A config that exists but is invalid is an error: it would not
+/// be what the hook uses either.
+fn configured() -> Result<AgentConfig, Error> {
     let location = Location::default().resolved();
     let worktree = crate::paths::worktree(location.worktree.as_deref())?;
     if !super::config_file(&location, &worktree).exists() {
-        return Ok(AgentConfig::MAX_CHARS);
+        return Ok(AgentConfig::default());
     }
-    Ok(super::load_config(&location, &worktree)?.agent.max_chars)
+    Ok(super::load_config(&location, &worktree)?.agent)
 }

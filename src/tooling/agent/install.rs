@@ -14,14 +14,25 @@
 //! nothing. Every change is planned before the first is written.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::json::{Json, object, string};
 use crate::agent::protocol::{Agent, Event, Settings, skill};
 use crate::error::Error;
 
-/// Seconds an agent waits for the hook: a strict gate can take minutes,
-/// and the agents' own defaults are shorter (Copilot: 30 s).
-const TIMEOUT_SECONDS: u64 = 600;
+/// How much longer an agent waits for the hook than the hook lets its gate
+/// run (`[agent] timeout`): a gate stopped at that deadline has 5 s to
+/// write what finished before it is killed, then the hook judges the round
+/// and answers; the agent must still be listening, or it discards the
+/// answer (Claude Code) or lets the agent go without one (Cursor, Copilot).
+const HOOK_MARGIN: Duration = Duration::from_secs(60);
+
+/// The seconds an agent waits for the hook whose gate may run for
+/// `timeout` (`[agent] timeout`): `timeout` + [`HOOK_MARGIN`], rounded up.
+pub(crate) fn hook_seconds(timeout: Duration) -> u64 {
+    let total = timeout.saturating_add(HOOK_MARGIN);
+    total.as_secs() + u64::from(total.subsec_nanos() > 0)
+}
 
 /// One file's change.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,8 +103,15 @@ pub(crate) fn installed(root: &Path) -> Result<Vec<Agent>, Error> {
     Ok(found)
 }
 
-/// The changes `install` makes for `agents` under `root`.
-pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<Change>, Error> {
+/// The changes `install` makes for `agents` under `root`; each hook entry's
+/// timeout field (where the agent has one) says `seconds`, in the agent's
+/// unit, also in an entry an earlier install wrote.
+pub(crate) fn install(
+    root: &Path,
+    agents: &[Agent],
+    force: bool,
+    seconds: u64,
+) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
     for &agent in agents {
         let settings = agent.protocol().settings;
@@ -113,6 +131,7 @@ pub(crate) fn install(root: &Path, agents: &[Agent], force: bool) -> Result<Vec<
                 &settings,
                 &command(agent, event),
                 kind == Event::Stop,
+                seconds,
             );
         }
         changes.push(Change {
@@ -278,7 +297,7 @@ fn mergeable(text: &str) -> Result<Json, String> {
 }
 
 /// The entry that runs `command`, as `settings` lists one.
-fn entry(settings: &Settings, command: &str, stop: bool) -> Json {
+fn entry(settings: &Settings, command: &str, stop: bool, seconds: u64) -> Json {
     let mut fields: Vec<(&str, Json)> = Vec::new();
     if settings.typed {
         fields.push(("type", string("command")));
@@ -287,7 +306,7 @@ fn entry(settings: &Settings, command: &str, stop: bool) -> Json {
         fields.push((*key, string(command)));
     }
     if let Some(timeout) = settings.timeout {
-        let value = timeout.unit.of(TIMEOUT_SECONDS);
+        let value = timeout.unit.of(seconds);
         fields.push((timeout.key, Json::Number(value.into())));
     }
     if let Some(key) = settings.loop_limit
@@ -314,8 +333,10 @@ fn runs(item: &Json, settings: &Settings, command: &str) -> bool {
     item.get(key).and_then(Json::as_str) == Some(command)
 }
 
-/// Adds the entry for `command` unless one is there.
-fn add(document: &mut Json, settings: &Settings, command: &str, stop: bool) {
+/// Adds the entry for `command` unless one is there; one that is gets
+/// `seconds` as its timeout (so a changed `[agent] timeout` reaches the
+/// agent with the next install, and an unchanged one changes no byte).
+fn add(document: &mut Json, settings: &Settings, command: &str, stop: bool, seconds: u64) {
     // A new file of a format with a `version` needs it; an existing one
     // keeps what it has.
     if settings.version
@@ -330,15 +351,37 @@ fn add(document: &mut Json, settings: &Settings, command: &str, stop: bool) {
     let Some(Json::Array(list)) = hooks.entry(event_of(command), Json::Array(Vec::new())) else {
         return;
     };
-    let present = list.iter().any(|item| match settings.grouped {
-        true => match item.get("hooks") {
-            Some(Json::Array(inner)) => inner.iter().any(|h| runs(h, settings, command)),
-            _ => false,
-        },
-        false => runs(item, settings, command),
-    });
+    let mut present = false;
+    for item in list.iter_mut() {
+        let ours: Vec<&mut Json> = match (settings.grouped, item) {
+            (true, Json::Object(fields)) => fields
+                .iter_mut()
+                .filter(|(key, _)| key == "hooks")
+                .flat_map(|(_, inner)| match inner {
+                    Json::Array(inner) => inner.iter_mut().collect(),
+                    _ => Vec::new(),
+                })
+                .filter(|h| runs(h, settings, command))
+                .collect(),
+            (false, item) if runs(item, settings, command) => vec![item],
+            _ => Vec::new(),
+        };
+        for found in ours {
+            present = true;
+            set_timeout(found, settings, seconds);
+        }
+    }
     if !present {
-        list.push(entry(settings, command, stop));
+        list.push(entry(settings, command, stop, seconds));
+    }
+}
+
+/// Sets the timeout field of an entry of run-check's to `seconds`.
+fn set_timeout(entry: &mut Json, settings: &Settings, seconds: u64) {
+    if let Some(timeout) = settings.timeout
+        && let Some(value) = entry.entry(timeout.key, Json::Null)
+    {
+        *value = Json::Number(timeout.unit.of(seconds).into());
     }
 }
 
@@ -412,12 +455,14 @@ mod tests {
                 layout,
                 "run-check agent hook claude Stop",
                 true,
+                600,
             );
             add(
                 &mut document,
                 layout,
                 "run-check agent hook claude SessionStart",
                 false,
+                600,
             );
             let once = document.pretty();
             add(
@@ -425,6 +470,7 @@ mod tests {
                 layout,
                 "run-check agent hook claude Stop",
                 true,
+                600,
             );
             assert_eq!(document.pretty(), once);
             assert!(once.contains("notify-send done"), "{once}");
