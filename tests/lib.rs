@@ -4,10 +4,10 @@
 /// The `Test` builder: temp worktree, checks.toml, run, assertions.
 mod support;
 
-/// Debts: no gate at session start, a committed baseline from `agent install`, debts a new session owes.
-mod agent_debts;
 /// The hook's deadline, a gate that dies, an input of another agent, the agents' timeout fields.
 mod agent_deadline;
+/// Debts: no gate at session start, a committed baseline from `agent install`, debts a new session owes.
+mod agent_debts;
 /// The agent's feedback: separators, bidi and zero-width characters shown as escapes.
 mod agent_feedback;
 /// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.

@@ -72,8 +72,8 @@ use crate::report::feedback;
 use run_check_documents::evidence::Evidence;
 
 use chain::{Chain, Found};
-use pin::Mirror;
 use ending::Outcome;
+use pin::Mirror;
 pub(crate) use state::latest_round;
 use state::{
     Answered, Kind, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic,
