@@ -144,7 +144,7 @@ fn a_gate_its_check_kills_blocks_once_then_lets_go_and_tells_the_user() {
 }
 
 #[test]
-fn a_folder_where_the_round_file_goes_blocks_once_then_lets_go_and_tells_the_user() {
+fn a_folder_where_the_round_file_goes_blocks_and_the_next_stop_names_it_to_the_user() {
     // The check puts folders where the hook copies the gate's evidence.
     let checks = format!(
         "{}\n[[check]]\nname = \"planter\"\nrun = [\"python3\", \"plant.py\"]\n",
@@ -159,7 +159,28 @@ fn a_folder_where_the_round_file_goes_blocks_once_then_lets_go_and_tells_the_use
     );
     git(test.path(), &["add", "-A"]);
     git(test.path(), &["commit", "-q", "-m", "planter"]);
-    dies_twice(&test, "planted");
+    let dir = test.path();
+    hook(CLAUDE, CLAUDE.start, dir, "planted", false);
+    let first = hook(CLAUDE, CLAUDE.stop, dir, "planted", false);
+    let reason = first
+        .blocked(CLAUDE)
+        .unwrap_or_else(|| panic!("let go by a gate that died: {first:?}"));
+    assert!(
+        reason.starts_with("the gate could not finish: "),
+        "{reason}"
+    );
+    // The folder left where the hook writes is not the hook's: the next
+    // stop is no silent pass either; the session's digest chain names it,
+    // blocks, and tells the user.
+    let second = hook(CLAUDE, CLAUDE.stop, dir, "planted", true);
+    let told = second
+        .told(CLAUDE)
+        .unwrap_or_else(|| panic!("let go silently: {second:?}"));
+    assert!(
+        told.contains("`round-1.json` was not written by the hook"),
+        "{told}"
+    );
+    assert!(second.blocked(CLAUDE).is_some(), "{second:?}");
 }
 
 #[test]

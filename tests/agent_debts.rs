@@ -191,23 +191,25 @@ fn with_new_only_a_failure_left_red_is_owed_by_a_new_session_and_after_its_folde
     assert!(reason.contains("app.py:2: [lint E1]"), "{reason}");
     assert!(!reason.contains("app.py:1:"), "{reason}");
 
-    // The agent's shell deletes the session folders and runs the session
-    // start by hand: the debts are beside the sessions, not in them.
+    // The agent's shell deletes the session folders and runs a session
+    // start by hand under a new id: the debts are beside the sessions, not
+    // in them. (The same id again is tampering: tests/agent_trust.rs.)
     for session in ["s-1", "s-2"] {
         std::fs::remove_dir_all(state_dir(&test, session)).unwrap();
     }
-    let by_hand = input(CLAUDE, "SessionStart", dir, "s-1", false);
+    let by_hand = input(CLAUDE, "SessionStart", dir, "s-4", false);
     let start = hook_raw("claude", "SessionStart", by_hand.to_string().as_bytes());
     assert_eq!(start.blocked(CLAUDE), None, "{start:?}");
-    assert!(state_dir(&test, "s-1").join("baseline.json").is_file());
-    let stop = hook(CLAUDE, "Stop", dir, "s-1", false);
+    assert!(state_dir(&test, "s-4").join("baseline.json").is_file());
+    let stop = hook(CLAUDE, "Stop", dir, "s-4", false);
     let reason = stop.blocked(CLAUDE).expect("still owed");
     assert!(reason.contains("app.py:2: [lint E1]"), "{reason}");
+    assert!(!reason.contains("app.py:1:"), "{reason}");
 
     // Fixed: the passing stop pays every debt; the next session starts
     // owing nothing and passes over the old failure.
     write(&test, "app.py", "a = 1  # BUG\nb = 2\n");
-    let stop = hook(CLAUDE, "Stop", dir, "s-1", true);
+    let stop = hook(CLAUDE, "Stop", dir, "s-4", true);
     assert_eq!(stop.json, json!({}), "{stop:?}");
     assert_eq!(debts(&test)["sessions"], json!({}));
     hook(CLAUDE, "SessionStart", dir, "s-3", false);
