@@ -23,17 +23,21 @@ const READ_ONLY_CHECK: &str = "run-check";
 /// explain of a failure whose diagnostics are all old.
 pub(crate) const UNEXPLAINED: &str = "baseline-unexplained";
 
-/// What a diagnostic is known by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
+/// What a diagnostic is known by (also the identity of an agent
+/// session's debts, which are compared the way a baseline is).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) struct Key {
     check: String,
     rule: Option<String>,
     file: Option<String>,
+    /// The message with its numbers ignored ([`normal`]).
     message: String,
 }
 
 impl Key {
-    fn of(diagnostic: &Diagnostic) -> Key {
+    pub(crate) fn of(diagnostic: &Diagnostic) -> Key {
         Key {
             check: diagnostic.check.clone(),
             rule: diagnostic.rule.clone(),

@@ -30,7 +30,7 @@ use run_check_documents::evidence::{Diagnostic, Evidence, Status};
 use serde::{Deserialize, Serialize};
 
 use super::state::write_atomic;
-use crate::run::baseline::{UNEXPLAINED, normal};
+use crate::run::baseline::{Key, UNEXPLAINED};
 
 /// The debts file, in the folder of the sessions.
 const FILE: &str = "debts.json";
@@ -83,27 +83,6 @@ enum Debt {
     },
     /// A failed check, whole.
     Check { check: String },
-}
-
-/// A diagnostic's identity, as `--baseline` compares it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-struct Key {
-    check: String,
-    rule: Option<String>,
-    file: Option<String>,
-    /// The message with its numbers ignored (`run::baseline::normal`).
-    message: String,
-}
-
-impl Key {
-    fn of(diagnostic: &Diagnostic) -> Key {
-        Key {
-            check: diagnostic.check.clone(),
-            rule: diagnostic.rule.clone(),
-            file: diagnostic.file.as_deref().map(|f| f.replace('\\', "/")),
-            message: normal(&diagnostic.message),
-        }
-    }
 }
 
 /// What all the sessions owe together: each identity at the largest count
