@@ -195,6 +195,11 @@ fn read_log(path: &Path) -> Result<Option<String>, Error> {
     Ok(Some(out))
 }
 
+/// An overall score as the logs show it: one decimal, `-` for none.
+fn score(overall: Option<f64>) -> String {
+    overall.map_or("-".to_string(), |s| format!("{s:.1}"))
+}
+
 /// One candidate's result in a few words.
 fn result_line(candidate: &Candidate) -> String {
     let gate = match &candidate.evidence {
@@ -213,8 +218,7 @@ fn result_line(candidate: &Candidate) -> String {
     let judged = match &candidate.verdict {
         Some(v) => format!(
             ", score {}, next {}",
-            v.overall_score
-                .map_or("-".to_string(), |s| format!("{s:.1}")),
+            score(v.overall_score),
             v.route.next.as_str()
         ),
         None => String::new(),
@@ -258,8 +262,7 @@ fn summary_text(tasks: &[Task], runs: &str) -> String {
                         c.id,
                         if c.passed { "passed" } else { "failed" },
                         c.exit_code,
-                        c.overall_score
-                            .map_or("-".to_string(), |s| format!("{s:.1}")),
+                        score(c.overall_score),
                         c.route.next.as_str()
                     ));
                 }

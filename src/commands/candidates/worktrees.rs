@@ -35,11 +35,11 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
 fn main_worktree() -> Result<PathBuf, Error> {
     let cwd = std::env::current_dir()
         .map_err(|err| Error::Environment(format!("cannot read the current directory: {err}")))?;
-    let listed = git(&cwd, &["worktree", "list", "--porcelain", "-z"])?;
-    listed
-        .split('\0')
-        .find_map(|field| field.strip_prefix("worktree "))
-        .map(PathBuf::from)
+    // git lists the main worktree first.
+    worktrees(&cwd)?
+        .into_iter()
+        .next()
+        .map(|main| main.path)
         .ok_or_else(|| Error::Environment("`git worktree list` named no main worktree".into()))
 }
 
