@@ -27,7 +27,7 @@ Workloads (see bench/README.md):
      hits, fast mode: <= 1.5x one `git status --porcelain -uall` + 20 ms,
      and faster than turborepo's `turbo run` of 20 cached tasks; a remote
      over loopback adds <= 50 ms (measured once the binary has a remote).
-  L  the agent hook's overhead per stop: `agent hook claude Stop` on a green
+  M  the agent hook's overhead per stop: `agent hook claude Stop` on a green
      worktree of 5 trivial checks against the gate it runs, alone: at most
      30 ms more.
 
@@ -131,7 +131,7 @@ CACHED_REMOTE_ADDED_S = 0.050
 # A round of K takes about a tenth of a second and its budget is 20 ms: it
 # gets this many times --runs, as A does.
 CACHED_RUNS_FACTOR = 3
-# L: the agent hook's own cost per stop (docs/agents.md): `agent hook
+# M: the agent hook's own cost per stop (docs/agents.md): `agent hook
 # claude Stop` on a green worktree against the gate it runs, alone, with the
 # same arguments. HOOK_CHECKS trivial strict checks; the hook's extra work is
 # finding the repository, locking and reading the session, judging the round
@@ -1626,24 +1626,24 @@ def measure_k(ctx: Ctx, repo: Path, names: list[str], totals: dict[str, int], tr
     return section
 
 
-def workload_l(ctx: Ctx) -> Section:
+def workload_m(ctx: Ctx) -> Section:
     """The agent hook's overhead per stop over the gate it runs."""
     need_tool("true")
     names = [f"h{i}" for i in range(HOOK_CHECKS)]
-    repo = make_repo(ctx.tmp, "l", {
+    repo = make_repo(ctx.tmp, "m", {
         "checks.toml": checks_toml(["true"], [{"name": c, "run": ["true"]} for c in names]),
     })
     base = git(repo, "rev-parse", "HEAD").strip()
     # The hook's session state lives under the git directory and, for the
     # builds that mirror it, under XDG_STATE_HOME: both inside the temp dir.
-    env = {"XDG_STATE_HOME": str(ctx.tmp / "l-state"), "CLAUDE_PROJECT_DIR": str(repo)}
+    env = {"XDG_STATE_HOME": str(ctx.tmp / "m-state"), "CLAUDE_PROJECT_DIR": str(repo)}
     # Both go through one `sh -c ... exec`, so the hook's stdin can be a
     # file and neither pays more for its start than the other.
     feed = 'exec "$0" "$@" < "$FEED"'
 
     def hook_tool(binary: Path, label: str, session: str) -> Tool:
         def payload(event: str, **extra: object) -> Path:
-            path = ctx.tmp / f"l-{session}-{event}.json"
+            path = ctx.tmp / f"m-{session}-{event}.json"
             path.write_text(json.dumps({"session_id": session, "cwd": str(repo),
                                         "hook_event_name": event,
                                         "transcript_path": str(ctx.tmp / "transcript.jsonl"),
@@ -1652,13 +1652,13 @@ def workload_l(ctx: Ctx) -> Section:
 
         start = payload("SessionStart", source="startup")
         run_quiet(["/bin/sh", "-c", feed, str(binary), "agent", "hook", "claude",
-                   "SessionStart"], cwd=repo, what=f"L: {label} SessionStart",
+                   "SessionStart"], cwd=repo, what=f"M: {label} SessionStart",
                   env={**os.environ, **env, "FEED": str(start)})
         stop = payload("Stop", stop_hook_active=False)
 
         def verify(out: str) -> None:
             if "block" in out or not out.strip().startswith("{"):
-                raise SetupError(f"L: {label} did not let a green stop go: {last_line(out)}")
+                raise SetupError(f"M: {label} did not let a green stop go: {last_line(out)}")
 
         return Tool(label, ["/bin/sh", "-c", feed, str(binary), "agent", "hook", "claude",
                             "Stop"], repo, env={**env, "FEED": str(stop)}, verify=verify)
@@ -1670,7 +1670,7 @@ def workload_l(ctx: Ctx) -> Section:
             except ValueError:
                 passed = None
             if passed != HOOK_CHECKS:
-                raise SetupError(f"L: {label} did not pass {HOOK_CHECKS} checks: "
+                raise SetupError(f"M: {label} did not pass {HOOK_CHECKS} checks: "
                                  f"{last_line(out)}")
 
         return Tool(label, ["/bin/sh", "-c", feed, str(binary), "--worktree", str(repo),
@@ -1683,14 +1683,14 @@ def workload_l(ctx: Ctx) -> Section:
     if ctx.baseline:
         tools += [gate_tool(ctx.baseline, "baseline gate"),
                   hook_tool(ctx.baseline, "baseline agent hook", "bench-old")]
-    progress(f"L: the hook's overhead per stop: {', '.join(t.label for t in tools)}; "
+    progress(f"M: the hook's overhead per stop: {', '.join(t.label for t in tools)}; "
              f"warm-up + {ctx.runs * OVERHEAD_RUNS_FACTOR} runs each")
     ctx.runner.measure(tools, ctx.runs * OVERHEAD_RUNS_FACTOR)
-    section = Section("L", f"L. The agent hook's overhead per stop ({HOOK_CHECKS} trivial "
+    section = Section("M", f"M. The agent hook's overhead per stop ({HOOK_CHECKS} trivial "
                       "strict checks, green)", tools, base="run-check gate")
     added = hook.wall - gate.wall
     low, high = bootstrap_interval(hook, gate, lambda x, y: x - y)
-    section.targets.append(Target("L: hook − the gate it runs", f"{ms(added)} (95%: "
+    section.targets.append(Target("M: hook − the gate it runs", f"{ms(added)} (95%: "
                                   f"{ms(low)}–{ms(high)})", f"≤ {ms(HOOK_MAX_ADDED_S)}",
                                   added <= HOOK_MAX_ADDED_S))
     if ctx.baseline:
@@ -1708,7 +1708,7 @@ WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
     "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
-    "K": workload_k, "L": workload_l,
+    "K": workload_k, "M": workload_m,
 }
 
 
@@ -1811,8 +1811,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "A, D, E, G and K (round-robin, one run): are start-up, the "
                              "snapshots and the cache's keys no slower (at most 1.05x)?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
-                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H,I,J,K,L "
-                             "(or 1-12; default all)")
+                        help=f"comma-separated workloads to run, of {','.join(WORKLOADS)} "
+                             f"(or 1-{len(WORKLOADS)}; default all)")
     parser.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                         help="install (into bench/.peers) and measure pre-commit, lefthook "
                              "and (for K) turbo (default on)")
