@@ -27,6 +27,13 @@ Workloads (see bench/README.md):
      hits, fast mode: <= 1.5x one `git status --porcelain -uall` + 20 ms,
      and faster than turborepo's `turbo run` of 20 cached tasks; a remote
      over loopback adds <= 50 ms (measured once the binary has a remote).
+  L  what located feedback buys an agent: 12 small projects in Python, C
+     and JavaScript (bench/feedback/tasks/), each with a patch of 1-6
+     located defects, repaired one per round by three scripted agents that
+     read run-check's hook reason, only the exit code, or the raw tool
+     output cut at 2,000 characters: tasks green, rounds, characters read.
+     Target: the hook-reading agent green on every task in as many rounds
+     as the task has defects.
   M  the agent hook's overhead per stop: `agent hook claude Stop` on a green
      worktree of 5 trivial checks against the gate it runs, alone: at most
      30 ms more.
@@ -60,6 +67,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
+
+from feedback import agents as feedback_agents
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -131,6 +140,9 @@ CACHED_REMOTE_ADDED_S = 0.050
 # A round of K takes about a tenth of a second and its budget is 20 ms: it
 # gets this many times --runs, as A does.
 CACHED_RUNS_FACTOR = 3
+# L: scripted agents repairing located defects (bench/feedback/): how many
+# of them work at once. L counts rounds and characters, not time.
+FEEDBACK_JOBS = 3
 # M: the agent hook's own cost per stop (docs/agents.md): `agent hook
 # claude Stop` on a green worktree against the gate it runs, alone, with the
 # same arguments. HOOK_CHECKS trivial strict checks; the hook's extra work is
@@ -654,6 +666,7 @@ class Section:
     targets: list[Target] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     base: str = "run-check"  # the ratio column divides by this tool's wall
+    table: list[str] = field(default_factory=list)  # rows of its own instead of tools' timings
 
     def tool(self, label: str) -> Tool:
         return next((t for t in self.tools if t.label == label), self.tools[0])
@@ -1626,6 +1639,80 @@ def measure_k(ctx: Ctx, repo: Path, names: list[str], totals: dict[str, int], tr
     return section
 
 
+def workload_l(ctx: Ctx) -> Section:
+    """Three scripted agents repair the same located defects from three inputs."""
+    try:
+        path = feedback_agents.ensure_tools(PEERS_DIR, progress)
+        env = {**os.environ,
+               "PATH": os.pathsep.join([*map(str, path), os.environ.get("PATH", "")]),
+               "XDG_STATE_HOME": str(ctx.tmp / "l-state"),
+               "XDG_CACHE_HOME": str(ctx.tmp / "l-cache"),
+               # One mypy cache for every copy of every task: the standard
+               # library's stubs are read once, not once per copy.
+               "MYPY_CACHE_DIR": str(ctx.tmp / "l-mypy-cache")}
+        tasks, outcomes = feedback_agents.run_all(ctx.binary, env, ctx.tmp / "l",
+                                                  FEEDBACK_JOBS, progress)
+    except (feedback_agents.TaskError, OSError, ValueError) as err:
+        raise SetupError(f"L: {err}") from err
+    except subprocess.TimeoutExpired as err:
+        raise SetupError(f"L: `{err.cmd[0]}` timed out after {err.timeout} s") from err
+    section = Section("L", f"L. What located feedback buys an agent ({len(tasks)} tasks, "
+                      f"{sum(len(t.defects) for t in tasks)} defects)", [])
+    section.table = outcome_tables(tasks, outcomes)
+    hook = [o for o in outcomes if o.agent == "hook"]
+    exact = [o for o in hook if o.green and o.rounds == o.defects]
+    section.targets.append(Target(
+        "L: hook agent green in as many rounds as defects",
+        f"{len(exact)} of {len(hook)} tasks", f"{len(hook)} of {len(hook)}",
+        len(exact) == len(hook)))
+    for o in hook:
+        if o not in exact:
+            section.notes.append(f"Not met: {o.task}, {o.rounds} rounds for {o.defects} "
+                                 f"defects, {'green' if o.green else 'red'}: "
+                                 f"{' '.join(o.stuck.split())}")
+    section.notes.append(
+        "The agents are scripted and deliberately simple: one repair per round, only where "
+        "their input led them (a fix is keyed by the locations a reader of the tools' output "
+        "is sent to); the exit-code agent is given a perfect eye for a defect in a file it "
+        "opens. bench/README.md says what a real model would change.")
+    return section
+
+
+def outcome_tables(tasks: list, outcomes: list) -> list[str]:
+    """A summary per agent, then one row per task."""
+    inputs = {"hook": "run-check's hook reason", "exit": "the exit code only",
+              "raw": f"raw output cut at {feedback_agents.RAW_CUT:,} characters"}
+    rows = ["| agent (its input) | tasks green | rounds (one repair each) | characters read "
+            "| files opened | defects the first read locates |", "|---|---|---|---|---|---|"]
+    total = sum(len(t.defects) for t in tasks)
+    for agent, what in inputs.items():
+        mine = [o for o in outcomes if o.agent == agent]
+        opened = str(sum(o.files_opened for o in mine)) if agent == "exit" else "—"
+        rows.append(f"| {agent} ({what}) | {sum(o.green for o in mine)} of {len(mine)} | "
+                    f"{sum(o.rounds for o in mine)} of {total} | {sum(o.chars for o in mine):,} "
+                    f"| {opened} | "
+                    f"{sum(o.first_located for o in mine)} of {total} |")
+    rows += ["", "| task | language | defects | hook: rounds, chars (first read locates) "
+             "| exit: rounds, files, chars | raw: rounds, chars (first read locates) |",
+             "|---|---|---|---|---|---|"]
+    by = {(o.task, o.agent): o for o in outcomes}
+
+    def cell(o, files: bool = False) -> str:
+        text = (f"{o.rounds}, {o.files_opened}, {o.chars:,}" if files
+                else f"{o.rounds}, {o.chars:,} ({o.first_located})")
+        why = " ".join(o.stuck.split()).replace("|", "\\|")[:200]
+        return text if o.green else f"{text}, **red**: {why}"
+
+    for t in tasks:
+        kinds = ", ".join(f"{sum(d.kind == k for d in t.defects)} {k}"
+                          for k in ("lint", "type", "test", "format")
+                          if any(d.kind == k for d in t.defects))
+        rows.append(f"| {t.name} | {t.language} | {len(t.defects)} ({kinds}) | "
+                    f"{cell(by[t.name, 'hook'])} | {cell(by[t.name, 'exit'], True)} | "
+                    f"{cell(by[t.name, 'raw'])} |")
+    return rows
+
+
 def workload_m(ctx: Ctx) -> Section:
     """The agent hook's overhead per stop over the gate it runs."""
     need_tool("true")
@@ -1708,7 +1795,7 @@ WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
     "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
-    "K": workload_k, "M": workload_m,
+    "K": workload_k, "L": workload_l, "M": workload_m,
 }
 
 
@@ -1759,6 +1846,8 @@ def machine_lines(binary: Path, peers: dict[str, Peer]) -> list[str]:
 
 
 def render_section(s: Section) -> list[str]:
+    if s.table:
+        return [f"### {s.title}", ""] + s.table + [""] + [f"- {n}" for n in s.notes] + [""]
     base = s.tool(s.base)
     out = [f"### {s.title}", "",
            f"| tool | wall, median (min) | CPU user+sys, median | peak RSS, max | wall ÷ {s.base} |",
