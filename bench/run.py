@@ -142,7 +142,7 @@ CACHED_REMOTE_ADDED_S = 0.050
 CACHED_RUNS_FACTOR = 3
 # L: scripted agents repairing located defects (bench/feedback/): how many
 # of them work at once. L counts rounds and characters, not time.
-FEEDBACK_JOBS = 3
+FEEDBACK_JOBS = 9
 # M: the agent hook's own cost per stop (docs/agents.md): `agent hook
 # claude Stop` on a green worktree against the gate it runs, alone, with the
 # same arguments. HOOK_CHECKS trivial strict checks; the hook's extra work is
