@@ -49,6 +49,14 @@ impl Session {
     /// The context of this stop, and the earlier passes recorded in the
     /// same context (the chain vouched for the file when the event began).
     pub(super) fn reuse_before(&self) -> Before {
+        // No check with a key: nothing to reuse, and no git process asked.
+        if !self.config.checks.iter().any(|check| check.cache.is_some()) {
+            return Before {
+                context: None,
+                handed: None,
+                reusable: Reusable::default(),
+            };
+        }
         let git_config = crate::git::ask_bytes(
             &self.worktree,
             &["config", "--list", "-z", "--show-origin", "--show-scope"],
@@ -61,7 +69,9 @@ impl Session {
         let handed = match (&context, recorded) {
             (Some(context), Some(digest)) => {
                 let reusable = Reusable::read(&path, &digest);
-                reusable.holds(context).then(|| (reusable, (path, digest)))
+                reusable
+                    .holds(context)
+                    .then_some((reusable, (path, digest)))
             }
             _ => None,
         };
