@@ -350,6 +350,15 @@ pub(crate) struct CheckArgs {
     /// Neither read nor write the result cache: every check runs
     #[arg(long)]
     pub(crate) no_cache: bool,
+    /// The agent hook's own: the passes an earlier stop of the session
+    /// recorded (its session folder's `results.json`), reused for checks
+    /// whose key is unchanged (docs/agents.md, "Results a stop reuses")
+    #[arg(long, value_name = "FILE", hide = true, requires = "session_digest")]
+    pub(crate) session_results: Option<PathBuf>,
+    /// The agent hook's own: the sha256 `--session-results` must have (the
+    /// one the session's digest chain recorded); any other file is unused
+    #[arg(long, value_name = "SHA256", hide = true, requires = "session_results")]
+    pub(crate) session_digest: Option<String>,
     /// No progress lines on stderr
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -354,6 +354,12 @@ pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
+/// [`ask`]'s stdout as git wrote it (no conversion, no trimming).
+pub(crate) fn ask_bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let exe = git_exe()?;
+    output(&exe, dir, &Overrides::default(), args)
+}
+
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's
 /// own message.
 fn answer(output: std::io::Result<Output>, args: &[&str]) -> Result<Vec<u8>, String> {

@@ -16,6 +16,8 @@ mod agent_hooks;
 mod agent_loop;
 /// Progress is not a stall: one fix per stop against one failing check.
 mod agent_progress;
+/// Results a stop reuses: only for an unchanged key, input, config, program and git settings.
+mod agent_reuse;
 /// Session files planted as links to /dev/zero or FIFOs: never opened, never a hang.
 mod agent_session_files;
 /// A session pinned to where it started, and files only the hook writes.

@@ -138,7 +138,17 @@ fn cache_session(
         },
         plan,
         cache::Policy::of(args.mode, args.cache, args.no_cache),
+        &reusable(args),
     )
+}
+
+/// The passes the agent hook handed this gate (`--session-results`,
+/// with the sha256 its session's chain recorded): none otherwise.
+fn reusable(args: &CheckArgs) -> cache::reuse::Reusable {
+    match (&args.session_results, &args.session_digest) {
+        (Some(path), Some(digest)) => cache::reuse::Reusable::read(path, digest),
+        _ => cache::reuse::Reusable::default(),
+    }
 }
 
 /// A status of many files is left for the process's exit to free (as the

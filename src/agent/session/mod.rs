@@ -53,6 +53,7 @@ mod debts;
 mod ending;
 mod pin;
 mod place;
+mod reuse;
 mod state;
 mod trust;
 
@@ -336,7 +337,7 @@ impl Session {
         if take_baseline && self.config.agent.new_only {
             // What an earlier session left red is not this one's to excuse.
             let taken = self
-                .gate(None, None)
+                .gate(None, None, Vec::new())
                 .whole()
                 .and_then(|(evidence, bytes)| debts::unexcused(self.sessions(), evidence, bytes))
                 .and_then(|bytes| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
@@ -467,18 +468,23 @@ impl Session {
         // never a file a check put there.
         let _ = std::fs::remove_file(&round);
         let round_name = format!("round-{}.json", state.rounds);
-        let outcome = self.gate(baseline.as_deref(), state.base.as_deref());
+        let before = self.reuse_before();
+        let outcome = self.gate(baseline.as_deref(), state.base.as_deref(), before.args());
         if !matches!(outcome, Outcome::Verdict { .. }) {
             // What a check put there while the gate ran.
             let _ = std::fs::remove_file(&round);
             self.wrote(&round_name);
+            self.record_results(None, &before);
         }
         let (evidence, bytes, cut) = match outcome {
             Outcome::Verdict {
                 evidence,
                 bytes,
                 cut,
-            } => (evidence, bytes, cut),
+            } => {
+                self.record_results(Some(&evidence), &before);
+                (evidence, bytes, cut)
+            }
             Outcome::Overdue => return self.overdue(state),
             Outcome::Died(why) => return self.died(state, &why),
             Outcome::Failed(why) => {
@@ -525,7 +531,8 @@ impl Session {
     /// Runs the gate ([`Gate`]) until `[agent] timeout`: what it left. The
     /// verdict is the gate process's: its exit code and its stdout, never
     /// a file the checks could write.
-    fn gate(&self, baseline: Option<&Path>, base: Option<&str>) -> Outcome {
+    /// `reuse`: the arguments that hand it the earlier stops' passes.
+    fn gate(&self, baseline: Option<&Path>, base: Option<&str>, reuse: Vec<OsString>) -> Outcome {
         let exe = match std::env::current_exe() {
             Ok(exe) => exe,
             Err(err) => {
@@ -540,6 +547,7 @@ impl Session {
         if let Some(base) = base {
             args.extend(["--changed-since", base].map(OsString::from));
         }
+        args.extend(reuse);
         let gated = Gate {
             exe: &exe,
             args,
