@@ -53,6 +53,8 @@ mod docs;
 mod escape;
 /// Fast mode: `paths` against the changed files, `--changed-since`.
 mod fastmode;
+/// A newcomer's first day: Make's build and test, no vacuous green, the output tail only when no error explains the exit.
+mod first_day;
 /// `run-check fix`: writers run only there, with the whitelist.
 mod fix;
 /// `retries` and `settings.flaky`: attempts, flaky checks in evidence, judge and reports.
