@@ -92,7 +92,8 @@ pub(crate) enum AgentCommand {
 #[derive(Debug, Args)]
 pub(crate) struct AgentInstallArgs {
     /// The agents [default: those whose folder the repository has (.claude,
-    /// .cursor, .codex, .github/hooks), else claude]
+    /// .cursor, .codex, .github/hooks, .gemini, .factory, .qwen, .opencode,
+    /// .vscode, .aider.conf.yml), else claude]
     #[arg(value_enum, value_name = "AGENT")]
     pub(crate) agents: Vec<Agent>,
     /// Replace a settings file run-check cannot merge into, or an
@@ -119,12 +120,15 @@ pub(crate) struct AgentUninstallArgs {
 /// would exit 2, which Claude Code reads as "block this stop".
 #[derive(Debug, Args)]
 pub(crate) struct AgentHookArgs {
-    /// The agent: claude, cursor, codex or copilot
+    /// The agent: claude, cursor, codex, copilot, gemini, droid, qwen,
+    /// opencode, vscode or aider
     #[arg(value_name = "AGENT")]
     pub(crate) agent: Option<String>,
     /// The event as the agent spells it (Claude Code: SessionStart, Stop;
     /// Cursor: beforeSubmitPrompt, stop; Codex: SessionStart, Stop;
-    /// Copilot: sessionStart, agentStop)
+    /// Copilot: sessionStart, agentStop; Gemini CLI: SessionStart,
+    /// AfterAgent; Droid, Qwen Code, VS Code: SessionStart, Stop; OpenCode,
+    /// Aider: start, stop)
     #[arg(value_name = "EVENT")]
     pub(crate) event: Option<String>,
 }

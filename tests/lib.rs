@@ -14,6 +14,8 @@ mod agent_feedback;
 mod agent_hooks;
 /// A real agent loop: three candidates, three rounds of `candidates`.
 mod agent_loop;
+/// Gemini CLI, Factory Droid, Qwen Code, VS Code, OpenCode (its plugin under Node) and Aider.
+mod agent_more;
 /// Progress is not a stall: one fix per stop against one failing check.
 mod agent_progress;
 /// Results a stop reuses: only for an unchanged key, input, config, program and git settings.

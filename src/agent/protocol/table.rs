@@ -8,9 +8,15 @@
 //! | cursor  | `beforeSubmitPrompt` | `stop`      | `{"followup_message":...}`          | `.cursor/hooks.json`           |
 //! | codex   | `SessionStart`       | `Stop`      | `{"decision":"block","reason":...}` | `.codex/hooks.json`            |
 //! | copilot | `sessionStart`       | `agentStop` | `{"decision":"block","reason":...}` | `.github/hooks/run-check.json` |
+//! | gemini  | `SessionStart`       | `AfterAgent`| `{"decision":"deny","reason":...}`  | `.gemini/settings.json`        |
+//! | droid   | `SessionStart`       | `Stop`      | `{"decision":"block","reason":...}` | `.factory/hooks.json`          |
+//! | qwen    | `SessionStart`       | `Stop`      | `{"decision":"block","reason":...}` | `.qwen/settings.json`          |
+//! | opencode| `start` (plugin)     | `stop`      | the reason sent as the next prompt  | `.opencode/plugin/run-check.js`|
+//! | vscode  | `SessionStart`       | `Stop`      | `hookSpecificOutput.{decision,reason}` | `.github/hooks/run-check-vscode.json` |
+//! | aider   | none                 | `stop`      | the feedback on stdout, exit 1      | `.aider.conf.yml` (`test-cmd`) |
 
-use super::skill;
-use super::{Block, Event, Fields, Notice, Protocol, Replies, Settings, Timeout, Unit};
+use super::{Block, Event, Fields, Format, Notice, Protocol, Replies, Settings, Timeout, Unit};
+use super::{plugin, skill};
 
 /// The input fields every agent shares (Cursor names its session
 /// `conversation_id`, Copilot `sessionId`; `loop_count` is Cursor's).
@@ -22,12 +28,14 @@ const FIELDS: Fields = Fields {
     continued: "stop_hook_active",
     loop_count: "loop_count",
     status: None,
+    stdin: true,
 };
 
 /// Claude Code's and Codex's settings: `{"hooks": {"Stop": [{"hooks":
 /// [{"type": "command", "command": ..., "timeout": s}]}]}}`.
 const GROUPED: Settings = Settings {
     path: "",
+    format: Format::Hooks,
     grouped: true,
     typed: true,
     command_keys: &["command"],
@@ -39,6 +47,15 @@ const GROUPED: Settings = Settings {
     version: false,
 };
 
+/// [`GROUPED`] with timeouts in milliseconds (Gemini CLI, Qwen Code).
+const GROUPED_MS: Settings = Settings {
+    timeout: Some(Timeout {
+        key: "timeout",
+        unit: Unit::Milliseconds,
+    }),
+    ..GROUPED
+};
+
 /// Claude Code's and Codex's replies: a block is `decision` and `reason`,
 /// the user is told in `systemMessage`.
 const DECISION: Replies = Replies {
@@ -47,10 +64,11 @@ const DECISION: Replies = Replies {
     notice: Notice::SystemMessage,
     release_key: Some("systemMessage"),
     release_code: 0,
+    own_format: false,
 };
 
 /// Every agent, in the order `install` handles them.
-pub(crate) const PROTOCOLS: [Protocol; 4] = [
+pub(crate) const PROTOCOLS: [Protocol; 10] = [
     Protocol {
         name: "claude",
         title: "Claude Code",
@@ -66,6 +84,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         shape: &[],
         replies: DECISION,
         project_variable: Some("CLAUDE_PROJECT_DIR"),
+        pre_tool: Some("PreToolUse"),
     },
     // Cursor has no session-start event a hook can rely on: the first
     // prompt of a conversation starts the session.
@@ -79,6 +98,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         // agree (docs/agents.md says to raise both together).
         settings: Settings {
             path: ".cursor/hooks.json",
+            format: Format::Hooks,
             grouped: false,
             typed: false,
             command_keys: &["command"],
@@ -109,8 +129,10 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
             notice: Notice::Dropped,
             release_key: None,
             release_code: 0,
+            own_format: false,
         },
         project_variable: Some("CURSOR_PROJECT_DIR"),
+        pre_tool: Some("beforeShellExecution"),
     },
     Protocol {
         name: "codex",
@@ -127,6 +149,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         shape: &[],
         replies: DECISION,
         project_variable: None,
+        pre_tool: Some("PreToolUse"),
     },
     Protocol {
         name: "copilot",
@@ -136,6 +159,7 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
         // "bash": ..., "powershell": ..., "timeoutSec": s}]}}`.
         settings: Settings {
             path: ".github/hooks/run-check.json",
+            format: Format::Hooks,
             grouped: false,
             typed: true,
             command_keys: &["bash", "powershell"],
@@ -160,7 +184,160 @@ pub(crate) const PROTOCOLS: [Protocol; 4] = [
             notice: Notice::Stderr,
             release_key: None,
             release_code: 2,
+            own_format: false,
         },
         project_variable: None,
+        pre_tool: Some("preToolUse"),
+    },
+    // Gemini CLI: Claude Code's layout, timeouts in milliseconds; its
+    // stop is `AfterAgent`, whose `deny` rejects the answer and sends the
+    // reason to the model as a new prompt (a retry turn).
+    Protocol {
+        name: "gemini",
+        title: "Gemini CLI",
+        folder: ".gemini",
+        settings: Settings {
+            path: ".gemini/settings.json",
+            ..GROUPED_MS
+        },
+        instructions: None,
+        events: [("SessionStart", Event::Start), ("AfterAgent", Event::Stop)],
+        aliases: &[],
+        fields: FIELDS,
+        shape: &[],
+        replies: Replies {
+            block: Block::DecisionAs("deny"),
+            ..DECISION
+        },
+        project_variable: Some("GEMINI_PROJECT_DIR"),
+        pre_tool: Some("BeforeTool"),
+    },
+    // Factory Droid: Claude Code's layout, input and replies.
+    Protocol {
+        name: "droid",
+        title: "Factory Droid",
+        folder: ".factory",
+        settings: Settings {
+            path: ".factory/hooks.json",
+            ..GROUPED
+        },
+        instructions: None,
+        events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
+        aliases: &[],
+        fields: FIELDS,
+        shape: &[],
+        replies: DECISION,
+        project_variable: Some("FACTORY_PROJECT_DIR"),
+        pre_tool: Some("PreToolUse"),
+    },
+    // Qwen Code: Claude Code's layout and replies, command timeouts in
+    // milliseconds.
+    Protocol {
+        name: "qwen",
+        title: "Qwen Code",
+        folder: ".qwen",
+        settings: Settings {
+            path: ".qwen/settings.json",
+            ..GROUPED_MS
+        },
+        instructions: None,
+        events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
+        aliases: &[],
+        fields: FIELDS,
+        shape: &[],
+        replies: DECISION,
+        project_variable: Some("QWEN_PROJECT_DIR"),
+        pre_tool: Some("PreToolUse"),
+    },
+    // OpenCode has no command hooks: run-check's plugin runs the hook on
+    // `session.created` and `session.idle` and sends a block's reason as
+    // the next prompt; its timeout is in the plugin's text.
+    Protocol {
+        name: "opencode",
+        title: "OpenCode",
+        folder: ".opencode",
+        settings: Settings {
+            path: ".opencode/plugin/run-check.js",
+            format: Format::Plugin(plugin::opencode),
+            timeout: Some(Timeout {
+                key: "TIMEOUT_MS",
+                unit: Unit::Milliseconds,
+            }),
+            ..GROUPED
+        },
+        instructions: None,
+        events: [("start", Event::Start), ("stop", Event::Stop)],
+        aliases: &[],
+        fields: FIELDS,
+        shape: &[],
+        replies: DECISION,
+        project_variable: None,
+        pre_tool: Some("tool.execute.before"),
+    },
+    // VS Code's agent mode: flat entries (`type`, `command`, `timeout` in
+    // seconds) in `.github/hooks/*.json`; its input has `hookEventName`
+    // and `sessionId`, which no other agent sends together, and its Stop
+    // block is `hookSpecificOutput`, which it also gets from the other
+    // files it runs (`.claude/settings.json`, Copilot's file).
+    Protocol {
+        name: "vscode",
+        title: "VS Code agent mode",
+        folder: ".vscode",
+        settings: Settings {
+            path: ".github/hooks/run-check-vscode.json",
+            format: Format::Hooks,
+            grouped: false,
+            typed: true,
+            command_keys: &["command"],
+            timeout: Some(Timeout {
+                key: "timeout",
+                unit: Unit::Seconds,
+            }),
+            loop_limit: None,
+            version: false,
+        },
+        instructions: None,
+        events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
+        aliases: &[],
+        fields: FIELDS,
+        shape: &["hookEventName", "sessionId"],
+        replies: Replies {
+            block: Block::Specific("Stop"),
+            own_format: true,
+            ..DECISION
+        },
+        project_variable: None,
+        pre_tool: Some("PreToolUse"),
+    },
+    // Aider has no hooks: its `test-cmd` runs after each change when
+    // `auto-test` is on, and a failing command's output goes to the model.
+    // It sends no input (and its stdin may be the terminal) and has no
+    // session start; the stop's output is the feedback, its exit code 1.
+    Protocol {
+        name: "aider",
+        title: "Aider",
+        folder: ".aider.conf.yml",
+        settings: Settings {
+            path: ".aider.conf.yml",
+            format: Format::TestCommand,
+            timeout: None,
+            ..GROUPED
+        },
+        instructions: None,
+        events: [("start", Event::Start), ("stop", Event::Stop)],
+        aliases: &[],
+        fields: Fields {
+            stdin: false,
+            ..FIELDS
+        },
+        shape: &[],
+        replies: Replies {
+            block: Block::Text,
+            notice: Notice::Stderr,
+            release_key: None,
+            ..DECISION
+        },
+        project_variable: None,
+        pre_tool: None,
     },
 ];

@@ -103,36 +103,52 @@ pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> 
         };
     };
     let handled = event.and_then(|e| agent.event(e));
-    let reply = match handled {
+    let (reply, answer) = match handled {
         Some(handled) => run(agent, handled, load),
-        None => Reply::Release {
-            message: format!(
-                "`{}` is not an event run-check handles for {} ({}): the hook does nothing",
-                event.unwrap_or(""),
-                agent.name(),
-                agent.events().join(", ")
-            ),
-        },
+        None => (
+            Reply::Release {
+                message: format!(
+                    "`{}` is not an event run-check handles for {} ({}{}): the hook does nothing",
+                    event.unwrap_or(""),
+                    agent.name(),
+                    agent.events().join(", "),
+                    match agent.protocol().pre_tool {
+                        Some(pre) if event == Some(pre) =>
+                            format!("; `{pre}` is its pre-tool event"),
+                        _ => String::new(),
+                    }
+                ),
+            },
+            agent,
+        ),
     };
-    protocol::render(agent, handled, &reply)
+    protocol::render(answer, handled, &reply)
 }
 
-/// Reads the input and handles the event; every failure is a release.
-fn run(agent: Agent, event: Event, load: Load<'_>) -> Reply {
-    let input = match read_stdin().and_then(|value| protocol::read_input(agent, &value)) {
-        Ok(input) => input,
-        Err(why) => return release(why),
+/// Reads the input and handles the event; every failure is a release. The
+/// reply, and the agent whose format it is given in (the input's, when
+/// that agent reads only its own: [`protocol::Replies::own_format`]).
+fn run(agent: Agent, event: Event, load: Load<'_>) -> (Reply, Agent) {
+    let read = match agent.protocol().fields.stdin {
+        true => read_stdin().and_then(|value| protocol::read_input(agent, &value)),
+        false => protocol::local_input(agent),
     };
+    let input = match read {
+        Ok(input) => input,
+        Err(why) => return (release(why), agent),
+    };
+    let answer = input.reply_as.unwrap_or(agent);
     if input.abandoned {
-        return Reply::Allow;
+        return (Reply::Allow, answer);
     }
-    match Session::open(agent, &input, load) {
+    let reply = match Session::open(agent, &input, load) {
         Ok(session) => {
             let reply = session.handle(event, &input);
             session.seal(reply)
         }
         Err(why) => release(why),
-    }
+    };
+    (reply, answer)
 }
 
 fn release(why: impl Into<String>) -> Reply {

@@ -86,7 +86,10 @@ fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
 /// stderr, the exit code the agent reads.
 fn hook(args: &AgentHookArgs) -> i32 {
     let rendered = session::hook(args.agent.as_deref(), args.event.as_deref(), &hook_config);
-    println!("{}", rendered.stdout);
+    // An agent that reads text (Aider) gets nothing when it may go on.
+    if !rendered.stdout.is_empty() {
+        println!("{}", rendered.stdout);
+    }
     if let Some(line) = &rendered.stderr {
         eprintln!("{line}");
     }

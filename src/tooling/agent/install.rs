@@ -16,8 +16,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::command_lines;
 use super::json::{Json, object, string};
-use crate::agent::protocol::{Agent, Event, Settings, skill};
+use crate::agent::protocol::{Agent, Event, Format, Settings, plugin, skill};
 use crate::error::Error;
 
 /// How much longer an agent waits for the hook than the hook lets its gate
@@ -79,7 +80,7 @@ pub(crate) fn command(agent: Agent, event: &str) -> String {
 pub(crate) fn present(root: &Path) -> Vec<Agent> {
     let found: Vec<Agent> = Agent::ALL
         .into_iter()
-        .filter(|agent| root.join(agent.protocol().folder).is_dir())
+        .filter(|agent| root.join(agent.protocol().folder).exists())
         .collect();
     if found.is_empty() {
         Agent::ALL[..1].to_vec()
@@ -117,36 +118,26 @@ pub(crate) fn install(
         let settings = agent.protocol().settings;
         let path = settings.path;
         let existing = read(root, path)?;
-        let mut document = match &existing {
-            None => Json::Object(Vec::new()),
-            Some(text) => match mergeable(text) {
-                Ok(document) => document,
-                Err(_) if force => Json::Object(Vec::new()),
-                Err(why) => return Err(refuse(path, &why)),
-            },
+        let bytes = match settings.format {
+            Format::Hooks => merged(agent, existing.as_deref(), force, seconds)?,
+            Format::Plugin(text) => {
+                owned(path, existing.as_deref(), plugin::MARKER, force)?;
+                text(agent.name(), seconds)
+            }
+            Format::TestCommand => {
+                let command = command(agent, agent.events()[1]);
+                command_lines::add(existing.as_deref(), &command, force)
+                    .map_err(|why| refuse(path, &why))?
+            }
         };
-        for (event, kind) in agent.protocol().events {
-            add(
-                &mut document,
-                &settings,
-                &command(agent, event),
-                kind == Event::Stop,
-                seconds,
-            );
-        }
         changes.push(Change {
             path: PathBuf::from(path),
-            action: written(existing.as_deref(), document.pretty()),
+            action: written(existing.as_deref(), bytes),
         });
         if let Some((path, text)) = agent.protocol().instructions {
             let text = text();
             let existing = read(root, path)?;
-            if let Some(current) = &existing
-                && !current.contains(skill::MARKER)
-                && !force
-            {
-                return Err(refuse(path, "run-check did not write it"));
-            }
+            owned(path, existing.as_deref(), skill::MARKER, force)?;
             changes.push(Change {
                 path: PathBuf::from(path),
                 action: written(existing.as_deref(), text),
@@ -156,6 +147,46 @@ pub(crate) fn install(
     Ok(changes)
 }
 
+/// A hooks settings file's text with run-check's entries for `agent`
+/// merged in.
+fn merged(
+    agent: Agent,
+    existing: Option<&str>,
+    force: bool,
+    seconds: u64,
+) -> Result<String, Error> {
+    let settings = agent.protocol().settings;
+    let mut document = match existing {
+        None => Json::Object(Vec::new()),
+        Some(text) => match mergeable(text) {
+            Ok(document) => document,
+            Err(_) if force => Json::Object(Vec::new()),
+            Err(why) => return Err(refuse(settings.path, &why)),
+        },
+    };
+    for (event, kind) in agent.protocol().events {
+        add(
+            &mut document,
+            &settings,
+            &command(agent, event),
+            kind == Event::Stop,
+            seconds,
+        );
+    }
+    Ok(document.pretty())
+}
+
+/// Refuses a file run-check writes whole when one without `marker` is
+/// there (unless `force`).
+fn owned(path: &str, existing: Option<&str>, marker: &str, force: bool) -> Result<(), Error> {
+    match existing {
+        Some(current) if !current.contains(marker) && !force => {
+            Err(refuse(path, "run-check did not write it"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The changes `uninstall` makes for `agents` under `root`.
 pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
@@ -163,23 +194,17 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         let settings = agent.protocol().settings;
         let path = settings.path;
         if let Some(text) = read(root, path)? {
-            // A file run-check cannot read as settings holds nothing of
-            // run-check's: it is left alone.
-            let action = match mergeable(&text) {
-                Ok(mut document) => {
-                    let commands: Vec<String> =
-                        agent.events().iter().map(|e| command(agent, e)).collect();
-                    if remove(&mut document, &settings, &commands) {
-                        if holds_nothing(&document) {
-                            Action::Remove
-                        } else {
-                            written(Some(&text), document.pretty())
-                        }
-                    } else {
-                        Action::Unchanged
-                    }
-                }
-                Err(_) => Action::Unchanged,
+            let action = match settings.format {
+                Format::Hooks => unmerged(agent, &text),
+                Format::Plugin(_) => match text.contains(plugin::MARKER) {
+                    true => Action::Remove,
+                    false => Action::Unchanged,
+                },
+                Format::TestCommand => match command_lines::remove(&text) {
+                    Some(kept) if kept.is_empty() => Action::Remove,
+                    Some(kept) => written(Some(&text), kept),
+                    None => Action::Unchanged,
+                },
             };
             changes.push(Change {
                 path: PathBuf::from(path),
@@ -200,6 +225,24 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         }
     }
     Ok(changes)
+}
+
+/// A hooks settings file without run-check's entries for `agent`. A file
+/// run-check cannot read as settings holds nothing of run-check's: it is
+/// left alone.
+fn unmerged(agent: Agent, text: &str) -> Action {
+    let settings = agent.protocol().settings;
+    let Ok(mut document) = mergeable(text) else {
+        return Action::Unchanged;
+    };
+    let commands: Vec<String> = agent.events().iter().map(|e| command(agent, e)).collect();
+    if !remove(&mut document, &settings, &commands) {
+        Action::Unchanged
+    } else if holds_nothing(&document) {
+        Action::Remove
+    } else {
+        written(Some(text), document.pretty())
+    }
 }
 
 /// Writes the changes, each file atomically; a removed instruction file's
@@ -224,11 +267,12 @@ pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
             Action::Remove => {
                 std::fs::remove_file(&full)
                     .map_err(|err| Error::io("remove", &change.path, err))?;
-                if change.path.ends_with("SKILL.md")
-                    && let Some(dir) = full.parent()
-                {
-                    // Only an empty folder is removed (remove_dir refuses others).
-                    let _ = std::fs::remove_dir(dir);
+                // The folders install made for it go when it leaves them
+                // empty (remove_dir refuses others), up to the top level.
+                for dir in change.path.ancestors().skip(1) {
+                    if dir.as_os_str().is_empty() || std::fs::remove_dir(root.join(dir)).is_err() {
+                        break;
+                    }
                 }
             }
         }
