@@ -1791,11 +1791,63 @@ def workload_m(ctx: Ctx) -> Section:
     return section
 
 
+def workload_n(ctx: Ctx) -> Section:
+    """`agent guard`'s answer to one tool call: a denied `git commit
+    --no-verify` (recorded in the session) and an allowed edit."""
+    calls, target_s = 200, 0.010
+    need_tool("true")
+    repo = make_repo(ctx.tmp, "n", {
+        "checks.toml": checks_toml(["sh", "./scripts/lint.sh", "true"], [
+            {"name": "lint", "run": ["./scripts/lint.sh"]},
+            {"name": "script", "run": ["sh", "scripts/lint.sh"]},
+            *[{"name": f"t{i}", "run": ["true"]} for i in range(10)]]),
+        "scripts/lint.sh": "#!/bin/sh\nexit 0\n",
+        "src/x.py": "x = 1\n",
+    })
+    env = {"XDG_STATE_HOME": str(ctx.tmp / "n-state")}
+    feed = 'exec "$0" "$@" < "$FEED"'
+
+    def payload(name: str, tool: str, tool_input: dict) -> Path:
+        path = ctx.tmp / f"n-{name}.json"
+        path.write_text(json.dumps({"session_id": "bench-guard", "cwd": str(repo),
+                                    "hook_event_name": "PreToolUse", "tool_name": tool,
+                                    "tool_input": tool_input, "tool_use_id": "toolu_1"}))
+        return path
+
+    def guard_tool(label: str, feed_file: Path, denied: bool) -> Tool:
+        def verify(out: str) -> None:
+            if ('"deny"' in out) != denied:
+                raise SetupError(f"N: {label}: unexpected answer {last_line(out)}")
+        return Tool(label, ["/bin/sh", "-c", feed, str(ctx.binary), "agent", "guard", "claude",
+                            "PreToolUse"], repo, env={**env, "FEED": str(feed_file)},
+                    verify=verify)
+
+    deny = guard_tool("guard: git commit --no-verify (denied)",
+                      payload("deny", "Bash", {"command": "git commit --no-verify -m x"}), True)
+    allow = guard_tool("guard: edit src/x.py (allowed)",
+                       payload("allow", "Edit", {"file_path": str(repo / "src/x.py"),
+                                                 "old_string": "1", "new_string": "2"}), False)
+    floor = Tool("floor: `true` through the same sh -c exec", ["/bin/sh", "-c", feed,
+                 need_tool("true")], repo, env={"FEED": os.devnull})
+    tools = [deny, allow, floor]
+    progress(f"N: agent guard, {calls} calls each")
+    ctx.runner.measure(tools, calls)
+    section = Section("N", "N. `agent guard`: one pre-tool answer (12 checks in checks.toml)",
+                      tools, base=deny.label)
+    for tool in (deny, allow):
+        section.targets.append(Target(f"N: {tool.label}, median of {calls}", ms(tool.wall),
+                                      f"< {ms(target_s)}", tool.wall < target_s))
+    section.notes.append("Each call reads checks.toml (loaded and planned, as a check run "
+                         "would: the gate's files), the tool call on stdin and, when denied, "
+                         "appends to the session's guard.jsonl atomically. No git process.")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
     "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
-    "K": workload_k, "L": workload_l, "M": workload_m,
+    "K": workload_k, "L": workload_l, "M": workload_m, "N": workload_n,
 }
 
 

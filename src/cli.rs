@@ -84,6 +84,8 @@ pub(crate) enum AgentCommand {
     Uninstall(AgentUninstallArgs),
     /// Run as an agent's hook: read its hook JSON on stdin, gate, reply in its format
     Hook(AgentHookArgs),
+    /// Run as an agent's pre-tool hook: deny edits of the gate and commands that skip it
+    Guard(AgentGuardArgs),
     /// Print the bounded feedback of an evidence file, as an agent hook gives it to the model
     Feedback(AgentFeedbackArgs),
 }
@@ -129,6 +131,20 @@ pub(crate) struct AgentHookArgs {
     /// Copilot: sessionStart, agentStop; Gemini CLI: SessionStart,
     /// AfterAgent; Droid, Qwen Code, VS Code: SessionStart, Stop; OpenCode,
     /// Aider: start, stop)
+    #[arg(value_name = "EVENT")]
+    pub(crate) event: Option<String>,
+}
+
+/// `agent guard` options. Plain strings, as for `agent hook`: Copilot
+/// denies a tool call whose pre-tool hook exits non-zero, so a usage error
+/// must not exit 2.
+#[derive(Debug, Args)]
+pub(crate) struct AgentGuardArgs {
+    /// The agent: claude, codex, copilot or cursor
+    #[arg(value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+    /// The pre-tool event as the agent spells it (Claude Code and Codex:
+    /// PreToolUse; Copilot: preToolUse; Cursor: beforeShellExecution)
     #[arg(value_name = "EVENT")]
     pub(crate) event: Option<String>,
 }

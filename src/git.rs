@@ -25,6 +25,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 pub(crate) use guard::git_dir_of;
 use guard::{Guard, Overrides};
+pub(crate) use pins::verified_setting;
 
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]

@@ -10,6 +10,8 @@ mod agent_deadline;
 mod agent_debts;
 /// The agent's feedback: separators, bidi and zero-width characters shown as escapes.
 mod agent_feedback;
+/// `agent guard` fed each agent's documented pre-tool input: denials, install, the turn's list.
+mod agent_guard;
 /// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.
 mod agent_hooks;
 /// A real agent loop: three candidates, three rounds of `candidates`.

@@ -5,10 +5,13 @@
 //!
 //! - [`protocol`]: each agent's hook protocol as a row of one table.
 //! - [`gate`]: the one child-gate runner (the hook, MCP and `candidates`).
+//! - [`guard`]: `agent guard`, the pre-tool hook that denies edits of the
+//!   gate and commands that skip it.
 //! - [`session`]: `agent hook`'s session state machine.
 //! - [`mcp`]: the MCP server's tools, without the protocol.
 
 pub(crate) mod gate;
+pub(crate) mod guard;
 #[cfg(feature = "mcp")]
 pub(crate) mod mcp;
 pub(crate) mod protocol;

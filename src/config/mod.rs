@@ -232,6 +232,9 @@ pub(crate) struct AgentConfig {
     /// When the hook stops its gate (as on Ctrl-C): below the agent's own
     /// hook timeout, which `agent install` writes as this + 60 s.
     pub(crate) timeout: Duration,
+    /// `agent install` hooks the pre-tool event with `agent guard`, and the
+    /// guard denies; `false`: neither.
+    pub(crate) guard: bool,
 }
 
 impl AgentConfig {
@@ -264,6 +267,7 @@ impl Default for AgentConfig {
             new_only: false,
             baseline: None,
             timeout: AgentConfig::TIMEOUT,
+            guard: true,
         }
     }
 }

@@ -133,6 +133,55 @@ pub(crate) struct Fields {
     /// command's stdin may be the user's terminal): the session is the
     /// worktree's own ([`local_input`]).
     pub(crate) stdin: bool,
+    /// The agent's pre-tool event, read and answered by `agent guard`
+    /// (`None`: the agent has none run-check can use).
+    pub(crate) pre_tool: Option<&'static PreTool>,
+}
+
+/// An agent's pre-tool event: what `agent guard` reads of the tool call
+/// and how it says no.
+#[derive(Debug)]
+pub(crate) struct PreTool {
+    /// The event as the agent spells it in its settings file.
+    pub(crate) event: &'static str,
+    /// The tool's name, the first present of these keys; none: every
+    /// call of the event is the one tool of `tools` (Cursor's
+    /// `beforeShellExecution`, whose input holds the command itself).
+    pub(crate) tool_name: &'static [&'static str],
+    /// The tool's arguments, the first present of these keys: an object,
+    /// or a string holding one (Copilot's camelCase `toolArgs`); none:
+    /// the input itself.
+    pub(crate) tool_input: &'static [&'static str],
+    /// The tools the guard looks at, by name, and what each does; any
+    /// other tool is let through.
+    pub(crate) tools: &'static [(&'static str, Tool)],
+    /// How a call is denied.
+    pub(crate) deny: Deny,
+}
+
+/// What a tool does, as far as the guard is concerned: each holds the
+/// argument keys to read, the first present.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tool {
+    /// Runs a shell command.
+    Shell(&'static [&'static str]),
+    /// Writes or edits the file at a path.
+    Write(&'static [&'static str]),
+    /// Applies a patch in the `apply_patch` format (`*** Update File:
+    /// PATH` lines name the files it writes).
+    Patch(&'static [&'static str]),
+}
+
+/// How a pre-tool call is denied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Deny {
+    /// `{"hookSpecificOutput": {"hookEventName": EVENT,
+    /// "permissionDecision": "deny", "permissionDecisionReason": ...}}`.
+    HookSpecific,
+    /// `{"permissionDecision": "deny", "permissionDecisionReason": ...}`.
+    Decision,
+    /// `{"permission": "deny", "user_message": ..., "agent_message": ...}`.
+    Permission,
 }
 
 /// The reply's shapes.
@@ -246,6 +295,11 @@ impl Agent {
                 !shape.is_empty() && shape.iter().all(|key| input.contains_key(*key))
             })
             .unwrap_or(self)
+    }
+
+    /// The agent's pre-tool event (`agent guard`), `None` when it has none.
+    pub(crate) fn pre_tool(self) -> Option<&'static PreTool> {
+        self.protocol().fields.pre_tool
     }
 
     /// What `event` (as the agent spells it) is; `None` for an event the
@@ -480,6 +534,29 @@ pub(crate) fn render(agent: Agent, event: Option<Event>, reply: &Reply) -> Rende
         stderr,
         code,
     }
+}
+
+/// A denied pre-tool call in the agent's own format (stdout, exit 0):
+/// `reason` is what the model reads, and where the agent shows one, the
+/// user too. Built by serde_json, so it is one valid object.
+pub(crate) fn render_deny(pre_tool: &PreTool, reason: &str) -> String {
+    let value = match pre_tool.deny {
+        Deny::HookSpecific => json!({"hookSpecificOutput": {
+            "hookEventName": pre_tool.event,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }}),
+        Deny::Decision => json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }),
+        Deny::Permission => json!({
+            "permission": "deny",
+            "user_message": reason,
+            "agent_message": reason,
+        }),
+    };
+    value.to_string()
 }
 
 /// `text` as one line without control characters (for stderr).

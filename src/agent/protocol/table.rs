@@ -14,8 +14,14 @@
 //! | opencode| `start` (plugin)     | `stop`      | the reason sent as the next prompt  | `.opencode/plugin/run-check.js`|
 //! | vscode  | `SessionStart`       | `Stop`      | `hookSpecificOutput.{decision,reason}` | `.github/hooks/run-check-vscode.json` |
 //! | aider   | none                 | `stop`      | the feedback on stdout, exit 1      | `.aider.conf.yml` (`test-cmd`) |
+//!
+//! Pre-tool events (`agent guard`): Claude Code and Codex `PreToolUse`,
+//! Copilot `preToolUse`, Cursor `beforeShellExecution` (`Fields::pre_tool`).
 
-use super::{Block, Event, Fields, Format, Notice, Protocol, Replies, Settings, Timeout, Unit};
+use super::{
+    Block, Deny, Event, Fields, Format, Notice, PreTool, Protocol, Replies, Settings, Timeout,
+    Tool, Unit,
+};
 use super::{plugin, skill};
 
 /// The input fields every agent shares (Cursor names its session
@@ -29,6 +35,66 @@ const FIELDS: Fields = Fields {
     loop_count: "loop_count",
     status: None,
     stdin: true,
+    pre_tool: None,
+};
+
+/// Claude Code's `PreToolUse`: `tool_name`, `tool_input` (`Bash`'s
+/// `command`, `Write`'s and `Edit`'s `file_path`), denied in
+/// `hookSpecificOutput`.
+const CLAUDE_TOOLS: PreTool = PreTool {
+    event: "PreToolUse",
+    tool_name: &["tool_name"],
+    tool_input: &["tool_input"],
+    tools: &[
+        ("Bash", Tool::Shell(&["command"])),
+        ("Write", Tool::Write(&["file_path"])),
+        ("Edit", Tool::Write(&["file_path"])),
+        ("MultiEdit", Tool::Write(&["file_path"])),
+        ("NotebookEdit", Tool::Write(&["notebook_path"])),
+    ],
+    deny: Deny::HookSpecific,
+};
+
+/// Codex's `PreToolUse`: Claude Code's shape; its shell tool is `Bash`,
+/// and `apply_patch` carries the patch in `command`.
+const CODEX_TOOLS: PreTool = PreTool {
+    tools: &[
+        ("Bash", Tool::Shell(&["command"])),
+        ("apply_patch", Tool::Patch(&["command", "patch", "input"])),
+    ],
+    ..CLAUDE_TOOLS
+};
+
+/// Copilot's camelCase `preToolUse`: `toolName`, `toolArgs` (an object,
+/// or a JSON string of one), denied with `permissionDecision` at the top.
+/// The snake_case keys and Claude Code's tool names are its PascalCase
+/// `PreToolUse` input's, as Copilot sends it to `.claude/settings.json`.
+const COPILOT_TOOLS: PreTool = PreTool {
+    event: "preToolUse",
+    tool_name: &["toolName", "tool_name"],
+    tool_input: &["toolArgs", "tool_input"],
+    tools: &[
+        ("bash", Tool::Shell(&["command"])),
+        ("powershell", Tool::Shell(&["command"])),
+        ("create", Tool::Write(&["path", "file_path"])),
+        ("edit", Tool::Write(&["path", "file_path"])),
+        ("str_replace_editor", Tool::Write(&["path", "file_path"])),
+        ("apply_patch", Tool::Patch(&["input", "patch", "command"])),
+        ("Bash", Tool::Shell(&["command"])),
+        ("Write", Tool::Write(&["path", "file_path"])),
+        ("Edit", Tool::Write(&["path", "file_path"])),
+    ],
+    deny: Deny::Decision,
+};
+
+/// Cursor's `beforeShellExecution`: the input holds the `command`; denied
+/// with `permission`. Cursor has no pre-edit event that can deny.
+const CURSOR_SHELL: PreTool = PreTool {
+    event: "beforeShellExecution",
+    tool_name: &[],
+    tool_input: &[],
+    tools: &[("", Tool::Shell(&["command"]))],
+    deny: Deny::Permission,
 };
 
 /// Claude Code's and Codex's settings: `{"hooks": {"Stop": [{"hooks":
@@ -80,7 +146,10 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: Some((".claude/skills/run-check/SKILL.md", skill::claude_skill)),
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&CLAUDE_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: DECISION,
         project_variable: Some("CLAUDE_PROJECT_DIR"),
@@ -117,6 +186,7 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         fields: Fields {
             roots_first: true,
             status: Some("status"),
+            pre_tool: Some(&CURSOR_SHELL),
             ..FIELDS
         },
         // Every Cursor input has both; no other agent sends either.
@@ -145,7 +215,10 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&CODEX_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: DECISION,
         project_variable: None,
@@ -174,7 +247,10 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         events: [("sessionStart", Event::Start), ("agentStop", Event::Stop)],
         // The PascalCase names of its VS Code compatible format.
         aliases: &[("SessionStart", Event::Start), ("Stop", Event::Stop)],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&COPILOT_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         // Exit 2 is a warning on its stop and start events, never a block:
         // the documented way to show the user a message.

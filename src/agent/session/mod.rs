@@ -171,6 +171,13 @@ fn read_stdin() -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|err| format!("the hook input is not JSON ({err})"))
 }
 
+/// The git directory the session `name` (a file name) was pinned to at
+/// its start, `None` when it has no record: where `agent guard` records
+/// its denials, whatever the tool call's `cwd`.
+pub(crate) fn pinned_git_dir(name: &str) -> Option<PathBuf> {
+    pin::read(name).ok().flatten().map(|mirror| mirror.git_dir)
+}
+
 /// The repository of the current directory: its git directory, and the
 /// worktree and config a run here reads.
 fn located(load: Load<'_>) -> Result<(PathBuf, PathBuf, Config), String> {

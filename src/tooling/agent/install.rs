@@ -75,6 +75,23 @@ pub(crate) fn command(agent: Agent, event: &str) -> String {
     format!("run-check agent hook {} {event}", agent.name())
 }
 
+/// The command an agent's configuration runs for its pre-tool event
+/// (`agent guard`), `None` for an agent without one.
+pub(crate) fn guard_command(agent: Agent) -> Option<String> {
+    let pre_tool = agent.pre_tool()?;
+    Some(format!(
+        "run-check agent guard {} {}",
+        agent.name(),
+        pre_tool.event
+    ))
+}
+
+/// The seconds an agent waits for the guard: it answers in milliseconds,
+/// and one that hangs must not hold every tool call for the gate's
+/// deadline (the agents let the call through when a pre-tool hook times
+/// out).
+const GUARD_SECONDS: u64 = 10;
+
 /// The agents `install` sets up when none is named: those whose folder the
 /// repository has, else Claude Code.
 pub(crate) fn present(root: &Path) -> Vec<Agent> {
@@ -106,12 +123,15 @@ pub(crate) fn installed(root: &Path) -> Result<Vec<Agent>, Error> {
 
 /// The changes `install` makes for `agents` under `root`; each hook entry's
 /// timeout field (where the agent has one) says `seconds`, in the agent's
-/// unit, also in an entry an earlier install wrote.
+/// unit, also in an entry an earlier install wrote. With `guard` the
+/// agent's pre-tool event gets `agent guard` beside the stop hook; without
+/// it, an entry an earlier install wrote is taken out.
 pub(crate) fn install(
     root: &Path,
     agents: &[Agent],
     force: bool,
     seconds: u64,
+    guard: bool,
 ) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
     for &agent in agents {
@@ -119,7 +139,7 @@ pub(crate) fn install(
         let path = settings.path;
         let existing = read(root, path)?;
         let bytes = match settings.format {
-            Format::Hooks => merged(agent, existing.as_deref(), force, seconds)?,
+            Format::Hooks => merged(agent, existing.as_deref(), force, seconds, guard)?,
             Format::Plugin(text) => {
                 owned(path, existing.as_deref(), plugin::MARKER, force)?;
                 text(agent.name(), seconds)
@@ -154,6 +174,7 @@ fn merged(
     existing: Option<&str>,
     force: bool,
     seconds: u64,
+    guard: bool,
 ) -> Result<String, Error> {
     let settings = agent.protocol().settings;
     let mut document = match existing {
@@ -172,6 +193,14 @@ fn merged(
             kind == Event::Stop,
             seconds,
         );
+    }
+    if let Some(command) = guard_command(agent) {
+        match guard {
+            true => add(&mut document, &settings, &command, false, GUARD_SECONDS),
+            false => {
+                remove(&mut document, &settings, &[command]);
+            }
+        }
     }
     Ok(document.pretty())
 }
@@ -235,7 +264,10 @@ fn unmerged(agent: Agent, text: &str) -> Action {
     let Ok(mut document) = mergeable(text) else {
         return Action::Unchanged;
     };
-    let commands: Vec<String> = agent.events().iter().map(|e| command(agent, e)).collect();
+    let commands: Vec<String> = (agent.events().iter())
+        .map(|e| command(agent, e))
+        .chain(guard_command(agent))
+        .collect();
     if !remove(&mut document, &settings, &commands) {
         Action::Unchanged
     } else if holds_nothing(&document) {
