@@ -61,6 +61,10 @@ pub(crate) enum Command {
     /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
     Agent(AgentArgs),
     /// Serve the gate to an MCP client (Model Context Protocol, over stdio)
+    // `--version` too: the server is the program `run-check-mcp`, which
+    // parses its arguments as this subcommand's and prints its version as
+    // `run-check-mcp VERSION` (clap names a subcommand `run-check-mcp`).
+    #[command(version)]
     Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(CompletionsArgs),
