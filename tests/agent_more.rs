@@ -410,6 +410,7 @@ fn opencode_s_plugin_sends_a_blocks_reason_as_the_next_prompt_and_nothing_when_g
 
 /// Runs aider's test command as aider does (a shell command line in the
 /// repository), with stdin that is no hook input: the hook must not read it.
+#[cfg(unix)]
 fn aider_test(test: &Test, command: &str) -> Output {
     Command::new("sh")
         .arg("-c")

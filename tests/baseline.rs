@@ -648,7 +648,13 @@ fn a_new_finding_in_a_crate_cargo_never_checked_is_not_passed_by_the_baseline() 
     assert_eq!(
         clippy["run"],
         serde_json::json!([
-            "cargo", "clippy", "--workspace", "--all-targets", "--keep-going", "--", "-D",
+            "cargo",
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--keep-going",
+            "--",
+            "-D",
             "warnings"
         ])
     );

@@ -32,6 +32,8 @@ mod architecture;
 mod artifacts;
 /// `--baseline`: only new findings fail, in every format; moved ones match.
 mod baseline;
+/// Workload L's task set: each C task's patch applies, and the hook names every defect.
+mod bench_feedback;
 /// The result cache by mutation: each change of a key runs the check again.
 mod cache;
 /// The result cache attacked: hidden shadows, `version` commands that write, linked stores.

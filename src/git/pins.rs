@@ -160,7 +160,8 @@ fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
 }
 
 /// Whether `key` (any case) is a setting the verification depends on
-/// (SPEC section 5): one it pins, `core.ignoreCase`, or one that names the
+/// (docs/THREAT_MODEL.md, the repository's git settings): one it pins,
+/// `core.ignoreCase`, or one that names the
 /// hooks or the files git reads for ignores and attributes. `agent guard`
 /// denies a `git config` that sets one.
 pub(crate) fn verified_setting(key: &str) -> bool {

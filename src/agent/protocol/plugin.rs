@@ -36,70 +36,75 @@ const AGENT = {agent:?}
 // `[agent] timeout` + 60 s, as `run-check agent install` wrote it.
 const TIMEOUT_MS = {millis}
 
-function hook(event, input, cwd) {{
-  return new Promise((resolve) => {{
+{BODY}"#
+    )
+}
+
+/// The plugin past its header: the hook's call and OpenCode's events.
+const BODY: &str = r#"function hook(event, input, cwd) {
+  return new Promise((resolve) => {
     let out = ""
     let child
-    try {{
-      child = spawn("run-check", ["agent", "hook", AGENT, event], {{
+    try {
+      child = spawn("run-check", ["agent", "hook", AGENT, event], {
         cwd,
         stdio: ["pipe", "pipe", "pipe"],
-      }})
-    }} catch {{
+      })
+    } catch {
       resolve(null)
       return
-    }}
+    }
     const timer = setTimeout(() => child.kill(), TIMEOUT_MS)
-    child.on("error", () => {{
+    child.on("error", () => {
       clearTimeout(timer)
       resolve(null)
-    }})
-    child.stdout.on("data", (chunk) => {{
+    })
+    child.stdout.on("data", (chunk) => {
       out += chunk
-    }})
-    child.stderr.on("data", () => {{}})
-    child.on("close", () => {{
+    })
+    child.stderr.on("data", () => {})
+    child.on("close", () => {
       clearTimeout(timer)
-      try {{
+      try {
         resolve(JSON.parse(out))
-      }} catch {{
+      } catch {
         resolve(null)
-      }}
-    }})
-    child.stdin.on("error", () => {{}})
+      }
+    })
+    child.stdin.on("error", () => {})
     child.stdin.end(JSON.stringify(input))
-  }})
-}}
+  })
+}
 
-async function tell(client, message) {{
-  try {{
-    await client.app?.log?.({{ body: {{ service: "run-check", level: "warn", message }} }})
-  }} catch {{}}
-  try {{
-    await client.tui?.showToast?.({{ body: {{ message, variant: "warning" }} }})
-  }} catch {{}}
-}}
+async function tell(client, message) {
+  try {
+    await client.app?.log?.({ body: { service: "run-check", level: "warn", message } })
+  } catch {}
+  try {
+    await client.tui?.showToast?.({ body: { message, variant: "warning" } })
+  } catch {}
+}
 
-async function RunCheck({{ client, directory, worktree }}) {{
+async function RunCheck({ client, directory, worktree }) {
   const cwd = worktree || directory
   // Sessions whose next idle follows a prompt this plugin sent.
   const continued = new Set()
-  return {{
-    event: async ({{ event }}) => {{
-      if (event.type === "session.created") {{
+  return {
+    event: async ({ event }) => {
+      if (event.type === "session.created") {
         const id = event.properties?.info?.id
-        if (id) {{
-          await hook("start", {{ session_id: id, cwd, hook_event_name: "session.created" }}, cwd)
-        }}
+        if (id) {
+          await hook("start", { session_id: id, cwd, hook_event_name: "session.created" }, cwd)
+        }
         return
-      }}
+      }
       if (event.type !== "session.idle") return
       const id = event.properties?.sessionID
       if (!id) return
       const active = continued.delete(id)
       const reply = await hook(
         "stop",
-        {{ session_id: id, cwd, hook_event_name: "session.idle", stop_hook_active: active }},
+        { session_id: id, cwd, hook_event_name: "session.idle", stop_hook_active: active },
         cwd,
       )
       if (typeof reply?.systemMessage === "string") await tell(client, reply.systemMessage)
@@ -108,16 +113,14 @@ async function RunCheck({{ client, directory, worktree }}) {{
       // Not awaited: the prompt starts a turn whose own idle comes back here.
       const send = client.session.promptAsync ?? client.session.prompt
       Promise.resolve(
-        send.call(client.session, {{
-          path: {{ id }},
-          body: {{ parts: [{{ type: "text", text: reply.reason }}] }},
-        }}),
-      ).catch(() => {{}})
-    }},
-  }}
-}}
-
-export default {{ id: "run-check", server: RunCheck }}
-"#
-    )
+        send.call(client.session, {
+          path: { id },
+          body: { parts: [{ type: "text", text: reply.reason }] },
+        }),
+      ).catch(() => {})
+    },
+  }
 }
+
+export default { id: "run-check", server: RunCheck }
+"#;
