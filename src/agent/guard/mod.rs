@@ -18,7 +18,6 @@ mod files;
 pub(crate) mod record;
 mod shell;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -26,10 +25,6 @@ use serde_json::{Map, Value};
 use crate::agent::protocol::{self, Agent, PreTool, Rendered};
 use call::Action;
 use files::GateFiles;
-
-/// The most input the guard reads: a tool call is a few KB (a file's new
-/// content at most).
-const INPUT_LIMIT: u64 = 1024 * 1024;
 
 /// Why a tool call is denied.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +76,7 @@ pub(crate) fn guard(agent: Option<&str>, event: Option<&str>) -> Rendered {
             pre_tool.event
         )));
     }
-    let input = match read_stdin() {
+    let input = match crate::agent::protocol::read_stdin("the input") {
         Ok(Value::Object(input)) => input,
         Ok(_) => return allow(Some("the input is not a JSON object: let through".into())),
         Err(why) => return allow(Some(format!("{why}: the call is let through"))),
@@ -199,18 +194,4 @@ fn config_file(dir: &Path, worktree: &Path) -> PathBuf {
         .map(|d| d.join("checks.toml"))
         .find(|file| file.is_file())
         .unwrap_or_else(|| worktree.join("checks.toml"))
-}
-
-/// The guard's stdin: at most [`INPUT_LIMIT`] bytes of JSON.
-fn read_stdin() -> Result<Value, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(INPUT_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read the input: {err}"))?;
-    if bytes.len() as u64 > INPUT_LIMIT {
-        return Err("the input is larger than 1 MiB".into());
-    }
-    serde_json::from_slice(&bytes).map_err(|err| format!("the input is not JSON ({err})"))
 }

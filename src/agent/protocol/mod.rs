@@ -14,6 +14,27 @@ use serde_json::{Value, json};
 
 use table::PROTOCOLS;
 
+/// The most of an agent's stdin the hook and the guard read: a stop's
+/// input is a few hundred bytes, a tool call a few KB (a file's new
+/// content at most).
+const INPUT_LIMIT: u64 = 1024 * 1024;
+
+/// An agent's JSON input on stdin, at most [`INPUT_LIMIT`] bytes; `what`
+/// names it in the one-line error.
+pub(crate) fn read_stdin(what: &str) -> Result<Value, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(INPUT_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read {what}: {err}"))?;
+    if bytes.len() as u64 > INPUT_LIMIT {
+        return Err(format!("{what} is larger than 1 MiB: ignored"));
+    }
+    serde_json::from_slice(&bytes).map_err(|err| format!("{what} is not JSON ({err})"))
+}
+
 /// One agent's hook protocol.
 #[derive(Debug)]
 pub(crate) struct Protocol {

@@ -59,7 +59,6 @@ mod trust;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -79,9 +78,6 @@ pub(crate) use state::latest_round;
 use state::{
     Answered, Kind, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic,
 };
-
-/// The most input the hook reads: the agents send a few hundred bytes.
-const INPUT_LIMIT: u64 = 1024 * 1024;
 
 /// Finds the checks.toml a run in the current directory reads: the
 /// worktree and its config, or why there is none.
@@ -130,7 +126,8 @@ pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> 
 /// that agent reads only its own: [`protocol::Replies::own_format`]).
 fn run(agent: Agent, event: Event, load: Load<'_>) -> (Reply, Agent) {
     let read = match agent.protocol().fields.stdin {
-        true => read_stdin().and_then(|value| protocol::read_input(agent, &value)),
+        true => protocol::read_stdin("the hook input")
+            .and_then(|value| protocol::read_input(agent, &value)),
         false => protocol::local_input(agent),
     };
     let input = match read {
@@ -155,20 +152,6 @@ fn release(why: impl Into<String>) -> Reply {
     Reply::Release {
         message: format!("{}; the agent may stop", why.into()),
     }
-}
-
-/// The hook's stdin: at most [`INPUT_LIMIT`] bytes of JSON.
-fn read_stdin() -> Result<Value, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(INPUT_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read the hook input: {err}"))?;
-    if bytes.len() as u64 > INPUT_LIMIT {
-        return Err("the hook input is larger than 1 MiB: ignored".into());
-    }
-    serde_json::from_slice(&bytes).map_err(|err| format!("the hook input is not JSON ({err})"))
 }
 
 /// The git directory the session `name` (a file name) was pinned to at
