@@ -248,10 +248,9 @@ fn py_inventory_is_green_after_one_blocked_stop_per_defect() {
 
 /// The C tasks whose tests print their failures (`file:line:test:FAIL`) on
 /// stdout while make adds one line on stderr: the feedback of a failure
-/// without a parsed location shows stderr's last lines only, so the reason
-/// names make's line, not the test's (docs/benchmarks.md, workload L).
+/// without a parsed location must show stdout's last lines too, or the
+/// reason names make's line, not the test's, and the agent is stuck.
 #[test]
-#[ignore = "fails today: the feedback's output tail is stderr's alone (docs/benchmarks.md, workload L)"]
 fn c_tasks_with_failing_tests_are_green_after_one_blocked_stop_per_defect() {
     for (name, count) in [("c-calc", 5), ("c-ringbuf", 4), ("c-strutil", 2)] {
         assert_eq!(repair_from_the_hook(name, None), count, "{name}");
