@@ -116,15 +116,7 @@ fn simple(words: &[String], context: &Context<'_>, depth: u8) -> Option<Denial> 
     let (program, args) = words.split_first()?;
     let name = base_name(program);
     match name.as_str() {
-        "sudo" | "command" | "exec" | "nohup" | "time" | "nice" => {
-            let rest: Vec<String> = args
-                .iter()
-                .skip_while(|a| a.starts_with('-'))
-                .cloned()
-                .collect();
-            simple(&rest, context, depth)
-        }
-        "env" => {
+        "sudo" | "command" | "exec" | "nohup" | "time" | "nice" | "env" => {
             let rest: Vec<String> = args
                 .iter()
                 .skip_while(|a| a.starts_with('-'))

@@ -361,16 +361,8 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         folder: ".vscode",
         settings: Settings {
             path: ".github/hooks/run-check-vscode.json",
-            format: Format::Hooks,
             grouped: false,
-            typed: true,
-            command_keys: &["command"],
-            timeout: Some(Timeout {
-                key: "timeout",
-                unit: Unit::Seconds,
-            }),
-            loop_limit: None,
-            version: false,
+            ..GROUPED
         },
         instructions: None,
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
