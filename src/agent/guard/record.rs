@@ -59,15 +59,7 @@ impl Entry {
 /// missing), atomically, under a lock of its own: an agent may run tool
 /// calls, and so guards, in parallel.
 pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|err| format!("cannot create the session folder {}: {err}", dir.display()))?;
-    let _lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("guard.lock"))
-        .and_then(|file| file.lock().map(|()| file))
-        .map_err(|err| format!("cannot lock {}: {err}", dir.display()))?;
+    let _lock = crate::agent::lock_session_folder(dir, "guard.lock")?;
     let path = dir.join(FILE);
     let mut entries = read(&path);
     entries.push(entry.clone());

@@ -246,15 +246,7 @@ impl Session {
             ));
         }
         let dir = git_dir.join("run-check").join("agent").join(&name);
-        std::fs::create_dir_all(&dir)
-            .map_err(|err| format!("cannot create the session folder {}: {err}", dir.display()))?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("lock"))
-            .and_then(|file| file.lock().map(|()| file))
-            .map_err(|err| format!("cannot lock the session folder {}: {err}", dir.display()))?;
+        let lock = crate::agent::lock_session_folder(&dir, "lock")?;
         // Read again under the lock: another hook of the session (Copilot
         // runs two per event) may have written it since.
         let record = pin::read(&name);
