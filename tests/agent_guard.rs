@@ -19,7 +19,7 @@ struct Guarded {
     event: &'static str,
 }
 
-const GUARDED: [Guarded; 4] = [
+const GUARDED: [Guarded; 8] = [
     Guarded {
         name: "claude",
         event: "PreToolUse",
@@ -35,6 +35,22 @@ const GUARDED: [Guarded; 4] = [
     Guarded {
         name: "cursor",
         event: "beforeShellExecution",
+    },
+    Guarded {
+        name: "gemini",
+        event: "BeforeTool",
+    },
+    Guarded {
+        name: "droid",
+        event: "PreToolUse",
+    },
+    Guarded {
+        name: "qwen",
+        event: "PreToolUse",
+    },
+    Guarded {
+        name: "vscode",
+        event: "PreToolUse",
     },
 ];
 
@@ -98,6 +114,48 @@ fn input(agent: &Guarded, call: &Call<'_>, dir: &Path, session: &str) -> Option<
             v["workspace_roots"] = json!([dir_text]);
             v
         }
+        ("gemini", Call::Shell(command)) => {
+            let mut v = fixture("gemini-BeforeTool-run_shell_command.json");
+            v["tool_input"]["command"] = json!(command);
+            v
+        }
+        ("gemini", Call::Write(path)) => {
+            let mut v = fixture("gemini-BeforeTool-write_file.json");
+            v["tool_input"]["file_path"] = json!(dir.join(path).display().to_string());
+            v
+        }
+        ("droid", Call::Shell(command)) => {
+            let mut v = fixture("droid-PreToolUse-Execute.json");
+            v["tool_input"]["command"] = json!(command);
+            v
+        }
+        ("droid", Call::Write(path)) => {
+            let mut v = fixture("droid-PreToolUse-Create.json");
+            v["tool_input"]["file_path"] = json!(dir.join(path).display().to_string());
+            v
+        }
+        ("qwen", Call::Shell(command)) => {
+            let mut v = fixture("qwen-PreToolUse-run_shell_command.json");
+            v["tool_input"]["command"] = json!(command);
+            v
+        }
+        ("qwen", Call::Write(path)) => {
+            let mut v = fixture("qwen-PreToolUse-write_file.json");
+            v["tool_input"]["file_path"] = json!(dir.join(path).display().to_string());
+            v
+        }
+        ("vscode", Call::Shell(command)) => {
+            let mut v = fixture("vscode-PreToolUse-runTerminalCommand.json");
+            v["tool_input"]["command"] = json!(command);
+            v
+        }
+        ("vscode", Call::Write(path)) => {
+            // `editFiles` lists the files it edits, relative to the
+            // workspace: a gate file among others is still denied.
+            let mut v = fixture("vscode-PreToolUse-editFiles.json");
+            v["tool_input"]["files"] = json!(["README.md", path]);
+            v
+        }
         _ => return None,
     };
     value["cwd"] = json!(dir_text);
@@ -124,6 +182,9 @@ fn guard_raw(agent: &str, event: &str, stdin: &[u8], repo: &Path) -> Answer {
         .env("XDG_STATE_HOME", state_home(repo))
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CURSOR_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .env_remove("FACTORY_PROJECT_DIR")
+        .env_remove("QWEN_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -165,9 +226,10 @@ fn denied(agent: &Guarded, answer: &Answer) -> Option<String> {
     let documented = fixture(&format!("{}-{}.deny.json", agent.name, agent.event));
     same_shape(&documented, &answer.json);
     let reason = match agent.name {
-        "claude" | "codex" => &answer.json["hookSpecificOutput"]["permissionDecisionReason"],
         "copilot" => &answer.json["permissionDecisionReason"],
-        _ => &answer.json["agent_message"],
+        "cursor" => &answer.json["agent_message"],
+        "gemini" => &answer.json["reason"],
+        _ => &answer.json["hookSpecificOutput"]["permissionDecisionReason"],
     };
     Some(reason.as_str().unwrap().to_string())
 }
@@ -326,7 +388,10 @@ fn install_hooks_the_guard_beside_the_stop_hook_and_uninstall_restores_every_byt
         assert_eq!(output.status.code(), Some(0), "{output:?}");
     };
     let read = |path: &str| std::fs::read_to_string(test.path().join(path)).ok();
-    run(&["agent", "install", "claude", "codex", "copilot", "cursor"]);
+    run(&[
+        "agent", "install", "claude", "codex", "copilot", "cursor", "gemini", "droid", "qwen",
+        "vscode",
+    ]);
     let json = |path: &str| -> Value { serde_json::from_str(&read(path).unwrap()).unwrap() };
     let claude = json(".claude/settings.json");
     assert_eq!(
@@ -353,6 +418,24 @@ fn install_hooks_the_guard_beside_the_stop_hook_and_uninstall_restores_every_byt
         cursor["hooks"]["beforeShellExecution"][0].get("loop_limit"),
         None
     );
+    // Gemini CLI and Qwen Code read timeouts in milliseconds.
+    for (path, event, agent, timeout) in [
+        (".gemini/settings.json", "BeforeTool", "gemini", 10_000),
+        (".factory/hooks.json", "PreToolUse", "droid", 10),
+        (".qwen/settings.json", "PreToolUse", "qwen", 10_000),
+    ] {
+        let entry = &json(path)["hooks"][event][0]["hooks"][0];
+        assert_eq!(
+            entry["command"],
+            format!("run-check agent guard {agent} {event}"),
+            "{path}"
+        );
+        assert_eq!(entry["timeout"], timeout, "{path}");
+    }
+    assert_eq!(
+        json(".github/hooks/run-check-vscode.json")["hooks"]["PreToolUse"][0]["command"],
+        "run-check agent guard vscode PreToolUse"
+    );
 
     // `guard = false`: the next install takes the entries out again.
     std::fs::write(test.path().join("checks.toml"), "[agent]\nguard = false\n").unwrap();
@@ -368,6 +451,10 @@ fn install_hooks_the_guard_beside_the_stop_hook_and_uninstall_restores_every_byt
         ".codex/hooks.json",
         ".github/hooks/run-check.json",
         ".cursor/hooks.json",
+        ".gemini/settings.json",
+        ".factory/hooks.json",
+        ".qwen/settings.json",
+        ".github/hooks/run-check-vscode.json",
     ] {
         assert_eq!(read(path), None, "{path}");
     }

@@ -369,7 +369,8 @@ fn opencode_s_plugin_sends_a_blocks_reason_as_the_next_prompt_and_nothing_when_g
     // No shell: an argument list; the hook's deadline in milliseconds.
     assert!(
         plugin.contains("const AGENT = \"opencode\"\n")
-            && plugin.contains(r#"spawn("run-check", ["agent", "hook", AGENT, event]"#),
+            && plugin.contains(r#"runCheck(["agent", "hook", AGENT, event]"#)
+            && plugin.contains(r#"spawn("run-check", args, {"#),
         "{plugin}"
     );
     assert!(plugin.contains("const TIMEOUT_MS = 600000\n"), "{plugin}");
@@ -405,6 +406,78 @@ fn opencode_s_plugin_sends_a_blocks_reason_as_the_next_prompt_and_nothing_when_g
             &["status", "--porcelain", "--", ".opencode/plugin/mine.js"]
         ),
         ""
+    );
+}
+
+/// OpenCode's tool call (`{input, output}` of `tool.execute.before`, the
+/// documented fixture) with `tool` and `args`, in a file for the harness.
+fn opencode_call(folder: &Path, n: usize, tool: &str, args: Value) -> PathBuf {
+    let fixture = repo_root().join("tests/fixtures/agents/opencode-tool.execute.before.json");
+    let mut call: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    call["input"]["tool"] = json!(tool);
+    call["output"]["args"] = args;
+    let file = folder.join(format!("call-{n}.json"));
+    std::fs::write(&file, call.to_string()).unwrap();
+    file
+}
+
+#[test]
+fn opencode_s_plugin_throws_the_guard_s_denial_and_lists_it_at_the_stop() {
+    let test = project(CHECKS, "x = 1\n");
+    let dir = test.path();
+    ok(&run(dir, &["agent", "install", "opencode"]));
+    commit(dir, "hooks");
+    let calls = tempfile::tempdir().unwrap();
+    let checks = dir.join("checks.toml").display().to_string();
+    let files = [
+        opencode_call(
+            calls.path(),
+            0,
+            "bash",
+            json!({"command": "git commit --no-verify -m x"}),
+        ),
+        opencode_call(
+            calls.path(),
+            1,
+            "edit",
+            json!({"filePath": checks, "oldString": "a", "newString": "b"}),
+        ),
+        opencode_call(
+            calls.path(),
+            2,
+            "bash",
+            json!({"command": "git commit -m x"}),
+        ),
+        opencode_call(
+            calls.path(),
+            3,
+            "write",
+            json!({"filePath": dir.join("app.py").display().to_string(), "content": "x = 1\n"}),
+        ),
+    ];
+    let mut events: Vec<String> = vec!["opencode-session.created.json".into()];
+    events.extend(files.iter().map(|f| f.display().to_string()));
+    events.push("opencode-session.idle.json".into());
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let did = opencode(&test, "ses_guarded", &events);
+    let tools = did["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 4, "{did}");
+    let denied = |i: usize| tools[i]["denied"].as_str().unwrap_or("").to_string();
+    assert!(
+        denied(0).starts_with("run-check guard (no-verify): "),
+        "{did}"
+    );
+    assert!(
+        denied(1).starts_with("run-check guard (gate-file): "),
+        "{did}"
+    );
+    assert_eq!(tools[2]["allowed"], true, "{did}");
+    assert_eq!(tools[3]["allowed"], true, "{did}");
+    // The stop lists both denials for the user (OpenCode's log).
+    let logs = did["logs"].to_string();
+    assert!(
+        logs.contains("run-check guard denied 2 tool calls of the agent"),
+        "{did}"
     );
 }
 

@@ -82,7 +82,21 @@ fn act(tool: Tool, args: &Map<String, Value>) -> Action {
     };
     match tool {
         Tool::Shell(keys) => first(keys).map_or(Action::Other, Action::Shell),
-        Tool::Write(keys) => first(keys).map_or(Action::Other, |path| Action::Write(vec![path])),
+        Tool::Write(keys) => {
+            let paths = keys.iter().find_map(|key| match args.get(*key)? {
+                Value::String(path) => Some(vec![path.clone()]),
+                Value::Array(list) => Some(
+                    list.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                ),
+                _ => None,
+            });
+            paths
+                .filter(|paths| !paths.is_empty())
+                .map_or(Action::Other, Action::Write)
+        }
         Tool::Patch(keys) => {
             first(keys).map_or(Action::Other, |patch| Action::Write(patched_files(&patch)))
         }

@@ -65,9 +65,6 @@ pub(crate) struct Protocol {
     /// The environment variable the agent documents as the project's
     /// directory, preferred over the input's `cwd`.
     pub(crate) project_variable: Option<&'static str>,
-    /// The agent's event before a tool runs, as it spells it, where it has
-    /// one (recorded for the guard; `install` does not hook it here).
-    pub(crate) pre_tool: Option<&'static str>,
 }
 
 /// An instruction file: its path, and what makes its text.
@@ -186,7 +183,8 @@ pub(crate) struct PreTool {
 pub(crate) enum Tool {
     /// Runs a shell command.
     Shell(&'static [&'static str]),
-    /// Writes or edits the file at a path.
+    /// Writes or edits the file at a path (a string), or the files of a
+    /// list of paths (VS Code's `editFiles`).
     Write(&'static [&'static str]),
     /// Applies a patch in the `apply_patch` format (`*** Update File:
     /// PATH` lines name the files it writes).
@@ -203,6 +201,9 @@ pub(crate) enum Deny {
     Decision,
     /// `{"permission": "deny", "user_message": ..., "agent_message": ...}`.
     Permission,
+    /// `{"decision": "deny", "reason": ...}` (Gemini CLI's `BeforeTool`:
+    /// the reason goes to the model as the tool's error).
+    Reason,
 }
 
 /// The reply's shapes.
@@ -576,6 +577,7 @@ pub(crate) fn render_deny(pre_tool: &PreTool, reason: &str) -> String {
             "user_message": reason,
             "agent_message": reason,
         }),
+        Deny::Reason => json!({"decision": "deny", "reason": reason}),
     };
     value.to_string()
 }

@@ -18,7 +18,10 @@ pub(crate) const MARKER: &str =
 /// runs `run-check agent hook opencode start`; on `session.idle` it runs
 /// `... stop` and, when the reply blocks, sends the reason to the session
 /// as the next prompt. A release's message goes to OpenCode's log and a
-/// toast. The hook gets `seconds` before the plugin kills it.
+/// toast. The hook gets `seconds` before the plugin kills it. Its
+/// `tool.execute.before` hook runs `run-check agent guard opencode
+/// tool.execute.before` with the call and throws the reason of a denial,
+/// which is how an OpenCode plugin stops a tool call.
 pub(crate) fn opencode(agent: &str, seconds: u64) -> String {
     let millis = seconds.saturating_mul(1000);
     format!(
@@ -36,17 +39,25 @@ const AGENT = {agent:?}
 // `[agent] timeout` + 60 s, as `run-check agent install` wrote it.
 const TIMEOUT_MS = {millis}
 
+// The guard answers in milliseconds; one that hangs lets the call through.
+const GUARD_TIMEOUT_MS = 10000
+
 {BODY}"#
     )
 }
 
 /// The plugin past its header: the hook's call and OpenCode's events.
 const BODY: &str = r#"function hook(event, input, cwd) {
+  return runCheck(["agent", "hook", AGENT, event], input, cwd, TIMEOUT_MS)
+}
+
+// run-check with `args`, `input` as JSON on stdin; its reply, or null.
+function runCheck(args, input, cwd, timeoutMs) {
   return new Promise((resolve) => {
     let out = ""
     let child
     try {
-      child = spawn("run-check", ["agent", "hook", AGENT, event], {
+      child = spawn("run-check", args, {
         cwd,
         stdio: ["pipe", "pipe", "pipe"],
       })
@@ -54,7 +65,7 @@ const BODY: &str = r#"function hook(event, input, cwd) {
       resolve(null)
       return
     }
-    const timer = setTimeout(() => child.kill(), TIMEOUT_MS)
+    const timer = setTimeout(() => child.kill(), timeoutMs)
     child.on("error", () => {
       clearTimeout(timer)
       resolve(null)
@@ -90,6 +101,23 @@ async function RunCheck({ client, directory, worktree }) {
   // Sessions whose next idle follows a prompt this plugin sent.
   const continued = new Set()
   return {
+    "tool.execute.before": async (input, output) => {
+      const reply = await runCheck(
+        ["agent", "guard", AGENT, "tool.execute.before"],
+        {
+          session_id: input?.sessionID,
+          cwd,
+          hook_event_name: "tool.execute.before",
+          tool_name: input?.tool,
+          tool_input: output?.args,
+        },
+        cwd,
+        GUARD_TIMEOUT_MS,
+      )
+      if (reply?.decision === "deny" && typeof reply.reason === "string") {
+        throw new Error(reply.reason)
+      }
+    },
     event: async ({ event }) => {
       if (event.type === "session.created") {
         const id = event.properties?.info?.id

@@ -15,8 +15,11 @@
 //! | vscode  | `SessionStart`       | `Stop`      | `hookSpecificOutput.{decision,reason}` | `.github/hooks/run-check-vscode.json` |
 //! | aider   | none                 | `stop`      | the feedback on stdout, exit 1      | `.aider.conf.yml` (`test-cmd`) |
 //!
-//! Pre-tool events (`agent guard`): Claude Code and Codex `PreToolUse`,
-//! Copilot `preToolUse`, Cursor `beforeShellExecution` (`Fields::pre_tool`).
+//! Pre-tool events (`agent guard`, `Fields::pre_tool`): Claude Code, Codex,
+//! Factory Droid, Qwen Code and VS Code `PreToolUse`, Copilot
+//! `preToolUse`, Gemini CLI `BeforeTool`, Cursor `beforeShellExecution`,
+//! OpenCode `tool.execute.before` (run by run-check's plugin). Aider has
+//! no hooks.
 
 use super::{
     Block, Deny, Event, Fields, Format, Notice, PreTool, Protocol, Replies, Settings, Timeout,
@@ -97,6 +100,72 @@ const CURSOR_SHELL: PreTool = PreTool {
     deny: Deny::Permission,
 };
 
+/// Gemini CLI's `BeforeTool`: Claude Code's keys with its own tool names
+/// (`run_shell_command`, `write_file`, `replace`), denied with `decision`
+/// `deny` and a `reason` the model reads as the tool's error.
+const GEMINI_TOOLS: PreTool = PreTool {
+    event: "BeforeTool",
+    tools: &[
+        ("run_shell_command", Tool::Shell(&["command"])),
+        ("write_file", Tool::Write(&["file_path"])),
+        ("replace", Tool::Write(&["file_path"])),
+    ],
+    deny: Deny::Reason,
+    ..CLAUDE_TOOLS
+};
+
+/// Qwen Code's `PreToolUse`: Claude Code's keys and reply with its runtime
+/// tool ids (Gemini CLI's, whose fork it is; its file editor is `edit`).
+const QWEN_TOOLS: PreTool = PreTool {
+    tools: &[
+        ("run_shell_command", Tool::Shell(&["command"])),
+        ("write_file", Tool::Write(&["file_path"])),
+        ("edit", Tool::Write(&["file_path"])),
+        ("replace", Tool::Write(&["file_path"])),
+    ],
+    ..CLAUDE_TOOLS
+};
+
+/// Factory Droid's `PreToolUse`: Claude Code's keys and reply with its own
+/// tool names (`Execute`, `Create`, `Edit`; `ApplyPatch`, whose argument
+/// its reference does not name, is read from the keys Codex's patch tool
+/// uses).
+const DROID_TOOLS: PreTool = PreTool {
+    tools: &[
+        ("Execute", Tool::Shell(&["command"])),
+        ("Create", Tool::Write(&["file_path"])),
+        ("Edit", Tool::Write(&["file_path"])),
+        ("MultiEdit", Tool::Write(&["file_path"])),
+        ("ApplyPatch", Tool::Patch(&["patch", "input", "command"])),
+    ],
+    ..CLAUDE_TOOLS
+};
+
+/// VS Code's `PreToolUse`: Claude Code's keys and reply; its terminal tool
+/// is `runTerminalCommand` (`command`) and `editFiles` lists its `files`.
+const VSCODE_TOOLS: PreTool = PreTool {
+    tools: &[
+        ("runTerminalCommand", Tool::Shell(&["command"])),
+        ("editFiles", Tool::Write(&["files"])),
+    ],
+    ..CLAUDE_TOOLS
+};
+
+/// OpenCode's `tool.execute.before`, as run-check's plugin passes it on:
+/// the tool (`bash`, `write`, `edit`) and its arguments (`command`,
+/// `filePath`) under Claude Code's keys; the plugin throws a denial's
+/// `reason`, which stops the call and shows the model the error.
+const OPENCODE_TOOLS: PreTool = PreTool {
+    event: "tool.execute.before",
+    tools: &[
+        ("bash", Tool::Shell(&["command"])),
+        ("write", Tool::Write(&["filePath"])),
+        ("edit", Tool::Write(&["filePath"])),
+    ],
+    deny: Deny::Reason,
+    ..CLAUDE_TOOLS
+};
+
 /// Claude Code's and Codex's settings: `{"hooks": {"Stop": [{"hooks":
 /// [{"type": "command", "command": ..., "timeout": s}]}]}}`.
 const GROUPED: Settings = Settings {
@@ -153,7 +222,6 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         shape: &[],
         replies: DECISION,
         project_variable: Some("CLAUDE_PROJECT_DIR"),
-        pre_tool: Some("PreToolUse"),
     },
     // Cursor has no session-start event a hook can rely on: the first
     // prompt of a conversation starts the session.
@@ -202,7 +270,6 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
             own_format: false,
         },
         project_variable: Some("CURSOR_PROJECT_DIR"),
-        pre_tool: Some("beforeShellExecution"),
     },
     Protocol {
         name: "codex",
@@ -222,7 +289,6 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         shape: &[],
         replies: DECISION,
         project_variable: None,
-        pre_tool: Some("PreToolUse"),
     },
     Protocol {
         name: "copilot",
@@ -263,7 +329,6 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
             own_format: false,
         },
         project_variable: None,
-        pre_tool: Some("preToolUse"),
     },
     // Gemini CLI: Claude Code's layout, timeouts in milliseconds; its
     // stop is `AfterAgent`, whose `deny` rejects the answer and sends the
@@ -279,14 +344,16 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("SessionStart", Event::Start), ("AfterAgent", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&GEMINI_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: Replies {
             block: Block::DecisionAs("deny"),
             ..DECISION
         },
         project_variable: Some("GEMINI_PROJECT_DIR"),
-        pre_tool: Some("BeforeTool"),
     },
     // Factory Droid: Claude Code's layout, input and replies.
     Protocol {
@@ -300,11 +367,13 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&DROID_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: DECISION,
         project_variable: Some("FACTORY_PROJECT_DIR"),
-        pre_tool: Some("PreToolUse"),
     },
     // Qwen Code: Claude Code's layout and replies, command timeouts in
     // milliseconds.
@@ -319,11 +388,13 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&QWEN_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: DECISION,
         project_variable: Some("QWEN_PROJECT_DIR"),
-        pre_tool: Some("PreToolUse"),
     },
     // OpenCode has no command hooks: run-check's plugin runs the hook on
     // `session.created` and `session.idle` and sends a block's reason as
@@ -344,11 +415,13 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("start", Event::Start), ("stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&OPENCODE_TOOLS),
+            ..FIELDS
+        },
         shape: &[],
         replies: DECISION,
         project_variable: None,
-        pre_tool: Some("tool.execute.before"),
     },
     // VS Code's agent mode: flat entries (`type`, `command`, `timeout` in
     // seconds) in `.github/hooks/*.json`; its input has `hookEventName`
@@ -367,7 +440,10 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
         instructions: None,
         events: [("SessionStart", Event::Start), ("Stop", Event::Stop)],
         aliases: &[],
-        fields: FIELDS,
+        fields: Fields {
+            pre_tool: Some(&VSCODE_TOOLS),
+            ..FIELDS
+        },
         shape: &["hookEventName", "sessionId"],
         replies: Replies {
             block: Block::Specific("Stop"),
@@ -375,7 +451,6 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
             ..DECISION
         },
         project_variable: None,
-        pre_tool: Some("PreToolUse"),
     },
     // Aider has no hooks: its `test-cmd` runs after each change when
     // `auto-test` is on, and a failing command's output goes to the model.
@@ -406,6 +481,5 @@ pub(crate) const PROTOCOLS: [Protocol; 10] = [
             ..DECISION
         },
         project_variable: None,
-        pre_tool: None,
     },
 ];

@@ -159,5 +159,8 @@ fn timeouts_are_in_each_agents_unit() {
     assert_eq!(timeout("vscode"), Some(600));
     assert_eq!(timeout("opencode"), Some(600_000));
     assert_eq!(timeout("aider"), None);
-    assert_eq!(agent("gemini").protocol().pre_tool, Some("BeforeTool"));
+    assert_eq!(
+        agent("gemini").pre_tool().map(|p| p.event),
+        Some("BeforeTool")
+    );
 }

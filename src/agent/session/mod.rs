@@ -108,9 +108,9 @@ pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> 
                     event.unwrap_or(""),
                     agent.name(),
                     agent.events().join(", "),
-                    match agent.protocol().pre_tool {
-                        Some(pre) if event == Some(pre) =>
-                            format!("; `{pre}` is its pre-tool event"),
+                    match agent.pre_tool() {
+                        Some(pre) if event == Some(pre.event) =>
+                            format!("; `{}` is its pre-tool event", pre.event),
                         _ => String::new(),
                     }
                 ),
