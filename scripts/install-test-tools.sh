@@ -26,6 +26,9 @@
 #                     sarif report with GitHub's upload rules
 #   cmake, ctest, go  Debian's packages cmake and golang-go, `apt-get install -y`
 #                     when missing
+#   tmux, chromium    Debian's packages, when missing: tests/terminal.rs
+#                     reads run-check's screen in a tmux pane, tests/html.rs
+#                     renders the html report in headless chromium
 #   nginx             Debian's package nginx, when missing: its binary has
 #                     the WebDAV module (PUT) built in, the remote cache's
 #                     server in tests/cache_remote.rs (the tests start it on
@@ -34,8 +37,9 @@
 #                     (as root; the only tools installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
-# only checks the versions). .ci/run calls it before `cargo test`; in CI
-# (CI=true) a test whose tool is missing fails instead of skipping.
+# only checks the versions). The README's test command and .ci/run call it
+# before `cargo test`: a test whose tool is missing fails (unless
+# RUN_CHECK_TEST_SKIP_MISSING_TOOLS=1 asks to skip it, docs/development.md).
 set -euo pipefail
 
 RUFF_VERSION=0.17.6
@@ -180,9 +184,20 @@ command -v go >/dev/null || missing="$missing golang-go"
 command -v git-lfs >/dev/null || missing="$missing git-lfs"
 # nginx lives in /usr/sbin, which a non-root PATH may lack.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing="$missing nginx"
+# tmux: tests/terminal.rs reads run-check's screen in a tmux pane.
+command -v tmux >/dev/null || missing="$missing tmux"
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086 # the list of package names
     deb_install $missing
+fi
+# chromium: tests/html.rs renders the html report headless. With its
+# recommended packages (fonts), unlike the others.
+if ! command -v chromium >/dev/null; then
+    [ "$(id -u)" = 0 ] || { say "chromium missing and this is not root: run 'apt-get install -y chromium' as root"; exit 1; }
+    say "installing chromium with apt-get"
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+        || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }; } >&2 \
+        || { say "apt-get install chromium failed"; exit 1; }
 fi
 first_line "$(cmake --version)"
 go version >&2

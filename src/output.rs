@@ -174,13 +174,29 @@ impl Atomic {
     /// over what is there when `replace`, else only where nothing is (an
     /// existing file is then an `AlreadyExists` error and stays untouched).
     pub(crate) fn commit(self, bytes: &[u8], replace: bool) -> Result<(), Error> {
+        self.finish(bytes, replace, true)
+    }
+
+    /// [`Atomic::commit`] replacing the file, without waiting for the disk
+    /// (no `fsync`): for a note nothing decides on, written on a path where
+    /// the wait is the cost (the guard's list of denials, on each denied
+    /// tool call). A reader still sees the old file or the new one, never
+    /// half of one; a crash may lose the new one.
+    pub(crate) fn replace_unsynced(self, bytes: &[u8]) -> Result<(), Error> {
+        self.finish(bytes, true, false)
+    }
+
+    fn finish(self, bytes: &[u8], replace: bool, sync: bool) -> Result<(), Error> {
         let Atomic {
             mut temp,
             path,
             shown,
         } = self;
         temp.write_all(bytes)
-            .and_then(|()| temp.as_file().sync_all())
+            .and_then(|()| match sync {
+                true => temp.as_file().sync_all(),
+                false => Ok(()),
+            })
             .map_err(|err| Error::io("write", &shown, err))?;
         let renamed = if replace {
             temp.persist(&path)

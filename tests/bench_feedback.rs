@@ -195,16 +195,7 @@ fn repair_from_the_hook(name: &str, path: Option<&Path>) -> usize {
 }
 
 fn have(tool: &str) -> bool {
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&search).any(|dir| dir.join(tool).is_file());
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "`{tool}` is missing"
-        );
-        eprintln!("SKIPPED (not a pass): `{tool}` not on PATH");
-    }
-    found
+    crate::support::on_path(tool)
 }
 
 #[test]

@@ -12,17 +12,7 @@ use crate::support::{Test, bin, check, git};
 
 /// A program on PATH; the test is skipped, loudly, without it (CI has all).
 fn on_path(program: &str) -> bool {
-    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|dir| dir.join(program).is_file());
-    if !found {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "{program} missing"
-        );
-        eprintln!("SKIPPED (not a pass): {program} is not on PATH");
-    }
-    found
+    crate::support::on_path(program)
 }
 
 /// run-check with `args` in `dir`: (exit code, stdout, stderr).

@@ -1,8 +1,7 @@
 //! The `html` report in a real browser (docs/formats.md): headless Chromium
 //! (Debian's `chromium`) loads the page a real run's evidence renders to,
-//! dumps its DOM and takes a screenshot. Missing Chromium: the test fails
-//! in CI (`CI=true`, where .ci/run installs it) and is skipped, loudly,
-//! elsewhere.
+//! dumps its DOM and takes a screenshot. Missing Chromium (installed by
+//! scripts/install-test-tools.sh): the test fails (`support::missing`).
 
 #![cfg(unix)]
 
@@ -51,11 +50,7 @@ fn chromium() -> Option<PathBuf> {
             .find(|p| p.is_file())
     });
     if found.is_none() {
-        let why = "chromium is not installed (Debian: `apt-get install chromium`)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{why}; CI must install it (.ci/run)");
-        }
-        eprintln!("SKIPPED (not a pass): {why}");
+        crate::support::missing("chromium is not installed (Debian: `apt-get install chromium`)");
     }
     found
 }

@@ -1164,18 +1164,9 @@ mod gates {
     use crate::support::Test;
 
     /// A program on PATH (the system's build tools: cmake, cc, make).
-    /// Missing: the test fails in CI and is skipped, loudly, elsewhere.
+    /// Missing: the test fails (`support::missing`).
     fn on_path(program: &str) -> bool {
-        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|dir| dir.join(program).is_file());
-        if !found {
-            let why = format!("{program} is not on PATH: run `bash scripts/install-test-tools.sh`");
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{why} (CI must install it)");
-            }
-            eprintln!("SKIPPED (not a pass): {why}");
-        }
-        found
+        crate::support::on_path(program)
     }
 
     /// The strict gate in `dir` (JSON evidence on stdout) with `env` added:

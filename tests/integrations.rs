@@ -687,7 +687,7 @@ fn the_install_step_puts_only_run_check_on_path() {
 }
 
 /// prek from scripts/install-test-tools.sh (`.tools/python/bin/prek`).
-/// Missing: the test fails in CI and is skipped, loudly, elsewhere.
+/// Missing: the test fails (`support::missing`).
 fn prek() -> Option<PathBuf> {
     crate::support::test_tool("python/bin/prek")
 }

@@ -5,8 +5,8 @@
 //! colour under `NO_COLOR`. Piped output (no tmux) has no escape codes
 //! unless `CLICOLOR_FORCE` asks, and then only in the `text` report.
 //!
-//! tmux is needed (Linux CI installs it; .ci/run); without it these tests
-//! say so and pass, except under `CI`, where a missing tmux fails them.
+//! tmux is needed (scripts/install-test-tools.sh installs it); without it
+//! these tests fail (`support::missing`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -105,11 +105,7 @@ impl Tmux {
             .status()
             .is_ok_and(|s| s.success());
         if !found {
-            assert!(
-                std::env::var_os("CI").is_none_or(|v| v.is_empty()),
-                "tmux is missing (CI installs it: .ci/run)"
-            );
-            eprintln!("tmux not found: terminal test skipped");
+            crate::support::missing("tmux is not installed");
             return None;
         }
         let home = tempfile::tempdir().unwrap();

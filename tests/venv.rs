@@ -68,8 +68,8 @@ fn run_ok(program: &Path, args: &[&str]) {
     );
 }
 
-/// The test tools' venv (pytest installed), or `None` (SKIPPED, or a panic
-/// in CI) when scripts/install-test-tools.sh has not run.
+/// The test tools' venv (pytest installed), or `None` when
+/// scripts/install-test-tools.sh has not run and skipping is asked for.
 fn tools_venv() -> Option<PathBuf> {
     test_tool("python")
 }

@@ -101,7 +101,7 @@ fn sh_wrapper_rejects_a_bad_run_check_bin() {
 #[test]
 fn makefile_targets_call_the_sh_wrapper() {
     if which::which("make").is_err() {
-        eprintln!("note: `make` is not on PATH; skipping the Makefile test");
+        crate::support::missing("make is not on PATH");
         return;
     }
     for (target, expected) in [

@@ -424,21 +424,43 @@ pub(crate) fn schema(name: &str) -> serde_json::Value {
     schema
 }
 
+/// The environment variable a developer sets to `1` to skip, rather than
+/// fail, the tests whose tool is missing (docs/development.md): without
+/// it a missing tool fails its test, so that "passed" means it ran.
+pub(crate) const SKIP_MISSING: &str = "RUN_CHECK_TEST_SKIP_MISSING_TOOLS";
+
+/// A test's tool is missing (`why` names it and how to install it): the
+/// test fails, unless [`SKIP_MISSING`] is `1`, when it says it is skipped
+/// and the caller returns without asserting anything.
+#[track_caller]
+pub(crate) fn missing(why: &str) {
+    if std::env::var(SKIP_MISSING).as_deref() != Ok("1") {
+        panic!(
+            "{why}; `bash scripts/install-test-tools.sh` installs the test tools \
+             (or set {SKIP_MISSING}=1 to skip the tests that need them)"
+        );
+    }
+    eprintln!("SKIPPED (not a pass, {SKIP_MISSING}=1): {why}");
+}
+
+/// `program` is a file in a folder of PATH; when it is not,
+/// [`missing`] says so (and fails the test unless skipping is asked for).
+pub(crate) fn on_path(program: &str) -> bool {
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&search).any(|dir| dir.join(program).is_file());
+    if !found {
+        missing(&format!("{program} is not on PATH"));
+    }
+    found
+}
+
 /// A test tool installed by `scripts/install-test-tools.sh` under `.tools/`
-/// of the repository. Missing: the test fails in CI (`CI=true`, where
-/// .ci/run installs them) and is skipped, loudly, elsewhere.
+/// of the repository; missing: [`missing`].
 pub(crate) fn test_tool(relative: &str) -> Option<std::path::PathBuf> {
     let path = crate::support::repo_root().join(".tools").join(relative);
     if path.exists() {
         return Some(path);
     }
-    let why = format!(
-        "{} is not installed: run `bash scripts/install-test-tools.sh`",
-        path.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{why} (CI must install it)");
-    }
-    eprintln!("SKIPPED (not a pass): {why}");
+    missing(&format!("{} is not installed", path.display()));
     None
 }

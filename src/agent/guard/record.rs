@@ -57,7 +57,8 @@ impl Entry {
 
 /// Adds `entry` to the list of the session folder `dir` (created when
 /// missing), atomically, under a lock of its own: an agent may run tool
-/// calls, and so guards, in parallel.
+/// calls, and so guards, in parallel. Not synced to the disk: the list is
+/// a note for the user, and the agent's tool call waits for the guard.
 pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), String> {
     let _lock = crate::agent::lock_session_folder(dir, "guard.lock")?;
     let path = dir.join(FILE);
@@ -70,7 +71,7 @@ pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), String> {
         text.push('\n');
     }
     crate::output::Atomic::create(&path, &path, crate::output::FileKind::Regular)
-        .and_then(|file| file.commit(text.as_bytes(), true))
+        .and_then(|file| file.replace_unsynced(text.as_bytes()))
         .map_err(|err| err.to_string())
 }
 
