@@ -172,7 +172,7 @@ pub(crate) struct McpArgs {
     /// Root the checks run in [default: the nearest directory holding
     /// checks.toml, from the current directory up to the top level of its
     /// git worktree; else the current directory]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "DIR")]
     pub(crate) worktree: Option<PathBuf>,
 }
 
@@ -189,7 +189,7 @@ pub(crate) enum CacheCommand {
     /// Print a check's cache key and the document it hashes (JSON): every input's path, mode and hash
     Key(CacheKeyArgs),
     /// Print where the local store is, its entries and size (JSON)
-    Stats(Location),
+    Stats(CacheStatsArgs),
     /// Empty the local store
     Clean(Location),
 }
@@ -200,9 +200,32 @@ pub(crate) struct CacheKeyArgs {
     /// The check (its `cache = true`)
     #[arg(value_name = "NAME")]
     pub(crate) name: String,
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: DocumentFormat,
     /// Where the worktree and config are.
     #[command(flatten)]
     pub(crate) location: Location,
+}
+
+/// `cache stats` options.
+#[derive(Debug, Args)]
+pub(crate) struct CacheStatsArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: DocumentFormat,
+    /// Where the worktree and config are.
+    #[command(flatten)]
+    pub(crate) location: Location,
+}
+
+/// Output format of a command that prints a JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DocumentFormat {
+    /// The JSON document
+    Json,
+    /// One `path: value` line per value of the document
+    Text,
 }
 
 /// `man` options.
@@ -228,7 +251,7 @@ pub(crate) struct FixArgs {
     /// Run only this fix (repeatable)
     #[arg(long, value_name = "NAME")]
     pub(crate) only: Vec<String>,
-    /// No progress lines on stderr
+    /// No progress lines on stderr (warnings and errors still show)
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// Where the worktree and config are.
@@ -246,24 +269,27 @@ pub(crate) struct ReportArgs {
     #[arg(long, value_enum)]
     pub(crate) format: Format,
     /// Write the report to FILE atomically; stdout then gets nothing
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
     /// Evidence of a run with --baseline: report the diagnostics the baseline
     /// knows too, marked old (by default only new ones are reported)
     #[arg(long)]
     pub(crate) all_diagnostics: bool,
+    /// No banner on stderr (errors still show)
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
 }
 
 /// Where the worktree and config are.
 #[derive(Debug, Args, Clone, Default)]
 pub(crate) struct Location {
     /// Config file [default: <worktree>/checks.toml]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     /// Root the checks run in [default: the nearest directory holding
     /// checks.toml, from the current directory up to the top level of its
     /// git worktree; else the current directory]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "DIR")]
     pub(crate) worktree: Option<PathBuf>,
 }
 
@@ -315,64 +341,65 @@ fn config_root(cwd: &Path) -> Option<usize> {
         .position(|dir| present(dir, "checks.toml"))
 }
 
-/// CHECK OPTIONS.
+/// CHECK OPTIONS, grouped in `--help` under the headings below (cargo and
+/// ruff group theirs the same way: a flat list of twenty is not read).
 #[derive(Debug, Args, Clone)]
 pub(crate) struct CheckArgs {
     /// Which checks run, and how
-    #[arg(long, value_enum, default_value = "strict")]
+    #[arg(long, value_enum, default_value = "strict", help_heading = SELECTION)]
     pub(crate) mode: Mode,
     /// Report format
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = OUTPUT)]
     pub(crate) format: Format,
-    /// Write the report to PATH atomically; stdout then gets nothing
-    #[arg(long, value_name = "PATH")]
+    /// Write the report to FILE atomically; stdout then gets nothing
+    #[arg(long, short, value_name = "FILE", help_heading = OUTPUT)]
     pub(crate) out: Option<PathBuf>,
     /// Where the worktree and config are.
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = LOCATION)]
     pub(crate) location: Location,
     /// Run only this check (repeatable)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = SELECTION)]
     pub(crate) only: Vec<String>,
     /// Do not run this check (repeatable)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = SELECTION)]
     pub(crate) skip: Vec<String>,
     /// Parallel checks; 0 = logical CPUs [default: settings.jobs, else 0]
-    #[arg(long, value_name = "N")]
+    #[arg(long, short, value_name = "N", help_heading = RUNNING)]
     pub(crate) jobs: Option<usize>,
     /// Task contract JSON: checked, recorded in the evidence, and the change
     /// measured against its budget
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "FILE", help_heading = GATE)]
     pub(crate) task: Option<PathBuf>,
     /// Base revision for changed files (fast mode's `paths`; the change budget
     /// and contracts.gate, which default to the task's `base`) [default: HEAD]
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", help_heading = SELECTION)]
     pub(crate) changed_since: Option<String>,
     /// Run only shard K of N (1-based; checks split by a hash of their name)
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", help_heading = SELECTION)]
     pub(crate) shard: Option<String>,
     /// With --shard: balance the shards by the durations of an earlier
     /// evidence (longest first onto the least loaded shard)
-    #[arg(long, value_name = "EV.json", requires = "shard")]
+    #[arg(long, value_name = "EVIDENCE", requires = "shard", help_heading = SELECTION)]
     pub(crate) timings: Option<PathBuf>,
     /// Diagnostics this earlier evidence has are old: a check failing only
     /// for old ones passes, and reports show only new ones
-    #[arg(long, value_name = "EV.json")]
+    #[arg(long, value_name = "EVIDENCE", help_heading = GATE)]
     pub(crate) baseline: Option<PathBuf>,
     /// With --baseline: report the old diagnostics too, marked old
-    #[arg(long, requires = "baseline")]
+    #[arg(long, requires = "baseline", help_heading = GATE)]
     pub(crate) all_diagnostics: bool,
     /// Fast mode: keep launching checks after a failure
-    #[arg(long)]
+    #[arg(long, help_heading = RUNNING)]
     pub(crate) no_fail_fast: bool,
     /// Fast mode: also verify the checks changed nothing (always on in strict)
-    #[arg(long)]
+    #[arg(long, help_heading = RUNNING)]
     pub(crate) verify_read_only: bool,
     /// Strict mode: also take results from the local result cache (fast mode
     /// always does)
-    #[arg(long, conflicts_with = "no_cache")]
+    #[arg(long, conflicts_with = "no_cache", help_heading = RUNNING)]
     pub(crate) cache: bool,
     /// Neither read nor write the result cache: every check runs
-    #[arg(long)]
+    #[arg(long, help_heading = RUNNING)]
     pub(crate) no_cache: bool,
     /// The agent hook's own: the passes an earlier stop of the session
     /// recorded (its session folder's `results.json`), reused for checks
@@ -383,10 +410,18 @@ pub(crate) struct CheckArgs {
     /// one the session's digest chain recorded); any other file is unused
     #[arg(long, value_name = "SHA256", hide = true, requires = "session_results")]
     pub(crate) session_digest: Option<String>,
-    /// No progress lines on stderr
-    #[arg(long, short)]
+    /// No progress lines on stderr (warnings, errors and, when the report
+    /// is not text on stdout, the closing banner still show)
+    #[arg(long, short, help_heading = OUTPUT)]
     pub(crate) quiet: bool,
 }
+
+/// The headings of the check run's options in `--help`.
+const SELECTION: &str = "Which checks";
+const OUTPUT: &str = "Report";
+const LOCATION: &str = "Where";
+const RUNNING: &str = "Running";
+const GATE: &str = "Task and baseline";
 
 /// `candidates` options: a round of gates, or one of the subcommands that
 /// create, clean up and summarise the candidates' worktrees. A candidate
@@ -398,7 +433,7 @@ pub(crate) struct CandidatesArgs {
     #[command(subcommand)]
     pub(crate) command: Option<CandidatesCommand>,
     /// Task contract JSON every candidate is gated with
-    #[arg(long, value_name = "T.json", required = true)]
+    #[arg(long, value_name = "FILE", required = true)]
     pub(crate) task: Option<PathBuf>,
     /// Folder of the runs: each candidate's files go to DIR/<task_id>/<candidate_id>/
     #[arg(long, value_name = "DIR", default_value = "runs")]
@@ -412,10 +447,10 @@ pub(crate) struct CandidatesArgs {
     pub(crate) mode: Mode,
     /// The evidence of the task's base commit: each candidate fails only on
     /// diagnostics it does not have (see `check --baseline`)
-    #[arg(long, value_name = "EV.json")]
+    #[arg(long, value_name = "EVIDENCE")]
     pub(crate) baseline: Option<PathBuf>,
     /// Checks running at once across all candidates; 0 = logical CPUs [default: 0]
-    #[arg(long, value_name = "N")]
+    #[arg(long, short, value_name = "N")]
     pub(crate) jobs: Option<usize>,
     /// The phase of each candidate's retry failure point
     #[arg(long, value_parser = phase(), default_value = "verify")]
@@ -443,7 +478,7 @@ pub(crate) enum CandidatesCommand {
 #[derive(Debug, Args)]
 pub(crate) struct CandidatesCreateArgs {
     /// Task contract JSON: its `id` names the worktrees and branches, its `base` is where they start
-    #[arg(long, value_name = "T.json")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) task: PathBuf,
     /// How many worktrees [default: the task's parallel_count]
     #[arg(long, value_name = "N")]
@@ -457,7 +492,7 @@ pub(crate) struct CandidatesCreateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct CandidatesCleanupArgs {
     /// Task contract JSON of the round to clean up after
-    #[arg(long, value_name = "T.json")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) task: PathBuf,
     /// Folder of the runs, as given to `candidates`
     #[arg(long, value_name = "DIR", default_value = "runs")]
@@ -528,17 +563,24 @@ pub(crate) struct MergeArgs {
     #[arg(required = true, value_name = "EVIDENCE")]
     pub(crate) inputs: Vec<PathBuf>,
     /// Write the merged evidence to FILE atomically [default: stdout]
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
     /// Merge evidence of different commits, modes or incomplete splits
     #[arg(long)]
     pub(crate) force: bool,
+    /// Format of the merged run's report: `json` is the merged evidence
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: Format,
+    /// No banner on stderr after an --out file (errors still show)
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
 }
 
 /// `judge` options.
 #[derive(Debug, Args)]
 pub(crate) struct JudgeArgs {
     /// Evidence JSON, or an aggregator input (with `security_result`); `-` for stdin
+    #[arg(value_name = "EVIDENCE")]
     pub(crate) input: PathBuf,
     /// Earlier rounds, one verdict per line (JSON lines)
     #[arg(long, value_name = "FILE")]
@@ -551,7 +593,7 @@ pub(crate) struct JudgeArgs {
     pub(crate) format: JudgeFormat,
     /// checks.toml whose [judge] table sets thresholds and weights [default:
     /// the config the evidence names, when it still has the recorded sha256]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     /// Retry state file: its failure point past max_retries decides the route
     #[arg(long, value_name = "FILE", requires_all = ["phase", "subagent"])]
@@ -579,7 +621,11 @@ pub(crate) enum JudgeFormat {
 #[derive(Debug, Args)]
 pub(crate) struct VoteArgs {
     /// The vote input JSON; `-` for stdin
+    #[arg(value_name = "INPUT")]
     pub(crate) input: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value = "json")]
+    pub(crate) format: DocumentFormat,
 }
 
 /// `retry` options.
@@ -624,8 +670,8 @@ pub(crate) struct StateArg {
 /// `retry record` options.
 #[derive(Debug, Args)]
 pub(crate) struct RecordArgs {
-    /// The task id of the failure point
-    #[arg(long = "task", value_name = "ID")]
+    /// The task id of the failure point (`--task` is an old spelling)
+    #[arg(long = "task-id", alias = "task", value_name = "ID")]
     pub(crate) task_id: String,
     /// The phase of the failure point
     #[arg(long, value_parser = phase())]
@@ -634,7 +680,7 @@ pub(crate) struct RecordArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) subagent: String,
     /// Evidence JSON written by `run-check --format json`; `-` for stdin
-    #[arg(long, value_name = "EV.json")]
+    #[arg(long, value_name = "EVIDENCE")]
     pub(crate) evidence: PathBuf,
     /// The state file.
     #[command(flatten)]
@@ -645,7 +691,7 @@ pub(crate) struct RecordArgs {
     /// checks.toml whose `[retry]` table sets `max_retries` [default: the
     /// config the evidence names, when it still has the recorded sha256,
     /// else 3]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     /// Write the point's lesson in DIR once it has failed twice:
     /// DIR/YYYY-MM-DD_<task>-<phase>-<subagent>.md, never overwritten
@@ -656,8 +702,8 @@ pub(crate) struct RecordArgs {
 /// `retry status` options.
 #[derive(Debug, Args)]
 pub(crate) struct StatusArgs {
-    /// Only the points of this task
-    #[arg(long = "task", value_name = "ID")]
+    /// Only the points of this task (`--task` is an old spelling)
+    #[arg(long = "task-id", alias = "task", value_name = "ID")]
     pub(crate) task_id: Option<String>,
     /// The state file.
     #[command(flatten)]
@@ -670,8 +716,8 @@ pub(crate) struct StatusArgs {
 /// `retry reset` options.
 #[derive(Debug, Args)]
 pub(crate) struct ResetArgs {
-    /// The task whose points to forget
-    #[arg(long = "task", value_name = "ID")]
+    /// The task whose points to forget (`--task` is an old spelling)
+    #[arg(long = "task-id", alias = "task", value_name = "ID")]
     pub(crate) task_id: String,
     /// Only the points of this phase
     #[arg(long, value_parser = phase())]
@@ -704,8 +750,9 @@ pub(crate) struct SchemaArgs {
 /// `init` options.
 #[derive(Debug, Args)]
 pub(crate) struct InitArgs {
-    /// The repository root to write checks.toml into [default: current directory]
-    #[arg(long, value_name = "PATH")]
+    /// Root the checks run in: checks.toml is written there [default:
+    /// current directory]
+    #[arg(long, value_name = "DIR")]
     pub(crate) worktree: Option<PathBuf>,
 }
 
@@ -722,6 +769,8 @@ pub(crate) struct HooksArgs {
 pub(crate) enum HooksCommand {
     /// Install the read-only hooks into the repository's hooks directory
     Install(HooksInstallArgs),
+    /// Remove the hooks `hooks install` wrote; other hooks stay
+    Uninstall(HooksUninstallArgs),
 }
 
 /// `hooks install` options.
@@ -733,13 +782,32 @@ pub(crate) struct HooksInstallArgs {
     /// Move a hook run-check did not write to <name>.run-check-backup, then install
     #[arg(long)]
     pub(crate) force: bool,
-    /// A directory of the repository [default: current directory]
-    #[arg(long, value_name = "PATH")]
-    pub(crate) worktree: Option<PathBuf>,
+    /// A directory of the repository whose hooks to install [default:
+    /// current directory] (`--worktree` is an old spelling)
+    #[arg(long, alias = "worktree", value_name = "DIR")]
+    pub(crate) repo: Option<PathBuf>,
     /// An earlier evidence the hooks pass to `--baseline`: the diagnostics
     /// it has fail no commit or push, only new ones do
-    #[arg(long, value_name = "EV.json")]
+    #[arg(long, value_name = "EVIDENCE")]
     pub(crate) baseline: Option<PathBuf>,
+    /// Print what would change; write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+/// `hooks uninstall` options.
+#[derive(Debug, Args)]
+pub(crate) struct HooksUninstallArgs {
+    /// The hooks to remove [default: pre-commit pre-push]
+    #[arg(value_enum, value_name = "HOOK")]
+    pub(crate) hooks: Vec<Hook>,
+    /// A directory of the repository whose hooks to remove [default:
+    /// current directory]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) repo: Option<PathBuf>,
+    /// Print what would change; write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 // The hooks and the agents are tooling's; their names and help on the

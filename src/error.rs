@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::exit_code;
+use run_check_documents::exit_code;
 
 /// Everything that stops run-check from producing a judgement.
 #[derive(Debug)]

@@ -33,13 +33,19 @@ mod test_git;
 mod time;
 mod tooling;
 
-pub use run_check_documents::exit_code;
+use run_check_documents::exit_code;
 
 /// What this crate's own integration tests share with its unit tests; not
 /// an interface.
 #[doc(hidden)]
 pub mod testing {
     pub use crate::run::evidence::complete;
+
+    /// run-check's command line as clap defines it, for the tests that
+    /// hold every subcommand to the conventions of docs/cli.md.
+    pub fn command() -> clap::Command {
+        <crate::cli::Cli as clap::CommandFactory>::command()
+    }
 }
 
 use std::ffi::OsString;
@@ -128,16 +134,10 @@ fn front(
             return 0;
         }
         Err(err) => {
-            // One line, like every other error: drop clap's usage block.
-            let rendered = err.render().to_string();
-            let line = rendered
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-                .filter(|l| !l.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
-            eprintln!("{line} (see `run-check --help`)");
+            eprint!(
+                "{}",
+                usage_error(&err.render().to_string(), &command_of(args))
+            );
             return exit_code::ERROR;
         }
     };
@@ -152,4 +152,43 @@ fn front(
             err.exit_code()
         }
     }
+}
+
+/// The command `args` name (`run-check retry record`): the subcommands
+/// among them, in order, as far as they go.
+fn command_of(args: &[OsString]) -> String {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut words = vec!["run-check".to_string()];
+    for arg in args.iter().skip(1) {
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" {
+            break;
+        }
+        if let Some(sub) = command.find_subcommand(arg).cloned() {
+            words.push(sub.get_name().to_string());
+            command = sub;
+        }
+    }
+    words.join(" ")
+}
+
+/// clap's rendered usage error as run-check words errors: the error on one
+/// line, pointing to the help of `command`, the one being parsed (`see
+/// `run-check retry record --help``, not always `run-check --help`), then
+/// each of clap's `tip:` lines on a line of its own, as clap prints them;
+/// the usage block and clap's own pointer go.
+fn usage_error(rendered: &str, command: &str) -> String {
+    let before: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (tips, error): (Vec<&str>, Vec<&str>) =
+        before.into_iter().partition(|l| l.starts_with("tip:"));
+    let mut text = format!("{} (see `{command} --help`)\n", error.join(" "));
+    for tip in tips {
+        text.push_str(&format!("  {tip}\n"));
+    }
+    text
 }

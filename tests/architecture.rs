@@ -4,10 +4,11 @@
 //! wires it, the base modules import none of the folders above them, no two
 //! modules import each other through a circle (between src/'s top-level
 //! modules, between the modules of run/, and between the runner's files), and
-//! the document crate imports nothing of the binary. And the code reads in
-//! pieces: no function over 100 lines, no inline test module over 150. Reads
-//! the sources; unit tests (`#[cfg(test)] mod tests`, tests.rs files) are
-//! left out.
+//! the document crate imports nothing of the binary, and nothing takes
+//! `exit_code` through lib.rs. And the code reads in pieces: no function
+//! over 100 lines, no inline test module over 150. Reads every production
+//! source; unit tests (`#[cfg(test)] mod tests` and the files such a
+//! declaration names) are left out, whatever a file is called.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -143,10 +144,8 @@ type Edges = BTreeMap<(String, String), String>;
 /// an item under `#[cfg(test)]` (to its matching brace, or its `;`) and
 /// comments are left out.
 fn code_lines(file: &Path) -> Vec<(usize, String)> {
-    let name = file.file_name().unwrap().to_string_lossy();
-    if name == "tests.rs" || name.starts_with("test_") || name.ends_with("_tests.rs") {
-        return Vec::new();
-    }
+    // Test-only by what declares it, never by its name: a production file
+    // may be named like a test (scan/rules/skipped_tests.rs).
     if test_only_files().contains(file) {
         return Vec::new();
     }
@@ -154,7 +153,7 @@ fn code_lines(file: &Path) -> Vec<(usize, String)> {
     let mut code = Vec::new();
     let mut lines = text.lines().map(str::trim).enumerate();
     while let Some((n, line)) = lines.next() {
-        if line == "#[cfg(test)]" {
+        if is_test_cfg(line) {
             let (mut depth, mut opened) = (0, false);
             for (_, item) in lines.by_ref() {
                 if item.starts_with("#[") && !opened {
@@ -171,6 +170,12 @@ fn code_lines(file: &Path) -> Vec<(usize, String)> {
         }
     }
     code
+}
+
+/// Whether `line` compiles what follows only for tests: `#[cfg(test)]`,
+/// or `#[cfg(all(test, ...))]`.
+fn is_test_cfg(line: &str) -> bool {
+    line == "#[cfg(test)]" || line.starts_with("#[cfg(all(test,")
 }
 
 /// The files of modules declared `#[cfg(test)] mod NAME;` (a test-only
@@ -190,10 +195,12 @@ fn test_only_files() -> &'static BTreeSet<PathBuf> {
                 _ => file.with_extension(""),
             };
             for pair in lines.windows(2) {
+                // `mod NAME;`, whatever its visibility (`pub(crate) mod`).
                 let declared = pair[1]
-                    .strip_prefix("mod ")
-                    .and_then(|rest| rest.strip_suffix(';'));
-                if let (true, Some(name)) = (pair[0] == "#[cfg(test)]", declared) {
+                    .split_once("mod ")
+                    .filter(|(vis, _)| vis.is_empty() || vis.starts_with("pub"))
+                    .and_then(|(_, rest)| rest.strip_suffix(';'));
+                if let (true, Some(name)) = (is_test_cfg(pair[0]), declared) {
                     found.insert(dir.join(format!("{name}.rs")));
                     found.insert(dir.join(name).join("mod.rs"));
                 }
@@ -728,4 +735,195 @@ fn starts_mod(line: &str) -> bool {
     words
         .find(|w| !w.starts_with("pub"))
         .is_some_and(|w| w == "mod")
+}
+
+/// Test-only files are known by their declaration, not their name: every
+/// `tests.rs` is declared `#[cfg(test)]`, and a production file named like
+/// a test (`scan/rules/skipped_tests.rs`) is read.
+#[test]
+fn every_production_file_is_read() {
+    let root = repo_root();
+    let mut unread = Vec::new();
+    for file in sources(&root.join("src")) {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let test_only = test_only_files().contains(&file);
+        if name == "tests.rs" && !test_only {
+            unread.push(format!("{} is not declared #[cfg(test)]", file.display()));
+        }
+        if !test_only && code_lines(&file).is_empty() {
+            unread.push(format!("{} reads as no code", file.display()));
+        }
+    }
+    let skipped = root.join("src/scan/rules/skipped_tests.rs");
+    assert!(
+        !code_lines(&skipped).is_empty(),
+        "{} was skipped",
+        skipped.display()
+    );
+    assert!(unread.is_empty(), "{}", unread.join("\n"));
+}
+
+/// `exit_code` is the documents crate's: no module takes it through a
+/// re-export of lib.rs (`crate::exit_code`), which would tie every layer
+/// to the crate's root.
+#[test]
+fn nothing_takes_exit_code_through_lib_rs() {
+    let root = repo_root();
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(
+        !lib.lines()
+            .any(|l| l.trim().starts_with("pub use") && l.contains("exit_code")),
+        "lib.rs re-exports exit_code"
+    );
+    let mut found = Vec::new();
+    for file in sources(&root.join("src")) {
+        let text = fs::read_to_string(&file).unwrap();
+        let names = named_after(&text, "crate::");
+        if names.iter().any(|n| n == "exit_code") {
+            found.push(file.strip_prefix(&root).unwrap().display().to_string());
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "crate::exit_code in: {}",
+        found.join(", ")
+    );
+}
+
+/// The module path of `file` under src/ (`src/config/span.rs` is
+/// `config::span`, `src/config/mod.rs` `config`, `src/lib.rs` the root).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(path.last().map(String::as_str), Some("mod" | "lib")) {
+        path.pop();
+    }
+    path
+}
+
+/// Every module path `text` (the code of the module at `at`) names
+/// through `crate::`, `super::` or `self::`, made absolute, groups
+/// (`crate::{a, b::{c, d}}`) expanded.
+fn paths_named(text: &str, at: &[String]) -> Vec<Vec<String>> {
+    /// The paths of a path tail starting at `rest` (after `prefix::`).
+    fn tail(rest: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut start) = (0, 0);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        tail(&group[start..i], prefix.clone(), out);
+                        return;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        tail(&group[start..i], prefix.clone(), out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let ident: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let mut path = prefix;
+        if ident.is_empty() || ident == "self" {
+            out.push(path);
+            return;
+        }
+        path.push(ident.clone());
+        match rest[ident.len()..].trim_start().strip_prefix("::") {
+            Some(more) => tail(more, path, out),
+            None => out.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for (i, _) in text.match_indices(start) {
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            // The module a relative path starts from: the file's own module
+            // is `self` (a mod.rs is its folder's), its parent `super` (each
+            // further `super::` one up).
+            let mut base: Vec<String> = match start {
+                "crate::" => Vec::new(),
+                "self::" => at.to_vec(),
+                _ => at[..at.len().saturating_sub(1)].to_vec(),
+            };
+            let mut rest = &text[i + start.len()..];
+            while let Some(more) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = more;
+            }
+            tail(rest, base, &mut out);
+        }
+    }
+    out
+}
+
+/// No circle between the modules of any folder of src/: at every level,
+/// the siblings (each with what lies below it) import each other one way
+/// only, through `crate::`, `super::` or `self::` paths alike.
+#[test]
+fn no_circle_anywhere_in_src() {
+    let src = repo_root().join("src");
+    let files: Vec<(Vec<String>, PathBuf)> = sources(&src)
+        .into_iter()
+        .filter(|f| !f.starts_with(src.join("bin")) && *f != src.join("main.rs"))
+        .map(|f| (module_path(&src, &f), f))
+        .collect();
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut edges_by_folder: BTreeMap<Vec<String>, Edges> = BTreeMap::new();
+    let root = repo_root();
+    for (at, file) in &files {
+        let code: Vec<String> = code_lines(file).into_iter().map(|(_, l)| l).collect();
+        let text = code.join("\n");
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        for named in paths_named(&text, at) {
+            // The longest prefixes shared with `at`: the folder where the
+            // two paths part; its children are the two siblings.
+            let common = at.iter().zip(&named).take_while(|(a, b)| a == b).count();
+            let (Some(from), Some(to)) = (at.get(common), named.get(common)) else {
+                continue;
+            };
+            let mut target = at[..common].to_vec();
+            target.push(to.clone());
+            if !modules.contains(&target) {
+                continue;
+            }
+            edges_by_folder
+                .entry(at[..common].to_vec())
+                .or_default()
+                .entry((from.clone(), to.clone()))
+                .or_insert_with(|| rel.clone());
+        }
+    }
+    assert!(
+        edges_by_folder.len() > 10 && edges_by_folder.contains_key(&vec!["config".to_string()]),
+        "the imports were not read: {:?}",
+        edges_by_folder.keys()
+    );
+    let mut found = Vec::new();
+    for (folder, edges) in &edges_by_folder {
+        for circle in circles(edges) {
+            found.push(format!("in {}: {circle}", folder.join("::")));
+        }
+    }
+    // The one circle left when this test was written, between the agent's
+    // guard and its session (each asks the other about the session
+    // folder), is being reworked with the guard; it is named here so that
+    // any other circle fails, and this entry goes when it is opened.
+    let known = "in agent: guard -> session (src/agent/guard/mod.rs), session -> guard (src/agent/session/trust.rs)";
+    found.retain(|circle| circle != known);
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }

@@ -312,7 +312,8 @@ fn list_prints_the_checks_of_the_mode_with_resolved_programs() {
         .run()
         .success();
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines[2], "2 checks in strict mode (checks.toml)");
     assert!(lines[0].starts_with("fast-one "), "{}", lines[0]);
     assert!(
         lines[0].contains(&format!("[{}]", which("true"))),
@@ -332,7 +333,7 @@ fn list_prints_the_checks_of_the_mode_with_resolved_programs() {
 
     let run = run.test.args(&["--mode", "fast"]).run().success();
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
     assert!(lines[0].starts_with("fast-one "), "{}", lines[0]);
     assert!(lines[1].starts_with("fast-missing "), "{}", lines[1]);
     assert!(!run.stdout.contains("strict-one"));

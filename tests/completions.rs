@@ -204,7 +204,7 @@ fn an_unknown_shell_is_a_usage_error() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: invalid value 'tcsh' for '<SHELL>' [possible values: bash, elvish, fish, powershell, zsh] tip: a similar value exists: 'zsh' (see `run-check --help`)\n"
+        "error: invalid value 'tcsh' for '<SHELL>' [possible values: bash, elvish, fish, powershell, zsh] (see `run-check completions --help`)\n  tip: a similar value exists: 'zsh'\n"
     );
 }
 
@@ -230,6 +230,12 @@ fn the_manual_page_is_roff_listing_every_command() {
             "SYNOPSIS",
             "DESCRIPTION",
             "OPTIONS",
+            // The check run's option groups of `--help`.
+            "\"WHICH CHECKS\"",
+            "REPORT",
+            "WHERE",
+            "RUNNING",
+            "\"TASK AND BASELINE\"",
             "SUBCOMMANDS",
             "VERSION"
         ]

@@ -39,7 +39,7 @@ fn fix_runs_the_fix_commands_and_checking_never_does() {
         "formatted\n"
     );
     assert!(run.test.path().join("other.txt").exists());
-    assert_eq!(run.stderr.lines().last(), Some("All 2 fixes succeeded"));
+    assert_eq!(run.stdout, "All 2 fixes succeeded\n");
     assert!(
         run.stderr
             .starts_with("run-check fix: 2 fixes, 1 at a time\n"),
@@ -77,10 +77,7 @@ fn a_failing_fix_is_exit_1_with_its_output() {
         "{}",
         run.stderr
     );
-    assert_eq!(
-        run.stderr.lines().last(),
-        Some("1 of 2 fixes failed: other")
-    );
+    assert_eq!(run.stdout, "1 of 2 fixes failed: other\n");
     // The other fix still ran.
     assert!(run.test.path().join("formatted.txt").exists());
 }

@@ -47,6 +47,10 @@ mod candidates;
 mod candidates_worktrees;
 /// `--help`, `--version`, `list`, `validate`, usage errors.
 mod cli;
+/// The command line's conventions (docs/cli.md) over every subcommand's
+/// clap definition; the old spellings of renamed flags.
+#[cfg(unix)]
+mod cli_conventions;
 /// `completions SHELL` loaded by a real bash; `man` pages rendered by man.
 mod completions;
 /// Every config error of docs/checks-toml.md: exit 2, one line, nothing runs.

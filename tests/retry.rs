@@ -1016,7 +1016,7 @@ fn usage_errors_exit_2_with_one_line() {
     let line = dir
         .run(&["retry", "reset", "--state", "state.json"])
         .error_line();
-    assert!(line.contains("--task <ID>"), "{line}");
+    assert!(line.contains("--task-id <ID>"), "{line}");
     let line = dir.run(&["retry"]).error_line();
     assert!(line.contains("retry"), "{line}");
     assert_eq!(dir.names(), ["dir", "ev"]);

@@ -492,7 +492,7 @@ fn the_schema_command_prints_each_schema() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         format!(
-            "error: invalid value 'nope' for '<NAME>' [possible values: {}] (see `run-check --help`)\n",
+            "error: invalid value 'nope' for '<NAME>' [possible values: {}] (see `run-check schema --help`)\n",
             NAMES.join(", ")
         )
     );

@@ -192,7 +192,7 @@ pub(crate) fn merge(docs: Vec<(PathBuf, Evidence)>, argv: Vec<String>) -> Result
         commands.extend(doc.meta.commands);
         // Shards run side by side: the merged run took as long as the slowest.
         duration_ms = duration_ms.max(doc.summary.duration_ms);
-        interrupted |= doc.summary.exit_code == crate::exit_code::INTERRUPTED;
+        interrupted |= doc.summary.exit_code == run_check_documents::exit_code::INTERRUPTED;
         if doc.meta.timestamp < meta.timestamp {
             meta.timestamp = doc.meta.timestamp.clone();
         }

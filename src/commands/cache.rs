@@ -6,7 +6,6 @@ use std::path::Path;
 use crate::cli::{CacheArgs, CacheCommand, CacheKeyArgs, Location};
 use crate::config::Config;
 use crate::error::Error;
-use crate::exit_code;
 use crate::run::cache::{self, key};
 use crate::run::plan::{self, Selection};
 use crate::run::snapshot::{GitWatch, OwnFiles};
@@ -17,15 +16,16 @@ use super::printed;
 pub(crate) fn cache(args: &CacheArgs) -> Result<i32, Error> {
     match &args.command {
         CacheCommand::Key(args) => print_key(args),
-        CacheCommand::Stats(location) => {
-            let (store, dir) = store(location)?;
-            printed(run_check_documents::pretty(&store.stats(&dir)))
+        CacheCommand::Stats(args) => {
+            let (store, dir) = store(&args.location)?;
+            printed(super::document(args.format, &store.stats(&dir))?)
         }
         CacheCommand::Clean(location) => {
             let (store, dir) = store(location)?;
             store.clean().map_err(Error::Environment)?;
-            eprintln!("emptied the result cache at {}", dir.display());
-            Ok(exit_code::PASS)
+            let shown = dir.display().to_string();
+            let shown = crate::sanitize::for_display(&shown);
+            printed(format!("emptied the result cache at {shown}\n"))
         }
     }
 }
@@ -94,7 +94,7 @@ fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
     let shown = serde_json::json!({
         "check": args.name, "key": key.hex, "document": key.document, "inputs": *key.inputs,
     });
-    printed(run_check_documents::pretty(&shown))
+    printed(super::document(args.format, &shown)?)
 }
 
 /// The repository and its status with the flagged index entries, as a

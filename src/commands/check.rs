@@ -113,7 +113,11 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // Stored before the evidence is delivered: a remote that fails to
     // store a pass is in the evidence too.
     cache::finish(&cache, &mut evidence);
-    super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
+    let delivery = super::Delivery {
+        all_diagnostics: args.all_diagnostics,
+        quiet: false,
+    };
+    super::deliver(output, args.format, &evidence, delivery)?;
     leave_to_exit(start);
     Ok(evidence.summary.exit_code)
 }

@@ -62,7 +62,10 @@ pub(crate) fn vote(args: &VoteArgs) -> Result<i32, Error> {
     input
         .check()
         .map_err(|problem| crate::json_input::from_problem(&name, problem))?;
-    printed(pretty(&vote::aggregate::aggregate(&input)))
+    printed(super::document(
+        args.format,
+        &vote::aggregate::aggregate(&input),
+    )?)
 }
 
 /// Runs `run-check retry record|status|reset`: the state file's failure
@@ -137,9 +140,9 @@ pub(crate) fn merge(args: &MergeArgs, argv: Vec<String>) -> Result<i32, Error> {
     }
     let output = Output::open(args.out.as_deref())?;
     let merged = shards::merge(docs, argv)?;
-    output.write(&report::render(report::Format::Json, &merged))?;
-    if args.out.is_some() {
-        eprintln!("{}", merged.summary.banner);
+    output.write(&report::render(args.format, &merged))?;
+    if args.out.is_some() && !args.quiet {
+        super::banner(&merged);
     }
     Ok(merged.summary.exit_code)
 }

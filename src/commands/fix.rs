@@ -2,10 +2,10 @@
 
 use crate::cli::FixArgs;
 use crate::error::Error;
-use crate::exit_code;
 use crate::run::evidence::Status;
 use crate::run::{plan, runner};
 use crate::signal;
+use run_check_documents::exit_code;
 
 use super::locate;
 use super::progress::Progress;
@@ -46,19 +46,17 @@ pub(crate) fn fix(args: &FixArgs) -> Result<i32, Error> {
             }
         }
     }
-    let code = if cancel.is_cancelled() {
-        eprintln!("Interrupted");
-        exit_code::INTERRUPTED
+    // The closing line is the command's answer: on stdout, as a check
+    // run's report is; the failing fixes' output above is diagnostics.
+    let (line, code) = if cancel.is_cancelled() {
+        ("Interrupted".to_string(), exit_code::INTERRUPTED)
     } else if parts.is_empty() {
-        eprintln!("All {total} fixes succeeded");
-        exit_code::PASS
+        (format!("All {total} fixes succeeded"), exit_code::PASS)
+    } else if errored.is_empty() {
+        (parts.join("; "), exit_code::FAIL)
     } else {
-        eprintln!("{}", parts.join("; "));
-        if errored.is_empty() {
-            exit_code::FAIL
-        } else {
-            exit_code::ERROR
-        }
+        (parts.join("; "), exit_code::ERROR)
     };
+    crate::output::Output::Stdout.write(format!("{line}\n").as_bytes())?;
     Ok(code)
 }

@@ -5,10 +5,10 @@ use serde::Serialize;
 use crate::cli::{ListArgs, ListFormat};
 use crate::config::{self, CheckKind};
 use crate::error::Error;
-use crate::exit_code;
 use crate::output::Output;
 use crate::run::meta::{self};
 use crate::run::plan::{self, Selection};
+use run_check_documents::exit_code;
 
 use super::{locate, relative};
 
@@ -89,12 +89,17 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
             text
         }
     };
+    // The closing line is part of the text answer, on stdout with it; a
+    // JSON array says its length itself.
+    let text = match args.format {
+        ListFormat::Json => text,
+        ListFormat::Text => format!(
+            "{text}{} checks in {} mode ({})\n",
+            rows.len(),
+            args.mode.as_str(),
+            crate::sanitize::for_display(&config.path.display().to_string())
+        ),
+    };
     Output::Stdout.write(text.as_bytes())?;
-    eprintln!(
-        "{} checks in {} mode ({})",
-        rows.len(),
-        args.mode.as_str(),
-        config.path.display()
-    );
     Ok(exit_code::PASS)
 }

@@ -34,7 +34,7 @@ pub(crate) use validate::validate;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::Location;
+use crate::cli::{DocumentFormat, Location};
 use crate::config::{self, Config};
 use crate::error::Error;
 use crate::output::Output;
@@ -74,7 +74,50 @@ fn load_config(location: &Location, worktree: &Path) -> Result<Config, Error> {
 /// Writes `text`, the command's answer, on stdout; the command passed.
 fn printed(text: impl AsRef<[u8]>) -> Result<i32, Error> {
     Output::Stdout.write(text.as_ref())?;
-    Ok(crate::exit_code::PASS)
+    Ok(run_check_documents::exit_code::PASS)
+}
+
+/// A document in `format`: pretty JSON, or one `path: value` line per
+/// value (a string without its quotes, shown safely: the document holds
+/// the worktree's file names).
+pub(super) fn document(
+    format: DocumentFormat,
+    value: &impl serde::Serialize,
+) -> Result<String, Error> {
+    match format {
+        DocumentFormat::Json => Ok(run_check_documents::pretty(value)),
+        DocumentFormat::Text => {
+            let value = serde_json::to_value(value)
+                .map_err(|err| Error::Internal(format!("a document that is not JSON: {err}")))?;
+            let mut lines = String::new();
+            text_lines(&mut lines, "", &value);
+            Ok(crate::sanitize::for_display(&lines).into_owned())
+        }
+    }
+}
+
+/// Appends `value` as `path: value` lines, the path in the JSON path's
+/// shorthand (`document.inputs[0].path`).
+fn text_lines(out: &mut String, path: &str, value: &serde_json::Value) {
+    use serde_json::Value;
+    let join = |key: &str| match path {
+        "" => key.to_string(),
+        _ => format!("{path}.{key}"),
+    };
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                text_lines(out, &join(key), value);
+            }
+        }
+        Value::Array(items) => {
+            for (index, value) in items.iter().enumerate() {
+                text_lines(out, &format!("{path}[{index}]"), value);
+            }
+        }
+        Value::String(text) => out.push_str(&format!("{path}: {}\n", text.replace('\n', " "))),
+        other => out.push_str(&format!("{path}: {other}\n")),
+    }
 }
 
 fn relative(path: &Path, base: &Path) -> String {
@@ -85,17 +128,28 @@ fn relative(path: &Path, base: &Path) -> String {
     }
 }
 
+/// How a report is delivered besides its format.
+#[derive(Clone, Copy)]
+struct Delivery {
+    /// Show the diagnostics a baseline marked old.
+    all_diagnostics: bool,
+    /// No banner on stderr (`report --quiet`; the check run keeps its
+    /// banner under `--quiet`, which silences its progress only).
+    quiet: bool,
+}
+
 /// Writes `evidence` as a `format` report to `output`; unless that report
-/// is text on stdout, the banner is also the last line of stderr. The check
-/// run and `report` both end here, so `report` prints what the run printed.
+/// is text on stdout (or `quiet`), the banner is also the last line of
+/// stderr. The check run and `report` both end here, so `report` prints
+/// what the run printed.
 fn deliver(
     output: Output,
     format: Format,
     evidence: &Evidence,
-    all_diagnostics: bool,
+    delivery: Delivery,
 ) -> Result<(), Error> {
     let report_on_stdout = output.is_stdout() && format == Format::Text;
-    let shown = if all_diagnostics {
+    let shown = if delivery.all_diagnostics {
         crate::report::Diagnostics::All
     } else {
         crate::report::Diagnostics::New
@@ -108,12 +162,17 @@ fn deliver(
         report
     };
     output.write(&report)?;
-    if !report_on_stdout {
-        // Not `eprintln!`, which panics when stderr is gone (the terminal
-        // closed: SIGHUP) after the report was written. A banner read from
-        // a file is shown as the human reports show text.
-        let banner = crate::sanitize::for_display(&evidence.summary.banner);
-        let _ = writeln!(std::io::stderr().lock(), "{banner}");
+    if !report_on_stdout && !delivery.quiet {
+        banner(evidence);
     }
     Ok(())
+}
+
+/// The evidence's banner as the last line of stderr. Not `eprintln!`,
+/// which panics when stderr is gone (the terminal closed: SIGHUP) after
+/// the report was written. A banner read from a file is shown as the human
+/// reports show text.
+fn banner(evidence: &Evidence) {
+    let banner = crate::sanitize::for_display(&evidence.summary.banner);
+    let _ = writeln!(std::io::stderr().lock(), "{banner}");
 }

@@ -6,10 +6,10 @@
 use crate::bounded;
 use crate::cli::ReportArgs;
 use crate::error::Error;
-use crate::exit_code;
 use crate::json_input;
 use crate::output::Output;
 use run_check_documents::evidence::Evidence;
+use run_check_documents::exit_code;
 
 /// `run-check report`: exit 0 when the evidence passed, 1 when it did not,
 /// 2 when it cannot be read (then nothing is written).
@@ -17,7 +17,11 @@ pub(crate) fn report(args: &ReportArgs) -> Result<i32, Error> {
     let (name, bytes) = bounded::read_input(&args.evidence, "read evidence")?;
     let evidence = json_input::evidence(&name, &bytes)?;
     let output = Output::open(args.out.as_deref())?;
-    super::deliver(output, args.format, &evidence, args.all_diagnostics)?;
+    let delivery = super::Delivery {
+        all_diagnostics: args.all_diagnostics,
+        quiet: args.quiet,
+    };
+    super::deliver(output, args.format, &evidence, delivery)?;
     Ok(outcome(&evidence))
 }
 

@@ -105,7 +105,8 @@ impl Mode {
     }
 }
 
-pub(crate) use run_check_documents::evidence::{DiagSeverity, Dimension, Severity};
+use run_check_documents::evidence::DiagSeverity;
+pub(crate) use run_check_documents::evidence::{Dimension, Severity};
 
 /// How a check's output is read for diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default, JsonSchema)]

@@ -1,11 +1,9 @@
-//! Where in the file: byte spans to 1-based lines, to the dotted key of a
-//! line (for toml's own errors), and to the one-line config error.
+//! Where in the file: the dotted key of a line (for toml's own errors), the
+//! table a header opens, and the keys errors name. Text in, words out: the
+//! `Validator` (validate.rs) turns spans into lines and errors with these,
+//! and this file knows nothing of it, so the two do not import each other.
 
 use std::fmt::{self, Display};
-
-use crate::error::Error;
-
-use super::validate::Validator;
 
 /// A byte range of the config text.
 pub(super) type Span = std::ops::Range<usize>;
@@ -63,40 +61,6 @@ pub(super) fn header_at(text: &str, offset: usize) -> Option<(&str, bool)> {
     }
     let inner = body[..end].trim();
     (!inner.is_empty() && !inner.contains(['[', ']'])).then_some((inner, array))
-}
-
-impl Validator<'_> {
-    /// 1-based line of the `[[table]]` header opening the table that holds
-    /// `offset`: the first header above it, when it is `[[table]]`.
-    pub(super) fn table_line(&self, offset: usize, table: &str) -> Option<usize> {
-        let offset = offset.min(self.text.len());
-        let mut end = self.text[..offset].rfind('\n')?;
-        loop {
-            let start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
-            if let Some(header) = header_at(self.text, start) {
-                return (header == (table, true)).then(|| self.line_of(start));
-            }
-            if start == 0 {
-                return None;
-            }
-            end = start - 1;
-        }
-    }
-
-    /// 1-based line of a byte offset.
-    pub(super) fn line_of(&self, offset: usize) -> usize {
-        self.newlines.partition_point(|&n| n < offset) + 1
-    }
-
-    pub(super) fn err(&self, span: Span, key: impl Display, message: impl Into<String>) -> Error {
-        Error::config_at(
-            self.path,
-            self.text,
-            Some(span),
-            Some(key.to_string()),
-            message,
-        )
-    }
 }
 
 /// An error's key as the value functions take it: a name (`check.name`) or

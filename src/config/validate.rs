@@ -3,12 +3,13 @@
 //! (the first error found is the one reported).
 
 use std::collections::HashMap;
+use std::fmt::Display;
 use std::path::Path;
 
 use crate::error::Error;
 
 use super::raw::RawConfig;
-use super::span::Of;
+use super::span::{Of, Span, header_at};
 use super::{CheckConfig, CheckKind, Config, Dimension, Parser, Severity};
 
 /// Validates a parsed file against the text it came from, so every error can
@@ -112,5 +113,41 @@ impl Validator<'_> {
             checks,
             fixes,
         })
+    }
+}
+
+/// Spans to lines and one-line errors: the `Validator`'s own, beside it,
+/// so span.rs, which these use, needs nothing of this file.
+impl Validator<'_> {
+    /// 1-based line of the `[[table]]` header opening the table that holds
+    /// `offset`: the first header above it, when it is `[[table]]`.
+    pub(super) fn table_line(&self, offset: usize, table: &str) -> Option<usize> {
+        let offset = offset.min(self.text.len());
+        let mut end = self.text[..offset].rfind('\n')?;
+        loop {
+            let start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
+            if let Some(header) = header_at(self.text, start) {
+                return (header == (table, true)).then(|| self.line_of(start));
+            }
+            if start == 0 {
+                return None;
+            }
+            end = start - 1;
+        }
+    }
+
+    /// 1-based line of a byte offset.
+    pub(super) fn line_of(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&n| n < offset) + 1
+    }
+
+    pub(super) fn err(&self, span: Span, key: impl Display, message: impl Into<String>) -> Error {
+        Error::config_at(
+            self.path,
+            self.text,
+            Some(span),
+            Some(key.to_string()),
+            message,
+        )
     }
 }

@@ -48,7 +48,8 @@ use std::path::Path;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::config::{CheckConfig, DiagSeverity, Parser};
+use crate::config::{CheckConfig, Parser};
+use run_check_documents::evidence::DiagSeverity;
 
 /// Diagnostics kept per check (docs/evidence.md).
 pub(crate) const MAX_PER_CHECK: usize = 1000;

@@ -17,7 +17,7 @@
 //! or the harness's next section.
 
 use super::Diagnostic;
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// Message lines kept after the first (the rest of a long message is cut).
 const MAX_DETAIL_LINES: usize = 8;

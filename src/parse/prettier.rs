@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// `[error] path: SomeError: message (line:col)`.
 static ERROR: LazyLock<Regex> = regex!(

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser, clip};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 static HEADER: LazyLock<Regex> =
     regex!(r"^Diff in (?P<file>\S.*?)(?::(?P<line>\d+)| at line (?P<old>\d+)):$");

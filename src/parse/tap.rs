@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// `not ok 2 - subtracts # TODO later`, indented for a subtest.
 static NOT_OK: LazyLock<Regex> = regex!(

@@ -48,7 +48,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     let mut annotations: Vec<(u8, String)> = Vec::new();
     for check in &evidence.checks {
         let has_error = super::of_check(&evidence.diagnostics, &check.name)
-            .any(|d| d.severity == crate::config::DiagSeverity::Error);
+            .any(|d| d.severity == run_check_documents::evidence::DiagSeverity::Error);
         if check.status.is_failure() && !has_error {
             let message = format!("{} {}", check.name, super::outcome(check));
             annotations.push((0, command("error", &[("title", &check.name)], &message)));

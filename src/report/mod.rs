@@ -107,7 +107,7 @@ fn only_new(evidence: &Evidence) -> Option<Evidence> {
 
 /// A rendered `text` report of `evidence` with colour (see [`text::colour`]).
 pub(crate) fn colour_text(report: &[u8], evidence: &Evidence) -> Vec<u8> {
-    let passed = evidence.summary.exit_code == crate::exit_code::PASS;
+    let passed = evidence.summary.exit_code == run_check_documents::exit_code::PASS;
     text::colour(&String::from_utf8_lossy(report), passed).into_bytes()
 }
 

@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::exit_code;
 use crate::run::meta::Meta;
 use crate::run::plan::Plan;
 use crate::run::runner::{CheckResult, collect_diagnostics};
 use crate::time::millis;
+use run_check_documents::exit_code;
 
 pub(crate) use run_check_documents::evidence::{
     CheckRecord, Contracts, Diagnostic, Evidence, Mode, PASS_BANNER, ReadOnly, SCHEMA_VERSION,

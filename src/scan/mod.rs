@@ -44,9 +44,10 @@ use std::sync::{Arc, Mutex};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::config::{DiagSeverity, ScanConfig, pattern};
+use crate::config::{ScanConfig, pattern};
 use crate::parse::{Diagnostic, MAX_PER_CHECK};
 pub(crate) use rules::redact_path;
+use run_check_documents::evidence::DiagSeverity;
 pub(crate) use since::{Base, Context, Reason, Skipped};
 
 /// A file's text at the base larger than this is not compared with the

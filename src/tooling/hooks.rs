@@ -226,17 +226,38 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or_else(|| numbered(0))
 }
 
-/// Installs `hooks` (none: both) into the hooks directory of the
+/// What `hooks install` is asked to do.
+pub(crate) struct Install<'a> {
+    /// The hooks (none: both).
+    pub(crate) hooks: &'a [Hook],
+    /// Move a foreign hook away rather than refuse.
+    pub(crate) force: bool,
+    /// The evidence the hooks pass to `--baseline`.
+    pub(crate) baseline: Option<&'a Path>,
+    /// Say what would change; change nothing.
+    pub(crate) dry_run: bool,
+}
+
+/// Installs the hooks `ask` names into the hooks directory of the
 /// repository around `worktree` (`shown` as the user named it); returns
 /// what to tell the user.
-pub(crate) fn install(
-    worktree: &Path,
-    shown: &Path,
-    hooks: &[Hook],
-    force: bool,
-    baseline: Option<&Path>,
-) -> Result<String, Error> {
+pub(crate) fn install(worktree: &Path, shown: &Path, ask: &Install<'_>) -> Result<String, Error> {
     let repository = locate(worktree, shown)?;
+    let chosen = chosen(ask.hooks);
+    // Decide everything before touching anything: a refusal changes nothing.
+    let exe = current_exe()?;
+    let baseline = ask
+        .baseline
+        .map(|path| self::baseline(path, &repository.top))
+        .transpose()?;
+    let plan = plan(&repository, &chosen, &exe, baseline.as_deref(), ask.force)?;
+    let mut out = write(&repository, plan, ask.dry_run)?;
+    notes(&mut out, &repository, &exe, baseline.as_deref());
+    Ok(out)
+}
+
+/// `hooks` without repeats, in the order given; none is both.
+fn chosen(hooks: &[Hook]) -> Vec<Hook> {
     let mut chosen: Vec<Hook> = Vec::new();
     for hook in if hooks.is_empty() {
         &[Hook::PreCommit, Hook::PrePush][..]
@@ -247,14 +268,54 @@ pub(crate) fn install(
             chosen.push(*hook);
         }
     }
-    // Decide everything before touching anything: a refusal changes nothing.
-    let exe = current_exe()?;
-    let baseline = baseline
-        .map(|path| self::baseline(path, &repository.top))
-        .transpose()?;
-    let plan = plan(&repository, &chosen, &exe, baseline.as_deref(), force)?;
-    let mut out = write(&repository, plan)?;
-    notes(&mut out, &repository, &exe, baseline.as_deref());
+    chosen
+}
+
+/// Removes the hooks of `hooks` (none: both) that run-check wrote from the
+/// repository around `worktree`; a hook someone else wrote stays, and so
+/// does a hook `install --force` moved away (its path is named, to move
+/// back by hand). Returns what to tell the user.
+pub(crate) fn uninstall(
+    worktree: &Path,
+    shown: &Path,
+    hooks: &[Hook],
+    dry_run: bool,
+) -> Result<String, Error> {
+    let repository = locate(worktree, shown)?;
+    let would = if dry_run { "would remove" } else { "removed" };
+    let mut out = String::new();
+    for hook in chosen(hooks) {
+        let (name, path) = (hook.name(), repository.hooks.join(hook.name()));
+        match existing(&path, "") {
+            Existing::Missing => {
+                let _ = writeln!(out, "{name}: not installed ({})", path.display());
+            }
+            Existing::Foreign => {
+                let _ = writeln!(
+                    out,
+                    "{name}: {} was not written by run-check; left alone",
+                    path.display()
+                );
+            }
+            Existing::Ours(_) => {
+                if !dry_run {
+                    std::fs::remove_file(&path)
+                        .map_err(|err| Error::io("remove the hook", &path, err))?;
+                }
+                let _ = writeln!(out, "{name}: {would} {}", path.display());
+            }
+        }
+        let mut moved = path.as_os_str().to_owned();
+        moved.push(BACKUP_SUFFIX);
+        let moved = PathBuf::from(moved);
+        if moved.symlink_metadata().is_ok() {
+            let _ = writeln!(
+                out,
+                "{name}: a hook `hooks install --force` moved away is at {}; move it back by hand to use it",
+                moved.display()
+            );
+        }
+    }
     Ok(out)
 }
 
@@ -297,10 +358,17 @@ fn plan(
 type Planned = (Hook, PathBuf, String, Existing);
 
 /// Moves the foreign hooks of `plan` away and writes each hook that is
-/// not up to date; returns a line for each.
-fn write(repository: &Repository, plan: Vec<Planned>) -> Result<String, Error> {
-    std::fs::create_dir_all(&repository.hooks)
-        .map_err(|err| Error::io("create the hooks directory", &repository.hooks, err))?;
+/// not up to date; returns a line for each. A dry run changes nothing and
+/// says what it would do.
+fn write(repository: &Repository, plan: Vec<Planned>, dry_run: bool) -> Result<String, Error> {
+    if !dry_run {
+        std::fs::create_dir_all(&repository.hooks)
+            .map_err(|err| Error::io("create the hooks directory", &repository.hooks, err))?;
+    }
+    let (moved, installed) = match dry_run {
+        true => ("would move", "would install"),
+        false => ("moved", "installed"),
+    };
     let mut out = String::new();
     for (hook, path, template, state) in plan {
         let name = hook.name();
@@ -311,21 +379,25 @@ fn write(repository: &Repository, plan: Vec<Planned>) -> Result<String, Error> {
             }
             Existing::Foreign => {
                 let backup = backup_path(&path);
-                std::fs::rename(&path, &backup)
-                    .map_err(|err| Error::io("move the existing hook", &path, err))?;
+                if !dry_run {
+                    std::fs::rename(&path, &backup)
+                        .map_err(|err| Error::io("move the existing hook", &path, err))?;
+                }
                 let _ = writeln!(
                     out,
-                    "{name}: moved the existing hook to {}",
+                    "{name}: {moved} the existing hook to {}",
                     backup.display()
                 );
             }
             Existing::Missing | Existing::Ours(false) => {}
         }
-        crate::output::Atomic::create(&path, &path, crate::output::FileKind::Executable)?
-            .commit(template.as_bytes(), true)?;
+        if !dry_run {
+            crate::output::Atomic::create(&path, &path, crate::output::FileKind::Executable)?
+                .commit(template.as_bytes(), true)?;
+        }
         let _ = writeln!(
             out,
-            "{name}: installed {} (runs run-check --mode {} --format json --out {})",
+            "{name}: {installed} {} (runs run-check --mode {} --format json --out {})",
             path.display(),
             hook.mode(),
             repository

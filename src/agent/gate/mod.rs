@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use run_check_documents::evidence::Evidence;
 
-use crate::exit_code;
+use run_check_documents::exit_code;
 
 /// How long a gate stopped at its deadline has to write the evidence of
 /// what finished before it is killed.

@@ -113,7 +113,7 @@ fn a_gate_stopped_by_a_signal_is_ended_and_has_no_verdict() {
     assert_eq!(gated.output.as_deref().unwrap(), b"terminated\n");
     let verdict = verdict_of(gated.ended, gated.output, String::new());
     assert!(verdict.evidence.is_none());
-    assert_eq!(verdict.code, crate::exit_code::ERROR);
+    assert_eq!(verdict.code, run_check_documents::exit_code::ERROR);
     assert_eq!(
         verdict.last_line,
         "no verdict: the gate was stopped by SIGSTOP and left stopped, \

@@ -21,8 +21,8 @@ use run_check_documents::evidence::{Evidence, INTERRUPTED, Status};
 
 use super::{Reply, Session, State, headline};
 use crate::agent::gate::{self, Ended, Gated, Stop};
-use crate::exit_code;
 use crate::report::feedback;
+use run_check_documents::exit_code;
 
 /// What a stop's gate left.
 pub(super) enum Outcome {

@@ -96,7 +96,7 @@ use std::path::Path;
 
 use crate::config::{self, JudgeConfig};
 use crate::error::Error;
-use crate::exit_code;
+use run_check_documents::exit_code;
 
 use history::PastRound;
 use input::Source;

@@ -29,7 +29,7 @@ pub(crate) mod state;
 use std::path::Path;
 
 use crate::error::Error;
-use crate::exit_code;
+use run_check_documents::exit_code;
 use run_check_documents::retry::RecordOutput;
 use state::{Decision, EvidenceSummary, Lock, Outcome, Phase, Point, State};
 

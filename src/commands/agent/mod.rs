@@ -87,6 +87,9 @@ fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
 /// `agent hook AGENT EVENT`: the reply on stdout, a line for the user on
 /// stderr, the exit code the agent reads.
 fn hook(args: &AgentHookArgs) -> i32 {
+    if args.agent.is_none() {
+        return missing_agent("hook");
+    }
     let rendered = session::hook(args.agent.as_deref(), args.event.as_deref(), &hook_config);
     // An agent that reads text (Aider) gets nothing when it may go on.
     if !rendered.stdout.is_empty() {
@@ -101,12 +104,29 @@ fn hook(args: &AgentHookArgs) -> i32 {
 /// `agent guard AGENT EVENT`: the reply on stdout (always exit 0), a line
 /// on stderr when the call was let through for want of reading it.
 fn guard(args: &AgentGuardArgs) -> i32 {
+    if args.agent.is_none() {
+        return missing_agent("guard");
+    }
     let rendered = crate::agent::guard::guard(args.agent.as_deref(), args.event.as_deref());
     println!("{}", rendered.stdout);
     if let Some(line) = &rendered.stderr {
         eprintln!("{line}");
     }
     rendered.code
+}
+
+/// `agent hook` or `agent guard` without AGENT: no agent calls it so
+/// (`agent install` writes the agent's name), so a person typed it. A
+/// usage error that says what is missing, but exit 0 with `{}` on stdout,
+/// as for an unknown agent: an agent whose hook command lost its
+/// arguments reads exit 2 as "block", and must not be held by it.
+fn missing_agent(command: &str) -> i32 {
+    println!("{{}}");
+    eprintln!(
+        "error: `run-check agent {command}` needs AGENT and EVENT: the hook does nothing (AGENT is one of {}; see `run-check agent {command} --help`)",
+        Agent::names()
+    );
+    0
 }
 
 /// The worktree and checks.toml a check run in the current directory

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 pub(super) use crate::agent::gate::{Verdict as Gated, verdict_of};
-use crate::exit_code;
+use run_check_documents::exit_code;
 
 use super::Named;
 

@@ -50,9 +50,9 @@ use run_check_documents::retry::Decision;
 use crate::aggregate::retry;
 use crate::cli::{CandidatesArgs, CandidatesCommand, CandidatesFormat};
 use crate::error::Error;
-use crate::exit_code;
 use crate::output::{Atomic, FileKind};
 use crate::run::changes::change_set_of;
+use run_check_documents::exit_code;
 
 use after::Shared;
 use gate::{Gate, Gated};

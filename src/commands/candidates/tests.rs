@@ -6,8 +6,8 @@ use super::inputs::safe_component;
 use super::rank;
 use crate::agent::gate::Ended;
 use crate::aggregate::judge;
-use crate::exit_code;
 use crate::run::changes::FileChange;
+use run_check_documents::exit_code;
 
 #[test]
 fn ids_must_be_one_safe_folder_name() {

@@ -66,5 +66,7 @@ fn hand_over(mut command: Command) -> std::io::Result<i32> {
 #[cfg(not(unix))]
 fn hand_over(mut command: Command) -> std::io::Result<i32> {
     let status = command.status()?;
-    Ok(status.code().unwrap_or(crate::exit_code::ERROR))
+    Ok(status
+        .code()
+        .unwrap_or(run_check_documents::exit_code::ERROR))
 }

@@ -48,7 +48,7 @@ pub(crate) fn serve(args: &McpArgs) -> Result<i32, Error> {
     // for (the runtime is gone) before the state folder goes.
     drop(state);
     served?;
-    Ok(crate::exit_code::PASS)
+    Ok(run_check_documents::exit_code::PASS)
 }
 
 /// Runs the session on a runtime of one thread until the client closes

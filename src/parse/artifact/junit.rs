@@ -1,7 +1,7 @@
 //! JUnit XML reports (pytest, vitest, jest-junit, node --test, .NET loggers).
 
-use crate::config::DiagSeverity;
 use crate::parse::Diagnostic;
+use run_check_documents::evidence::DiagSeverity;
 
 use super::{clip, strip_bom};
 

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::config::DiagSeverity;
 use crate::parse::Diagnostic;
+use run_check_documents::evidence::DiagSeverity;
 
 use super::{clip, strip_bom};
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use super::junit::junit;
 use super::sarif::{percent_decode, sarif};
 use super::*;
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

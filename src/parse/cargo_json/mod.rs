@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::panic::Panics;
 use super::rustc::Rustc;
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// The `cargo_json` format.
 #[derive(Debug, Default)]

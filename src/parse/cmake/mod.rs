@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// `CMake Error at CMakeLists.txt:4 (foo_bar):`, `CMake Warning (dev) at
 /// x.cmake:3 (message):`, `CMake Error in CMakeLists.txt:`.

@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser, position};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// An absolute path alone on a line: `/x/a.js`, `C:\x\a.js`, `\\host\x\a.js`.
 static PATH: LazyLock<Regex> = regex!(r"^(?:/|[A-Za-z]:[\\/]|\\\\)\S.*$");

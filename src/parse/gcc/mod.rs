@@ -6,7 +6,7 @@
 //! `In function` context lines or source/caret lines as diagnostics.
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// The `gcc` format.
 #[derive(Debug, Default)]

@@ -9,7 +9,7 @@
 
 use super::gcc::{severity_prefix, split_location};
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// The `go` format.
 #[derive(Debug, Default)]

@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser, position};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// Extensions of files a linter reports on (lower case).
 const SOURCE: &[&str] = &[

@@ -29,7 +29,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 static DIAGNOSTIC: LazyLock<Regex> = regex!(
     r"^(?P<file>(?:[A-Za-z]:)?[^:\s][^:]*?\.pyi?):(?:(?P<line>\d+):(?:(?P<column>\d+):(?:\d+:\d+:)?)?)? (?P<severity>error|warning|note): (?P<message>.*)$"

@@ -53,7 +53,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser, MAX_PER_CHECK};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// `FAILED nodeid`, `ERROR nodeid - message`, and the other outcomes.
 static SUMMARY: LazyLock<Regex> = regex!(

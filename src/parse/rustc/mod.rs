@@ -16,7 +16,7 @@ use regex::Regex;
 use super::gcc::{severity_prefix, split_location};
 use super::panic::Panics;
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// How trustworthy a rule name is; the best one seen wins.
 mod rank {

@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser, MAX_LINE};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// `file(line,col): category TScode: message`.
 static PLAIN: LazyLock<Regex> = regex!(

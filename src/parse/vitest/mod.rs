@@ -37,7 +37,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Diagnostic, LineParser};
-use crate::config::DiagSeverity;
+use run_check_documents::evidence::DiagSeverity;
 
 /// ` FAIL  tests/x.test.ts > describe > test`, optionally `|project| `
 /// before the file, and ` [ … ]` after a suite.

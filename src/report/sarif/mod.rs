@@ -281,7 +281,7 @@ fn check_result(
     rules: &mut Rules,
 ) -> Option<SarifResult> {
     let located_error = super::of_check(&evidence.diagnostics, &check.name).any(|d| {
-        d.severity == crate::config::DiagSeverity::Error
+        d.severity == run_check_documents::evidence::DiagSeverity::Error
             && d.file.as_deref().is_some_and(|f| !f.is_empty())
     });
     if !check.status.is_failure() || located_error {

@@ -635,7 +635,7 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
             None => result.status = Status::Pass,
             Some(new) => result.parsed.push(Parsed {
                 found: vec![Diagnostic {
-                    severity: crate::config::DiagSeverity::Error,
+                    severity: run_check_documents::evidence::DiagSeverity::Error,
                     rule: Some(crate::run::baseline::UNEXPLAINED.to_string()),
                     message: format!("failed for what the baseline does not explain: {new}"),
                     ..Diagnostic::default()
@@ -722,7 +722,7 @@ fn run_scan(
     let failed = result
         .found
         .iter()
-        .any(|f| f.severity == crate::config::DiagSeverity::Error);
+        .any(|f| f.severity == run_check_documents::evidence::DiagSeverity::Error);
     CheckResult {
         status: if failed { Status::Fail } else { Status::Pass },
         duration: started.elapsed(),

@@ -52,7 +52,8 @@ pub(super) fn union_of(compiled: &[Compiled]) -> Option<Regex> {
 mod tests {
     use super::super::tests::{ALL, aws_key, every_line, hits_of, matcher, raw_hits};
     use super::*;
-    use crate::config::{DiagSeverity, ScanRule};
+    use crate::config::ScanRule;
+    use run_check_documents::evidence::DiagSeverity;
 
     fn custom(id: &str, pattern: &str, message: Option<&str>, severity: DiagSeverity) -> ScanRule {
         ScanRule {

@@ -40,8 +40,9 @@
 
 use regex::Regex;
 
-use crate::config::{DiagSeverity, ScanRule};
+use crate::config::ScanRule;
 use custom::{union_of, union_safe};
+use run_check_documents::evidence::DiagSeverity;
 
 /// ASCII word boundary: the lazy DFA handles it on any text (a Unicode `\b`
 /// makes it give up on non-ASCII text).

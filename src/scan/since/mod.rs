@@ -35,8 +35,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use super::rules;
-use crate::config::DiagSeverity;
 use crate::parse::Diagnostic;
+use run_check_documents::evidence::DiagSeverity;
 
 /// Entries of `data.skipped` kept; `data.skipped_total` counts them all.
 pub(crate) const MAX_SKIPPED: usize = 100;

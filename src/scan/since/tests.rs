@@ -174,7 +174,7 @@ fn skipped_files_list_changed_ones_first_and_are_bounded() {
         settled
             .standing
             .iter()
-            .all(|d| d.severity == crate::config::DiagSeverity::Error)
+            .all(|d| d.severity == run_check_documents::evidence::DiagSeverity::Error)
     );
     // Without a base: unknown.
     let context = Context {

@@ -1,5 +1,6 @@
 use super::*;
-use crate::config::{DiagSeverity, Dimension, Severity};
+use crate::config::{Dimension, Severity};
+use run_check_documents::evidence::DiagSeverity;
 use run_check_documents::verdict::Score;
 use serde_json::json;
 

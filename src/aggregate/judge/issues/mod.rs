@@ -23,7 +23,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::config::{DiagSeverity, Dimension, Severity};
+use crate::config::{Dimension, Severity};
+use run_check_documents::evidence::DiagSeverity;
 use run_check_documents::evidence::Status;
 
 use super::history::PastRound;
