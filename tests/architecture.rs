@@ -919,11 +919,5 @@ fn no_circle_anywhere_in_src() {
             found.push(format!("in {}: {circle}", folder.join("::")));
         }
     }
-    // The one circle left when this test was written, between the agent's
-    // guard and its session (each asks the other about the session
-    // folder), is being reworked with the guard; it is named here so that
-    // any other circle fails, and this entry goes when it is opened.
-    let known = "in agent: guard -> session (src/agent/guard/mod.rs), session -> guard (src/agent/session/trust.rs)";
-    found.retain(|circle| circle != known);
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }

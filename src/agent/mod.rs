@@ -8,8 +8,10 @@
 //! - [`guard`]: `agent guard`, the pre-tool hook that denies edits of the
 //!   gate and commands that skip it.
 //! - [`session`]: `agent hook`'s session state machine.
+//! - [`denials`]: the guard's denials of a session, listed at its stop.
 //! - [`mcp`]: the MCP server's tools, without the protocol.
 
+pub(crate) mod denials;
 pub(crate) mod gate;
 pub(crate) mod guard;
 #[cfg(feature = "mcp")]

@@ -7,7 +7,7 @@
 //! it cannot read, is let through. It runs no check and starts no process
 //! (the repository is found by its `.git`, not by asking git), so it
 //! answers in milliseconds. Each denial is recorded in the session's
-//! folder ([`record`]) and listed for the user at the turn's end.
+//! folder ([`super::denials`]) and listed for the user at the turn's end.
 //!
 //! It always exits 0 with one JSON object on stdout: Copilot denies a
 //! tool call whose pre-tool hook exits otherwise, and a guard that cannot
@@ -15,13 +15,13 @@
 
 mod call;
 mod files;
-pub(crate) mod record;
 mod shell;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::agent::denials;
 use crate::agent::protocol::{self, Agent, PreTool, Rendered};
 use call::Action;
 use files::GateFiles;
@@ -85,7 +85,7 @@ pub(crate) fn guard(agent: Option<&str>, event: Option<&str>) -> Rendered {
         Ok(None) => allow(None),
         Ok(Some(denied)) => {
             let note = denied.record.and_then(|(dir, entry)| {
-                record::append(&dir, &entry)
+                denials::append(&dir, &entry)
                     .err()
                     .map(|why| format!("the denial could not be recorded: {why}"))
             });
@@ -102,7 +102,7 @@ pub(crate) fn guard(agent: Option<&str>, event: Option<&str>) -> Rendered {
 /// A denial, and where to record it (the session folder and the entry).
 struct Denied {
     denial: Denial,
-    record: Option<(PathBuf, record::Entry)>,
+    record: Option<(PathBuf, denials::Entry)>,
 }
 
 /// The call's verdict: `None` lets it through.
@@ -162,7 +162,7 @@ fn decide(
             let git_dir =
                 crate::agent::session::pinned_git_dir(&name).unwrap_or_else(|| git_dirs[0].clone());
             let dir = git_dir.join("run-check").join("agent").join(name);
-            (dir, record::Entry::new(&call.tool, &denial))
+            (dir, denials::Entry::new(&call.tool, denial.rule, &denial.what))
         });
     Ok(Some(Denied { denial, record }))
 }

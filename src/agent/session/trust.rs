@@ -39,7 +39,7 @@ impl Session {
         // The guard's denials since the last stop are told to the user now,
         // at the end of the turn they happened in.
         if event == Event::Stop
-            && let Some(denials) = crate::agent::guard::record::take(&self.dir)
+            && let Some(denials) = crate::agent::denials::take(&self.dir)
         {
             self.notes.borrow_mut().push(denials);
         }

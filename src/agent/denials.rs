@@ -9,12 +9,14 @@
 //! (the guard writes it between the hook's events, without the session's
 //! lock), so a forged or deleted list changes only what the user is told;
 //! the guard itself denies the agent's writes under `<git-dir>/run-check/`.
+//!
+//! Beside the guard ([`super::guard`], which appends) and the session
+//! ([`super::session`], which takes) rather than in either: the guard
+//! already asks the session where a pinned session's folder is.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-
-use super::Denial;
 
 /// The file's name in the session folder.
 pub(crate) const FILE: &str = "guard.jsonl";
@@ -42,15 +44,17 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(tool: &str, denial: &Denial) -> Entry {
+    /// A denial of a call of `tool` by `rule`, which would have done
+    /// `what`.
+    pub(crate) fn new(tool: &str, rule: &str, what: &str) -> Entry {
         let at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         Entry {
             at,
             tool: tool.chars().take(64).collect(),
-            rule: denial.rule.to_string(),
-            what: denial.what.chars().take(WHAT_CHARS).collect(),
+            rule: rule.to_string(),
+            what: what.chars().take(WHAT_CHARS).collect(),
         }
     }
 }
@@ -127,13 +131,9 @@ mod tests {
     #[test]
     fn denials_are_kept_bounded_and_taken_once() {
         let dir = tempfile::tempdir().unwrap();
-        let denial = Denial {
-            rule: "no-verify",
-            what: "`git commit --no-verify` skips\nthe hooks".into(),
-            instead: "",
-        };
+        let what = "`git commit --no-verify` skips\nthe hooks";
         for _ in 0..KEEP + 3 {
-            append(dir.path(), &Entry::new("Bash", &denial)).unwrap();
+            append(dir.path(), &Entry::new("Bash", "no-verify", what)).unwrap();
         }
         assert_eq!(read(&dir.path().join(FILE)).len(), KEEP);
         let note = take(dir.path()).unwrap();
