@@ -80,6 +80,9 @@ pub(crate) struct Plan<'c> {
     pub(crate) baseline: Option<crate::run::baseline::Baseline>,
     /// Environment variables no check's process gets (`CacheSettings::secrets`).
     pub(crate) scrub: Vec<String>,
+    /// `[remote] token_env`: scrubbed from every check but given to the
+    /// remote client.
+    pub(crate) remote_token: Option<String>,
 }
 
 /// One selected check with its resolved facts.
@@ -110,6 +113,9 @@ pub(crate) struct PlannedCheck<'c> {
     /// Its evidence's `cache` field when it is not a hit (`off` unless
     /// `cache::begin` made its key).
     pub(crate) cache: run_check_documents::evidence::CacheUse,
+    /// Sent to the Remote Execution cluster (set after `build`, by
+    /// `run::remote::begin`).
+    pub(crate) remote: Option<crate::remote::Assigned>,
 }
 
 impl PlannedCheck<'_> {
@@ -132,6 +138,18 @@ impl PlannedCheck<'_> {
 pub(crate) struct Cached {
     pub(crate) record: run_check_documents::evidence::CheckRecord,
     pub(crate) diagnostics: Vec<run_check_documents::evidence::Diagnostic>,
+}
+
+/// The variables no check gets: the cache's token, and the remote
+/// cluster's (which only `run-check-remote` is given).
+fn secrets(config: &Config) -> Vec<String> {
+    let mut names = config.cache.secrets();
+    if let Some(name) = config.remote.as_ref().and_then(|r| r.token_env.as_ref())
+        && !names.contains(name)
+    {
+        names.push(name.clone());
+    }
+    names
 }
 
 /// Logical CPUs, at least 1.
@@ -184,6 +202,7 @@ pub(crate) fn build<'c>(
             skip,
             hit: None,
             cache: Default::default(),
+            remote: None,
         });
     }
     let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
@@ -206,7 +225,8 @@ pub(crate) fn build<'c>(
             .and_then(|s| s.timings.as_ref())
             .map(|t| t.path.clone()),
         baseline: None,
-        scrub: config.cache.secrets(),
+        scrub: secrets(config),
+        remote_token: config.remote.as_ref().and_then(|r| r.token_env.clone()),
     })
 }
 
@@ -273,6 +293,7 @@ pub(crate) fn build_fixes<'c>(
             skip: None,
             hit: None,
             cache: Default::default(),
+            remote: None,
         });
     }
     Ok(Plan {
@@ -286,7 +307,8 @@ pub(crate) fn build_fixes<'c>(
         shard: None,
         timings: None,
         baseline: None,
-        scrub: config.cache.secrets(),
+        scrub: secrets(config),
+        remote_token: config.remote.as_ref().and_then(|r| r.token_env.clone()),
     })
 }
 

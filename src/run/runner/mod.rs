@@ -13,6 +13,7 @@ mod child;
 mod clone;
 pub(crate) mod contain;
 pub(crate) mod process;
+mod remote;
 #[cfg(target_os = "linux")]
 mod reaper;
 
@@ -80,6 +81,8 @@ pub(crate) struct CheckResult {
     pub(crate) attempt_log: Vec<Attempt>,
     /// Taken from the result cache: the check did not run.
     pub(crate) cached: Option<Box<crate::run::plan::Cached>>,
+    /// Where it ran when it is `remote = true` (docs/remote.md).
+    pub(crate) remote: Option<run_check_documents::evidence::RemoteUse>,
 }
 
 impl CheckResult {
@@ -103,6 +106,7 @@ impl CheckResult {
             flaky: false,
             attempt_log: Vec::new(),
             cached: None,
+            remote: None,
         }
     }
 
@@ -651,12 +655,20 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
 /// failure for old diagnostics only is a pass, not retried).
 fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
     let check = &plan.checks[i];
+    if let Some(assigned) = check.remote.as_ref().filter(|a| a.fallback.is_none()) {
+        // The program and `cwd` are the worker's: nothing here to resolve.
+        let mut result = run_process(check, plan, cancel, &check.cwd, (contain, i));
+        remote::apply(&mut result, assigned);
+        return settled(result, check, plan);
+    }
     // docs/checks-toml.md: `cwd` and a path program are resolved again now.
     let result = match crate::run::plan::at_start(check, &plan.worktree) {
         Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
         Err(why) => CheckResult::errored(why),
     };
-    settled(result, check, plan)
+    let mut result = settled(result, check, plan);
+    result.remote = check.remote.as_ref().map(crate::run::remote::fallen_back);
+    result
 }
 
 /// Process check `i`, started at `started`, run again while it fails
@@ -752,13 +764,31 @@ fn run_process(
         .program
         .as_ref()
         .expect("immediate_result handles a missing program");
+    // A remote check's process is the cluster's client (docs/remote.md).
+    let client = check.remote.as_ref().filter(|a| a.fallback.is_none());
+    let client_args = client.map(remote::client_args).unwrap_or_default();
+    // The client is given the cluster's token; no check is.
+    let token = plan.remote_token.as_deref();
+    let kept: Vec<String> = match client {
+        Some(_) => plan.scrub.iter().filter(|n| Some(n.as_str()) != token).cloned().collect(),
+        None => Vec::new(),
+    };
     let spec = child::Spec {
-        program: check.exec.as_deref().unwrap_or(program),
-        args: &check.argv()[1..],
+        program: match client {
+            Some(assigned) => &assigned.client,
+            None => check.exec.as_deref().unwrap_or(program),
+        },
+        args: match client {
+            Some(_) => &client_args,
+            None => &check.argv()[1..],
+        },
         cwd,
         env: &check.config.env,
-        remove: &plan.scrub,
-        timeout: check.timeout,
+        remove: if client.is_some() { &kept } else { &plan.scrub },
+        timeout: match client {
+            Some(_) => check.timeout.saturating_add(crate::remote::MARGIN),
+            None => check.timeout,
+        },
         excerpt_bytes: plan.excerpt_bytes,
         contain: Some(contain),
         leave_running: check.config.leave_running,
