@@ -27,7 +27,14 @@ Workloads (see bench/README.md):
      hits, fast mode: <= 1.5x one `git status --porcelain -uall` + 20 ms,
      and faster than turborepo's `turbo run` of 20 cached tasks; a remote
      over loopback adds <= 50 ms (measured once the binary has a remote).
-  L  the agent hook's overhead per stop: `agent hook claude Stop` on a green
+  L  what located feedback buys an agent: 12 small projects in Python, C
+     and JavaScript (bench/feedback/tasks/), each with a patch of 1-6
+     located defects, repaired one per round by three scripted agents that
+     read run-check's hook reason, only the exit code, or the raw tool
+     output cut at 2,000 characters: tasks green, rounds, characters read.
+     Target: the hook-reading agent green on every task in as many rounds
+     as the task has defects.
+  M  the agent hook's overhead per stop: `agent hook claude Stop` on a green
      worktree of 5 trivial checks against the gate it runs, alone: at most
      30 ms more.
 
@@ -60,6 +67,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
+
+from feedback import agents as feedback_agents
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -131,7 +140,10 @@ CACHED_REMOTE_ADDED_S = 0.050
 # A round of K takes about a tenth of a second and its budget is 20 ms: it
 # gets this many times --runs, as A does.
 CACHED_RUNS_FACTOR = 3
-# L: the agent hook's own cost per stop (docs/agents.md): `agent hook
+# L: scripted agents repairing located defects (bench/feedback/): how many
+# of them work at once. L counts rounds and characters, not time.
+FEEDBACK_JOBS = 9
+# M: the agent hook's own cost per stop (docs/agents.md): `agent hook
 # claude Stop` on a green worktree against the gate it runs, alone, with the
 # same arguments. HOOK_CHECKS trivial strict checks; the hook's extra work is
 # finding the repository, locking and reading the session, judging the round
@@ -654,6 +666,7 @@ class Section:
     targets: list[Target] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     base: str = "run-check"  # the ratio column divides by this tool's wall
+    table: list[str] = field(default_factory=list)  # rows of its own instead of tools' timings
 
     def tool(self, label: str) -> Tool:
         return next((t for t in self.tools if t.label == label), self.tools[0])
@@ -1627,23 +1640,97 @@ def measure_k(ctx: Ctx, repo: Path, names: list[str], totals: dict[str, int], tr
 
 
 def workload_l(ctx: Ctx) -> Section:
+    """Three scripted agents repair the same located defects from three inputs."""
+    try:
+        path = feedback_agents.ensure_tools(PEERS_DIR, progress)
+        env = {**os.environ,
+               "PATH": os.pathsep.join([*map(str, path), os.environ.get("PATH", "")]),
+               "XDG_STATE_HOME": str(ctx.tmp / "l-state"),
+               "XDG_CACHE_HOME": str(ctx.tmp / "l-cache"),
+               # One mypy cache for every copy of every task: the standard
+               # library's stubs are read once, not once per copy.
+               "MYPY_CACHE_DIR": str(ctx.tmp / "l-mypy-cache")}
+        tasks, outcomes = feedback_agents.run_all(ctx.binary, env, ctx.tmp / "l",
+                                                  FEEDBACK_JOBS, progress)
+    except (feedback_agents.TaskError, OSError, ValueError) as err:
+        raise SetupError(f"L: {err}") from err
+    except subprocess.TimeoutExpired as err:
+        raise SetupError(f"L: `{err.cmd[0]}` timed out after {err.timeout} s") from err
+    section = Section("L", f"L. What located feedback buys an agent ({len(tasks)} tasks, "
+                      f"{sum(len(t.defects) for t in tasks)} defects)", [])
+    section.table = outcome_tables(tasks, outcomes)
+    hook = [o for o in outcomes if o.agent == "hook"]
+    exact = [o for o in hook if o.green and o.rounds == o.defects]
+    section.targets.append(Target(
+        "L: hook agent green in as many rounds as defects",
+        f"{len(exact)} of {len(hook)} tasks", f"{len(hook)} of {len(hook)}",
+        len(exact) == len(hook)))
+    for o in hook:
+        if o not in exact:
+            section.notes.append(f"Not met: {o.task}, {o.rounds} rounds for {o.defects} "
+                                 f"defects, {'green' if o.green else 'red'}: "
+                                 f"{' '.join(o.stuck.split())}")
+    section.notes.append(
+        "The agents are scripted and deliberately simple: one repair per round, only where "
+        "their input led them (a fix is keyed by the locations a reader of the tools' output "
+        "is sent to); the exit-code agent is given a perfect eye for a defect in a file it "
+        "opens. bench/README.md says what a real model would change.")
+    return section
+
+
+def outcome_tables(tasks: list, outcomes: list) -> list[str]:
+    """A summary per agent, then one row per task."""
+    inputs = {"hook": "run-check's hook reason", "exit": "the exit code only",
+              "raw": f"raw output cut at {feedback_agents.RAW_CUT:,} characters"}
+    rows = ["| agent (its input) | tasks green | rounds (one repair each) | characters read "
+            "| files opened | defects the first read locates |", "|---|---|---|---|---|---|"]
+    total = sum(len(t.defects) for t in tasks)
+    for agent, what in inputs.items():
+        mine = [o for o in outcomes if o.agent == agent]
+        opened = str(sum(o.files_opened for o in mine)) if agent == "exit" else "—"
+        rows.append(f"| {agent} ({what}) | {sum(o.green for o in mine)} of {len(mine)} | "
+                    f"{sum(o.rounds for o in mine)} of {total} | {sum(o.chars for o in mine):,} "
+                    f"| {opened} | "
+                    f"{sum(o.first_located for o in mine)} of {total} |")
+    rows += ["", "| task | language | defects | hook: rounds, chars (first read locates) "
+             "| exit: rounds, files, chars | raw: rounds, chars (first read locates) |",
+             "|---|---|---|---|---|---|"]
+    by = {(o.task, o.agent): o for o in outcomes}
+
+    def cell(o, files: bool = False) -> str:
+        text = (f"{o.rounds}, {o.files_opened}, {o.chars:,}" if files
+                else f"{o.rounds}, {o.chars:,} ({o.first_located})")
+        why = " ".join(o.stuck.split()).replace("|", "\\|")[:200]
+        return text if o.green else f"{text}, **red**: {why}"
+
+    for t in tasks:
+        kinds = ", ".join(f"{sum(d.kind == k for d in t.defects)} {k}"
+                          for k in ("lint", "type", "test", "format")
+                          if any(d.kind == k for d in t.defects))
+        rows.append(f"| {t.name} | {t.language} | {len(t.defects)} ({kinds}) | "
+                    f"{cell(by[t.name, 'hook'])} | {cell(by[t.name, 'exit'], True)} | "
+                    f"{cell(by[t.name, 'raw'])} |")
+    return rows
+
+
+def workload_m(ctx: Ctx) -> Section:
     """The agent hook's overhead per stop over the gate it runs."""
     need_tool("true")
     names = [f"h{i}" for i in range(HOOK_CHECKS)]
-    repo = make_repo(ctx.tmp, "l", {
+    repo = make_repo(ctx.tmp, "m", {
         "checks.toml": checks_toml(["true"], [{"name": c, "run": ["true"]} for c in names]),
     })
     base = git(repo, "rev-parse", "HEAD").strip()
     # The hook's session state lives under the git directory and, for the
     # builds that mirror it, under XDG_STATE_HOME: both inside the temp dir.
-    env = {"XDG_STATE_HOME": str(ctx.tmp / "l-state"), "CLAUDE_PROJECT_DIR": str(repo)}
+    env = {"XDG_STATE_HOME": str(ctx.tmp / "m-state"), "CLAUDE_PROJECT_DIR": str(repo)}
     # Both go through one `sh -c ... exec`, so the hook's stdin can be a
     # file and neither pays more for its start than the other.
     feed = 'exec "$0" "$@" < "$FEED"'
 
     def hook_tool(binary: Path, label: str, session: str) -> Tool:
         def payload(event: str, **extra: object) -> Path:
-            path = ctx.tmp / f"l-{session}-{event}.json"
+            path = ctx.tmp / f"m-{session}-{event}.json"
             path.write_text(json.dumps({"session_id": session, "cwd": str(repo),
                                         "hook_event_name": event,
                                         "transcript_path": str(ctx.tmp / "transcript.jsonl"),
@@ -1652,13 +1739,13 @@ def workload_l(ctx: Ctx) -> Section:
 
         start = payload("SessionStart", source="startup")
         run_quiet(["/bin/sh", "-c", feed, str(binary), "agent", "hook", "claude",
-                   "SessionStart"], cwd=repo, what=f"L: {label} SessionStart",
+                   "SessionStart"], cwd=repo, what=f"M: {label} SessionStart",
                   env={**os.environ, **env, "FEED": str(start)})
         stop = payload("Stop", stop_hook_active=False)
 
         def verify(out: str) -> None:
             if "block" in out or not out.strip().startswith("{"):
-                raise SetupError(f"L: {label} did not let a green stop go: {last_line(out)}")
+                raise SetupError(f"M: {label} did not let a green stop go: {last_line(out)}")
 
         return Tool(label, ["/bin/sh", "-c", feed, str(binary), "agent", "hook", "claude",
                             "Stop"], repo, env={**env, "FEED": str(stop)}, verify=verify)
@@ -1670,7 +1757,7 @@ def workload_l(ctx: Ctx) -> Section:
             except ValueError:
                 passed = None
             if passed != HOOK_CHECKS:
-                raise SetupError(f"L: {label} did not pass {HOOK_CHECKS} checks: "
+                raise SetupError(f"M: {label} did not pass {HOOK_CHECKS} checks: "
                                  f"{last_line(out)}")
 
         return Tool(label, ["/bin/sh", "-c", feed, str(binary), "--worktree", str(repo),
@@ -1683,14 +1770,14 @@ def workload_l(ctx: Ctx) -> Section:
     if ctx.baseline:
         tools += [gate_tool(ctx.baseline, "baseline gate"),
                   hook_tool(ctx.baseline, "baseline agent hook", "bench-old")]
-    progress(f"L: the hook's overhead per stop: {', '.join(t.label for t in tools)}; "
+    progress(f"M: the hook's overhead per stop: {', '.join(t.label for t in tools)}; "
              f"warm-up + {ctx.runs * OVERHEAD_RUNS_FACTOR} runs each")
     ctx.runner.measure(tools, ctx.runs * OVERHEAD_RUNS_FACTOR)
-    section = Section("L", f"L. The agent hook's overhead per stop ({HOOK_CHECKS} trivial "
+    section = Section("M", f"M. The agent hook's overhead per stop ({HOOK_CHECKS} trivial "
                       "strict checks, green)", tools, base="run-check gate")
     added = hook.wall - gate.wall
     low, high = bootstrap_interval(hook, gate, lambda x, y: x - y)
-    section.targets.append(Target("L: hook − the gate it runs", f"{ms(added)} (95%: "
+    section.targets.append(Target("M: hook − the gate it runs", f"{ms(added)} (95%: "
                                   f"{ms(low)}–{ms(high)})", f"≤ {ms(HOOK_MAX_ADDED_S)}",
                                   added <= HOOK_MAX_ADDED_S))
     if ctx.baseline:
@@ -1704,11 +1791,63 @@ def workload_l(ctx: Ctx) -> Section:
     return section
 
 
+def workload_n(ctx: Ctx) -> Section:
+    """`agent guard`'s answer to one tool call: a denied `git commit
+    --no-verify` (recorded in the session) and an allowed edit."""
+    calls, target_s = 200, 0.010
+    need_tool("true")
+    repo = make_repo(ctx.tmp, "n", {
+        "checks.toml": checks_toml(["sh", "./scripts/lint.sh", "true"], [
+            {"name": "lint", "run": ["./scripts/lint.sh"]},
+            {"name": "script", "run": ["sh", "scripts/lint.sh"]},
+            *[{"name": f"t{i}", "run": ["true"]} for i in range(10)]]),
+        "scripts/lint.sh": "#!/bin/sh\nexit 0\n",
+        "src/x.py": "x = 1\n",
+    })
+    env = {"XDG_STATE_HOME": str(ctx.tmp / "n-state")}
+    feed = 'exec "$0" "$@" < "$FEED"'
+
+    def payload(name: str, tool: str, tool_input: dict) -> Path:
+        path = ctx.tmp / f"n-{name}.json"
+        path.write_text(json.dumps({"session_id": "bench-guard", "cwd": str(repo),
+                                    "hook_event_name": "PreToolUse", "tool_name": tool,
+                                    "tool_input": tool_input, "tool_use_id": "toolu_1"}))
+        return path
+
+    def guard_tool(label: str, feed_file: Path, denied: bool) -> Tool:
+        def verify(out: str) -> None:
+            if ('"deny"' in out) != denied:
+                raise SetupError(f"N: {label}: unexpected answer {last_line(out)}")
+        return Tool(label, ["/bin/sh", "-c", feed, str(ctx.binary), "agent", "guard", "claude",
+                            "PreToolUse"], repo, env={**env, "FEED": str(feed_file)},
+                    verify=verify)
+
+    deny = guard_tool("guard: git commit --no-verify (denied)",
+                      payload("deny", "Bash", {"command": "git commit --no-verify -m x"}), True)
+    allow = guard_tool("guard: edit src/x.py (allowed)",
+                       payload("allow", "Edit", {"file_path": str(repo / "src/x.py"),
+                                                 "old_string": "1", "new_string": "2"}), False)
+    floor = Tool("floor: `true` through the same sh -c exec", ["/bin/sh", "-c", feed,
+                 need_tool("true")], repo, env={"FEED": os.devnull})
+    tools = [deny, allow, floor]
+    progress(f"N: agent guard, {calls} calls each")
+    ctx.runner.measure(tools, calls)
+    section = Section("N", "N. `agent guard`: one pre-tool answer (12 checks in checks.toml)",
+                      tools, base=deny.label)
+    for tool in (deny, allow):
+        section.targets.append(Target(f"N: {tool.label}, median of {calls}", ms(tool.wall),
+                                      f"< {ms(target_s)}", tool.wall < target_s))
+    section.notes.append("Each call reads checks.toml (loaded and planned, as a check run "
+                         "would: the gate's files), the tool call on stdin and, when denied, "
+                         "appends to the session's guard.jsonl atomically. No git process.")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
     "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
-    "K": workload_k, "L": workload_l,
+    "K": workload_k, "L": workload_l, "M": workload_m, "N": workload_n,
 }
 
 
@@ -1759,6 +1898,8 @@ def machine_lines(binary: Path, peers: dict[str, Peer]) -> list[str]:
 
 
 def render_section(s: Section) -> list[str]:
+    if s.table:
+        return [f"### {s.title}", ""] + s.table + [""] + [f"- {n}" for n in s.notes] + [""]
     base = s.tool(s.base)
     out = [f"### {s.title}", "",
            f"| tool | wall, median (min) | CPU user+sys, median | peak RSS, max | wall ÷ {s.base} |",
@@ -1811,8 +1952,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "A, D, E, G and K (round-robin, one run): are start-up, the "
                              "snapshots and the cache's keys no slower (at most 1.05x)?")
     parser.add_argument("--only", default=",".join(WORKLOADS),
-                        help="comma-separated workloads to run, of A,B,C,D,E,F,G,H,I,J,K,L "
-                             "(or 1-12; default all)")
+                        help=f"comma-separated workloads to run, of {','.join(WORKLOADS)} "
+                             f"(or 1-{len(WORKLOADS)}; default all)")
     parser.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                         help="install (into bench/.peers) and measure pre-commit, lefthook "
                              "and (for K) turbo (default on)")

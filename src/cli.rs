@@ -61,6 +61,10 @@ pub(crate) enum Command {
     /// Put the gate into coding agents (Claude Code, Cursor, Codex, Copilot): their hooks and feedback
     Agent(AgentArgs),
     /// Serve the gate to an MCP client (Model Context Protocol, over stdio)
+    // `--version` too: the server is the program `run-check-mcp`, which
+    // parses its arguments as this subcommand's and prints its version as
+    // `run-check-mcp VERSION` (clap names a subcommand `run-check-mcp`).
+    #[command(version)]
     Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(CompletionsArgs),
@@ -84,6 +88,8 @@ pub(crate) enum AgentCommand {
     Uninstall(AgentUninstallArgs),
     /// Run as an agent's hook: read its hook JSON on stdin, gate, reply in its format
     Hook(AgentHookArgs),
+    /// Run as an agent's pre-tool hook: deny edits of the gate and commands that skip it
+    Guard(AgentGuardArgs),
     /// Print the bounded feedback of an evidence file, as an agent hook gives it to the model
     Feedback(AgentFeedbackArgs),
 }
@@ -92,7 +98,8 @@ pub(crate) enum AgentCommand {
 #[derive(Debug, Args)]
 pub(crate) struct AgentInstallArgs {
     /// The agents [default: those whose folder the repository has (.claude,
-    /// .cursor, .codex, .github/hooks), else claude]
+    /// .cursor, .codex, .github/hooks, .gemini, .factory, .qwen, .opencode,
+    /// .vscode, .aider.conf.yml), else claude]
     #[arg(value_enum, value_name = "AGENT")]
     pub(crate) agents: Vec<Agent>,
     /// Replace a settings file run-check cannot merge into, or an
@@ -119,12 +126,29 @@ pub(crate) struct AgentUninstallArgs {
 /// would exit 2, which Claude Code reads as "block this stop".
 #[derive(Debug, Args)]
 pub(crate) struct AgentHookArgs {
-    /// The agent: claude, cursor, codex or copilot
+    /// The agent: claude, cursor, codex, copilot, gemini, droid, qwen,
+    /// opencode, vscode or aider
     #[arg(value_name = "AGENT")]
     pub(crate) agent: Option<String>,
     /// The event as the agent spells it (Claude Code: SessionStart, Stop;
     /// Cursor: beforeSubmitPrompt, stop; Codex: SessionStart, Stop;
-    /// Copilot: sessionStart, agentStop)
+    /// Copilot: sessionStart, agentStop; Gemini CLI: SessionStart,
+    /// AfterAgent; Droid, Qwen Code, VS Code: SessionStart, Stop; OpenCode,
+    /// Aider: start, stop)
+    #[arg(value_name = "EVENT")]
+    pub(crate) event: Option<String>,
+}
+
+/// `agent guard` options. Plain strings, as for `agent hook`: Copilot
+/// denies a tool call whose pre-tool hook exits non-zero, so a usage error
+/// must not exit 2.
+#[derive(Debug, Args)]
+pub(crate) struct AgentGuardArgs {
+    /// The agent: claude, codex, copilot or cursor
+    #[arg(value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+    /// The pre-tool event as the agent spells it (Claude Code and Codex:
+    /// PreToolUse; Copilot: preToolUse; Cursor: beforeShellExecution)
     #[arg(value_name = "EVENT")]
     pub(crate) event: Option<String>,
 }
@@ -360,6 +384,15 @@ pub(crate) struct CheckArgs {
     /// Run every check here, `remote = true` ones too
     #[arg(long)]
     pub(crate) no_remote: bool,
+    /// The agent hook's own: the passes an earlier stop of the session
+    /// recorded (its session folder's `results.json`), reused for checks
+    /// whose key is unchanged (docs/agents.md, "Results a stop reuses")
+    #[arg(long, value_name = "FILE", hide = true, requires = "session_digest")]
+    pub(crate) session_results: Option<PathBuf>,
+    /// The agent hook's own: the sha256 `--session-results` must have (the
+    /// one the session's digest chain recorded); any other file is unused
+    #[arg(long, value_name = "SHA256", hide = true, requires = "session_results")]
+    pub(crate) session_digest: Option<String>,
     /// No progress lines on stderr
     #[arg(long, short)]
     pub(crate) quiet: bool,

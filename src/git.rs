@@ -25,6 +25,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 pub(crate) use guard::git_dir_of;
 use guard::{Guard, Overrides};
+pub(crate) use pins::verified_setting;
 
 /// A repository's top level and the git that asks it.
 #[derive(Debug, Clone)]
@@ -352,6 +353,12 @@ pub(crate) fn ask(dir: &Path, args: &[&str]) -> Result<String, String> {
     let exe = git_exe()?;
     let out = output(&exe, dir, &Overrides::default(), args)?;
     Ok(String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// [`ask`]'s stdout as git wrote it (no conversion, no trimming).
+pub(crate) fn ask_bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let exe = git_exe()?;
+    output(&exe, dir, &Overrides::default(), args)
 }
 
 /// What git answered to `git ARGS`: stdout, or a one-line error with git's

@@ -604,3 +604,100 @@ fn a_failure_without_a_location_the_baseline_did_not_have_is_not_excused() {
     assert_eq!(check(&again, "ci")["status"], "pass");
     assert_eq!(check(&again, "ci")["baseline_suppressed"], 1);
 }
+
+/// A workspace of two crates: `root` depends on `dep`, which has an old
+/// needless `return` (clippy) that the baseline knows.
+fn two_crate_workspace() -> Test {
+    Test::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"root\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\ndep = { path = \"dep\" }\n\n[workspace]\nmembers = [\"dep\"]\n",
+        )
+        .file(
+            "dep/Cargo.toml",
+            "[package]\nname = \"dep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file(
+            "dep/src/lib.rs",
+            "pub fn f() -> i32 {\n    let x = 1;\n    return x;\n}\n",
+        )
+        .file("src/lib.rs", "pub fn g() -> i32 {\n    dep::f()\n}\n")
+        .file(".gitignore", "/target\n")
+}
+
+#[test]
+fn a_new_finding_in_a_crate_cargo_never_checked_is_not_passed_by_the_baseline() {
+    let test = two_crate_workspace();
+    let dir = test.path().to_path_buf();
+    let lock = std::process::Command::new("cargo")
+        .args(["generate-lockfile", "--offline"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(lock.status.success(), "{lock:?}");
+    let test = test.args(&["init"]).run().success().test;
+    let config: Value =
+        toml::from_str(&std::fs::read_to_string(dir.join("checks.toml")).unwrap()).unwrap();
+    let clippy = config["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "clippy")
+        .unwrap();
+    assert_eq!(
+        clippy["run"],
+        serde_json::json!([
+            "cargo",
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--keep-going",
+            "--",
+            "-D",
+            "warnings"
+        ])
+    );
+    commit(&test);
+    let out = tempfile::tempdir().unwrap();
+    let base = out.path().join("base.json");
+    let path = std::env::var("PATH").unwrap();
+    let only_clippy = ["--only", "clippy", "--format", "json"];
+    let (code, json, err) = gate(
+        &test,
+        &path,
+        &[&only_clippy[..], &["--out", base.to_str().unwrap()]].concat(),
+    );
+    assert_eq!(code, Some(1), "{json}{err}");
+    let old = read(&base);
+    assert_eq!(diagnostics(&old).len(), 1, "{old:#}");
+    assert_eq!(diagnostics(&old)[0]["file"], "dep/src/lib.rs");
+
+    // A new unused variable in the root crate, which cargo never reaches:
+    // `dep` did not compile.
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "pub fn g() -> i32 {\n    let unused = 3;\n    dep::f()\n}\n",
+    )
+    .unwrap();
+    let base = base.to_str().unwrap();
+    let (code, json, err) = gate(
+        &test,
+        &path,
+        &[&only_clippy[..], &["--baseline", base]].concat(),
+    );
+    assert_eq!(code, Some(1), "{json}{err}");
+    let evidence: Value = serde_json::from_str(&json).unwrap();
+    let clippy = check(&evidence, "clippy");
+    assert_eq!(clippy["status"], "fail", "{clippy:#}");
+    assert_eq!(clippy["baseline_suppressed"], 1);
+    assert_eq!(
+        messages(&evidence, true),
+        [
+            "failed for what the baseline does not explain: cargo did not build every unit (`dep` could not compile): crates not checked: `root`"
+        ]
+    );
+    // The text report says so too.
+    let (_, text, _) = gate(&test, &path, &["--only", "clippy", "--baseline", base]);
+    assert!(text.contains("crates not checked: `root`"), "{text}");
+}

@@ -204,8 +204,16 @@ fn a_passing_check_runs_once_then_hits() {
     // The key `cache key` prints is the run's, and lists each input.
     let printed: Value = serde_json::from_str(&case.command(&["cache", "key", "counted"])).unwrap();
     assert_eq!(printed["key"], key.as_str());
-    let inputs = printed["document"]["inputs"].as_array().unwrap();
+    let inputs = printed["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 1, "{inputs:?}");
+    // The document holds the list by its sha256: the list printed beside
+    // it is the one hashed, written canonically.
+    let listed = serde_json::to_vec(&printed["inputs"]).unwrap();
+    assert_eq!(printed["document"]["inputs"]["files"], 1);
+    assert_eq!(
+        printed["document"]["inputs"]["sha256"],
+        hex(&Sha256::digest(&listed))
+    );
     assert_eq!(inputs[0]["path"], "src/a.rs");
     assert_eq!(inputs[0]["mode"], "100644");
     let blob = git(case.path(), &["rev-parse", "HEAD:src/a.rs"]);

@@ -135,6 +135,30 @@ fn version_prints_the_semver() {
     assert_eq!(run.stdout, "run-check 0.1.0\n");
 }
 
+/// The MCP server, a program of its own, answers `--version` as run-check
+/// does (exit 0, its name and version on stdout), and so does `run-check
+/// mcp --version`, which never starts a server.
+#[test]
+fn the_mcp_server_prints_its_version() {
+    let server = PathBuf::from(env!("CARGO_BIN_EXE_run-check-mcp"));
+    let version = format!("run-check-mcp {}\n", env!("CARGO_PKG_VERSION"));
+    for (program, args) in [
+        (&server, &["--version"][..]),
+        (&server, &["-V"][..]),
+        (&bin(), &["mcp", "--version"][..]),
+    ] {
+        let output = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), version, "{args:?}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
+
 #[test]
 fn unknown_flag_is_a_usage_error() {
     let run = Test::new()

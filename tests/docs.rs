@@ -1,7 +1,7 @@
 //! The documentation lives in the repository: README.md stays an
 //! introduction, no file points at documents a clone does not have, every
-//! relative link of the Markdown docs resolves, and `--help` speaks to a
-//! user. Cheap: reads files and runs `--help`, no network.
+//! relative link of the Markdown docs resolves, `--help` speaks to a
+//! user, and docs/exit-codes.md gives every command's exit codes. Cheap: reads files and runs `--help`, no network.
 
 use std::collections::HashSet;
 use std::fs;
@@ -539,4 +539,67 @@ fn every_help_text_speaks_to_a_user() {
         "only {seen} help texts: were the subcommands found?"
     );
     assert!(problems.is_empty(), "help texts:\n{}", problems.join("\n"));
+}
+
+/// Every command's path (`["agent", "hook"]`), from `--help` down: the
+/// commands with no subcommands of their own.
+fn leaf_commands() -> Vec<Vec<String>> {
+    let mut pending: Vec<Vec<String>> = vec![Vec::new()];
+    let mut leaves = Vec::new();
+    while let Some(path) = pending.pop() {
+        let out = Command::new(bin())
+            .args(&path)
+            .arg("--help")
+            .output()
+            .expect("run-check");
+        let subs = subcommands(&String::from_utf8_lossy(&out.stdout));
+        if subs.is_empty() && !path.is_empty() {
+            leaves.push(path.clone());
+        }
+        for sub in subs {
+            let mut next = path.clone();
+            next.push(sub);
+            pending.push(next);
+        }
+    }
+    leaves.sort();
+    leaves
+}
+
+/// docs/exit-codes.md's "Every command" table has a row for every command
+/// (its name, or its group's, in backquotes in the first column), so a
+/// script knows what each exit code means wherever it calls run-check.
+#[test]
+fn every_command_has_its_exit_codes_documented() {
+    let text = fs::read_to_string(repo_root().join("docs/exit-codes.md")).unwrap();
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "## Every command")
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let named: HashSet<String> = table
+        .iter()
+        .filter_map(|row| row.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
+        .collect();
+    let leaves = leaf_commands();
+    assert!(leaves.len() >= 20, "only {leaves:?}: were they found?");
+    let missing: Vec<String> = leaves
+        .iter()
+        .filter(|path| {
+            let name = path.join(" ");
+            // `agent hook AGENT EVENT` names `agent hook`; `candidates`
+            // names each of its subcommands.
+            !named
+                .iter()
+                .any(|n| *n == name || n.starts_with(&format!("{name} ")) || *n == path[0])
+        })
+        .map(|path| path.join(" "))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/exit-codes.md, \"Every command\", has no row for: {}",
+        missing.join(", ")
+    );
 }

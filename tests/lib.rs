@@ -10,12 +10,18 @@ mod agent_deadline;
 mod agent_debts;
 /// The agent's feedback: separators, bidi and zero-width characters shown as escapes.
 mod agent_feedback;
+/// `agent guard` fed each agent's documented pre-tool input: denials, install, the turn's list.
+mod agent_guard;
 /// `agent hook` fed each agent's documented input; `agent install` / `uninstall`.
 mod agent_hooks;
 /// A real agent loop: three candidates, three rounds of `candidates`.
 mod agent_loop;
+/// Gemini CLI, Factory Droid, Qwen Code, VS Code, OpenCode (its plugin under Node) and Aider.
+mod agent_more;
 /// Progress is not a stall: one fix per stop against one failing check.
 mod agent_progress;
+/// Results a stop reuses: only for an unchanged key, input, config, program and git settings.
+mod agent_reuse;
 /// Session files planted as links to /dev/zero or FIFOs: never opened, never a hang.
 mod agent_session_files;
 /// A session pinned to where it started, and files only the hook writes.
@@ -26,6 +32,8 @@ mod architecture;
 mod artifacts;
 /// `--baseline`: only new findings fail, in every format; moved ones match.
 mod baseline;
+/// Workload L's task set: each C task's patch applies, and the hook names every defect.
+mod bench_feedback;
 /// The result cache by mutation: each change of a key runs the check again.
 mod cache;
 /// The result cache attacked: hidden shadows, `version` commands that write, linked stores.
@@ -51,6 +59,8 @@ mod docs;
 mod escape;
 /// Fast mode: `paths` against the changed files, `--changed-since`.
 mod fastmode;
+/// A newcomer's first day: Make's build and test, no vacuous green, the output tail only when no error explains the exit.
+mod first_day;
 /// `run-check fix`: writers run only there, with the whitelist.
 mod fix;
 /// `retries` and `settings.flaky`: attempts, flaky checks in evidence, judge and reports.

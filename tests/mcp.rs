@@ -473,3 +473,144 @@ fn without_its_server_beside_it_mcp_says_so_and_runs_no_other() {
     assert!(output.stdout.is_empty());
     assert!(!marker.exists(), "a planted run-check-mcp ran");
 }
+
+/// A checker in gcc's format for `dimension`'s check: it fails with one
+/// located error while `src/app.c` holds `undefined_name`.
+const DIMENSION_CHECK: &str = r#"#!/bin/sh
+if grep -q undefined_name src/app.c; then
+    echo "src/app.c:@LINE@:1: error: @WHAT@" >&2
+    exit 1
+fi
+"#;
+
+/// One check per dimension of the judge (its issue ids would be `QA-`,
+/// `SEC-` and `PERF-`), each failing on a located error.
+const DIMENSIONS_CONFIG: &str = r#"[settings]
+allow = ["./lint.sh", "./secrets.sh", "./bench.sh", "true"]
+
+[[check]]
+name = "lint"
+run = ["./lint.sh"]
+parser = "gcc"
+
+[[check]]
+name = "secrets"
+run = ["./secrets.sh"]
+parser = "gcc"
+dimension = "security"
+severity = "critical"
+
+[[check]]
+name = "bench"
+run = ["./bench.sh"]
+parser = "gcc"
+dimension = "performance"
+
+[[check]]
+name = "ok"
+run = ["true"]
+"#;
+
+/// No text and no structured content of `answer` names one of the judge's
+/// issue ids, whatever the dimension.
+fn names_no_issue_id(answer: &Value) {
+    let shown = format!("{}\n{}", answer["text"], answer["structured"]);
+    for prefix in ["QA-", "SEC-", "PERF-"] {
+        assert!(!shown.contains(prefix), "{prefix} in {answer:#}");
+    }
+}
+
+/// Every tool declares an `outputSchema` derived from the documents
+/// crate's types; every result the official SDK's client read (which
+/// itself raises on structured content that breaks the schema) matches
+/// it, checked again here with jsonschema in Python and in Rust; and no
+/// result, in any round, names a problem by the judge's issue id: the
+/// route's action names it as the feedback does.
+#[test]
+fn every_result_matches_its_output_schema_and_names_problems_by_place() {
+    let Some(python) = client() else { return };
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("runs.log");
+    let check = |line: &str, what: &str| {
+        DIMENSION_CHECK
+            .replace("@LINE@", line)
+            .replace("@WHAT@", what)
+    };
+    let test = Test::new()
+        .config(DIMENSIONS_CONFIG)
+        .script("lint.sh", &LINT.replace("@LOG@", log.to_str().unwrap()))
+        .script("secrets.sh", &check("2", "a secret in the code"))
+        .script("bench.sh", &check("4", "slower than the budget"))
+        .file("src/app.c", BROKEN);
+    let worktree = test.path();
+    git(worktree, &["add", "-A"]);
+    git(worktree, &["commit", "-q", "-m", "broken"]);
+    let plan = json!([
+        {"call": "run_checks"},
+        {"call": "list_checks"},
+        {"call": "check_output", "args": {"check": "secrets"}},
+        {"call": "judge"},
+        {"call": "run_checks"},
+        {"call": "run_checks"},
+        {"call": "judge"},
+        {"write": worktree.join("src/app.c"), "text": FIXED},
+        {"call": "run_checks"},
+        {"call": "judge"},
+    ]);
+    let answers = session(&python, worktree, &plan);
+
+    let listed = answers[1]["tools"].as_array().unwrap();
+    assert_eq!(listed.len(), 4);
+    let schemas: Vec<(&str, &Value)> = listed
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), &t["output_schema"]))
+        .collect();
+    for (name, schema) in &schemas {
+        assert_eq!(schema["type"], "object", "{name}: {schema}");
+        assert_eq!(
+            schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+            "{name}"
+        );
+        assert!(schema["required"].as_array().is_some_and(|r| !r.is_empty()));
+    }
+    let mut validated: Vec<&str> = Vec::new();
+    for answer in &answers[2..] {
+        assert_eq!(answer["is_error"], false, "{answer:#}");
+        let name = answer["step"].as_str().unwrap();
+        let (_, schema) = schemas.iter().find(|(n, _)| *n == name).unwrap();
+        assert_eq!(answer["schema_errors"], json!([]), "{name}: {answer:#}");
+        let validator = jsonschema::validator_for(schema).expect("a valid schema");
+        let errors: Vec<String> = validator
+            .iter_errors(&answer["structured"])
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}\n{answer:#}");
+        names_no_issue_id(answer);
+        validated.push(name);
+    }
+    for (name, _) in &schemas {
+        assert!(validated.contains(name), "{name} never answered");
+    }
+
+    // The first round names the three problems where they are (the
+    // judge's ids would be SEC-001, QA-001 and PERF-001), in both the
+    // text's next step and the structured route of run_checks and judge.
+    let first = &answers[2];
+    let action = first["structured"]["route"]["action"].as_str().unwrap();
+    for place in [
+        "src/app.c:2 (secrets)",
+        "src/app.c:3 (lint)",
+        "src/app.c:4 (bench)",
+    ] {
+        assert!(action.contains(place), "{place}: {action}");
+    }
+    let next = format!("next: IMPLEMENTER: {action}");
+    assert!(first["text"].as_str().unwrap().contains(&next), "{first:#}");
+    assert_eq!(answers[5]["structured"]["route"]["action"], action);
+    // Three rounds without progress: a person is asked, in plain words.
+    let stalled = &answers[8]["structured"];
+    assert_eq!(stalled["recommendation"], "STALLED", "{stalled:#}");
+    assert_eq!(stalled["route"]["next"], "USER");
+    assert_eq!(answers[9]["structured"]["status"], "PASS");
+    assert_eq!(answers[10]["structured"]["route"]["next"], "FINISH");
+}

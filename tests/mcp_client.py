@@ -13,6 +13,12 @@ once PATH exists (a check writes it when it starts), abandons the call,
 which makes the SDK send `notifications/cancelled` for it;
 {"gone": PATH} waits until the process whose id PATH holds has ended. A
 protocol error of a call (an unknown tool) is recorded, not raised.
+
+The SDK itself checks each result's structured content against the
+tool's `outputSchema` (a result that does not match raises, and the
+client fails); each result is also checked here with jsonschema, against
+the schema as listed, and the errors recorded (`schema_errors`, null when
+the tool declares no schema).
 """
 
 import asyncio
@@ -21,9 +27,23 @@ import os
 import sys
 
 import anyio
+from jsonschema.validators import validator_for
 
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+
+def schema_errors(schema, result):
+    """The messages of every way `result`'s structured content breaks
+    `schema` (draft 2020-12, checked first); null without a schema."""
+    if schema is None:
+        return None
+    validator = validator_for(schema)
+    validator.check_schema(schema)
+    if result.is_error and result.structured_content is None:
+        return []
+    errors = validator(schema).iter_errors(result.structured_content)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors]
 
 
 async def main(server: str, worktree: str, plan: list) -> list:
@@ -45,9 +65,13 @@ async def main(server: str, worktree: str, plan: list) -> list:
             out.append(
                 {
                     "step": "list_tools",
-                    "tools": [{"name": t.name, "input_schema": t.input_schema} for t in listed.tools],
+                    "tools": [
+                        {"name": t.name, "input_schema": t.input_schema, "output_schema": t.output_schema}
+                        for t in listed.tools
+                    ],
                 }
             )
+            schemas = {t.name: t.output_schema for t in listed.tools}
             for step in plan:
                 if "write" in step:
                     with open(step["write"], "w", encoding="utf-8") as f:
@@ -90,6 +114,7 @@ async def main(server: str, worktree: str, plan: list) -> list:
                         "is_error": result.is_error,
                         "text": "\n".join(c.text for c in result.content if c.type == "text"),
                         "structured": result.structured_content,
+                        "schema_errors": schema_errors(schemas.get(step["call"]), result),
                     }
                 )
     return out

@@ -91,7 +91,9 @@ fn print_key(args: &CacheKeyArgs) -> Result<i32, Error> {
         }
         None => return Err(Error::Internal("the check was not planned".into())),
     };
-    let shown = serde_json::json!({"check": args.name, "key": key.hex, "document": key.document});
+    let shown = serde_json::json!({
+        "check": args.name, "key": key.hex, "document": key.document, "inputs": *key.inputs,
+    });
     printed(run_check_documents::pretty(&shown))
 }
 

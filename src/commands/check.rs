@@ -139,6 +139,7 @@ fn cache_session(
         },
         plan,
         cache::Policy::of(args.mode, args.cache, args.no_cache),
+        &reusable(args),
     )
 }
 
@@ -169,6 +170,15 @@ fn remote_session(
         plan,
         crate::run::remote::Mode::of(args.remote.as_deref(), args.no_remote),
     ))
+}
+
+/// The passes the agent hook handed this gate (`--session-results`,
+/// with the sha256 its session's chain recorded): none otherwise.
+fn reusable(args: &CheckArgs) -> cache::reuse::Reusable {
+    match (&args.session_results, &args.session_digest) {
+        (Some(path), Some(digest)) => cache::reuse::Reusable::read(path, digest),
+        _ => cache::reuse::Reusable::default(),
+    }
 }
 
 /// A status of many files is left for the process's exit to free (as the

@@ -235,6 +235,9 @@ pub(crate) struct AgentConfig {
     /// When the hook stops its gate (as on Ctrl-C): below the agent's own
     /// hook timeout, which `agent install` writes as this + 60 s.
     pub(crate) timeout: Duration,
+    /// `agent install` hooks the pre-tool event with `agent guard`, and the
+    /// guard denies; `false`: neither.
+    pub(crate) guard: bool,
 }
 
 impl AgentConfig {
@@ -267,6 +270,7 @@ impl Default for AgentConfig {
             new_only: false,
             baseline: None,
             timeout: AgentConfig::TIMEOUT,
+            guard: true,
         }
     }
 }
@@ -515,14 +519,17 @@ pub(crate) fn recorded(
         .find_map(|base| load_recorded(&base.join(named), &meta.config.sha256))
 }
 
+/// Lower-case hex of `bytes`. By table, not `{:02x}`: the cache key
+/// writes one blob id per tracked file on every run, and the formatter's
+/// per-byte cost was a tenth of an all-hit run.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 /// Parses and validates config text.
@@ -573,6 +580,12 @@ mod tests {
     }
 
     pub(super) const ALLOW: &str = "[settings]\nallow = [\"true\", \"sh\"]\n";
+
+    #[test]
+    fn hex_is_lower_case_two_digits_per_byte() {
+        assert_eq!(hex(&[0x00, 0x0a, 0xab, 0xff, 0x10]), "000aabff10");
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn minimal_config_gets_defaults() {

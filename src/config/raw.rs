@@ -105,6 +105,11 @@ pub(super) struct RawAgent {
     /// timeout as this + 60 s.
     #[schemars(with = "Option<String>", regex(pattern = DURATION), extend("default" = "9m"))]
     pub(super) timeout: Option<Spanned<String>>,
+    /// `agent install` also hooks the agents' pre-tool event with `run-check
+    /// agent guard`, which denies edits of the gate's files and commands
+    /// that skip the gate (`git commit --no-verify`, ...) before they run.
+    #[schemars(extend("default" = true))]
+    pub(super) guard: Option<bool>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

@@ -105,6 +105,7 @@ impl Validator<'_> {
                 .map(|path| self.agent_baseline(path))
                 .transpose()?,
             timeout,
+            guard: raw.guard.unwrap_or(defaults.guard),
         })
     }
 

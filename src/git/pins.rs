@@ -159,6 +159,22 @@ fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
     true
 }
 
+/// Whether `key` (any case) is a setting the verification depends on
+/// (docs/THREAT_MODEL.md, the repository's git settings): one it pins,
+/// `core.ignoreCase`, or one that names the
+/// hooks or the files git reads for ignores and attributes. `agent guard`
+/// denies a `git config` that sets one.
+pub(crate) fn verified_setting(key: &str) -> bool {
+    const READ: [&str; 4] = [
+        "core.ignorecase",
+        "core.hookspath",
+        "core.excludesfile",
+        "core.attributesfile",
+    ];
+    let key = key.to_ascii_lowercase();
+    READ.contains(&key.as_str()) || COMMON.iter().chain(&PLATFORM).any(|pin| pin.key == key)
+}
+
 /// The `-c` argument of `core.ignoreCase` for `folds`.
 pub(super) fn ignore_case_arg(folds: bool) -> &'static str {
     if folds {

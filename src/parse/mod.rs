@@ -38,6 +38,7 @@ pub(crate) mod rustfmt;
 pub(crate) mod summary;
 pub(crate) mod tap;
 pub(crate) mod tsc;
+pub(crate) mod unbuilt;
 pub(crate) mod vitest;
 
 use std::collections::HashMap;

@@ -5,8 +5,9 @@
 //! a 2 KB preview), so the answer is sized to fit and ordered by what helps
 //! most: the verdict and counts; each new problem as `path:line[:col]:
 //! [check rule] message` in the tool's words, errors before warnings,
-//! grouped by check; for a failed check with no located error, the last
-//! lines of its output (where a failure usually is); the next step; where
+//! grouped by check; for a failed check its located errors do not explain,
+//! the last lines of its output as the text report shows them
+//! (`report::output_tail`); the next step; where
 //! the whole evidence is. When cut, the last line says how many problems
 //! were left out and how to see them all (after the evidence's path).
 //!
@@ -22,9 +23,6 @@ use run_check_documents::evidence::{CheckRecord, DiagSeverity, Diagnostic, Evide
 /// The smallest bound that still holds the verdict, the next step and the
 /// evidence's path.
 pub(crate) const MIN_CHARS: usize = 300;
-
-/// Output lines shown for a failed check without a located error.
-const TAIL_LINES: usize = 10;
 
 /// One line of feedback at most this long: a minified bundle's line must
 /// not crowd out every other problem.
@@ -169,12 +167,10 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
             .filter(|p| p.check == check.name && !is_read_only(p.diagnostic))
             .collect();
         lines.extend(own.iter().map(|p| problem(p)));
-        let located_error = own
-            .iter()
-            .any(|p| p.diagnostic.severity == DiagSeverity::Error && p.diagnostic.file.is_some());
-        if !located_error {
+        // The same decision and the same lines as the text report.
+        if !super::explained(evidence, check) {
             lines.push(Line::other(&format!("{}: {}", check.name, outcome(check))));
-            for text in output_tail(check) {
+            for text in super::output_tail(check) {
                 lines.push(Line::other(&format!("  | {text}")));
             }
         }
@@ -247,17 +243,6 @@ fn outcome(check: &CheckRecord) -> String {
             None => "failed".into(),
         },
     }
-}
-
-/// The last non-blank lines of the check's output: stderr's when it has
-/// any, else stdout's.
-fn output_tail(check: &CheckRecord) -> Vec<&str> {
-    let text = [check.stderr_excerpt.as_str(), check.stdout_excerpt.as_str()]
-        .into_iter()
-        .find(|t| !t.trim().is_empty())
-        .unwrap_or("");
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(TAIL_LINES)..].to_vec()
 }
 
 /// `text` on one line with no control character and at most `max`

@@ -312,6 +312,28 @@ fn streams(check: &CheckRecord) -> Vec<Stream<'_>> {
         .collect()
 }
 
+/// The lines shown for a failing check that its located errors do not
+/// explain ([`explained`]), the same in the text report and in the
+/// agent's feedback: the last [`TAIL_LINES`] lines of each stream that is
+/// not blank, stdout first; with both, each under a `── name ──` line (a
+/// `make test` prints what differs on stdout and make's own `Error 1` on
+/// stderr: the cause is the first).
+pub(crate) fn output_tail(check: &CheckRecord) -> Vec<String> {
+    let mut shown = Vec::new();
+    for stream in streams(check) {
+        if stream.labelled {
+            shown.push(format!("── {} ──", stream.name));
+        }
+        let lines: Vec<&str> = stream.text.lines().collect();
+        shown.extend(
+            lines[lines.len().saturating_sub(TAIL_LINES)..]
+                .iter()
+                .map(|l| l.to_string()),
+        );
+    }
+    shown
+}
+
 /// One stream of [`streams`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stream<'a> {
@@ -344,8 +366,11 @@ fn outcome(check: &CheckRecord) -> String {
 /// `None` when a check ran or the run did not pass.
 fn nothing_ran(evidence: &Evidence) -> Option<String> {
     let s = &evidence.summary;
-    if !s.all_checks_passed || s.skipped < s.total {
+    if !s.all_checks_passed {
         return None;
+    }
+    if s.skipped < s.total {
+        return no_tool_ran(evidence);
     }
     let fast = evidence.mode == run_check_documents::evidence::Mode::Fast;
     let strict = if fast {
@@ -380,82 +405,53 @@ fn nothing_ran(evidence: &Evidence) -> Option<String> {
     ))
 }
 
+/// A passing run in which only scans ran (no check started a program: a
+/// starter checks.toml of a project init found no check for, or one whose
+/// other checks were skipped), said plainly: the scans found no secret,
+/// nothing built or tested the code.
+fn no_tool_ran(evidence: &Evidence) -> Option<String> {
+    let ran: Vec<&CheckRecord> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status != Status::Skip)
+        .collect();
+    if ran.iter().any(|c| !c.command.is_empty()) {
+        return None;
+    }
+    let names: Vec<String> = ran.iter().map(|c| format!("`{}`", c.name)).collect();
+    Some(format!(
+        "No tool ran: only the scan{} {} ran; no check built, linted or tested the code (add checks that run the project's tools to checks.toml)",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ))
+}
+
 /// How fast mode's skip reason for unmatched `paths` starts.
 const PATHS_SKIP: &str = "no changed file matches `paths`";
 
-/// Lines of output `text` shows under a failing check, and the most a
-/// located error may be followed by and still explain the exit.
+/// Lines of each stream's output shown under a failing check.
 const TAIL_LINES: usize = 12;
 
 /// Whether a failing check's located errors explain its failure, so its
 /// output's last lines need not be shown beside them: it has an
-/// error-severity diagnostic with a file (not the read-only verification's),
-/// and its output does not go on for more than [`TAIL_LINES`] non-blank lines
-/// after the last line that names one of them. A check whose diagnostics
-/// are only warnings (lint warnings in an npm script whose later command
-/// failed, compiler notes before a failing test step) is not explained by
-/// them: the cause is usually in the output's last lines. Where the
-/// excerpt names none of its errors (they came from an artifact, or sit in
-/// the part of a long output the excerpt left out) they count as the
-/// explanation unless the excerpt was cut, since then the omitted middle
-/// may hold them and the output's end is what followed.
+/// error-severity diagnostic with a file that is not the read-only
+/// verification's and not one the `--baseline` knew (an old finding does
+/// not explain why the check fails now). Where the error sits in the
+/// output does not matter: a `cargo test --no-fail-fast` panic is followed
+/// by the other test binaries' output, clippy's error by its help, eslint's
+/// error by later warnings, tape's failure by a coverage table, and the
+/// error is still the cause. A check whose diagnostics are only warnings
+/// (lint warnings in an npm script whose later command failed, compiler
+/// notes before a failing test step), or errors without a file, is not
+/// explained by them: the cause is usually in the output's last lines.
 fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
     use run_check_documents::evidence::DiagSeverity;
-    let errors: Vec<&Diagnostic> = of_check(&evidence.diagnostics, &check.name)
-        .filter(|d| {
-            d.severity == DiagSeverity::Error
-                && d.file.is_some()
-                && d.rule.as_deref() != Some(text::READ_ONLY_RULE)
-        })
-        .collect();
-    if errors.is_empty() {
-        return false;
-    }
-    let mut named = false;
-    for stream in [&check.stdout_excerpt, &check.stderr_excerpt] {
-        let lines: Vec<&str> = stream.lines().collect();
-        let Some(last) = lines
-            .iter()
-            .rposition(|line| errors.iter().any(|d| names(line, d)))
-        else {
-            continue;
-        };
-        named = true;
-        let after = lines[last + 1..]
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .count();
-        if after <= TAIL_LINES {
-            return true;
-        }
-    }
-    !named && !check.excerpt_truncated
-}
-
-/// Whether a line of output names diagnostic `d`: it holds the message's
-/// first line, or the file's name with the diagnostic's line number.
-fn names(line: &str, d: &Diagnostic) -> bool {
-    let message = d.message.lines().next().unwrap_or("").trim();
-    if message.len() >= 4 && line.contains(message) {
-        return true;
-    }
-    let Some(file) = d.file.as_deref() else {
-        return false;
-    };
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    match d.line {
-        Some(n) if !base.is_empty() && line.contains(base) => {
-            // `:12` but not `:123`.
-            let at = format!(":{n}");
-            line.match_indices(&at).any(|(i, _)| {
-                !line[i + at.len()..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_digit())
-            })
-        }
-        _ => false,
-    }
+    of_check(&evidence.diagnostics, &check.name).any(|d| {
+        d.severity == DiagSeverity::Error
+            && d.file.is_some()
+            && d.new != Some(false)
+            && d.rule.as_deref() != Some(text::READ_ONLY_RULE)
+    })
 }
 
 /// The renderers' sample evidence, for other modules' unit tests.

@@ -12,6 +12,7 @@
 //! runner's summary line, `parse::summary`), which no diagnostic carries.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use run_check_documents::evidence::{Diagnostic, Evidence};
 
@@ -113,7 +114,11 @@ impl Baseline {
         name: &str,
         exit_code: Option<i32>,
         outputs: &[&str],
+        dir: &Path,
     ) -> Option<String> {
+        if let Some(unbuilt) = crate::parse::unbuilt::unbuilt(outputs) {
+            return Some(not_built(&unbuilt, dir));
+        }
         let Some(before) = self.failed.get(name) else {
             return Some("the check did not fail in the baseline".to_string());
         };
@@ -170,6 +175,34 @@ impl Baseline {
         }
         old
     }
+}
+
+/// Why a check whose build stopped short is never excused: the units it
+/// did not build were not checked, so its diagnostics are not all there
+/// are. Names the crates that did not compile and the workspace members
+/// (of the manifests at `dir`, where the check ran) that depend on them.
+fn not_built(unbuilt: &crate::parse::unbuilt::Unbuilt, dir: &Path) -> String {
+    let quoted = |names: &[String]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let failed: Vec<String> = unbuilt.failed.iter().cloned().collect();
+    if failed.is_empty() {
+        return "cargo stopped before building every unit (`build failed, waiting for other jobs`): what it did not build was not checked".to_string();
+    }
+    let unchecked = crate::run::unchecked::dependents(dir, &unbuilt.failed);
+    let what = if unchecked.is_empty() {
+        "what depends on it (tests, binaries, other crates) was not checked".to_string()
+    } else {
+        format!("crates not checked: {}", quoted(&unchecked))
+    };
+    format!(
+        "cargo did not build every unit ({} could not compile): {what}",
+        quoted(&failed)
+    )
 }
 
 /// The failures without a location that `outputs` report, by test runner.

@@ -17,3 +17,4 @@ pub(crate) mod scan_base;
 pub(crate) mod shell_words;
 pub(crate) mod snapshot;
 pub(crate) mod task;
+pub(crate) mod unchecked;

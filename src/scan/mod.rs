@@ -5,7 +5,10 @@
 //! honouring `.gitignore` files and `.git/info/exclude` (also outside a git
 //! repository) and nothing that lives outside the worktree: no ignore files of
 //! parent directories, no global git excludes, no `.ignore` files. Hidden
-//! files are scanned (`.env`, `.github/`), `.git` is not. Files are opened
+//! files are scanned (`.env`, `.github/`), `.git` is not, nor any
+//! `node_modules/` (installed dependencies, whether .gitignore lists it
+//! or not: a project without a .gitignore is not blamed for its
+//! dependencies' test keys). Files are opened
 //! with `O_NOFOLLOW`, so a path swapped for a symlink mid-walk is not read.
 //! `scan.paths` patterns (read by `config::pattern`: relative to the
 //! worktree, `/` separators, a directory selects everything below it; `*`
@@ -112,6 +115,11 @@ pub(crate) fn run(scan: &ScanConfig, worktree: &Path, context: Context<'_>) -> S
         }
         if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
             return true;
+        }
+        // Installed dependencies, someone else's code (their test keys
+        // are no secret of this project), ignored or not.
+        if entry.file_name() == "node_modules" {
+            return false;
         }
         relative(entry.path(), &root).is_some_and(|rel| filter.may_contain(&rel))
     });

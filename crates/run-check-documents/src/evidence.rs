@@ -611,6 +611,8 @@ pub enum CacheSource {
     Local,
     /// A remote cache.
     Remote,
+    /// An earlier stop of the same agent session: a pass its hook recorded in the session folder, under the session's digest chain.
+    Session,
 }
 
 impl CacheSource {
@@ -619,6 +621,7 @@ impl CacheSource {
         match self {
             CacheSource::Local => "local",
             CacheSource::Remote => "remote",
+            CacheSource::Session => "session",
         }
     }
 }

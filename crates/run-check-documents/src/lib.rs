@@ -10,6 +10,7 @@
 //! - [`candidates`]: the index of a round of `run-check candidates`.
 //! - [`vote`]: the input and the output of `run-check vote`.
 //! - [`task`]: the task contract of `run-check --task`.
+//! - [`mcp`]: the structured results of the tools of `run-check mcp`.
 //! - [`exit_code`]: the process exit codes, fixed once published.
 //! - [`read`]: reading a document from bytes or a parsed value.
 //! - [`int`]: the integer rule of every JSON input (`1.0` is 1).
@@ -21,6 +22,7 @@ pub mod candidates;
 pub mod evidence;
 pub mod exit_code;
 pub mod int;
+pub mod mcp;
 pub mod read;
 pub mod retry;
 pub mod schema;

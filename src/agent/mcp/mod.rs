@@ -26,11 +26,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::Digest;
 
 use run_check_documents::evidence::{CheckRecord, Evidence};
+use run_check_documents::mcp::{
+    CheckKind, CheckOutputResult, CheckResult, GateStatus, JudgeResult, ListChecksResult,
+    ListedCheck, Problem, Route, RunChecksResult, Stream,
+};
 use run_check_documents::verdict::Verdict;
 
 use crate::agent::gate::{self, Ended, Stop};
@@ -64,10 +68,13 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
-    fn ok(text: String, structured: Value) -> Reply {
+    /// A result whose structured content is `structured`, one of the
+    /// documents crate's types: what the tool's `outputSchema` declares.
+    fn ok(text: String, structured: &impl Serialize) -> Reply {
         Reply {
             text,
-            structured: Some(structured),
+            // These plain types always serialise (no map has non-string keys).
+            structured: serde_json::to_value(structured).ok(),
             is_error: false,
         }
     }
@@ -81,11 +88,25 @@ impl Reply {
     }
 }
 
-/// A tool's name, description and input schema, as `tools/list` gives them.
+/// A tool's name, description, input schema and output schema, as
+/// `tools/list` gives them.
 pub(crate) struct Definition {
     pub(crate) name: &'static str,
     pub(crate) description: &'static str,
     pub(crate) input_schema: Value,
+    /// Derived from the tool's result type in the documents crate.
+    pub(crate) output_schema: Value,
+}
+
+impl Definition {
+    fn new(name: &'static str, description: &'static str, input_schema: Value) -> Definition {
+        Definition {
+            name,
+            description,
+            input_schema,
+            output_schema: run_check_documents::mcp::output_schema(name).unwrap_or_default(),
+        }
+    }
 }
 
 /// The four tools.
@@ -96,10 +117,10 @@ pub(crate) fn definitions() -> Vec<Definition> {
         "description": "strict (default): every strict check and the read-only verification; fast: the checks marked fast, on the files changed"
     });
     vec![
-        Definition {
-            name: "run_checks",
-            description: "Run the repository's verification gate (the whitelisted checks of checks.toml) and return its feedback: the verdict, each new problem as path:line: [check rule] message, and the next step. Structured content: status, exit_code, checks, diagnostics, evidence. Call it after a change and before saying the work is done; fix what it reports, never checks.toml.",
-            input_schema: json!({
+        Definition::new(
+            "run_checks",
+            "Run the repository's verification gate (the whitelisted checks of checks.toml) and return its feedback: the verdict, each new problem as path:line: [check rule] message, and the next step. Structured content: status, exit_code, checks, diagnostics, evidence, route. Call it after a change and before saying the work is done; fix what it reports, never checks.toml.",
+            json!({
                 "type": "object",
                 "properties": {
                     "mode": mode,
@@ -115,20 +136,20 @@ pub(crate) fn definitions() -> Vec<Definition> {
                 },
                 "additionalProperties": false
             }),
-        },
-        Definition {
-            name: "list_checks",
-            description: "List the checks a mode runs: name, kind, command, the checks it needs.",
-            input_schema: json!({
+        ),
+        Definition::new(
+            "list_checks",
+            "List the checks a mode runs: name, kind, command, the checks it needs.",
+            json!({
                 "type": "object",
                 "properties": {"mode": mode},
                 "additionalProperties": false
             }),
-        },
-        Definition {
-            name: "check_output",
-            description: "The last lines of one check's output in the last run_checks: for a failure the feedback did not locate.",
-            input_schema: json!({
+        ),
+        Definition::new(
+            "check_output",
+            "The last lines of one check's output in the last run_checks: for a failure the feedback did not locate.",
+            json!({
                 "type": "object",
                 "properties": {
                     "check": {"type": "string", "description": "The check's name"},
@@ -147,16 +168,16 @@ pub(crate) fn definitions() -> Vec<Definition> {
                 "required": ["check"],
                 "additionalProperties": false
             }),
-        },
-        Definition {
-            name: "judge",
-            description: "The judge's verdict on the last run_checks of this server: recommendation (PASS, ITERATE, STALLED, ...) and route (who acts next and what to do). Stall detection counts this server's runs.",
-            input_schema: json!({
+        ),
+        Definition::new(
+            "judge",
+            "The judge's verdict on the last run_checks of this server: recommendation (PASS, ITERATE, STALLED, ...) and route (who acts next and what to do). Stall detection counts this server's runs.",
+            json!({
                 "type": "object",
                 "properties": {},
                 "additionalProperties": false
             }),
-        },
+        ),
     ]
 }
 
@@ -191,6 +212,16 @@ impl LastRun {
             Source::Aggregator(_) => None,
         }
     }
+}
+
+/// The fields of a row of `run-check list --format json` the tools read.
+#[derive(Deserialize)]
+struct ListRow {
+    name: String,
+    kind: CheckKind,
+    command: Vec<String>,
+    needs: Vec<String>,
+    program_error: Option<String>,
 }
 
 /// `run_checks` arguments.
@@ -296,7 +327,7 @@ impl Gate {
         let revision = args.changed_since.as_deref().map(revision).transpose()?;
         if !only.is_empty() {
             let rows = self.list(mode)?;
-            let known: Vec<&str> = rows.iter().filter_map(|row| row["name"].as_str()).collect();
+            let known: Vec<&str> = rows.iter().map(|row| row.name.as_str()).collect();
             for name in &only {
                 if !known.contains(&name.as_str()) {
                     return Err(format!(
@@ -429,51 +460,49 @@ impl Gate {
         let (failing, passing): (Vec<_>, Vec<_>) =
             evidence.checks.iter().partition(|c| c.status.is_failure());
         let failed: Vec<&str> = failing.iter().map(|c| c.name.as_str()).collect();
-        let checks: Vec<Value> = failing
+        let checks: Vec<CheckResult> = failing
             .into_iter()
             .chain(passing)
-            .map(|c| {
-                json!({
-                    "name": clean(&c.name, LINE_CHARS),
-                    "status": c.status.as_str(),
-                    "duration_ms": c.duration_ms,
-                })
+            .map(|c| CheckResult {
+                name: clean(&c.name, LINE_CHARS),
+                status: c.status,
+                duration_ms: c.duration_ms,
             })
             .collect();
-        let checks = fit_values(checks, self.max_chars);
-        let shown_diagnostics: Vec<Value> = evidence
+        let (checks, checks_omitted) = fit_values(checks, self.max_chars);
+        let shown_diagnostics: Vec<Problem> = evidence
             .diagnostics
             .iter()
             .filter(|d| d.new != Some(false))
             .filter(|d| {
                 failed.contains(&d.check.as_str()) || d.rule.as_deref() == Some("read-only")
             })
-            .map(|d| {
-                json!({
-                    "check": d.check,
-                    "file": d.file.as_deref().map(|f| clean(f, LINE_CHARS)),
-                    "line": d.line,
-                    "column": d.column,
-                    "severity": d.severity.as_str(),
-                    "rule": d.rule.as_deref().map(|r| clean(r, 80)),
-                    "message": clean(d.message.lines().next().unwrap_or(""), LINE_CHARS),
-                })
+            .map(|d| Problem {
+                check: clean(&d.check, LINE_CHARS),
+                file: d.file.as_deref().map(|f| clean(f, LINE_CHARS)),
+                line: d.line,
+                column: d.column,
+                severity: d.severity,
+                rule: d.rule.as_deref().map(|r| clean(r, 80)),
+                message: clean(d.message.lines().next().unwrap_or(""), LINE_CHARS),
             })
             .collect();
-        let diagnostics = fit_values(shown_diagnostics, self.max_chars);
-        let mut structured = json!({
-            "status": status_word(summary.exit_code),
-            "exit_code": summary.exit_code,
-            "checks": checks.0,
-            "checks_omitted": checks.1,
-            "diagnostics": diagnostics.0,
-            "diagnostics_omitted": diagnostics.1,
-            "evidence": shown,
-        });
-        if let Ok((verdict, _)) = &run.verdict {
-            structured["route"] = route(verdict, self.max_chars);
-        }
-        Reply::ok(text, structured)
+        let (diagnostics, diagnostics_omitted) = fit_values(shown_diagnostics, self.max_chars);
+        let structured = RunChecksResult {
+            status: GateStatus::of_exit_code(summary.exit_code),
+            exit_code: summary.exit_code,
+            checks,
+            checks_omitted,
+            diagnostics,
+            diagnostics_omitted,
+            evidence: shown,
+            route: run
+                .verdict
+                .as_ref()
+                .ok()
+                .map(|(verdict, step)| route(verdict, step, self.max_chars)),
+        };
+        Reply::ok(text, &structured)
     }
 
     fn list_checks(&self, args: ListArgs) -> Result<Reply, String> {
@@ -485,46 +514,50 @@ impl Gate {
             mode.as_str()
         )];
         let mut checks = Vec::new();
-        for row in &rows {
-            let name = row["name"].as_str().unwrap_or("");
-            let kind = row["kind"].as_str().unwrap_or("");
-            let strings = |key: &str| -> Vec<&str> {
-                row[key]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default()
+        for row in rows {
+            let kind = match row.kind {
+                CheckKind::Run => "run",
+                CheckKind::Scan => "scan",
             };
-            let (command, needs) = (strings("command"), strings("needs"));
-            let mut line = format!("{name} ({kind})");
-            if !command.is_empty() {
+            let mut line = format!("{} ({kind})", row.name);
+            if !row.command.is_empty() {
                 line.push_str(": ");
-                line.push_str(&command.join(" "));
+                line.push_str(&row.command.join(" "));
             }
-            if !needs.is_empty() {
-                line.push_str(&format!(" [needs {}]", needs.join(", ")));
+            if !row.needs.is_empty() {
+                line.push_str(&format!(" [needs {}]", row.needs.join(", ")));
             }
-            if let Some(why) = row["program_error"].as_str() {
+            if let Some(why) = &row.program_error {
                 line.push_str(&format!(" NOT FOUND: {why}"));
             }
             lines.push(clean(&line, LINE_CHARS));
-            checks.push(json!({
-                "name": name,
-                "kind": kind,
-                "command": command.iter().map(|a| clean(a, LINE_CHARS)).collect::<Vec<_>>(),
-                "needs": needs,
-                "program_error": row["program_error"].as_str().map(|w| clean(w, LINE_CHARS)),
-            }));
+            let cleaned = |words: &[String]| words.iter().map(|w| clean(w, LINE_CHARS)).collect();
+            checks.push(ListedCheck {
+                name: clean(&row.name, LINE_CHARS),
+                kind: row.kind,
+                command: cleaned(&row.command),
+                needs: cleaned(&row.needs),
+                program_error: row.program_error.as_deref().map(|w| clean(w, LINE_CHARS)),
+            });
         }
-        let (checks, omitted) = fit_values(checks, self.max_chars);
+        let (checks, checks_omitted) = fit_values(checks, self.max_chars);
+        let structured = ListChecksResult {
+            mode: match mode {
+                Mode::Strict => run_check_documents::evidence::Mode::Strict,
+                Mode::Fast => run_check_documents::evidence::Mode::Fast,
+            },
+            checks,
+            checks_omitted,
+        };
         Ok(Reply::ok(
             fit_lines(&lines, self.max_chars, true),
-            json!({"mode": mode.as_str(), "checks": checks, "checks_omitted": omitted}),
+            &structured,
         ))
     }
 
     /// `run-check list --format json` of `mode`: the plan, which starts no
     /// check.
-    fn list(&self, mode: Mode) -> Result<Vec<Value>, String> {
+    fn list(&self, mode: Mode) -> Result<Vec<ListRow>, String> {
         let output = self
             .command("list")
             .args(["--format", "json", "--mode", mode.as_str()])
@@ -577,9 +610,9 @@ impl Gate {
             }
         };
         let stream = match args.stream.as_deref() {
-            None | Some("auto") if check.stderr_excerpt.trim().is_empty() => "stdout",
-            None | Some("auto") | Some("stderr") => "stderr",
-            Some("stdout") => "stdout",
+            None | Some("auto") if check.stderr_excerpt.trim().is_empty() => Stream::Stdout,
+            None | Some("auto") | Some("stderr") => Stream::Stderr,
+            Some("stdout") => Stream::Stdout,
             Some(other) => {
                 return Err(format!(
                     "invalid argument `stream`: `{}`, expected auto, stdout or stderr",
@@ -590,17 +623,21 @@ impl Gate {
         Ok(self.output_reply(check, stream, tail))
     }
 
-    fn output_reply(&self, check: &CheckRecord, stream: &str, tail: usize) -> Reply {
+    fn output_reply(&self, check: &CheckRecord, stream: Stream, tail: usize) -> Reply {
         let (excerpt, bytes) = match stream {
-            "stdout" => (&check.stdout_excerpt, check.stdout_bytes),
-            _ => (&check.stderr_excerpt, check.stderr_bytes),
+            Stream::Stdout => (&check.stdout_excerpt, check.stdout_bytes),
+            Stream::Stderr => (&check.stderr_excerpt, check.stderr_bytes),
+        };
+        let stream_word = match stream {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
         };
         let all: Vec<&str> = excerpt.lines().collect();
         let from = all.len().saturating_sub(tail);
         let lines: Vec<String> = all[from..].iter().map(|l| clean(l, LINE_CHARS)).collect();
         let head = clean(
             &format!(
-                "{} ({}{}): the last {} of {} lines of its {stream} ({bytes} bytes{})",
+                "{} ({}{}): the last {} of {} lines of its {stream_word} ({bytes} bytes{})",
                 check.name,
                 check.status.as_str(),
                 check
@@ -624,15 +661,15 @@ impl Gate {
         let shown = body.lines().count();
         Reply::ok(
             format!("{head}\n{body}"),
-            json!({
-                "check": check.name,
-                "status": check.status.as_str(),
-                "stream": stream,
-                "lines_shown": shown,
-                "lines_total": all.len(),
-                "bytes": bytes,
-                "truncated": check.excerpt_truncated || shown < all.len(),
-            }),
+            &CheckOutputResult {
+                check: check.name.clone(),
+                status: check.status,
+                stream,
+                lines_shown: shown as u64,
+                lines_total: all.len() as u64,
+                bytes,
+                truncated: check.excerpt_truncated || shown < all.len(),
+            },
         )
     }
 
@@ -660,14 +697,14 @@ impl Gate {
         ];
         Ok(Reply::ok(
             fit_lines(&lines, self.max_chars, false),
-            json!({
-                "iteration": verdict.iteration,
-                "passed": verdict.passed,
-                "recommendation": verdict.recommendation.as_str(),
-                "decision": decision_word(verdict),
-                "stall_type": verdict.progress.stall_type.map(|s| s.as_str()),
-                "route": route(verdict, self.max_chars),
-            }),
+            &JudgeResult {
+                iteration: verdict.iteration,
+                passed: verdict.passed,
+                recommendation: verdict.recommendation,
+                decision: verdict.decision.decision,
+                stall_type: verdict.progress.stall_type,
+                route: route(verdict, step, self.max_chars),
+            },
         ))
     }
 }
@@ -688,13 +725,16 @@ fn history_name(mode: Mode, only: &[String]) -> String {
     format!("history-{}-only-{short}.jsonl", mode.as_str())
 }
 
-/// `route` of a verdict, its texts bounded.
-fn route(verdict: &Verdict, max_chars: usize) -> Value {
-    json!({
-        "next": verdict.route.next.as_str(),
-        "reason": clean(&verdict.route.reason, max_chars),
-        "action": clean(&verdict.route.action, max_chars),
-    })
+/// The route of a verdict as an agent reads it: the step's action, which
+/// names each problem by where it is (`path:line (check rule)`) as the
+/// feedback does, never the verdict's, which names the judge's issue ids
+/// (`QA-001`) the model never sees; its texts bounded.
+fn route(verdict: &Verdict, step: &Step, max_chars: usize) -> Route {
+    Route {
+        next: step.next,
+        reason: clean(&verdict.route.reason, max_chars),
+        action: clean(&step.action, max_chars),
+    }
 }
 
 /// `decision.decision`'s word: PASS, REWORK or BLOCKED.
@@ -702,16 +742,6 @@ fn decision_word(verdict: &Verdict) -> String {
     match serde_json::to_value(verdict.decision.decision) {
         Ok(Value::String(word)) => word,
         _ => String::new(),
-    }
-}
-
-/// The exit code's word, as the gate's banner says it.
-fn status_word(exit_code: i32) -> &'static str {
-    match exit_code {
-        0 => "PASS",
-        1 => "FAIL",
-        130 => "INTERRUPTED",
-        _ => "ERROR",
     }
 }
 
@@ -794,19 +824,20 @@ fn fit_lines(lines: &[String], max: usize, keep_head: bool) -> String {
 
 /// The first `values` whose JSON fits in `max` characters (at most
 /// [`MAX_ITEMS`]), and how many were left out.
-fn fit_values(values: Vec<Value>, max: usize) -> (Vec<Value>, usize) {
+fn fit_values<T: Serialize>(values: Vec<T>, max: usize) -> (Vec<T>, u64) {
     let total = values.len();
     let mut used = 0;
     let mut kept = Vec::new();
     for value in values.into_iter().take(MAX_ITEMS) {
-        let cost = value.to_string().chars().count() + 1;
+        let json = serde_json::to_string(&value).unwrap_or_default();
+        let cost = json.chars().count() + 1;
         if used + cost > max {
             break;
         }
         used += cost;
         kept.push(value);
     }
-    let omitted = total - kept.len();
+    let omitted = (total - kept.len()) as u64;
     (kept, omitted)
 }
 

@@ -67,10 +67,13 @@ fn fit_lines_keeps_the_tail_or_the_head_within_the_bound() {
 fn fit_values_caps_by_size_and_count() {
     let values: Vec<Value> = (0..1000).map(|i| json!({"n": i})).collect();
     let (kept, omitted) = fit_values(values.clone(), 100);
-    assert_eq!(kept.len() + omitted, 1000);
+    assert_eq!(kept.len() as u64 + omitted, 1000);
     assert!(Value::Array(kept).to_string().len() <= 100 + 2);
     let (kept, omitted) = fit_values(values, usize::MAX);
-    assert_eq!((kept.len(), omitted), (MAX_ITEMS, 1000 - MAX_ITEMS));
+    assert_eq!(
+        (kept.len(), omitted),
+        (MAX_ITEMS, (1000 - MAX_ITEMS) as u64)
+    );
 }
 
 #[test]
@@ -136,4 +139,19 @@ fn unknown_keys_and_tools_run_nothing() {
         "{}",
         reply.text
     );
+}
+
+#[test]
+fn every_tool_declares_the_output_schema_of_its_result_type() {
+    for definition in definitions() {
+        let schema = &definition.output_schema;
+        // MCP: an outputSchema is an object schema.
+        assert_eq!(schema["type"], "object", "{}", definition.name);
+        assert_eq!(
+            Some(schema),
+            run_check_documents::mcp::output_schema(definition.name).as_ref()
+        );
+    }
+    let names: Vec<&str> = definitions().iter().map(|d| d.name).collect();
+    assert_eq!(names, run_check_documents::mcp::TOOLS);
 }

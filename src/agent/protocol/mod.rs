@@ -6,12 +6,34 @@
 //! is a row of [`table::PROTOCOLS`]; nothing here runs a check or touches
 //! the session state (that is [`super::session`]).
 
+pub(crate) mod plugin;
 pub(crate) mod skill;
 mod table;
 
 use serde_json::{Value, json};
 
 use table::PROTOCOLS;
+
+/// The most of an agent's stdin the hook and the guard read: a stop's
+/// input is a few hundred bytes, a tool call a few KB (a file's new
+/// content at most).
+const INPUT_LIMIT: u64 = 1024 * 1024;
+
+/// An agent's JSON input on stdin, at most [`INPUT_LIMIT`] bytes; `what`
+/// names it in the one-line error.
+pub(crate) fn read_stdin(what: &str) -> Result<Value, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(INPUT_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read {what}: {err}"))?;
+    if bytes.len() as u64 > INPUT_LIMIT {
+        return Err(format!("{what} is larger than 1 MiB: ignored"));
+    }
+    serde_json::from_slice(&bytes).map_err(|err| format!("{what} is not JSON ({err})"))
+}
 
 /// One agent's hook protocol.
 #[derive(Debug)]
@@ -43,16 +65,21 @@ pub(crate) struct Protocol {
     /// The environment variable the agent documents as the project's
     /// directory, preferred over the input's `cwd`.
     pub(crate) project_variable: Option<&'static str>,
+    /// The agent's event before a tool runs, as it spells it, where it has
+    /// one (recorded for the guard; `install` does not hook it here).
+    pub(crate) pre_tool: Option<&'static str>,
 }
 
 /// An instruction file: its path, and what makes its text.
 pub(crate) type Instructions = (&'static str, fn() -> String);
 
 /// How an agent's settings file lists hooks.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Settings {
     /// The file, relative to the repository's top level.
     pub(crate) path: &'static str,
+    /// What the file is and how run-check writes into it.
+    pub(crate) format: Format,
     /// Each entry sits in a group's `hooks` list (Claude Code, Codex).
     pub(crate) grouped: bool,
     /// Each entry says `"type": "command"`.
@@ -67,6 +94,21 @@ pub(crate) struct Settings {
     pub(crate) version: bool,
 }
 
+/// What an agent's settings file is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Format {
+    /// JSON whose `hooks` table run-check merges its entries into.
+    Hooks,
+    /// A file run-check writes whole and removes whole (it carries
+    /// [`plugin::MARKER`]): its text, from the agent's name and the
+    /// seconds it may wait for the hook. OpenCode, which has no command
+    /// hooks, runs it.
+    Plugin(fn(&str, u64) -> String),
+    /// Aider's YAML configuration: run-check's `test-cmd` and `auto-test`
+    /// lines below a marker line, every other line kept as it is.
+    TestCommand,
+}
+
 /// A settings file's timeout field.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Timeout {
@@ -78,6 +120,7 @@ pub(crate) struct Timeout {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Unit {
     Seconds,
+    Milliseconds,
 }
 
 impl Unit {
@@ -85,6 +128,7 @@ impl Unit {
     pub(crate) fn of(self, seconds: u64) -> u64 {
         match self {
             Unit::Seconds => seconds,
+            Unit::Milliseconds => seconds.saturating_mul(1000),
         }
     }
 }
@@ -106,6 +150,59 @@ pub(crate) struct Fields {
     pub(crate) loop_count: &'static str,
     /// A stop's status: anything but `completed` is a stop not to gate.
     pub(crate) status: Option<&'static str>,
+    /// The hook reads its input on stdin. Without (Aider, whose test
+    /// command's stdin may be the user's terminal): the session is the
+    /// worktree's own ([`local_input`]).
+    pub(crate) stdin: bool,
+    /// The agent's pre-tool event, read and answered by `agent guard`
+    /// (`None`: the agent has none run-check can use).
+    pub(crate) pre_tool: Option<&'static PreTool>,
+}
+
+/// An agent's pre-tool event: what `agent guard` reads of the tool call
+/// and how it says no.
+#[derive(Debug)]
+pub(crate) struct PreTool {
+    /// The event as the agent spells it in its settings file.
+    pub(crate) event: &'static str,
+    /// The tool's name, the first present of these keys; none: every
+    /// call of the event is the one tool of `tools` (Cursor's
+    /// `beforeShellExecution`, whose input holds the command itself).
+    pub(crate) tool_name: &'static [&'static str],
+    /// The tool's arguments, the first present of these keys: an object,
+    /// or a string holding one (Copilot's camelCase `toolArgs`); none:
+    /// the input itself.
+    pub(crate) tool_input: &'static [&'static str],
+    /// The tools the guard looks at, by name, and what each does; any
+    /// other tool is let through.
+    pub(crate) tools: &'static [(&'static str, Tool)],
+    /// How a call is denied.
+    pub(crate) deny: Deny,
+}
+
+/// What a tool does, as far as the guard is concerned: each holds the
+/// argument keys to read, the first present.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tool {
+    /// Runs a shell command.
+    Shell(&'static [&'static str]),
+    /// Writes or edits the file at a path.
+    Write(&'static [&'static str]),
+    /// Applies a patch in the `apply_patch` format (`*** Update File:
+    /// PATH` lines name the files it writes).
+    Patch(&'static [&'static str]),
+}
+
+/// How a pre-tool call is denied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Deny {
+    /// `{"hookSpecificOutput": {"hookEventName": EVENT,
+    /// "permissionDecision": "deny", "permissionDecisionReason": ...}}`.
+    HookSpecific,
+    /// `{"permissionDecision": "deny", "permissionDecisionReason": ...}`.
+    Decision,
+    /// `{"permission": "deny", "user_message": ..., "agent_message": ...}`.
+    Permission,
 }
 
 /// The reply's shapes.
@@ -121,6 +218,10 @@ pub(crate) struct Replies {
     pub(crate) release_key: Option<&'static str>,
     /// The exit code of a release.
     pub(crate) release_code: i32,
+    /// An input of this agent's shape is answered in this agent's format
+    /// whichever hook it was sent to (VS Code runs `.claude/settings.json`
+    /// and `.github/hooks/` hooks and reads its own reply shape).
+    pub(crate) own_format: bool,
 }
 
 /// How a block is said.
@@ -130,6 +231,16 @@ pub(crate) enum Block {
     Decision,
     /// `{KEY: reason}`.
     Key(&'static str),
+    /// `{"decision": WORD, "reason": ...}` (Gemini CLI: `deny`).
+    DecisionAs(&'static str),
+    /// `{"decision": "block", "reason": ..., "hookSpecificOutput":
+    /// {"hookEventName": EVENT, "decision": "block", "reason": ...}}` (VS
+    /// Code reads the inner object; an agent that runs the same file in
+    /// Claude Code's format reads the outer keys).
+    Specific(&'static str),
+    /// The reason as plain text on stdout and exit 1 (Aider shows a
+    /// failing test command's output to the model).
+    Text,
 }
 
 /// Where a block's note for the user goes.
@@ -207,6 +318,11 @@ impl Agent {
             .unwrap_or(self)
     }
 
+    /// The agent's pre-tool event (`agent guard`), `None` when it has none.
+    pub(crate) fn pre_tool(self) -> Option<&'static PreTool> {
+        self.protocol().fields.pre_tool
+    }
+
     /// What `event` (as the agent spells it) is; `None` for an event the
     /// hook does not handle.
     pub(crate) fn event(self, event: &str) -> Option<Event> {
@@ -234,6 +350,9 @@ pub(crate) struct Input {
     /// Cursor's `status` of a stop other than `completed` (`aborted`,
     /// `error`): the user stopped the agent, or it failed; nothing to gate.
     pub(crate) abandoned: bool,
+    /// The agent whose format answers this input when it is not the one
+    /// whose hook was called ([`Replies::own_format`]).
+    pub(crate) reply_as: Option<Agent>,
 }
 
 /// The hook's input as the agent documents it, read leniently: every field
@@ -245,7 +364,8 @@ pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
     let Some(object) = value.as_object() else {
         return Err("the hook input is not a JSON object".into());
     };
-    let protocol = agent.sender(object).protocol();
+    let sender = agent.sender(object);
+    let protocol = sender.protocol();
     let fields = &protocol.fields;
     let text = |key: &str| {
         object
@@ -292,6 +412,36 @@ pub(crate) fn read_input(agent: Agent, value: &Value) -> Result<Input, String> {
         dir,
         continued,
         abandoned,
+        reply_as: (sender != agent && protocol.replies.own_format).then_some(sender),
+    })
+}
+
+/// The input of an agent that sends none ([`Fields::stdin`] false): the
+/// repository is the agent's project variable, else the working
+/// directory; the session is the worktree's (`AGENT-` and 16 hex digits
+/// of the directory's path), and every stop follows the last one, so
+/// blocks count until a pass or a release.
+pub(crate) fn local_input(agent: Agent) -> Result<Input, String> {
+    use sha2::{Digest, Sha256};
+    let dir = match agent
+        .protocol()
+        .project_variable
+        .and_then(std::env::var_os)
+        .filter(|v| !v.is_empty())
+    {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::env::current_dir()
+            .map_err(|err| format!("cannot read the current directory: {err}"))?,
+    };
+    let dir = dunce::canonicalize(&dir).unwrap_or(dir);
+    let digest = Sha256::digest(dir.to_string_lossy().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Input {
+        session: Some(format!("{}-{hex}", agent.name())),
+        dir: Some(dir.to_string_lossy().into_owned()),
+        continued: true,
+        abandoned: false,
+        reply_as: None,
     })
 }
 
@@ -340,8 +490,18 @@ pub(crate) fn render(agent: Agent, event: Option<Event>, reply: &Reply) -> Rende
         Reply::Allow => (json!({}), None, 0),
         Reply::Block { reason, notice } => {
             let mut value = match replies.block {
-                Block::Decision => json!({"decision": "block", "reason": reason}),
+                Block::Decision | Block::Text => json!({"decision": "block", "reason": reason}),
                 Block::Key(key) => json!({ key: reason }),
+                Block::DecisionAs(word) => json!({"decision": word, "reason": reason}),
+                Block::Specific(event) => json!({
+                    "decision": "block",
+                    "reason": reason,
+                    "hookSpecificOutput": {
+                        "hookEventName": event,
+                        "decision": "block",
+                        "reason": reason,
+                    },
+                }),
             };
             let mut stderr = None;
             match (replies.notice, notice) {
@@ -362,11 +522,62 @@ pub(crate) fn render(agent: Agent, event: Option<Event>, reply: &Reply) -> Rende
     if let (Some(key), Some(Event::Start)) = (replies.start, event) {
         value = json!({ key: true });
     }
+    let stderr = stderr.map(|line| one_line(&line));
+    if let Block::Text = replies.block {
+        // The reason is the feedback, plain lines; whatever it holds, no
+        // control character but the line breaks reaches the terminal.
+        let text = match reply {
+            Reply::Block { reason, .. } => reason
+                .lines()
+                .map(|line| {
+                    crate::sanitize::for_display(line)
+                        .chars()
+                        .map(|c| if c.is_control() { ' ' } else { c })
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        let code = if matches!(reply, Reply::Block { .. }) {
+            1
+        } else {
+            code
+        };
+        return Rendered {
+            stdout: text,
+            stderr,
+            code,
+        };
+    }
     Rendered {
         stdout: value.to_string(),
-        stderr: stderr.map(|line| one_line(&line)),
+        stderr,
         code,
     }
+}
+
+/// A denied pre-tool call in the agent's own format (stdout, exit 0):
+/// `reason` is what the model reads, and where the agent shows one, the
+/// user too. Built by serde_json, so it is one valid object.
+pub(crate) fn render_deny(pre_tool: &PreTool, reason: &str) -> String {
+    let value = match pre_tool.deny {
+        Deny::HookSpecific => json!({"hookSpecificOutput": {
+            "hookEventName": pre_tool.event,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }}),
+        Deny::Decision => json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }),
+        Deny::Permission => json!({
+            "permission": "deny",
+            "user_message": reason,
+            "agent_message": reason,
+        }),
+    };
+    value.to_string()
 }
 
 /// `text` as one line without control characters (for stderr).

@@ -7,7 +7,8 @@
 //! hook (a check of the code under test, the agent's shell) is seen.
 //!
 //! It covers the files the hook writes and reads back: `state.json`,
-//! `history.jsonl`, `baseline.json` and the `round-N.json` copies. A
+//! `history.jsonl`, `baseline.json`, `results.json` (the passes a later
+//! stop may reuse) and the `round-N.json` copies. A
 //! covered name the chain does not list is a file the hook did not write.
 //! Other names (the lock, notes a user leaves) are not read by the hook
 //! and not covered.
@@ -79,11 +80,13 @@ pub(super) enum Found {
 
 /// Whether `name` is a file of the session the hook writes and reads.
 pub(super) fn covered(name: &str) -> bool {
-    matches!(name, "state.json" | "baseline.json" | "history.jsonl")
-        || name
-            .strip_prefix("round-")
-            .and_then(|rest| rest.strip_suffix(".json"))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    matches!(
+        name,
+        "state.json" | "baseline.json" | "history.jsonl" | "results.json"
+    ) || name
+        .strip_prefix("round-")
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The session folder `dir` against its mirrored chain (`Ok(None)`: no
@@ -211,6 +214,7 @@ mod tests {
             "state.json",
             "baseline.json",
             "history.jsonl",
+            "results.json",
             "round-12.json",
         ] {
             assert!(covered(name), "{name}");

@@ -53,12 +53,12 @@ mod debts;
 mod ending;
 mod pin;
 mod place;
+mod reuse;
 mod state;
 mod trust;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -78,9 +78,6 @@ pub(crate) use state::latest_round;
 use state::{
     Answered, Kind, REPLAY_SECONDS, STATE_VERSION, State, now, prune, sha256, write_atomic,
 };
-
-/// The most input the hook reads: the agents send a few hundred bytes.
-const INPUT_LIMIT: u64 = 1024 * 1024;
 
 /// Finds the checks.toml a run in the current directory reads: the
 /// worktree and its config, or why there is none.
@@ -102,36 +99,53 @@ pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> 
         };
     };
     let handled = event.and_then(|e| agent.event(e));
-    let reply = match handled {
+    let (reply, answer) = match handled {
         Some(handled) => run(agent, handled, load),
-        None => Reply::Release {
-            message: format!(
-                "`{}` is not an event run-check handles for {} ({}): the hook does nothing",
-                event.unwrap_or(""),
-                agent.name(),
-                agent.events().join(", ")
-            ),
-        },
+        None => (
+            Reply::Release {
+                message: format!(
+                    "`{}` is not an event run-check handles for {} ({}{}): the hook does nothing",
+                    event.unwrap_or(""),
+                    agent.name(),
+                    agent.events().join(", "),
+                    match agent.protocol().pre_tool {
+                        Some(pre) if event == Some(pre) =>
+                            format!("; `{pre}` is its pre-tool event"),
+                        _ => String::new(),
+                    }
+                ),
+            },
+            agent,
+        ),
     };
-    protocol::render(agent, handled, &reply)
+    protocol::render(answer, handled, &reply)
 }
 
-/// Reads the input and handles the event; every failure is a release.
-fn run(agent: Agent, event: Event, load: Load<'_>) -> Reply {
-    let input = match read_stdin().and_then(|value| protocol::read_input(agent, &value)) {
-        Ok(input) => input,
-        Err(why) => return release(why),
+/// Reads the input and handles the event; every failure is a release. The
+/// reply, and the agent whose format it is given in (the input's, when
+/// that agent reads only its own: [`protocol::Replies::own_format`]).
+fn run(agent: Agent, event: Event, load: Load<'_>) -> (Reply, Agent) {
+    let read = match agent.protocol().fields.stdin {
+        true => protocol::read_stdin("the hook input")
+            .and_then(|value| protocol::read_input(agent, &value)),
+        false => protocol::local_input(agent),
     };
+    let input = match read {
+        Ok(input) => input,
+        Err(why) => return (release(why), agent),
+    };
+    let answer = input.reply_as.unwrap_or(agent);
     if input.abandoned {
-        return Reply::Allow;
+        return (Reply::Allow, answer);
     }
-    match Session::open(agent, &input, load) {
+    let reply = match Session::open(agent, &input, load) {
         Ok(session) => {
             let reply = session.handle(event, &input);
             session.seal(reply)
         }
         Err(why) => release(why),
-    }
+    };
+    (reply, answer)
 }
 
 fn release(why: impl Into<String>) -> Reply {
@@ -140,18 +154,11 @@ fn release(why: impl Into<String>) -> Reply {
     }
 }
 
-/// The hook's stdin: at most [`INPUT_LIMIT`] bytes of JSON.
-fn read_stdin() -> Result<Value, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(INPUT_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read the hook input: {err}"))?;
-    if bytes.len() as u64 > INPUT_LIMIT {
-        return Err("the hook input is larger than 1 MiB: ignored".into());
-    }
-    serde_json::from_slice(&bytes).map_err(|err| format!("the hook input is not JSON ({err})"))
+/// The git directory the session `name` (a file name) was pinned to at
+/// its start, `None` when it has no record: where `agent guard` records
+/// its denials, whatever the tool call's `cwd`.
+pub(crate) fn pinned_git_dir(name: &str) -> Option<PathBuf> {
+    pin::read(name).ok().flatten().map(|mirror| mirror.git_dir)
 }
 
 /// The repository of the current directory: its git directory, and the
@@ -239,15 +246,7 @@ impl Session {
             ));
         }
         let dir = git_dir.join("run-check").join("agent").join(&name);
-        std::fs::create_dir_all(&dir)
-            .map_err(|err| format!("cannot create the session folder {}: {err}", dir.display()))?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("lock"))
-            .and_then(|file| file.lock().map(|()| file))
-            .map_err(|err| format!("cannot lock the session folder {}: {err}", dir.display()))?;
+        let lock = crate::agent::lock_session_folder(&dir, "lock")?;
         // Read again under the lock: another hook of the session (Copilot
         // runs two per event) may have written it since.
         let record = pin::read(&name);
@@ -336,7 +335,7 @@ impl Session {
         if take_baseline && self.config.agent.new_only {
             // What an earlier session left red is not this one's to excuse.
             let taken = self
-                .gate(None, None)
+                .gate(None, None, Vec::new())
                 .whole()
                 .and_then(|(evidence, bytes)| debts::unexcused(self.sessions(), evidence, bytes))
                 .and_then(|bytes| write_atomic(&self.baseline_path(), &bytes).map(|()| bytes));
@@ -467,18 +466,23 @@ impl Session {
         // never a file a check put there.
         let _ = std::fs::remove_file(&round);
         let round_name = format!("round-{}.json", state.rounds);
-        let outcome = self.gate(baseline.as_deref(), state.base.as_deref());
+        let before = self.reuse_before();
+        let outcome = self.gate(baseline.as_deref(), state.base.as_deref(), before.args());
         if !matches!(outcome, Outcome::Verdict { .. }) {
             // What a check put there while the gate ran.
             let _ = std::fs::remove_file(&round);
             self.wrote(&round_name);
+            self.record_results(None, &before);
         }
         let (evidence, bytes, cut) = match outcome {
             Outcome::Verdict {
                 evidence,
                 bytes,
                 cut,
-            } => (evidence, bytes, cut),
+            } => {
+                self.record_results(Some(&evidence), &before);
+                (evidence, bytes, cut)
+            }
             Outcome::Overdue => return self.overdue(state),
             Outcome::Died(why) => return self.died(state, &why),
             Outcome::Failed(why) => {
@@ -525,7 +529,8 @@ impl Session {
     /// Runs the gate ([`Gate`]) until `[agent] timeout`: what it left. The
     /// verdict is the gate process's: its exit code and its stdout, never
     /// a file the checks could write.
-    fn gate(&self, baseline: Option<&Path>, base: Option<&str>) -> Outcome {
+    /// `reuse`: the arguments that hand it the earlier stops' passes.
+    fn gate(&self, baseline: Option<&Path>, base: Option<&str>, reuse: Vec<OsString>) -> Outcome {
         let exe = match std::env::current_exe() {
             Ok(exe) => exe,
             Err(err) => {
@@ -540,6 +545,7 @@ impl Session {
         if let Some(base) = base {
             args.extend(["--changed-since", base].map(OsString::from));
         }
+        args.extend(reuse);
         let gated = Gate {
             exe: &exe,
             args,

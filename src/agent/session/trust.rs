@@ -36,6 +36,13 @@ impl Session {
             }
             Some(Found::New) | None => {}
         }
+        // The guard's denials since the last stop are told to the user now,
+        // at the end of the turn they happened in.
+        if event == Event::Stop
+            && let Some(denials) = crate::agent::guard::record::take(&self.dir)
+        {
+            self.notes.borrow_mut().push(denials);
+        }
         match event {
             Event::Start => self.start(),
             Event::Stop => match self.block_untrusted() {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::protocol::Agent;
 use crate::agent::session;
 use crate::cli::{
-    AgentArgs, AgentCommand, AgentFeedbackArgs, AgentHookArgs, AgentInstallArgs,
+    AgentArgs, AgentCommand, AgentFeedbackArgs, AgentGuardArgs, AgentHookArgs, AgentInstallArgs,
     AgentUninstallArgs, Location,
 };
 use crate::config::{AgentConfig, Config};
@@ -24,6 +24,7 @@ pub(crate) fn agent(args: &AgentArgs) -> Result<i32, Error> {
         AgentCommand::Install(args) => install(args),
         AgentCommand::Uninstall(args) => uninstall(args),
         AgentCommand::Hook(args) => Ok(hook(args)),
+        AgentCommand::Guard(args) => Ok(guard(args)),
         AgentCommand::Feedback(args) => feedback(args),
     }
 }
@@ -47,8 +48,9 @@ fn install(args: &AgentInstallArgs) -> Result<i32, Error> {
     } else {
         dedup(&args.agents)
     };
-    let seconds = install::hook_seconds(configured()?.timeout);
-    let mut changes = install::install(&root, &agents, args.force, seconds)?;
+    let agent = configured()?;
+    let seconds = install::hook_seconds(agent.timeout);
+    let mut changes = install::install(&root, &agents, args.force, seconds, agent.guard)?;
     let plan = head_baseline(&root, args.force)?;
     changes.extend(plan.changes);
     finish(&root, &changes, &plan.notes, args.dry_run)
@@ -86,6 +88,20 @@ fn uninstall(args: &AgentUninstallArgs) -> Result<i32, Error> {
 /// stderr, the exit code the agent reads.
 fn hook(args: &AgentHookArgs) -> i32 {
     let rendered = session::hook(args.agent.as_deref(), args.event.as_deref(), &hook_config);
+    // An agent that reads text (Aider) gets nothing when it may go on.
+    if !rendered.stdout.is_empty() {
+        println!("{}", rendered.stdout);
+    }
+    if let Some(line) = &rendered.stderr {
+        eprintln!("{line}");
+    }
+    rendered.code
+}
+
+/// `agent guard AGENT EVENT`: the reply on stdout (always exit 0), a line
+/// on stderr when the call was let through for want of reading it.
+fn guard(args: &AgentGuardArgs) -> i32 {
+    let rendered = crate::agent::guard::guard(args.agent.as_deref(), args.event.as_deref());
     println!("{}", rendered.stdout);
     if let Some(line) = &rendered.stderr {
         eprintln!("{line}");

@@ -184,15 +184,22 @@ impl ServerHandler for Server {
     }
 }
 
-/// A definition as the protocol's tool, with its hints: every tool reads
+/// A definition as the protocol's tool, with its output schema (the
+/// structured content every result of it holds) and its hints: every tool reads
 /// the repository and changes nothing (the gate is read-only, and proves
 /// it), none reaches outside it.
 fn tool(definition: tools::Definition) -> Tool {
-    let schema = match definition.input_schema {
+    let object = |schema| match schema {
         serde_json::Value::Object(map) => map,
         _ => serde_json::Map::new(),
     };
-    Tool::new(definition.name, definition.description, Arc::new(schema)).with_annotations(
+    Tool::new(
+        definition.name,
+        definition.description,
+        Arc::new(object(definition.input_schema)),
+    )
+    .with_raw_output_schema(Arc::new(object(definition.output_schema)))
+    .with_annotations(
         ToolAnnotations::new()
             .read_only(true)
             .destructive(false)

@@ -101,7 +101,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
                 let _ = writeln!(out, "      {line}");
             }
             if !explained {
-                let tail = tail(check);
+                let tail = super::output_tail(check);
                 // Under diagnostics that do not explain the exit, say
                 // where the lines below come from.
                 if !diagnostics.is_empty() && !tail.is_empty() {
@@ -237,24 +237,6 @@ fn blamed(evidence: &Evidence, path: &str) -> String {
             || "check unknown".into(),
             |check| format!("by check `{check}`"),
         )
-}
-
-/// The last lines of each stream that is not blank, stdout first; with both,
-/// each under a `── name ──` line.
-fn tail(check: &CheckRecord) -> Vec<String> {
-    let mut shown = Vec::new();
-    for stream in super::streams(check) {
-        if stream.labelled {
-            shown.push(format!("── {} ──", stream.name));
-        }
-        let lines: Vec<&str> = stream.text.lines().collect();
-        shown.extend(
-            lines[lines.len().saturating_sub(super::TAIL_LINES)..]
-                .iter()
-                .map(|l| l.to_string()),
-        );
-    }
-    shown
 }
 
 #[cfg(test)]

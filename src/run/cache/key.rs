@@ -23,9 +23,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use globset::{GlobSet, GlobSetBuilder};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -35,9 +35,12 @@ use crate::run::plan::PlannedCheck;
 use crate::run::snapshot::{IndexEntry, OwnFiles};
 
 mod hidden;
+mod patterns;
+
+use patterns::Patterns;
 
 /// The key document's format; a change of what the document holds bumps it.
-pub(crate) const FORMAT: u32 = 2;
+pub(crate) const FORMAT: u32 = 3;
 /// How long a `version` command may run.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// A `version` output longer than this is keyed by its sha256, not copied.
@@ -51,6 +54,8 @@ const VERSION_KEEP: usize = 512 * 1024;
 pub(crate) struct Key {
     pub(crate) hex: String,
     pub(crate) document: Value,
+    /// The input list whose sha256 the document holds.
+    pub(crate) inputs: Arc<Value>,
 }
 
 /// The facts of one run the keys are made of, gathered once for every
@@ -97,18 +102,26 @@ pub(crate) fn keys(
                 .collect();
         }
     };
-    // Which files each check's inputs hold.
-    let chosen: Vec<Option<Result<Vec<usize>, String>>> = checks
-        .iter()
-        .map(|check| {
-            check
-                .config
-                .cache
-                .as_ref()
-                .map(|_| inputs_of(check.config, &files))
+    // Which files each check's inputs hold: each file matched once.
+    let matched =
+        Patterns::new(checks.iter().map(|check| patterns_of(check.config))).map(|patterns| {
+            let selected = patterns.select(files.iter().map(|f| f.rel.as_str()));
+            (patterns, selected)
+        });
+    let chosen: Vec<Option<Result<Vec<usize>, String>>> = (checks.iter().enumerate())
+        .map(|(at, check)| {
+            check.config.cache.as_ref()?;
+            Some(match &matched {
+                Ok((patterns, selected)) => Ok(match patterns.group_of(at) {
+                    Some(group) => selected[group].clone(),
+                    None => (0..files.len()).collect(),
+                }),
+                Err(why) => Err(why.clone()),
+            })
         })
         .collect();
-    let (hidden, scopes) = hidden_scopes(facts, repo, &files, checks, &chosen);
+    let patterns = matched.as_ref().ok().map(|(patterns, _)| patterns);
+    let (hidden, scopes) = hidden_scopes(facts, repo, &files, patterns, &chosen);
     // The files to hash: the changed ones any check holds, hashed at once.
     let wanted: BTreeSet<usize> = chosen
         .iter()
@@ -136,19 +149,24 @@ pub(crate) fn keys(
                 .ok_or_else(|| format!("cannot read `{}`", file.rel))?,
         }
     };
-    checks
-        .iter()
+    // The input list of each group of checks with the same patterns, and
+    // its digest, made once: the key holds the digest, so that twenty
+    // checks over the whole tree write and hash the list once.
+    let mut lists: HashMap<Option<usize>, Result<Inputs, String>> = HashMap::new();
+    let group_of = |at: usize| match &matched {
+        Ok((patterns, _)) => patterns.group_of(at),
+        Err(_) => None,
+    };
+    (checks.iter().enumerate())
         .zip(chosen)
         .zip(&scopes)
-        .map(|((check, inputs), scope)| {
+        .map(|(((at, check), inputs), scope)| {
             let inputs = inputs?;
             Some(inputs.and_then(|inputs| {
-                let mut listed = Vec::with_capacity(inputs.len());
-                for i in inputs {
-                    let file = &files[i];
-                    let hash = hash_of(i)?;
-                    listed.push(json!({"path": file.rel, "mode": file.mode, "hash": hash}));
-                }
+                let listed = lists
+                    .entry(group_of(at))
+                    .or_insert_with(|| Inputs::of(&inputs, &files, &hash_of))
+                    .clone()?;
                 let ignore = match scope {
                     Some(scope) => hidden.document(scope, &files, &hash_of, &hidden_hashed)?,
                     None => Value::Null,
@@ -159,24 +177,54 @@ pub(crate) fn keys(
         .collect()
 }
 
+/// A check's input files as its key holds them: the list of each file's
+/// path, mode and hash (what `cache key` prints), and its sha256 (what
+/// the key document holds).
+#[derive(Debug, Clone)]
+pub(crate) struct Inputs {
+    pub(crate) list: Arc<Value>,
+    sha256: String,
+}
+
+impl Inputs {
+    /// The files `inputs` (indices in `files`), hashed by `hash_of`.
+    fn of(
+        inputs: &[usize],
+        files: &[File],
+        hash_of: &dyn Fn(usize) -> Result<String, String>,
+    ) -> Result<Inputs, String> {
+        let mut listed = Vec::with_capacity(inputs.len());
+        for &i in inputs {
+            let file = &files[i];
+            let hash = hash_of(i)?;
+            listed.push(json!({"path": file.rel, "mode": file.mode, "hash": hash}));
+        }
+        let list = Value::Array(listed);
+        let bytes = serde_json::to_vec(&list).map_err(|err| err.to_string())?;
+        Ok(Inputs {
+            sha256: hex(&Sha256::digest(&bytes)),
+            list: Arc::new(list),
+        })
+    }
+}
+
 /// What ignore rules hide (`hidden`), gathered once, and the part of it
 /// in each check's key (`None` for a check whose inputs are not known).
 fn hidden_scopes(
     facts: &Facts<'_>,
     repo: &Repo,
     files: &[File],
-    checks: &[&PlannedCheck<'_>],
+    patterns: Option<&Patterns>,
     chosen: &[Option<Result<Vec<usize>, String>>],
 ) -> (hidden::Hidden, Vec<Option<hidden::Scope>>) {
     let none = Status::default();
     let status = facts.git.map_or(&none, |(_, status)| status);
     let hidden = hidden::Hidden::gather(facts, repo, status, files);
-    let scopes = checks
-        .iter()
-        .zip(chosen)
-        .map(|(check, inputs)| {
+    let scopes = (chosen.iter().enumerate())
+        .map(|(at, inputs)| {
             let inputs = inputs.as_ref()?.as_ref().ok()?;
-            Some(hidden.scope(check.config, files, inputs))
+            let patterns = patterns?;
+            Some(hidden.scope(patterns, patterns.group_of(at), files, inputs))
         })
         .collect();
     (hidden, scopes)
@@ -187,7 +235,7 @@ fn hidden_scopes(
 fn document(
     facts: &Facts<'_>,
     check: &PlannedCheck<'_>,
-    (listed, ignore): (Vec<Value>, Value),
+    (listed, ignore): (Inputs, Value),
     versions: &mut HashMap<Vec<String>, Result<Value, String>>,
     programs: &mut HashMap<PathBuf, Result<String, String>>,
 ) -> Result<Key, String> {
@@ -228,13 +276,14 @@ fn document(
         "version": version,
         "env": env,
         "env_keys": env_keys,
-        "inputs": listed,
+        "inputs": {"files": listed.list.as_array().map_or(0, Vec::len), "sha256": listed.sha256},
         "ignore": ignore,
     });
     let bytes = serde_json::to_vec(&document).map_err(|err| err.to_string())?;
     Ok(Key {
         hex: hex(&Sha256::digest(&bytes)),
         document,
+        inputs: listed.list,
     })
 }
 
@@ -429,28 +478,11 @@ fn mode_of(_meta: &std::fs::Metadata, index_mode: Option<u32>) -> &'static str {
     }
 }
 
-/// The indices of `files` that `check`'s inputs hold: `inputs`, else its
-/// `paths`, else every file.
-fn inputs_of(check: &CheckConfig, files: &[File]) -> Result<Vec<usize>, String> {
-    let globs = check
-        .cache
-        .as_ref()
-        .and_then(|c| c.inputs.as_ref())
-        .or(check.paths.as_ref());
-    let Some(globs) = globs else {
-        return Ok((0..files.len()).collect());
-    };
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        builder.add(glob.clone());
-    }
-    let set: GlobSet = builder.build().map_err(|err| err.to_string())?;
-    Ok(files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| set.is_match(&f.rel))
-        .map(|(i, _)| i)
-        .collect())
+/// A cached check's patterns: `inputs`, else `paths`; `None` for neither
+/// (every file is an input) and for a check that is not cached.
+fn patterns_of(check: &CheckConfig) -> Option<&[globset::Glob]> {
+    let cache = check.cache.as_ref()?;
+    cache.inputs.as_deref().or(check.paths.as_deref())
 }
 
 /// The blob ids of the regular files among `wanted` (one `git

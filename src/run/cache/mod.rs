@@ -23,6 +23,7 @@
 pub(crate) mod key;
 pub(crate) mod place;
 pub(crate) mod remote;
+pub(crate) mod reuse;
 pub(crate) mod store;
 
 use std::path::PathBuf;
@@ -102,7 +103,16 @@ impl Session {
 /// others stay `off`). Warnings (a key that cannot be made, no store, a
 /// remote that fails) go to stderr, also under `--quiet`: a warning is
 /// not a progress line (docs/cli.md).
-pub(crate) fn begin(facts: &key::Facts<'_>, plan: &mut Plan<'_>, policy: Policy) -> Session {
+///
+/// `reuse`: the passes an earlier stop of the agent session recorded
+/// (empty outside the hook's gate), looked at first, in both modes: they
+/// are the hook's, which no check can write.
+pub(crate) fn begin(
+    facts: &key::Facts<'_>,
+    plan: &mut Plan<'_>,
+    policy: Policy,
+    reuse: &reuse::Reusable,
+) -> Session {
     let cached = |c: &PlannedCheck<'_>| c.config.cache.is_some() && c.skip.is_none();
     if !plan.checks.iter().any(cached) || !(policy.read || policy.write) {
         return Session::off(plan.checks.len());
@@ -149,7 +159,11 @@ pub(crate) fn begin(facts: &key::Facts<'_>, plan: &mut Plan<'_>, policy: Policy)
                 continue;
             }
         };
-        match look_up(&key, check.name(), policy, &store, remote.as_ref()) {
+        let found = match reuse.get(&key, check.name()) {
+            Some(entry) => Some((entry, CacheSource::Session)),
+            None => look_up(&key, check.name(), policy, &store, remote.as_ref()),
+        };
+        match found {
             Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
             None => {
                 check.cache = CacheUse {
@@ -299,15 +313,24 @@ fn entry(
     stored_at: &str,
     diagnostics: &[Diagnostic],
 ) -> Entry {
+    entry_of(check, key, stored_at, session.commit.clone(), diagnostics)
+}
+
+/// [`entry`] of a run at `commit`.
+fn entry_of(
+    check: &CheckRecord,
+    key: &str,
+    stored_at: &str,
+    commit: Option<String>,
+    diagnostics: &[Diagnostic],
+) -> Entry {
     let mut record = check.clone();
     record.cache = CacheUse::default();
     Entry {
         format: 1,
         key: key.to_string(),
         stored_at: stored_at.to_string(),
-        stored_by: StoredBy {
-            commit: session.commit.clone(),
-        },
+        stored_by: StoredBy { commit },
         check: record,
         diagnostics: diagnostics
             .iter()

@@ -635,7 +635,7 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
     {
         let outputs = [&result.stdout, &result.stderr].map(|e| e.as_ref().map(|e| e.render()));
         let outputs: Vec<&str> = outputs.iter().flatten().map(String::as_str).collect();
-        match baseline.unexplained(check.name(), result.exit_code, &outputs) {
+        match baseline.unexplained(check.name(), result.exit_code, &outputs, &check.cwd) {
             None => result.status = Status::Pass,
             Some(new) => result.parsed.push(Parsed {
                 found: vec![Diagnostic {

@@ -30,19 +30,38 @@ pub(crate) fn acquire() -> bool {
 /// every orphan: to the subreaper's first living thread, its main thread
 /// (`find_new_reaper` in kernel/exit.c), whichever thread started the
 /// check. (A check's main process is the child of the thread that started
-/// it, but it is no orphan.) One small read per check: this is the whole
-/// cost of containment when nothing escaped.
+/// it, but it is no orphan.) One `pread` per check: the file is opened
+/// once per run and read from its start each time (a `seq_file`, made
+/// anew by a read at offset 0), which is the whole cost of containment
+/// when nothing escaped.
 pub(crate) fn orphans() -> Vec<u32> {
-    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let path = PATH.get_or_init(|| format!("/proc/self/task/{}/children", std::process::id()));
-    let mut text = String::new();
-    match std::fs::File::open(path).and_then(|mut file| file.read_to_string(&mut text)) {
-        Ok(_) => text
-            .split_ascii_whitespace()
-            .filter_map(|p| p.parse::<u32>().ok())
+    static FILE: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        std::fs::File::open(format!("/proc/self/task/{}/children", std::process::id())).ok()
+    });
+    match file.as_ref().map(read_from_start) {
+        Some(Ok(text)) => text
+            .split(|b| b.is_ascii_whitespace())
+            .filter_map(|p| std::str::from_utf8(p).ok()?.parse::<u32>().ok())
             .collect(),
         // No such file (a kernel without CONFIG_PROC_CHILDREN).
-        Err(_) => children("self"),
+        _ => children("self"),
+    }
+}
+
+/// The whole of `file` read from offset 0 with `pread` (no size probe, no
+/// seek): one call when it is empty.
+fn read_from_start(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match file.read_at(&mut chunk, text.len() as u64) {
+            Ok(0) => return Ok(text),
+            Ok(n) => text.extend_from_slice(&chunk[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
     }
 }
 

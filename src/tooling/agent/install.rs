@@ -16,8 +16,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::command_lines;
 use super::json::{Json, object, string};
-use crate::agent::protocol::{Agent, Event, Settings, skill};
+use crate::agent::protocol::{Agent, Event, Format, Settings, plugin, skill};
 use crate::error::Error;
 
 /// How much longer an agent waits for the hook than the hook lets its gate
@@ -74,12 +75,29 @@ pub(crate) fn command(agent: Agent, event: &str) -> String {
     format!("run-check agent hook {} {event}", agent.name())
 }
 
+/// The command an agent's configuration runs for its pre-tool event
+/// (`agent guard`), `None` for an agent without one.
+pub(crate) fn guard_command(agent: Agent) -> Option<String> {
+    let pre_tool = agent.pre_tool()?;
+    Some(format!(
+        "run-check agent guard {} {}",
+        agent.name(),
+        pre_tool.event
+    ))
+}
+
+/// The seconds an agent waits for the guard: it answers in milliseconds,
+/// and one that hangs must not hold every tool call for the gate's
+/// deadline (the agents let the call through when a pre-tool hook times
+/// out).
+const GUARD_SECONDS: u64 = 10;
+
 /// The agents `install` sets up when none is named: those whose folder the
 /// repository has, else Claude Code.
 pub(crate) fn present(root: &Path) -> Vec<Agent> {
     let found: Vec<Agent> = Agent::ALL
         .into_iter()
-        .filter(|agent| root.join(agent.protocol().folder).is_dir())
+        .filter(|agent| root.join(agent.protocol().folder).exists())
         .collect();
     if found.is_empty() {
         Agent::ALL[..1].to_vec()
@@ -105,48 +123,41 @@ pub(crate) fn installed(root: &Path) -> Result<Vec<Agent>, Error> {
 
 /// The changes `install` makes for `agents` under `root`; each hook entry's
 /// timeout field (where the agent has one) says `seconds`, in the agent's
-/// unit, also in an entry an earlier install wrote.
+/// unit, also in an entry an earlier install wrote. With `guard` the
+/// agent's pre-tool event gets `agent guard` beside the stop hook; without
+/// it, an entry an earlier install wrote is taken out.
 pub(crate) fn install(
     root: &Path,
     agents: &[Agent],
     force: bool,
     seconds: u64,
+    guard: bool,
 ) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
     for &agent in agents {
         let settings = agent.protocol().settings;
         let path = settings.path;
         let existing = read(root, path)?;
-        let mut document = match &existing {
-            None => Json::Object(Vec::new()),
-            Some(text) => match mergeable(text) {
-                Ok(document) => document,
-                Err(_) if force => Json::Object(Vec::new()),
-                Err(why) => return Err(refuse(path, &why)),
-            },
+        let bytes = match settings.format {
+            Format::Hooks => merged(agent, existing.as_deref(), force, seconds, guard)?,
+            Format::Plugin(text) => {
+                owned(path, existing.as_deref(), plugin::MARKER, force)?;
+                text(agent.name(), seconds)
+            }
+            Format::TestCommand => {
+                let command = command(agent, agent.events()[1]);
+                command_lines::add(existing.as_deref(), &command, force)
+                    .map_err(|why| refuse(path, &why))?
+            }
         };
-        for (event, kind) in agent.protocol().events {
-            add(
-                &mut document,
-                &settings,
-                &command(agent, event),
-                kind == Event::Stop,
-                seconds,
-            );
-        }
         changes.push(Change {
             path: PathBuf::from(path),
-            action: written(existing.as_deref(), document.pretty()),
+            action: written(existing.as_deref(), bytes),
         });
         if let Some((path, text)) = agent.protocol().instructions {
             let text = text();
             let existing = read(root, path)?;
-            if let Some(current) = &existing
-                && !current.contains(skill::MARKER)
-                && !force
-            {
-                return Err(refuse(path, "run-check did not write it"));
-            }
+            owned(path, existing.as_deref(), skill::MARKER, force)?;
             changes.push(Change {
                 path: PathBuf::from(path),
                 action: written(existing.as_deref(), text),
@@ -156,6 +167,55 @@ pub(crate) fn install(
     Ok(changes)
 }
 
+/// A hooks settings file's text with run-check's entries for `agent`
+/// merged in.
+fn merged(
+    agent: Agent,
+    existing: Option<&str>,
+    force: bool,
+    seconds: u64,
+    guard: bool,
+) -> Result<String, Error> {
+    let settings = agent.protocol().settings;
+    let mut document = match existing {
+        None => Json::Object(Vec::new()),
+        Some(text) => match mergeable(text) {
+            Ok(document) => document,
+            Err(_) if force => Json::Object(Vec::new()),
+            Err(why) => return Err(refuse(settings.path, &why)),
+        },
+    };
+    for (event, kind) in agent.protocol().events {
+        add(
+            &mut document,
+            &settings,
+            &command(agent, event),
+            kind == Event::Stop,
+            seconds,
+        );
+    }
+    if let Some(command) = guard_command(agent) {
+        match guard {
+            true => add(&mut document, &settings, &command, false, GUARD_SECONDS),
+            false => {
+                remove(&mut document, &settings, &[command]);
+            }
+        }
+    }
+    Ok(document.pretty())
+}
+
+/// Refuses a file run-check writes whole when one without `marker` is
+/// there (unless `force`).
+fn owned(path: &str, existing: Option<&str>, marker: &str, force: bool) -> Result<(), Error> {
+    match existing {
+        Some(current) if !current.contains(marker) && !force => {
+            Err(refuse(path, "run-check did not write it"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The changes `uninstall` makes for `agents` under `root`.
 pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Error> {
     let mut changes = Vec::new();
@@ -163,23 +223,17 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         let settings = agent.protocol().settings;
         let path = settings.path;
         if let Some(text) = read(root, path)? {
-            // A file run-check cannot read as settings holds nothing of
-            // run-check's: it is left alone.
-            let action = match mergeable(&text) {
-                Ok(mut document) => {
-                    let commands: Vec<String> =
-                        agent.events().iter().map(|e| command(agent, e)).collect();
-                    if remove(&mut document, &settings, &commands) {
-                        if holds_nothing(&document) {
-                            Action::Remove
-                        } else {
-                            written(Some(&text), document.pretty())
-                        }
-                    } else {
-                        Action::Unchanged
-                    }
-                }
-                Err(_) => Action::Unchanged,
+            let action = match settings.format {
+                Format::Hooks => unmerged(agent, &text),
+                Format::Plugin(_) => match text.contains(plugin::MARKER) {
+                    true => Action::Remove,
+                    false => Action::Unchanged,
+                },
+                Format::TestCommand => match command_lines::remove(&text) {
+                    Some(kept) if kept.is_empty() => Action::Remove,
+                    Some(kept) => written(Some(&text), kept),
+                    None => Action::Unchanged,
+                },
             };
             changes.push(Change {
                 path: PathBuf::from(path),
@@ -200,6 +254,27 @@ pub(crate) fn uninstall(root: &Path, agents: &[Agent]) -> Result<Vec<Change>, Er
         }
     }
     Ok(changes)
+}
+
+/// A hooks settings file without run-check's entries for `agent`. A file
+/// run-check cannot read as settings holds nothing of run-check's: it is
+/// left alone.
+fn unmerged(agent: Agent, text: &str) -> Action {
+    let settings = agent.protocol().settings;
+    let Ok(mut document) = mergeable(text) else {
+        return Action::Unchanged;
+    };
+    let commands: Vec<String> = (agent.events().iter())
+        .map(|e| command(agent, e))
+        .chain(guard_command(agent))
+        .collect();
+    if !remove(&mut document, &settings, &commands) {
+        Action::Unchanged
+    } else if holds_nothing(&document) {
+        Action::Remove
+    } else {
+        written(Some(text), document.pretty())
+    }
 }
 
 /// Writes the changes, each file atomically; a removed instruction file's
@@ -224,11 +299,12 @@ pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
             Action::Remove => {
                 std::fs::remove_file(&full)
                     .map_err(|err| Error::io("remove", &change.path, err))?;
-                if change.path.ends_with("SKILL.md")
-                    && let Some(dir) = full.parent()
-                {
-                    // Only an empty folder is removed (remove_dir refuses others).
-                    let _ = std::fs::remove_dir(dir);
+                // The folders install made for it go when it leaves them
+                // empty (remove_dir refuses others), up to the top level.
+                for dir in change.path.ancestors().skip(1) {
+                    if dir.as_os_str().is_empty() || std::fs::remove_dir(root.join(dir)).is_err() {
+                        break;
+                    }
                 }
             }
         }

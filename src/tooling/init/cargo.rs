@@ -72,6 +72,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                     "clippy",
                     "--workspace",
                     "--all-targets",
+                    "--keep-going",
                     "--",
                     "-D",
                     "warnings",
@@ -81,7 +82,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             .paths(rust())
             .parser("rustc")
             .env("CARGO_TERM_COLOR", "never")
-            .comment("Clippy's lints on every target (tests, examples, benches too), warnings as errors: the compiler's and clippy's warnings fail the gate, as in a Rust project's CI."),
+            .comment("Clippy's lints on every target (tests, examples, benches too), warnings as errors: the compiler's and clippy's warnings fail the gate, as in a Rust project's CI. --keep-going: cargo otherwise stops at the first crate that fails, and which crates it reached would change from run to run."),
             test,
         ],
         fixes: vec![Fix::new("fmt", &["cargo", "fmt", "--all"])],

@@ -65,6 +65,28 @@ pub(super) fn gitignore_ignores(root: &Path, dir: &str) -> bool {
     })
 }
 
+/// Whether `.gitignore` at the root ignores the file `path` (relative to
+/// the root), read as a reviewer would: a line that is the path, its name,
+/// a folder it is in, or a glob (`*.out`, `test-*`) matching its name.
+pub(super) fn gitignore_covers(root: &Path, path: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let folders: Vec<&str> = path.split('/').collect();
+    let folders = &folders[..folders.len().saturating_sub(1)];
+    read(root, ".gitignore").is_some_and(|text| {
+        text.lines().map(str::trim).any(|l| {
+            let l = l.trim_start_matches('/').trim_end_matches('/');
+            if l.is_empty() || l.starts_with(['#', '!']) {
+                return false;
+            }
+            l == path
+                || l == name
+                || folders.contains(&l)
+                || globset::Glob::new(l).is_ok_and(|g| g.compile_matcher().is_match(name))
+        })
+    })
+}
+
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let text = read(root, "CMakeLists.txt")?;
     if !ignores_build(root) {

@@ -2,6 +2,9 @@
 //! `make X` checks, used only when no other ecosystem is recognised, and never
 //! a target whose recipe runs run-check itself, nor one that writes files
 //! (its recipes or its prerequisites' run a fixer or formatter: `writers`).
+//! A recipe's output redirection (`./t > out.txt && cmp out.txt exp.txt`)
+//! is build output, as the compiler's `-o` is: the target is a check, and
+//! each such file .gitignore does not ignore gets a note.
 //! A C or C++ project (sources at the root or in `src/`) also gets its build
 //! (`make all`, or the default goal) with the gcc parser, and its `check` and
 //! `test` run after it, with the gcc parser and a matcher for failed
@@ -38,20 +41,80 @@ const NOT_BUILDS: &[&str] = &[
 /// C and C++ source extensions.
 const C_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "h", "hpp"];
 
-/// Whether the project has C or C++ sources at its root or in `src/`.
+/// Whether the project has C or C++ sources at its root or in a folder
+/// at its root (`src/`, `lib/`, `source/`, `tests/`, ...; not a hidden
+/// one, nor `node_modules/`, `vendor/` or `third_party/`, someone else's).
 fn has_c_sources(root: &Path) -> bool {
-    ["", "src"].iter().any(|dir| {
-        std::fs::read_dir(root.join(dir))
+    let entries = |dir: &Path| {
+        std::fs::read_dir(dir)
             .into_iter()
             .flatten()
             .flatten()
-            .any(|e| {
-                Path::new(&e.file_name())
-                    .extension()
-                    .and_then(|x| x.to_str())
-                    .is_some_and(|x| C_EXTENSIONS.contains(&x))
-            })
-    })
+            .collect::<Vec<_>>()
+    };
+    let is_c = |e: &std::fs::DirEntry| {
+        Path::new(&e.file_name())
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| C_EXTENSIONS.contains(&x))
+    };
+    let top = entries(root);
+    top.iter().any(is_c)
+        || top.iter().any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            e.file_type().is_ok_and(|t| t.is_dir())
+                && !name.starts_with('.')
+                && !matches!(name.as_str(), "node_modules" | "vendor" | "third_party")
+                && entries(&e.path()).iter().any(is_c)
+        })
+}
+
+/// A note when .gitignore ignores no object file: the build's output
+/// would be reported as written by the check.
+fn build_note(root: &Path, run: &[&str], notes: &mut Vec<String>) {
+    if !super::cmake::gitignore_covers(root, "build.o") {
+        notes.push(format!(
+            "the build (`{}`) writes objects and programs into the tree, and .gitignore ignores no `*.o`: add what it writes (`*.o`, `*.a`, `*.so`, the programs) to .gitignore (the strict gate reports every file a check creates that git does not ignore)",
+            run.join(" ")
+        ));
+    }
+}
+
+/// A note naming the files target `name`'s recipes write through a
+/// redirection that .gitignore does not ignore ([`unignored_outputs`]).
+fn outputs_note(root: &Path, file: &str, name: &str, targets: &[Target], notes: &mut Vec<String>) {
+    let outputs = unignored_outputs(root, name, targets);
+    if outputs.is_empty() {
+        return;
+    }
+    let quoted: Vec<String> = outputs.iter().map(|f| format!("`{f}`")).collect();
+    notes.push(format!(
+        "{file} target `{name}` writes {}, which .gitignore does not ignore: add {} to .gitignore (the strict gate reports every file a check creates that git does not ignore)",
+        quoted.join(", "),
+        if outputs.len() == 1 { "it" } else { "them" }
+    ));
+}
+
+/// The files the recipes a check of target `name` runs write through a
+/// redirection (`./t > out.txt`, `| tee log`) that .gitignore does not
+/// ignore: the strict gate would report them as written by the check.
+fn unignored_outputs(root: &Path, name: &str, targets: &[Target]) -> Vec<String> {
+    let mut files = BTreeSet::new();
+    for target in with_recipes(name, targets) {
+        let recipe = targets
+            .iter()
+            .filter(|t| t.name == target)
+            .flat_map(|t| &t.recipe);
+        for line in recipe {
+            if let Some((_, file)) = writers::redirected(line) {
+                files.insert(file);
+            }
+        }
+    }
+    files
+        .into_iter()
+        .filter(|f| !super::cmake::gitignore_covers(root, f))
+        .collect()
 }
 
 /// One target of a Makefile.
@@ -241,6 +304,7 @@ fn context(root: &Path, targets: &[Target]) -> Context {
             .collect(),
         ruff_fixes: ruff.fix,
         ruff_fix_only: ruff.fix_only,
+        redirects_are_output: true,
     }
 }
 
@@ -346,6 +410,9 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         candidates.extend(build_goal(file, &targets, &context, notes));
     }
     let build_goal = candidates.first().map(|(name, _)| *name);
+    if let Some((_, run)) = candidates.first().filter(|_| build_goal.is_some()) {
+        build_note(root, run, notes);
+    }
     let refused = targets_as_checks(file, &targets, &context, &mut candidates, notes);
     let modes = |name: &str| match name {
         "check" | "test" => STRICT,
@@ -413,6 +480,7 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
                 check = check.needs(need);
             }
         }
+        outputs_note(root, file, name, &targets, notes);
         checks.push(check);
     }
     if checks.is_empty() && refused.is_empty() {

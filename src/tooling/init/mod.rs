@@ -174,12 +174,19 @@ pub(crate) fn write(worktree: &Path, display: &Path) -> Result<String, Error> {
     let mut out = String::new();
     for found in &detected.found {
         let names = |list: Vec<&str>| list.join(", ");
+        let checks = if found.checks.is_empty() {
+            "no check (the notes say why)".to_string()
+        } else {
+            format!(
+                "checks {}",
+                names(found.checks.iter().map(|c| c.name.as_str()).collect())
+            )
+        };
         let _ = write!(
             out,
-            "detected {} ({}): checks {}",
+            "detected {} ({}): {checks}",
             found.ecosystem,
             found.files.join(", "),
-            names(found.checks.iter().map(|c| c.name.as_str()).collect())
         );
         if !found.fixes.is_empty() {
             let _ = write!(
@@ -195,6 +202,9 @@ pub(crate) fn write(worktree: &Path, display: &Path) -> Result<String, Error> {
     }
     for note in &detected.notes {
         let _ = writeln!(out, "note: {note}");
+    }
+    if detected.found.iter().all(|f| f.checks.is_empty()) {
+        out.push_str("note: no check runs a tool: the gate runs only the secrets scan, and its pass says nothing of the build or the tests; add checks by hand (docs/checks-toml.md)\n");
     }
     let _ = writeln!(
         out,

@@ -58,6 +58,53 @@ const SOURCES: &[&str] = &[
     "**/eslint.config.*",
 ];
 
+/// A note for each folder the project's tools write that .gitignore does
+/// not ignore: `node_modules/` (the install), `coverage/` (nyc, c8, jest
+/// or vitest with coverage), `.nyc_output/` (nyc), `dist/` (a `build`
+/// script, or `dist/` named in package.json). The strict gate reports
+/// every file a check creates that git does not ignore.
+fn ignore_notes(root: &Path, manifest: &serde_json::Value, notes: &mut Vec<String>) {
+    let text = manifest.to_string();
+    let scripts: String = manifest["scripts"]
+        .as_object()
+        .map(|s| {
+            s.values()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    let uses = |tool: &str| {
+        scripts
+            .split(|c: char| c.is_whitespace() || matches!(c, '&' | ';' | '|' | '('))
+            .any(|w| w == tool)
+            || ["dependencies", "devDependencies"]
+                .iter()
+                .any(|k| manifest[k].get(tool).is_some())
+    };
+    let nyc = uses("nyc");
+    let coverage = nyc || uses("c8") || scripts.contains("--coverage");
+    let dist = manifest["scripts"].get("build").is_some() || text.contains("dist/");
+    let folders = [
+        ("node_modules", true, "the install"),
+        ("coverage", coverage, "the coverage report"),
+        (".nyc_output", nyc, "nyc's raw coverage"),
+        ("dist", dist, "the build"),
+    ];
+    let missing: Vec<String> = folders
+        .iter()
+        .filter(|(dir, used, _)| *used && !super::cmake::gitignore_ignores(root, dir))
+        .map(|(dir, _, what)| format!("`{dir}/` ({what})"))
+        .collect();
+    if !missing.is_empty() {
+        notes.push(format!(
+            ".gitignore does not ignore {}: add {} to .gitignore (the strict gate reports every file a check creates that git does not ignore)",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" }
+        ));
+    }
+}
+
 pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
     let text = read(root, "package.json")?;
     let manifest: serde_json::Value = match serde_json::from_str(&text) {
@@ -97,11 +144,13 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
             targets: Vec::new(),
             ruff_fixes: ruff.fix,
             ruff_fix_only: ruff.fix_only,
+            redirects_are_output: false,
         },
         refused: Vec::new(),
         refusal_notes: Vec::new(),
         lifecycle_notes: Vec::new(),
     };
+    ignore_notes(root, &manifest, notes);
     let mut checks: Vec<Check> = [node.lint(), node.typecheck(), node.build()]
         .into_iter()
         .flatten()

@@ -25,11 +25,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use globset::{GlobSet, GlobSetBuilder};
 use serde_json::{Value, json};
 
-use super::{Facts, File, describe, hash_files, value_hash};
-use crate::config::CheckConfig;
+use super::{Facts, File, Patterns, describe, hash_files, value_hash};
 use crate::git::{Repo, Status};
 
 /// Folders whose files are never keyed as ignored inputs: the caches
@@ -135,20 +133,23 @@ impl Hidden {
         }
     }
 
-    /// What `check`'s key holds, its inputs being `inputs` (indices in
-    /// `listed`).
-    pub(super) fn scope(&self, check: &CheckConfig, listed: &[File], inputs: &[usize]) -> Scope {
-        let Some(globs) = globs(check) else {
+    /// What a check's key holds, its patterns being `group` of `patterns`
+    /// (`None`: it has none) and its inputs `inputs` (indices in `listed`).
+    pub(super) fn scope(
+        &self,
+        patterns: &Patterns,
+        group: Option<usize>,
+        listed: &[File],
+        inputs: &[usize],
+    ) -> Scope {
+        let Some(group) = group else {
             return Scope {
                 ignore_files: self.ignore_files.clone(),
                 ignored: Vec::new(),
             };
         };
-        // Built on first use: most checks' ignore files sit in their
-        // inputs' folders and most ignored files are build output, so
-        // most keys never match a path against it.
-        let set = std::cell::OnceCell::new();
-        let matches = |rel: &str| set.get_or_init(|| glob_set(globs)).is_match(rel);
+        let mut hits = Vec::new();
+        let mut matches = |rel: &str| patterns.matches(group, rel, &mut hits);
         let rel_of = |(ignored, i): (bool, usize)| {
             if ignored {
                 &self.files[i].rel
@@ -235,25 +236,6 @@ impl Hidden {
 
 /// The hashes `Hidden::hash` made, by index in `Hidden::files`.
 pub(super) type Hashed = HashMap<usize, Result<String, String>>;
-
-/// A check's patterns: `inputs`, else `paths`; `None` for neither (every
-/// file is an input).
-fn globs(check: &CheckConfig) -> Option<&Vec<globset::Glob>> {
-    (check.cache.as_ref())
-        .and_then(|c| c.inputs.as_ref())
-        .or(check.paths.as_ref())
-}
-
-/// The set of `globs`.
-fn glob_set(globs: &[globset::Glob]) -> GlobSet {
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        builder.add(glob.clone());
-    }
-    // A set that does not build matches nothing: `inputs_of` has refused
-    // the check already.
-    builder.build().unwrap_or_else(|_| GlobSet::empty())
-}
 
 /// Every folder that holds one of `paths` (worktree-relative), at any
 /// depth: `a/b/c.py` gives `a/b`, `a` and `` (the worktree).

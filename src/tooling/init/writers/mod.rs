@@ -35,6 +35,11 @@ pub(super) struct Context {
     /// pyproject.toml / ruff.toml set `fix-only = true` (which `--no-fix`
     /// alone does not turn off).
     pub(crate) ruff_fix_only: bool,
+    /// An output redirection (`> out.txt`, `tee log`) is build output, not
+    /// a write of the tree: a Makefile's targets, whose checks init runs
+    /// one after the other where they share a recipe, and whose files it
+    /// asks .gitignore to ignore ([`redirected`]).
+    pub(crate) redirects_are_output: bool,
 }
 
 impl Context {
@@ -125,7 +130,9 @@ fn make_target(name: &str, context: &Context, seen: &mut BTreeSet<String>) -> Op
 }
 
 fn line_writes(line: &str, context: &Context, seen: &mut BTreeSet<String>) -> Option<String> {
-    if let Some(why) = redirect(line) {
+    if !context.redirects_are_output
+        && let Some(why) = redirect(line)
+    {
         return Some(why);
     }
     commands(line)
@@ -140,6 +147,12 @@ fn line_writes(line: &str, context: &Context, seen: &mut BTreeSet<String>) -> Op
 /// the standard streams are not files of the tree, nor is `>&2` (a
 /// duplicated descriptor).
 fn redirect(line: &str) -> Option<String> {
+    redirected(line).map(|(form, file)| format!("`{form} {file}`"))
+}
+
+/// The file the shell line `line` writes through an output redirection or
+/// `tee` ([`redirect`]), as (`>` or `tee`, the file).
+pub(super) fn redirected(line: &str) -> Option<(&'static str, String)> {
     let harmless = |file: &str| {
         file.is_empty()
             || file.starts_with('&')
@@ -179,7 +192,7 @@ fn redirect(line: &str) -> Option<String> {
                     .filter(|c| !matches!(c, '\'' | '"'))
                     .collect();
                 if !harmless(&file) {
-                    return Some(format!("`> {file}`"));
+                    return Some((">", file));
                 }
                 i = j;
                 continue;
@@ -195,7 +208,7 @@ fn redirect(line: &str) -> Option<String> {
                 .iter()
                 .find(|w| !w.starts_with('-') && !harmless(w))
         {
-            return Some(format!("`tee {file}`"));
+            return Some(("tee", file.clone()));
         }
     }
     None

@@ -31,6 +31,7 @@ fn context() -> Context {
         ],
         ruff_fixes: false,
         ruff_fix_only: false,
+        redirects_are_output: false,
     }
 }
 

@@ -1,0 +1,1 @@
+"""A stock list: items, their counts and their prices."""

@@ -1,0 +1,1 @@
+"""Match request paths against route patterns such as `/users/{id:int}`."""

@@ -1,0 +1,1 @@
+"""Typed settings read from `key = value` lines."""

@@ -1,0 +1,1 @@
+"""Word and sentence statistics of plain text."""
