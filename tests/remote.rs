@@ -72,15 +72,23 @@ fn a_check_runs_on_the_cluster_and_a_second_run_uploads_nothing() {
     assert_eq!(remote["endpoint"], endpoint.as_str());
     assert_eq!(remote["instance"], "main");
     assert!(
-        remote["worker"].as_str().is_some_and(|w| w.starts_with("test-worker-")),
+        remote["worker"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("test-worker-")),
         "{remote:#}"
     );
     let digest = remote["action_digest"].as_str().expect("action_digest");
     assert!(digest.len() > 65 && digest.contains('/'), "{digest}");
     // The new data.txt, the root directory, the command and the action at
     // least.
-    assert!(remote["uploaded_blobs"].as_u64().expect("blobs") >= 4, "{remote:#}");
-    assert!(remote["queued_ms"].is_u64() && remote["executed_ms"].is_u64(), "{remote:#}");
+    assert!(
+        remote["uploaded_blobs"].as_u64().expect("blobs") >= 4,
+        "{remote:#}"
+    );
+    assert!(
+        remote["queued_ms"].is_u64() && remote["executed_ms"].is_u64(),
+        "{remote:#}"
+    );
 
     // Nothing changed: the cluster has every blob; the action runs again
     // (no `cache = true`, so `do_not_cache`).
@@ -97,7 +105,8 @@ fn a_check_runs_on_the_cluster_and_a_second_run_uploads_nothing() {
 #[test]
 fn a_failure_on_the_cluster_is_located_by_its_parser() {
     let Some(endpoint) = endpoint() else { return };
-    let checks = "[[check]]\nname = \"cc\"\nrun = [\"./fail.sh\"]\nparser = \"gcc\"\nremote = true\n";
+    let checks =
+        "[[check]]\nname = \"cc\"\nrun = [\"./fail.sh\"]\nparser = \"gcc\"\nremote = true\n";
     let (evidence, _, _test) = gate(repo(&endpoint, "", checks), &[], 1);
     let cc = check(&evidence, "cc");
     assert_eq!(cc["status"], "fail", "{cc:#}");
@@ -196,7 +205,7 @@ fn dead_endpoint() -> String {
 fn a_cluster_that_is_down_makes_the_check_an_error_naming_it() {
     // No cluster needed: nothing listens there.
     let endpoint = dead_endpoint();
-    let (evidence, _, _test) = gate(repo(&endpoint, "", CAT), &[], 1);
+    let (evidence, _, _test) = gate(repo(&endpoint, "", CAT), &[], 2);
     let cat = check(&evidence, "cat");
     assert_eq!(cat["status"], "error", "{cat:#}");
     let error = cat["error"].as_str().expect("error");
@@ -240,14 +249,16 @@ fn no_remote_runs_every_check_here() {
 #[test]
 fn a_refused_action_is_an_error_with_the_cluster_s_status() {
     let Some(endpoint) = endpoint() else { return };
-    // BuildGrid refuses a platform property its scheduler does not know.
+    // BuildGrid refuses a platform property its scheduler does not know
+    // (FAILED_PRECONDITION); an errored check is exit 2 (docs/exit-codes.md).
     let test = repo(&endpoint, "platform = { gpu = \"yes\" }\n", CAT);
-    let (evidence, _, _test) = gate(test, &[], 1);
+    let (evidence, _, _test) = gate(test, &[], 2);
     let cat = check(&evidence, "cat");
     assert_eq!(cat["status"], "error", "{cat:#}");
     let error = cat["error"].as_str().expect("error");
     assert!(
-        error.contains(&format!("the cluster at {endpoint}")) && error.contains("INVALID_ARGUMENT"),
+        error.contains(&format!("the cluster at {endpoint}"))
+            && error.contains("FAILED_PRECONDITION"),
         "{error}"
     );
 }
@@ -258,7 +269,7 @@ fn a_tampered_output_blob_is_an_error_and_never_shown() {
     let checks = format!(
         "[[check]]\nname = \"tampered\"\nrun = [\"sh\", \"-c\", \"echo {TAMPER_MARKER}; cat data.txt\"]\nremote = true\n"
     );
-    let (evidence, _, _test) = gate(repo(&endpoint, "", &checks), &[], 1);
+    let (evidence, _, _test) = gate(repo(&endpoint, "", &checks), &[], 2);
     let tampered = check(&evidence, "tampered");
     assert_eq!(tampered["status"], "error", "{tampered:#}");
     let error = tampered["error"].as_str().expect("error");
@@ -277,5 +288,130 @@ fn remote_needs_a_remote_table() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("needs a `[remote]` table"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("needs a `[remote]` table"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn remote_checks_have_slots_of_their_own_beside_the_local_jobs() {
+    let Some(endpoint) = endpoint() else { return };
+    // One local slot (`--jobs 1`), four remote ones: the four remote
+    // checks run at once, and the local check beside them.
+    let mut checks =
+        String::from("[[check]]\nname = \"here\"\nrun = [\"sh\", \"-c\", \"sleep 1\"]\n");
+    for i in 0..4 {
+        checks.push_str(&format!(
+            "[[check]]\nname = \"r{i}\"\nrun = [\"sh\", \"-c\", \"sleep 2\"]\nremote = true\n"
+        ));
+    }
+    let (evidence, _, _test) = gate(repo(&endpoint, "jobs = 4\n", &checks), &["--jobs", "1"], 0);
+    let spans: Vec<(u64, u64)> = ["here", "r0", "r1", "r2", "r3"]
+        .iter()
+        .map(|name| {
+            let c = check(&evidence, name);
+            assert_eq!(c["status"], "pass", "{c:#}");
+            let start = c["started_ms"].as_u64().expect("started_ms");
+            (
+                start,
+                start + c["duration_ms"].as_u64().expect("duration_ms"),
+            )
+        })
+        .collect();
+    // Every check started before any of them ended: all five overlapped.
+    let last_start = spans.iter().map(|s| s.0).max().expect("spans");
+    let first_end = spans.iter().map(|s| s.1).min().expect("spans");
+    assert!(last_start < first_end, "{spans:?}");
+}
+
+/// This repository's own gate, its cheap checks: `fmt` as checks.toml has
+/// it, a `cargo metadata` check, and the secrets scan (a scan is
+/// run-check's own code and runs here either way: docs/remote.md).
+fn own_gate(remote: &str) -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let var = |name: &str, default: String| std::env::var(name).unwrap_or(default);
+    let env = format!(
+        "env = {{ CARGO_TERM_COLOR = \"never\", CARGO_HOME = \"{}\", RUSTUP_HOME = \"{}\" }}\n",
+        var("CARGO_HOME", format!("{home}/.cargo")),
+        var("RUSTUP_HOME", format!("{home}/.rustup")),
+    );
+    format!(
+        "[settings]\nallow = [\"cargo\"]\nallow_env = [\"CARGO_HOME\", \"RUSTUP_HOME\"]\n\n{remote}\n\
+         [[check]]\nname = \"fmt\"\nrun = [\"cargo\", \"fmt\", \"--all\", \"--\", \"--check\", \"--color\", \"never\"]\n\
+         timeout = \"2m\"\nremote = true\n{env}\n\
+         [[check]]\nname = \"metadata\"\nrun = [\"cargo\", \"metadata\", \"--format-version\", \"1\", \"--no-deps\", \"--offline\"]\n\
+         timeout = \"2m\"\nremote = true\n{env}\n\
+         [[check]]\nname = \"secrets\"\nscan = {{ paths = [\"src/**\", \"notes/**\"], rules = [\"secrets\"] }}\n"
+    )
+}
+
+/// What a run's result is made of, without where or when it ran.
+fn verdict(evidence: &Value) -> Value {
+    let checks: Vec<Value> = (evidence["checks"].as_array().expect("checks").iter())
+        .map(|c| serde_json::json!([c["name"], c["status"], c["exit_code"]]))
+        .collect();
+    serde_json::json!({"checks": checks, "diagnostics": evidence["diagnostics"]})
+}
+
+#[test]
+fn this_repository_s_own_cheap_checks_give_the_same_verdict_on_the_cluster() {
+    let Some(endpoint) = endpoint() else { return };
+    let test = Test::bare();
+    let root = crate::support::repo_root();
+    git(
+        test.path(),
+        &["clone", "-q", &root.display().to_string(), "."],
+    );
+    // A change to gate: a line rustfmt rewrites, and a key-shaped secret.
+    let lib = test.path().join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).expect("lib.rs");
+    text.push_str("\nfn  spaced ( )  { }\n");
+    std::fs::write(&lib, text).expect("lib.rs");
+    let key = ["AKIA", "Z7QW3RT5YU2IO8PL"].concat();
+    std::fs::create_dir_all(test.path().join("notes")).expect("notes");
+    std::fs::write(test.path().join("notes/aws.txt"), format!("key = {key}\n")).expect("notes");
+    let remote = format!("[remote]\nendpoint = \"{endpoint}\"\ninstance = \"main\"\n");
+    let config = tempfile::tempdir().expect("tempdir");
+    let path = config.path().join("gate.toml");
+    std::fs::write(&path, own_gate(&remote)).expect("config");
+    let config_arg = path.display().to_string();
+    let base = [
+        "--config",
+        &config_arg,
+        "--format",
+        "json",
+        "--mode",
+        "strict",
+    ];
+    let here = test.args(&base).args(&["--no-remote"]).run().status(1);
+    let local = here.json_stdout();
+    let there = here.test.again().args(&base).run().status(1);
+    let remote_run = there.json_stdout();
+    assert_eq!(verdict(&remote_run), verdict(&local), "{remote_run:#}");
+    // The comparison weighs something: each check gave its result, fmt
+    // and the scan located their finding, and the two run checks ran on
+    // the cluster.
+    assert_eq!(status_of(&local, "fmt"), "fail");
+    assert_eq!(status_of(&local, "metadata"), "pass");
+    assert_eq!(status_of(&local, "secrets"), "fail");
+    assert!(
+        diagnostics_of(&local, "fmt")
+            .iter()
+            .any(|d| d["file"] == "src/lib.rs"),
+        "{local:#}"
+    );
+    assert!(!diagnostics_of(&local, "secrets").is_empty(), "{local:#}");
+    for name in ["fmt", "metadata"] {
+        assert!(
+            check(&remote_run, name)["remote"]["worker"].is_string(),
+            "{remote_run:#}"
+        );
+        assert!(check(&local, name).get("remote").is_none());
+    }
+}
+
+fn status_of<'a>(evidence: &'a Value, name: &str) -> &'a str {
+    check(evidence, name)["status"].as_str().expect("status")
 }

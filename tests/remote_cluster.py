@@ -107,7 +107,11 @@ def stop_postgres(data):
     )
 
 
+# Every worker slot holds a long-poll bot session open: the gRPC threads
+# (BuildGrid's default is 5 per CPU, 10 on two cores) must outnumber the
+# slots plus the clients' calls, else it answers RESOURCE_EXHAUSTED.
 CONFIG = """\
+thread-pool-size: {threads}
 server:
   - !channel
     address: "127.0.0.1:{port}"
@@ -119,7 +123,7 @@ connections:
     # psycopg2 by name: with the bare postgresql:// form SQLAlchemy picks
     # another driver and every action takes seconds.
     connection-string: postgresql+psycopg2://bgd@/bgd?host={sock}
-    pool-size: 5
+    pool-size: {pool}
     pool-timeout: 30
     max-overflow: 10
 storages:
@@ -194,7 +198,7 @@ def main():
         port = free_port()
         config = os.path.join(dir, "bgd.yml")
         with open(config, "w") as f:
-            f.write(CONFIG.format(port=port, sock=sock))
+            f.write(CONFIG.format(port=port, sock=sock, threads=4 * int(slots) + 16, pool=int(slots) + 8))
         log = os.path.join(dir, "bgd.log")
         with open(log, "w") as out:
             server = subprocess.Popen(

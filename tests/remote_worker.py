@@ -14,8 +14,9 @@ ActionResult is the lease's result.
         --slots 4 --work DIR [--tamper-marker TEXT]
 
 With `--tamper-marker`, an action whose stdout contains TEXT gets a result
-whose stdout digest names a blob of other content (stored under that digest
-through BuildGrid's in-memory CAS, which does not check uploads): the tests'
+whose stdout digest is the real output's but whose inline `stdout_raw` is
+other content (BuildGrid's CAS refuses an upload that does not match its
+digest, so the lie is in the result the cluster hands back): the tests'
 tampered blob.
 """
 
@@ -176,11 +177,12 @@ class Bot:
         blobs = []
         out_digest = digest_of(stdout)
         marker = self.args.tamper_marker
+        blobs.append((out_digest, stdout))
         if marker and marker.encode() in stdout:
-            # The digest of the real output, the content of another.
-            blobs.append((out_digest, stdout.replace(marker.encode(), b"tampered!")[: len(stdout)]))
-        else:
-            blobs.append((out_digest, stdout))
+            # The digest of the real output, the content of another, inline
+            # (BuildGrid's CAS checks what is uploaded, so the lie is in
+            # the result the cluster hands back).
+            result.stdout_raw = stdout.replace(marker.encode(), b"tampered!")
         result.stdout_digest.CopyFrom(out_digest)
         err_digest = digest_of(stderr)
         blobs.append((err_digest, stderr))

@@ -294,6 +294,8 @@ pub(crate) struct RemoteSettings {
     pub(crate) token_env: Option<String>,
     /// Platform properties, sorted by name.
     pub(crate) platform: Vec<(String, String)>,
+    /// `jobs`: remote checks at once (`None`: as many as local checks).
+    pub(crate) jobs: Option<usize>,
 }
 
 /// `[cache]` (docs/cache.md).

@@ -323,6 +323,9 @@ pub(super) struct RawRemote {
     /// ...), as the cluster's workers match them.
     #[serde(default)]
     pub(super) platform: std::collections::BTreeMap<String, String>,
+    /// Remote checks running at once, beside the `jobs` of local checks
+    /// (default: as many as `jobs`; 0 = logical CPUs).
+    pub(super) jobs: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -1,7 +1,7 @@
 //! `[remote]` and a check's `remote = true` (docs/remote.md).
 
-use super::raw::{RawCheck, RawRemote};
 use super::RemoteSettings;
+use super::raw::{RawCheck, RawRemote};
 use super::span::Of;
 use super::validate::Validator;
 use crate::error::Error;
@@ -16,7 +16,9 @@ impl Validator<'_> {
             .or_else(|| text.strip_prefix("grpcs://"));
         let valid = rest.is_some_and(|rest| {
             let host = rest.trim_end_matches('/');
-            !host.is_empty() && !host.contains(['/', '?', '#']) && !host.contains(char::is_whitespace)
+            !host.is_empty()
+                && !host.contains(['/', '?', '#'])
+                && !host.contains(char::is_whitespace)
         });
         if !valid {
             return Err(self.err(
@@ -33,6 +35,7 @@ impl Validator<'_> {
             instance: raw.instance.unwrap_or_default(),
             token_env: raw.token_env.map(|t| t.into_inner()),
             platform: raw.platform.into_iter().collect(),
+            jobs: raw.jobs,
         })
     }
 
@@ -52,7 +55,9 @@ impl Validator<'_> {
         } else if raw.scan.is_some() {
             Some("a `scan` check starts no process; only a check with `run` runs remotely")
         } else if !raw.artifacts.is_empty() {
-            Some("a remote check's `artifacts` are not downloaded by this version; drop `artifacts` or `remote`")
+            Some(
+                "a remote check's `artifacts` are not downloaded by this version; drop `artifacts` or `remote`",
+            )
         } else {
             None
         };

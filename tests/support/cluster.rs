@@ -50,7 +50,12 @@ fn start(python: &PathBuf, slots: u32) -> Cluster {
     let mut child = Command::new(python)
         .arg(&script)
         .arg(&dir)
-        .args(["--slots", &slots.to_string(), "--tamper-marker", TAMPER_MARKER])
+        .args([
+            "--slots",
+            &slots.to_string(),
+            "--tamper-marker",
+            TAMPER_MARKER,
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

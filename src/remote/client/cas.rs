@@ -43,11 +43,17 @@ pub(crate) async fn upload(cluster: &Cluster, blobs: &Blobs) -> Result<(u64, u64
     let mut batch_bytes = 0i64;
     for digest in missing {
         let Some((_, source)) = blobs.by_hash.get(&digest.hash) else {
-            return Err(format!("the cluster asked for a blob never offered: {}", digest.hash));
+            return Err(format!(
+                "the cluster asked for a blob never offered: {}",
+                digest.hash
+            ));
         };
         let data = read_source(source)?;
         if digest_of(&data) != digest {
-            return Err(format!("a file changed while it was sent (blob {})", digest.hash));
+            return Err(format!(
+                "a file changed while it was sent (blob {})",
+                digest.hash
+            ));
         }
         sent.0 += 1;
         sent.1 += data.len() as u64;
@@ -125,7 +131,11 @@ async fn write_stream(cluster: &Cluster, digest: &Digest, data: Vec<u8>) -> Resu
         .map(|offset| {
             let end = (offset + CHUNK).min(total);
             WriteRequest {
-                resource_name: if offset == 0 { name.clone() } else { String::new() },
+                resource_name: if offset == 0 {
+                    name.clone()
+                } else {
+                    String::new()
+                },
                 write_offset: offset as i64,
                 finish_write: end == total,
                 data: data[offset..end].to_vec(),
@@ -141,7 +151,9 @@ async fn write_stream(cluster: &Cluster, digest: &Digest, data: Vec<u8>) -> Resu
 }
 
 /// A stream of the requests, for a client-streaming call.
-fn tokio_stream<T: Send + 'static>(items: Vec<T>) -> impl tonic::codegen::tokio_stream::Stream<Item = T> {
+fn tokio_stream<T: Send + 'static>(
+    items: Vec<T>,
+) -> impl tonic::codegen::tokio_stream::Stream<Item = T> {
     tonic::codegen::tokio_stream::iter(items)
 }
 
@@ -165,7 +177,11 @@ fn instance_prefix(instance: &str) -> String {
 /// A blob's bytes, refused unless they hash to its digest: a cluster (or
 /// anything between) that answers other bytes makes the check an error,
 /// never a result. `limit` bounds what is read into memory.
-pub(crate) async fn read(cluster: &Cluster, digest: &Digest, limit: u64) -> Result<Vec<u8>, String> {
+pub(crate) async fn read(
+    cluster: &Cluster,
+    digest: &Digest,
+    limit: u64,
+) -> Result<Vec<u8>, String> {
     if digest.size_bytes < 0 || digest.size_bytes as u64 > limit {
         return Err(format!(
             "the cluster's output blob {}/{} is over the {limit}-byte limit",

@@ -31,10 +31,17 @@ pub(crate) async fn exec(
     operation: &Arc<Mutex<Option<String>>>,
 ) -> Result<(), String> {
     let mut blobs = Blobs::default();
-    let root = input_root(std::path::Path::new(&request.worktree), &request.files, &mut blobs)?;
+    let root = input_root(
+        std::path::Path::new(&request.worktree),
+        &request.files,
+        &mut blobs,
+    )?;
     let command = command_of(request);
     let command_digest = blobs.message(&command);
-    #[allow(deprecated, reason = "servers of REAPI 2.0-2.1 read the Command's platform; 2.2 the Action's")]
+    #[allow(
+        deprecated,
+        reason = "servers of REAPI 2.0-2.1 read the Command's platform; 2.2 the Action's"
+    )]
     let action = Action {
         command_digest: Some(command_digest),
         input_root_digest: Some(root),
@@ -47,7 +54,10 @@ pub(crate) async fn exec(
         platform: command.platform.clone(),
     };
     let action_digest = blobs.message(&action);
-    lock(report).action_digest = Some(format!("{}/{}", action_digest.hash, action_digest.size_bytes));
+    lock(report).action_digest = Some(format!(
+        "{}/{}",
+        action_digest.hash, action_digest.size_bytes
+    ));
     let (count, bytes) = cas::upload(cluster, &blobs).await?;
     {
         let mut report = lock(report);
@@ -59,7 +69,9 @@ pub(crate) async fn exec(
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The `Command`: the check's arguments, working directory, `env` (sorted,
@@ -75,7 +87,10 @@ fn command_of(request: &Request) -> Command {
             })
             .collect(),
     };
-    #[allow(deprecated, reason = "REAPI v2.0 servers read only `platform` on the Command")]
+    #[allow(
+        deprecated,
+        reason = "REAPI v2.0 servers read only `platform` on the Command"
+    )]
     let command = Command {
         arguments: request.argv.clone(),
         environment_variables: request
@@ -187,11 +202,7 @@ async fn finish(
 
 /// One stream's bytes: inline (checked against its digest when the
 /// cluster gives both) or read from the CAS.
-async fn output(
-    cluster: &Cluster,
-    raw: &[u8],
-    digest: Option<&Digest>,
-) -> Result<Vec<u8>, String> {
+async fn output(cluster: &Cluster, raw: &[u8], digest: Option<&Digest>) -> Result<Vec<u8>, String> {
     match digest {
         Some(digest) if raw.is_empty() => cas::read(cluster, digest, OUTPUT_LIMIT).await,
         Some(digest) => {
@@ -226,5 +237,10 @@ fn metadata(result: &ActionResult, report: &mut Report) {
         &meta.execution_start_timestamp,
         &meta.execution_completed_timestamp,
     )
-    .or_else(|| between(&meta.worker_start_timestamp, &meta.worker_completed_timestamp));
+    .or_else(|| {
+        between(
+            &meta.worker_start_timestamp,
+            &meta.worker_completed_timestamp,
+        )
+    });
 }

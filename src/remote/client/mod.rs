@@ -142,7 +142,8 @@ fn write_report(path: &std::path::Path, report: &Report) -> Result<(), String> {
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir)
         .map_err(|err| format!("cannot write the report: {err}"))?;
-    serde_json::to_writer(&mut file, report).map_err(|err| format!("cannot write the report: {err}"))?;
+    serde_json::to_writer(&mut file, report)
+        .map_err(|err| format!("cannot write the report: {err}"))?;
     file.persist(path)
         .map_err(|err| format!("cannot write the report: {err}"))?;
     Ok(())
@@ -185,22 +186,24 @@ fn run(verb: &str, request: &Request) -> Report {
             }
         }
     });
-    let report = lock(&report).clone();
-    report
+    lock(&report).clone()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A channel to the request's endpoint (`grpc://` plain, `grpcs://` TLS).
 async fn connect(request: &Request) -> Result<Cluster, String> {
-    let token = match &request.token_env {
-        None => None,
-        Some(name) => Some(std::env::var(name).map_err(|_| {
-            format!("the token variable {name} ([remote] token_env) is not set")
-        })?),
-    };
+    let token =
+        match &request.token_env {
+            None => None,
+            Some(name) => Some(std::env::var(name).map_err(|_| {
+                format!("the token variable {name} ([remote] token_env) is not set")
+            })?),
+        };
     let url = if let Some(rest) = request.endpoint.strip_prefix("grpc://") {
         format!("http://{rest}")
     } else if request.endpoint.starts_with("grpcs://") {

@@ -103,8 +103,7 @@ pub(crate) fn input_root(
                 },
             );
         } else if meta.is_file() {
-            let bytes =
-                std::fs::read(&full).map_err(|err| format!("cannot read {path}: {err}"))?;
+            let bytes = std::fs::read(&full).map_err(|err| format!("cannot read {path}: {err}"))?;
             let digest = digest_of(&bytes);
             blobs
                 .by_hash

@@ -78,6 +78,8 @@ pub(crate) struct Plan<'c> {
     /// `--baseline`: the diagnostics of an earlier evidence, which do not
     /// fail a check (set after `build`).
     pub(crate) baseline: Option<crate::run::baseline::Baseline>,
+    /// Remote checks running at once (`[remote] jobs`), on top of `jobs`.
+    pub(crate) remote_jobs: usize,
     /// Environment variables no check's process gets (`CacheSettings::secrets`).
     pub(crate) scrub: Vec<String>,
     /// `[remote] token_env`: scrubbed from every check but given to the
@@ -209,10 +211,18 @@ pub(crate) fn build<'c>(
         0 => logical_cpus(),
         n => n,
     };
+    // `[remote] jobs` (docs/remote.md): a remote check waits on the
+    // cluster, not on this machine's CPUs, so it has slots of its own.
+    let remote_jobs = match config.remote.as_ref().and_then(|r| r.jobs) {
+        None => jobs,
+        Some(0) => logical_cpus(),
+        Some(n) => n,
+    };
     Ok(Plan {
         mode: selection.mode,
         worktree: worktree.to_path_buf(),
         jobs,
+        remote_jobs,
         fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
         flaky_fails: selection.mode == Mode::Strict
             && config.settings.flaky == crate::config::FlakyPolicy::Fail,
@@ -300,6 +310,7 @@ pub(crate) fn build_fixes<'c>(
         mode: Mode::Strict,
         worktree: worktree.to_path_buf(),
         jobs: 1,
+        remote_jobs: 1,
         fail_fast: false,
         flaky_fails: false,
         excerpt_bytes: config.settings.excerpt_bytes,

@@ -68,10 +68,18 @@ pub(crate) fn begin(facts: &Facts<'_>, plan: &mut Plan<'_>, mode: Mode) -> Sessi
     if mode == Mode::Off || wanted.is_empty() {
         return off;
     }
-    let dir = match tempfile::Builder::new().prefix("run-check-remote-").tempdir() {
+    let dir = match tempfile::Builder::new()
+        .prefix("run-check-remote-")
+        .tempdir()
+    {
         Ok(dir) => dir,
         Err(err) => {
-            fail_all(plan, &wanted, settings, &format!("cannot make a temp folder: {err}"));
+            fail_all(
+                plan,
+                &wanted,
+                settings,
+                &format!("cannot make a temp folder: {err}"),
+            );
             return off;
         }
     };
@@ -126,7 +134,12 @@ pub(crate) fn begin(facts: &Facts<'_>, plan: &mut Plan<'_>, mode: Mode) -> Sessi
 }
 
 /// Every wanted check errors with `why` (no client, no file list).
-fn fail_all(plan: &mut Plan<'_>, wanted: &[usize], settings: &crate::config::RemoteSettings, why: &str) {
+fn fail_all(
+    plan: &mut Plan<'_>,
+    wanted: &[usize],
+    settings: &crate::config::RemoteSettings,
+    why: &str,
+) {
     for &i in wanted {
         plan.checks[i].program = Err(format!("remote: {why}"));
         plan.checks[i].remote = Some(Assigned {
@@ -225,7 +238,10 @@ fn probe(
         timeout_ms: 0,
         do_not_cache: true,
     };
-    let (request_path, report_path) = (dir.join("probe.request.json"), dir.join("probe.report.json"));
+    let (request_path, report_path) = (
+        dir.join("probe.request.json"),
+        dir.join("probe.report.json"),
+    );
     let bytes = serde_json::to_vec(&request).ok()?;
     if let Err(err) = std::fs::write(&request_path, bytes) {
         return Some(format!("cannot write the probe: {err}"));
@@ -250,7 +266,8 @@ fn probe(
 fn read_report(path: &Path) -> Result<Report, String> {
     let bytes = crate::bounded::read(path, REPORT_LIMIT)
         .map_err(|err| format!("the remote client left no report: {err}"))?;
-    serde_json::from_slice(&bytes).map_err(|err| format!("the remote client's report is not readable: {err}"))
+    serde_json::from_slice(&bytes)
+        .map_err(|err| format!("the remote client's report is not readable: {err}"))
 }
 
 /// What a remote check's process came to, from its report.
@@ -296,6 +313,26 @@ pub(crate) fn outcome(assigned: &Assigned) -> Outcome {
         timed_out: report.timed_out,
         error: report.error.map(|why| format!("remote: {why}")),
     }
+}
+
+/// A remote check's diagnostic naming an absolute path on the worker
+/// (`/worker/root/src/lib.rs`: the action ran in a folder the worker built
+/// from the input root, whose place the API does not say) as the
+/// worktree's file it is: the longest tail of the path that is a file of
+/// the worktree. `None` when no tail is.
+pub(crate) fn worker_path(file: &str, worktree: &Path) -> Option<String> {
+    if !Path::new(file).is_absolute() {
+        return None;
+    }
+    let parts: Vec<&str> = file.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    (0..parts.len()).find_map(|skip| {
+        let tail = &parts[skip..];
+        if tail.iter().any(|p| *p == "." || *p == "..") {
+            return None;
+        }
+        let rel = tail.join("/");
+        worktree.join(&rel).is_file().then_some(rel)
+    })
 }
 
 /// The evidence's `remote` of a check `--remote=auto` ran here.

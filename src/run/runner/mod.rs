@@ -13,9 +13,9 @@ mod child;
 mod clone;
 pub(crate) mod contain;
 pub(crate) mod process;
-mod remote;
 #[cfg(target_os = "linux")]
 mod reaper;
+mod remote;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -175,7 +175,7 @@ pub(crate) fn run_plan(
         let job_tx = job_tx;
         let mut workers = 0usize;
         let mut start = |i: usize, running: usize, on_event: &mut dyn FnMut(Event<'_>)| {
-            if plan.jobs == 1 {
+            if plan.jobs == 1 && plan.remote_jobs == 1 {
                 // Nothing to overlap: a hand-off to a worker would only
                 // cost two thread wake-ups.
                 let run = run_check(i, (plan, base), cancel, contain, &mut |a, n| {
@@ -202,7 +202,7 @@ pub(crate) fn run_plan(
                 tokens.keep(schedule.running);
                 tokens.ask(waiting.min(plan.jobs.saturating_sub(schedule.running)));
             }
-            if schedule.running == 0 {
+            if schedule.running + schedule.remote_running == 0 {
                 // Nothing runs and nothing more can be launched (or we stopped):
                 // needs are acyclic, so a pending check would have been ready.
                 if schedule.stop_reason.is_some() || schedule.started.iter().all(|&s| s) {
@@ -243,6 +243,12 @@ struct Schedule<'p, 'a> {
     /// here (200 checks in a row would otherwise scan 20,000 entries).
     first: usize,
     running: usize,
+    /// Remote checks running: their slots are `plan.remote_jobs`, and
+    /// they hold no token of the jobs pool (the cluster does their work).
+    remote_running: usize,
+    /// Some check runs on the cluster: a launch scan goes on past a full
+    /// set of local slots.
+    any_remote: bool,
     stop_reason: Option<&'static str>,
 }
 
@@ -255,6 +261,8 @@ impl<'p, 'a> Schedule<'p, 'a> {
             started: vec![false; n],
             first: 0,
             running: 0,
+            remote_running: 0,
+            any_remote: plan.checks.iter().any(on_cluster),
             stop_reason: None,
         }
     }
@@ -291,10 +299,20 @@ impl<'p, 'a> Schedule<'p, 'a> {
             if check.needs.iter().any(|&d| self.results[d].is_none()) {
                 continue;
             }
-            if self.running >= plan.jobs {
+            let remote = on_cluster(check);
+            if remote {
+                if self.remote_running >= plan.remote_jobs {
+                    continue;
+                }
+            } else if self.running >= plan.jobs {
+                // With no remote slots free either, nothing later starts.
+                if self.any_remote {
+                    continue;
+                }
                 break;
             }
-            if let Some(tokens) = &mut tokens
+            if !remote
+                && let Some(tokens) = &mut tokens
                 && (waiting > 0 || !tokens.allow(self.running))
             {
                 // Counted, so that as many tokens are asked for.
@@ -310,15 +328,23 @@ impl<'p, 'a> Schedule<'p, 'a> {
                 continue;
             }
             on_event(Event::Started(check));
-            self.running += 1;
-            start(i, self.running, on_event);
+            if remote {
+                self.remote_running += 1;
+            } else {
+                self.running += 1;
+            }
+            start(i, self.running + self.remote_running, on_event);
         }
         waiting
     }
 
     /// Started check `i` ended with `result`: one fewer runs.
     fn finished(&mut self, i: usize, result: CheckResult, on_event: &mut dyn FnMut(Event<'_>)) {
-        self.running -= 1;
+        if on_cluster(&self.plan.checks[i]) {
+            self.remote_running -= 1;
+        } else {
+            self.running -= 1;
+        }
         self.record(i, result, on_event);
     }
 
@@ -331,6 +357,12 @@ impl<'p, 'a> Schedule<'p, 'a> {
         }
         self.results[i] = Some(result);
     }
+}
+
+/// Whether `check` runs on the `[remote]` cluster (not one that
+/// `--remote=auto` runs here).
+fn on_cluster(check: &PlannedCheck<'_>) -> bool {
+    check.remote.as_ref().is_some_and(|a| a.fallback.is_none())
 }
 
 /// The check that `message` says ended, and its result; a retry is
@@ -605,6 +637,12 @@ pub(crate) fn collect_diagnostics(
             .file
             .as_deref()
             .map(|file| crate::parse::relativize(file, base, worktree));
+        if on_cluster(check)
+            && let Some(file) = &diagnostic.file
+            && let Some(mapped) = crate::run::remote::worker_path(file, worktree)
+        {
+            diagnostic.file = Some(mapped);
+        }
         out.push(diagnostic);
     }
     dropped
@@ -770,7 +808,12 @@ fn run_process(
     // The client is given the cluster's token; no check is.
     let token = plan.remote_token.as_deref();
     let kept: Vec<String> = match client {
-        Some(_) => plan.scrub.iter().filter(|n| Some(n.as_str()) != token).cloned().collect(),
+        Some(_) => plan
+            .scrub
+            .iter()
+            .filter(|n| Some(n.as_str()) != token)
+            .cloned()
+            .collect(),
         None => Vec::new(),
     };
     let spec = child::Spec {
