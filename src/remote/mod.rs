@@ -1,4 +1,4 @@
-//! Remote execution (SPEC section 17, docs/remote.md): a `remote = true`
+//! Remote execution (docs/remote.md): a `remote = true`
 //! check runs on a cluster that speaks Bazel's Remote Execution API.
 //!
 //! The gRPC client is a program of its own, `run-check-remote` (feature
@@ -14,6 +14,7 @@
 #[cfg(feature = "remote")]
 pub(crate) mod client;
 pub(crate) mod protocol;
+pub(crate) mod report;
 
 use std::path::PathBuf;
 use std::time::Duration;

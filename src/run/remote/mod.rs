@@ -10,20 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use globset::GlobSetBuilder;
-use run_check_documents::evidence::RemoteUse;
 
 use crate::remote::Assigned;
-use crate::remote::protocol::{Report, Request};
+use crate::remote::protocol::Request;
 use crate::run::cache::key::Facts;
 use crate::run::plan::{Plan, PlannedCheck};
 
 /// The client's program name.
 pub(crate) const CLIENT: &str = "run-check-remote";
-/// The largest report read back.
-const REPORT_LIMIT: crate::bounded::Limit = crate::bounded::Limit {
-    bytes: 1024 * 1024,
-    what: "remote report",
-};
 
 /// `--remote` / `--no-remote` / `--remote=auto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,90 +251,8 @@ fn probe(
     if let Err(err) = status {
         return Some(format!("cannot run {}: {err}", client.display()));
     }
-    match read_report(&report_path) {
+    match crate::remote::report::read(&report_path) {
         Ok(report) => report.error,
         Err(why) => Some(why),
-    }
-}
-
-fn read_report(path: &Path) -> Result<Report, String> {
-    let bytes = crate::bounded::read(path, REPORT_LIMIT)
-        .map_err(|err| format!("the remote client left no report: {err}"))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|err| format!("the remote client's report is not readable: {err}"))
-}
-
-/// What a remote check's process came to, from its report.
-pub(crate) struct Outcome {
-    /// The evidence's `checks[].remote`.
-    pub(crate) record: RemoteUse,
-    /// The action's exit code (ran to its end).
-    pub(crate) exit_code: Option<i32>,
-    /// Ended by the cluster at its timeout.
-    pub(crate) timed_out: bool,
-    /// The cluster could not run it: the check is an error.
-    pub(crate) error: Option<String>,
-}
-
-/// Reads `assigned`'s report once its client ended.
-pub(crate) fn outcome(assigned: &Assigned) -> Outcome {
-    let mut record = RemoteUse {
-        endpoint: assigned.endpoint.clone(),
-        instance: assigned.instance.clone(),
-        ..RemoteUse::default()
-    };
-    let report = match read_report(&assigned.report) {
-        Ok(report) => report,
-        Err(why) => {
-            return Outcome {
-                record,
-                exit_code: None,
-                timed_out: false,
-                error: Some(why),
-            };
-        }
-    };
-    record.action_digest = report.action_digest;
-    record.worker = report.worker;
-    record.queued_ms = report.queued_ms;
-    record.executed_ms = report.executed_ms;
-    record.cached_result = report.cached_result;
-    record.uploaded_blobs = report.uploaded_blobs;
-    record.uploaded_bytes = report.uploaded_bytes;
-    Outcome {
-        record,
-        exit_code: report.exit_code,
-        timed_out: report.timed_out,
-        error: report.error.map(|why| format!("remote: {why}")),
-    }
-}
-
-/// A remote check's diagnostic naming an absolute path on the worker
-/// (`/worker/root/src/lib.rs`: the action ran in a folder the worker built
-/// from the input root, whose place the API does not say) as the
-/// worktree's file it is: the longest tail of the path that is a file of
-/// the worktree. `None` when no tail is.
-pub(crate) fn worker_path(file: &str, worktree: &Path) -> Option<String> {
-    if !Path::new(file).is_absolute() {
-        return None;
-    }
-    let parts: Vec<&str> = file.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    (0..parts.len()).find_map(|skip| {
-        let tail = &parts[skip..];
-        if tail.iter().any(|p| *p == "." || *p == "..") {
-            return None;
-        }
-        let rel = tail.join("/");
-        worktree.join(&rel).is_file().then_some(rel)
-    })
-}
-
-/// The evidence's `remote` of a check `--remote=auto` ran here.
-pub(crate) fn fallen_back(assigned: &Assigned) -> RemoteUse {
-    RemoteUse {
-        endpoint: assigned.endpoint.clone(),
-        instance: assigned.instance.clone(),
-        fallback: assigned.fallback.clone(),
-        ..RemoteUse::default()
     }
 }

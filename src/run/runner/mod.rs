@@ -639,7 +639,7 @@ pub(crate) fn collect_diagnostics(
             .map(|file| crate::parse::relativize(file, base, worktree));
         if on_cluster(check)
             && let Some(file) = &diagnostic.file
-            && let Some(mapped) = crate::run::remote::worker_path(file, worktree)
+            && let Some(mapped) = crate::remote::report::worker_path(file, worktree)
         {
             diagnostic.file = Some(mapped);
         }
@@ -705,7 +705,10 @@ fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) ->
         Err(why) => CheckResult::errored(why),
     };
     let mut result = settled(result, check, plan);
-    result.remote = check.remote.as_ref().map(crate::run::remote::fallen_back);
+    result.remote = check
+        .remote
+        .as_ref()
+        .map(crate::remote::report::fallen_back);
     result
 }
 

@@ -20,7 +20,7 @@ pub(super) fn client_args(assigned: &Assigned) -> Vec<String> {
 /// run). A check the gate stopped (its own timeout, Ctrl-C) keeps what
 /// the runner found.
 pub(super) fn apply(result: &mut CheckResult, assigned: &Assigned) {
-    let outcome = crate::run::remote::outcome(assigned);
+    let outcome = crate::remote::report::outcome(assigned);
     result.remote = Some(outcome.record);
     if result.timed_out || result.skip_reason.is_some() {
         return;
