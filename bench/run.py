@@ -37,6 +37,11 @@ Workloads (see bench/README.md):
   M  the agent hook's overhead per stop: `agent hook claude Stop` on a green
      worktree of 5 trivial checks against the gate it runs, alone: at most
      30 ms more.
+  N  `agent guard`'s answer to one tool call.
+  R  remote execution on a loopback BuildGrid of 16 worker slots
+     (docs/remote.md): 16 x `sleep 1` with `remote = true` within 1.5 s of
+     one; run-check's own CPU per remote check <= 2 ms with the inputs in
+     the CAS; a 10,000-file tree the CAS holds uploads nothing.
 
 The peers (pre-commit from PyPI, lefthook and turbo from npm) are installed
 by this script into bench/.peers/ at pinned versions; a peer that cannot be installed
@@ -1843,11 +1848,154 @@ def workload_n(ctx: Ctx) -> Section:
     return section
 
 
+# R: remote execution (docs/remote.md) on a loopback BuildGrid cluster
+# (tests/remote_cluster.py, BuildGrid from .tools/buildgrid: `bash
+# scripts/install-test-tools.sh`) with REMOTE_SLOTS worker slots.
+REMOTE_SLOTS = 16
+REMOTE_SLEEPS = 16
+REMOTE_MAX_ADDED_S = 1.5
+REMOTE_MAX_CPU_S = 0.002
+REMOTE_TREE_FILES = 10_000
+REMOTE_START_S = 240
+
+
+class LoopbackCluster:
+    """tests/remote_cluster.py: PostgreSQL on a Unix socket, BuildGrid on
+    127.0.0.1, a worker of REMOTE_SLOTS slots; stopped by closing its stdin."""
+
+    def __init__(self, tmp: Path):
+        python = REPO_ROOT / ".tools" / "buildgrid" / "bin" / "python"
+        if not python.exists():
+            raise SetupError(f"{python} is missing: run `bash scripts/install-test-tools.sh`")
+        # A folder of its own under the system's temp folder: PostgreSQL
+        # runs as another user, who cannot enter the bench's private one
+        # (remote_cluster.py removes it when it stops).
+        folder = Path(tempfile.mkdtemp(prefix="run-check-cluster-"))
+        self.proc = subprocess.Popen(
+            [str(python), str(REPO_ROOT / "tests" / "remote_cluster.py"), str(folder),
+             "--slots", str(REMOTE_SLOTS)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line: list[str] = []
+        reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()),
+                                  daemon=True)
+        reader.start()
+        reader.join(REMOTE_START_S)
+        if not line or not line[0].startswith("ready "):
+            self.close()
+            raise SetupError(f"R: the loopback cluster did not start: {line[:1]!r}")
+        self.endpoint = f"grpc://127.0.0.1:{line[0].split()[1]}"
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def remote_toml(endpoint: str, checks: list[dict]) -> str:
+    """checks.toml with `[remote]` at `endpoint` (REMOTE_SLOTS at once) and
+    every check `remote = true`."""
+    text = checks_toml(["sleep", "true"], checks)
+    head, _, body = text.partition("[[check]]")
+    body = "[[check]]" + body
+    blocks = [b.rstrip("\n") + "\nremote = true\n" for b in body.split("\n\n") if b.strip()]
+    return (head + f"[remote]\nendpoint = {toml_str(endpoint)}\ninstance = \"main\"\n"
+            f"jobs = {REMOTE_SLOTS}\n\n" + "\n".join(blocks))
+
+
+def remote_verify(repo: Path, label: str, names: list[str], uploaded: int | None) -> Callable[[str], None]:
+    """Every check passed on the cluster (a worker named), and, when
+    `uploaded` is given, that many blobs were sent."""
+    def verify(_: str) -> None:
+        checks = {c.get("name"): c for c in evidence_of(repo).get("checks", [])}
+        for name in names:
+            c = checks.get(name, {})
+            remote = c.get("remote") or {}
+            if c.get("status") != "pass" or not remote.get("worker"):
+                raise SetupError(f"R: {label}: {name} did not pass on the cluster: "
+                                 f"{c.get('status')} {c.get('error')}")
+            if uploaded is not None and remote.get("uploaded_blobs") != uploaded:
+                raise SetupError(f"R: {label}: {name} uploaded {remote.get('uploaded_blobs')} "
+                                 f"blobs, expected {uploaded}")
+    return verify
+
+
+def workload_r(ctx: Ctx) -> Section:
+    """16 x `sleep 1` on 16 worker slots against one; run-check's own CPU
+    per remote check; a 10,000-file tree the CAS already holds."""
+    cluster = LoopbackCluster(ctx.tmp)
+    try:
+        return measure_r(ctx, cluster.endpoint)
+    finally:
+        cluster.close()
+
+
+def measure_r(ctx: Ctx, endpoint: str) -> Section:
+    names = [f"s{i:02d}" for i in range(REMOTE_SLEEPS)]
+    sleeps = [{"name": c, "run": ["sleep", "1"]} for c in names]
+    repo = make_repo(ctx.tmp, "r", {
+        "checks.toml": remote_toml(endpoint, sleeps),
+        "one.toml": remote_toml(endpoint, sleeps[:1]),
+        "trues.toml": remote_toml(endpoint, [{"name": c, "run": ["true"]} for c in names]),
+        "src/a.txt": "a\n"})
+    tree = make_repo(ctx.tmp, "r-tree", {
+        "checks.toml": remote_toml(endpoint, [{"name": "t", "run": ["true"]}]),
+        **{f"d{k // 100:03d}/f{k % 100:02d}.txt": f"file {k}\n"
+           for k in range(REMOTE_TREE_FILES)}})
+    settle_index(repo)
+    settle_index(tree)
+    many = run_check_tool(ctx, repo, jobs=1, label=f"run-check: {REMOTE_SLEEPS} x sleep 1 remote")
+    many.verify = remote_verify(repo, many.label, names, 0)
+    one = run_check_tool(ctx, repo, jobs=1, config="one.toml", label="run-check: 1 x sleep 1 remote")
+    one.verify = remote_verify(repo, one.label, names[:1], 0)
+    trues = run_check_tool(ctx, repo, jobs=1, config="trues.toml",
+                           label=f"run-check: {REMOTE_SLEEPS} x true remote")
+    trues.verify = remote_verify(repo, trues.label, names, 0)
+    big = run_check_tool(ctx, tree, jobs=1, label=f"run-check: 1 x true remote, "
+                         f"{REMOTE_TREE_FILES:,} files in the CAS")
+    big.verify = remote_verify(tree, big.label, ["t"], 0)
+    # The first runs upload the trees (and the actions), so the timed runs
+    # find everything in the CAS: what run-check does then is its own cost.
+    for tool in (one, trues, many):
+        ctx.runner.checked(Tool("upload", tool.argv, repo))
+    ctx.runner.checked(Tool("upload", big.argv, tree))
+    tools = [many, one, trues, big]
+    progress(f"R: remote checks on a loopback cluster of {REMOTE_SLOTS} slots "
+             f"({', '.join(t.label for t in tools)}); warm-up + {ctx.runs} runs each")
+    ctx.runner.measure(tools, ctx.runs)
+    section = Section("R", f"R. Remote execution: a loopback BuildGrid of {REMOTE_SLOTS} "
+                      "worker slots", tools, base=one.label)
+    added = many.wall - one.wall
+    low, high = bootstrap_interval(many, one, lambda x, y: x - y)
+    section.targets.append(Target(f"R: {REMOTE_SLEEPS} x sleep 1 − 1 x sleep 1 (remote)",
+                                  f"{secs(added)} (95%: {secs(low)}–{secs(high)})",
+                                  f"≤ {secs(REMOTE_MAX_ADDED_S)}", added <= REMOTE_MAX_ADDED_S))
+    per = trues.cpu / REMOTE_SLEEPS
+    section.targets.append(Target("R: run-check's own CPU per remote check (inputs in the CAS)",
+                                  ms(per), f"≤ {ms(REMOTE_MAX_CPU_S)}", per <= REMOTE_MAX_CPU_S))
+    section.targets.append(Target(f"R: a {REMOTE_TREE_FILES:,}-file tree the CAS holds: "
+                                  "blobs uploaded", "0 (every timed run)", "0", True))
+    section.notes.append(
+        "CPU is user+sys of run-check and its reaped descendants (the `run-check-remote` "
+        "client of each remote check, which builds the input root and speaks gRPC); the "
+        "cluster's processes (BuildGrid, PostgreSQL, the worker) are not run-check's and "
+        f"are not counted. The CPU per check divides the {REMOTE_SLEEPS} x `true` run's whole "
+        "CPU, the gate's own start, plan and snapshots included, by its checks.")
+    section.notes.append(
+        "Every timed run's evidence is checked after the warm-up: each check passed with a "
+        "worker named and `uploaded_blobs` 0 (the first, untimed run uploaded the trees).")
+    return section
+
+
 WORKLOADS: dict[str, Callable[[Ctx], Section]] = {
     "A": workload_a, "B": workload_b, "C": workload_c,
     "D": workload_d, "E": workload_e, "F": workload_f,
     "G": workload_g, "H": workload_h, "I": workload_i, "J": workload_j,
     "K": workload_k, "L": workload_l, "M": workload_m, "N": workload_n,
+    "R": workload_r,
 }
 
 

@@ -34,6 +34,14 @@
 #                     server in tests/cache_remote.rs (the tests start it on
 #                     127.0.0.1 with a config of their own; the package's
 #                     service is not used)
+#   .tools/buildgrid/ a venv with BuildGrid (`buildgrid[database]`, pinned),
+#                     the Remote Execution API server tests/remote.rs runs
+#                     on loopback (tests/remote_cluster.py), with the
+#                     worker tests/remote_worker.py
+#   postgresql        Debian's package, when initdb is missing: BuildGrid's
+#                     scheduler needs PostgreSQL (it refuses SQLite); the
+#                     tests start a private instance on a Unix socket in
+#                     their temp folder (the package's service is not used)
 #                     (as root; the only tools installed outside .tools/)
 #
 # Usage: bash scripts/install-test-tools.sh     (idempotent: a warm re-run
@@ -58,6 +66,9 @@ SARIF_MULTITOOL_VERSION=5.7.0
 # TAP producers the tap parser reads (node-tap 21 runs on node 20).
 TAPE_VERSION=5.10.2
 TAP_VERSION=21.8.0
+# The Remote Execution server of tests/remote.rs (the 0.4 series PyPI
+# serves; its `database` extra brings SQLAlchemy and psycopg2).
+BUILDGRID_VERSION=0.4.4
 
 ROOT=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
 TOOLS=$ROOT/.tools
@@ -120,6 +131,19 @@ printf 'mcp %s\n' "$("$MCP_PY/bin/python" -c 'import importlib.metadata as m; pr
 "$PY/bin/pytest" --version >&2
 "$PY/bin/mypy" --version >&2
 first_line "$("$PY/bin/black" --version)"
+
+# BuildGrid in a venv of its own (its pinned grpcio and protobuf stay out of
+# the other tools' way); tests/remote_cluster.py runs with its python.
+BG=$TOOLS/buildgrid
+want="buildgrid[database]==$BUILDGRID_VERSION"
+if [ "$(cat "$BG/.installed" 2>/dev/null)" != "$want" ]; then
+    say "installing $want into $BG"
+    rm -rf -- "$BG"
+    python3 -m venv "$BG"
+    "$BG/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "$want"
+    printf '%s' "$want" > "$BG/.installed"
+fi
+printf 'buildgrid %s\n' "$("$BG/bin/python" -c 'import importlib.metadata as m; print(m.version("buildgrid"))')" >&2
 
 # eslint and prettier, with the package eslint's own flat config imports;
 # typescript, vitest and vite for the sample npm project's gate; tape and
@@ -186,6 +210,11 @@ command -v git-lfs >/dev/null || missing="$missing git-lfs"
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing="$missing nginx"
 # tmux: tests/terminal.rs reads run-check's screen in a tmux pane.
 command -v tmux >/dev/null || missing="$missing tmux"
+# PostgreSQL for BuildGrid's scheduler: Debian keeps initdb and pg_ctl in
+# /usr/lib/postgresql/VERSION/bin, off PATH.
+if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    missing="$missing postgresql"
+fi
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086 # the list of package names
     deb_install $missing

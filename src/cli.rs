@@ -401,6 +401,16 @@ pub(crate) struct CheckArgs {
     /// Neither read nor write the result cache: every check runs
     #[arg(long, help_heading = RUNNING)]
     pub(crate) no_cache: bool,
+    /// Run the `remote = true` checks on the `[remote]` cluster (the
+    /// default when there is one); `--remote=auto`: run them here when the
+    /// cluster does not answer, and say so
+    #[arg(long, value_name = "auto", num_args = 0..=1, require_equals = true,
+          default_missing_value = "on", value_parser = ["on", "auto"],
+          conflicts_with = "no_remote")]
+    pub(crate) remote: Option<String>,
+    /// Run every check here, `remote = true` ones too
+    #[arg(long)]
+    pub(crate) no_remote: bool,
     /// The agent hook's own: the passes an earlier stop of the session
     /// recorded (its session folder's `results.json`), reused for checks
     /// whose key is unchanged (docs/agents.md, "Results a stop reuses")

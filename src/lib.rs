@@ -23,6 +23,7 @@ mod json_input;
 mod output;
 mod parse;
 mod paths;
+mod remote;
 mod report;
 mod run;
 mod sanitize;
@@ -87,6 +88,15 @@ where
         Some(Command::Completions(args)) => commands::completions(&args),
         Some(Command::Man(args)) => commands::man(&args),
     })
+}
+
+/// `run-check-remote exec|probe REQUEST REPORT`, the Remote Execution
+/// client a gate runs as each remote check's process (src/remote/mod.rs).
+/// Only this entry reaches the gRPC code, so run-check's own binary does
+/// not carry it.
+#[cfg(feature = "remote")]
+pub fn run_remote_client(args: Vec<OsString>) -> i32 {
+    remote::client::main(args)
 }
 
 /// `run-check-mcp [--worktree PATH]`, the MCP server `run-check mcp` hands

@@ -113,6 +113,8 @@ mod readonly_gitdir;
 /// left, in-place edits, a weakened gate, a cached pass (shell checks: Unix).
 #[cfg(unix)]
 mod readonly_pinned;
+/// Remote checks on a real BuildGrid cluster: upload, execute, cancel, failures, `--remote=auto`.
+mod remote;
 /// `run-check report`: an evidence file in every format, as its run printed it.
 mod report;
 /// `--only`/`--skip` against the mode; how `run[0]` paths resolve.

@@ -49,6 +49,7 @@ pub(crate) fn check(args: &CheckArgs, argv: Vec<String>) -> Result<i32, Error> {
     // command too.
     let cancel = signal::install().map_err(Error::Environment)?;
     let cache = cache_session(args, &config, &start, &own, &mut plan);
+    let _remote = remote_session(args, &config, &start, &own, &mut plan)?;
     let gate = gate_contract(
         &location,
         (&config, args.baseline.as_deref()),
@@ -144,6 +145,35 @@ fn cache_session(
         cache::Policy::of(args.mode, args.cache, args.no_cache),
         &reusable(args),
     )
+}
+
+/// The remote checks' part of the run (docs/remote.md), after the cache
+/// (a hit is not sent): requests written, the cluster asked with
+/// `--remote=auto`.
+fn remote_session(
+    args: &CheckArgs,
+    config: &Config,
+    start: &GitStart,
+    own: &OwnFiles,
+    plan: &mut Plan<'_>,
+) -> Result<crate::run::remote::Session, Error> {
+    if args.remote.is_some() && config.remote.is_none() {
+        return Err(Error::Usage(format!(
+            "--remote: {} has no `[remote]` table naming a cluster (docs/remote.md)",
+            config.path.display()
+        )));
+    }
+    let worktree = plan.worktree.clone();
+    Ok(crate::run::remote::begin(
+        &cache::key::Facts {
+            config,
+            worktree: &worktree,
+            git: start.in_git(),
+            own,
+        },
+        plan,
+        crate::run::remote::Mode::of(args.remote.as_deref(), args.no_remote),
+    ))
 }
 
 /// The passes the agent hook handed this gate (`--session-results`,

@@ -97,6 +97,7 @@ impl Validator<'_> {
             score,
             matchers,
             cache,
+            remote: false,
         })
     }
 

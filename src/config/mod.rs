@@ -49,6 +49,7 @@ pub(crate) mod pattern;
 #[cfg(test)]
 mod props;
 mod raw;
+mod remote;
 mod settings;
 mod span;
 mod validate;
@@ -176,6 +177,8 @@ pub(crate) struct Config {
     pub(crate) agent: AgentConfig,
     /// `[cache]`.
     pub(crate) cache: CacheSettings,
+    /// `[remote]`, when there is one.
+    pub(crate) remote: Option<RemoteSettings>,
     /// `[gate]`.
     pub(crate) gate: GateConfig,
     /// `[[check]]`, in file order.
@@ -279,6 +282,21 @@ pub(crate) struct GateConfig {
     /// `files`, compiled (each pattern as `pattern::expand` reads it);
     /// `None` when the key is absent or empty.
     pub(crate) files: Option<globset::GlobSet>,
+}
+
+/// `[remote]` (docs/remote.md).
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteSettings {
+    /// `grpc://HOST:PORT` or `grpcs://HOST:PORT`.
+    pub(crate) endpoint: String,
+    /// The REAPI instance name.
+    pub(crate) instance: String,
+    /// The variable holding the bearer token.
+    pub(crate) token_env: Option<String>,
+    /// Platform properties, sorted by name.
+    pub(crate) platform: Vec<(String, String)>,
+    /// `jobs`: remote checks at once (`None`: as many as local checks).
+    pub(crate) jobs: Option<usize>,
 }
 
 /// `[cache]` (docs/cache.md).
@@ -437,6 +455,8 @@ pub(crate) struct CheckConfig {
     pub(crate) matchers: Vec<Matcher>,
     /// `cache = true`: the result cache (`None`: not cached).
     pub(crate) cache: Option<CacheSpec>,
+    /// `remote = true`: runs on the `[remote]` cluster (docs/remote.md).
+    pub(crate) remote: bool,
 }
 
 /// Reads and validates a config file. `display` is how the path is named in

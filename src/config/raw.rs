@@ -50,6 +50,10 @@ pub(crate) struct RawConfig {
     /// The result cache of checks with `cache = true` (docs/cache.md).
     #[serde(default)]
     pub(super) cache: Option<RawCache>,
+    /// The Remote Execution cluster `remote = true` checks run on
+    /// (docs/remote.md).
+    #[serde(default)]
+    pub(super) remote: Option<RawRemote>,
     /// What the gate is besides the config and what it names
     /// (`contracts.gate`, docs/evidence.md).
     #[serde(default)]
@@ -236,6 +240,9 @@ pub(super) struct RawCheck {
     /// Custom rules of a `scan` check.
     #[serde(default)]
     pub(super) rule: Vec<RawRule>,
+    /// Run this check on the `[remote]` cluster (docs/remote.md).
+    #[schemars(with = "Option<bool>", extend("default" = false))]
+    pub(super) remote: Option<Spanned<bool>>,
     /// Keep this check's passing result in the result cache and skip the
     /// check while nothing its key holds changed (docs/cache.md).
     #[schemars(with = "Option<bool>", extend("default" = false))]
@@ -295,6 +302,30 @@ pub(super) struct RawCache {
     /// `Authorization: Bearer`, never printed).
     #[schemars(with = "Option<String>", regex(pattern = ENV_NAME))]
     pub(super) token_env: Option<Spanned<String>>,
+}
+
+/// `[remote]`: a cluster that speaks Bazel's Remote Execution API v2
+/// (docs/remote.md).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRemote {
+    /// `grpc://HOST:PORT` (`grpcs://` for TLS).
+    #[schemars(with = "String", regex(pattern = "^grpcs?://"))]
+    pub(super) endpoint: Spanned<String>,
+    /// The REAPI instance name (default: empty).
+    #[serde(default)]
+    pub(super) instance: Option<String>,
+    /// The environment variable holding the cluster's bearer token (sent
+    /// as `authorization: Bearer`, never printed).
+    #[schemars(with = "Option<String>", regex(pattern = ENV_NAME))]
+    pub(super) token_env: Option<Spanned<String>>,
+    /// The actions' platform properties (`OSFamily`, `container-image`,
+    /// ...), as the cluster's workers match them.
+    #[serde(default)]
+    pub(super) platform: std::collections::BTreeMap<String, String>,
+    /// Remote checks running at once, beside the `jobs` of local checks
+    /// (default: as many as `jobs`; 0 = logical CPUs).
+    pub(super) jobs: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema)]

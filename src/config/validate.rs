@@ -38,6 +38,7 @@ impl Validator<'_> {
         }
         let settings = self.settings(raw.settings)?;
         let cache = raw.cache.map(|c| self.cache(c)).transpose()?;
+        let remote = raw.remote.map(|r| self.remote(r)).transpose()?;
         let judge = raw.judge.map(|j| self.judge(j)).transpose()?;
         let agent = self.agent(raw.agent)?;
         let gate = self.gate(raw.gate)?;
@@ -45,7 +46,9 @@ impl Validator<'_> {
         let mut checks = Vec::with_capacity(raw.check.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for raw_check in raw.check {
-            let check = self.check(raw_check, &settings, &seen)?;
+            let on_remote = self.remote_check(&raw_check, remote.is_some())?;
+            let mut check = self.check(raw_check, &settings, &seen)?;
+            check.remote = on_remote;
             seen.insert(check.name.clone(), checks.len());
             checks.push(check);
         }
@@ -98,6 +101,7 @@ impl Validator<'_> {
                 score: None,
                 matchers: Vec::new(),
                 cache: None,
+                remote: false,
             });
         }
 
@@ -109,6 +113,7 @@ impl Validator<'_> {
             retry: raw.retry,
             agent,
             cache: cache.unwrap_or_default(),
+            remote,
             gate,
             checks,
             fixes,

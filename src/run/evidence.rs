@@ -103,6 +103,7 @@ pub(crate) fn assemble(
                 attempt_log: result.attempt_log.clone(),
                 baseline_suppressed: result.baseline_suppressed,
                 cache: check.cache.clone(),
+                remote: result.remote.clone(),
             }
         })
         .collect();
@@ -268,6 +269,7 @@ mod tests {
             attempt_log: Vec::new(),
             baseline_suppressed: 0,
             cache: Default::default(),
+            remote: None,
         }
     }
 

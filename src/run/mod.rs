@@ -11,6 +11,7 @@ pub(crate) mod excerpt;
 pub(crate) mod gate;
 pub(crate) mod meta;
 pub(crate) mod plan;
+pub(crate) mod remote;
 pub(crate) mod runner;
 pub(crate) mod scan_base;
 pub(crate) mod shell_words;

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// The Remote Execution cluster of tests/remote.rs.
+pub(crate) mod cluster;
+
 /// A checks.toml with one passing check (`ok`) and one failing (`bad`).
 pub(crate) const FAILING: &str = r#"[settings]
 allow = ["true", "false"]

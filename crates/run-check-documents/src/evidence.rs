@@ -540,6 +540,43 @@ pub struct CheckRecord {
     /// The result cache (`cache = true` in checks.toml): `hit` (the check did not run; this entry is the stored one of the run that ran it), `miss` (it ran; a pass is stored under `key`) or `off` (not cached: not opted in, `--no-cache`, or no key could be made). `{"status": "off"}` in evidence written before the field.
     #[serde(default)]
     pub cache: CacheUse,
+    /// Where a `remote = true` check ran (docs/remote.md): the cluster, the action's digest, the worker and its times, what was uploaded; or, with `--remote=auto`, why it ran here instead (`fallback`). Absent for a check that is not remote, and in evidence written before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteUse>,
+}
+
+/// A remote check's execution on a Remote Execution API cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteUse {
+    /// The cluster's endpoint (`grpc://HOST:PORT`), as `[remote] endpoint` says.
+    pub endpoint: String,
+    /// The REAPI instance name.
+    pub instance: String,
+    /// The `Action`'s digest, `HASH/SIZE` (sha256); null when none was made (the cluster was not reached, or the check ran here).
+    #[serde(default)]
+    pub action_digest: Option<String>,
+    /// The worker the cluster named in the result's metadata.
+    #[serde(default)]
+    pub worker: Option<String>,
+    /// Milliseconds the action waited in the cluster's queue.
+    #[serde(default, deserialize_with = "int::opt")]
+    pub queued_ms: Option<u64>,
+    /// Milliseconds the worker spent executing it.
+    #[serde(default, deserialize_with = "int::opt")]
+    pub executed_ms: Option<u64>,
+    /// The result came from the cluster's action cache (the check is `cache = true`, so its `Action` may be cached).
+    #[serde(default)]
+    pub cached_result: bool,
+    /// Blobs the cluster lacked and was sent (files of the input root, directories, the command and the action): 0 when it had them all.
+    #[serde(default, deserialize_with = "int::de")]
+    pub uploaded_blobs: u64,
+    /// Their bytes.
+    #[serde(default, deserialize_with = "int::de")]
+    pub uploaded_bytes: u64,
+    /// `--remote=auto` only: why the check ran on this machine instead (the cluster's message); null when it ran remotely.
+    #[serde(default)]
+    pub fallback: Option<String>,
 }
 
 /// Whether a check's result came from the result cache.

@@ -320,6 +320,20 @@ fn check_fields(config: &Config, check: &CheckConfig, planned: &PlannedCheck<'_>
     })
 }
 
+/// The worktree-relative paths (`/`) of the worktree's files as
+/// [`files`] lists them, but for nested repositories: a remote check's
+/// input root (docs/remote.md).
+pub(crate) fn listed(facts: &Facts<'_>) -> Result<Vec<String>, String> {
+    let Some((repo, status)) = facts.git else {
+        return Err("the worktree is not in a git repository".to_string());
+    };
+    Ok(files(facts, repo, status)?
+        .into_iter()
+        .filter(|f| f.unkeyable.is_none())
+        .map(|f| f.rel)
+        .collect())
+}
+
 /// The worktree's files: the index's entries inside it, then the
 /// untracked, non-ignored files of the status; run-check's own output
 /// files left out.

@@ -78,8 +78,13 @@ pub(crate) struct Plan<'c> {
     /// `--baseline`: the diagnostics of an earlier evidence, which do not
     /// fail a check (set after `build`).
     pub(crate) baseline: Option<crate::run::baseline::Baseline>,
+    /// Remote checks running at once (`[remote] jobs`), on top of `jobs`.
+    pub(crate) remote_jobs: usize,
     /// Environment variables no check's process gets (`CacheSettings::secrets`).
     pub(crate) scrub: Vec<String>,
+    /// `[remote] token_env`: scrubbed from every check but given to the
+    /// remote client.
+    pub(crate) remote_token: Option<String>,
 }
 
 /// One selected check with its resolved facts.
@@ -110,6 +115,9 @@ pub(crate) struct PlannedCheck<'c> {
     /// Its evidence's `cache` field when it is not a hit (`off` unless
     /// `cache::begin` made its key).
     pub(crate) cache: run_check_documents::evidence::CacheUse,
+    /// Sent to the Remote Execution cluster (set after `build`, by
+    /// `run::remote::begin`).
+    pub(crate) remote: Option<crate::remote::Assigned>,
 }
 
 impl PlannedCheck<'_> {
@@ -132,6 +140,18 @@ impl PlannedCheck<'_> {
 pub(crate) struct Cached {
     pub(crate) record: run_check_documents::evidence::CheckRecord,
     pub(crate) diagnostics: Vec<run_check_documents::evidence::Diagnostic>,
+}
+
+/// The variables no check gets: the cache's token, and the remote
+/// cluster's (which only `run-check-remote` is given).
+fn secrets(config: &Config) -> Vec<String> {
+    let mut names = config.cache.secrets();
+    if let Some(name) = config.remote.as_ref().and_then(|r| r.token_env.as_ref())
+        && !names.contains(name)
+    {
+        names.push(name.clone());
+    }
+    names
 }
 
 /// Logical CPUs, at least 1.
@@ -184,16 +204,25 @@ pub(crate) fn build<'c>(
             skip,
             hit: None,
             cache: Default::default(),
+            remote: None,
         });
     }
     let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
         0 => logical_cpus(),
         n => n,
     };
+    // `[remote] jobs` (docs/remote.md): a remote check waits on the
+    // cluster, not on this machine's CPUs, so it has slots of its own.
+    let remote_jobs = match config.remote.as_ref().and_then(|r| r.jobs) {
+        None => jobs,
+        Some(0) => logical_cpus(),
+        Some(n) => n,
+    };
     Ok(Plan {
         mode: selection.mode,
         worktree: worktree.to_path_buf(),
         jobs,
+        remote_jobs,
         fail_fast: selection.mode == Mode::Fast && !selection.no_fail_fast,
         flaky_fails: selection.mode == Mode::Strict
             && config.settings.flaky == crate::config::FlakyPolicy::Fail,
@@ -206,7 +235,8 @@ pub(crate) fn build<'c>(
             .and_then(|s| s.timings.as_ref())
             .map(|t| t.path.clone()),
         baseline: None,
-        scrub: config.cache.secrets(),
+        scrub: secrets(config),
+        remote_token: config.remote.as_ref().and_then(|r| r.token_env.clone()),
     })
 }
 
@@ -273,12 +303,14 @@ pub(crate) fn build_fixes<'c>(
             skip: None,
             hit: None,
             cache: Default::default(),
+            remote: None,
         });
     }
     Ok(Plan {
         mode: Mode::Strict,
         worktree: worktree.to_path_buf(),
         jobs: 1,
+        remote_jobs: 1,
         fail_fast: false,
         flaky_fails: false,
         excerpt_bytes: config.settings.excerpt_bytes,
@@ -286,7 +318,8 @@ pub(crate) fn build_fixes<'c>(
         shard: None,
         timings: None,
         baseline: None,
-        scrub: config.cache.secrets(),
+        scrub: secrets(config),
+        remote_token: config.remote.as_ref().and_then(|r| r.token_env.clone()),
     })
 }
 

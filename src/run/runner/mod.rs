@@ -15,6 +15,7 @@ pub(crate) mod contain;
 pub(crate) mod process;
 #[cfg(target_os = "linux")]
 mod reaper;
+mod remote;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -80,6 +81,8 @@ pub(crate) struct CheckResult {
     pub(crate) attempt_log: Vec<Attempt>,
     /// Taken from the result cache: the check did not run.
     pub(crate) cached: Option<Box<crate::run::plan::Cached>>,
+    /// Where it ran when it is `remote = true` (docs/remote.md).
+    pub(crate) remote: Option<run_check_documents::evidence::RemoteUse>,
 }
 
 impl CheckResult {
@@ -103,6 +106,7 @@ impl CheckResult {
             flaky: false,
             attempt_log: Vec::new(),
             cached: None,
+            remote: None,
         }
     }
 
@@ -171,7 +175,7 @@ pub(crate) fn run_plan(
         let job_tx = job_tx;
         let mut workers = 0usize;
         let mut start = |i: usize, running: usize, on_event: &mut dyn FnMut(Event<'_>)| {
-            if plan.jobs == 1 {
+            if plan.jobs == 1 && plan.remote_jobs == 1 {
                 // Nothing to overlap: a hand-off to a worker would only
                 // cost two thread wake-ups.
                 let run = run_check(i, (plan, base), cancel, contain, &mut |a, n| {
@@ -198,7 +202,7 @@ pub(crate) fn run_plan(
                 tokens.keep(schedule.running);
                 tokens.ask(waiting.min(plan.jobs.saturating_sub(schedule.running)));
             }
-            if schedule.running == 0 {
+            if schedule.running + schedule.remote_running == 0 {
                 // Nothing runs and nothing more can be launched (or we stopped):
                 // needs are acyclic, so a pending check would have been ready.
                 if schedule.stop_reason.is_some() || schedule.started.iter().all(|&s| s) {
@@ -239,6 +243,12 @@ struct Schedule<'p, 'a> {
     /// here (200 checks in a row would otherwise scan 20,000 entries).
     first: usize,
     running: usize,
+    /// Remote checks running: their slots are `plan.remote_jobs`, and
+    /// they hold no token of the jobs pool (the cluster does their work).
+    remote_running: usize,
+    /// Some check runs on the cluster: a launch scan goes on past a full
+    /// set of local slots.
+    any_remote: bool,
     stop_reason: Option<&'static str>,
 }
 
@@ -251,6 +261,8 @@ impl<'p, 'a> Schedule<'p, 'a> {
             started: vec![false; n],
             first: 0,
             running: 0,
+            remote_running: 0,
+            any_remote: plan.checks.iter().any(on_cluster),
             stop_reason: None,
         }
     }
@@ -287,10 +299,20 @@ impl<'p, 'a> Schedule<'p, 'a> {
             if check.needs.iter().any(|&d| self.results[d].is_none()) {
                 continue;
             }
-            if self.running >= plan.jobs {
+            let remote = on_cluster(check);
+            if remote {
+                if self.remote_running >= plan.remote_jobs {
+                    continue;
+                }
+            } else if self.running >= plan.jobs {
+                // With no remote slots free either, nothing later starts.
+                if self.any_remote {
+                    continue;
+                }
                 break;
             }
-            if let Some(tokens) = &mut tokens
+            if !remote
+                && let Some(tokens) = &mut tokens
                 && (waiting > 0 || !tokens.allow(self.running))
             {
                 // Counted, so that as many tokens are asked for.
@@ -306,15 +328,23 @@ impl<'p, 'a> Schedule<'p, 'a> {
                 continue;
             }
             on_event(Event::Started(check));
-            self.running += 1;
-            start(i, self.running, on_event);
+            if remote {
+                self.remote_running += 1;
+            } else {
+                self.running += 1;
+            }
+            start(i, self.running + self.remote_running, on_event);
         }
         waiting
     }
 
     /// Started check `i` ended with `result`: one fewer runs.
     fn finished(&mut self, i: usize, result: CheckResult, on_event: &mut dyn FnMut(Event<'_>)) {
-        self.running -= 1;
+        if on_cluster(&self.plan.checks[i]) {
+            self.remote_running -= 1;
+        } else {
+            self.running -= 1;
+        }
         self.record(i, result, on_event);
     }
 
@@ -327,6 +357,12 @@ impl<'p, 'a> Schedule<'p, 'a> {
         }
         self.results[i] = Some(result);
     }
+}
+
+/// Whether `check` runs on the `[remote]` cluster (not one that
+/// `--remote=auto` runs here).
+fn on_cluster(check: &PlannedCheck<'_>) -> bool {
+    check.remote.as_ref().is_some_and(|a| a.fallback.is_none())
 }
 
 /// The check that `message` says ended, and its result; a retry is
@@ -601,6 +637,12 @@ pub(crate) fn collect_diagnostics(
             .file
             .as_deref()
             .map(|file| crate::parse::relativize(file, base, worktree));
+        if on_cluster(check)
+            && let Some(file) = &diagnostic.file
+            && let Some(mapped) = crate::remote::report::worker_path(file, worktree)
+        {
+            diagnostic.file = Some(mapped);
+        }
         out.push(diagnostic);
     }
     dropped
@@ -651,12 +693,23 @@ fn settled(mut result: CheckResult, check: &PlannedCheck<'_>, plan: &Plan<'_>) -
 /// failure for old diagnostics only is a pass, not retried).
 fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) -> CheckResult {
     let check = &plan.checks[i];
+    if let Some(assigned) = check.remote.as_ref().filter(|a| a.fallback.is_none()) {
+        // The program and `cwd` are the worker's: nothing here to resolve.
+        let mut result = run_process(check, plan, cancel, &check.cwd, (contain, i));
+        remote::apply(&mut result, assigned);
+        return settled(result, check, plan);
+    }
     // docs/checks-toml.md: `cwd` and a path program are resolved again now.
     let result = match crate::run::plan::at_start(check, &plan.worktree) {
         Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
         Err(why) => CheckResult::errored(why),
     };
-    settled(result, check, plan)
+    let mut result = settled(result, check, plan);
+    result.remote = check
+        .remote
+        .as_ref()
+        .map(crate::remote::report::fallen_back);
+    result
 }
 
 /// Process check `i`, started at `started`, run again while it fails
@@ -752,13 +805,36 @@ fn run_process(
         .program
         .as_ref()
         .expect("immediate_result handles a missing program");
+    // A remote check's process is the cluster's client (docs/remote.md).
+    let client = check.remote.as_ref().filter(|a| a.fallback.is_none());
+    let client_args = client.map(remote::client_args).unwrap_or_default();
+    // The client is given the cluster's token; no check is.
+    let token = plan.remote_token.as_deref();
+    let kept: Vec<String> = match client {
+        Some(_) => plan
+            .scrub
+            .iter()
+            .filter(|n| Some(n.as_str()) != token)
+            .cloned()
+            .collect(),
+        None => Vec::new(),
+    };
     let spec = child::Spec {
-        program: check.exec.as_deref().unwrap_or(program),
-        args: &check.argv()[1..],
+        program: match client {
+            Some(assigned) => &assigned.client,
+            None => check.exec.as_deref().unwrap_or(program),
+        },
+        args: match client {
+            Some(_) => &client_args,
+            None => &check.argv()[1..],
+        },
         cwd,
         env: &check.config.env,
-        remove: &plan.scrub,
-        timeout: check.timeout,
+        remove: if client.is_some() { &kept } else { &plan.scrub },
+        timeout: match client {
+            Some(_) => check.timeout.saturating_add(crate::remote::MARGIN),
+            None => check.timeout,
+        },
         excerpt_bytes: plan.excerpt_bytes,
         contain: Some(contain),
         leave_running: check.config.leave_running,
