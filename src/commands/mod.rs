@@ -113,7 +113,13 @@ fn deliver(
         // closed: SIGHUP) after the report was written. A banner read from
         // a file is shown as the human reports show text.
         let banner = crate::sanitize::for_display(&evidence.summary.banner);
-        let _ = writeln!(std::io::stderr().lock(), "{banner}");
+        let mut stderr = std::io::stderr().lock();
+        // A fast run that skipped checks says so above its pass banner,
+        // which stays the last line.
+        if let Some(line) = crate::report::partly_ran(evidence) {
+            let _ = writeln!(stderr, "{line}");
+        }
+        let _ = writeln!(stderr, "{banner}");
     }
     Ok(())
 }

@@ -26,6 +26,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use serde_norway::Value as YamlValue;
+
 use super::{Diagnostic, LineParser};
 use crate::config::DiagSeverity;
 
@@ -60,45 +62,24 @@ static DETAIL: LazyLock<Regex> = regex!(r"^#\s+(?P<text>(?:got|expected|\w+ \w+|
 /// Detail lines kept per failure.
 const MAX_DETAIL: usize = 10;
 
-/// Where a YAML block's lines go.
-#[derive(Debug, PartialEq)]
-enum Block {
-    /// Plain keys.
-    Keys,
-    /// The lines of `error: |-`.
-    Error,
-    /// The lines of `stack: |-`.
-    Stack,
-    /// The lines of node-tap's `diff: |`.
-    Diff,
-    /// node-tap's `at:` mapping.
-    At,
-}
+/// YAML block lines kept per failure (the rest until `...` are read and
+/// dropped): a block is a few dozen lines; this bounds a runaway one.
+const MAX_YAML_LINES: usize = 500;
 
 /// One failure being read.
 #[derive(Debug, Default)]
 struct Pending {
     message: String,
     details: Vec<String>,
-    /// From `stack` (the assertion), `at`, `location`, Test::More's `at`.
-    stack: Option<(String, u64, Option<u64>)>,
-    at: Option<(String, u64, Option<u64>)>,
-    location: Option<(String, u64, Option<u64>)>,
-    expected: Option<String>,
-    actual: Option<String>,
+    /// Where the failure is: from `stack` (the assertion), tape's `at`,
+    /// node's `location`, node-tap's `at` mapping, Test::More's `at`.
+    place: Option<(String, u64, Option<u64>)>,
     /// A node suite whose subtests failed.
     suite: bool,
-    /// Inside its YAML block, and where its lines go.
-    yaml: Option<Block>,
+    /// Inside its YAML block: the block's lines so far.
+    yaml: Option<Vec<String>>,
     /// A Test::More failure (its details are `#` lines).
     perl: bool,
-    /// The indentation of its YAML block's `---`: keys are there, a
-    /// multi-line value deeper.
-    indent: usize,
-    /// node-tap's `at:` mapping, read key by key.
-    at_file: Option<String>,
-    at_line: Option<u64>,
-    at_col: Option<u64>,
 }
 
 /// The `tap` parser.
@@ -112,19 +93,18 @@ pub(crate) struct Tap {
 
 impl Tap {
     fn flush(&mut self, out: &mut Vec<Diagnostic>) {
-        let Some(p) = self.pending.take() else {
+        let Some(mut p) = self.pending.take() else {
             return;
         };
+        // A block cut off by the end of the output is read as far as it went.
+        if let Some(lines) = p.yaml.take() {
+            yaml_block(&mut p, &lines);
+        }
         if p.suite {
             return;
         }
         let mut message = p.message;
-        let mut details = p.details;
-        // node's `error` says it already; tape has only these.
-        if let (true, Some(expected), Some(actual)) = (details.is_empty(), p.expected, p.actual) {
-            details.push(format!("expected: {expected}, actual: {actual}"));
-        }
-        for detail in details.iter().take(MAX_DETAIL) {
+        for detail in p.details.iter().take(MAX_DETAIL) {
             if !message.is_empty() {
                 message.push('\n');
             }
@@ -133,92 +113,110 @@ impl Tap {
         if message.is_empty() {
             message = "failed".into();
         }
-        let mapped = match (p.at_file, p.at_line) {
-            (Some(file), Some(line)) => Some((file, line, p.at_col)),
-            _ => None,
-        };
-        let place = p.stack.or(p.at).or(p.location).or(mapped);
         out.push(Diagnostic {
-            file: place.as_ref().map(|(f, _, _)| f.clone()),
-            line: place.as_ref().map(|(_, l, _)| *l),
-            column: place.as_ref().and_then(|(_, _, c)| *c),
+            file: p.place.as_ref().map(|(f, _, _)| f.clone()),
+            line: p.place.as_ref().map(|(_, l, _)| *l),
+            column: p.place.as_ref().and_then(|(_, _, c)| *c),
             severity: DiagSeverity::Error,
             message,
             ..Default::default()
         });
     }
+}
 
-    /// A line of the YAML block of the failure being read.
-    fn yaml(&mut self, line: &str) {
-        let Some(p) = self.pending.as_mut() else {
-            return;
-        };
-        let trimmed = line.trim();
-        // A key of the block (`  error: |-`), or a line of the block's
-        // multi-line value (indented further).
-        let key = trimmed.split_once(':').filter(|(k, _)| {
-            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        let indent = line.len() - line.trim_start().len();
-        let in_value = matches!(
-            p.yaml,
-            Some(Block::Error | Block::Stack | Block::Diff | Block::At)
-        ) && indent > p.indent;
-        if let (Some((key, value)), false) = (key, in_value) {
-            let value = value.trim();
-            p.yaml = Some(match (key, value) {
-                ("error", "|-" | "|" | ">-") => Block::Error,
-                ("stack", "|-" | "|" | ">-") => Block::Stack,
-                ("diff", "|-" | "|" | ">-") => Block::Diff,
-                ("at", "") => Block::At,
-                _ => Block::Keys,
-            });
-            let unquoted = value.trim_matches('\'');
-            match key {
-                "location" => p.location = place(unquoted),
-                "at" => p.at = place(value),
-                "error" if !value.starts_with(['|', '>']) && !unquoted.is_empty() => {
-                    p.details.push(unquoted.to_string())
-                }
-                "expected" => p.expected = Some(value.to_string()),
-                "actual" => p.actual = Some(value.to_string()),
-                "failureType" => p.suite |= unquoted == "subtestsFailed",
-                _ => {}
-            }
-            return;
-        }
-        match p.yaml {
-            Some(Block::Error) if !trimmed.is_empty() && p.details.len() < MAX_DETAIL => {
-                p.details.push(trimmed.to_string())
-            }
-            Some(Block::Diff)
-                if p.details.len() < MAX_DETAIL
-                    && trimmed.starts_with(['-', '+'])
-                    && !trimmed.starts_with("---")
-                    && !trimmed.starts_with("+++") =>
-            {
-                p.details.push(trimmed.to_string())
-            }
-            Some(Block::At) => {
-                if let Some((key, value)) = trimmed.split_once(':') {
-                    let value = value.trim().trim_matches('\'');
-                    match key {
-                        "fileName" => p.at_file = Some(value.to_string()),
-                        "lineNumber" => p.at_line = super::position(value),
-                        "columnNumber" => p.at_col = super::position(value),
-                        _ => {}
-                    }
-                }
-            }
-            Some(Block::Stack) if p.stack.is_none() => {
-                let frame = trimmed.trim_start_matches("at ");
-                if !frame.contains("node:") && !frame.contains("node_modules") {
-                    p.stack = place(frame);
-                }
-            }
-            _ => {}
-        }
+/// Reads a failure's YAML diagnostic block (its lines between `---` and
+/// `...`) as YAML, with the YAML crate: the keys are placed at any
+/// indentation and a value may be a block scalar (`expected: |-` then the
+/// indented value), a quoted string or a mapping. A block that is no YAML
+/// mapping adds nothing: the failure keeps its description, unplaced.
+fn yaml_block(p: &mut Pending, lines: &[String]) {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for line in lines {
+        // A blank line may be shorter than the block's indentation.
+        text.push_str(line.get(indent..).unwrap_or("").trim_end_matches('\r'));
+        text.push('\n');
     }
+    let Ok(YamlValue::Mapping(block)) = serde_norway::from_str::<YamlValue>(&text) else {
+        return;
+    };
+    let get = |key: &str| block.get(key);
+    let text_of = |key: &str| get(key).and_then(YamlValue::as_str);
+    p.suite |= text_of("failureType") == Some("subtestsFailed");
+    // node's `error` says it already; tape has only `expected`/`actual`.
+    if let Some(error) = text_of("error") {
+        p.details.extend(
+            error
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        );
+    } else if let (Some(expected), Some(actual)) = (get("expected"), get("actual")) {
+        p.details.extend(labelled("expected", expected));
+        p.details.extend(labelled("actual", actual));
+    } else if let Some(diff) = text_of("diff") {
+        // node-tap's unified diff: its `-`/`+` lines, without the headers.
+        p.details.extend(
+            diff.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with(['-', '+']))
+                .filter(|l| !l.starts_with("---") && !l.starts_with("+++"))
+                .map(str::to_string),
+        );
+    }
+    // The assertion's frame, else tape's `at`, node's `location` (the
+    // test's declaration), node-tap's `at` mapping.
+    let frame = text_of("stack").and_then(|stack| {
+        stack
+            .lines()
+            .map(|l| l.trim().trim_start_matches("at "))
+            .filter(|f| !f.contains("node:") && !f.contains("node_modules"))
+            .find_map(place)
+    });
+    let at = get("at");
+    let mapped = at.and_then(YamlValue::as_mapping).and_then(|at| {
+        let number = |key: &str| match at.get(key)? {
+            YamlValue::Number(n) => n.as_u64().filter(|&n| n > 0),
+            YamlValue::String(s) => super::position(s),
+            _ => None,
+        };
+        let file = at.get("fileName")?.as_str()?.to_string();
+        Some((file, number("lineNumber")?, number("columnNumber")))
+    });
+    p.place = p
+        .place
+        .take()
+        .or(frame)
+        .or_else(|| at.and_then(YamlValue::as_str).and_then(place))
+        .or_else(|| text_of("location").and_then(place))
+        .or(mapped);
+}
+
+/// `expected: …` and its value, as the test tool printed it: a multi-line
+/// value's further lines indented under it. A string that would read as a
+/// number, a boolean or null is quoted, as tape quoted it (`'3'` against
+/// `3`), so the two sides never look the same when their types differ.
+fn labelled(label: &str, value: &YamlValue) -> Vec<String> {
+    let text = match value {
+        YamlValue::String(s) => match serde_norway::from_str::<YamlValue>(s) {
+            Ok(YamlValue::String(_) | YamlValue::Sequence(_) | YamlValue::Mapping(_)) | Err(_) => {
+                s.clone()
+            }
+            Ok(_) => format!("'{s}'"),
+        },
+        YamlValue::Null => "null".into(),
+        other => serde_norway::to_string(other).unwrap_or_default(),
+    };
+    let mut lines = text.trim_end().lines();
+    let mut out = vec![format!("{label}: {}", lines.next().unwrap_or(""))];
+    out.extend(lines.map(|l| format!("  {l}")));
+    out
 }
 
 /// `file:line:col` at the end of `text`.
@@ -232,24 +230,23 @@ impl LineParser for Tap {
     fn line(&mut self, line: &str, out: &mut Vec<Diagnostic>) -> bool {
         let trimmed = line.trim();
         if let Some(p) = self.pending.as_mut() {
-            if p.yaml.is_some() {
+            if let Some(lines) = p.yaml.as_mut() {
                 if trimmed == "..." {
                     self.flush(out);
-                } else {
-                    self.yaml(line);
+                } else if lines.len() < MAX_YAML_LINES {
+                    lines.push(line.to_string());
                 }
                 return true;
             }
             if !p.perl && trimmed == "---" {
-                p.yaml = Some(Block::Keys);
-                p.indent = line.len() - line.trim_start().len();
+                p.yaml = Some(Vec::new());
                 return true;
             }
             if p.perl {
                 if let Some(caps) = AT_LINE.captures(line)
-                    && p.at.is_none()
+                    && p.place.is_none()
                 {
-                    p.at = caps["line"]
+                    p.place = caps["line"]
                         .parse()
                         .ok()
                         .map(|n| (caps["file"].to_string(), n, None));
@@ -292,12 +289,12 @@ impl LineParser for Tap {
         if line.starts_with('#')
             && let Some(caps) = FAILED_TEST.captures(line)
         {
-            let at = caps.name("file").and_then(|file| {
+            let place = caps.name("file").and_then(|file| {
                 Some((file.as_str().to_string(), caps["line"].parse().ok()?, None))
             });
             self.pending = Some(Pending {
                 message: caps.name("name").map_or("", |m| m.as_str()).to_string(),
-                at,
+                place,
                 perl: true,
                 ..Pending::default()
             });
@@ -356,8 +353,55 @@ mod tests {
                 "/work/proj/tape/add.js",
                 9,
                 Some(5),
-                "five minus three\nexpected: 3, actual: 2"
+                "five minus three\nexpected: 3\nactual: 2"
             )]
+        );
+    }
+
+    #[test]
+    fn tape_block_scalars_are_read_as_yaml() {
+        // tape writes a long or structured value as a block scalar
+        // (`expected: |-` and the value indented under it), and quotes a
+        // string that would read as a number.
+        let file = "/work/proj/tape/text.js";
+        assert_eq!(
+            parse(include_str!(
+                "../../tests/fixtures/diagnostics/tap/tape-yaml.txt"
+            )),
+            [
+                at(
+                    file,
+                    5,
+                    Some(5),
+                    "two lines\nexpected: a\\nc\nactual: a\\nb"
+                ),
+                at(
+                    file,
+                    6,
+                    Some(5),
+                    "same record\nexpected: { name: 'x', tags: [ 'b' ] }\n\
+                     actual: { name: 'x', tags: [ 'a' ] }"
+                ),
+                at(
+                    file,
+                    7,
+                    Some(5),
+                    "same issue\nexpected: { id: 1, title: 'first day', owner: 'newcomer', \
+                     labels: [ 'bug', 'yaml' ], state: 'open' }\nactual: { id: 1, title: \
+                     'first day', owner: 'newcomer', labels: [ 'bug', 'tape' ], state: 'open' }"
+                ),
+                at(file, 12, Some(5), "a count\nexpected: 3\nactual: '3'"),
+            ]
+        );
+        // A value over several lines keeps them, indented under its label;
+        // a block that is no YAML leaves the point unplaced, not lost.
+        let text = "not ok 1 - lines\n  ---\n    expected: |-\n      one\n      two\n    \
+            actual: |-\n      one\n    ...\nnot ok 2 - broken\n  ---\n    at: [unclosed\n  ...\n";
+        let got = parse(text);
+        assert_eq!(got[0].message, "lines\nexpected: one\n  two\nactual: one");
+        assert_eq!(
+            (got[1].message.as_str(), got[1].file.as_deref()),
+            ("broken", None)
         );
     }
 
@@ -409,6 +453,7 @@ mod tests {
         for text in [
             include_str!("../../tests/fixtures/diagnostics/tap/node-test.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/tape.txt"),
+            include_str!("../../tests/fixtures/diagnostics/tap/tape-yaml.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/node-tap.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/prove.stderr.txt"),
             include_str!("../../tests/fixtures/diagnostics/tap/prove-v.stdout.txt"),
