@@ -409,6 +409,7 @@ fn three_hundred_thousand_diagnostics_keep_a_thousand_and_flat_memory() {
 
 /// A tape test whose failed `deepEqual` tape reports with YAML block
 /// scalars.
+#[cfg(unix)]
 const RECORD_JS: &str = "const test = require('tape')\n\n\
     test('records', t => {\n  t.deepEqual({ name: 'x', tags: ['a'] }, { name: 'x', tags: ['b'] }, 'same record')\n  t.end()\n})\n";
 
