@@ -389,6 +389,16 @@ fn a_failure_after_a_passing_stop_blocks_with_the_roll_back() {
             reason.contains("this session's stop 1: round-1.json"),
             "{reason}"
         );
+        // What to restore: the file of the new problem, and the command
+        // that shows what changed in it.
+        assert!(
+            reason.contains(
+                "the last round without the regression: restore app.py, the files of the \
+                 problems that round did not have (`git diff -- app.py` shows what changed in \
+                 them since the last commit), and redo the change"
+            ),
+            "{reason}"
+        );
     }
 }
 

@@ -407,6 +407,12 @@ fn three_hundred_thousand_diagnostics_keep_a_thousand_and_flat_memory() {
     assert_eq!(kept[999]["message"], "problem number 1000");
 }
 
+/// A tape test whose failed `deepEqual` tape reports with YAML block
+/// scalars.
+#[cfg(unix)]
+const RECORD_JS: &str = "const test = require('tape')\n\n\
+    test('records', t => {\n  t.deepEqual({ name: 'x', tags: ['a'] }, { name: 'x', tags: ['b'] }, 'same record')\n  t.end()\n})\n";
+
 /// The real tape and node-tap of `scripts/install-test-tools.sh`, each run
 /// as a check on a failing test: under `parser = "tap"` and under `auto`,
 /// one error at the failed assertion's line (node-tap's enclosing test and
@@ -433,6 +439,7 @@ fn tape_and_node_tap_failures_are_located_at_the_assertion() {
             .file(".gitignore", "node_modules\n.tap/\n")
             .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
             .file("tape/add.js", &test_js.replace("TOOL", "tape"))
+            .file("tape/record.js", RECORD_JS)
             // node-tap's export is its root test, whose `test` is a method.
             .file(
                 "test/add.test.js",
@@ -443,11 +450,27 @@ fn tape_and_node_tap_failures_are_located_at_the_assertion() {
             .config(&format!(
                 "[settings]\nallow = [\"node\"]\n\
                  [[check]]\nname = \"tape\"\nrun = [\"node\", \"node_modules/tape/bin/tape\", \"tape/add.js\"]\nparser = \"{parser}\"\n\
+                 [[check]]\nname = \"tape-record\"\nrun = [\"node\", \"node_modules/tape/bin/tape\", \"tape/record.js\"]\nparser = \"{parser}\"\n\
                  [[check]]\nname = \"node-tap\"\nrun = [\"node\", \"node_modules/tap/dist/esm/run.mjs\", \"--reporter=tap\", \"--disable-coverage\", \"test/add.test.js\"]\nparser = \"{parser}\"\n"
             ));
         std::os::unix::fs::symlink(&modules, test.path().join("node_modules")).unwrap();
         let run = test.args(&["--format", "json"]).run().status(1);
         let ev = run.json_stdout();
+        // tape writes a structured value as a YAML block scalar
+        // (`expected: |-` and the value under it): its value is the message.
+        let record = diagnostics_of(&ev, "tape-record");
+        assert_eq!(record.len(), 1, "{parser}: {record:?}");
+        assert_eq!(
+            (record[0]["line"].as_u64(), record[0]["message"].as_str()),
+            (
+                Some(4),
+                Some(
+                    "same record\nexpected: { name: 'x', tags: [ 'b' ] }\n\
+                     actual: { name: 'x', tags: [ 'a' ] }"
+                )
+            ),
+            "{parser}"
+        );
         for name in ["tape", "node-tap"] {
             assert_eq!(check(&ev, name)["status"], "fail", "{name}: {ev:#}");
             let found: Vec<(&str, u64, &str)> = diagnostics_of(&ev, name)

@@ -366,8 +366,29 @@ fn a_fast_run_that_ran_nothing_says_so() {
         run.stdout
     );
     assert_eq!(lines[n - 1], "All checks passed!");
-    // One changed file runs a check: no such line.
+    // One changed file runs a check: no such line, but the pass says how
+    // many ran and how many were skipped, in the report and, when the
+    // report is not text on stdout, above the banner on stderr.
     let test = run.test.again().file("src/b.rs", "fn b() {}\n");
     let run = test.args(&["--mode", "fast"]).run().success();
     assert!(!run.stdout.contains("Nothing ran"), "{}", run.stdout);
+    let partly = "Only 1 of 2 checks ran: 1 skipped (no changed file matches its `paths`); \
+                  `run-check --mode strict` runs every check";
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let n = lines.len();
+    assert_eq!(lines[n - 3], partly, "{}", run.stdout);
+    assert_eq!(lines[n - 1], "All checks passed!");
+    let run = run
+        .test
+        .again()
+        .args(&["--mode", "fast", "--format", "json"])
+        .run()
+        .success();
+    let err: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        err[err.len() - 2..],
+        [partly, "All checks passed!"],
+        "{}",
+        run.stderr
+    );
 }

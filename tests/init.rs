@@ -251,6 +251,72 @@ fn cargo_project() {
 }
 
 #[test]
+fn cargo_leaves_out_nightly_benches_and_says_nothing_of_an_ignored_lock() {
+    // A crate whose bench needs nightly Rust (`#![feature(test)]`), with a
+    // stable bench beside it, and a .gitignore that ignores Cargo.lock (as
+    // some libraries do): no lock file to commit.
+    let test = Test::new()
+        .file(".gitignore", "/target\nCargo.lock\n")
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("src/lib.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n")
+        .file(
+            "benches/speed.rs",
+            "#![feature(test)]\nextern crate test;\n\n#[bench]\nfn add(b: &mut test::Bencher) {\n    \
+             b.iter(|| demo::add(1, 2));\n}\n",
+        )
+        .file("benches/plain.rs", "fn main() {\n    println!(\"{}\", demo::add(1, 2));\n}\n");
+    let (config, text, run) = init(test);
+    assert_eq!(
+        check(&config, "clippy")["run"],
+        serde_json::json!([
+            "cargo",
+            "clippy",
+            "--workspace",
+            "--lib",
+            "--bins",
+            "--tests",
+            "--examples",
+            "--keep-going",
+            "--",
+            "-D",
+            "warnings"
+        ])
+    );
+    assert!(
+        unwrapped(&text).contains(
+            "The benches are left out (--lib --bins --tests --examples instead of --all-targets): benches/speed.rs need nightly Rust"
+        ),
+        "{text}"
+    );
+    assert!(
+        run.stdout.contains(
+            "note: benches/speed.rs need nightly Rust (`#![feature(test)]`): clippy checks every target but the benches"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("no Cargo.lock"), "{}", run.stdout);
+    validates(&run);
+    // The gate's clippy passes on a stable toolchain, where --all-targets
+    // failed on the bench (error[E0554]: `#![feature]` may not be used on
+    // the stable release channel).
+    let output = std::process::Command::new(crate::support::bin())
+        .args(["--mode", "fast", "--format", "json"])
+        .current_dir(run.test.path())
+        .output()
+        .unwrap();
+    let evidence: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        crate::support::status(&evidence, "clippy"),
+        "pass",
+        "{evidence:#}"
+    );
+}
+
+#[test]
 fn cargo_tests_with_insta_write_no_snapshot_files() {
     let test = Test::bare()
         .file(
@@ -438,18 +504,57 @@ fn python_uses_only_the_tools_it_declares() {
 }
 
 #[test]
+fn python_mypy_targets_come_from_a_factor_conditional_tox_command() {
+    // tox runs mypy only in its `mypy` environment, on two files: the
+    // command is behind the factor prefix `mypy:`. `mypy .` would check
+    // the whole tree (thousands of errors in a real project).
+    let test = Test::bare()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[dependency-groups]\ndev = [\"mypy\"]\n",
+        )
+        .file(
+            "tox.ini",
+            "[tox]\nenv_list = py3, mypy\n\n[testenv]\ncommands =\n    \
+             py3: python -c \"import pkg\"\n    \
+             mypy: mypy src/pkg/__init__.pyi tests/typing_check.py\n",
+        );
+    let (config, text, run) = init(test);
+    assert_eq!(
+        check(&config, "mypy")["run"],
+        serde_json::json!([
+            "mypy",
+            "--cache-dir",
+            "/dev/null",
+            "src/pkg/__init__.pyi",
+            "tests/typing_check.py"
+        ])
+    );
+    assert!(
+        unwrapped(&text).contains(
+            "Type checking of src/pkg/__init__.pyi tests/typing_check.py (as tox.ini runs it)"
+        ),
+        "{text}"
+    );
+    validates(&run);
+}
+
+#[test]
 fn python_black_is_the_formatter_unless_ruff_configures_one() {
     // black and ruff declared: black formats, ruff lints.
     let test = Test::bare().file("requirements-dev.txt", "black==26.10.1\nruff\n");
     let (config, text, run) = init(test);
     assert_eq!(names(&config), ["ruff", "black", "secrets"]);
     let black = check(&config, "black");
-    assert_eq!(black["run"], serde_json::json!(["black", "--check", "."]));
-    assert_eq!(black["modes"], serde_json::json!(["fast", "strict"]));
+    // `--diff`: black's unified diff, each hunk located by the diff parser
+    // (`black --check` alone names only the file).
     assert_eq!(
-        black["matcher"][0]["regex"],
-        "^(?P<message>would reformat) (?P<file>.+)$"
+        black["run"],
+        serde_json::json!(["black", "--check", "--diff", "."])
     );
+    assert_eq!(black["modes"], serde_json::json!(["fast", "strict"]));
+    assert_eq!(black["parser"], "diff");
+    assert!(black.get("matcher").is_none(), "{black}");
     assert!(
         unwrapped(&text)
             .contains("Formatting as black would (the project declares black), checked only"),
@@ -1220,6 +1325,27 @@ mod gates {
             .collect()
     }
 
+    /// The text report and the agent's feedback of `evidence`, run in
+    /// `dir`.
+    fn reports(dir: &Path, evidence: &Value) -> (String, String) {
+        let report = tempfile::tempdir().unwrap();
+        let ev = report.path().join("ev.json");
+        std::fs::write(&ev, evidence.to_string()).unwrap();
+        let shown = |args: &[&str]| {
+            let out = std::process::Command::new(crate::support::bin())
+                .args(args)
+                .arg(&ev)
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        (
+            shown(&["report", "--format", "text"]),
+            shown(&["agent", "feedback"]),
+        )
+    }
+
     /// Every check of the evidence passed.
     #[track_caller]
     fn all_pass(evidence: &Value) {
@@ -1430,6 +1556,23 @@ mod tests {
             fmt[0].4,
             "not formatted as rustfmt would\n-pub fn  spaced() {}\n+pub fn spaced() {}"
         );
+        // The text report and the agent's feedback show the hunk under
+        // the diagnostic: its first line alone says only that it differs.
+        let (text, feedback) = reports(dir, &evidence);
+        assert!(
+            text.contains(
+                "src/lib.rs:5: error[rustfmt]: not formatted as rustfmt would\n          \
+                 -pub fn  spaced() {}\n          +pub fn spaced() {}\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            feedback.contains(
+                "src/lib.rs:5: [fmt rustfmt] not formatted as rustfmt would\n  \
+                 -pub fn  spaced() {}\n  +pub fn spaced() {}\n"
+            ),
+            "{feedback}"
+        );
         let clippy = located(&evidence, "clippy");
         assert_eq!(clippy.len(), 1, "{clippy:?}");
         assert_eq!(
@@ -1585,20 +1728,42 @@ mod tests {
         let env = [("PATH", path)];
         all_pass(&strict(dir, &env, &[], 0));
 
-        write(dir, "app.py", "def double(x:int)->int:\n    return 2*x\n");
+        // A newcomer's defect far from the top: black names the file
+        // only, unless run with --diff, whose hunk the diff parser locates.
+        write(
+            dir,
+            "app.py",
+            &format!(
+                "{}\n\n{}\n\ndef triple(x:int)->int:\n    return 3*x\n",
+                "def double(x: int) -> int:\n    return 2 * x\n",
+                "HALF = 0.5\nTWO = 2\nTHREE = 3\n"
+            ),
+        );
         let evidence = strict(dir, &env, &[], 1);
         assert_eq!(status(&evidence, "black"), "fail");
         assert_eq!(status(&evidence, "pytest"), "pass");
+        let hunk = "-def triple(x:int)->int:\n-    return 3*x\n+def triple(x: int) -> int:\n\
+            +    return 3 * x";
         assert_eq!(
             located(&evidence, "black"),
             [(
                 "app.py".into(),
+                10.into(),
                 Value::Null,
                 Value::Null,
-                Value::Null,
-                "would reformat".to_string()
+                format!("would reformat\n{hunk}")
             )]
         );
+        // The text report and the agent's feedback show the hunk under the
+        // diagnostic, not only its first line.
+        let (text, feedback) = reports(dir, &evidence);
+        for (output, line, indent) in [
+            (&text, "app.py:10: error: would reformat\n", "          "),
+            (&feedback, "app.py:10: [black] would reformat\n", "  "),
+        ] {
+            let expected: String = hunk.lines().map(|l| format!("{indent}{l}\n")).collect();
+            assert!(output.contains(&format!("{line}{expected}")), "{output}");
+        }
     }
 
     /// The C sample's checks: a failing test (located at its assert), then

@@ -171,8 +171,13 @@ fn deliver(
 /// The evidence's banner as the last line of stderr. Not `eprintln!`,
 /// which panics when stderr is gone (the terminal closed: SIGHUP) after
 /// the report was written. A banner read from a file is shown as the human
-/// reports show text.
+/// reports show text. A fast run that skipped checks says so above its
+/// pass banner, which stays the last line.
 fn banner(evidence: &Evidence) {
     let banner = crate::sanitize::for_display(&evidence.summary.banner);
-    let _ = writeln!(std::io::stderr().lock(), "{banner}");
+    let mut stderr = std::io::stderr().lock();
+    if let Some(line) = crate::report::partly_ran(evidence) {
+        let _ = writeln!(stderr, "{line}");
+    }
+    let _ = writeln!(stderr, "{banner}");
 }

@@ -142,6 +142,10 @@ pub(crate) enum Parser {
     /// `cargo fmt --check` / `rustfmt --check`: one error per `Diff in
     /// file:line:` hunk.
     Rustfmt,
+    /// A formatter's unified diff (`black --check --diff`, `ruff format
+    /// --diff`, `isort --diff`): one error per `@@` hunk at its first
+    /// changed line, and black's `error: cannot parse: file:line:col`.
+    Diff,
     /// vitest's default reporter: one error per ` FAIL  file > test` with the
     /// frame in the test's file.
     Vitest,

@@ -23,6 +23,7 @@ macro_rules! regex {
 pub(crate) mod artifact;
 pub(crate) mod cargo_json;
 pub(crate) mod cmake;
+pub(crate) mod diff;
 pub(crate) mod eslint;
 pub(crate) mod gcc;
 pub(crate) mod go;
@@ -97,6 +98,7 @@ pub(crate) fn parser_for(kind: Parser) -> Option<Box<dyn LineParser>> {
         Parser::Eslint => Box::new(eslint::Eslint::default()),
         Parser::Go => Box::new(go::Go::default()),
         Parser::Rustfmt => Box::new(rustfmt::Rustfmt::default()),
+        Parser::Diff => Box::new(diff::Diff::default()),
         Parser::Vitest => Box::new(vitest::Vitest::default()),
         Parser::Jest => Box::new(jest::Jest::default()),
         Parser::Tap => Box::new(tap::Tap::default()),
@@ -472,6 +474,7 @@ pub(crate) fn fixture_parser(dir: &str) -> Parser {
         "pytest" => Parser::Pytest,
         "rustc" => Parser::Rustc,
         "rustfmt" => Parser::Rustfmt,
+        "black" => Parser::Diff,
         "vitest" => Parser::Vitest,
         "jest" => Parser::Jest,
         "tap" => Parser::Tap,

@@ -29,6 +29,7 @@ fn a_parser_that_saw_no_line_finds_nothing() {
         Parser::Eslint,
         Parser::Go,
         Parser::Rustfmt,
+        Parser::Diff,
         Parser::Vitest,
         Parser::Jest,
         Parser::Tap,

@@ -5,7 +5,8 @@
 //! a 2 KB preview), so the answer is sized to fit and ordered by what helps
 //! most: the verdict and counts; each new problem as `path:line[:col]:
 //! [check rule] message` in the tool's words, errors before warnings,
-//! grouped by check; for a failed check its located errors do not explain,
+//! grouped by check, a formatter's hunk (`report::hunk`) indented under its
+//! problem; for a failed check its located errors do not explain,
 //! the last lines of its output as the text report shows them
 //! (`report::output_tail`); the next step; where
 //! the whole evidence is. When cut, the last line says how many problems
@@ -166,7 +167,15 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
             .iter()
             .filter(|p| p.check == check.name && !is_read_only(p.diagnostic))
             .collect();
-        lines.extend(own.iter().map(|p| problem(p)));
+        for p in &own {
+            lines.push(problem(p));
+            // A formatter's hunk, indented: what differs, not only where.
+            lines.extend(
+                super::hunk(p.diagnostic)
+                    .iter()
+                    .map(|l| Line::other(&format!("  {l}"))),
+            );
+        }
         // The same decision and the same lines as the text report.
         if !super::explained(evidence, check) {
             lines.push(Line::other(&format!("{}: {}", check.name, outcome(check))));

@@ -263,6 +263,32 @@ fn file_prefix(d: &Diagnostic) -> String {
     }
 }
 
+/// Changed lines of a formatter's hunk shown under its diagnostic.
+const HUNK_SHOWN: usize = 6;
+/// Longest hunk line shown, in characters.
+const HUNK_CHARS: usize = 200;
+
+/// A formatter's hunk carried by a diagnostic's message (the rustfmt and
+/// diff parsers write `not formatted as rustfmt would` or `would reformat`
+/// and then the hunk's changed lines): the message's further lines when
+/// every one of them is a `-` or `+` line, at most [`HUNK_SHOWN`], each
+/// cut to [`HUNK_CHARS`] characters. The first line alone says only that
+/// the file differs; these say what differs. Empty for any other message.
+pub(crate) fn hunk(d: &Diagnostic) -> Vec<String> {
+    let further: Vec<&str> = d.message.lines().skip(1).collect();
+    if further.is_empty() || !further.iter().all(|l| l.starts_with(['-', '+'])) {
+        return Vec::new();
+    }
+    further
+        .iter()
+        .take(HUNK_SHOWN)
+        .map(|l| match l.char_indices().nth(HUNK_CHARS) {
+            Some((cut, _)) => format!("{}…", &l[..cut]),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
 /// A diagnostic's message on one line (each run of white space one space),
 /// cut after `max` characters with `…`.
 fn one_line(message: &str, max: usize) -> String {
@@ -401,6 +427,40 @@ fn nothing_ran(evidence: &Evidence) -> Option<String> {
             1 => "the one check was".to_string(),
             n => format!("all {n} checks were"),
         },
+        reasons.join("; ")
+    ))
+}
+
+/// A passing fast run that skipped some of its checks, said next to the
+/// pass banner: `Only 2 of 8 checks ran: 6 skipped (no changed file
+/// matches their `paths`); `run-check --mode strict` runs every check`.
+/// "All checks passed!" alone reads as if every check had run. `None` when
+/// every check ran, none did (`nothing_ran` says so), or the run failed.
+pub(crate) fn partly_ran(evidence: &Evidence) -> Option<String> {
+    let s = &evidence.summary;
+    let fast = evidence.mode == run_check_documents::evidence::Mode::Fast;
+    if !s.all_checks_passed || !fast || s.skipped == 0 || s.skipped >= s.total {
+        return None;
+    }
+    let mut reasons: Vec<&str> = Vec::new();
+    for check in evidence.checks.iter().filter(|c| c.status == Status::Skip) {
+        let reason = match check.skip_reason.as_deref() {
+            Some(r) if r.starts_with(PATHS_SKIP) => match s.skipped {
+                1 => "no changed file matches its `paths`",
+                _ => "no changed file matches their `paths`",
+            },
+            Some(r) => r,
+            None => "skipped",
+        };
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    Some(format!(
+        "Only {} of {} ran: {} skipped ({}); `run-check --mode strict` runs every check",
+        s.total - s.skipped,
+        checks(s.total),
+        s.skipped,
         reasons.join("; ")
     ))
 }

@@ -242,16 +242,15 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<(Verdict, route::Step), Erro
         ),
         Source::Aggregator(_) => (None, &[][..]),
     };
+    // The round a regression is measured against: the last scored one.
+    let before = earlier.iter().rev().find(|r| r.overall.is_some());
     let facts = route::Facts {
         decision: &decision,
         last_blocked_on_infrastructure: earlier.last().is_some_and(|r| r.infrastructure_blocked),
         recommendation,
         progress: &progress,
-        before_regression: earlier
-            .iter()
-            .rev()
-            .find(|r| r.overall.is_some())
-            .and_then(|r| r.iteration),
+        before_regression: before.and_then(|r| r.iteration),
+        regressed_paths: &regressed_paths(&issues, before),
         issues: &issues,
         blockers: &blockers,
         budget,
@@ -281,6 +280,20 @@ pub(crate) fn evaluate(round: &Round<'_>) -> Result<(Verdict, route::Step), Erro
         config_used: round.config_used.cloned(),
     };
     Ok((verdict, step))
+}
+
+/// The files of this round's issues whose fingerprints `before` did not
+/// have, sorted, each once; none when its fingerprints are unknown.
+fn regressed_paths(issues: &verdict::Issues, before: Option<&PastRound>) -> Vec<String> {
+    let Some(known) = before.and_then(|r| r.fingerprints.as_ref()) else {
+        return Vec::new();
+    };
+    let paths: std::collections::BTreeSet<String> = issues
+        .all()
+        .filter(|i| !known.all.contains(&i.fingerprint))
+        .filter_map(|i| i.file.clone())
+        .collect();
+    paths.into_iter().collect()
 }
 
 /// The rounds before this one, oldest first: an aggregator input's

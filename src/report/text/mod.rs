@@ -134,7 +134,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     if let Some(line) = flaky(evidence) {
         let _ = writeln!(out, "{line}");
     }
-    if let Some(line) = super::nothing_ran(evidence) {
+    if let Some(line) = super::nothing_ran(evidence).or_else(|| super::partly_ran(evidence)) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", super::tally(s));
@@ -183,7 +183,7 @@ fn leaked(check: &CheckRecord) -> Option<String> {
 }
 
 /// A failing check's diagnostics (the read-only verification's aside), one
-/// line each, the first [`DIAGNOSTICS_SHOWN`] then `… and N more
+/// line each (and a formatter's hunk under its own), the first [`DIAGNOSTICS_SHOWN`] then `… and N more
 /// diagnostics` (N counts those the evidence only counts too); empty when it
 /// has none.
 fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
@@ -193,13 +193,15 @@ fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
     if own.is_empty() {
         return Vec::new();
     }
-    let mut lines: Vec<String> = own
-        .iter()
-        .take(DIAGNOSTICS_SHOWN)
-        .map(|d| diagnostic(d))
-        .collect();
+    let shown = own.len().min(DIAGNOSTICS_SHOWN);
+    let mut lines = Vec::new();
+    for d in &own[..shown] {
+        lines.push(diagnostic(d));
+        // A formatter's hunk under its diagnostic, indented further.
+        lines.extend(super::hunk(d).into_iter().map(|l| format!("    {l}")));
+    }
     let total = own.len().max(check.diagnostics_count) as u64 + check.diagnostics_dropped;
-    let more = total - lines.len() as u64;
+    let more = total - shown as u64;
     if more > 0 {
         lines.push(format!(
             "… and {}",
@@ -210,7 +212,7 @@ fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
 }
 
 /// `file:line:column: severity[rule]: message`, the parts it lacks left
-/// out, the message's first line only.
+/// out, the message's first line only (a hunk's lines follow it).
 fn diagnostic(d: &Diagnostic) -> String {
     let mut line = super::file_prefix(d);
     line.push_str(d.severity.as_str());
@@ -225,18 +227,25 @@ fn diagnostic(d: &Diagnostic) -> String {
 }
 
 /// The check a modified path is blamed on: `by check `X`` from its
-/// read-only diagnostic, `check unknown` when the run could not tell.
+/// read-only diagnostic, `by one of the checks `a`, `b`` when the run
+/// narrowed it to a few (as the diagnostic says), `check unknown` when the
+/// run could not tell.
 fn blamed(evidence: &Evidence, path: &str) -> String {
-    evidence
+    const GROUP: &str = "by one of the checks ";
+    let Some(d) = evidence
         .diagnostics
         .iter()
         .find(|d| d.rule.as_deref() == Some(READ_ONLY_RULE) && d.file.as_deref() == Some(path))
-        .map(|d| d.check.as_str())
-        .filter(|check| *check != "run-check")
-        .map_or_else(
-            || "check unknown".into(),
-            |check| format!("by check `{check}`"),
-        )
+    else {
+        return "check unknown".into();
+    };
+    if d.check != "run-check" {
+        return format!("by check `{}`", d.check);
+    }
+    match d.message.find(GROUP) {
+        Some(at) => d.message[at..].to_string(),
+        None => "check unknown".into(),
+    }
 }
 
 #[cfg(test)]

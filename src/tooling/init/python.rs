@@ -47,11 +47,15 @@ pub(super) fn ruff_config(root: &Path) -> RuffConfig {
 /// `Would reformat: app.py` of `ruff format --check` without `--output-format`.
 const RUFF_WOULD_REFORMAT: &str = r"^(?P<message>Would reformat): (?P<file>.+)$";
 
-/// `would reformat /abs/app.py` of `black --check`.
-const BLACK_WOULD_REFORMAT: &str = r"^(?P<message>would reformat) (?P<file>.+)$";
+/// tox's factor prefix of a command (`mypy: `, `py311-!lint,typing: `):
+/// factors joined by `-` or `,`, each maybe negated, then `: `.
+static TOX_FACTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^!?[\w.]+(?:\s*[-,]\s*!?[\w.]+)*:\s+(.*)$").expect("valid regex")
+});
 
 /// The targets of the project's own `mypy` command, when it is plain: a
-/// `commands` line of tox.ini (`mypy src/pkg tests`) or a
+/// `commands` line of tox.ini (`mypy src/pkg tests`, also behind a factor
+/// prefix: `mypy: mypy src/pkg`) or a
 /// `session.run("mypy", "src/pkg")` of noxfile.py, whose arguments are
 /// literal paths (no substitution, option or shell syntax). With the file
 /// that runs it.
@@ -70,6 +74,12 @@ fn mypy_targets(root: &Path) -> Option<(&'static str, Vec<String>)> {
         for line in text.lines() {
             let line = line.trim().trim_start_matches("commands").trim_start();
             let line = line.trim_start_matches('=').trim();
+            // A factor-conditional command (`mypy: mypy src/pkg`, `py3-typing,
+            // lint: …`) runs in the environments those factors name: its
+            // command is what follows the prefix.
+            let line = TOX_FACTORS.captures(line).map_or(line, |caps| {
+                caps.get(1).map_or(line, |command| command.as_str())
+            });
             let words: Vec<&str> = line.split_whitespace().collect();
             let at = match words.first() {
                 Some(&"mypy") => 1,
@@ -359,14 +369,14 @@ fn pytest_check(root: &Path, notes: &mut Vec<String>) -> Check {
         )
 }
 
-/// The black check: formatting checked only (`run-check fix` formats).
+/// The black check: formatting checked only (`run-check fix` formats),
+/// with `--diff` so that each change is located.
 fn black_check(sources: &[String]) -> Check {
-    Check::new("black", &["black", "--check", "."], FAST_STRICT)
+    Check::new("black", &["black", "--check", "--diff", "."], FAST_STRICT)
         .paths(sources.to_vec())
-        .parser("none")
-        .matcher(BLACK_WOULD_REFORMAT)
+        .parser("diff")
         .comment(
-            "Formatting as black would (the project declares black), checked only: `run-check fix` formats. The matcher names each file black would reformat (black says no line).",
+            "Formatting as black would (the project declares black), checked only: `run-check fix` formats. --diff: black prints each change as a unified diff, which the diff parser locates (the file and the line of each hunk's first change, the changed lines in the message); `black --check` alone names only the file.",
         )
 }
 

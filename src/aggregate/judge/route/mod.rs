@@ -69,6 +69,9 @@ pub(crate) struct Facts<'a> {
     /// The iteration of the last earlier scored round (the one a regression
     /// is measured against).
     pub(crate) before_regression: Option<u32>,
+    /// The files of this round's issues that the round before the
+    /// regression did not have: what a roll-back restores.
+    pub(crate) regressed_paths: &'a [String],
     /// This round's issues.
     pub(crate) issues: &'a Issues,
     /// What stands between this round and a pass (feedback's clauses).
@@ -380,8 +383,9 @@ fn stalled(f: &Facts<'_>, naming: Naming) -> Decided {
                     NextAgent::Implementer,
                     format!("STALLED_REGRESSION: {}", drops.join(", ")),
                     format!(
-                        "Roll back to {to}, the last round without the regression, and redo the \
-                         change: {}",
+                        "Roll back to {to}, the last round without the regression{}, and redo \
+                         the change: {}",
+                        restore(f.regressed_paths),
                         drops.join(", ")
                     ),
                 ),
@@ -434,6 +438,30 @@ fn stalled(f: &Facts<'_>, naming: Naming) -> Decided {
         )
         .into(),
     }
+}
+
+/// Paths named in a roll-back's action, at most.
+const RESTORE_SHOWN: usize = 5;
+
+/// What a roll-back restores: `: restore a.py, b.py (…)` with the command
+/// that shows what changed in them, or nothing when no new problem of
+/// this round is in a file. The history keeps verdicts, not the files'
+/// contents, so the difference shown is against the last commit.
+fn restore(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return String::new();
+    }
+    let shown = &paths[..paths.len().min(RESTORE_SHOWN)];
+    let more = match paths.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        ": restore {}{more}, the files of the problems that round did not have \
+         (`git diff -- {}` shows what changed in them since the last commit)",
+        shown.join(", "),
+        shown.join(" ")
+    )
 }
 
 /// Rule 8's action: the first (at most 3) Critical or High issues, else

@@ -69,6 +69,8 @@ struct Case {
     budget: bool,
     violation: bool,
     retry: Option<RetryPoint>,
+    /// The files of the problems the round before the regression lacked.
+    regressed: Vec<String>,
 }
 
 impl Case {
@@ -83,6 +85,7 @@ impl Case {
             budget: false,
             violation: false,
             retry: None,
+            regressed: Vec::new(),
         }
     }
 
@@ -118,6 +121,7 @@ impl Case {
             recommendation: self.recommendation,
             progress: &progress,
             before_regression: Some(3),
+            regressed_paths: &self.regressed,
             issues: &issues,
             blockers: &["fix 1 High issue".to_string()],
             budget: Some(&budget),
@@ -276,6 +280,25 @@ fn rule_7_a_regression_rolls_back_other_stalls_go_to_the_user() {
         "Roll back to iteration 3, the last round without the regression, and redo the \
              change: quality dropped from 90 to 70"
     );
+    // One numbering, and what to restore: the files of the problems that
+    // round did not have, with the command that shows their changes.
+    case.regressed = vec!["src/a.py".into(), "tests/t.py".into()];
+    assert_eq!(
+        case.route().action,
+        "Roll back to iteration 3, the last round without the regression: restore src/a.py, \
+         tests/t.py, the files of the problems that round did not have (`git diff -- src/a.py \
+         tests/t.py` shows what changed in them since the last commit), and redo the change: \
+         quality dropped from 90 to 70"
+    );
+    case.regressed = (1..=7).map(|n| format!("f{n}.py")).collect();
+    assert!(
+        case.route()
+            .action
+            .contains("restore f1.py, f2.py, f3.py, f4.py, f5.py and 2 more, "),
+        "{}",
+        case.route().action
+    );
+    case.regressed.clear();
     for stall in [
         StallType::StalledScore,
         StallType::StalledCritical,
@@ -307,6 +330,7 @@ fn facts<'a>(
         recommendation,
         progress,
         before_regression: Some(3),
+        regressed_paths: &[],
         issues,
         blockers: &[],
         budget: None,
