@@ -404,7 +404,7 @@ pub(crate) struct CheckArgs {
     /// Run the `remote = true` checks on the `[remote]` cluster (the
     /// default when there is one); `--remote=auto`: run them here when the
     /// cluster does not answer, and say so
-    #[arg(long, value_name = "auto", num_args = 0..=1, require_equals = true,
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true,
           default_missing_value = "on", value_parser = ["on", "auto"],
           conflicts_with = "no_remote")]
     pub(crate) remote: Option<String>,

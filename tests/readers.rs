@@ -121,7 +121,7 @@ fn bad_evidence_is_the_same_error_in_every_reader() {
              stdout_excerpt, stderr_excerpt, stdout_bytes, stderr_bytes, excerpt_truncated, \
              artifacts, diagnostics_count, diagnostics_dropped, score, skip_reason, error, \
              data, leaked, config_line, started_ms, flaky, attempts, attempt_log, \
-             baseline_suppressed or cache)",
+             baseline_suppressed, cache or remote)",
         ),
         (
             "",

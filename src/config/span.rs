@@ -116,7 +116,7 @@ mod tests {
             &format!("{ALLOW}[[check]]\nname = \"t\"\nrun = [\"true\"]\nparser = \"nope\"\n"),
             "checks.toml:6:10: check.parser: unknown variant `nope`, expected one of `auto`, \
              `none`, `gcc`, `rustc`, `cargo-json`, `tsc`, `pytest`, `mypy`, `eslint`, `go`, \
-             `rustfmt`, `vitest`, `jest`, `tap`, `cmake`, `prettier`, \
+             `rustfmt`, `diff`, `vitest`, `jest`, `tap`, `cmake`, `prettier`, \
              `phase-result`",
         );
         rejects(

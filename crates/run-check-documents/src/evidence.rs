@@ -542,6 +542,7 @@ pub struct CheckRecord {
     pub cache: CacheUse,
     /// Where a `remote = true` check ran (docs/remote.md): the cluster, the action's digest, the worker and its times, what was uploaded; or, with `--remote=auto`, why it ran here instead (`fallback`). Absent for a check that is not remote, and in evidence written before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub remote: Option<RemoteUse>,
 }
 

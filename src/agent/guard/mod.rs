@@ -162,7 +162,10 @@ fn decide(
             let git_dir =
                 crate::agent::session::pinned_git_dir(&name).unwrap_or_else(|| git_dirs[0].clone());
             let dir = git_dir.join("run-check").join("agent").join(name);
-            (dir, denials::Entry::new(&call.tool, denial.rule, &denial.what))
+            (
+                dir,
+                denials::Entry::new(&call.tool, denial.rule, &denial.what),
+            )
         });
     Ok(Some(Denied { denial, record }))
 }

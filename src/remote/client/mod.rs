@@ -1,7 +1,9 @@
 //! `run-check-remote`: the Remote Execution API client (feature `remote`).
 //!
-//!     run-check-remote exec REQUEST REPORT
-//!     run-check-remote probe REQUEST REPORT
+//! ```text
+//! run-check-remote exec REQUEST REPORT
+//! run-check-remote probe REQUEST REPORT
+//! ```
 //!
 //! `exec` runs one check on the cluster (`exec.rs`); `probe` asks the
 //! cluster's capabilities, which `--remote=auto` does once before a run.
