@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Diagnostic, LineParser, clip};
+use super::{Diagnostic, LineParser, hunk_change};
 use run_check_documents::evidence::DiagSeverity;
 
 /// `@@ -12,7 +12,8 @@` (the counts default to 1).
@@ -25,11 +25,6 @@ static HUNK: LazyLock<Regex> =
 /// black's `error: cannot parse: /abs/x.py:1:11` (on stderr).
 static CANNOT_PARSE: LazyLock<Regex> =
     regex!(r"^error: cannot parse: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\s*$");
-
-/// Changed lines shown in a message.
-const MAX_SHOWN: usize = 6;
-/// Longest changed line shown, in bytes.
-const MAX_SHOWN_LINE: usize = 200;
 
 /// The `diff` format.
 #[derive(Debug, Default)]
@@ -79,16 +74,7 @@ impl Diff {
             }
             _ => return false,
         }
-        if let Some(context) = self.context.take() {
-            pending.line = pending.line.map(|start| start + context);
-        }
-        if self.shown < MAX_SHOWN {
-            pending.message.push('\n');
-            pending
-                .message
-                .push_str(&clip(line.trim_end(), MAX_SHOWN_LINE));
-            self.shown += 1;
-        }
+        hunk_change(pending, &mut self.context, &mut self.shown, line);
         true
     }
 }

@@ -432,6 +432,33 @@ pub(crate) fn position(text: &str) -> Option<u64> {
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…`
 /// after a cut.
+/// Changed lines of a formatter's hunk shown in its diagnostic's message.
+pub(crate) const MAX_SHOWN: usize = 6;
+/// Longest changed line shown, in bytes.
+const MAX_SHOWN_LINE: usize = 200;
+
+/// A changed (`-`/`+`) line of the hunk `pending` locates (rustfmt's and
+/// the `diff` parser's): the first change moves the hunk's line past the
+/// `context` lines read before it, and the first [`MAX_SHOWN`] changes,
+/// each clipped, go under the message (`shown` counts them).
+pub(crate) fn hunk_change(
+    pending: &mut Diagnostic,
+    context: &mut Option<u64>,
+    shown: &mut usize,
+    line: &str,
+) {
+    if let Some(context) = context.take() {
+        pending.line = pending.line.map(|start| start + context);
+    }
+    if *shown < MAX_SHOWN {
+        pending.message.push('\n');
+        pending
+            .message
+            .push_str(&clip(line.trim_end(), MAX_SHOWN_LINE));
+        *shown += 1;
+    }
+}
+
 pub(crate) fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();

@@ -13,16 +13,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Diagnostic, LineParser, clip};
+use super::{Diagnostic, LineParser, hunk_change};
 use run_check_documents::evidence::DiagSeverity;
 
 static HEADER: LazyLock<Regex> =
     regex!(r"^Diff in (?P<file>\S.*?)(?::(?P<line>\d+)| at line (?P<old>\d+)):$");
-
-/// Changed lines shown in a message.
-const MAX_SHOWN: usize = 6;
-/// Longest changed line shown, in bytes.
-const MAX_SHOWN_LINE: usize = 200;
 
 /// The `rustfmt` format.
 #[derive(Debug, Default)]
@@ -70,16 +65,7 @@ impl LineParser for Rustfmt {
             return false;
         };
         if line.starts_with(['-', '+']) {
-            if let Some(context) = self.context.take() {
-                pending.line = pending.line.map(|start| start + context);
-            }
-            if self.shown < MAX_SHOWN {
-                pending.message.push('\n');
-                pending
-                    .message
-                    .push_str(&clip(line.trim_end(), MAX_SHOWN_LINE));
-                self.shown += 1;
-            }
+            hunk_change(pending, &mut self.context, &mut self.shown, line);
             return true;
         }
         if line.is_empty() || line.starts_with(' ') {
@@ -100,6 +86,7 @@ impl LineParser for Rustfmt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::MAX_SHOWN;
     use crate::parse::tests::feed;
 
     fn parse(text: &str) -> Vec<Diagnostic> {
