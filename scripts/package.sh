@@ -139,12 +139,14 @@ npm_platform() {
 
 for target in "$@"; do
     read -r os cpu <<<"$(npm_platform "$target")" || cannot "no npm platform for the target $target (see npm_platform in $0)"
-    # run-check and the MCP server `run-check mcp` hands over to, beside it
-    # in every package (src/commands/mcp/mod.rs says why they are two).
-    exes=(run-check run-check-mcp)
+    # run-check, the MCP server `run-check mcp` hands over to and the remote
+    # execution client a `[remote]` checks.toml runs, beside it in every
+    # package: run-check finds both in its own folder (src/commands/mcp/mod.rs
+    # and docs/remote.md say why they are programs of their own).
+    exes=(run-check run-check-mcp run-check-remote)
     compat=()
     case $target in
-        *-windows-*) exes=(run-check.exe run-check-mcp.exe) ;;
+        *-windows-*) exes=(run-check.exe run-check-mcp.exe run-check-remote.exe) ;;
         # A static binary runs on every Linux: one wheel for glibc and musl
         # systems, as maturin ships its own.
         *-linux-musl) compat=(--compatibility manylinux2014 musllinux_1_2) ;;

@@ -80,6 +80,25 @@ fn built_binary(target: &str, exe: &str) -> PathBuf {
     target_dir.join(target).join("release").join(exe)
 }
 
+/// The programs every package ships side by side (run-check finds the other
+/// two in its own folder).
+const COMPANIONS: [&str; 2] = ["run-check-mcp", "run-check-remote"];
+
+/// Each companion program in `dir` is the one built for `target` (`suffix`
+/// is `.exe` on Windows).
+#[track_caller]
+fn assert_companions(dir: &Path, target: &str, suffix: &str) {
+    for name in COMPANIONS {
+        let exe = format!("{name}{suffix}");
+        assert_eq!(
+            read(&dir.join(&exe)),
+            read(&built_binary(target, &exe)),
+            "{exe} in {}",
+            dir.display()
+        );
+    }
+}
+
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
@@ -588,10 +607,7 @@ fn packaging_musl_binary_is_static_and_runs_a_gate() {
         "the musl binary asks for a dynamic loader"
     );
     assert_eq!(read(&binary), read(&built_binary(LINUX, "run-check")));
-    assert_eq!(
-        read(&unpacked.join("run-check-mcp")),
-        read(&built_binary(LINUX, "run-check-mcp"))
-    );
+    assert_companions(&unpacked, LINUX, "");
     assert_version(&binary, &[]);
     assert_gate(&binary, &[]);
     assert_mcp(&binary);
@@ -619,10 +635,7 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
     );
     let installed = venv.join("bin/run-check");
     assert_eq!(read(&installed), read(&built_binary(LINUX, "run-check")));
-    assert_eq!(
-        read(&venv.join("bin/run-check-mcp")),
-        read(&built_binary(LINUX, "run-check-mcp"))
-    );
+    assert_companions(&venv.join("bin"), LINUX, "");
     assert_version(&installed, &[]);
     assert_gate(&installed, &[]);
     assert_mcp(&installed);
@@ -632,6 +645,7 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
     assert!(shown.contains(&format!("Version: {VERSION}\n")), "{shown}");
     assert!(shown.contains("bin/run-check\n"), "{shown}");
     assert!(shown.contains("bin/run-check-mcp\n"), "{shown}");
+    assert!(shown.contains("bin/run-check-remote\n"), "{shown}");
 }
 
 #[test]
@@ -639,23 +653,25 @@ fn packaging_linux_wheel_installs_into_a_fresh_venv_and_runs_a_gate() {
 fn packaging_windows_artifacts_hold_the_exe() {
     let dist = dist();
     let exe = read(&built_binary(WINDOWS, "run-check.exe"));
-    let server = read(&built_binary(WINDOWS, "run-check-mcp.exe"));
     assert_windows_x64_exe(&exe);
-    assert_windows_x64_exe(&server);
+    for name in COMPANIONS {
+        assert_windows_x64_exe(&read(&built_binary(WINDOWS, &format!("{name}.exe"))));
+    }
 
     let wheel = dist.join(format!("wheels/run_check-{VERSION}-py3-none-win_amd64.whl"));
     let scripts = format!("run_check-{VERSION}.data/scripts");
     let data = format!("{scripts}/run-check.exe");
     let data_server = format!("{scripts}/run-check-mcp.exe");
+    let data_remote = format!("{scripts}/run-check-remote.exe");
     let info = format!("run_check-{VERSION}.dist-info");
     let names = zip_names(&wheel);
     let mut shipped: Vec<&String> = names.iter().filter(|n| !n.starts_with(&info)).collect();
     shipped.sort();
-    assert_eq!(shipped, [&data_server, &data], "{names:?}");
+    assert_eq!(shipped, [&data_server, &data_remote, &data], "{names:?}");
     let dir = tempdir();
     unzip(&wheel, dir.path());
     assert_eq!(read(&dir.path().join(&data)), exe);
-    assert_eq!(read(&dir.path().join(&data_server)), server);
+    assert_companions(&dir.path().join(&scripts), WINDOWS, ".exe");
     let wheel_meta = std::fs::read_to_string(dir.path().join(&info).join("WHEEL")).unwrap();
     assert!(
         wheel_meta.lines().any(|l| l == "Tag: py3-none-win_amd64"),
@@ -670,15 +686,13 @@ fn packaging_windows_artifacts_hold_the_exe() {
             format!("{stem}/"),
             format!("{stem}/README.md"),
             format!("{stem}/run-check-mcp.exe"),
+            format!("{stem}/run-check-remote.exe"),
             format!("{stem}/run-check.exe")
         ]
     );
     unzip(&zip, dir.path());
     assert_eq!(read(&dir.path().join(&stem).join("run-check.exe")), exe);
-    assert_eq!(
-        read(&dir.path().join(&stem).join("run-check-mcp.exe")),
-        server
-    );
+    assert_companions(&dir.path().join(&stem), WINDOWS, ".exe");
 
     let npm = dir.path().join("npm");
     std::fs::create_dir(&npm).unwrap();
@@ -687,7 +701,7 @@ fn packaging_windows_artifacts_hold_the_exe() {
         &npm,
     );
     assert_eq!(read(&npm.join("package/bin/run-check.exe")), exe);
-    assert_eq!(read(&npm.join("package/bin/run-check-mcp.exe")), server);
+    assert_companions(&npm.join("package/bin"), WINDOWS, ".exe");
     let manifest: serde_json::Value =
         serde_json::from_slice(&read(&npm.join("package/package.json"))).unwrap();
     assert_eq!(manifest["os"], serde_json::json!(["win32"]));
@@ -740,10 +754,7 @@ fn packaging_npm_tarballs_install_offline_and_run_a_gate() {
         assert!(!modules.join(other).exists(), "{other} was installed");
     }
 
-    assert_eq!(
-        read(&modules.join("run-check-linux-x64/bin/run-check-mcp")),
-        read(&built_binary(LINUX, "run-check-mcp"))
-    );
+    assert_companions(&modules.join("run-check-linux-x64/bin"), LINUX, "");
     let shim = modules.join(".bin/run-check");
     assert_version(&shim, &[]);
     assert_gate(&shim, &[]);
