@@ -392,3 +392,55 @@ fn a_fast_run_that_ran_nothing_says_so() {
         run.stderr
     );
 }
+
+/// Right after init in a project whose tool checks watch `paths`, fast
+/// mode runs only the secrets scan: the pass says which tool checks were
+/// skipped and why, not to add checks that are there (in the report on
+/// stdout and, under `--format json`, above the banner on stderr); with
+/// the tool check strict-only (a Make project's `make test`), it says to
+/// add a fast check or run strict.
+#[test]
+fn a_fast_run_where_only_the_scan_ran_names_the_skipped_tools() {
+    let test = Test::new()
+        .config(
+            "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"rust\"\nrun = [\"true\"]\n\
+             modes = [\"fast\", \"strict\"]\npaths = [\"src/**/*.rs\"]\n\n[[check]]\n\
+             name = \"secrets\"\nscan = { rules = [\"secrets\"] }\nmodes = [\"fast\", \"strict\"]\n",
+        )
+        .file("src/a.rs", "fn a() {}\n");
+    git(test.path(), &["add", "."]);
+    git(test.path(), &["commit", "-q", "-m", "base"]);
+    let line = "No tool ran: only the scan `secrets` ran; the one check that runs a tool was \
+                skipped (no changed file matches their `paths`); `run-check --mode strict` runs \
+                every check";
+    let run = test.args(&["--mode", "fast"]).run().success();
+    assert!(run.stdout.lines().any(|l| l == line), "{}", run.stdout);
+    assert!(!run.stdout.contains("add checks"), "{}", run.stdout);
+    let run = run
+        .test
+        .again()
+        .args(&["--mode", "fast", "--format", "json"])
+        .run()
+        .success();
+    let err: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        err[err.len() - 2..],
+        [line, "All checks passed!"],
+        "{}",
+        run.stderr
+    );
+    let test = run.test.again().config(
+        "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"test\"\nrun = [\"true\"]\n\
+         modes = [\"strict\"]\n\n[[check]]\nname = \"secrets\"\nscan = { rules = [\"secrets\"] }\n\
+         modes = [\"fast\", \"strict\"]\n",
+    );
+    let run = test.args(&["--mode", "fast"]).run().success();
+    assert!(
+        run.stdout.contains(
+            "No tool ran: only the scan `secrets` ran; no check built, linted or tested the code \
+             (add checks that run the project's tools to checks.toml, or run `run-check --mode strict`)"
+        ),
+        "{}",
+        run.stdout
+    );
+}

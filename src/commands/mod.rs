@@ -171,12 +171,12 @@ fn deliver(
 /// The evidence's banner as the last line of stderr. Not `eprintln!`,
 /// which panics when stderr is gone (the terminal closed: SIGHUP) after
 /// the report was written. A banner read from a file is shown as the human
-/// reports show text. A fast run that skipped checks says so above its
-/// pass banner, which stays the last line.
+/// reports show text. A pass that ran no tool, or a fast run that skipped
+/// checks, says so above its banner, which stays the last line.
 fn banner(evidence: &Evidence) {
     let banner = crate::sanitize::for_display(&evidence.summary.banner);
     let mut stderr = std::io::stderr().lock();
-    if let Some(line) = crate::report::partly_ran(evidence) {
+    if let Some(line) = crate::report::ran_line(evidence) {
         let _ = writeln!(stderr, "{line}");
     }
     let _ = writeln!(stderr, "{banner}");

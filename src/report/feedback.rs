@@ -56,7 +56,12 @@ pub(crate) fn render(evidence: &Evidence, options: &Options<'_>) -> String {
     if let Some(path) = options.evidence_path {
         tail_lines.push(clean(&format!("evidence: {path}"), LINE_CHARS));
     }
-    let body = body(evidence, &problems);
+    let mut body = body(evidence, &problems);
+    // A pass that ran no tool, or only some checks, is no plain pass to
+    // the agent either.
+    if let Some(line) = super::ran_line(evidence) {
+        body.insert(0, Line::other(&line));
+    }
     fit(&head, &body, &tail_lines, problems.len(), options, max)
 }
 
@@ -76,7 +81,7 @@ fn problems(evidence: &Evidence) -> Vec<Problem<'_>> {
         let mut own: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name)
             .filter(|d| d.new != Some(false) && d.rule.as_deref() != Some(READ_ONLY_RULE))
             .collect();
-        own.sort_by_key(|d| rank(d.severity));
+        own.sort_by_key(|d| super::rank(d.severity));
         problems.extend(own.into_iter().map(|diagnostic| Problem {
             check: &check.name,
             diagnostic,
@@ -93,15 +98,6 @@ fn problems(evidence: &Evidence) -> Vec<Problem<'_>> {
             }),
     );
     problems
-}
-
-/// Errors first, then warnings, then the rest.
-fn rank(severity: DiagSeverity) -> u8 {
-    match severity {
-        DiagSeverity::Error => 0,
-        DiagSeverity::Warning => 1,
-        _ => 2,
-    }
 }
 
 /// `FAIL: 2 of 7 checks failed (tests, clippy): 3 new problems`.
@@ -158,24 +154,27 @@ fn headline(evidence: &Evidence, problems: &[Problem<'_>]) -> String {
 }
 
 /// The lines between the headline and the next step: per failed check its
-/// problems, or its output's last lines when none of them is a located
-/// error; then the files the checks modified; then a changed gate.
+/// errors, or its output's last lines when none of them is a located
+/// error; then every failed check's other problems; then the files the
+/// checks modified; then a changed gate. Errors lead across checks: one
+/// check's many warnings must not push another check's failing test out of
+/// the bounded feedback.
 fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
-    let mut lines = Vec::new();
-    for check in evidence.checks.iter().filter(|c| c.status.is_failure()) {
-        let own: Vec<&Problem<'_>> = problems
+    let failing: Vec<&CheckRecord> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .collect();
+    let own = |check: &CheckRecord, errors: bool| -> Vec<&Problem<'_>> {
+        problems
             .iter()
             .filter(|p| p.check == check.name && !is_read_only(p.diagnostic))
-            .collect();
-        for p in &own {
-            lines.push(problem(p));
-            // A formatter's hunk, indented: what differs, not only where.
-            lines.extend(
-                super::hunk(p.diagnostic)
-                    .iter()
-                    .map(|l| Line::other(&format!("  {l}"))),
-            );
-        }
+            .filter(|p| (p.diagnostic.severity == DiagSeverity::Error) == errors)
+            .collect()
+    };
+    let mut lines = Vec::new();
+    for check in &failing {
+        lines.extend(own(check, true).into_iter().flat_map(problem_lines));
         // The same decision and the same lines as the text report.
         if !super::explained(evidence, check) {
             lines.push(Line::other(&format!("{}: {}", check.name, outcome(check))));
@@ -183,6 +182,9 @@ fn body(evidence: &Evidence, problems: &[Problem<'_>]) -> Vec<Line> {
                 lines.push(Line::other(&format!("  | {text}")));
             }
         }
+    }
+    for check in &failing {
+        lines.extend(own(check, false).into_iter().flat_map(problem_lines));
     }
     lines.extend(
         problems
@@ -237,6 +239,19 @@ fn problem(p: &Problem<'_>) -> Line {
         text: clean(&line, LINE_CHARS),
         problem: true,
     }
+}
+
+/// A problem's line and, indented under it, what its message says beyond
+/// the first line: a formatter's hunk (what differs, not only where) or a
+/// test's expected and actual values.
+fn problem_lines(p: &Problem<'_>) -> Vec<Line> {
+    let mut lines = vec![problem(p)];
+    lines.extend(
+        super::details(p.diagnostic)
+            .iter()
+            .map(|l| Line::other(&format!("  {l}"))),
+    );
+    lines
 }
 
 /// What happened to a check that did not pass: `exit 1`, `timed out`, ...

@@ -11,7 +11,9 @@ mod sarif;
 mod text;
 
 use crate::sanitize;
-use run_check_documents::evidence::{Attempt, CheckRecord, Diagnostic, Evidence, Status};
+use run_check_documents::evidence::{
+    Attempt, CheckRecord, DiagSeverity, Diagnostic, Evidence, Status,
+};
 
 /// A report format of the check run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -263,26 +265,38 @@ fn file_prefix(d: &Diagnostic) -> String {
     }
 }
 
-/// Changed lines of a formatter's hunk shown under its diagnostic.
-const HUNK_SHOWN: usize = 6;
-/// Longest hunk line shown, in characters.
-const HUNK_CHARS: usize = 200;
+/// Lines of a formatter's hunk (or of a test's compared values) shown
+/// under its diagnostic.
+const DETAIL_SHOWN: usize = 6;
+/// Longest such line shown, in characters.
+const DETAIL_CHARS: usize = 200;
 
-/// A formatter's hunk carried by a diagnostic's message (the rustfmt and
-/// diff parsers write `not formatted as rustfmt would` or `would reformat`
-/// and then the hunk's changed lines): the message's further lines when
-/// every one of them is a `-` or `+` line, at most [`HUNK_SHOWN`], each
-/// cut to [`HUNK_CHARS`] characters. The first line alone says only that
-/// the file differs; these say what differs. Empty for any other message.
-pub(crate) fn hunk(d: &Diagnostic) -> Vec<String> {
+/// What a diagnostic's message says beyond its first line, when the
+/// reports show it under the diagnostic: a formatter's hunk (the rustfmt
+/// and diff parsers write `not formatted as rustfmt would` or `would
+/// reformat`, then the hunk's changed lines, each a `-` or `+` line), or a
+/// failed test's compared values (the TAP parser writes tape's, node's and
+/// Test::More's `expected: …` / `actual: …` or `got: …`, a multi-line value
+/// indented under its label). At most [`DETAIL_SHOWN`] lines, each cut to
+/// [`DETAIL_CHARS`] characters. The first line alone says only that the
+/// file differs or that the values were not equal; these say how. Empty
+/// for any other message: a parser's further lines (a compiler's notes, a
+/// traceback) stay in the evidence.
+pub(crate) fn details(d: &Diagnostic) -> Vec<String> {
+    const COMPARED: [&str; 3] = ["expected:", "actual:", "got:"];
     let further: Vec<&str> = d.message.lines().skip(1).collect();
-    if further.is_empty() || !further.iter().all(|l| l.starts_with(['-', '+'])) {
+    let Some(first) = further.first() else {
+        return Vec::new();
+    };
+    let hunk = further.iter().all(|l| l.starts_with(['-', '+']));
+    let compared = COMPARED.iter().any(|label| first.starts_with(label));
+    if !hunk && !compared {
         return Vec::new();
     }
     further
         .iter()
-        .take(HUNK_SHOWN)
-        .map(|l| match l.char_indices().nth(HUNK_CHARS) {
+        .take(DETAIL_SHOWN)
+        .map(|l| match l.char_indices().nth(DETAIL_CHARS) {
             Some((cut, _)) => format!("{}…", &l[..cut]),
             None => l.to_string(),
         })
@@ -296,6 +310,16 @@ fn one_line(message: &str, max: usize) -> String {
     match message.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &message[..cut]),
         None => message,
+    }
+}
+
+/// Errors first, then warnings, then the rest: the order in which the
+/// reports list a check's diagnostics.
+pub(crate) fn rank(severity: DiagSeverity) -> u8 {
+    match severity {
+        DiagSeverity::Error => 0,
+        DiagSeverity::Warning => 1,
+        _ => 2,
     }
 }
 
@@ -354,10 +378,30 @@ pub(crate) fn output_tail(check: &CheckRecord) -> Vec<String> {
         shown.extend(
             lines[lines.len().saturating_sub(TAIL_LINES)..]
                 .iter()
-                .map(|l| l.to_string()),
+                .map(|l| tail_line(l)),
         );
     }
     shown
+}
+
+/// Longest output line shown under a failing check, in characters.
+const TAIL_CHARS: usize = 300;
+
+/// An output line as the tail shows it: cut after [`TAIL_CHARS`]
+/// characters, saying how many more there were. A progress bar redrawn
+/// with backspaces or carriage returns is one line of thousands of
+/// characters (the reports show every control character rather than
+/// replay it: an overwritten line stays visible), and it must not bury the
+/// lines around it.
+fn tail_line(line: &str) -> String {
+    match line.char_indices().nth(TAIL_CHARS) {
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &line[..cut],
+            line[cut..].chars().count()
+        ),
+        None => line.to_string(),
+    }
 }
 
 /// One stream of [`streams`].
@@ -385,6 +429,14 @@ fn outcome(check: &CheckRecord) -> String {
         None => "failed".into(),
     };
     attempts::with_note(failed, &check.attempt_log, check.flaky, check.status)
+}
+
+/// The line a passing run that did not run every check says above its
+/// banner, in every human output (the text report, the banner on stderr
+/// under `--format json`, the agent's feedback): [`nothing_ran`], else
+/// [`partly_ran`].
+pub(crate) fn ran_line(evidence: &Evidence) -> Option<String> {
+    nothing_ran(evidence).or_else(|| partly_ran(evidence))
 }
 
 /// A passing run in which no check ran, said plainly (the banner of a
@@ -468,7 +520,9 @@ pub(crate) fn partly_ran(evidence: &Evidence) -> Option<String> {
 /// A passing run in which only scans ran (no check started a program: a
 /// starter checks.toml of a project init found no check for, or one whose
 /// other checks were skipped), said plainly: the scans found no secret,
-/// nothing built or tested the code.
+/// nothing built or tested the code. When checks that run tools were
+/// skipped (fast mode: nothing they watch changed), the line says so and
+/// how to run them, not to add checks that are already there.
 fn no_tool_ran(evidence: &Evidence) -> Option<String> {
     let ran: Vec<&CheckRecord> = evidence
         .checks
@@ -479,10 +533,50 @@ fn no_tool_ran(evidence: &Evidence) -> Option<String> {
         return None;
     }
     let names: Vec<String> = ran.iter().map(|c| format!("`{}`", c.name)).collect();
-    Some(format!(
-        "No tool ran: only the scan{} {} ran; no check built, linted or tested the code (add checks that run the project's tools to checks.toml)",
+    let scans = format!(
+        "No tool ran: only the scan{} {} ran",
         if names.len() == 1 { "" } else { "s" },
         names.join(", ")
+    );
+    let fast = evidence.mode == run_check_documents::evidence::Mode::Fast;
+    let skipped: Vec<&CheckRecord> = evidence
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Skip && !c.command.is_empty())
+        .collect();
+    if skipped.is_empty() {
+        let strict = if fast {
+            ", or run `run-check --mode strict`"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "{scans}; no check built, linted or tested the code (add checks that run the project's tools to checks.toml{strict})"
+        ));
+    }
+    let mut reasons: Vec<&str> = Vec::new();
+    for check in &skipped {
+        let reason = match check.skip_reason.as_deref() {
+            Some(r) if r.starts_with(PATHS_SKIP) => "no changed file matches their `paths`",
+            Some(r) => r,
+            None => "skipped",
+        };
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    Some(format!(
+        "{scans}; {} skipped ({}){}",
+        match skipped.len() {
+            1 => "the one check that runs a tool was".to_string(),
+            n => format!("the {n} checks that run tools were"),
+        },
+        reasons.join("; "),
+        if fast {
+            "; `run-check --mode strict` runs every check"
+        } else {
+            ""
+        }
     ))
 }
 
@@ -505,7 +599,6 @@ const TAIL_LINES: usize = 12;
 /// notes before a failing test step), or errors without a file, is not
 /// explained by them: the cause is usually in the output's last lines.
 fn explained(evidence: &Evidence, check: &CheckRecord) -> bool {
-    use run_check_documents::evidence::DiagSeverity;
     of_check(&evidence.diagnostics, &check.name).any(|d| {
         d.severity == DiagSeverity::Error
             && d.file.is_some()

@@ -134,7 +134,7 @@ pub(super) fn render(evidence: &Evidence) -> String {
     if let Some(line) = flaky(evidence) {
         let _ = writeln!(out, "{line}");
     }
-    if let Some(line) = super::nothing_ran(evidence).or_else(|| super::partly_ran(evidence)) {
+    if let Some(line) = super::ran_line(evidence) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", super::tally(s));
@@ -183,13 +183,19 @@ fn leaked(check: &CheckRecord) -> Option<String> {
 }
 
 /// A failing check's diagnostics (the read-only verification's aside), one
-/// line each (and a formatter's hunk under its own), the first [`DIAGNOSTICS_SHOWN`] then `… and N more
-/// diagnostics` (N counts those the evidence only counts too); empty when it
-/// has none.
+/// line each (and a formatter's hunk or a test's expected and actual values
+/// under its own), new errors first, the first [`DIAGNOSTICS_SHOWN`] then
+/// `… and N more diagnostics` (N counts those the evidence only counts
+/// too); empty when it has none.
 fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
-    let own: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name)
+    let mut own: Vec<&Diagnostic> = super::of_check(&evidence.diagnostics, &check.name)
         .filter(|d| d.rule.as_deref() != Some(READ_ONLY_RULE))
         .collect();
+    // What makes the check fail first: its new errors, then new warnings,
+    // then what the baseline knew, each in the tool's order. A project's
+    // old warnings printed in file order would otherwise fill the shown
+    // lines and leave the error that failed the check in "… and N more".
+    own.sort_by_key(|d| (d.new == Some(false), super::rank(d.severity)));
     if own.is_empty() {
         return Vec::new();
     }
@@ -197,8 +203,9 @@ fn diagnostics(evidence: &Evidence, check: &CheckRecord) -> Vec<String> {
     let mut lines = Vec::new();
     for d in &own[..shown] {
         lines.push(diagnostic(d));
-        // A formatter's hunk under its diagnostic, indented further.
-        lines.extend(super::hunk(d).into_iter().map(|l| format!("    {l}")));
+        // A formatter's hunk or a test's compared values under its
+        // diagnostic, indented further.
+        lines.extend(super::details(d).into_iter().map(|l| format!("    {l}")));
     }
     let total = own.len().max(check.diagnostics_count) as u64 + check.diagnostics_dropped;
     let more = total - shown as u64;
