@@ -86,3 +86,70 @@ fn start(python: &PathBuf, slots: u32) -> Cluster {
         _child: Mutex::new(child),
     }
 }
+
+/// tests/remote_tamper_proxy.py in front of a cluster: every blob the
+/// client reads from the CAS through it comes back with a byte flipped.
+/// It stops when this value is dropped (the end of the test, or its
+/// panic), or when the test process ends.
+pub(crate) struct TamperProxy {
+    pub(crate) endpoint: String,
+    /// What the proxy tampered with, one `tampered METHOD` a line.
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+    child: Child,
+}
+
+/// The longest wait for the proxy to listen.
+const PROXY_BOUND: Duration = Duration::from_secs(60);
+
+impl TamperProxy {
+    pub(crate) fn start(cluster: &Cluster) -> Self {
+        let python = crate::support::repo_root().join(".tools/buildgrid/bin/python");
+        let upstream = cluster.endpoint.rsplit(':').next().expect("port");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = dir.path().join("proxy.log");
+        let script = crate::support::repo_root().join("tests/remote_tamper_proxy.py");
+        let mut child = Command::new(python)
+            .arg(&script)
+            .arg(upstream)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("proxy log"))
+            .spawn()
+            .expect("start tests/remote_tamper_proxy.py");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(PROXY_BOUND).unwrap_or_default();
+        let mut proxy = TamperProxy {
+            endpoint: String::new(),
+            log,
+            _dir: dir,
+            child,
+        };
+        let Some(port) = line.trim().strip_prefix("ready ") else {
+            panic!(
+                "the tamper proxy did not start within {PROXY_BOUND:?}: {line:?}\n{}",
+                proxy.log()
+            );
+        };
+        proxy.endpoint = format!("grpc://127.0.0.1:{port}");
+        proxy
+    }
+
+    /// What it tampered with so far.
+    pub(crate) fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for TamperProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
