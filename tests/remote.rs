@@ -479,3 +479,50 @@ fn this_repository_s_own_cheap_checks_give_the_same_verdict_on_the_cluster() {
 fn status_of<'a>(evidence: &'a Value, name: &str) -> &'a str {
     check(evidence, name)["status"].as_str().expect("status")
 }
+
+#[test]
+fn a_tls_endpoint_is_reached_with_the_ca_the_environment_names() {
+    let Some(cluster) = cluster::shared() else {
+        return;
+    };
+    // BuildGrid's TLS port: its certificate is signed by a CA made by the
+    // cluster's script, which no system store holds.
+    let endpoint = cluster.tls_endpoint.as_str();
+    let test = repo(endpoint, "", CAT);
+    let data = std::fs::read_to_string(test.path().join("data.txt")).expect("data");
+    let ca = cluster.ca.display().to_string();
+    let run = test
+        .again()
+        .env("SSL_CERT_FILE", &ca)
+        .args(&["--format", "json", "--mode", "strict"])
+        .run()
+        .status(0);
+    let evidence = run.json_stdout();
+    let cat = check(&evidence, "cat");
+    assert_eq!(cat["status"], "pass", "{cat:#}");
+    assert_eq!(cat["stdout_excerpt"], data.as_str());
+    assert_eq!(cat["remote"]["endpoint"], endpoint);
+    assert!(cat["remote"]["worker"].is_string(), "{cat:#}");
+
+    // Without the CA, the certificate is not trusted: an error naming the
+    // endpoint, never a run over an unverified connection.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let nothing = empty.path().join("none.pem");
+    std::fs::write(&nothing, "").expect("empty CA file");
+    let run = run
+        .test
+        .again()
+        .env("SSL_CERT_FILE", &nothing.display().to_string())
+        .args(&["--format", "json", "--mode", "strict"])
+        .run()
+        .status(2);
+    let evidence = run.json_stdout();
+    let cat = check(&evidence, "cat");
+    assert_eq!(cat["status"], "error", "{cat:#}");
+    let error = cat["error"].as_str().expect("error");
+    assert!(
+        error.contains(&format!("cannot reach the cluster at {endpoint}")),
+        "{error}"
+    );
+    assert_eq!(cat["stdout_excerpt"], "");
+}

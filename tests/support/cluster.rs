@@ -1,6 +1,7 @@
 //! A Remote Execution cluster on loopback for the remote checks' tests:
-//! tests/remote_cluster.py (BuildGrid from `.tools/buildgrid`, a private
-//! PostgreSQL on a Unix socket, tests/remote_worker.py) started once per
+//! tests/remote_cluster.py (BuildGrid from `.tools/buildgrid` on a plain
+//! and a TLS port, a private PostgreSQL on a Unix socket,
+//! tests/remote_worker.py) started once per
 //! test process and shared; it stops when this process ends, whatever
 //! way, because it waits on a pipe only this process holds.
 
@@ -17,6 +18,10 @@ const START_BOUND: Duration = Duration::from_secs(240);
 /// A running cluster: its endpoint, and the pipe whose end stops it.
 pub(crate) struct Cluster {
     pub(crate) endpoint: String,
+    /// The same cluster over TLS (`grpcs://`), its certificate signed by
+    /// the CA in `ca`, which only a client told so trusts.
+    pub(crate) tls_endpoint: String,
+    pub(crate) ca: PathBuf,
     _stdin: Mutex<ChildStdin>,
     _child: Mutex<Child>,
 }
@@ -75,13 +80,16 @@ fn start(python: &PathBuf, slots: u32) -> Cluster {
             panic!("the cluster was not up within {START_BOUND:?}");
         }
     };
-    let Some(port) = line.trim().strip_prefix("ready ") else {
+    let ready: Vec<&str> = line.split_whitespace().collect();
+    let ["ready", port, tls_port, ca] = ready.as_slice() else {
         let _ = child.kill();
         panic!("the cluster did not start (its errors are above): {line:?}");
     };
     let stdin = child.stdin.take().expect("stdin");
     Cluster {
         endpoint: format!("grpc://127.0.0.1:{port}"),
+        tls_endpoint: format!("grpcs://127.0.0.1:{tls_port}"),
+        ca: PathBuf::from(ca),
         _stdin: Mutex::new(stdin),
         _child: Mutex::new(child),
     }
