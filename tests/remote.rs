@@ -4,8 +4,9 @@
 //! cluster.rs). Upload and execute; a second run that uploads nothing; a
 //! failure located by its parser from the remote output; the cluster's
 //! timeout; Ctrl-C cancelling the operation; a cluster that is down,
-//! refuses the action, or returns a tampered blob; `--remote=auto`
-//! falling back and saying so.
+//! refuses the action, or returns a tampered blob (inline in the
+//! result, or read from the CAS through a proxy that flips its bytes);
+//! `--remote=auto` falling back and saying so.
 
 #![cfg(unix)]
 
@@ -273,8 +274,71 @@ fn a_tampered_output_blob_is_an_error_and_never_shown() {
     let tampered = check(&evidence, "tampered");
     assert_eq!(tampered["status"], "error", "{tampered:#}");
     let error = tampered["error"].as_str().expect("error");
-    assert!(error.contains("digest does not match"), "{error}");
+    assert!(
+        error.contains("the cluster returned inline output whose digest does not match"),
+        "{error}"
+    );
     assert_eq!(tampered["stdout_excerpt"], "");
+}
+
+/// `yes WORD | head -c LEN`: what the check prints, and its digest.
+fn repeated(word: &str, len: usize) -> (String, String) {
+    use sha2::{Digest as _, Sha256};
+    let line = format!("{word}\n");
+    let text: Vec<u8> = line.bytes().cycle().take(len).collect();
+    let hash: String = Sha256::digest(&text)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (
+        format!("yes {word} | head -c {len}"),
+        format!("{hash}/{len}"),
+    )
+}
+
+#[test]
+fn a_blob_read_from_the_cas_that_does_not_match_its_digest_is_an_error() {
+    let Some(cluster) = cluster::shared() else {
+        return;
+    };
+    // Between the client and the cluster, a proxy flips a byte of every
+    // blob the client reads from the CAS. The worker never inlines
+    // stdout, so both outputs are read from the CAS: 100 kB in a
+    // BatchReadBlobs, 3 MB (over the client's 2 MiB batch) through
+    // ByteStream.Read.
+    let proxy = cluster::TamperProxy::start(cluster);
+    let (small, small_digest) = repeated("small", 100_000);
+    let (big, big_digest) = repeated("big", 3_000_000);
+    let checks = format!(
+        "[[check]]\nname = \"small\"\nrun = [\"sh\", \"-c\", \"{small}\"]\nremote = true\n\
+         [[check]]\nname = \"big\"\nrun = [\"sh\", \"-c\", \"{big}\"]\nremote = true\n"
+    );
+    let (evidence, _, _test) = gate(repo(&proxy.endpoint, "", &checks), &[], 2);
+    for (name, digest) in [("small", &small_digest), ("big", &big_digest)] {
+        let c = check(&evidence, name);
+        assert_eq!(c["status"], "error", "{c:#}");
+        let error = c["error"].as_str().expect("error");
+        assert!(
+            error.contains(&format!(
+                "the cluster returned a blob whose digest does not match: asked for {digest}, got "
+            )),
+            "{error}"
+        );
+        // Nothing of the tampered bytes reaches the evidence.
+        assert_eq!(c["stdout_excerpt"], "", "{c:#}");
+    }
+    // The tampering went through both ways of reading a blob.
+    let log = proxy.log();
+    assert!(
+        log.contains(
+            "tampered /build.bazel.remote.execution.v2.ContentAddressableStorage/BatchReadBlobs"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("tampered /google.bytestream.ByteStream/Read"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -414,4 +478,51 @@ fn this_repository_s_own_cheap_checks_give_the_same_verdict_on_the_cluster() {
 
 fn status_of<'a>(evidence: &'a Value, name: &str) -> &'a str {
     check(evidence, name)["status"].as_str().expect("status")
+}
+
+#[test]
+fn a_tls_endpoint_is_reached_with_the_ca_the_environment_names() {
+    let Some(cluster) = cluster::shared() else {
+        return;
+    };
+    // BuildGrid's TLS port: its certificate is signed by a CA made by the
+    // cluster's script, which no system store holds.
+    let endpoint = cluster.tls_endpoint.as_str();
+    let test = repo(endpoint, "", CAT);
+    let data = std::fs::read_to_string(test.path().join("data.txt")).expect("data");
+    let ca = cluster.ca.display().to_string();
+    let run = test
+        .again()
+        .env("SSL_CERT_FILE", &ca)
+        .args(&["--format", "json", "--mode", "strict"])
+        .run()
+        .status(0);
+    let evidence = run.json_stdout();
+    let cat = check(&evidence, "cat");
+    assert_eq!(cat["status"], "pass", "{cat:#}");
+    assert_eq!(cat["stdout_excerpt"], data.as_str());
+    assert_eq!(cat["remote"]["endpoint"], endpoint);
+    assert!(cat["remote"]["worker"].is_string(), "{cat:#}");
+
+    // Without the CA, the certificate is not trusted: an error naming the
+    // endpoint, never a run over an unverified connection.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let nothing = empty.path().join("none.pem");
+    std::fs::write(&nothing, "").expect("empty CA file");
+    let run = run
+        .test
+        .again()
+        .env("SSL_CERT_FILE", &nothing.display().to_string())
+        .args(&["--format", "json", "--mode", "strict"])
+        .run()
+        .status(2);
+    let evidence = run.json_stdout();
+    let cat = check(&evidence, "cat");
+    assert_eq!(cat["status"], "error", "{cat:#}");
+    let error = cat["error"].as_str().expect("error");
+    assert!(
+        error.contains(&format!("cannot reach the cluster at {endpoint}")),
+        "{error}"
+    );
+    assert_eq!(cat["stdout_excerpt"], "");
 }

@@ -7,11 +7,13 @@ Starts, all inside DIR (a temp folder of the tests):
     (no TCP), the database's schema by `bgd migrate apply`: BuildGrid's
     scheduler needs PostgreSQL and refuses SQLite;
   - BuildGrid (`bgd server start`) on 127.0.0.1 with an in-memory CAS and
-    action cache, instance `main`;
+    action cache, instance `main`, on two ports: plain gRPC, and gRPC over
+    TLS with a certificate made here for 127.0.0.1 and signed by a CA made
+    here (DIR/tls/ca.pem, the one file a client trusts for it);
   - remote_worker.py with N slots, which runs the actions on this machine.
-Then prints `ready PORT` and waits for its stdin to close (the tests hold
-it; it closes when the test process ends, however it ends), and stops them
-all. Each step is bounded in time; a failed one prints its log and exits 1.
+Then prints `ready PORT TLS_PORT CA_FILE` and waits for its stdin to close
+(the tests hold it; it closes when the test process ends, however it
+ends), and stops them all. Each step is bounded in time; a failed one prints its log and exits 1.
 
 Run as root, PostgreSQL (which refuses root) runs as the `postgres` or
 `nobody` user through setpriv.
@@ -29,10 +31,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.path.dirname(sys.executable)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n):
+    """N distinct free ports (each held until all are picked)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def fail(what, log=None):
@@ -116,6 +124,12 @@ server:
   - !channel
     address: "127.0.0.1:{port}"
     insecure-mode: true
+  - !channel
+    address: "127.0.0.1:{tls_port}"
+    insecure-mode: false
+    credentials:
+      tls-server-key: {tls}/server.key
+      tls-server-cert: {tls}/server.pem
 authorization:
   method: none
 connections:
@@ -159,6 +173,57 @@ instances:
 """
 
 
+def make_certificates(tls):
+    """A CA, and a server certificate it signs for 127.0.0.1 (a
+    certificate that is its own CA is refused as a server's by rustls),
+    both valid for a day."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    os.makedirs(tls)
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def certificate(subject, key, issuer, issuer_key, ca):
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName(
+                    [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+                ),
+                critical=False,
+            )
+        return builder.sign(issuer_key, hashes.SHA256())
+
+    ca_key, server_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = certificate("run-check test CA", ca_key, "run-check test CA", ca_key, True)
+    server = certificate("127.0.0.1", server_key, "run-check test CA", ca_key, False)
+    pem = serialization.Encoding.PEM
+    with open(os.path.join(tls, "ca.pem"), "wb") as f:
+        f.write(ca.public_bytes(pem))
+    with open(os.path.join(tls, "server.pem"), "wb") as f:
+        f.write(server.public_bytes(pem))
+    with open(os.path.join(tls, "server.key"), "wb") as f:
+        f.write(
+            server_key.private_bytes(
+                pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
+
+
 def wait_for_port(port, process, log, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -195,10 +260,16 @@ def main():
         )
         if migrate.returncode != 0:
             fail(f"bgd migrate apply failed: {migrate.stderr[-2000:]}")
-        port = free_port()
+        port, tls_port = free_ports(2)
+        tls = os.path.join(dir, "tls")
+        make_certificates(tls)
         config = os.path.join(dir, "bgd.yml")
         with open(config, "w") as f:
-            f.write(CONFIG.format(port=port, sock=sock, threads=4 * int(slots) + 16, pool=int(slots) + 8))
+            f.write(
+                CONFIG.format(
+                    port=port, tls_port=tls_port, tls=tls, sock=sock, threads=4 * int(slots) + 16, pool=int(slots) + 8
+                )
+            )
         log = os.path.join(dir, "bgd.log")
         with open(log, "w") as out:
             server = subprocess.Popen(
@@ -207,6 +278,7 @@ def main():
             )
         children.append(server)
         wait_for_port(port, server, log, 120)
+        wait_for_port(tls_port, server, log, 60)
         work = os.path.join(dir, "work")
         os.makedirs(work)
         worker_log = os.path.join(dir, "worker.log")
@@ -219,7 +291,7 @@ def main():
         children.append(worker)
         if worker.stdout.readline().strip() != b"worker ready":
             fail("the worker did not start", worker_log)
-        print(f"ready {port}", flush=True)
+        print(f"ready {port} {tls_port} {os.path.join(tls, 'ca.pem')}", flush=True)
         sys.stdin.read()
     finally:
         for child in reversed(children):

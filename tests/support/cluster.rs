@@ -1,6 +1,7 @@
 //! A Remote Execution cluster on loopback for the remote checks' tests:
-//! tests/remote_cluster.py (BuildGrid from `.tools/buildgrid`, a private
-//! PostgreSQL on a Unix socket, tests/remote_worker.py) started once per
+//! tests/remote_cluster.py (BuildGrid from `.tools/buildgrid` on a plain
+//! and a TLS port, a private PostgreSQL on a Unix socket,
+//! tests/remote_worker.py) started once per
 //! test process and shared; it stops when this process ends, whatever
 //! way, because it waits on a pipe only this process holds.
 
@@ -17,6 +18,10 @@ const START_BOUND: Duration = Duration::from_secs(240);
 /// A running cluster: its endpoint, and the pipe whose end stops it.
 pub(crate) struct Cluster {
     pub(crate) endpoint: String,
+    /// The same cluster over TLS (`grpcs://`), its certificate signed by
+    /// the CA in `ca`, which only a client told so trusts.
+    pub(crate) tls_endpoint: String,
+    pub(crate) ca: PathBuf,
     _stdin: Mutex<ChildStdin>,
     _child: Mutex<Child>,
 }
@@ -75,14 +80,84 @@ fn start(python: &PathBuf, slots: u32) -> Cluster {
             panic!("the cluster was not up within {START_BOUND:?}");
         }
     };
-    let Some(port) = line.trim().strip_prefix("ready ") else {
+    let ready: Vec<&str> = line.split_whitespace().collect();
+    let ["ready", port, tls_port, ca] = ready.as_slice() else {
         let _ = child.kill();
         panic!("the cluster did not start (its errors are above): {line:?}");
     };
     let stdin = child.stdin.take().expect("stdin");
     Cluster {
         endpoint: format!("grpc://127.0.0.1:{port}"),
+        tls_endpoint: format!("grpcs://127.0.0.1:{tls_port}"),
+        ca: PathBuf::from(ca),
         _stdin: Mutex::new(stdin),
         _child: Mutex::new(child),
+    }
+}
+
+/// tests/remote_tamper_proxy.py in front of a cluster: every blob the
+/// client reads from the CAS through it comes back with a byte flipped.
+/// It stops when this value is dropped (the end of the test, or its
+/// panic), or when the test process ends.
+pub(crate) struct TamperProxy {
+    pub(crate) endpoint: String,
+    /// What the proxy tampered with, one `tampered METHOD` a line.
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+    child: Child,
+}
+
+/// The longest wait for the proxy to listen.
+const PROXY_BOUND: Duration = Duration::from_secs(60);
+
+impl TamperProxy {
+    pub(crate) fn start(cluster: &Cluster) -> Self {
+        let python = crate::support::repo_root().join(".tools/buildgrid/bin/python");
+        let upstream = cluster.endpoint.rsplit(':').next().expect("port");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = dir.path().join("proxy.log");
+        let script = crate::support::repo_root().join("tests/remote_tamper_proxy.py");
+        let mut child = Command::new(python)
+            .arg(&script)
+            .arg(upstream)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("proxy log"))
+            .spawn()
+            .expect("start tests/remote_tamper_proxy.py");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(PROXY_BOUND).unwrap_or_default();
+        let mut proxy = TamperProxy {
+            endpoint: String::new(),
+            log,
+            _dir: dir,
+            child,
+        };
+        let Some(port) = line.trim().strip_prefix("ready ") else {
+            panic!(
+                "the tamper proxy did not start within {PROXY_BOUND:?}: {line:?}\n{}",
+                proxy.log()
+            );
+        };
+        proxy.endpoint = format!("grpc://127.0.0.1:{port}");
+        proxy
+    }
+
+    /// What it tampered with so far.
+    pub(crate) fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for TamperProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -206,21 +206,22 @@ async fn connect(request: &Request) -> Result<Cluster, String> {
                 format!("the token variable {name} ([remote] token_env) is not set")
             })?),
         };
-    let url = if let Some(rest) = request.endpoint.strip_prefix("grpc://") {
-        format!("http://{rest}")
-    } else if request.endpoint.starts_with("grpcs://") {
-        return Err(format!(
-            "{}: TLS (grpcs://) is not supported by this build yet",
-            request.endpoint
-        ));
+    let (url, tls) = if let Some(rest) = request.endpoint.strip_prefix("grpc://") {
+        (format!("http://{rest}"), false)
+    } else if let Some(rest) = request.endpoint.strip_prefix("grpcs://") {
+        (format!("https://{rest}"), true)
     } else {
         return Err(format!(
-            "[remote] endpoint {:?} is not grpc://HOST:PORT",
+            "[remote] endpoint {:?} is not grpc://HOST:PORT or grpcs://HOST:PORT",
             request.endpoint
         ));
     };
-    let channel = tonic::transport::Endpoint::from_shared(url)
-        .map_err(|err| format!("[remote] endpoint {:?}: {err}", request.endpoint))?
+    let mut endpoint = tonic::transport::Endpoint::from_shared(url)
+        .map_err(|err| format!("[remote] endpoint {:?}: {err}", request.endpoint))?;
+    if tls {
+        endpoint = with_tls(endpoint, &request.endpoint)?;
+    }
+    let channel = endpoint
         .connect_timeout(CONNECT_TIMEOUT)
         .connect()
         .await
@@ -237,6 +238,31 @@ async fn connect(request: &Request) -> Result<Cluster, String> {
         endpoint: request.endpoint.clone(),
         token,
     })
+}
+
+/// TLS for `grpcs://`: the server's certificate is verified against the
+/// system's roots, or only those of the file `SSL_CERT_FILE` names (a
+/// cluster with a private CA), and its name against the endpoint's host.
+#[cfg(not(any(windows, target_os = "macos")))]
+fn with_tls(
+    endpoint: tonic::transport::Endpoint,
+    name: &str,
+) -> Result<tonic::transport::Endpoint, String> {
+    endpoint
+        .tls_config(tonic::transport::ClientTlsConfig::new().with_native_roots())
+        .map_err(|err| format!("[remote] endpoint {name:?}: TLS: {}", error_chain(&err)))
+}
+
+/// Windows and macOS builds have no TLS stack for gRPC yet (ring's C code
+/// is not built for them here; docs/remote.md).
+#[cfg(any(windows, target_os = "macos"))]
+fn with_tls(
+    _: tonic::transport::Endpoint,
+    name: &str,
+) -> Result<tonic::transport::Endpoint, String> {
+    Err(format!(
+        "{name}: TLS (grpcs://) is not supported by this platform's build yet (docs/remote.md)"
+    ))
 }
 
 /// An error and its sources, on one line.
