@@ -15,6 +15,7 @@ mod cli;
 mod commands;
 mod config;
 mod console;
+mod digest;
 mod duration;
 mod error;
 mod git;

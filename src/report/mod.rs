@@ -282,21 +282,8 @@ pub(crate) fn hunk(d: &Diagnostic) -> Vec<String> {
     further
         .iter()
         .take(HUNK_SHOWN)
-        .map(|l| match l.char_indices().nth(HUNK_CHARS) {
-            Some((cut, _)) => format!("{}…", &l[..cut]),
-            None => l.to_string(),
-        })
+        .map(|l| crate::sanitize::cut(l.to_string(), HUNK_CHARS))
         .collect()
-}
-
-/// A diagnostic's message on one line (each run of white space one space),
-/// cut after `max` characters with `…`.
-fn one_line(message: &str, max: usize) -> String {
-    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    match message.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &message[..cut]),
-        None => message,
-    }
 }
 
 /// `5 old diagnostics (baseline)`: those of a check `--baseline` knew.
