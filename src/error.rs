@@ -107,11 +107,6 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Collapses a multi-line message into one line.
-fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -135,7 +130,7 @@ impl fmt::Display for Error {
                 if let Some(key) = key {
                     write!(f, "{key}: ")?;
                 }
-                write!(f, "{}", one_line(message))
+                write!(f, "{}", crate::sanitize::one_line(message, usize::MAX))
             }
             Error::Io {
                 action,
@@ -182,5 +177,22 @@ mod tests {
         );
         assert_eq!(err.to_string(), "checks.toml:2:1: settings.y: unknown key");
         assert_eq!(err.exit_code(), 2);
+    }
+
+    /// A message may quote the file (a key a repository's checks.toml
+    /// holds): its escapes never reach the terminal.
+    #[test]
+    fn config_error_is_shown_safely() {
+        let err = Error::config_at(
+            Path::new("checks.toml"),
+            "x = 1\n",
+            None,
+            None,
+            "unknown key `\u{1b}]0;title\u{7}a\u{1b}[2Jb`\n::error::c",
+        );
+        assert_eq!(
+            err.to_string(),
+            "checks.toml: unknown key `ab` \\::error::c"
+        );
     }
 }

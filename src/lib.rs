@@ -15,6 +15,7 @@ mod cli;
 mod commands;
 mod config;
 mod console;
+mod digest;
 mod duration;
 mod error;
 mod git;
@@ -143,11 +144,10 @@ fn front(
             let _ = err.print();
             return 0;
         }
-        Err(err) => {
-            eprint!(
-                "{}",
-                usage_error(&err.render().to_string(), &command_of(args))
-            );
+        Err(mut err) => {
+            let (command, words) = command_of(args);
+            suggest_visible(&mut err, &command);
+            eprint!("{}", usage_error(&err.render().to_string(), &words));
             return exit_code::ERROR;
         }
     };
@@ -165,9 +165,11 @@ fn front(
 }
 
 /// The command `args` name (`run-check retry record`): the subcommands
-/// among them, in order, as far as they go.
-fn command_of(args: &[OsString]) -> String {
+/// among them, in order, as far as they go; its definition and its words.
+fn command_of(args: &[OsString]) -> (clap::Command, String) {
     let mut command = <Cli as clap::CommandFactory>::command();
+    // Built, so a subcommand holds the global arguments it takes too.
+    command.build();
     let mut words = vec!["run-check".to_string()];
     for arg in args.iter().skip(1) {
         let Some(arg) = arg.to_str() else { continue };
@@ -179,7 +181,34 @@ fn command_of(args: &[OsString]) -> String {
             command = sub;
         }
     }
-    words.join(" ")
+    (command, words.join(" "))
+}
+
+/// clap suggests the closest long name it knows for a mistyped flag, a
+/// hidden alias too (`--task`, an old spelling of `--task-id` that scripts
+/// keep): the suggestion names the flag as `command`'s help shows it.
+fn suggest_visible(err: &mut clap::Error, command: &clap::Command) {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(suggested)) = err.get(ContextKind::SuggestedArg) else {
+        return;
+    };
+    let Some(alias) = suggested.strip_prefix("--") else {
+        return;
+    };
+    let visible = command.get_arguments().find_map(|arg| {
+        let hidden = arg.get_all_aliases()?.contains(&alias)
+            && !arg
+                .get_visible_aliases()
+                .unwrap_or_default()
+                .contains(&alias);
+        hidden.then(|| arg.get_long()).flatten()
+    });
+    if let Some(long) = visible {
+        err.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String(format!("--{long}")),
+        );
+    }
 }
 
 /// clap's rendered usage error as run-check words errors: the error on one

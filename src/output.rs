@@ -1,7 +1,8 @@
 //! Where run-check's output goes: stdout, or a file.
 //!
 //! Every file run-check writes (`--out`, `init`'s `checks.toml`, `hooks
-//! install`, the retry state) is written by [`Atomic`]: a temporary file in
+//! install`, the retry state) is written by [`Atomic`], through [`replace`]
+//! or [`create_new`] (or [`Output`] for a report): a temporary file in
 //! the same directory, flushed to disk, renamed over the target, so a reader
 //! sees the old file or the new one, never part of one; on any error, or
 //! when dropped, the temporary file is removed. A new file gets `0666`
@@ -146,6 +147,42 @@ fn parent(path: &Path) -> &Path {
     }
 }
 
+/// Replaces `path` with `bytes` atomically (see the module documentation):
+/// the one way every file but a report is rewritten.
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    replace_as(path, path, FileKind::Regular, bytes)
+}
+
+/// [`replace`] of a file errors call `shown` (as the user named it), a new
+/// one created as `kind`.
+pub(crate) fn replace_as(
+    path: &Path,
+    shown: &Path,
+    kind: FileKind,
+    bytes: &[u8],
+) -> Result<(), Error> {
+    Atomic::create(path, shown, kind)?.commit(bytes, true)
+}
+
+/// [`replace`] without waiting for the disk (no `fsync`): for a note nothing
+/// decides on, written on a path where the wait is the cost (the guard's
+/// list of denials, on each denied tool call). A reader still sees the old
+/// file or the new one, never half of one; a crash may lose the new one.
+pub(crate) fn replace_unsynced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    Atomic::create(path, path, FileKind::Regular)?.finish(bytes, true, false)
+}
+
+/// Writes `bytes` to `path` atomically only where nothing is: an existing
+/// file is an `AlreadyExists` [`Error::Io`] and stays untouched.
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    create_new_as(path, path, bytes)
+}
+
+/// [`create_new`] of a file errors call `shown` (as the user named it).
+pub(crate) fn create_new_as(path: &Path, shown: &Path, bytes: &[u8]) -> Result<(), Error> {
+    Atomic::create(path, shown, FileKind::Regular)?.commit(bytes, false)
+}
+
 /// A file being written atomically (see the module documentation).
 #[derive(Debug)]
 pub(crate) struct Atomic {
@@ -158,7 +195,7 @@ pub(crate) struct Atomic {
 
 impl Atomic {
     /// Creates the temporary sibling of `path`.
-    pub(crate) fn create(path: &Path, shown: &Path, kind: FileKind) -> Result<Atomic, Error> {
+    fn create(path: &Path, shown: &Path, kind: FileKind) -> Result<Atomic, Error> {
         // tempfile's own message names the random temporary path; name the
         // user's path instead, with the OS reason.
         let temp = atomic_temp(parent(path), path, kind)
@@ -173,17 +210,8 @@ impl Atomic {
     /// Writes `bytes`, flushes them to disk and renames the file into place:
     /// over what is there when `replace`, else only where nothing is (an
     /// existing file is then an `AlreadyExists` error and stays untouched).
-    pub(crate) fn commit(self, bytes: &[u8], replace: bool) -> Result<(), Error> {
+    fn commit(self, bytes: &[u8], replace: bool) -> Result<(), Error> {
         self.finish(bytes, replace, true)
-    }
-
-    /// [`Atomic::commit`] replacing the file, without waiting for the disk
-    /// (no `fsync`): for a note nothing decides on, written on a path where
-    /// the wait is the cost (the guard's list of denials, on each denied
-    /// tool call). A reader still sees the old file or the new one, never
-    /// half of one; a crash may lose the new one.
-    pub(crate) fn replace_unsynced(self, bytes: &[u8]) -> Result<(), Error> {
-        self.finish(bytes, true, false)
     }
 
     fn finish(self, bytes: &[u8], replace: bool, sync: bool) -> Result<(), Error> {

@@ -321,6 +321,43 @@ fn usage_errors_point_to_the_commands_own_help() {
     assert!(lines[1].starts_with("  tip: "), "{stderr}");
 }
 
+/// A mistyped flag's tip names the flag as the help shows it, never a
+/// hidden old spelling (`--task` of `retry status`, kept for scripts):
+/// clap suggests the closest spelling it knows, the hidden ones too.
+#[test]
+fn a_suggestion_names_the_visible_flag() {
+    let test = Test::new();
+    let mut hidden = Vec::new();
+    for (path, command) in commands() {
+        for arg in command.get_arguments() {
+            let shown = arg.get_visible_aliases().unwrap_or_default();
+            for alias in arg.get_all_aliases().unwrap_or_default() {
+                if !shown.contains(&alias) {
+                    hidden.push((
+                        path.clone(),
+                        alias.to_string(),
+                        arg.get_long().unwrap().to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(hidden.len() >= 4, "{hidden:?}");
+    for (path, alias, long) in hidden {
+        let mut args: Vec<&str> = path.split_whitespace().collect();
+        // One letter short of the old spelling: closer to it than to
+        // anything else the command takes.
+        let typo = format!("--{}", &alias[..alias.len() - 1]);
+        args.push(&typo);
+        let (code, _, stderr) = run(&test, &args);
+        assert_eq!(code, Some(2), "{path} {typo}: {stderr}");
+        assert!(
+            stderr.ends_with(&format!("  tip: a similar argument exists: '--{long}'\n")),
+            "{path} {typo}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn agent_hook_without_an_agent_says_what_is_missing() {
     for command in ["hook", "guard"] {
@@ -541,7 +578,7 @@ fn results_go_to_stdout() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         out.lines().last(),
-        Some("1 checks in strict mode (checks.toml)")
+        Some("1 check in strict mode (checks.toml)")
     );
     assert_eq!(err, "");
     let (code, out, err) = run(&test, &["list", "--format", "json"]);

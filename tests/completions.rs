@@ -270,7 +270,12 @@ fn a_command_has_its_own_page() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: man: no command `retry nope` (see `run-check --help`)\n"
+        "error: man: no command `retry nope` (the commands of `run-check retry`: record, status, reset)\n"
+    );
+    let run = Test::bare().args(&["man", "judge", "nope"]).run().status(2);
+    assert_eq!(
+        run.stderr,
+        "error: man: no command `judge nope` (`run-check judge` has no commands)\n"
     );
 }
 

@@ -74,9 +74,7 @@ pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), String> {
         text.push_str(&serde_json::to_string(entry).unwrap_or_default());
         text.push('\n');
     }
-    crate::output::Atomic::create(&path, &path, crate::output::FileKind::Regular)
-        .and_then(|file| file.replace_unsynced(text.as_bytes()))
-        .map_err(|err| err.to_string())
+    crate::output::replace_unsynced(&path, text.as_bytes()).map_err(|err| err.to_string())
 }
 
 /// The entries of `path`: none when it is missing, not a regular file or
@@ -111,17 +109,11 @@ pub(crate) fn take(dir: &Path) -> Option<String> {
         shown.push(format!("and {} more", entries.len() - SHOWN));
     }
     let text = format!(
-        "run-check guard denied {} tool call{} of the agent: {}",
-        entries.len(),
-        if entries.len() == 1 { "" } else { "s" },
+        "run-check guard denied {} of the agent: {}",
+        crate::output::plural(entries.len(), "tool call"),
         shown.join("; ")
     );
-    let text = crate::sanitize::for_display(&text);
-    Some(
-        text.chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect(),
-    )
+    Some(crate::sanitize::one_line(&text, usize::MAX))
 }
 
 #[cfg(test)]

@@ -6,13 +6,3 @@ pub(crate) mod judge;
 pub(crate) mod merge;
 pub(crate) mod retry;
 pub(crate) mod vote;
-
-/// `text` shown safely ([`crate::sanitize::for_display`]) on one line:
-/// whitespace runs, newlines included, become one space, so an item stays
-/// one list entry.
-pub(crate) fn one_line(text: &str) -> String {
-    crate::sanitize::for_display(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}

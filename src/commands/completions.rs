@@ -43,10 +43,7 @@ pub(crate) fn man(args: &ManArgs) -> Result<i32, Error> {
     command.build();
     for (depth, name) in args.command.iter().enumerate() {
         let Some(sub) = command.find_subcommand(name).cloned() else {
-            return Err(Error::Usage(format!(
-                "man: no command `{}` (see `run-check --help`)",
-                args.command[..=depth].join(" ")
-            )));
+            return Err(no_page(&command, &args.command[..=depth]));
         };
         command = sub;
     }
@@ -56,4 +53,24 @@ pub(crate) fn man(args: &ManArgs) -> Result<i32, Error> {
         .render(&mut page)
         .map_err(|err| Error::Internal(format!("rendering the manual page: {err}")))?;
     printed(page)
+}
+
+/// `man`'s answer to a command that is not there: the commands there are
+/// where it was looked for, the pages `man` has (the top `--help` lists
+/// only the first level, and a command's `--help` none of its pages).
+fn no_page(parent: &clap::Command, words: &[String]) -> Error {
+    let above = match &words[..words.len() - 1] {
+        [] => "run-check".to_string(),
+        some => format!("run-check {}", some.join(" ")),
+    };
+    let names: Vec<&str> = parent
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(clap::Command::get_name)
+        .collect();
+    let there = match names.is_empty() {
+        true => format!("`{above}` has no commands"),
+        false => format!("the commands of `{above}`: {}", names.join(", ")),
+    };
+    Error::Usage(format!("man: no command `{}` ({there})", words.join(" ")))
 }

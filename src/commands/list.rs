@@ -94,8 +94,8 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32, Error> {
     let text = match args.format {
         ListFormat::Json => text,
         ListFormat::Text => format!(
-            "{text}{} checks in {} mode ({})\n",
-            rows.len(),
+            "{text}{} in {} mode ({})\n",
+            crate::output::plural(rows.len(), "check"),
             args.mode.as_str(),
             crate::sanitize::for_display(&config.path.display().to_string())
         ),

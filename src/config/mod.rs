@@ -35,6 +35,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::digest::hex;
 use crate::error::Error;
 
 pub(crate) use raw::RawConfig;
@@ -496,7 +497,6 @@ pub(crate) fn load(path: &Path, display: &Path, explicit: bool) -> Result<Config
     parse(&text, display, sha256)
 }
 
-/// Lower-case hex of a byte string.
 /// The config at `path` when its bytes still have `sha256` (the file a
 /// document recorded); `None` when it is missing, unreadable or changed.
 /// Read once, so what is parsed is what was hashed.
@@ -524,19 +524,6 @@ pub(crate) fn recorded(
     [Path::new(&meta.cwd), Path::new(&meta.worktree)]
         .into_iter()
         .find_map(|base| load_recorded(&base.join(named), &meta.config.sha256))
-}
-
-/// Lower-case hex of `bytes`. By table, not `{:02x}`: the cache key
-/// writes one blob id per tracked file on every run, and the formatter's
-/// per-byte cost was a tenth of an all-hit run.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
-    }
-    out
 }
 
 /// Parses and validates config text.
@@ -587,12 +574,6 @@ mod tests {
     }
 
     pub(super) const ALLOW: &str = "[settings]\nallow = [\"true\", \"sh\"]\n";
-
-    #[test]
-    fn hex_is_lower_case_two_digits_per_byte() {
-        assert_eq!(hex(&[0x00, 0x0a, 0xab, 0xff, 0x10]), "000aabff10");
-        assert_eq!(hex(&[]), "");
-    }
 
     #[test]
     fn minimal_config_gets_defaults() {

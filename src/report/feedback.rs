@@ -103,13 +103,7 @@ fn problems(evidence: &Evidence) -> Vec<Problem<'_>> {
 /// `FAIL: 2 of 7 checks failed (tests, clippy): 3 new problems`.
 fn headline(evidence: &Evidence, problems: &[Problem<'_>]) -> String {
     let s = &evidence.summary;
-    let verdict = match s.exit_code {
-        0 => "PASS",
-        1 => "FAIL",
-        130 => "INTERRUPTED",
-        _ => "ERROR",
-    };
-    let mut line = String::from(verdict);
+    let mut line = String::from(run_check_documents::exit_code::word(s.exit_code));
     let not_passed: Vec<&str> = evidence
         .checks
         .iter()
@@ -137,12 +131,8 @@ fn headline(evidence: &Evidence, problems: &[Problem<'_>]) -> String {
     }
     if !problems.is_empty() {
         let new = if s.baseline.is_some() { "new " } else { "" };
-        let _ = write!(
-            line,
-            ": {} {new}problem{}",
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" }
-        );
+        let counted = crate::output::plural(problems.len(), &format!("{new}problem"));
+        let _ = write!(line, ": {counted}");
     } else if let (false, Some(error), true) = (
         evidence.contracts.read_only.verified,
         &evidence.contracts.read_only.error,

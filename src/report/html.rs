@@ -430,7 +430,7 @@ fn diagnostics(out: &mut String, check: &CheckRecord, evidence: &Evidence) -> bo
 /// `line:col severity [rule] message`, escaped.
 fn diagnostic_item(d: &Diagnostic) -> String {
     let location = super::line_col(d);
-    let message = super::one_line(&d.message, MAX_MESSAGE_CHARS);
+    let message = crate::sanitize::one_line(&d.message, MAX_MESSAGE_CHARS);
     let rule = d
         .rule
         .as_deref()

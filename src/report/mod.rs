@@ -296,21 +296,8 @@ pub(crate) fn details(d: &Diagnostic) -> Vec<String> {
     further
         .iter()
         .take(DETAIL_SHOWN)
-        .map(|l| match l.char_indices().nth(DETAIL_CHARS) {
-            Some((cut, _)) => format!("{}…", &l[..cut]),
-            None => l.to_string(),
-        })
+        .map(|l| crate::sanitize::cut(l.to_string(), DETAIL_CHARS))
         .collect()
-}
-
-/// A diagnostic's message on one line (each run of white space one space),
-/// cut after `max` characters with `…`.
-fn one_line(message: &str, max: usize) -> String {
-    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    match message.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &message[..cut]),
-        None => message,
-    }
 }
 
 /// Errors first, then warnings, then the rest: the order in which the

@@ -18,6 +18,9 @@
 //!   character: the runner's trimming and .NET's culture-aware `StartsWith`
 //!   skip invisible characters, and a reader sees that the line was escaped.
 //!
+//! [`one_line`] is [`for_display`] for a single line (a list entry, a
+//! message on stderr), cut to a length.
+//!
 //! [`evidence_json`] and [`evidence_display`] apply them to every string of
 //! an evidence document (object keys included), whatever field it is in.
 
@@ -150,6 +153,25 @@ fn blank_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
         | '\u{ffa0}' | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}'
         | '\u{e0000}'..='\u{e0fff}')
+}
+
+/// `text` shown safely ([`for_display`]) on one line, so it stays one list
+/// entry or one stderr line: each run of white space, newlines included,
+/// becomes one space; then [`cut`] to `max` characters (`usize::MAX`: all).
+pub(crate) fn one_line(text: &str, max: usize) -> String {
+    let line = for_display(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    cut(line, max)
+}
+
+/// `text` cut to its first `max` characters and `…`, when longer.
+pub(crate) fn cut(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }
 
 /// `evidence` with [`strip_escapes`] applied to every string: what the

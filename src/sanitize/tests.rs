@@ -151,3 +151,16 @@ fn every_string_of_an_evidence_is_mapped() {
         serde_json::to_value(&clean).unwrap()
     );
 }
+
+#[test]
+fn one_line_is_safe_single_and_cut_at_a_character() {
+    let text = "\u{1b}[31mred\u{1b}[0m\r\n  ::error::x\tand\u{7}\n\n##[warning]";
+    assert_eq!(
+        one_line(text, usize::MAX),
+        "red \\::error::x and␇ ##\\[warning]"
+    );
+    assert_eq!(one_line(text, 3), "red…");
+    assert_eq!(one_line("ééé", 2), "éé…");
+    assert_eq!(one_line("ééé", 3), "ééé");
+    assert_eq!(one_line(" \n\t ", 5), "");
+}

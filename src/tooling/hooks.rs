@@ -392,8 +392,12 @@ fn write(repository: &Repository, plan: Vec<Planned>, dry_run: bool) -> Result<S
             Existing::Missing | Existing::Ours(false) => {}
         }
         if !dry_run {
-            crate::output::Atomic::create(&path, &path, crate::output::FileKind::Executable)?
-                .commit(template.as_bytes(), true)?;
+            crate::output::replace_as(
+                &path,
+                &path,
+                crate::output::FileKind::Executable,
+                template.as_bytes(),
+            )?;
         }
         let _ = writeln!(
             out,

@@ -10,3 +10,29 @@ pub const FAIL: i32 = 1;
 pub const ERROR: i32 = 2;
 /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT); partial evidence was written.
 pub const INTERRUPTED: i32 = 130;
+
+/// The word of a run that exited `code`, as a headline or a status names
+/// it: `PASS`, `FAIL`, `INTERRUPTED`, and `ERROR` for any other code (a run
+/// that exited so was not judged).
+pub fn word(code: i32) -> &'static str {
+    match code {
+        PASS => "PASS",
+        FAIL => "FAIL",
+        INTERRUPTED => "INTERRUPTED",
+        _ => "ERROR",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The MCP tool's `status` is the same word, for every code.
+    #[test]
+    fn a_word_per_exit_code_as_the_gate_status_says_it() {
+        for code in [PASS, FAIL, ERROR, INTERRUPTED, 3, -1, 255] {
+            let status = crate::mcp::GateStatus::of_exit_code(code);
+            assert_eq!(serde_json::to_value(status).unwrap(), word(code), "{code}");
+        }
+    }
+}

@@ -156,11 +156,11 @@ impl Outcome {
     /// The outcome of an evidence exit code; `None` for a code run-check
     /// never writes.
     pub fn from_exit_code(code: i64) -> Option<Outcome> {
-        match code {
-            0 => Some(Outcome::Pass),
-            1 => Some(Outcome::Fail),
-            2 => Some(Outcome::Error),
-            130 => Some(Outcome::Interrupted),
+        match i32::try_from(code) {
+            Ok(crate::exit_code::PASS) => Some(Outcome::Pass),
+            Ok(crate::exit_code::FAIL) => Some(Outcome::Fail),
+            Ok(crate::exit_code::ERROR) => Some(Outcome::Error),
+            Ok(crate::exit_code::INTERRUPTED) => Some(Outcome::Interrupted),
             _ => None,
         }
     }
@@ -168,10 +168,10 @@ impl Outcome {
     /// The evidence exit code of this outcome.
     pub fn exit_code(self) -> i32 {
         match self {
-            Outcome::Pass => 0,
-            Outcome::Fail => 1,
-            Outcome::Error => 2,
-            Outcome::Interrupted => 130,
+            Outcome::Pass => crate::exit_code::PASS,
+            Outcome::Fail => crate::exit_code::FAIL,
+            Outcome::Error => crate::exit_code::ERROR,
+            Outcome::Interrupted => crate::exit_code::INTERRUPTED,
         }
     }
 }

@@ -52,7 +52,7 @@ impl Denial {
 pub(crate) fn guard(agent: Option<&str>, event: Option<&str>) -> Rendered {
     let allow = |why: Option<String>| Rendered {
         stdout: "{}".into(),
-        stderr: why.map(|why| protocol::one_line(&format!("guard: {why}"))),
+        stderr: why.map(|why| protocol::stderr_line(&format!("guard: {why}"))),
         code: 0,
     };
     let Some(agent) = agent.and_then(Agent::from_name) else {
@@ -91,7 +91,7 @@ pub(crate) fn guard(agent: Option<&str>, event: Option<&str>) -> Rendered {
             });
             Rendered {
                 stdout: protocol::render_deny(pre_tool, &denied.denial.reason()),
-                stderr: note.map(|note| protocol::one_line(&format!("guard: {note}"))),
+                stderr: note.map(|note| protocol::stderr_line(&format!("guard: {note}"))),
                 code: 0,
             }
         }

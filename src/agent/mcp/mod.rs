@@ -416,9 +416,7 @@ impl Gate {
         }
         // Renamed into place: whatever a check put at that path (a FIFO, a
         // link) is replaced, never opened.
-        crate::output::Atomic::create(out, out, crate::output::FileKind::Regular)
-            .and_then(|file| file.commit(&stdout, true))
-            .map_err(|err| err.to_string())?;
+        crate::output::replace(out, &stdout).map_err(|err| err.to_string())?;
         Ok(source)
     }
 
@@ -721,7 +719,7 @@ fn history_name(mode: Mode, only: &[String]) -> String {
     names.sort_unstable();
     names.dedup();
     let digest = sha2::Sha256::digest(names.join("\n").as_bytes());
-    let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let short = crate::digest::hex(&digest[..8]);
     format!("history-{}-only-{short}.jsonl", mode.as_str())
 }
 

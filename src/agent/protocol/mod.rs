@@ -436,7 +436,7 @@ pub(crate) fn local_input(agent: Agent) -> Result<Input, String> {
     };
     let dir = dunce::canonicalize(&dir).unwrap_or(dir);
     let digest = Sha256::digest(dir.to_string_lossy().as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::digest::hex(&digest[..8]);
     Ok(Input {
         session: Some(format!("{}-{hex}", agent.name())),
         dir: Some(dir.to_string_lossy().into_owned()),
@@ -523,7 +523,7 @@ pub(crate) fn render(agent: Agent, event: Option<Event>, reply: &Reply) -> Rende
     if let (Some(key), Some(Event::Start)) = (replies.start, event) {
         value = json!({ key: true });
     }
-    let stderr = stderr.map(|line| one_line(&line));
+    let stderr = stderr.map(|line| stderr_line(&line));
     if let Block::Text = replies.block {
         // The reason is the feedback, plain lines; whatever it holds, no
         // control character but the line breaks reaches the terminal.
@@ -582,14 +582,13 @@ pub(crate) fn render_deny(pre_tool: &PreTool, reason: &str) -> String {
     value.to_string()
 }
 
-/// `text` as one line without control characters (for stderr).
-pub(crate) fn one_line(text: &str) -> String {
-    let shown = crate::sanitize::for_display(text);
-    let line: String = shown
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    format!("run-check agent hook: {}", line.trim())
+/// `text` as the hook's one line on stderr, shown safely
+/// ([`crate::sanitize::one_line`]) and named as the hook's.
+pub(crate) fn stderr_line(text: &str) -> String {
+    format!(
+        "run-check agent hook: {}",
+        crate::sanitize::one_line(text, usize::MAX)
+    )
 }
 
 #[cfg(test)]

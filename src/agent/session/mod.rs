@@ -90,7 +90,7 @@ pub(crate) fn hook(agent: Option<&str>, event: Option<&str>, load: Load<'_>) -> 
     let Some(agent) = agent.and_then(Agent::from_name) else {
         return protocol::Rendered {
             stdout: "{}".into(),
-            stderr: Some(protocol::one_line(&format!(
+            stderr: Some(protocol::stderr_line(&format!(
                 "unknown agent `{}` ({}): the hook does nothing",
                 agent.unwrap_or(""),
                 Agent::names()

@@ -183,7 +183,7 @@ fn in_use(dir: &Path) -> bool {
 /// sha256 of `bytes`, hex.
 pub(super) fn sha256(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    crate::config::hex(&Sha256::digest(bytes))
+    crate::digest::hex(&Sha256::digest(bytes))
 }
 
 /// sha256 of a file, hex; `None` when it cannot be read.
@@ -195,9 +195,7 @@ pub(super) fn sha256_of(path: &Path) -> Option<String> {
 /// Writes `bytes` to `path` atomically: whatever is at `path` (a FIFO, a
 /// link a check put there) is replaced, never opened.
 pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)
-        .and_then(|file| file.commit(bytes, true))
-        .map_err(|err| err.to_string())
+    crate::output::replace(path, bytes).map_err(|err| err.to_string())
 }
 
 /// The evidence of the last round of the repository's most recently active

@@ -8,8 +8,8 @@ use std::fmt::Write;
 
 use super::feedback::{format_score, priority};
 use super::verdict::{Issue, NextAgent, Route, Verdict};
-use crate::aggregate::one_line;
 use crate::config::Severity;
+use crate::sanitize::one_line;
 
 /// The Markdown document of a verdict (ends with a newline).
 pub(crate) fn render(verdict: &Verdict) -> String {
@@ -25,7 +25,10 @@ pub(crate) fn render(verdict: &Verdict) -> String {
     let _ = writeln!(
         out,
         "{}",
-        one_line(&capitalised(&verdict.feedback_for_code_writer.summary))
+        one_line(
+            &capitalised(&verdict.feedback_for_code_writer.summary),
+            usize::MAX
+        )
     );
     issues(&mut out, verdict);
     current_state(&mut out, verdict);
@@ -60,16 +63,16 @@ fn issues(out: &mut String, verdict: &Verdict) {
                 out,
                 "{}. **[{}]** - {} ({})",
                 n + 1,
-                one_line(&issue.kind),
+                one_line(&issue.kind, usize::MAX),
                 location(issue),
                 issue.id
             );
             problem(out, &issue.description);
             if let Some(suggestion) = &issue.suggestion {
-                let _ = writeln!(out, "   - Fix: {}", one_line(suggestion));
+                let _ = writeln!(out, "   - Fix: {}", one_line(suggestion, usize::MAX));
             }
             if let Some(hint) = &issue.tech_stack_hint {
-                let _ = writeln!(out, "   - Hint: {}", one_line(hint));
+                let _ = writeln!(out, "   - Hint: {}", one_line(hint, usize::MAX));
             }
         }
     }
@@ -117,7 +120,7 @@ fn current_state(out: &mut String, verdict: &Verdict) {
         out,
         "- Checks: {} ({})",
         serde_word(&verdict.decision.decision),
-        one_line(&verdict.decision.reason)
+        one_line(&verdict.decision.reason, usize::MAX)
     );
 }
 
@@ -133,10 +136,10 @@ fn next_step(out: &mut String, route: &Route) {
     };
     let _ = writeln!(out, "**{}** ({who})", route.next.as_str());
     out.push('\n');
-    let _ = writeln!(out, "{}", one_line(&route.action));
+    let _ = writeln!(out, "{}", one_line(&route.action, usize::MAX));
     if !route.reason.is_empty() {
         out.push('\n');
-        let _ = writeln!(out, "Why: {}", one_line(&route.reason));
+        let _ = writeln!(out, "Why: {}", one_line(&route.reason, usize::MAX));
     }
 }
 
@@ -150,7 +153,7 @@ fn problem(out: &mut String, description: &str) {
     let shown = crate::sanitize::for_display(description);
     let lines: Vec<&str> = shown.trim_end().lines().collect();
     if lines.len() <= 1 {
-        let _ = writeln!(out, "   - Problem: {}", one_line(description));
+        let _ = writeln!(out, "   - Problem: {}", one_line(description, usize::MAX));
         return;
     }
     out.push_str("   - Problem:\n\n");
@@ -174,8 +177,8 @@ fn serde_word<T: serde::Serialize>(value: &T) -> String {
 
 pub(super) fn location(issue: &Issue) -> String {
     match (&issue.file, issue.line) {
-        (Some(file), Some(line)) => format!("{}:{line}", one_line(file)),
-        (Some(file), None) => one_line(file),
+        (Some(file), Some(line)) => format!("{}:{line}", one_line(file, usize::MAX)),
+        (Some(file), None) => one_line(file, usize::MAX),
         (None, _) => "(no file)".to_string(),
     }
 }

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use super::feedback::{format_score, priority};
 use super::markdown::location;
 use super::verdict::Verdict;
-use crate::aggregate::one_line;
 use crate::config::Severity;
+use crate::sanitize::one_line;
 
 /// The text of a verdict (ends with a newline).
 pub(crate) fn render(verdict: &Verdict) -> String {
@@ -20,7 +20,7 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         verdict.recommendation.as_str(),
         verdict.iteration,
         verdict.thresholds_used.max_iterations,
-        one_line(&verdict.feedback_for_code_writer.summary)
+        one_line(&verdict.feedback_for_code_writer.summary, usize::MAX)
     );
     let ordered = priority(&verdict.issues);
     for severity in Severity::ALL {
@@ -35,9 +35,9 @@ pub(crate) fn render(verdict: &Verdict) -> String {
                 "  {} {} [{}] {} ({})",
                 issue.id,
                 location(issue),
-                one_line(&issue.kind),
+                one_line(&issue.kind, usize::MAX),
                 first_line(&issue.description),
-                one_line(&issue.source)
+                one_line(&issue.source, usize::MAX)
             );
             if let Some(suggestion) = &issue.suggestion {
                 let _ = writeln!(out, "      fix: {}", first_line(suggestion));
@@ -61,14 +61,17 @@ pub(crate) fn render(verdict: &Verdict) -> String {
         out,
         "Next: {}: {}",
         route.next.as_str(),
-        one_line(&route.action)
+        one_line(&route.action, usize::MAX)
     );
     out
 }
 
 /// The first non-blank line, on one line.
 fn first_line(text: &str) -> String {
-    one_line(text.lines().find(|l| !l.trim().is_empty()).unwrap_or(""))
+    one_line(
+        text.lines().find(|l| !l.trim().is_empty()).unwrap_or(""),
+        usize::MAX,
+    )
 }
 
 #[cfg(test)]

@@ -70,6 +70,5 @@ impl Drop for Lock {
 
 /// Replaces the state file atomically. The caller holds the [`Lock`].
 pub(crate) fn store(path: &Path, state: &mut State) -> Result<(), Error> {
-    crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)?
-        .commit(&state.to_bytes(), true)
+    crate::output::replace(path, &state.to_bytes())
 }

@@ -14,11 +14,12 @@ use crate::aggregate::retry;
 use crate::cli::CandidatesArgs;
 use crate::config::Config;
 use crate::error::Error;
+use crate::output::replace;
 use crate::report::{self, Format};
 use crate::run::changes::FileChange;
 
+use super::Named;
 use super::gate::Gated;
-use super::{Named, write};
 
 /// What every candidate's files are written with.
 pub(super) struct Shared<'a> {
@@ -41,16 +42,16 @@ impl Shared<'_> {
         gated: Gated,
         changes: Result<Vec<FileChange>, String>,
     ) -> Result<Entry, Error> {
-        write(&dir.join("task.json"), self.task_bytes)?;
+        replace(&dir.join("task.json"), self.task_bytes)?;
         if let Some((_, bytes)) = &gated.evidence {
-            write(&dir.join("run-check.json"), bytes)?;
+            replace(&dir.join("run-check.json"), bytes)?;
         }
         let report = match &gated.evidence {
             Some((evidence, _)) => report::render(Format::Text, evidence),
             None => format!("{}\n", gated.last_line).into_bytes(),
         };
-        write(&dir.join("run-check.txt"), &report)?;
-        write(
+        replace(&dir.join("run-check.txt"), &report)?;
+        replace(
             &dir.join("changeset.txt"),
             changeset_text(self.base, &changes).as_bytes(),
         )?;
@@ -87,11 +88,11 @@ impl Shared<'_> {
             self.config,
             &recorded,
         )?;
-        write(
+        replace(
             &dir.join("verdict.json"),
             run_check_documents::pretty(&verdict).as_bytes(),
         )?;
-        write(
+        replace(
             &dir.join("feedback.md"),
             judge::markdown::render(&verdict).as_bytes(),
         )?;
@@ -139,7 +140,7 @@ fn no_verdict(
          (exit {}):\n\n    {}\n\nNext: {}\n",
         candidate.id, gated.code, gated.last_line, route.action
     );
-    write(&dir.join("feedback.md"), feedback.as_bytes())?;
+    replace(&dir.join("feedback.md"), feedback.as_bytes())?;
     Ok(Entry {
         id: candidate.id.clone(),
         rank: 1,

@@ -9,8 +9,9 @@ use crate::aggregate::retry;
 use crate::cli::CandidatesArgs;
 use crate::config::{self, Config};
 use crate::error::Error;
+use crate::output::replace;
 
-use super::{Named, write};
+use super::Named;
 
 /// What the round is run with, every input checked.
 pub(super) struct Inputs {
@@ -256,6 +257,6 @@ pub(super) fn next_round(task_dir: &Path) -> Result<u32, Error> {
     let path = task_dir.join("rounds");
     let _lock = retry::state::Lock::acquire(&task_dir.join("index.json"))?;
     let round = rounds(&path)?.saturating_add(1);
-    write(&path, format!("{round}\n").as_bytes())?;
+    replace(&path, format!("{round}\n").as_bytes())?;
     Ok(round)
 }

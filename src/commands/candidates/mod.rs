@@ -50,7 +50,7 @@ use run_check_documents::retry::Decision;
 use crate::aggregate::retry;
 use crate::cli::{CandidatesArgs, CandidatesCommand, CandidatesFormat};
 use crate::error::Error;
-use crate::output::{Atomic, FileKind};
+use crate::output::replace;
 use crate::run::changes::change_set_of;
 use run_check_documents::exit_code;
 
@@ -217,11 +217,6 @@ fn gate_all(
     Ok(ranked)
 }
 
-/// Replaces `path` atomically with `bytes`.
-fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    Atomic::create(path, path, FileKind::Regular)?.commit(bytes, true)
-}
-
 // ---- the ranked index ----
 
 /// Sorts best first (passed, then higher overall score, then fewer changed
@@ -261,8 +256,8 @@ fn write_index(task_dir: &Path, index: &Index) -> Result<(), Error> {
     if newer {
         return Ok(());
     }
-    write(&path, run_check_documents::pretty(index).as_bytes())?;
-    write(&task_dir.join("index.md"), markdown(index).as_bytes())
+    replace(&path, run_check_documents::pretty(index).as_bytes())?;
+    replace(&task_dir.join("index.md"), markdown(index).as_bytes())
 }
 
 /// A score with two decimals, or `-`.

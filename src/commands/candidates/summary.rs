@@ -19,7 +19,6 @@ use run_check_documents::verdict::Verdict;
 
 use crate::cli::CandidatesSummaryArgs;
 use crate::error::Error;
-use crate::output::{Atomic, FileKind};
 
 const BEGIN: &str = "<!-- run-check candidates summary: begin -->";
 const END: &str = "<!-- run-check candidates summary: end -->";
@@ -78,7 +77,7 @@ pub(crate) fn summary(args: &CandidatesSummaryArgs) -> Result<i32, Error> {
     }
     // Both are decided before either is written: a bad one leaves both.
     for (path, text) in &written {
-        Atomic::create(path, path, FileKind::Regular)?.commit(text.as_bytes(), true)?;
+        crate::output::replace(path, text.as_bytes())?;
     }
     let names: Vec<String> = written
         .iter()

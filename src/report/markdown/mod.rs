@@ -356,7 +356,7 @@ fn diagnostic_item(d: &Diagnostic) -> String {
     if !line_col.is_empty() {
         let _ = write!(location, ":{line_col}");
     }
-    let message = super::one_line(&d.message, MAX_MESSAGE_CHARS);
+    let message = crate::sanitize::one_line(&d.message, MAX_MESSAGE_CHARS);
     let mut context = vec![d.severity.to_string(), d.check.clone()];
     if let Some(rule) = &d.rule {
         context.push(rule.clone());

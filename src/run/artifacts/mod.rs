@@ -248,7 +248,7 @@ fn read(rel: &str, path: &Path) -> Option<(Artifact, Option<Vec<u8>>)> {
     let artifact = Artifact {
         path: rel.to_string(),
         bytes,
-        sha256: crate::config::hex(&hasher.finalize()),
+        sha256: crate::digest::hex(&hasher.finalize()),
     };
     Some((artifact, parse.then_some(contents)))
 }

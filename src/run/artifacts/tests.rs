@@ -213,7 +213,7 @@ fn artifacts_are_parsed_by_name_and_large_ones_only_recorded() {
     );
     let huge = &c.artifacts[1];
     assert_eq!(huge.bytes, big.len() as u64);
-    assert_eq!(huge.sha256, crate::config::hex(&Sha256::digest(&big)));
+    assert_eq!(huge.sha256, crate::digest::hex(&Sha256::digest(&big)));
     // 3 JUnit failures, then ruff's 5 results: files in path order.
     assert_eq!(c.found.len(), 8);
     assert_eq!(

@@ -29,7 +29,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::config::{CheckConfig, CheckKind, Config, hex};
+use crate::config::{CheckConfig, CheckKind, Config};
+use crate::digest::hex;
 use crate::git::{Repo, Status};
 use crate::run::plan::PlannedCheck;
 use crate::run::snapshot::{IndexEntry, OwnFiles};

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use run_check_documents::evidence::{CacheSource, CacheStatus, Diagnostic, Evidence};
 
 use super::store::Entry;
-use crate::config::hex;
+use crate::digest::hex;
 
 /// The file's name in the session folder.
 pub(crate) const FILE: &str = "results.json";

@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use run_check_documents::evidence::{CheckRecord, Diagnostic, Status, StoredBy};
 
-use crate::config::hex;
+use crate::digest::hex;
 
 /// The layout's version: a folder of its own, so an older run-check never
 /// reads a newer layout's files.
@@ -279,9 +279,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)
         .map_err(|err| format!("cannot create `{}`: {err}", dir.display()))?;
-    crate::output::Atomic::create(path, path, crate::output::FileKind::Regular)
-        .and_then(|file| file.commit(bytes, true))
-        .map_err(|err| err.to_string())
+    crate::output::replace(path, bytes).map_err(|err| err.to_string())
 }
 
 /// The files of a folder (none when it cannot be read).

@@ -289,12 +289,12 @@ pub(crate) fn apply(root: &Path, changes: &[Change]) -> Result<(), Error> {
                     std::fs::create_dir_all(dir)
                         .map_err(|err| Error::io("create the directory of", &change.path, err))?;
                 }
-                crate::output::Atomic::create(
+                crate::output::replace_as(
                     &full,
                     &change.path,
                     crate::output::FileKind::Regular,
-                )?
-                .commit(bytes.as_bytes(), true)?;
+                    bytes.as_bytes(),
+                )?;
             }
             Action::Remove => {
                 std::fs::remove_file(&full)

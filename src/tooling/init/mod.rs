@@ -163,8 +163,7 @@ pub(crate) fn write(worktree: &Path, display: &Path) -> Result<String, Error> {
             "init produced an invalid checks.toml (a bug in run-check): {err}"
         ))
     })?;
-    let file = crate::output::Atomic::create(&target, display, crate::output::FileKind::Regular)?;
-    match file.commit(text.as_bytes(), false) {
+    match crate::output::create_new_as(&target, display, text.as_bytes()) {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
             return Err(exists(display));
         }

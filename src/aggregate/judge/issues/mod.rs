@@ -588,10 +588,7 @@ fn output_tail(check: &CheckRecord) -> Option<String> {
     let start = lines.len().saturating_sub(TAIL_LINES);
     let tail: Vec<String> = lines[start..]
         .iter()
-        .map(|l| match l.char_indices().nth(TAIL_LINE_CHARS) {
-            Some((at, _)) => format!("{}…", &l[..at]),
-            None => (*l).to_string(),
-        })
+        .map(|l| crate::sanitize::cut((*l).to_string(), TAIL_LINE_CHARS))
         .collect();
     Some(tail.join("\n"))
 }

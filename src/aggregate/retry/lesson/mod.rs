@@ -31,9 +31,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::state::{Decision, EvidenceSummary, Outcome, Phase, Point};
-use crate::aggregate::one_line;
 use crate::error::Error;
-use crate::output::{Atomic, FileKind};
+use crate::sanitize::one_line;
 use run_check_documents::evidence::{Diagnostic, Evidence};
 
 /// Diagnostics a lesson lists at most.
@@ -161,7 +160,7 @@ pub(crate) fn render(
     if passed {
         out.push_str("The symptom and the evidence are the last failed attempt's.\n");
     }
-    let banner = cut(one_line(&failed.banner), MAX_BANNER_CHARS);
+    let banner = one_line(&failed.banner, MAX_BANNER_CHARS);
     let _ = writeln!(out, "\n## symptom\n\n{banner}\n");
     for (what, names) in [
         ("failed checks", &failed.failed_checks),
@@ -170,21 +169,28 @@ pub(crate) fn render(
         if names.is_empty() {
             continue;
         }
-        let mut list = one_line(&names[..names.len().min(MAX_CHECK_NAMES)].join(", "));
+        let mut list = one_line(
+            &names[..names.len().min(MAX_CHECK_NAMES)].join(", "),
+            usize::MAX,
+        );
         if names.len() > MAX_CHECK_NAMES {
             let _ = write!(list, " and {} more", names.len() - MAX_CHECK_NAMES);
         }
         let _ = writeln!(out, "- {what}: {list}");
     }
     out.push_str("\n## evidence\n\n");
-    let _ = writeln!(out, "- path: {}", one_line(&failed.path));
+    let _ = writeln!(out, "- path: {}", one_line(&failed.path, usize::MAX));
     let _ = writeln!(
         out,
         "- exit code: {} ({})",
         failed.exit_code,
         failed.outcome.as_str()
     );
-    let _ = writeln!(out, "- checks ran at: {}", one_line(&failed.timestamp));
+    let _ = writeln!(
+        out,
+        "- checks ran at: {}",
+        one_line(&failed.timestamp, usize::MAX)
+    );
     if passed {
         out.push_str(
             "- diagnostics: not kept by the retry state; see the evidence file, \
@@ -193,7 +199,7 @@ pub(crate) fn render(
         let _ = writeln!(
             out,
             "- passing evidence: {}",
-            one_line(&point.last_evidence.path)
+            one_line(&point.last_evidence.path, usize::MAX)
         );
     } else if diagnostics.first.is_empty() {
         out.push_str("- diagnostics: none\n");
@@ -222,22 +228,14 @@ fn diagnostic_line(d: &Diagnostic) -> String {
             let _ = write!(location, ":{column}");
         }
     }
-    let message = cut(one_line(&d.message), MAX_MESSAGE_CHARS);
+    let message = one_line(&d.message, MAX_MESSAGE_CHARS);
     let mut context = vec![d.severity.to_string(), d.check.clone()];
     context.extend(d.rule.clone());
-    let context = one_line(&context.join(", "));
+    let context = one_line(&context.join(", "), usize::MAX);
     if location.is_empty() {
         format!("{message} ({context})")
     } else {
-        format!("{}: {message} ({context})", one_line(&location))
-    }
-}
-
-/// `text` cut to its first `max` characters and `…`, when longer.
-fn cut(text: String, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
+        format!("{}: {message} ({context})", one_line(&location, usize::MAX))
     }
 }
 
@@ -273,8 +271,7 @@ pub(crate) fn write(
             Holder::Other => continue,
             Holder::Nobody => {}
         }
-        let file = Atomic::create(&path, &path, FileKind::Regular)?;
-        match file.commit(text.as_bytes(), false) {
+        match crate::output::create_new(&path, text.as_bytes()) {
             Ok(()) => return Ok(path),
             // Created meanwhile (by a record on another state file): it
             // may be this point's lesson.
