@@ -632,3 +632,27 @@ fn concurrent_runs_share_the_store() {
         "the entry any of them stored is whole"
     );
 }
+
+#[test]
+fn validate_notes_that_strict_mode_reads_the_store_only_with_cache() {
+    let run = Test::new()
+        .config(COUNTER)
+        .args(&["validate"])
+        .run()
+        .success();
+    assert_eq!(
+        run.stderr_lines(),
+        [
+            "warning: check `counted`: program `./count.sh` not found in the worktree",
+            "note: `cache = true` (`counted`): strict mode, the default, reads the local store \
+             only with `--cache` (a fast run reads it always; docs/cache.md)"
+        ]
+    );
+    // Without a cached check, no note.
+    let plain = Test::new()
+        .config("[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"t\"\nrun = [\"true\"]\n")
+        .args(&["validate"])
+        .run()
+        .success();
+    assert_eq!(plain.stderr, "");
+}

@@ -287,6 +287,46 @@ fn a_watching_test_script_is_not_a_check() {
     }
 }
 
+/// A test script that runs the build first: no `build` check of its own
+/// (the build would run twice per gate), and a note saying why. A build
+/// no adopted script runs keeps its check.
+#[test]
+fn a_build_that_the_test_script_runs_gets_no_check_of_its_own() {
+    let names = |config: &serde_json::Value| -> Vec<String> {
+        config["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let test = crate::support::Test::bare().file(
+        "package.json",
+        r#"{"scripts": {"build": "tsc -p .", "test": "npm run build && node test.js"}}"#,
+    );
+    let (config, _, run) = crate::init::init(test);
+    assert_eq!(names(&config), ["test", "secrets"]);
+    assert!(
+        run.stdout.contains(
+            "note: package.json `test` (`npm run build && node test.js`) runs the build itself; \
+             no `build` check of its own (the build would run twice per gate)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let test = crate::support::Test::bare().file(
+        "package.json",
+        r#"{"scripts": {"build": "tsc -p .", "test": "node test.js"}}"#,
+    );
+    let (config, _, run) = crate::init::init(test);
+    assert_eq!(names(&config), ["build", "test", "secrets"]);
+    assert!(
+        !run.stdout.contains("runs the build itself"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// npm runs `pretest` and `posttest` around `npm run test`; the check runs
 /// the script alone, init says what it left out, and the strict gate passes
 /// twice on the clean project although `posttest` needs the network and

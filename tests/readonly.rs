@@ -279,6 +279,57 @@ fn a_path_written_while_one_check_ran_alone_is_blamed_on_it_at_the_default_job_c
 
 #[cfg(target_os = "linux")]
 #[test]
+fn a_write_at_the_very_end_of_a_need_is_blamed_on_it_not_on_the_check_that_needs_it() {
+    // `writer` writes as its last act and `after` (which needs it) is
+    // launched at once: within the tick of the clock that stamps files, so
+    // the change time alone could be either's. The evidence's own times
+    // say `writer` ended before `after` began, and so does the blame.
+    let mut test = repo().config(&format!(
+        "{ALLOW}[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"echo y > made.txt\"]\n\
+         [[check]]\nname = \"after\"\nneeds = [\"writer\"]\nrun = [\"true\"]\n"
+    ));
+    // Several runs: one alone could land `after`'s launch past the tick.
+    for round in 0..5 {
+        let run = test.args(&["--format", "json", "--out", "ev.json"]).run();
+        let ev = assert_modified(&run, &["made.txt"]);
+        let times: Vec<(u64, u64)> = ev["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let start = c["started_ms"].as_u64().expect("started");
+                (start, start + c["duration_ms"].as_u64().unwrap())
+            })
+            .collect();
+        assert!(times[0].1 <= times[1].0, "round {round}: {times:?}");
+        assert_eq!(
+            read_only_diagnostics(&ev),
+            [(
+                "writer".into(),
+                "made.txt".into(),
+                "created by check `writer`".into()
+            )],
+            "round {round}"
+        );
+        // The text report says what the evidence says.
+        let text = run
+            .test
+            .again()
+            .args(&["report", "ev.json", "--format", "text"])
+            .run();
+        assert!(
+            text.stdout
+                .contains("modified: made.txt (by check `writer`)"),
+            "round {round}: {}",
+            text.stdout
+        );
+        std::fs::remove_file(text.test.path().join("made.txt")).unwrap();
+        test = text.test.again();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn a_deleted_path_is_blamed_on_the_only_check_launched_before_its_folder_changed() {
     let test = repo();
     std::fs::create_dir(test.path().join("sub")).unwrap();

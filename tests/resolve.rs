@@ -420,3 +420,96 @@ fn huge_job_counts_run_and_out_of_range_ones_are_refused() {
         ["error: checks.toml:2:8: settings.jobs: invalid value: integer `-1`, expected usize"]
     );
 }
+
+/// A program that a check it `needs` builds: `build/tool` is not there when
+/// the run begins, so it is looked up when `run` starts (it was `error`
+/// "not found" before anything ran). The build output folder is ignored,
+/// so the run stays read-only.
+#[cfg(unix)]
+#[test]
+fn a_program_that_a_needed_check_builds_runs() {
+    let test = Test::new()
+        .config(
+            r#"[settings]
+allow = ["sh", "./build/tool"]
+
+[[check]]
+name = "build"
+run = ["sh", "-c", "mkdir -p build && printf '#!/bin/sh\necho built tool ran\n' > build/tool && chmod +x build/tool"]
+
+[[check]]
+name = "run"
+run = ["./build/tool"]
+needs = ["build"]
+"#,
+        )
+        .file(".gitignore", "build/\n");
+    crate::support::git(test.path(), &["add", "-A"]);
+    crate::support::git(test.path(), &["commit", "-qm", "tool"]);
+    let validate = test.args(&["validate"]).run().success();
+    assert_eq!(
+        validate.stderr_lines(),
+        [
+            "warning: check `run`: program `./build/tool` not found in the worktree yet (it is \
+          looked up when the check starts: a check it needs may build it)"
+        ]
+    );
+    let run = validate
+        .test
+        .again()
+        .args(&["--format", "json"])
+        .run()
+        .success();
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "run")["status"], "pass", "{ev}");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    assert!(
+        check(&ev, "run")["stdout_excerpt"]
+            .as_str()
+            .is_some_and(|s| s.contains("built tool ran")),
+        "{ev}"
+    );
+}
+
+/// Without a need that could build it, a missing path program is `error`
+/// at once (as it was), and so is one that the need did not build, when
+/// the check starts.
+#[cfg(unix)]
+#[test]
+fn a_program_nothing_builds_is_still_an_error() {
+    let test = Test::new().config(
+        r#"[settings]
+allow = ["true", "./build/tool", "./other/tool"]
+
+[[check]]
+name = "alone"
+run = ["./other/tool"]
+
+[[check]]
+name = "build"
+run = ["true"]
+
+[[check]]
+name = "run"
+run = ["./build/tool"]
+needs = ["build"]
+"#,
+    );
+    let run = test.args(&["--format", "json"]).run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let ev = run.json_stdout();
+    assert_eq!(check(&ev, "alone")["status"], "error");
+    assert_eq!(
+        check(&ev, "alone")["error"],
+        "program `./other/tool` not found in the worktree"
+    );
+    assert_eq!(check(&ev, "run")["status"], "error");
+    assert_eq!(
+        check(&ev, "run")["error"],
+        "program `./build/tool` not found in the worktree when the check started, after \
+         the checks it needs ran"
+    );
+}

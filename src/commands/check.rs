@@ -375,7 +375,8 @@ fn run(
             // The windows of the checks name a written path's writer by its
             // change time; one check at a time, a snapshot after each does.
             if let (Event::Started(check), Some(verifier)) = (&event, &mut verifier) {
-                verifier.check_started(check.name());
+                let needs: Vec<&str> = check.needs.iter().map(|&d| plan.checks[d].name()).collect();
+                verifier.check_started(check.name(), &needs);
             }
             if let (Event::Finished(check, result), Some(verifier)) = (&event, &mut verifier)
                 && (result.spawned || matches!(check.config.kind, CheckKind::Scan(_)))

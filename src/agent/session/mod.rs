@@ -607,13 +607,13 @@ impl Session {
                     history.append(&verdict).map_err(|err| err.to_string())?;
                 }
                 state.blocks += 1;
-                let mut next = step.next_step();
-                if let Some(at) = step.roll_back_to {
-                    let round = state.window_start + at - 1;
-                    next.push_str(&format!(
-                        " (iteration {at} is this session's stop {round}: round-{round}.json)"
-                    ));
-                }
+                // The user and the agent see stops (`round-N.json`), not
+                // the judge's iterations, which restart with the window.
+                let start = state.window_start;
+                let next = step.next_step_numbered("stop", |at| {
+                    let stop = start + at - 1;
+                    format!("stop {stop} (round-{stop}.json)")
+                });
                 let reason = feedback::render(
                     evidence,
                     &feedback::Options {

@@ -16,7 +16,7 @@ use globset::{GlobSet, GlobSetBuilder};
 use crate::config::{CheckConfig, CheckKind, Config, Mode, git_args};
 use crate::error::Error;
 
-pub(crate) use resolve::{Resolver, Unusable, at_start, resolve_program};
+pub(crate) use resolve::{AtStart, Resolver, Unusable, at_start, is_path, resolve_program};
 pub(crate) use shard::{Shard, Sharding, Timings};
 
 /// What to select from the config.
@@ -118,6 +118,11 @@ pub(crate) struct PlannedCheck<'c> {
     /// Sent to the Remote Execution cluster (set after `build`, by
     /// `run::remote::begin`).
     pub(crate) remote: Option<crate::remote::Assigned>,
+    /// A program path in the worktree that was not there when the run
+    /// began, of a check with `needs`: one of its needs may build it
+    /// (`target/release/tool`), so it is looked up when the check starts,
+    /// under these `settings.allow` rules (`at_start`), not an error now.
+    pub(crate) later: Option<Vec<String>>,
 }
 
 impl PlannedCheck<'_> {
@@ -179,12 +184,14 @@ pub(crate) fn build<'c>(
     for check in &selected {
         let cwd = resolver.cwd(config, worktree, check)?;
         // A need that is not selected in this run orders nothing.
-        let needs = check
+        let needs: Vec<usize> = check
             .needs
             .iter()
             .filter_map(|need| selected.iter().position(|c| &c.name == need))
             .collect();
         let (program, exec) = resolver.check_program(config, worktree, check)?;
+        let later = (program.is_err() && !needs.is_empty() && is_path(check))
+            .then(|| config.settings.allow.clone());
         let skip = match &selection.changed {
             Some(changed) => match resolver.paths(config, check)? {
                 Some(set) if !changed.iter().any(|f| set.is_match(f)) => {
@@ -205,6 +212,7 @@ pub(crate) fn build<'c>(
             hit: None,
             cache: Default::default(),
             remote: None,
+            later,
         });
     }
     let jobs = match selection.jobs.unwrap_or(config.settings.jobs) {
@@ -304,6 +312,7 @@ pub(crate) fn build_fixes<'c>(
             hit: None,
             cache: Default::default(),
             remote: None,
+            later: None,
         });
     }
     Ok(Plan {

@@ -200,6 +200,12 @@ pub(crate) fn resolve_program(
     })
 }
 
+/// Whether `check`'s program is a path (in the worktree, or absolute),
+/// not a bare name looked up on PATH: a path an earlier check can create.
+pub(crate) fn is_path(check: &CheckConfig) -> bool {
+    matches!(&check.kind, CheckKind::Run(argv) if argv[0].contains(['/', '\\']))
+}
+
 /// What a check starts with, resolved again when it starts
 /// (docs/checks-toml.md): an earlier check (through `needs`) may have turned
 /// its `cwd` into a symlink out of the worktree, or its program's path into
@@ -209,6 +215,10 @@ pub(crate) fn resolve_program(
 pub(crate) struct AtStart {
     /// The working directory, canonical now.
     pub(crate) cwd: PathBuf,
+    /// The program looked up now, for a check whose program was not there
+    /// when the run began (`PlannedCheck::later`): its real path and the
+    /// path to execute.
+    pub(crate) program: Option<Resolved>,
 }
 
 /// Resolves `check`'s `cwd` and its program again. A `cwd` that no longer
@@ -235,6 +245,18 @@ pub(crate) fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtSt
         }
         real
     };
+    if let (Err(_), Some(allow), [program, ..]) = (&check.program, &check.later, check.argv()) {
+        return match resolve_program(program, worktree, allow) {
+            Ok(found) => Ok(AtStart {
+                cwd,
+                program: Some(found),
+            }),
+            Err(Unusable::NotFound(why)) => Err(format!(
+                "{why} when the check started, after the checks it needs ran"
+            )),
+            Err(Unusable::Refused(why)) => Err(why),
+        };
+    }
     if let (Ok(planned), [program, ..]) = (&check.program, check.argv()) {
         let path = check.exec.as_deref().unwrap_or(planned);
         // A program that is gone is left to the spawn, which says so.
@@ -249,7 +271,7 @@ pub(crate) fn at_start(check: &PlannedCheck<'_>, worktree: &Path) -> Result<AtSt
             ));
         }
     }
-    Ok(AtStart { cwd })
+    Ok(AtStart { cwd, program: None })
 }
 
 /// The absolute working directory of a check; one that resolves (through a

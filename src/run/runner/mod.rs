@@ -574,6 +574,8 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
 /// `paths` did not skip; `None` for any other check.
 fn missing_program(check: &PlannedCheck<'_>) -> Option<CheckResult> {
     match (&check.skip, &check.config.kind, &check.program) {
+        // A program a need may build is looked up when the check starts.
+        (None, CheckKind::Run(_), Err(_)) if check.later.is_some() => None,
         (None, CheckKind::Run(_), Err(why)) => Some(CheckResult::errored(why.clone())),
         _ => None,
     }
@@ -695,13 +697,18 @@ fn attempt(i: usize, plan: &Plan<'_>, cancel: &Cancel, contain: &Containment) ->
     let check = &plan.checks[i];
     if let Some(assigned) = check.remote.as_ref().filter(|a| a.fallback.is_none()) {
         // The program and `cwd` are the worker's: nothing here to resolve.
-        let mut result = run_process(check, plan, cancel, &check.cwd, (contain, i));
+        let start = crate::run::plan::AtStart {
+            cwd: check.cwd.clone(),
+            program: None,
+        };
+        let mut result = run_process(check, plan, cancel, &start, (contain, i));
         remote::apply(&mut result, assigned);
         return settled(result, check, plan);
     }
-    // docs/checks-toml.md: `cwd` and a path program are resolved again now.
+    // docs/checks-toml.md: `cwd` and a path program are resolved again now
+    // (a program a need builds, for the first time).
     let result = match crate::run::plan::at_start(check, &plan.worktree) {
-        Ok(start) => run_process(check, plan, cancel, &start.cwd, (contain, i)),
+        Ok(start) => run_process(check, plan, cancel, &start, (contain, i)),
         Err(why) => CheckResult::errored(why),
     };
     let mut result = settled(result, check, plan);
@@ -798,13 +805,17 @@ fn run_process(
     check: &PlannedCheck<'_>,
     plan: &Plan<'_>,
     cancel: &Cancel,
-    cwd: &std::path::Path,
+    start: &crate::run::plan::AtStart,
     contain: (&Containment, usize),
 ) -> CheckResult {
-    let program = check
-        .program
-        .as_ref()
-        .expect("immediate_result handles a missing program");
+    let cwd = start.cwd.as_path();
+    let (program, exec) = match (&start.program, &check.program) {
+        (Some(found), _) => (found.real.as_path(), found.exec.as_deref()),
+        (None, Ok(planned)) => (planned.as_path(), check.exec.as_deref()),
+        // `at_start` looks up a program left for later or errs, and
+        // `immediate_result` handles any other missing program.
+        (None, Err(why)) => return CheckResult::errored(why.clone()),
+    };
     // A remote check's process is the cluster's client (docs/remote.md).
     let client = check.remote.as_ref().filter(|a| a.fallback.is_none());
     let client_args = client.map(remote::client_args).unwrap_or_default();
@@ -822,7 +833,7 @@ fn run_process(
     let spec = child::Spec {
         program: match client {
             Some(assigned) => &assigned.client,
-            None => check.exec.as_deref().unwrap_or(program),
+            None => exec.unwrap_or(program),
         },
         args: match client {
             Some(_) => &client_args,

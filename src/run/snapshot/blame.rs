@@ -53,8 +53,29 @@ pub(super) enum Writer<'a> {
 }
 
 impl Windows {
-    /// Check `check` is launched now.
-    pub(super) fn started(&mut self, check: &str) {
+    /// Check `check` is launched now, after its needs `after` ended. A
+    /// need that ended within the kernel's current stamping tick would
+    /// share it with the launch: a change the need made last and one the
+    /// check makes first could carry the same stamp, and a path only the
+    /// need wrote would be blamed on both although it ended before the
+    /// check began. So the launch waits for the stamping clock to pass the
+    /// need's end (a tick at most, once per `needs` edge; a check without
+    /// needs starts at once): the windows of a check and of what it needs
+    /// never overlap.
+    pub(super) fn started(&mut self, check: &str, after: &[&str]) {
+        let need_ended = self
+            .runs
+            .iter()
+            .filter(|w| after.contains(&w.check.as_str()))
+            .filter_map(|w| w.to)
+            .max();
+        if let Some(end) = need_ended
+            && stat::CHANGE_TIME
+            && !self.leaked
+            && stat::stamp_floor() <= end
+        {
+            stat::stamps_past(end);
+        }
         self.runs.push(Window {
             check: check.to_string(),
             from: stat::stamp_floor(),

@@ -75,14 +75,7 @@ impl Clock {
             }
             return true;
         };
-        let started = Instant::now();
-        while coarse() <= self.at {
-            if started.elapsed() > Duration::from_secs(1) {
-                return false;
-            }
-            std::thread::sleep(Duration::from_micros(500));
-        }
-        true
+        stamped_past(coarse, self.at)
     }
 
     /// Whether the system clock went on at the pace of the monotonic clock
@@ -92,6 +85,25 @@ impl Clock {
         let mono = self.mono.elapsed().as_nanos() as i128;
         wall + Clock::tick().as_nanos() as i128 >= mono
     }
+}
+
+/// Waits until the kernel's file-stamping clock has passed `at`
+/// (nanoseconds since the epoch), so that a change made from then on is
+/// stamped after it; `false` where that clock cannot be read (not Linux)
+/// or when it was not seen to pass within a second.
+pub(super) fn stamps_past(at: i128) -> bool {
+    imp::COARSE_NOW.is_some_and(|coarse| stamped_past(coarse, at))
+}
+
+fn stamped_past(coarse: fn() -> i128, at: i128) -> bool {
+    let started = Instant::now();
+    while coarse() <= at {
+        if started.elapsed() > Duration::from_secs(1) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    true
 }
 
 /// A moment no later than the timestamp the kernel gives a change made

@@ -289,9 +289,10 @@ impl Verifier {
         (changes, git_changes)
     }
 
-    /// Check `name` is launched now (its process, or its scan).
-    pub(crate) fn check_started(&mut self, name: &str) {
-        self.windows.started(name);
+    /// Check `name` is launched now (its process, or its scan), after the
+    /// checks it `needs` ended.
+    pub(crate) fn check_started(&mut self, name: &str, needs: &[&str]) {
+        self.windows.started(name, needs);
     }
 
     /// Check `name` ended now.

@@ -157,6 +157,10 @@ pub(super) fn detect(root: &Path, notes: &mut Vec<String>) -> Option<Found> {
         .collect();
     checks.extend(node.test(notes));
     checks.extend(node.format());
+    if let Some(note) = node.build_run_by_another(&checks) {
+        checks.retain(|c| c.name != "build");
+        notes.push(note);
+    }
     notes.append(&mut node.refusal_notes);
     notes.append(&mut node.lifecycle_notes);
     let fix = node
@@ -194,6 +198,20 @@ struct Node {
 fn uses(text: &str, tools: &[&str]) -> bool {
     text.split(|c: char| c.is_whitespace() || "&|;()".contains(c))
         .any(|word| tools.contains(&word))
+}
+
+/// Whether command line `text` runs the `build` script: `npm run build`,
+/// `pnpm run build`, `yarn build` and the like, as one of its commands.
+fn runs_build(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || "&|;()".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).enumerate().any(|(i, pair)| {
+        let manager = ["npm", "pnpm", "yarn"].contains(&pair[0]);
+        (manager && pair[1] == "run" && words.get(i + 2) == Some(&"build"))
+            || (["pnpm", "yarn"].contains(&pair[0]) && pair[1] == "build")
+    })
 }
 
 /// Why a check is there, before what init changed about it.
@@ -351,6 +369,36 @@ impl Node {
             self.shown("build")
         );
         self.adopt_as(("build", "build"), STRICT, why, &["tsc", "vue-tsc"], "tsc")
+    }
+
+    /// A check that runs a script that runs the build itself (`"test":
+    /// "npm run build && node test.js"`): a `build` check of its own would
+    /// build twice per gate, so it is left out and the note says why. Only
+    /// the script's own text counts: a `pretest` hook that builds is not
+    /// run by the check (`--ignore-scripts`), so there the `build` check
+    /// is the only build.
+    fn build_run_by_another(&self, checks: &[Check]) -> Option<String> {
+        if !checks.iter().any(|c| c.name == "build") {
+            return None;
+        }
+        checks
+            .iter()
+            .filter(|c| c.name != "build")
+            .filter_map(|c| {
+                let name = c.run.last()?;
+                let text = self.script(name)?;
+                // The check runs this script by name (`npm run [--ignore-scripts]
+                // NAME`), not a read-only variant of it.
+                (c.run.get(1).map(String::as_str) == Some("run")).then_some(())?;
+                runs_build(text).then(|| {
+                    format!(
+                        "package.json `{name}` (`{}`) runs the build itself; no `build` check of \
+                         its own (the build would run twice per gate)",
+                        text.trim()
+                    )
+                })
+            })
+            .next()
     }
 
     /// The `test` script, unless it is npm's placeholder or watches.

@@ -13,7 +13,8 @@
 //!    the retry tracker's decision: SUBTASK for a FAIL, USER for a block.
 //! 6. FAIL_MAX_ITERATIONS → USER.
 //! 7. STALLED_REGRESSION → IMPLEMENTER, rolling back to the last round
-//!    without the regression (named by its iteration); any other STALLED →
+//!    without the regression (named by its iteration, or by a caller's own
+//!    numbering: an agent session's stop); any other STALLED →
 //!    USER.
 //! 8. ITERATE → IMPLEMENTER, naming the first issues to fix.
 
@@ -102,6 +103,18 @@ pub(crate) struct Step {
     /// (check rule)`, else `check NAME`) instead of its id: an agent
     /// never sees the verdict's ids.
     pub(crate) action: String,
+    /// The roll-back's parts, so that a caller that numbers the rounds its
+    /// own way says the action in that numbering only.
+    roll_back: Option<RollBack>,
+}
+
+/// What a STALLED_REGRESSION's action is said from.
+#[derive(Debug, Clone, PartialEq)]
+struct RollBack {
+    /// The files to restore (the problems the round before did not have).
+    paths: Vec<String>,
+    /// `quality dropped from 90 to 70, ...`.
+    drops: String,
 }
 
 impl Step {
@@ -109,6 +122,31 @@ impl Step {
     pub(crate) fn next_step(&self) -> String {
         format!("{}: {}", self.next.as_str(), self.action)
     }
+
+    /// [`Self::next_step`] with the round a roll-back goes to named by
+    /// `name` (its iteration in, `stop 2 (round-2.json)` out) and called a
+    /// `unit`: an agent session's user knows its stops, not the judge's
+    /// iterations, and two numberings of one round read as two rounds.
+    pub(crate) fn next_step_numbered(&self, unit: &str, name: impl Fn(u32) -> String) -> String {
+        match (&self.roll_back, self.roll_back_to) {
+            (Some(back), Some(at)) => format!(
+                "{}: {}",
+                self.next.as_str(),
+                roll_back_action(&name(at), unit, back)
+            ),
+            _ => self.next_step(),
+        }
+    }
+}
+
+/// `Roll back to TO, the last UNIT without the regression: restore ...,
+/// and redo the change: DROPS`.
+fn roll_back_action(to: &str, unit: &str, back: &RollBack) -> String {
+    format!(
+        "Roll back to {to}, the last {unit} without the regression{}, and redo the change: {}",
+        restore(&back.paths, unit),
+        back.drops
+    )
 }
 
 /// How an action names an issue.
@@ -149,6 +187,7 @@ fn place_of(issue: &Issue) -> String {
 struct Decided {
     route: Route,
     roll_back_to: Option<u32>,
+    roll_back: Option<RollBack>,
     problems: Vec<Issue>,
 }
 
@@ -165,6 +204,7 @@ impl From<Route> for Decided {
         Decided {
             route,
             roll_back_to: None,
+            roll_back: None,
             problems: Vec::new(),
         }
     }
@@ -181,6 +221,7 @@ pub(crate) fn step(f: &Facts<'_>) -> Step {
     Step {
         next: decided.route.next,
         roll_back_to: decided.roll_back_to,
+        roll_back: decided.roll_back,
         problems: decided.problems,
         action: decided.route.action,
     }
@@ -232,6 +273,7 @@ fn decided(f: &Facts<'_>, naming: Naming) -> Decided {
                     action,
                 ),
                 roll_back_to: None,
+                roll_back: None,
                 problems,
             }
         }
@@ -378,18 +420,18 @@ fn stalled(f: &Facts<'_>, naming: Naming) -> Decided {
                 || "the previous round".to_string(),
                 |n| format!("iteration {n}"),
             );
+            let back = RollBack {
+                paths: f.regressed_paths.to_vec(),
+                drops: drops.join(", "),
+            };
             Decided {
                 route: route(
                     NextAgent::Implementer,
-                    format!("STALLED_REGRESSION: {}", drops.join(", ")),
-                    format!(
-                        "Roll back to {to}, the last round without the regression{}, and redo \
-                         the change: {}",
-                        restore(f.regressed_paths),
-                        drops.join(", ")
-                    ),
+                    format!("STALLED_REGRESSION: {}", back.drops),
+                    roll_back_action(&to, "round", &back),
                 ),
                 roll_back_to: f.before_regression,
+                roll_back: Some(back),
                 problems: Vec::new(),
             }
         }
@@ -413,6 +455,7 @@ fn stalled(f: &Facts<'_>, naming: Naming) -> Decided {
                     ),
                 ),
                 roll_back_to: None,
+                roll_back: None,
                 problems,
             }
         }
@@ -447,7 +490,7 @@ const RESTORE_SHOWN: usize = 5;
 /// that shows what changed in them, or nothing when no new problem of
 /// this round is in a file. The history keeps verdicts, not the files'
 /// contents, so the difference shown is against the last commit.
-fn restore(paths: &[String]) -> String {
+fn restore(paths: &[String], unit: &str) -> String {
     if paths.is_empty() {
         return String::new();
     }
@@ -457,7 +500,7 @@ fn restore(paths: &[String]) -> String {
         n => format!(" and {n} more"),
     };
     format!(
-        ": restore {}{more}, the files of the problems that round did not have \
+        ": restore {}{more}, the files of the problems that {unit} did not have \
          (`git diff -- {}` shows what changed in them since the last commit)",
         shown.join(", "),
         shown.join(" ")

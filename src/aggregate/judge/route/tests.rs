@@ -379,6 +379,23 @@ fn a_roll_back_is_a_value() {
     let f = facts(&decision, &regression, &issues, Recommendation::Stalled, &t);
     assert!(decide(&f).action.starts_with("Roll back to iteration 3,"));
     assert_eq!(step(&f).roll_back_to, Some(3));
+    // A caller with its own numbering says the round in it only.
+    let paths = vec!["src/a.py".to_string()];
+    let f = Facts {
+        regressed_paths: &paths,
+        ..facts(&decision, &regression, &issues, Recommendation::Stalled, &t)
+    };
+    assert_eq!(
+        step(&f).next_step_numbered("stop", |at| format!(
+            "stop {} (round-{}.json)",
+            at + 1,
+            at + 1
+        )),
+        "IMPLEMENTER: Roll back to stop 4 (round-4.json), the last stop without the regression: \
+         restore src/a.py, the files of the problems that stop did not have (`git diff -- \
+         src/a.py` shows what changed in them since the last commit), and redo the change: \
+         quality dropped from 90 to 70"
+    );
     let critical = progress(Some(StallType::StalledCritical));
     let f = facts(&decision, &critical, &issues, Recommendation::Stalled, &t);
     assert_eq!(step(&f).roll_back_to, None);
