@@ -718,9 +718,17 @@ fn makefile_c_project_builds_then_tests() {
     let test = Test::bare()
         .file("Makefile", "test:\n\tcc -o t t.c && ./t\n")
         .file("t.c", "int main(void) { return 0; }\n");
-    let (config, _, _) = init(test);
+    let (config, _, run) = init(test);
     assert_eq!(names(&config), ["test", "secrets"]);
     assert!(check(&config, "test").get("needs").is_none());
+    // ... and init says there is no build check, and why.
+    assert!(
+        format!("{}{}", run.stdout, run.stderr).contains(
+            "Makefile has no `all` target and its default goal (`test`) is no build: no build check, so fast mode compiles nothing"
+        ),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -326,7 +326,17 @@ fn build_goal<'a>(
             .filter(|t| !NOT_BUILDS.contains(&t.name.as_str()))
             .map(|t| (t.name.as_str(), vec!["make"]))
     };
-    let (name, run) = goal?;
+    let Some((name, run)) = goal else {
+        // Said, not only left out: without a build check fast mode compiles
+        // nothing, and a commit that breaks the build passes the hook.
+        let first = targets
+            .first()
+            .map_or_else(|| "none".to_string(), |t| format!("`{}`", t.name));
+        notes.push(format!(
+            "{file} has no `all` target and its default goal ({first}) is no build: no build check, so fast mode compiles nothing; add a check that runs the target that builds the code"
+        ));
+        return None;
+    };
     let target = targets.iter().find(|t| t.name == name);
     if target.is_some_and(|t| t.runs_run_check) {
         notes.push(format!(
