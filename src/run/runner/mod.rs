@@ -426,7 +426,11 @@ fn completed(
                 // starting still reports its missing program: a new user
                 // learns every tool to install from the first run, not
                 // one tool per run.
-                let result = missing_program(check).unwrap_or_else(|| CheckResult::skipped(reason));
+                // A program left for a need to build counts too, when it
+                // is still not there: the need never got to build it.
+                let result = missing_program(check)
+                    .or_else(|| never_built(check, &plan.worktree))
+                    .unwrap_or_else(|| CheckResult::skipped(reason));
                 on_event(Event::Finished(check, &result));
                 result
             });
@@ -568,6 +572,22 @@ fn immediate_result(check: &PlannedCheck<'_>) -> Option<CheckResult> {
         });
     }
     missing_program(check)
+}
+
+/// The error of a check that never started whose program was left to be
+/// looked up when it started (a need may build it) and is still not in
+/// the worktree now: reported with the error of the run's start, so the
+/// first run names every missing program. `None` when it is there now or
+/// for any other check.
+fn never_built(check: &PlannedCheck<'_>, worktree: &std::path::Path) -> Option<CheckResult> {
+    let (Some(allow), Err(why), [program, ..]) = (&check.later, &check.program, check.argv())
+    else {
+        return None;
+    };
+    match crate::run::plan::resolve_program(program, worktree, allow) {
+        Ok(_) => None,
+        Err(_) => Some(CheckResult::errored(why.clone())),
+    }
 }
 
 /// The error of a check whose program was not found and that fast mode's
