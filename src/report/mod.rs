@@ -449,17 +449,7 @@ fn nothing_ran(evidence: &Evidence) -> Option<String> {
             evidence.mode.as_str()
         ));
     }
-    let mut reasons: Vec<&str> = Vec::new();
-    for check in &evidence.checks {
-        let reason = match check.skip_reason.as_deref() {
-            Some(r) if r.starts_with(PATHS_SKIP) => "no changed file matches their `paths`",
-            Some(r) => r,
-            None => "skipped",
-        };
-        if !reasons.contains(&reason) {
-            reasons.push(reason);
-        }
-    }
+    let reasons = skip_reasons(&evidence.checks);
     Some(format!(
         "Nothing ran: {} skipped ({}){strict}",
         match s.total {
@@ -541,17 +531,7 @@ fn no_tool_ran(evidence: &Evidence) -> Option<String> {
             "{scans}; no check built, linted or tested the code (add checks that run the project's tools to checks.toml{strict})"
         ));
     }
-    let mut reasons: Vec<&str> = Vec::new();
-    for check in &skipped {
-        let reason = match check.skip_reason.as_deref() {
-            Some(r) if r.starts_with(PATHS_SKIP) => "no changed file matches their `paths`",
-            Some(r) => r,
-            None => "skipped",
-        };
-        if !reasons.contains(&reason) {
-            reasons.push(reason);
-        }
-    }
+    let reasons = skip_reasons(skipped.iter().copied());
     Some(format!(
         "{scans}; {} skipped ({}){}",
         match skipped.len() {
@@ -565,6 +545,23 @@ fn no_tool_ran(evidence: &Evidence) -> Option<String> {
             ""
         }
     ))
+}
+
+/// Why `checks` were skipped, each reason once, in their order (fast
+/// mode's `paths` skips as one reason).
+fn skip_reasons<'a>(checks: impl IntoIterator<Item = &'a CheckRecord>) -> Vec<&'a str> {
+    let mut reasons: Vec<&str> = Vec::new();
+    for check in checks {
+        let reason = match check.skip_reason.as_deref() {
+            Some(r) if r.starts_with(PATHS_SKIP) => "no changed file matches their `paths`",
+            Some(r) => r,
+            None => "skipped",
+        };
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    reasons
 }
 
 /// How fast mode's skip reason for unmatched `paths` starts.
