@@ -465,7 +465,7 @@ fn nothing_ran(evidence: &Evidence) -> Option<String> {
 /// matches their `paths`); `run-check --mode strict` runs every check`.
 /// "All checks passed!" alone reads as if every check had run. `None` when
 /// every check ran, none did (`nothing_ran` says so), or the run failed.
-pub(crate) fn partly_ran(evidence: &Evidence) -> Option<String> {
+fn partly_ran(evidence: &Evidence) -> Option<String> {
     let s = &evidence.summary;
     let fast = evidence.mode == run_check_documents::evidence::Mode::Fast;
     if !s.all_checks_passed || !fast || s.skipped == 0 || s.skipped >= s.total {
