@@ -113,6 +113,10 @@ mod readonly_gitdir;
 /// left, in-place edits, a weakened gate, a cached pass (shell checks: Unix).
 #[cfg(unix)]
 mod readonly_pinned;
+/// A worktree no check touched is proven unchanged without a second
+/// `git status`; every change hidden from that proof still fails (Linux).
+#[cfg(target_os = "linux")]
+mod readonly_settled;
 /// Remote checks on a real BuildGrid cluster: upload, execute, cancel, failures, `--remote=auto`.
 mod remote;
 /// `run-check report`: an evidence file in every format, as its run printed it.

@@ -107,16 +107,18 @@ fn a_fifo_at_a_loose_ref_alone_is_a_change_and_the_next_run_names_it() {
     );
 }
 
-/// The check puts a FIFO in place of HEAD's commit object, which the last
-/// snapshot's `git status` opens (run-check does not look at objects
-/// first). That git blocks; SIGTERM to the gate kills it, and the gate
-/// ends as an interrupted run (130) with its evidence.
+/// The check puts a FIFO in place of HEAD's commit object and edits a
+/// tracked file, so the last snapshot asks `git status` (an untouched
+/// worktree would be proven unchanged without git), which opens the object
+/// (run-check does not look at objects first). That git blocks; SIGTERM to
+/// the gate kills it, and the gate ends as an interrupted run (130) with
+/// its evidence.
 #[test]
 fn sigterm_ends_a_gate_whose_git_blocks_on_a_fifo_among_the_objects() {
     let side = tempfile::tempdir().unwrap();
     let marker = side.path().join("planted");
     let test = repo(&format!(
-        "c=$(git rev-parse HEAD) && o=.git/objects/$(echo $c | cut -c1-2)/$(echo $c | cut -c3-) && rm -f $o && mkfifo $o && touch '{}'",
+        "c=$(git rev-parse HEAD) && o=.git/objects/$(echo $c | cut -c1-2)/$(echo $c | cut -c3-) && rm -f $o && mkfifo $o && echo 2 >> src/a.py && touch '{}'",
         marker.display()
     ));
     let child = test.command().spawn().unwrap();

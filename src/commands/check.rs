@@ -345,7 +345,8 @@ fn verifier(
 ) -> Result<Verifier, Error> {
     let snapshotter = Snapshotter::new(worktree, start.in_git().map(|(repo, _)| repo))
         .hiding(start.in_git().map_or(&[], |(_, status)| &status.hidden))
-        .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()));
+        .submodules(start.git_state.as_ref().is_none_or(|(_, s)| s.submodules()))
+        .settling(start.git_state.as_ref().map(|(_, s)| s), own.out());
     let first = start.in_git().map(|(_, status)| (status, start.took));
     let mut verifier = Verifier::start(snapshotter, first, plan.jobs == 1).map_err(|why| {
         Error::Environment(format!(

@@ -83,6 +83,11 @@ impl GitState {
     pub(super) fn dirs(&self) -> &[Vec<u8>] {
         &self.dirs
     }
+
+    /// [`GitState::dirs`], shared.
+    pub(super) fn dirs_shared(&self) -> std::sync::Arc<Vec<Vec<u8>>> {
+        std::sync::Arc::clone(&self.dirs)
+    }
 }
 
 /// Collects the folders of index entries: the index is sorted by path, so
@@ -838,6 +843,30 @@ pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
             .map(|listed| listed.entry)
             .collect(),
     )
+}
+
+/// The paths of `repo`'s index entries, sorted, each once, read from the
+/// file alone (no git process: `settled.rs` runs instead of one); `None`
+/// for an index that cannot be parsed here (split, sparse) or that holds a
+/// submodule.
+pub(super) fn index_paths(repo: &Repo) -> Option<Vec<Vec<u8>>> {
+    let Some(bytes) = read(&repo.dirs().index) else {
+        return match std::fs::symlink_metadata(&repo.dirs().index) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+            _ => None,
+        };
+    };
+    let mut paths: Vec<Vec<u8>> = Vec::new();
+    let mut gitlink = false;
+    parse_index(&bytes, |entry| {
+        gitlink |= entry.mode == GITLINK;
+        // The stages of a conflicted path follow each other.
+        if paths.last().map(Vec::as_slice) != Some(entry.path) {
+            paths.push(entry.path.to_vec());
+        }
+    })
+    .ok()?;
+    (!gitlink).then_some(paths)
 }
 
 /// Every entry of the index as `git ls-files --stage -v -z` lists it (a

@@ -46,6 +46,7 @@ mod blame;
 mod filtered;
 mod git_state;
 mod own;
+mod settled;
 mod snapshotter;
 mod special;
 mod stat;
@@ -224,6 +225,9 @@ pub(crate) struct Snapshot {
     /// The untracked part of the worktree as a later snapshot can check it
     /// without listing it again (a first snapshot's, where that holds).
     tree: Option<tree::Tree>,
+    /// What lets a later snapshot skip `git status` (a first snapshot's,
+    /// where that holds: `settled.rs`).
+    settled: Option<Arc<settled::Settled>>,
     /// Whether its untracked files were listed (not taken from a first
     /// snapshot's tree): what the tests of `tree.rs` look at.
     listed_untracked: bool,
@@ -276,6 +280,7 @@ impl Snapshot {
             entries,
             clock,
             tree: None,
+            settled: None,
             listed_untracked: true,
             rules: Vec::new(),
             ignored: Vec::new(),

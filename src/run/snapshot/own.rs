@@ -32,6 +32,11 @@ impl OwnFiles {
         }
     }
 
+    /// The `--out` path, absolute.
+    pub(crate) fn out(&self) -> Option<&Path> {
+        self.out.as_deref()
+    }
+
     /// Whether `path` (absolute) is the `--out` file.
     pub(crate) fn is_out(&self, path: &Path) -> bool {
         self.out.as_deref() == Some(path)

@@ -20,12 +20,23 @@ pub(crate) enum Snapshotter {
         /// Whether the index may hold submodules (then every snapshot
         /// lists the untracked files: see `tree.rs`).
         submodules: bool,
+        /// What `settled.rs` starts from, where it may be used.
+        settling: Option<Settling>,
     },
     /// By walking the files outside git.
     Walk {
         /// The worktree (canonical).
         worktree: PathBuf,
     },
+}
+
+/// What a first snapshot needs to record what `settled.rs` watches.
+#[derive(Debug, Clone)]
+pub(crate) struct Settling {
+    /// The folders holding index entries when the run started.
+    tracked: Arc<Vec<Vec<u8>>>,
+    /// The folder of the `--out` report (canonical).
+    out_dir: Option<PathBuf>,
 }
 
 /// From this many reference paths on, the last snapshot stats them while
@@ -43,6 +54,7 @@ impl Snapshotter {
                 worktree,
                 hidden: Vec::new(),
                 submodules: true,
+                settling: None,
             },
             None => Snapshotter::Walk { worktree },
         }
@@ -62,6 +74,22 @@ impl Snapshotter {
     pub(crate) fn submodules(mut self, may: bool) -> Snapshotter {
         if let Snapshotter::Git { submodules, .. } = &mut self {
             *submodules = may;
+        }
+        self
+    }
+
+    /// Lets a later snapshot skip `git status` where `settled.rs` proves
+    /// its listing the first snapshot's: `state` is the git state read when
+    /// the run started (the folders of its index entries), `out` the
+    /// `--out` report (absolute).
+    pub(crate) fn settling(mut self, state: Option<&GitState>, out: Option<&Path>) -> Snapshotter {
+        if let Snapshotter::Git { settling, .. } = &mut self {
+            *settling = state.map(|state| Settling {
+                tracked: state.dirs_shared(),
+                out_dir: out
+                    .and_then(Path::parent)
+                    .map(|dir| dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())),
+            });
         }
         self
     }
@@ -87,6 +115,7 @@ impl Snapshotter {
                 worktree,
                 hidden,
                 submodules,
+                settling,
             } => {
                 let asked;
                 let status = match status {
@@ -109,6 +138,21 @@ impl Snapshotter {
                         roots.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
                     if let Some(Ok(roots)) = roots {
                         snapshot.tree = tree::record(&roots, worktree, &snapshot.entries, &clock);
+                    }
+                    if let Some(Settling { tracked, out_dir }) = settling
+                        && !submodules
+                        && stat::CHANGE_TIME
+                        && repo.toplevel() == worktree
+                    {
+                        snapshot.settled = settled::record(
+                            worktree,
+                            tracked,
+                            &snapshot.entries,
+                            &snapshot.ignored,
+                            &clock,
+                            out_dir.as_deref(),
+                        )
+                        .map(Arc::new);
                     }
                     snapshot
                 })
@@ -133,8 +177,13 @@ impl Snapshotter {
     /// unread are identified again. In git, the reference's files are
     /// stat'ed while git lists the worktree. The error is one line saying
     /// why it could not be taken.
-    pub(crate) fn again(&self, reference: &Snapshot) -> Result<Snapshot, String> {
-        let snapshot = self.again_with(reference, true)?;
+    /// `own`: run-check's own temporary files (absolute), which a check
+    /// cannot have made.
+    pub(crate) fn again(&self, reference: &Snapshot, own: &[PathBuf]) -> Result<Snapshot, String> {
+        let snapshot = match self.settled_again(reference, own) {
+            Some(snapshot) => snapshot,
+            None => self.again_with(reference, true)?,
+        };
         // A changed `.gitignore` may have brought ignored files out: they
         // are listed only by a full listing (the run fails either way; the
         // listing names them all).
@@ -142,6 +191,43 @@ impl Snapshotter {
             return self.again_with(reference, false);
         }
         Ok(snapshot)
+    }
+
+    /// A later snapshot without `git status`, where `settled.rs` proves its
+    /// listing the reference's: the reference's entries, each looked at
+    /// again.
+    fn settled_again(&self, reference: &Snapshot, own: &[PathBuf]) -> Option<Snapshot> {
+        let Snapshotter::Git { repo, worktree, .. } = self else {
+            return None;
+        };
+        let settled = reference.settled.as_ref()?;
+        if !settled.holds(repo, worktree, &reference.entries, &reference.clock, own) {
+            return None;
+        }
+        let clock = Clock::since(Duration::ZERO);
+        let (dir_of, dirs) = unread_dirs(reference, worktree);
+        let indices: Vec<usize> = (0..reference.len()).collect();
+        let threads = if reference.len() < OVERLAP_MIN {
+            1
+        } else {
+            cpus()
+        };
+        let made = par_map(&indices, threads, Lstat::default, |lstat, &i| {
+            let (key, entry) = &reference.entries[i];
+            let dir = dir_of.get(i).and_then(|&d| dirs.get(d)).copied().flatten();
+            let recorded = Entry {
+                code: entry.code,
+                state: entry.state.clone(),
+                seen: look_again(lstat, worktree, key, Some(&entry.seen), dir),
+            };
+            (key.clone(), recorded)
+        });
+        let mut snapshot = Snapshot::sorted(made, clock);
+        snapshot.listed_untracked = false;
+        snapshot.rules = reference.rules.clone();
+        snapshot.ignored = reference.ignored.clone();
+        temps::forget_run_check_temps(&mut snapshot, worktree);
+        Some(snapshot)
     }
 
     /// [`Snapshotter::again`]; the untracked files are listed again unless

@@ -23,7 +23,7 @@
 //!   tmpfs, overlayfs, f2fs, zfs, bcachefs) on Linux are trusted; elsewhere
 //!   every listed file is hashed as before.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Slack added to the clock's tick.
@@ -146,7 +146,12 @@ pub(super) fn needs_reading(stat: &Stat, path: &Path, clock: &Clock, trust: &mut
 /// since `clock` (no entry created, deleted or renamed in it: its change
 /// time is not after that moment).
 pub(super) fn dir_unchanged(path: &Path, id: &DirId, clock: &Clock) -> bool {
-    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= clock.at)
+    dir_unchanged_at(path, id, clock.at)
+}
+
+/// [`dir_unchanged`] since `at` (nanoseconds since the epoch).
+pub(super) fn dir_unchanged_at(path: &Path, id: &DirId, at: i128) -> bool {
+    dir_links(path).is_some_and(|(stat, _)| imp::id(&stat) == *id && stat.changed() <= at)
 }
 
 /// Which file systems' clocks are trusted, asked once per device.
@@ -169,6 +174,17 @@ impl Trust {
         let trusted = imp::local(path);
         self.known.push((dev, trusted));
         trusted
+    }
+
+    /// [`Trust::of`], with the path made only for a device not seen yet.
+    pub(super) fn of_lazy(&mut self, stat: &Stat, path: impl FnOnce() -> PathBuf) -> bool {
+        match stat.device() {
+            Some(dev) => match self.known.iter().find(|(d, _)| *d == dev) {
+                Some((_, trusted)) => *trusted,
+                None => self.of(stat, &path()),
+            },
+            None => false,
+        }
     }
 
     /// The identity, change time and link count of the directory at

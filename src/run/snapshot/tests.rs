@@ -26,7 +26,7 @@ fn git_snapshots_see_edits_creations_deletions_and_staging() {
     let snap = Snapshotter::new(&root, Some(&repo));
     let before = snap.first(None, Duration::ZERO).unwrap();
     assert_eq!(before.len(), 1);
-    let again = || snap.again(&before).unwrap();
+    let again = || snap.again(&before, &[]).unwrap();
     assert_eq!(paths(before.diff(&again())), Vec::<String>::new());
 
     std::fs::create_dir(root.join("out")).unwrap();
@@ -57,7 +57,7 @@ fn git_snapshots_see_edits_creations_deletions_and_staging() {
     std::fs::write(root.join("dirty.txt"), "other").unwrap();
     git(&root, &["add", "dirty.txt"]);
     assert_eq!(
-        paths(staged.diff(&snap.again(&staged).unwrap())),
+        paths(staged.diff(&snap.again(&staged, &[]).unwrap())),
         ["dirty.txt"]
     );
     std::fs::remove_file(root.join("a.txt")).unwrap();
@@ -228,7 +228,7 @@ fn a_change_among_many_dirty_files_is_the_only_one_reported() {
     assert_eq!(before.len(), 4 * BATCH);
     std::fs::write(root.join("u037"), "edited").unwrap();
     assert_eq!(
-        kinds(before.diff(&snap.again(&before).unwrap())),
+        kinds(before.diff(&snap.again(&before, &[]).unwrap())),
         [("u037".to_string(), "changed")]
     );
 }
@@ -272,20 +272,20 @@ fn untracked_files_are_not_listed_again_unless_a_folder_of_theirs_changed() {
         return;
     }
     assert!(before.tree.is_some());
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(!again.listed_untracked);
     assert_eq!(paths(before.diff(&again)), Vec::<String>::new());
 
     // An edit in place, a tracked file: seen without a listing.
     std::fs::write(root.join("d2/f000"), "FILE 2/0\n").unwrap();
     std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(!again.listed_untracked);
     assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
 
     // A new file of a tracked folder is a new untracked root.
     std::fs::write(root.join("src/new.rs"), "").unwrap();
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(!again.listed_untracked);
     assert_eq!(
         kinds(before.diff(&again)),
@@ -300,13 +300,13 @@ fn untracked_files_are_not_listed_again_unless_a_folder_of_theirs_changed() {
     // Ignored files in a folder of ignored files: listed again, and no
     // change.
     std::fs::write(root.join("d1/out/objects/b.o"), "o").unwrap();
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(again.listed_untracked);
     assert_eq!(paths(before.diff(&again)), ["d2/f000", "src/lib.rs"]);
 
     // A file in the empty folder's empty folder (no listed file near).
     std::fs::write(root.join("d0/empty/deeper/new"), "n").unwrap();
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(again.listed_untracked);
     assert_eq!(
         paths(before.diff(&again)),
@@ -326,7 +326,7 @@ fn files_an_edited_gitignore_no_longer_ignores_are_listed() {
     let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
     let before = snap.first(None, Duration::ZERO).unwrap();
     std::fs::write(root.join("d2/.gitignore"), "*.tmp\n").unwrap();
-    let again = snap.again(&before).unwrap();
+    let again = snap.again(&before, &[]).unwrap();
     assert!(again.listed_untracked);
     assert_eq!(
         kinds(before.diff(&again)),
@@ -385,7 +385,7 @@ fn every_way_to_add_or_remove_an_untracked_name_is_listed_again() {
         let snap = Snapshotter::new(&root, Some(&repo)).submodules(false);
         let before = snap.first(None, Duration::ZERO).unwrap();
         change(&root);
-        let again = snap.again(&before).unwrap();
+        let again = snap.again(&before, &[]).unwrap();
         assert!(again.listed_untracked, "{what}");
         assert_eq!(paths(before.diff(&again)), expected, "{what}");
     }
@@ -429,7 +429,7 @@ fn many_untracked_files_left_unread_still_show_every_change() {
     assert_eq!(before.unread, trusted);
     assert_eq!(before.len(), 10 * per_dir + 1);
     assert_eq!(
-        paths(before.diff(&snap.again(&before).unwrap())),
+        paths(before.diff(&snap.again(&before, &[]).unwrap())),
         Vec::<String>::new()
     );
 
@@ -464,7 +464,7 @@ fn many_untracked_files_left_unread_still_show_every_change() {
         "d2/f002".to_string(),
     ];
     expected.extend((0..per_dir).map(|f| format!("d3/f{f:03}")));
-    let changes = before.diff(&snap.again(&before).unwrap());
+    let changes = before.diff(&snap.again(&before, &[]).unwrap());
     assert!(changes.iter().all(|c| c.kind == "changed"), "{changes:?}");
     assert_eq!(paths(changes), expected);
 }
@@ -503,7 +503,7 @@ fn walk_snapshots_honour_gitignore_and_skip_build_output() {
     };
     let before = snap.first(None, Duration::ZERO).unwrap();
     assert_eq!(before.len(), 2);
-    let again = || snap.again(&before).unwrap();
+    let again = || snap.again(&before, &[]).unwrap();
     std::fs::write(root.join("x.log"), "ignored").unwrap();
     std::fs::create_dir_all(root.join("target/debug")).unwrap();
     std::fs::write(root.join("target/debug/out"), "built").unwrap();

@@ -149,7 +149,10 @@ impl Verifier {
     /// folders to stat).
     fn again_with_specials(&self) -> (Result<Snapshot, String>, Vec<(PathBuf, stat::Stat)>) {
         let Some(specials) = &self.specials else {
-            return (self.snapshotter.again(&self.before), Vec::new());
+            return (
+                self.snapshotter.again(&self.before, &self.ignored),
+                Vec::new(),
+            );
         };
         let worktree = self.snapshotter.worktree();
         let ignored = &self.before.ignored;
@@ -161,12 +164,12 @@ impl Verifier {
         };
         let scan = || specials.scan(worktree, ignored_dir);
         if specials.len() < OVERLAP_MIN {
-            let snapshot = self.snapshotter.again(&self.before);
+            let snapshot = self.snapshotter.again(&self.before, &self.ignored);
             return (snapshot, scan());
         }
         std::thread::scope(|scope| {
             let found = scope.spawn(scan);
-            let snapshot = self.snapshotter.again(&self.before);
+            let snapshot = self.snapshotter.again(&self.before, &self.ignored);
             let found = found
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));

@@ -1,0 +1,122 @@
+//! The last snapshot of a worktree no check touched is taken without a
+//! second `git status`: change times prove git would list the same
+//! (src/run/snapshot/settled.rs). Each test here plays a check that hides a
+//! change from that proof, where git looks but the first listing showed
+//! nothing: an empty folder, a folder of ignored files, deep below one, a
+//! tracked file rewritten with its mtime put back, a file named like
+//! run-check's own temporary file beside the report. Each must still fail
+//! the run, naming the path; the untouched worktree passes with one
+//! `git status` in the whole run (Linux: change times are trusted there).
+
+use std::path::Path;
+
+use crate::readonly::assert_modified;
+use crate::support::{Run, Test, git};
+
+/// A repository with tracked files in two folders (committed), an empty
+/// folder, a folder holding only ignored files (two levels deep), an
+/// ignored `build/` folder and an untracked file; `*.o` and `build/` are
+/// ignored.
+fn repo() -> Test {
+    let test = Test::new()
+        .file("src/a.py", "print(1)\n")
+        .file("src/lib/b.py", "print(2)\n")
+        .file(".gitignore", "*.o\nbuild/\nev.json\n")
+        .file("objs/x.o", "object\n")
+        .file("objs/deep/down/y.o", "object\n")
+        .file("notes.txt", "untracked\n")
+        .file("build/old.bin", "output\n");
+    std::fs::create_dir_all(test.path().join("empty")).unwrap();
+    git(test.path(), &["add", "src", ".gitignore"]);
+    git(test.path(), &["commit", "-q", "-m", "code"]);
+    test
+}
+
+/// `git` on the PATH of the gate, logging each git subcommand to `log`
+/// before running the real git.
+fn logging_git(test: Test, log: &Path) -> Test {
+    let real = which::which("git").unwrap();
+    let bin = test.path().join(".bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\nfor a in \"$@\"; do case $a in status|rev-parse|config|ls-files) echo $a >> '{}';; esac; done\nexec '{}' \"$@\"\n",
+        log.display(),
+        real.display()
+    );
+    let path = bin.join("git");
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let old = std::env::var("PATH").unwrap_or_default();
+    let test = test.file(".git/info/exclude", ".bin/\n");
+    test.env("PATH", &format!("{}:{old}", bin.display()))
+}
+
+fn run(test: Test, script: &str) -> Run {
+    test.config(&format!(
+        "[settings]\nallow = [\"sh\"]\n\n[[check]]\nname = \"writer\"\nrun = [\"sh\", \"-c\", \"{script}\"]\n"
+    ))
+    .args(&["--mode", "strict", "--format", "json", "--out", "ev.json"])
+    .run()
+}
+
+#[test]
+fn an_untouched_worktree_is_verified_with_one_git_status() {
+    let side = tempfile::tempdir().unwrap();
+    let log = side.path().join("git.log");
+    // Ignored output written into a folder ignored as a whole, and a read
+    // of every file: no change.
+    let run = run(
+        logging_git(repo(), &log),
+        "echo out > build/o.bin && mkdir build/sub && cat src/a.py notes.txt > /dev/null",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    let asked = std::fs::read_to_string(&log).unwrap();
+    let statuses = asked.lines().filter(|l| *l == "status").count();
+    assert_eq!(statuses, 1, "git subcommands asked:\n{asked}");
+}
+
+#[test]
+fn a_file_created_in_an_empty_folder_fails_the_run() {
+    let run = run(repo(), "echo x > empty/new.txt");
+    assert_modified(&run, &["empty/new.txt"]);
+}
+
+#[test]
+fn a_file_created_beside_ignored_files_fails_the_run() {
+    let run = run(repo(), "echo x > objs/new.c");
+    assert_modified(&run, &["objs/new.c"]);
+}
+
+#[test]
+fn a_file_created_deep_below_a_folder_of_ignored_files_fails_the_run() {
+    let run = run(repo(), "echo x > objs/deep/down/new.c");
+    assert_modified(&run, &["objs/deep/down/new.c"]);
+}
+
+#[test]
+fn a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
+    let run = run(
+        repo(),
+        "cp -p src/lib/b.py /tmp/.keep-$$ && echo 'print(3)' > src/lib/b.py && touch -r /tmp/.keep-$$ src/lib/b.py && rm /tmp/.keep-$$",
+    );
+    assert_modified(&run, &["src/lib/b.py"]);
+}
+
+#[test]
+fn a_file_named_like_run_checks_own_temporary_file_fails_the_run() {
+    let run = run(repo(), "echo x > .run-check-1-forged.tmp");
+    assert_modified(&run, &[".run-check-1-forged.tmp"]);
+}
+
+#[test]
+fn an_untracked_file_edited_in_place_fails_the_run() {
+    let run = run(repo(), "echo more >> notes.txt");
+    assert_modified(&run, &["notes.txt"]);
+}
