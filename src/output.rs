@@ -165,8 +165,10 @@ pub(crate) fn replace_as(
 }
 
 /// [`replace`] without waiting for the disk (no `fsync`): for a note nothing
-/// decides on, written on a path where the wait is the cost (the guard's
-/// list of denials, on each denied tool call). A reader still sees the old
+/// decides on, or one every read verifies, written on a path where the
+/// wait is the cost (the guard's list of denials, on each denied tool
+/// call; the result cache's entries, which a reader checks against their
+/// digests). A reader still sees the old
 /// file or the new one, never half of one; a crash may lose the new one.
 pub(crate) fn replace_unsynced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     Atomic::create(path, path, FileKind::Regular)?.finish(bytes, true, false)

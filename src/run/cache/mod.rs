@@ -144,40 +144,45 @@ pub(crate) fn begin(
     let candidates: Vec<&PlannedCheck<'_>> = plan.checks.iter().filter(|c| cached(c)).collect();
     // One key (or none) per candidate, in plan order.
     let mut keys = key::keys(facts, &candidates).into_iter();
-    let mut misses = vec![None; plan.checks.len()];
-    for (i, check) in plan.checks.iter_mut().enumerate() {
+    // The session's passes and the local store first (each a file read);
+    // what they miss is asked of the remote, all at once.
+    let mut found: Vec<Found> = (0..plan.checks.len()).map(|_| None).collect();
+    let mut ask: Vec<(usize, &str, String)> = Vec::new();
+    for (i, check) in plan.checks.iter().enumerate() {
         if !cached(check) {
             continue;
         }
-        let Some(found) = keys.next().flatten() else {
+        let Some(made) = keys.next().flatten() else {
             continue;
         };
-        let key = match found {
+        let key = match made {
             Ok(key) => key.hex,
             Err(why) => {
                 warn(format!("check `{}` is not cached: {why}", check.name()));
                 continue;
             }
         };
-        let found = match reuse.get(&key, check.name()) {
+        let local = match reuse.get(&key, check.name()) {
             Some(entry) => Some((entry, CacheSource::Session)),
-            None => look_up(&key, check.name(), policy, &store, remote.as_ref()),
+            None => policy
+                .read
+                .then(|| store.get(&key, check.name()))
+                .flatten()
+                .map(|entry| (entry, CacheSource::Local)),
         };
-        match found {
-            Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
-            None => {
-                check.cache = CacheUse {
-                    status: CacheStatus::Miss,
-                    key: Some(key.clone()),
-                    // It missed locally and the remote was not asked, or
-                    // failed when asked: the evidence says so.
-                    remote_error: remote.as_ref().and_then(Remote::error),
-                    ..CacheUse::default()
-                };
-                misses[i] = Some(key);
+        if local.is_none() && remote.is_some() {
+            ask.push((i, check.name(), key.clone()));
+        }
+        found[i] = Some((key, local));
+    }
+    if let Some(remote) = &remote {
+        for (i, entry) in ask_remote(remote, &ask, policy, &store) {
+            if let Some((_, slot)) = &mut found[i] {
+                *slot = entry.map(|entry| (entry, CacheSource::Remote));
             }
         }
     }
+    let misses = mark(plan, found, remote.as_ref());
     Session {
         worktree: facts.worktree.to_path_buf(),
         store: Some((store, dir)),
@@ -189,26 +194,87 @@ pub(crate) fn begin(
     }
 }
 
-/// The entry stored under `key` for check `name`: the local store's
-/// (when the policy reads), else the remote's.
-fn look_up(
-    key: &str,
-    name: &str,
+/// Per check of a plan: its key, and its entry and where it was found.
+type Found = Option<(String, Option<(Entry, CacheSource)>)>;
+
+/// Marks each check of `plan` with what was `found` for it: a hit, or a
+/// miss (with the remote's failure, when it failed). The keys of the
+/// misses, by plan index.
+fn mark(
+    plan: &mut Plan<'_>,
+    mut found: Vec<Found>,
+    remote: Option<&Remote>,
+) -> Vec<Option<String>> {
+    let mut misses = vec![None; plan.checks.len()];
+    for (i, check) in plan.checks.iter_mut().enumerate() {
+        let Some((key, found)) = found[i].take() else {
+            continue;
+        };
+        match found {
+            Some((entry, source)) => check.hit = Some(Box::new(hit(entry, &key, source))),
+            None => {
+                check.cache = CacheUse {
+                    status: CacheStatus::Miss,
+                    key: Some(key.clone()),
+                    // It missed locally and the remote was not asked, or
+                    // failed when asked: the evidence says so.
+                    remote_error: remote.and_then(Remote::error),
+                    ..CacheUse::default()
+                };
+                misses[i] = Some(key);
+            }
+        }
+    }
+    misses
+}
+
+/// How many lookups are asked of the remote at once: each waits on the
+/// network, not on a CPU, and each holds a connection of its own.
+const REMOTE_AT_ONCE: usize = 8;
+
+/// The remote's entry for each of `ask` (the plan index, the check's name,
+/// its key), asked at once by up to [`REMOTE_AT_ONCE`] threads within the
+/// remote's one deadline; each found is kept in the local store too when
+/// the policy writes (the next run on this machine need not ask).
+fn ask_remote(
+    remote: &Remote,
+    ask: &[(usize, &str, String)],
     policy: Policy,
     store: &Store,
-    remote: Option<&Remote>,
-) -> Option<(Entry, CacheSource)> {
-    match (policy.read.then(|| store.get(key, name)).flatten(), remote) {
-        (Some(entry), _) => Some((entry, CacheSource::Local)),
-        (None, Some(remote)) => remote.get(key, name).map(|entry| {
-            // Kept here too: the next run on this machine need not ask.
-            if policy.write {
-                let _ = store.put(&entry);
+) -> Vec<(usize, Option<Entry>)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut got = Vec::new();
+        loop {
+            let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((i, name, key)) = ask.get(n) else {
+                return got;
+            };
+            let entry = remote.get(key, name);
+            if let Some(entry) = &entry
+                && policy.write
+            {
+                let _ = store.put(entry);
             }
-            (entry, CacheSource::Remote)
-        }),
-        (None, None) => None,
+            got.push((*i, entry));
+        }
+    };
+    let threads = ask.len().min(REMOTE_AT_ONCE);
+    if threads <= 1 {
+        return work();
     }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut got = work();
+        for worker in workers {
+            got.extend(
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+        got
+    })
 }
 
 /// A stored entry as this run's evidence entry: the stored record, with

@@ -27,7 +27,8 @@
 //! The bearer token is read from the environment and only ever put in the
 //! `Authorization` header: no message, `Debug` output or evidence holds it.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -127,15 +128,16 @@ pub(crate) struct Remote {
     shown: String,
     token: Option<String>,
     /// Built at the first request: a run whose cached checks all hit
-    /// locally never builds it.
-    agent: OnceCell<ureq::Agent>,
+    /// locally never builds it. Shared by the lookups asked at once (its
+    /// connections are kept open for the next request).
+    agent: OnceLock<ureq::Agent>,
     /// The end of the current phase's time, set by its first request.
-    deadline: Cell<Option<Instant>>,
+    deadline: Mutex<Option<Instant>>,
     /// Set by the first failure: the remote is not asked again.
-    broken: Cell<bool>,
+    broken: AtomicBool,
     /// The first failure, as its warning says it (the evidence's
     /// `cache.remote_error`).
-    error: RefCell<Option<String>>,
+    error: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for Remote {
@@ -144,7 +146,7 @@ impl std::fmt::Debug for Remote {
         f.debug_struct("Remote")
             .field("remote", &self.shown)
             .field("token", &self.token.as_ref().map(|_| "<set>"))
-            .field("broken", &self.broken.get())
+            .field("broken", &self.broken())
             .finish()
     }
 }
@@ -170,10 +172,10 @@ impl Remote {
             base: url.trim_end_matches('/').to_string(),
             shown: shown(url),
             token,
-            agent: OnceCell::new(),
-            deadline: Cell::new(None),
-            broken: Cell::new(false),
-            error: RefCell::new(None),
+            agent: OnceLock::new(),
+            deadline: Mutex::new(None),
+            broken: AtomicBool::new(false),
+            error: Mutex::new(None),
         };
         // A header value is visible ASCII; saying which character is wrong
         // would say something about the secret.
@@ -212,18 +214,23 @@ impl Remote {
     /// Starts a phase: its requests share one `TIMEOUT` from the first
     /// of them.
     pub(crate) fn phase(&self) {
-        self.deadline.set(None);
+        *lock(&self.deadline) = None;
     }
 
     /// The failure that set the remote aside in this run, one line.
     pub(crate) fn error(&self) -> Option<String> {
-        self.error.borrow().clone()
+        lock(&self.error).clone()
+    }
+
+    /// Whether a failure set the remote aside.
+    fn broken(&self) -> bool {
+        self.broken.load(Ordering::Acquire)
     }
 
     /// The entry stored under `key` for check `name`, read and verified;
     /// `None` for a miss (nothing there, anything wrong, a failure).
     pub(crate) fn get(&self, key: &str, name: &str) -> Option<Entry> {
-        if self.broken.get() || !store::is_hex64(key) {
+        if self.broken() || !store::is_hex64(key) {
             return None;
         }
         let action = self.fetch(&format!("ac/{key}"), MAX_ACTION_RESULT)?;
@@ -253,7 +260,7 @@ impl Remote {
     /// Stores a result blob (`store::blob_of`) under `key`: the blob, then
     /// its action result. Whether it was stored.
     pub(crate) fn put(&self, key: &str, blob: &[u8], digest: &str) -> bool {
-        if self.broken.get() {
+        if self.broken() {
             return false;
         }
         let action = action_result(digest, blob.len()).encode_to_vec();
@@ -284,11 +291,7 @@ impl Remote {
     /// One request within the phase's deadline.
     fn request(&self, path: &str, put: Option<&[u8]>, limit: u64) -> Result<Vec<u8>, Failure> {
         let method = if put.is_some() { "PUT" } else { "GET" };
-        let deadline = self.deadline.get().unwrap_or_else(|| {
-            let deadline = Instant::now() + TIMEOUT;
-            self.deadline.set(Some(deadline));
-            deadline
-        });
+        let deadline = *lock(&self.deadline).get_or_insert_with(|| Instant::now() + TIMEOUT);
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(Failure::Broken(format!(
@@ -349,13 +352,19 @@ impl Remote {
     /// `--quiet`), kept for the evidence, and the remote is not asked
     /// again.
     fn fail(&self, why: String) {
-        if !self.broken.replace(true) {
+        if !self.broken.swap(true, Ordering::AcqRel) {
             // One line, whatever a transport error's text holds.
             let line = format!("remote {}: {why}", self.shown).replace(char::is_control, " ");
             eprintln!("run-check: cache: {line}; the remote is not used for the rest of this run");
-            *self.error.borrow_mut() = Some(line);
+            *lock(&self.error) = Some(line);
         }
     }
+}
+
+/// `mutex` locked (a lookup that panicked left nothing half-written in a
+/// deadline or a message).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A transport error as a message (ureq's own words: they hold neither
@@ -420,10 +429,10 @@ mod tests {
             base: String::new(),
             shown: String::new(),
             token: Some("s3cr3t".into()),
-            agent: OnceCell::new(),
-            deadline: Cell::new(None),
-            broken: Cell::new(false),
-            error: RefCell::new(None),
+            agent: OnceLock::new(),
+            deadline: Mutex::new(None),
+            broken: AtomicBool::new(false),
+            error: Mutex::new(None),
         };
         assert!(!format!("{remote:?}").contains("s3cr3t"));
     }
