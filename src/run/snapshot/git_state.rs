@@ -849,24 +849,57 @@ pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
 /// file alone (no git process: `settled.rs` runs instead of one); `None`
 /// for an index that cannot be parsed here (split, sparse) or that holds a
 /// submodule.
-pub(super) fn index_paths(repo: &Repo) -> Option<Vec<Vec<u8>>> {
+pub(super) fn index_paths(repo: &Repo) -> Option<Paths> {
     let Some(bytes) = read(&repo.dirs().index) else {
         return match std::fs::symlink_metadata(&repo.dirs().index) {
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Paths::default()),
             _ => None,
         };
     };
-    let mut paths: Vec<Vec<u8>> = Vec::new();
+    let mut paths = Paths::default();
     let mut gitlink = false;
     parse_index(&bytes, |entry| {
         gitlink |= entry.mode == GITLINK;
         // The stages of a conflicted path follow each other.
-        if paths.last().map(Vec::as_slice) != Some(entry.path) {
-            paths.push(entry.path.to_vec());
+        if paths.last() != Some(entry.path) {
+            paths.push(entry.path);
         }
     })
     .ok()?;
     (!gitlink).then_some(paths)
+}
+
+/// Many paths in one buffer (50,000 index paths are 50,000 allocations
+/// otherwise).
+#[derive(Debug, Default)]
+pub(super) struct Paths {
+    bytes: Vec<u8>,
+    /// Where each path ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Paths {
+    fn push(&mut self, path: &[u8]) {
+        self.bytes.extend_from_slice(path);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn last(&self) -> Option<&[u8]> {
+        let end = *self.ends.last()?;
+        let start = self.ends.len().checked_sub(2).map_or(0, |i| self.ends[i]);
+        Some(&self.bytes[start..end])
+    }
+
+    /// The `i`th path.
+    pub(super) fn get(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// The paths' indices, `0..len`.
+    pub(super) fn indices(&self) -> Vec<usize> {
+        (0..self.ends.len()).collect()
+    }
 }
 
 /// Every entry of the index as `git ls-files --stage -v -z` lists it (a
