@@ -86,7 +86,7 @@ LEFTHOOK_VERSION = "2.2.2"
 TURBO_VERSION = "2.11.11"
 
 OVERHEAD_CHECKS = 200
-OVERHEAD_MAX_RATIO = 1.1  # SPEC 12 since 2026-11-28 (was 1.2)
+OVERHEAD_MAX_RATIO = 1.1  # docs/benchmarks.md, since 2026-11-28 (was 1.2)
 # A's target sits within the machine's noise of the measured ratio, and a
 # round of run-check and the loop takes well under a second: they get this
 # many times --runs (the peers, a second a round, keep --runs).
