@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 use super::stat::{self, Clock, DirId, Lstat, Trust};
 use super::walk::par_map;
-use super::{BUILD_OUTPUT, Entry, Key, bytes, cpus, up};
+use super::{Entry, Key, bytes, cpus, up};
 use crate::git::{Repo, path_from_bytes};
 
 /// Beyond this many directories that hold nothing git lists (ignored
@@ -106,22 +106,7 @@ pub(super) fn record(
         }
         let subdirs = shown.get(dir.as_slice()).copied().unwrap_or(0);
         if links != 2 + subdirs {
-            for found in std::fs::read_dir(&path).ok()? {
-                let found = found.ok()?;
-                if !found.file_type().ok()?.is_dir() {
-                    continue;
-                }
-                let name = found.file_name();
-                // git never looks inside a `.git`; build output's untracked
-                // files never count (`BUILD_OUTPUT`).
-                if name == ".git" || BUILD_OUTPUT.iter().any(|b| name == *b) {
-                    continue;
-                }
-                let mut child = dir.clone();
-                if !child.is_empty() {
-                    child.push(b'/');
-                }
-                child.extend_from_slice(name.as_encoded_bytes());
+            for mut child in super::tree::child_dirs(&path, &dir)? {
                 // A folder an ignore rule matches as a whole: git never
                 // looks inside (and a changed rule is a changed file).
                 child.push(b'/');

@@ -142,18 +142,7 @@ pub(super) fn record(
         }
         let subdirs = shown.get(dir.as_slice()).copied().unwrap_or(0);
         if links != 2 + subdirs {
-            for found in std::fs::read_dir(&path).ok()? {
-                let found = found.ok()?;
-                if !found.file_type().ok()?.is_dir() {
-                    continue;
-                }
-                let name = found.file_name();
-                if BUILD_OUTPUT.iter().any(|b| name == *b) {
-                    continue;
-                }
-                let mut child = dir.clone();
-                child.push(b'/');
-                child.extend_from_slice(name.as_encoded_bytes());
+            for child in child_dirs(&path, &dir)? {
                 if !listed(&child) {
                     queue.push(child);
                 }
@@ -165,6 +154,31 @@ pub(super) fn record(
         }
     }
     Some(Tree { roots, dirs })
+}
+
+/// The subdirectories of the directory `dir` (worktree-relative, `""` for
+/// the top) at `path`, as worktree-relative paths; not `.git` (git never
+/// looks inside one) nor `BUILD_OUTPUT` (whose untracked files never
+/// count). `None` when it cannot be read.
+pub(super) fn child_dirs(path: &Path, dir: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut children = Vec::new();
+    for found in std::fs::read_dir(path).ok()? {
+        let found = found.ok()?;
+        if !found.file_type().ok()?.is_dir() {
+            continue;
+        }
+        let name = found.file_name();
+        if name == ".git" || BUILD_OUTPUT.iter().any(|b| name == *b) {
+            continue;
+        }
+        let mut child = dir.to_vec();
+        if !child.is_empty() {
+            child.push(b'/');
+        }
+        child.extend_from_slice(name.as_encoded_bytes());
+        children.push(child);
+    }
+    Some(children)
 }
 
 impl Tree {
