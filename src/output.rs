@@ -228,6 +228,18 @@ impl Atomic {
                 false => Ok(()),
             })
             .map_err(|err| Error::io("write", &shown, err))?;
+        // The name must still be the file written: a check can see the
+        // temporary name in the folder and rename a file of its own over it,
+        // whose bytes the rename would then put in place of the report.
+        if !still_ours(&temp) {
+            return Err(Error::io(
+                "replace",
+                &shown,
+                std::io::Error::other(
+                    "its temporary file was replaced by another file during the run; nothing was written",
+                ),
+            ));
+        }
         let renamed = if replace {
             temp.persist(&path)
         } else {
@@ -239,6 +251,26 @@ impl Atomic {
             Err(err) => Err(Error::io("create", &shown, err.error)),
         }
     }
+}
+
+/// Whether the temporary file's name still names the file it opened (the
+/// same device and inode). Unix: elsewhere the open file's identity is not
+/// compared.
+#[cfg(unix)]
+fn still_ours(temp: &NamedTempFile) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (
+        temp.as_file().metadata(),
+        std::fs::symlink_metadata(temp.path()),
+    ) {
+        (Ok(held), Ok(named)) => held.dev() == named.dev() && held.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_ours(_temp: &NamedTempFile) -> bool {
+    true
 }
 
 /// How every temporary file's name starts: `.run-check-<pid>-` (then a

@@ -120,3 +120,30 @@ fn an_untracked_file_edited_in_place_fails_the_run() {
     let run = run(repo(), "echo more >> notes.txt");
     assert_modified(&run, &["notes.txt"]);
 }
+
+/// A check can read the name of run-check's temporary report file in the
+/// folder and rename a file of its own over it: the report is then not
+/// written (exit 2, nothing at `--out`), never the check's bytes in its
+/// place.
+#[test]
+fn a_file_renamed_over_the_reports_temporary_file_is_not_written_as_the_report() {
+    let run = run(
+        repo(),
+        "sleep 0.3; for t in .run-check-*.tmp; do printf forged > x.o; mv x.o $t; done",
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("its temporary file was replaced by another file during the run"),
+        "{}",
+        run.stderr
+    );
+    let dir = run.test.path();
+    assert!(!dir.join("ev.json").exists(), "a report was written");
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".run-check-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
