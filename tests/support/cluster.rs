@@ -3,7 +3,10 @@
 //! and a TLS port, a private PostgreSQL on a Unix socket,
 //! tests/remote_worker.py) started once per
 //! test process and shared; it stops when this process ends, whatever
-//! way, because it waits on a pipe only this process holds.
+//! way, because it waits on a pipe only this process holds. On Linux the
+//! process also waits for it at its exit (PostgreSQL stopped, the folder
+//! removed), so no part of it outlives the tests: a gate running them
+//! finds nothing left behind.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -22,8 +25,36 @@ pub(crate) struct Cluster {
     /// the CA in `ca`, which only a client told so trusts.
     pub(crate) tls_endpoint: String,
     pub(crate) ca: PathBuf,
-    _stdin: Mutex<ChildStdin>,
-    _child: Mutex<Child>,
+    stdin: Mutex<Option<ChildStdin>>,
+    child: Mutex<Child>,
+}
+
+/// The cluster of this test process, once started.
+static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+
+/// How long the exit waits for the cluster to stop.
+#[cfg(target_os = "linux")]
+const STOP_BOUND: Duration = Duration::from_secs(60);
+
+/// At the test process's exit: closes the cluster's pipe and waits (at
+/// most [`STOP_BOUND`]) for it to stop.
+#[cfg(target_os = "linux")]
+extern "C" fn stop_at_exit() {
+    let Some(Some(cluster)) = CLUSTER.get() else {
+        return;
+    };
+    drop(
+        cluster
+            .stdin
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(),
+    );
+    let mut child = cluster.child.lock().unwrap_or_else(|p| p.into_inner());
+    let started = std::time::Instant::now();
+    while matches!(child.try_wait(), Ok(None)) && started.elapsed() < STOP_BOUND {
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The shared cluster whose worker corrupts the stdout of an action that
@@ -31,11 +62,17 @@ pub(crate) struct Cluster {
 /// content), or `None` when BuildGrid is not installed and skipping is
 /// asked for (`support::missing`; otherwise the test fails).
 pub(crate) fn shared() -> Option<&'static Cluster> {
-    static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
     CLUSTER
         .get_or_init(|| {
             let python = crate::support::test_tool("buildgrid/bin/python")?;
-            Some(start(&python, 16))
+            let cluster = start(&python, 16);
+            // SAFETY: `stop_at_exit` is a plain function that only locks
+            // this static's mutexes and waits; it runs once, at exit.
+            #[cfg(target_os = "linux")]
+            unsafe {
+                libc::atexit(stop_at_exit);
+            }
+            Some(cluster)
         })
         .as_ref()
 }
@@ -90,8 +127,8 @@ fn start(python: &PathBuf, slots: u32) -> Cluster {
         endpoint: format!("grpc://127.0.0.1:{port}"),
         tls_endpoint: format!("grpcs://127.0.0.1:{tls_port}"),
         ca: PathBuf::from(ca),
-        _stdin: Mutex::new(stdin),
-        _child: Mutex::new(child),
+        stdin: Mutex::new(Some(stdin)),
+        child: Mutex::new(child),
     }
 }
 
