@@ -193,12 +193,16 @@ impl Opening {
         })
     }
 
-    /// Waits for the repository and its config, runs `meanwhile` with it
-    /// (the git state is read from files, and the submodules found there
-    /// are guarded too: [`Repo::guard_submodules`]), then asks the status.
+    /// Waits for the repository and its config, then runs `meanwhile` with
+    /// it (the git state is read from files, and the submodules found there
+    /// are guarded too: [`Repo::guard_submodules`]). `meanwhile` calls the
+    /// function it is given once what the status depends on is read (the
+    /// index's submodules guarded, the refs' FIFOs found): the status is
+    /// started then, and read once `meanwhile` has read the rest. Not
+    /// called, the status is asked after it.
     pub(crate) fn finish_with<T>(
         self,
-        meanwhile: impl FnOnce(&Repo) -> T,
+        meanwhile: impl FnOnce(&Repo, &mut dyn FnMut()) -> T,
     ) -> Result<(Repo, Result<Status, String>, T), String> {
         let output = self.toplevel.wait_with_output();
         let config = self
@@ -251,8 +255,16 @@ impl Opening {
             guard: std::sync::Arc::new(std::sync::Mutex::new(guard)),
             hazards: std::sync::Arc::default(),
         };
-        let found = meanwhile(&repo);
-        let status = repo.status();
+        let mut asked = None;
+        let found = meanwhile(&repo, &mut || {
+            if asked.is_none() {
+                asked = Some(repo.ask(&STATUS));
+            }
+        });
+        let status = match asked {
+            Some(asked) => asked.and_then(Asked::status),
+            None => repo.status(),
+        };
         Ok((repo, status, found))
     }
 }
@@ -653,12 +665,15 @@ impl Repo {
         self.status_of(&STATUS)
     }
 
-    /// `git ARGS` (a `git status --porcelain=v2 -z`), parsed as git writes
-    /// it: with 200,000 untracked files git prints for tens of
-    /// milliseconds, and the records are parsed meanwhile rather than
-    /// after a copy of megabytes. stderr is drained on a thread (a git
-    /// that fills its pipe with warnings must not stall on it).
+    /// `git ARGS` (a `git status --porcelain=v2 -z`), asked and read.
     fn status_of(&self, args: &[&str]) -> Result<Status, String> {
+        self.ask(args)?.status()
+    }
+
+    /// Starts `git ARGS` (a status): its answer is read by
+    /// [`Asked::status`]. stderr is drained on a thread (a git that fills
+    /// its pipe with warnings must not stall on it).
+    fn ask(&self, args: &[&str]) -> Result<Asked, String> {
         use std::io::Read;
         let (mut child, helping) = self.spawn(args)?;
         let stderr = child.stderr.take();
@@ -673,8 +688,48 @@ impl Repo {
             }
             kept
         });
+        Ok(Asked {
+            child,
+            helping,
+            errors,
+            command: format!("git {}", args.join(" ")),
+        })
+    }
+
+    /// [`Repo::status`] without the untracked files: tracked changes and
+    /// the branch headers only.
+    pub(crate) fn status_tracked(&self) -> Result<Status, String> {
+        let mut args = STATUS;
+        for arg in &mut args {
+            if arg.starts_with("--untracked-files=") {
+                *arg = "--untracked-files=no";
+            } else if arg.starts_with("--ignored=") {
+                // git lists ignored files only where it lists untracked
+                // ones.
+                *arg = "--ignored=no";
+            }
+        }
+        self.status_of(&args)
+    }
+}
+
+/// A `git status` started ([`Repo::ask`]), its answer not yet read.
+pub(crate) struct Asked {
+    child: std::process::Child,
+    helping: crate::signal::Helping,
+    errors: std::thread::JoinHandle<Vec<u8>>,
+    /// `git ARGS`, for the error.
+    command: String,
+}
+
+impl Asked {
+    /// Reads and parses the answer as git writes it: with 200,000
+    /// untracked files git prints for tens of milliseconds, and the
+    /// records are parsed meanwhile rather than after a copy of megabytes.
+    pub(crate) fn status(mut self) -> Result<Status, String> {
+        use std::io::Read;
         let mut parser = StatusParser::default();
-        let read = match child.stdout.take() {
+        let read = match self.child.stdout.take() {
             Some(mut stdout) => {
                 let mut pending: Vec<u8> = Vec::with_capacity(1 << 16);
                 let mut chunk = vec![0u8; 1 << 16];
@@ -696,31 +751,15 @@ impl Repo {
             }
             None => Ok(()),
         };
-        let exit = child.wait();
-        drop(helping);
-        let errors = errors.join().unwrap_or_default();
+        let exit = self.child.wait();
+        drop(self.helping);
+        let errors = self.errors.join().unwrap_or_default();
         read.map_err(failed)?;
         let exit = exit.map_err(failed)?;
         if !exit.success() {
-            return Err(git_failed(&format!("git {}", args.join(" ")), &errors));
+            return Err(git_failed(&self.command, &errors));
         }
         Ok(parser.status)
-    }
-
-    /// [`Repo::status`] without the untracked files: tracked changes and
-    /// the branch headers only.
-    pub(crate) fn status_tracked(&self) -> Result<Status, String> {
-        let mut args = STATUS;
-        for arg in &mut args {
-            if arg.starts_with("--untracked-files=") {
-                *arg = "--untracked-files=no";
-            } else if arg.starts_with("--ignored=") {
-                // git lists ignored files only where it lists untracked
-                // ones.
-                *arg = "--ignored=no";
-            }
-        }
-        self.status_of(&args)
     }
 }
 

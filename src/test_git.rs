@@ -24,7 +24,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
 #[track_caller]
 pub(crate) fn open(worktree: &Path) -> (crate::git::Repo, Result<crate::git::Status, String>) {
     let (repo, status, ()) = crate::git::Opening::start(worktree)
-        .and_then(|opening| opening.finish_with(|_| ()))
+        .and_then(|opening| opening.finish_with(|_, _| ()))
         .expect("git answers");
     (repo, status)
 }

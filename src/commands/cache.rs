@@ -103,7 +103,7 @@ fn git_status(worktree: &Path) -> Result<(Option<crate::git::Repo>, crate::git::
     let Ok(opening) = crate::git::Opening::start(worktree) else {
         return Ok((None, crate::git::Status::default()));
     };
-    match opening.finish_with(|repo| GitWatch::new(repo, worktree).hidden()) {
+    match opening.finish_with(|repo, _| GitWatch::new(repo, worktree).hidden()) {
         Ok((repo, Ok(mut status), hidden)) => {
             status.hidden = hidden;
             Ok((Some(repo), status))

@@ -546,11 +546,12 @@ impl Asking {
             watch,
         } = self;
         let mut git_state = None;
-        // The git state is read while `git status` runs.
-        let capture = |repo: &git::Repo| {
+        // Most of the git state (the config files and hooks hashed) is
+        // read while `git status` runs.
+        let capture = |repo: &git::Repo, ready: &mut dyn FnMut()| {
             let git_watch = GitWatch::new(repo, &worktree);
             if watch {
-                let (state, hidden) = git_watch.capture();
+                let (state, hidden) = git_watch.capture_then(ready);
                 (Some((git_watch, state)), hidden)
             } else {
                 (None, git_watch.hidden())

@@ -104,7 +104,7 @@ fn a_real_repository() {
     std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
     assert_eq!(
         Opening::start(&root)
-            .and_then(|opening| opening.finish_with(|_| ()))
+            .and_then(|opening| opening.finish_with(|_, _| ()))
             .map(|_| ())
             .unwrap_err(),
         "not a git repository"

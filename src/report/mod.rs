@@ -79,9 +79,7 @@ pub(crate) fn render_with(
     let defused = |out: String| sanitize::for_display(&out).into_owned().into_bytes();
     match format {
         Format::Text => defused(text::render(&shown())),
-        Format::Json => {
-            run_check_documents::pretty(&sanitize::evidence_json(evidence)).into_bytes()
-        }
+        Format::Json => sanitize::evidence_json_text(evidence).into_bytes(),
         Format::Junit => defused(junit::render(&shown())),
         Format::Sarif => sarif::render(&sanitize::evidence_json(evidence)).into_bytes(),
         Format::Github => github::render(&shown()).into_bytes(),

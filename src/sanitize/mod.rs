@@ -186,17 +186,35 @@ pub(crate) fn evidence_display(evidence: &Evidence) -> Evidence {
     map_strings(evidence, true, &for_display)
 }
 
+/// The `json` report: the evidence's pretty JSON with every string through
+/// [`strip_escapes`]. Serialised once when its text shows nothing to strip
+/// (the usual case): the walk, a copy of the document and a second
+/// serialisation cost milliseconds for a few hundred checks.
+pub(crate) fn evidence_json_text(evidence: &Evidence) -> String {
+    let text = run_check_documents::pretty(evidence);
+    if !text_may_change(text.as_bytes(), false) {
+        return text;
+    }
+    run_check_documents::pretty(&evidence_json(evidence))
+}
+
 /// Whether [`evidence_json`] (`display` false) or [`evidence_display`]
 /// may change anything, judged from the compact JSON text (several times
-/// cheaper than the walk): JSON writes ESC and the other C0 controls as
-/// `\u00XX`, `\b`, `\f`, `\r`; C1 controls and DEL stay raw. A false
-/// positive only costs the walk.
+/// cheaper than the walk).
 fn may_change(evidence: &Evidence, display: bool) -> bool {
     let Ok(json) = serde_json::to_vec(evidence) else {
         return true;
     };
-    let has = |needle: &[u8]| memchr::memmem::find(&json, needle).is_some();
-    let c1 = memchr::memchr_iter(0xc2, &json)
+    text_may_change(&json, display)
+}
+
+/// [`may_change`] of the document's JSON text (compact or pretty: strings
+/// are escaped alike): JSON writes ESC and the other C0 controls as
+/// `\u00XX`, `\b`, `\f`, `\r`; C1 controls and DEL stay raw. A false
+/// positive only costs the walk.
+fn text_may_change(json: &[u8], display: bool) -> bool {
+    let has = |needle: &[u8]| memchr::memmem::find(json, needle).is_some();
+    let c1 = memchr::memchr_iter(0xc2, json)
         .any(|i| json.get(i + 1).is_some_and(|b| (0x80..=0x9f).contains(b)));
     if c1 || has(b"\\u001b") {
         return true;
@@ -208,7 +226,7 @@ fn may_change(evidence: &Evidence, display: bool) -> bool {
             || has(b"\\f")
             || has(b"::")
             || has(b"##[")
-            || memchr::memchr(0x7f, &json).is_some())
+            || memchr::memchr(0x7f, json).is_some())
 }
 
 /// Every string of the document (values and keys) through `f`, by way of

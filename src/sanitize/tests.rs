@@ -153,6 +153,24 @@ fn every_string_of_an_evidence_is_mapped() {
 }
 
 #[test]
+fn the_json_report_is_the_stripped_document_serialised_once_when_clean() {
+    let clean = crate::report::sample_passing();
+    assert_eq!(
+        evidence_json_text(&clean),
+        run_check_documents::pretty(&clean)
+    );
+    // Pretty JSON escapes strings as the compact form does: every text
+    // the pre-check knows is found in it too.
+    for text in ["\u{85}", "\u{1b}c", "x\u{9b}y"] {
+        let mut one = crate::report::sample_passing();
+        one.checks[0].stdout_excerpt = text.into();
+        let shown = evidence_json_text(&one);
+        assert_eq!(shown, run_check_documents::pretty(&evidence_json(&one)));
+        assert!(!shown.contains(text), "{text:?}");
+    }
+}
+
+#[test]
 fn one_line_is_safe_single_and_cut_at_a_character() {
     let text = "\u{1b}[31mred\u{1b}[0m\r\n  ::error::x\tand\u{7}\n\n##[warning]";
     assert_eq!(

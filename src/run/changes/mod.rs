@@ -276,8 +276,8 @@ pub(crate) fn change_set(
 /// that its `changeset.txt` is the change the gate's budget counts.
 pub(crate) fn change_set_of(worktree: &Path, base: &str) -> Result<Vec<FileChange>, String> {
     let opening = crate::git::Opening::start(worktree)?;
-    let (repo, status, hidden) =
-        opening.finish_with(|repo| crate::run::snapshot::GitWatch::new(repo, worktree).hidden())?;
+    let (repo, status, hidden) = opening
+        .finish_with(|repo, _| crate::run::snapshot::GitWatch::new(repo, worktree).hidden())?;
     let mut status = status.map_err(|why| format!("cannot read the git status: {why}"))?;
     status.hidden = hidden;
     change_set(&repo, &status, base, &|_| true).map_err(|err| match err {

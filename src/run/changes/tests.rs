@@ -4,7 +4,7 @@ use crate::test_git::git;
 fn repo(root: &Path) -> (Repo, Status) {
     let (repo, status) = crate::git::Opening::start(root)
         .unwrap()
-        .finish_with(|_| ())
+        .finish_with(|_, _| ())
         .map(|(repo, status, ())| (repo, status))
         .unwrap();
     (repo, status.unwrap())

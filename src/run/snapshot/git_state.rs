@@ -189,9 +189,13 @@ impl GitWatch {
     }
 
     /// Takes a snapshot of the git state, and the entries of the index
-    /// flagged assume-unchanged or skip-worktree at this moment.
-    pub(crate) fn capture(&self) -> (GitState, Vec<Hidden>) {
-        self.take(true)
+    /// flagged assume-unchanged or skip-worktree at this moment. `ready` is
+    /// called once what a git question depends on is read (the FIFOs among
+    /// the refs found, the index's submodules guarded), before the config
+    /// files and hooks are hashed: the run's `git status` is asked from
+    /// there, alongside the rest.
+    pub(crate) fn capture_then(&self, ready: &mut dyn FnMut()) -> (GitState, Vec<Hidden>) {
+        self.take(true, ready)
     }
 
     /// The entries of the index flagged assume-unchanged or skip-worktree
@@ -204,10 +208,10 @@ impl GitWatch {
     /// Takes a later snapshot: the index is only read (it is parsed only
     /// if its bytes differ from the first one's).
     pub(crate) fn again(&self) -> GitState {
-        self.take(false).0
+        self.take(false, &mut || {}).0
     }
 
-    fn take(&self, flagged: bool) -> (GitState, Vec<Hidden>) {
+    fn take(&self, flagged: bool, ready: &mut dyn FnMut()) -> (GitState, Vec<Hidden>) {
         let dirs = self.repo.dirs();
         let mut items = BTreeMap::new();
         if let Some(head) = value(&dirs.git_dir.join("HEAD"), |bytes| bytes) {
@@ -221,6 +225,16 @@ impl GitWatch {
         }
         self.specials_git_reads(&mut items);
         self.repo.found_hazards(hazards);
+        let (index, hidden, dirs_of_index) = if flagged {
+            self.index()
+        } else {
+            (
+                IndexState::of(read(&dirs.index), None, true),
+                Vec::new(),
+                Vec::new(),
+            )
+        };
+        ready();
         let files = [
             dirs.common_dir.join("config"),
             dirs.git_dir.join("config.worktree"),
@@ -239,16 +253,7 @@ impl GitWatch {
         }
         let mut budget = HOOK_FILES;
         self.hooks(&dirs.hooks, 0, &mut budget, &mut items);
-        let (index, hidden, dirs) = if flagged {
-            self.index()
-        } else {
-            (
-                IndexState::of(read(&dirs.index), None, true),
-                Vec::new(),
-                Vec::new(),
-            )
-        };
-        let dirs = std::sync::Arc::new(dirs);
+        let dirs = std::sync::Arc::new(dirs_of_index);
         (GitState { items, index, dirs }, hidden)
     }
 
@@ -1193,7 +1198,7 @@ mod tests {
     fn watch(root: &Path) -> GitWatch {
         let (repo, _) = crate::git::Opening::start(root)
             .unwrap()
-            .finish_with(|_| ())
+            .finish_with(|_, _| ())
             .map(|(repo, status, ())| (repo, status))
             .unwrap();
         GitWatch::new(&repo, root)
@@ -1224,7 +1229,7 @@ mod tests {
                     .iter()
                     .filter(|e| e.assume_unchanged || e.skip_worktree);
                 assert_eq!(flagged.count(), 2);
-                let (_, hidden) = watch.capture();
+                let (_, hidden) = watch.capture_then(&mut || {});
                 let flagged: Vec<&Path> = hidden.iter().map(|h| h.path.as_path()).collect();
                 assert_eq!(flagged, [Path::new("a/b/d.txt"), Path::new("z.txt")]);
             }
@@ -1262,14 +1267,14 @@ mod tests {
         let (_dir, root) = repo(&[]);
         git(&root, &["tag", "v1"]);
         let watch = watch(&root);
-        let (before, _) = watch.capture();
+        let (before, _) = watch.capture_then(&mut || {});
         git(&root, &["pack-refs", "--all"]);
-        let (packed, _) = watch.capture();
+        let (packed, _) = watch.capture_then(&mut || {});
         assert_eq!(watch.diff(&before, &packed), []);
         git(&root, &["tag", "-d", "v1"]);
         git(&root, &["branch", "side"]);
         git(&root, &["symbolic-ref", "HEAD", "refs/heads/side"]);
-        let (after, _) = watch.capture();
+        let (after, _) = watch.capture_then(&mut || {});
         let named: Vec<(String, &str)> = watch
             .diff(&packed, &after)
             .into_iter()
@@ -1289,15 +1294,15 @@ mod tests {
     fn a_stat_refresh_is_no_change_and_a_flag_is() {
         let (_dir, root) = repo(&[]);
         let watch = watch(&root);
-        let (before, _) = watch.capture();
+        let (before, _) = watch.capture_then(&mut || {});
         std::thread::sleep(std::time::Duration::from_millis(1100));
         std::fs::write(root.join("a/e.txt"), "a/e.txt").unwrap();
         git(&root, &["update-index", "--refresh"]);
-        let (refreshed, _) = watch.capture();
+        let (refreshed, _) = watch.capture_then(&mut || {});
         assert_ne!(before.index.bytes, refreshed.index.bytes);
         assert_eq!(watch.diff(&before, &refreshed), []);
         git(&root, &["update-index", "--no-skip-worktree", "z.txt"]);
-        let (unflagged, hidden) = watch.capture();
+        let (unflagged, hidden) = watch.capture_then(&mut || {});
         assert_eq!(hidden.len(), 1);
         let names: Vec<String> = watch
             .diff(&refreshed, &unflagged)

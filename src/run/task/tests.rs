@@ -518,7 +518,7 @@ fn change_budget_counts_files_and_lines_at_the_limits() {
     let budget_at = |root: &Path, base: &str| {
         let (repo, status) = crate::git::Opening::start(root)
             .unwrap()
-            .finish_with(|_| ())
+            .finish_with(|_, _| ())
             .map(|(repo, status, ())| (repo, status))
             .unwrap();
         changes::changed(&repo, &status.unwrap(), root, base, &OwnFiles::default())
