@@ -121,6 +121,62 @@ fn an_untracked_file_edited_in_place_fails_the_run() {
     assert_modified(&run, &["notes.txt"]);
 }
 
+/// [`repo`] with 15,000 more tracked files in 150 folders: an index over
+/// 1 MiB, where the last snapshot's proof runs beside the git state's read
+/// and the scan for FIFOs, on threads of their own.
+fn large_repo() -> Test {
+    let test = repo();
+    for d in 0..150 {
+        let dir = test.path().join(format!("gen/d{d:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..100 {
+            std::fs::write(dir.join(format!("f{f:02}.txt")), format!("{d} {f}\n")).unwrap();
+        }
+    }
+    git(test.path(), &["add", "gen"]);
+    git(test.path(), &["commit", "-q", "-m", "many"]);
+    let index = std::fs::metadata(test.path().join(".git/index")).unwrap();
+    assert!(index.len() > 1 << 20, "index of {} bytes", index.len());
+    test
+}
+
+#[test]
+fn a_large_untouched_worktree_is_verified_with_one_git_status() {
+    let side = tempfile::tempdir().unwrap();
+    let log = side.path().join("git.log");
+    let run = run(
+        logging_git(large_repo(), &log),
+        "cat gen/d042/f07.txt src/a.py > /dev/null",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
+    let asked = std::fs::read_to_string(&log).unwrap();
+    let statuses = asked.lines().filter(|l| *l == "status").count();
+    assert_eq!(statuses, 1, "git subcommands asked:\n{asked}");
+}
+
+#[test]
+fn in_a_large_worktree_a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
+    let run = run(
+        large_repo(),
+        "cp -p gen/d149/f99.txt /tmp/.keep-$$ && echo changed > gen/d149/f99.txt && touch -r /tmp/.keep-$$ gen/d149/f99.txt && rm /tmp/.keep-$$",
+    );
+    assert_modified(&run, &["gen/d149/f99.txt"]);
+}
+
+#[test]
+fn in_a_large_worktree_a_fifo_planted_among_the_refs_fails_the_run() {
+    let run = run(large_repo(), "mkfifo .git/refs/heads/trap");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let ev = run.json_file("ev.json");
+    let modified = ev["contracts"]["read_only"]["modified"].to_string();
+    assert!(modified.contains("refs/heads/trap"), "{modified}");
+}
+
 /// A check can read the name of run-check's temporary report file in the
 /// folder and rename a file of its own over it: the report is then not
 /// written (exit 2, nothing at `--out`), never the check's bytes in its

@@ -71,6 +71,12 @@ pub(crate) struct GitState {
 }
 
 impl GitState {
+    /// The size of the index file read (0 without one): what the
+    /// snapshot's work grows with.
+    pub(crate) fn index_len(&self) -> usize {
+        self.index.bytes.as_ref().map_or(0, Vec::len)
+    }
+
     /// Whether a submodule may be checked out in the worktree (the index
     /// holds a gitlink, or was not parsed here): `git status
     /// --untracked-files=no` does not look inside submodules.

@@ -172,15 +172,28 @@ impl Snapshotter {
         Ok(snapshot)
     }
 
+    /// [`Snapshotter::again_after`] with the settled proof taken first;
+    /// `own`: run-check's own temporary files (absolute), which a check
+    /// cannot have made.
+    #[cfg(test)]
+    pub(crate) fn again(&self, reference: &Snapshot, own: &[PathBuf]) -> Result<Snapshot, String> {
+        let settled = self.settled_again(reference, own);
+        self.again_after(reference, settled)
+    }
+
     /// A later snapshot, compared with `reference` (the first): files the
     /// reference hashed are hashed again; the directories of files it left
     /// unread are identified again. In git, the reference's files are
     /// stat'ed while git lists the worktree. The error is one line saying
-    /// why it could not be taken.
-    /// `own`: run-check's own temporary files (absolute), which a check
-    /// cannot have made.
-    pub(crate) fn again(&self, reference: &Snapshot, own: &[PathBuf]) -> Result<Snapshot, String> {
-        let snapshot = match self.settled_again(reference, own) {
+    /// why it could not be taken. `settled`: the snapshot of the settled
+    /// proof, taken already ([`Snapshotter::settled_again`]), `None` where
+    /// it does not hold (then git is asked).
+    pub(crate) fn again_after(
+        &self,
+        reference: &Snapshot,
+        settled: Option<Snapshot>,
+    ) -> Result<Snapshot, String> {
+        let snapshot = match settled {
             Some(snapshot) => snapshot,
             None => self.again_with(reference, true)?,
         };
@@ -195,8 +208,8 @@ impl Snapshotter {
 
     /// A later snapshot without `git status`, where `settled.rs` proves its
     /// listing the reference's: the reference's entries, each looked at
-    /// again.
-    fn settled_again(&self, reference: &Snapshot, own: &[PathBuf]) -> Option<Snapshot> {
+    /// again. `own`: run-check's own temporary files (absolute).
+    pub(crate) fn settled_again(&self, reference: &Snapshot, own: &[PathBuf]) -> Option<Snapshot> {
         let Snapshotter::Git { repo, worktree, .. } = self else {
             return None;
         };

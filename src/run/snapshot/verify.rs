@@ -5,6 +5,11 @@
 use super::snapshotter::OVERLAP_MIN;
 use super::*;
 
+/// An index this large (about 10,000 entries) is worth the threads of
+/// [`Verifier::look`]: the settled proof `lstat`s each of its files, for
+/// milliseconds, while the git state's read takes about as long again.
+const OVERLAP_INDEX_BYTES: usize = 1 << 20;
+
 /// The folders (worktree-relative bytes) of the files `snapshot` lists
 /// inside the worktree, and of the ignored paths git listed (so a folder
 /// holding only ignored files is looked at too; an ignored folder, listed
@@ -118,9 +123,7 @@ impl Verifier {
     /// files were not listed, they are: files it no longer ignores are
     /// named too.
     fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
-        // The git state first: its walk finds a FIFO a check planted where
-        // git reads (a loose ref), and then no git process may start.
-        let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
+        let (git, settled, specials) = self.look();
         let git_changed = match (&self.git, &git) {
             (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
             _ => false,
@@ -133,8 +136,7 @@ impl Verifier {
             // was, and the git state's change (the FIFO) fails the run.
             return Ok((self.before.blind(), git));
         }
-        let (snapshot, specials) = self.again_with_specials();
-        let mut snapshot = snapshot?;
+        let mut snapshot = self.snapshotter.again_after(&self.before, settled)?;
         if git_changed && !snapshot.listed_untracked {
             snapshot = self.snapshotter.again_with(&self.before, false)?;
         }
@@ -144,17 +146,54 @@ impl Verifier {
         Ok((snapshot, git))
     }
 
-    /// A later snapshot, and the FIFOs, sockets and devices created since
-    /// the checks began (looked for while git lists, when there are many
-    /// folders to stat).
-    fn again_with_specials(&self) -> (Result<Snapshot, String>, Vec<(PathBuf, stat::Stat)>) {
+    /// What a later snapshot starts from, none of it starting a git
+    /// process: the git state now, the settled proof's snapshot (`None`
+    /// where it does not hold) and the FIFOs, sockets and devices created
+    /// since the checks began. The git state is read before any git
+    /// process may start: its walk finds a FIFO a check planted where git
+    /// reads (a loose ref), and then none may. With a large index (the
+    /// proof `lstat`s its files) or many folders, the three at once.
+    fn look(
+        &self,
+    ) -> (
+        Option<GitState>,
+        Option<Snapshot>,
+        Vec<(PathBuf, stat::Stat)>,
+    ) {
+        let git = || self.git.as_ref().map(|(watch, _, _)| watch.again());
+        let settled = || self.snapshotter.settled_again(&self.before, &self.ignored);
+        let scan = || self.specials_now();
+        let large = self
+            .git
+            .as_ref()
+            .is_some_and(|(_, before, _)| before.index_len() >= OVERLAP_INDEX_BYTES)
+            || self
+                .specials
+                .as_ref()
+                .is_some_and(|specials| specials.len() >= OVERLAP_MIN);
+        if !large {
+            return (git(), settled(), scan());
+        }
+        std::thread::scope(|scope| {
+            let proof = scope.spawn(settled);
+            let found = scope.spawn(scan);
+            let git = git();
+            let settled = proof
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let found = found
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (git, settled, found)
+        })
+    }
+
+    /// The FIFOs, sockets and devices in the folders the first snapshot
+    /// looked at (none without them).
+    fn specials_now(&self) -> Vec<(PathBuf, stat::Stat)> {
         let Some(specials) = &self.specials else {
-            return (
-                self.snapshotter.again(&self.before, &self.ignored),
-                Vec::new(),
-            );
+            return Vec::new();
         };
-        let worktree = self.snapshotter.worktree();
         let ignored = &self.before.ignored;
         let ignored_dir = |key: &[u8]| {
             let listed = |wanted: &[u8]| ignored.binary_search_by(|k| bytes(k).cmp(wanted)).is_ok();
@@ -162,19 +201,7 @@ impl Verifier {
             slashed.push(b'/');
             listed(key) || listed(&slashed)
         };
-        let scan = || specials.scan(worktree, ignored_dir);
-        if specials.len() < OVERLAP_MIN {
-            let snapshot = self.snapshotter.again(&self.before, &self.ignored);
-            return (snapshot, scan());
-        }
-        std::thread::scope(|scope| {
-            let found = scope.spawn(scan);
-            let snapshot = self.snapshotter.again(&self.before, &self.ignored);
-            let found = found
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (snapshot, found)
-        })
+        specials.scan(self.snapshotter.worktree(), ignored_dir)
     }
 
     /// The git state of the latest snapshot (intermediate, else the first).
