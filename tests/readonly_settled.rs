@@ -70,6 +70,12 @@ fn an_untouched_worktree_is_verified_with_one_git_status() {
         logging_git(repo(), &log),
         "echo out > build/o.bin && mkdir build/sub && cat src/a.py notes.txt > /dev/null",
     );
+    assert_verified_with_one_status(&run, &log);
+}
+
+/// The run passed, verified, nothing modified, and the logging git saw
+/// one `git status` in it.
+fn assert_verified_with_one_status(run: &Run, log: &Path) {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let ev = run.json_file("ev.json");
     assert_eq!(ev["contracts"]["read_only"]["verified"], true);
@@ -77,7 +83,7 @@ fn an_untouched_worktree_is_verified_with_one_git_status() {
         ev["contracts"]["read_only"]["modified"],
         serde_json::json!([])
     );
-    let asked = std::fs::read_to_string(&log).unwrap();
+    let asked = std::fs::read_to_string(log).unwrap();
     let statuses = asked.lines().filter(|l| *l == "status").count();
     assert_eq!(statuses, 1, "git subcommands asked:\n{asked}");
 }
@@ -102,11 +108,15 @@ fn a_file_created_deep_below_a_folder_of_ignored_files_fails_the_run() {
 
 #[test]
 fn a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
-    let run = run(
-        repo(),
-        "cp -p src/lib/b.py /tmp/.keep-$$ && echo 'print(3)' > src/lib/b.py && touch -r /tmp/.keep-$$ src/lib/b.py && rm /tmp/.keep-$$",
-    );
+    let run = run(repo(), &rewrite_keeping_mtime("src/lib/b.py"));
     assert_modified(&run, &["src/lib/b.py"]);
+}
+
+/// A check's script that rewrites `path` and sets its mtime back.
+fn rewrite_keeping_mtime(path: &str) -> String {
+    format!(
+        "cp -p {path} /tmp/.keep-$$ && echo changed > {path} && touch -r /tmp/.keep-$$ {path} && rm /tmp/.keep-$$"
+    )
 }
 
 #[test]
@@ -148,23 +158,12 @@ fn a_large_untouched_worktree_is_verified_with_one_git_status() {
         logging_git(large_repo(), &log),
         "cat gen/d042/f07.txt src/a.py > /dev/null",
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let ev = run.json_file("ev.json");
-    assert_eq!(
-        ev["contracts"]["read_only"]["modified"],
-        serde_json::json!([])
-    );
-    let asked = std::fs::read_to_string(&log).unwrap();
-    let statuses = asked.lines().filter(|l| *l == "status").count();
-    assert_eq!(statuses, 1, "git subcommands asked:\n{asked}");
+    assert_verified_with_one_status(&run, &log);
 }
 
 #[test]
 fn in_a_large_worktree_a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
-    let run = run(
-        large_repo(),
-        "cp -p gen/d149/f99.txt /tmp/.keep-$$ && echo changed > gen/d149/f99.txt && touch -r /tmp/.keep-$$ gen/d149/f99.txt && rm /tmp/.keep-$$",
-    );
+    let run = run(large_repo(), &rewrite_keeping_mtime("gen/d149/f99.txt"));
     assert_modified(&run, &["gen/d149/f99.txt"]);
 }
 
