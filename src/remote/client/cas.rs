@@ -11,7 +11,8 @@ use super::proto::build::bazel::remote::execution::v2::{
     batch_update_blobs_request,
 };
 use super::proto::google::bytestream::{ReadRequest, WriteRequest};
-use super::tree::{Blobs, Source, hex};
+use super::tree::{Blobs, Source};
+use crate::digest::hex;
 
 /// Blobs up to this size go in batches, larger ones through ByteStream
 /// (gRPC's default message limit is 4 MiB; a batch stays under it).

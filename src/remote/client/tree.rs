@@ -9,6 +9,8 @@ use std::path::Path;
 use prost::Message;
 use sha2::{Digest as _, Sha256};
 
+use crate::digest::hex;
+
 use super::proto::build::bazel::remote::execution::v2::{
     Digest, Directory, DirectoryNode, FileNode, SymlinkNode,
 };
@@ -45,15 +47,6 @@ pub(crate) fn digest_of(bytes: &[u8]) -> Digest {
         hash: hex(&Sha256::digest(bytes)),
         size_bytes: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
     }
-}
-
-/// Lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// A folder of the tree being built.
