@@ -195,7 +195,7 @@ pub(crate) fn evidence_json_text(evidence: &Evidence) -> String {
     if !text_may_change(text.as_bytes(), false) {
         return text;
     }
-    run_check_documents::pretty(&evidence_json(evidence))
+    run_check_documents::pretty(&walk_strings(evidence, &strip_escapes))
 }
 
 /// Whether [`evidence_json`] (`display` false) or [`evidence_display`]
@@ -236,6 +236,12 @@ fn map_strings(evidence: &Evidence, display: bool, f: &dyn Fn(&str) -> Cow<'_, s
     if !may_change(evidence, display) {
         return evidence.clone();
     }
+    walk_strings(evidence, f)
+}
+
+/// Every string of the document through `f`, walked without asking first
+/// whether any can change.
+fn walk_strings(evidence: &Evidence, f: &dyn Fn(&str) -> Cow<'_, str>) -> Evidence {
     let Ok(mut value) = serde_json::to_value(evidence) else {
         return evidence.clone();
     };

@@ -6,7 +6,7 @@ use super::snapshotter::OVERLAP_MIN;
 use super::*;
 
 /// An index this large (about 10,000 entries) is worth the threads of
-/// [`Verifier::look`]: the settled proof `lstat`s each of its files, for
+/// [`Verifier::now`]: the settled proof `lstat`s each of its files, for
 /// milliseconds, while the git state's read takes about as long again.
 const OVERLAP_INDEX_BYTES: usize = 1 << 20;
 
@@ -122,47 +122,14 @@ impl Verifier {
     /// state changed (an excludes file among others) and the untracked
     /// files were not listed, they are: files it no longer ignores are
     /// named too.
+    ///
+    /// The git state is read before any git process may start: its walk
+    /// finds a FIFO a check planted where git reads (a loose ref), and
+    /// then none may. The settled proof and the scan for FIFOs start none:
+    /// with a large index (the proof `lstat`s its files) or many folders
+    /// they run beside it, the scan until the snapshot is taken (git's
+    /// listing too, where the proof fails).
     fn now(&self) -> Result<(Snapshot, Option<GitState>), String> {
-        let (git, settled, specials) = self.look();
-        let git_changed = match (&self.git, &git) {
-            (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
-            _ => false,
-        };
-        if let Snapshotter::Git { repo, .. } = &self.snapshotter
-            && git_changed
-            && repo.blocked().is_some()
-        {
-            // git cannot be asked about the worktree: it is taken as it
-            // was, and the git state's change (the FIFO) fails the run.
-            return Ok((self.before.blind(), git));
-        }
-        let mut snapshot = self.snapshotter.again_after(&self.before, settled)?;
-        if git_changed && !snapshot.listed_untracked {
-            snapshot = self.snapshotter.again_with(&self.before, false)?;
-        }
-        if let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter {
-            snapshot.add_specials(special::not_ignored(repo, worktree, specials));
-        }
-        Ok((snapshot, git))
-    }
-
-    /// What a later snapshot starts from, none of it starting a git
-    /// process: the git state now, the settled proof's snapshot (`None`
-    /// where it does not hold) and the FIFOs, sockets and devices created
-    /// since the checks began. The git state is read before any git
-    /// process may start: its walk finds a FIFO a check planted where git
-    /// reads (a loose ref), and then none may. With a large index (the
-    /// proof `lstat`s its files) or many folders, the three at once.
-    fn look(
-        &self,
-    ) -> (
-        Option<GitState>,
-        Option<Snapshot>,
-        Vec<(PathBuf, stat::Stat)>,
-    ) {
-        let git = || self.git.as_ref().map(|(watch, _, _)| watch.again());
-        let settled = || self.snapshotter.settled_again(&self.before, &self.ignored);
-        let scan = || self.specials_now();
         let large = self
             .git
             .as_ref()
@@ -171,20 +138,34 @@ impl Verifier {
                 .specials
                 .as_ref()
                 .is_some_and(|specials| specials.len() >= OVERLAP_MIN);
-        if !large {
-            return (git(), settled(), scan());
-        }
         std::thread::scope(|scope| {
-            let proof = scope.spawn(settled);
-            let found = scope.spawn(scan);
-            let git = git();
-            let settled = proof
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            let found = found
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (git, settled, found)
+            let found = Beside::start(scope, large, || self.specials_now());
+            let proof = Beside::start(scope, large, || {
+                self.snapshotter.settled_again(&self.before, &self.ignored)
+            });
+            let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
+            let settled = proof.join();
+            let git_changed = match (&self.git, &git) {
+                (Some((watch, before, _)), Some(now)) => !watch.diff(before, now).is_empty(),
+                _ => false,
+            };
+            if let Snapshotter::Git { repo, .. } = &self.snapshotter
+                && git_changed
+                && repo.blocked().is_some()
+            {
+                // git cannot be asked about the worktree: it is taken as it
+                // was, and the git state's change (the FIFO) fails the run.
+                return Ok((self.before.blind(), git));
+            }
+            let mut snapshot = self.snapshotter.again_after(&self.before, settled)?;
+            if git_changed && !snapshot.listed_untracked {
+                snapshot = self.snapshotter.again_with(&self.before, false)?;
+            }
+            let specials = found.join();
+            if let Snapshotter::Git { repo, worktree, .. } = &self.snapshotter {
+                snapshot.add_specials(special::not_ignored(repo, worktree, specials));
+            }
+            Ok((snapshot, git))
         })
     }
 
@@ -493,6 +474,36 @@ fn newly_hidden(before: &Snapshot, after: &Snapshot, scopes: &[PathBuf]) -> Vec<
         .filter(|key| scopes.iter().any(|scope| key.starts_with(scope)))
         .cloned()
         .collect()
+}
+
+/// Work [`Verifier::now`] runs on a thread of its own when the snapshot is
+/// large, else at once where it is asked for.
+enum Beside<'s, T> {
+    Done(T),
+    Running(std::thread::ScopedJoinHandle<'s, T>),
+}
+
+impl<'s, T: Send + 's> Beside<'s, T> {
+    fn start<'e>(
+        scope: &'s std::thread::Scope<'s, 'e>,
+        apart: bool,
+        work: impl FnOnce() -> T + Send + 's,
+    ) -> Self {
+        if apart {
+            Beside::Running(scope.spawn(work))
+        } else {
+            Beside::Done(work())
+        }
+    }
+
+    fn join(self) -> T {
+        match self {
+            Beside::Done(done) => done,
+            Beside::Running(running) => running
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        }
+    }
 }
 
 /// The cache folders that test runners and linters create in the folder
