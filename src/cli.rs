@@ -27,6 +27,38 @@ pub(crate) struct Cli {
     pub(crate) check: CheckArgs,
 }
 
+impl Cli {
+    /// Parses `args` (the program's name first). A gate's own invocation
+    /// (`run-check --mode strict --out ev.json`) is read by a parser of the
+    /// check run's options alone: building the whole command, every
+    /// subcommand's options and help with it, is most of clap's work, and
+    /// the gate runs far more often than anything else. Anything that
+    /// parser does not take (a subcommand, `--help`, `--version`, a
+    /// mistake) is read by the whole command, as before: a word it took as
+    /// an option's value the whole command takes so too, and there are no
+    /// positional arguments without a subcommand, so both read the same.
+    pub(crate) fn parse_args(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+        if let Some(check) = CheckArgs::alone(args) {
+            return Ok(Cli {
+                command: None,
+                check,
+            });
+        }
+        Cli::try_parse_from(args)
+    }
+}
+
+impl CheckArgs {
+    /// `args` read as the check run's options and nothing else; `None`
+    /// when they are anything more.
+    fn alone(args: &[std::ffi::OsString]) -> Option<CheckArgs> {
+        use clap::FromArgMatches;
+        let command = CheckArgs::augment_args(clap::Command::new("run-check"));
+        let matches = command.try_get_matches_from(args).ok()?;
+        CheckArgs::from_arg_matches(&matches).ok()
+    }
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
@@ -845,68 +877,4 @@ impl ValueEnum for Agent {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn clap_definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn config_root_stops_at_the_git_top_level() {
-        let temp = tempfile::tempdir().unwrap();
-        let mkdir = |path: &str| std::fs::create_dir_all(temp.path().join(path)).unwrap();
-        let touch = |path: &str| std::fs::write(temp.path().join(path), "").unwrap();
-        let root = |path: &str| config_root(&temp.path().join(path));
-        // Outside git: the current directory only, never a parent's config.
-        mkdir("outside/sub");
-        touch("outside/checks.toml");
-        assert_eq!(root("outside/sub"), None);
-        assert_eq!(root("outside"), Some(0));
-        // A repository (`.git` a directory) below a folder with a config.
-        mkdir("repo/.git");
-        mkdir("repo/a/b");
-        touch("checks.toml");
-        assert_eq!(root("repo/a/b"), None, "above the top level");
-        touch("repo/checks.toml");
-        assert_eq!(root("repo/a/b"), Some(2));
-        touch("repo/a/checks.toml");
-        assert_eq!(root("repo/a/b"), Some(1), "the nearest wins");
-        // A linked worktree or a submodule: `.git` is a file.
-        mkdir("repo/sub/x");
-        touch("repo/sub/.git");
-        assert_eq!(
-            root("repo/sub/x"),
-            None,
-            "the outer repository's is not taken"
-        );
-    }
-
-    #[test]
-    fn resolved_keeps_given_locations() {
-        let given = Location {
-            config: Some("c.toml".into()),
-            worktree: None,
-        };
-        assert_eq!(given.resolved().worktree, None);
-        let given = Location {
-            config: None,
-            worktree: Some("w".into()),
-        };
-        assert_eq!(given.resolved().worktree, Some(PathBuf::from("w")));
-    }
-
-    #[test]
-    fn bare_options_mean_check() {
-        let cli =
-            Cli::try_parse_from(["run-check", "--mode", "fast", "--only", "a", "--only", "b"])
-                .unwrap();
-        assert!(cli.command.is_none());
-        assert_eq!(cli.check.mode, Mode::Fast);
-        assert_eq!(cli.check.only, ["a", "b"]);
-        let cli = Cli::try_parse_from(["run-check", "check", "--format", "json"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Check(ref a)) if a.format == Format::Json));
-    }
-}
+mod tests;

@@ -52,8 +52,6 @@ pub mod testing {
 
 use std::ffi::OsString;
 
-use clap::Parser;
-
 use crate::cli::{Cli, Command};
 
 /// Runs run-check with these arguments (the first is the program name) and
@@ -137,7 +135,7 @@ fn front(
         eprintln!("error: {why}");
         return exit_code::ERROR;
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::parse_args(args) {
         Ok(cli) => cli,
         Err(err) if err.exit_code() == 0 => {
             // --help and --version.
