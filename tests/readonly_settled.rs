@@ -108,14 +108,16 @@ fn a_file_created_deep_below_a_folder_of_ignored_files_fails_the_run() {
 
 #[test]
 fn a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
-    let run = run(repo(), &rewrite_keeping_mtime("src/lib/b.py"));
+    let run = run(repo(), &rewrite_keeping_mtime("src/lib/b.py", "print(3)"));
     assert_modified(&run, &["src/lib/b.py"]);
 }
 
-/// A check's script that rewrites `path` and sets its mtime back.
-fn rewrite_keeping_mtime(path: &str) -> String {
+/// A check's script that rewrites `path` with the line `line` and sets its
+/// mtime back. `line` is as long as the file's own, so the size stays too
+/// and only the change time can show the rewrite.
+fn rewrite_keeping_mtime(path: &str, line: &str) -> String {
     format!(
-        "cp -p {path} /tmp/.keep-$$ && echo changed > {path} && touch -r /tmp/.keep-$$ {path} && rm /tmp/.keep-$$"
+        "cp -p {path} /tmp/.keep-$$ && echo '{line}' > {path} && touch -r /tmp/.keep-$$ {path} && rm /tmp/.keep-$$"
     )
 }
 
@@ -163,7 +165,10 @@ fn a_large_untouched_worktree_is_verified_with_one_git_status() {
 
 #[test]
 fn in_a_large_worktree_a_tracked_file_rewritten_with_its_mtime_put_back_fails_the_run() {
-    let run = run(large_repo(), &rewrite_keeping_mtime("gen/d149/f99.txt"));
+    let run = run(
+        large_repo(),
+        &rewrite_keeping_mtime("gen/d149/f99.txt", "149 98"),
+    );
     assert_modified(&run, &["gen/d149/f99.txt"]);
 }
 
