@@ -172,6 +172,16 @@ fn in_a_large_worktree_a_tracked_file_rewritten_with_its_mtime_put_back_fails_th
     assert_modified(&run, &["gen/d149/f99.txt"]);
 }
 
+/// The proof lstats the index's files as the first git state listed them:
+/// a check that takes a file out of the index, leaving the file as it
+/// was, changes nothing the proof looks at, but the index's meaning, which
+/// brings git's listing back.
+#[test]
+fn in_a_large_worktree_a_file_taken_out_of_the_index_fails_the_run() {
+    let run = run(large_repo(), "git rm -q --cached gen/d007/f03.txt");
+    assert_modified(&run, &[".git/index", "gen/d007/f03.txt"]);
+}
+
 #[test]
 fn in_a_large_worktree_a_fifo_planted_among_the_refs_fails_the_run() {
     let run = run(large_repo(), "mkfifo .git/refs/heads/trap");

@@ -94,6 +94,14 @@ impl GitState {
     pub(super) fn dirs_shared(&self) -> std::sync::Arc<Vec<Vec<u8>>> {
         std::sync::Arc::clone(&self.dirs)
     }
+
+    /// The paths of the index's entries, sorted, each once, as the first
+    /// snapshot read them; `None` in a later snapshot, or for an index that
+    /// was not parsed here or holds a submodule. Those of the index as it
+    /// is as long as a later git state shows no change of its meaning.
+    pub(super) fn index_paths(&self) -> Option<&Paths> {
+        self.index.paths.as_deref()
+    }
 }
 
 /// Collects the folders of index entries: the index is sorted by path, so
@@ -129,6 +137,10 @@ struct IndexState {
     /// Whether the index may hold a submodule (a gitlink entry); `true`
     /// when it was not parsed here.
     gitlinks: bool,
+    /// The entries' paths, sorted, each once: kept by the first snapshot
+    /// for `settled.rs`, when the file was parsed here and holds no
+    /// submodule.
+    paths: Option<std::sync::Arc<Paths>>,
 }
 
 impl IndexState {
@@ -137,6 +149,7 @@ impl IndexState {
             bytes,
             listed,
             gitlinks,
+            paths: None,
         }
     }
 }
@@ -231,7 +244,7 @@ impl GitWatch {
         }
         self.specials_git_reads(&mut items);
         self.repo.found_hazards(hazards);
-        let (index, hidden, dirs_of_index) = if flagged {
+        let (mut index, hidden, dirs_of_index) = if flagged {
             self.index()
         } else {
             (
@@ -241,6 +254,14 @@ impl GitWatch {
             )
         };
         ready();
+        // The first state's paths, for `settled.rs`: parsed while git runs.
+        if flagged && !index.gitlinks && index.listed.is_none() {
+            index.paths = index
+                .bytes
+                .as_deref()
+                .and_then(paths_of)
+                .map(std::sync::Arc::new);
+        }
         let files = [
             dirs.common_dir.join("config"),
             dirs.git_dir.join("config.worktree"),
@@ -861,15 +882,22 @@ pub(crate) fn index_entries(repo: &Repo) -> Option<Vec<IndexEntry>> {
 /// for an index that cannot be parsed here (split, sparse) or that holds a
 /// submodule.
 pub(super) fn index_paths(repo: &Repo) -> Option<Paths> {
-    let Some(bytes) = read(&repo.dirs().index) else {
-        return match std::fs::symlink_metadata(&repo.dirs().index) {
+    match read(&repo.dirs().index) {
+        Some(bytes) => paths_of(&bytes),
+        None => match std::fs::symlink_metadata(&repo.dirs().index) {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Paths::default()),
             _ => None,
-        };
-    };
-    let mut paths = Paths::default();
+        },
+    }
+}
+
+/// [`index_paths`] of the index file's `bytes`.
+fn paths_of(bytes: &[u8]) -> Option<Paths> {
+    // Sized once: an entry takes at least 62 bytes of the file, and the
+    // paths fewer bytes than the file.
+    let mut paths = Paths::with_capacity(bytes.len() / 62, bytes.len());
     let mut gitlink = false;
-    parse_index(&bytes, |entry| {
+    parse_index(bytes, |entry| {
         gitlink |= entry.mode == GITLINK;
         // The stages of a conflicted path follow each other.
         if paths.last() != Some(entry.path) {
@@ -890,6 +918,14 @@ pub(super) struct Paths {
 }
 
 impl Paths {
+    /// Room for `paths` paths of `bytes` bytes in all.
+    fn with_capacity(paths: usize, bytes: usize) -> Paths {
+        Paths {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(paths),
+        }
+    }
+
     fn push(&mut self, path: &[u8]) {
         self.bytes.extend_from_slice(path);
         self.ends.push(self.bytes.len());
@@ -907,9 +943,14 @@ impl Paths {
         &self.bytes[start..self.ends[i]]
     }
 
+    /// How many paths there are.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     /// The paths' indices, `0..len`.
     pub(super) fn indices(&self) -> Vec<usize> {
-        (0..self.ends.len()).collect()
+        (0..self.len()).collect()
     }
 }
 

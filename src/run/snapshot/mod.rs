@@ -490,6 +490,27 @@ fn cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Files one thread looks at, at least, when many are `lstat`ed: git's own
+/// figure for its threaded `lstat`s of the index (`preload-index.c`).
+const STAT_THREAD_COST: usize = 500;
+
+/// At most this many threads `lstat` files, as in git.
+const MAX_STAT_THREADS: usize = 20;
+
+/// Threads to `lstat` `files` files with: as `git status` does, one per
+/// [`STAT_THREAD_COST`] files up to [`MAX_STAT_THREADS`], whatever the
+/// number of CPUs (never fewer than that). A thread spends its time in the
+/// kernel's path lookups, or with a cold cache waiting for the disk, so
+/// threads beyond the CPUs hide those waits; and on a machine busy with
+/// other work, the CPUs are shared by thread, so a snapshot with as many
+/// threads as git gets the share git gets (two threads beside one busy
+/// process had one CPU between them; twenty had most of both).
+fn stat_threads(files: usize) -> usize {
+    (files / STAT_THREAD_COST)
+        .clamp(1, MAX_STAT_THREADS)
+        .max(cpus())
+}
+
 /// Whether a (top-level relative) path lies under a build output directory
 /// (`target/`, `node_modules/`): untracked files there never count as a
 /// change, here or in the change budget.

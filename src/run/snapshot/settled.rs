@@ -38,9 +38,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::git_state::Paths;
 use super::stat::{self, Clock, DirId, Lstat, Trust};
 use super::walk::par_map;
-use super::{Entry, Key, bytes, cpus, up};
+use super::{Entry, Key, bytes, stat_threads, up};
 use crate::git::{Repo, path_from_bytes};
 
 /// Beyond this many directories that hold nothing git lists (ignored
@@ -186,7 +187,11 @@ fn names(path: &Path) -> Option<Vec<OsString>> {
 impl Settled {
     /// Whether git would list now what the first snapshot (`entries`,
     /// sorted; its clock `clock`) listed: see the module documentation.
-    /// `own`: run-check's own temporary files (absolute).
+    /// `own`: run-check's own temporary files (absolute). `index`: the
+    /// index's paths as the run's first git state read them, where the
+    /// caller compares that state with the one now and asks git again when
+    /// the index's meaning (its paths among it) changed; `None`: the index
+    /// is read now.
     pub(super) fn holds(
         &self,
         repo: &Repo,
@@ -194,6 +199,7 @@ impl Settled {
         entries: &[(Key, Entry)],
         clock: &Clock,
         own: &[PathBuf],
+        index: Option<&Paths>,
     ) -> bool {
         if !clock.held() {
             return false;
@@ -210,8 +216,16 @@ impl Settled {
         if !dirs_hold {
             return false;
         }
-        let Some(files) = super::git_state::index_paths(repo) else {
-            return false;
+        let read;
+        let files = match index {
+            Some(paths) => paths,
+            None => match super::git_state::index_paths(repo) {
+                Some(paths) => {
+                    read = paths;
+                    &read
+                }
+                None => return false,
+            },
         };
         let listed = |path: &[u8]| {
             entries
@@ -220,7 +234,7 @@ impl Settled {
         };
         let unchanged = par_map(
             &files.indices(),
-            cpus(),
+            stat_threads(files.len()),
             || (Lstat::default(), Trust::default()),
             |(lstat, trust), &i| {
                 let file = files.get(i);

@@ -177,7 +177,7 @@ impl Snapshotter {
     /// cannot have made.
     #[cfg(test)]
     pub(crate) fn again(&self, reference: &Snapshot, own: &[PathBuf]) -> Result<Snapshot, String> {
-        let settled = self.settled_again(reference, own);
+        let settled = self.settled_again(reference, own, None);
         self.again_after(reference, settled)
     }
 
@@ -208,13 +208,23 @@ impl Snapshotter {
 
     /// A later snapshot without `git status`, where `settled.rs` proves its
     /// listing the reference's: the reference's entries, each looked at
-    /// again. `own`: run-check's own temporary files (absolute).
-    pub(crate) fn settled_again(&self, reference: &Snapshot, own: &[PathBuf]) -> Option<Snapshot> {
+    /// again. `own`: run-check's own temporary files (absolute). `first`:
+    /// the run's first git state, when the caller compares it with the
+    /// state now and discards this snapshot if the index's meaning changed
+    /// (then the index is not read again here).
+    pub(crate) fn settled_again(
+        &self,
+        reference: &Snapshot,
+        own: &[PathBuf],
+        first: Option<&GitState>,
+    ) -> Option<Snapshot> {
         let Snapshotter::Git { repo, worktree, .. } = self else {
             return None;
         };
         let settled = reference.settled.as_ref()?;
-        if !settled.holds(repo, worktree, &reference.entries, &reference.clock, own) {
+        let index = first.and_then(GitState::index_paths);
+        let clock = &reference.clock;
+        if !settled.holds(repo, worktree, &reference.entries, clock, own, index) {
             return None;
         }
         let clock = Clock::since(Duration::ZERO);
@@ -223,7 +233,7 @@ impl Snapshotter {
         let threads = if reference.len() < OVERLAP_MIN {
             1
         } else {
-            cpus()
+            stat_threads(reference.len())
         };
         let made = par_map(&indices, threads, Lstat::default, |lstat, &i| {
             let (key, entry) = &reference.entries[i];
@@ -358,7 +368,7 @@ fn list_while_looking(
         let indices: Vec<usize> = (0..reference.len()).collect();
         // git lists on one CPU meanwhile; the stats take as long or
         // longer, so they get every CPU and share with git.
-        let threads = cpus();
+        let threads = stat_threads(reference.len());
         std::thread::scope(|scope| {
             let listing = scope.spawn(list);
             let early = if whole {
@@ -611,7 +621,7 @@ fn first_of_status(
     // batch of a thread).
     let entries = par_map(
         &listed,
-        cpus(),
+        stat_threads(listed.len()),
         || {
             (
                 Trust::default(),

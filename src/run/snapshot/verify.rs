@@ -140,8 +140,13 @@ impl Verifier {
                 .is_some_and(|specials| specials.len() >= OVERLAP_MIN);
         std::thread::scope(|scope| {
             let found = Beside::start(scope, large, || self.specials_now());
-            let proof = Beside::start(scope, large, || {
-                self.snapshotter.settled_again(&self.before, &self.ignored)
+            // The proof may take the index's paths from the first git
+            // state: a change of the index's meaning shows below and
+            // takes git's listing instead.
+            let first = self.git.as_ref().map(|(_, before, _)| before);
+            let proof = Beside::start(scope, large, move || {
+                self.snapshotter
+                    .settled_again(&self.before, &self.ignored, first)
             });
             let git = self.git.as_ref().map(|(watch, _, _)| watch.again());
             let settled = proof.join();
