@@ -1021,9 +1021,11 @@ def workload_e(ctx: Ctx) -> Section:
         ctx.runner.measure(tools, ctx.runs)
         all_tools += tools
         whole = strict.wall / porcelain.wall
+        low, high = ratio_interval(strict, porcelain)
         section.targets.append(Target(
             f"E: strict run of one trivial check ÷ `git status --porcelain -uall`, {state}",
-            f"{ms(strict.wall)} ÷ {ms(porcelain.wall)} = {whole:.2f}×",
+            f"{ms(strict.wall)} ÷ {ms(porcelain.wall)} = {whole:.2f}× "
+            f"(95% interval {low:.2f}–{high:.2f}×)",
             f"≤ {SNAPSHOT_MAX_RATIO:.0f}×", whole <= SNAPSHOT_MAX_RATIO))
         for baseline in old:
             against_baseline(section, f"E strict ({state})", strict, baseline)
