@@ -7,6 +7,8 @@
 //! run-check's own temporary file beside the report. Each must still fail
 //! the run, naming the path; the untouched worktree passes with one
 //! `git status` in the whole run (Linux: change times are trusted there).
+//! And a limit on processes that refuses the snapshots' threads leaves
+//! the run verified, not crashed.
 
 use std::path::Path;
 
@@ -216,4 +218,59 @@ fn a_file_renamed_over_the_reports_temporary_file_is_not_written_as_the_report()
         .filter(|e| e.file_name().to_string_lossy().starts_with(".run-check-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The snapshots start up to 20 threads to `lstat` many files; a
+/// container's limit on processes can refuse some. The run then goes on
+/// with fewer (a refused thread leaves its share to the others), never a
+/// panic. RLIMIT_NPROC binds an unprivileged user only: the run is made
+/// as `nobody` (no other process of its own), with room for the run's
+/// own git processes but not for the threads.
+#[test]
+fn a_limit_on_processes_leaves_the_snapshot_to_fewer_threads() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: only root can make the run as an unprivileged user");
+        return;
+    }
+    let test = repo();
+    for d in 0..40 {
+        let dir = test.path().join(format!("data/u{d:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..500 {
+            std::fs::write(dir.join(format!("f{f:03}.txt")), "x\n").unwrap();
+        }
+    }
+    let test = test.config(
+        "[settings]\nallow = [\"true\"]\n\n[[check]]\nname = \"trivial\"\nrun = [\"true\"]\n",
+    );
+    // The binary, where `nobody` may run it.
+    let exe = test.path().join(".bin/run-check");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    std::fs::copy(crate::support::bin(), &exe).unwrap();
+    let test = test.file(".git/info/exclude", ".bin/\n");
+    let owned = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(test.path())
+        .status()
+        .unwrap();
+    assert!(owned.success());
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(["prlimit", "--nproc=6"])
+        .arg(&exe)
+        .args(["--mode", "strict", "--format", "json", "--out", "ev.json"])
+        .current_dir(test.path())
+        .env("HOME", test.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let ev: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(test.path().join("ev.json")).unwrap()).unwrap();
+    assert_eq!(ev["contracts"]["read_only"]["verified"], true);
+    assert_eq!(
+        ev["contracts"]["read_only"]["modified"],
+        serde_json::json!([])
+    );
 }

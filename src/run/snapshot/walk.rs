@@ -94,8 +94,12 @@ pub(super) fn par_map<T: Sync, S, R: Send>(
         }
     };
     std::thread::scope(|scope| {
-        // This thread works too.
-        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        // This thread works too, and takes batches until none is left: a
+        // thread the system refuses (a container's limit on processes,
+        // with up to 20 asked for) leaves its share to the others.
+        let workers: Vec<_> = (1..threads)
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+            .collect();
         work();
         for worker in workers {
             worker
@@ -106,9 +110,10 @@ pub(super) fn par_map<T: Sync, S, R: Send>(
     // SAFETY: the batches pair every item with its own slot of the first
     // `items.len()` of the spare capacity, each batch is taken by exactly
     // one thread, and a thread takes another only after it has written
-    // every slot of the one before; all threads have returned without a
-    // panic (a panic is resumed above, before this line), and they return
-    // only once the batches are exhausted. So every slot is initialised.
+    // every slot of the one before; all threads (this one, and the
+    // workers that started) have returned without a panic (a panic is
+    // resumed above, before this line), and they return only once the
+    // batches are exhausted. So every slot is initialised.
     unsafe { results.set_len(items.len()) };
     results
 }
