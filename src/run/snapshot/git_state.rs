@@ -254,7 +254,9 @@ impl GitWatch {
             )
         };
         ready();
-        // The first state's paths, for `settled.rs`: parsed while git runs.
+        // The first state's paths, for `settled.rs`: a second parse of the
+        // same bytes, after git's status has started, not in the one above
+        // (that one holds the status back: 0.9 ms more on 50,000 entries).
         if flagged && !index.gitlinks && index.listed.is_none() {
             index.paths = index
                 .bytes
